@@ -1,0 +1,477 @@
+package alg
+
+import (
+	"fmt"
+)
+
+// Library is the set of operations for one precision N. Programs call each
+// other (div and sqrt call mul, add, mulf64), so printers emit them as
+// functions and the interpreter follows the calls.
+type Library struct {
+	N                                        int
+	Neg, Abs, Add, Sub, MulFloat64, Mul, Sqr *Program
+	Div, Sqrt                                *Program
+}
+
+// Programs returns the library's programs in dependency order (callees first).
+func (l *Library) Programs() []*Program {
+	return []*Program{l.Neg, l.Abs, l.Add, l.Sub, l.MulFloat64, l.Mul, l.Sqr, l.Div, l.Sqrt}
+}
+
+// OpNames lists the operations of a Library in the order of Programs.
+var OpNames = []string{"neg", "abs", "add", "sub", "mulf64", "mul", "sqr", "div", "sqrt"}
+
+// Program returns the program of the named operation.
+func (l *Library) Program(op string) *Program {
+	for _, p := range l.Programs() {
+		if p.Op == op {
+			return p
+		}
+	}
+	return nil
+}
+
+// MaxN is the largest supported number of limbs.
+const MaxN = 16
+
+// Build returns the operations for N limbs, 1 <= N <= MaxN.
+//
+// N = 1 is plain double arithmetic. N = 2, 3, 4 add and mul are the
+// branch-free floating-point accumulation networks of Zhang & Aiken, as
+// shipped in MultiFloats.jl v3, which carry machine-checked error bounds.
+// N >= 5 uses pairwise TwoSum (add) or levelled TwoProd/TwoSum accumulation
+// (mul), followed by a branch-free renormalization (see renormalize); their
+// accuracy is measured, not proven.
+func Build(n int) *Library {
+	if n < 1 || n > MaxN {
+		panic(fmt.Sprintf("alg: N = %d out of range 1..%d", n, MaxN))
+	}
+	l := &Library{N: n}
+	l.Neg = buildNeg(n)
+	l.Abs = buildAbs(n)
+	l.Add = buildAdd(n, "add", false)
+	l.Sub = buildAdd(n, "sub", true)
+	l.MulFloat64 = buildMulFloat64(n)
+	l.Mul = buildMul(n, "mul")
+	l.Sqr = buildMul(n, "sqr")
+	l.Div = buildDiv(l)
+	l.Sqrt = buildSqrt(l)
+	return l
+}
+
+func md(n int, names ...string) []Param {
+	ps := make([]Param, len(names))
+	for i, s := range names {
+		ps[i] = Param{Name: s, Width: n}
+	}
+	return ps
+}
+
+func buildNeg(n int) *Program {
+	b, a := NewBuilder("neg", n, md(n, "x")...)
+	out := make([]Value, n)
+	for k, v := range a[0] {
+		out[k] = b.Neg(v)
+	}
+	return b.Finish(out)
+}
+
+func buildAbs(n int) *Program {
+	b, a := NewBuilder("abs", n, md(n, "x")...)
+	x := a[0]
+	out := []Value{b.Abs(x[0])}
+	for k := 1; k < n; k++ {
+		out = append(out, b.SelNegative(x[0], b.Neg(x[k]), x[k]))
+	}
+	return b.Finish(out)
+}
+
+// buildAdd builds x + y, or x - y when negate is set (the same network on -y).
+func buildAdd(n int, op string, negate bool) *Program {
+	b, a := NewBuilder(op, n, md(n, "x", "y")...)
+	x, y := a[0], a[1]
+	if negate {
+		ny := make([]Value, n)
+		for k, v := range y {
+			ny[k] = b.Neg(v)
+		}
+		y = ny
+	}
+	if n == 1 {
+		return b.Finish([]Value{b.Add(x[0], y[0])})
+	}
+	var r []Value
+	var lead Value
+	switch n {
+	case 2, 3, 4:
+		r, lead = b.addNetwork(x, y)
+	default:
+		// CAMPARY's certified addition made branch-free: merge the limbs
+		// of x and y by magnitude, then renormalize the 2N terms.
+		terms := b.mergeByMagnitude(x, y)
+		r, lead = b.renormalize(terms, n), b.Add(x[0], y[0])
+	}
+	return b.Finish(b.specials(lead, r))
+}
+
+// addNetwork is the Zhang-Aiken accumulation network for N = 2, 3, 4
+// (MultiFloats.jl v3 mfadd). It returns the limbs and fl(x0 + y0).
+func (b *Builder) addNetwork(x, y []Value) (r []Value, lead Value) {
+	ts, fts := b.TwoSum, b.FastTwoSum
+	switch len(x) {
+	case 2:
+		a, bb := ts(x[0], y[0])
+		c, d := ts(x[1], y[1])
+		a, c = fts(a, c)
+		lead = a
+		bb = b.Add(bb, d)
+		bb = b.Add(bb, c)
+		a, bb = fts(a, bb)
+		return []Value{a, bb}, lead
+	case 3:
+		a, bb := ts(x[0], y[0])
+		lead = a
+		c, d := ts(x[1], y[1])
+		e, f := ts(x[2], y[2])
+		a, c = fts(a, c)
+		bb = b.Add(bb, f)
+		d, e = ts(d, e)
+		a, d = fts(a, d)
+		bb, c = ts(bb, c)
+		c = b.Add(c, e)
+		c, d = ts(c, d)
+		bb, c = ts(bb, c)
+		a, bb = fts(a, bb)
+		c = b.Add(c, d)
+		bb, c = fts(bb, c)
+		a, bb = fts(a, bb)
+		bb, c = fts(bb, c)
+		return []Value{a, bb, c}, lead
+	case 4:
+		a, bb := ts(x[0], y[0])
+		lead = a
+		c, d := ts(x[1], y[1])
+		e, f := ts(x[2], y[2])
+		g, h := ts(x[3], y[3])
+		a, c = fts(a, c)
+		bb = b.Add(bb, h)
+		d, e = ts(d, e)
+		f, g = ts(f, g)
+		bb, g = ts(bb, g)
+		c, d = fts(c, d)
+		e, f = ts(e, f)
+		a, c = fts(a, c)
+		d, e = fts(d, e)
+		bb, d = ts(bb, d)
+		c, g = fts(c, g)
+		e = b.Add(e, f)
+		bb, c = ts(bb, c)
+		d, e = ts(d, e)
+		a, bb = fts(a, bb)
+		c, d = ts(c, d)
+		e = b.Add(e, g)
+		bb, c = fts(bb, c)
+		d, e = ts(d, e)
+		a, bb = fts(a, bb)
+		c, d = fts(c, d)
+		bb, c = fts(bb, c)
+		d = b.Add(d, e)
+		a, bb = fts(a, bb)
+		c, d = fts(c, d)
+		bb, c = fts(bb, c)
+		c, d = fts(c, d)
+		return []Value{a, bb, c, d}, lead
+	}
+	panic("alg: no network")
+}
+
+// mulNetwork is the Zhang-Aiken network for N = 2, 3, 4 (MultiFloats.jl v3
+// mfmul). It returns the limbs and fl(x0 * y0).
+func (b *Builder) mulNetwork(x, y []Value) (r []Value, lead Value) {
+	ts, fts, tp := b.TwoSum, b.FastTwoSum, b.TwoProd
+	switch len(x) {
+	case 2:
+		p00, e00 := tp(x[0], y[0])
+		p01 := b.Mul(x[0], y[1])
+		p10 := b.Mul(x[1], y[0])
+		p01 = b.Add(p01, p10)
+		e00 = b.Add(e00, p01)
+		r0, r1 := fts(p00, e00)
+		return []Value{r0, r1}, p00
+	case 3:
+		p00, e00 := tp(x[0], y[0])
+		lead = p00
+		p01, e01 := tp(x[0], y[1])
+		p10, e10 := tp(x[1], y[0])
+		p02 := b.Mul(x[0], y[2])
+		p11 := b.Mul(x[1], y[1])
+		p20 := b.Mul(x[2], y[0])
+		p01, p10 = ts(p01, p10)
+		e01 = b.Add(e01, e10)
+		p02 = b.Add(p02, p20)
+		e00, p01 = ts(e00, p01)
+		p02 = b.Add(p02, p11)
+		p00, e00 = fts(p00, e00)
+		p01 = b.Add(p01, p10)
+		e01 = b.Add(e01, p02)
+		p01 = b.Add(p01, e01)
+		e00, p01 = ts(e00, p01)
+		p00, e00 = fts(p00, e00)
+		e00, p01 = fts(e00, p01)
+		p00, e00 = fts(p00, e00)
+		return []Value{p00, e00, p01}, lead
+	case 4:
+		p00, e00 := tp(x[0], y[0])
+		lead = p00
+		p01, e01 := tp(x[0], y[1])
+		p10, e10 := tp(x[1], y[0])
+		p02, e02 := tp(x[0], y[2])
+		p11, e11 := tp(x[1], y[1])
+		p20, e20 := tp(x[2], y[0])
+		p03 := b.Mul(x[0], y[3])
+		p12 := b.Mul(x[1], y[2])
+		p21 := b.Mul(x[2], y[1])
+		p30 := b.Mul(x[3], y[0])
+		p01, p10 = ts(p01, p10)
+		e01, e10 = ts(e01, e10)
+		p02, p20 = ts(p02, p20)
+		e02 = b.Add(e02, e20)
+		p03 = b.Add(p03, p30)
+		p12 = b.Add(p12, p21)
+		e00, p01 = ts(e00, p01)
+		e01, p11 = ts(e01, p11)
+		e10 = b.Add(e10, e02)
+		p20 = b.Add(p20, e11)
+		p03 = b.Add(p03, p12)
+		p00, e00 = fts(p00, e00)
+		p01, p10 = fts(p01, p10)
+		e01, p02 = ts(e01, p02)
+		e10 = b.Add(e10, p03)
+		p11 = b.Add(p11, p20)
+		p01, e01 = ts(p01, e01)
+		p10 = b.Add(p10, p11)
+		e10 = b.Add(e10, p02)
+		p10 = b.Add(p10, e01)
+		p01, p10 = ts(p01, p10)
+		e00, p01 = ts(e00, p01)
+		p10 = b.Add(p10, e10)
+		p00, e00 = fts(p00, e00)
+		p01, p10 = ts(p01, p10)
+		e00, p01 = ts(e00, p01)
+		p00, e00 = fts(p00, e00)
+		p01, p10 = fts(p01, p10)
+		e00, p01 = fts(e00, p01)
+		p00, e00 = fts(p00, e00)
+		p01, p10 = fts(p01, p10)
+		e00, p01 = fts(e00, p01)
+		p01, p10 = fts(p01, p10)
+		return []Value{p00, e00, p01, p10}, lead
+	}
+	panic("alg: no network")
+}
+
+// buildMul builds x * y ("mul") or x * x ("sqr").
+func buildMul(n int, op string) *Program {
+	var b *Builder
+	var x, y []Value
+	if op == "sqr" {
+		var a [][]Value
+		b, a = NewBuilder(op, n, md(n, "x")...)
+		x, y = a[0], a[0]
+	} else {
+		var a [][]Value
+		b, a = NewBuilder(op, n, md(n, "x", "y")...)
+		x, y = a[0], a[1]
+	}
+	if n == 1 {
+		return b.Finish([]Value{b.Mul(x[0], y[0])})
+	}
+	var r []Value
+	var lead Value
+	switch {
+	case n <= 4:
+		r, lead = b.mulNetwork(x, y)
+	case op == "sqr":
+		r, lead = b.sqrGeneral(x)
+	default:
+		r, lead = b.mulGeneral(x, y)
+	}
+	return b.Finish(b.specials(lead, r))
+}
+
+// mulGeneral multiplies N-doubles for N >= 5: the partial products
+// x_i*y_j with i+j <= N-2 are split exactly by TwoProd (product at level
+// i+j, error at level i+j+1), those at level N-1 and N are rounded
+// products; the levels are accumulated error-free up to level N-1 and the
+// N+1 level sums are renormalized. Products below level N are dropped: they
+// are at most N terms of 2^(-53(N+1)) relative size.
+func (b *Builder) mulGeneral(x, y []Value) (r []Value, lead Value) {
+	n := len(x)
+	levels := make([][]Value, n+1)
+	for k := 0; k <= n-2; k++ {
+		for i := 0; i <= k; i++ {
+			p, e := b.TwoProd(x[i], y[k-i])
+			if k == 0 {
+				lead = p
+			}
+			levels[k] = append(levels[k], p)
+			levels[k+1] = append(levels[k+1], e)
+		}
+	}
+	for i := 0; i < n; i++ {
+		levels[n-1] = append(levels[n-1], b.Mul(x[i], y[n-1-i]))
+	}
+	// Level N in one FMA chain: one rounding per term, far below the result.
+	acc := b.Mul(x[1], y[n-1])
+	for i := 2; i < n; i++ {
+		acc = b.FMA(x[i], y[n-i], acc)
+	}
+	levels[n] = append(levels[n], acc)
+	return b.renormalize(b.accumulate(levels), n), lead
+}
+
+// sqrGeneral squares an N-double for N >= 5 like mulGeneral, using the
+// symmetry x_i*x_j = x_j*x_i: off-diagonal products are split once and
+// doubled, which is exact (multiplication by 2).
+func (b *Builder) sqrGeneral(x []Value) (r []Value, lead Value) {
+	n := len(x)
+	two := b.Const(2)
+	levels := make([][]Value, n+1)
+	for k := 0; k <= n-2; k++ {
+		for i := 0; 2*i <= k; i++ {
+			j := k - i
+			p, e := b.TwoProd(x[i], x[j])
+			if k == 0 {
+				lead = p
+			}
+			if i != j {
+				p, e = b.Mul(p, two), b.Mul(e, two)
+			}
+			levels[k] = append(levels[k], p)
+			levels[k+1] = append(levels[k+1], e)
+		}
+	}
+	for i := 0; 2*i <= n-1; i++ {
+		j := n - 1 - i
+		p := b.Mul(x[i], x[j])
+		if i != j {
+			p = b.Mul(p, two)
+		}
+		levels[n-1] = append(levels[n-1], p)
+	}
+	acc := b.Mul(x[1], x[n-1])
+	for i := 2; i < n; i++ {
+		acc = b.FMA(x[i], x[n-i], acc)
+	}
+	levels[n] = append(levels[n], acc)
+	return b.renormalize(b.accumulate(levels), n), lead
+}
+
+// buildMulFloat64 builds x * f for an N-double x and a float64 f.
+func buildMulFloat64(n int) *Program {
+	b, a := NewBuilder("mulf64", n, Param{Name: "x", Width: n}, Param{Name: "f", Width: 1, Scalar: true})
+	x, f := a[0], a[1][0]
+	if n == 1 {
+		return b.Finish([]Value{b.Mul(x[0], f)})
+	}
+	if n == 2 {
+		p, e := b.TwoProd(x[0], f)
+		e = b.FMA(x[1], f, e)
+		r0, r1 := b.FastTwoSum(p, e)
+		return b.Finish(b.specials(p, []Value{r0, r1}))
+	}
+	levels := make([][]Value, n+1)
+	var lead Value
+	for k := 0; k < n; k++ {
+		p, e := b.TwoProd(x[k], f)
+		if k == 0 {
+			lead = p
+		}
+		levels[k] = append(levels[k], p)
+		levels[k+1] = append(levels[k+1], e)
+	}
+	return b.Finish(b.specials(lead, b.renormalize(b.accumulate(levels), n)))
+}
+
+// buildDiv builds x / y by long division: N+1 float64 quotient digits, each
+// q_k = r_0 / y_0 of the running remainder r = x - y*(q_0 + ... + q_{k-1})
+// computed in N-double arithmetic, then renormalized. Division by zero and
+// non-finite operands follow IEEE through the leading quotient digit.
+func buildDiv(l *Library) *Program {
+	n := l.N
+	b, a := NewBuilder("div", n, md(n, "x", "y")...)
+	x, y := a[0], a[1]
+	if n == 1 {
+		return b.Finish([]Value{b.Div(x[0], y[0])})
+	}
+	q := []Value{b.Div(x[0], y[0])}
+	r := x
+	for k := 1; k <= n; k++ {
+		r = b.Call(l.Sub, r, b.Call(l.MulFloat64, y, []Value{q[k-1]}))
+		q = append(q, b.Div(r[0], y[0]))
+	}
+	res := b.renormalize(q, n)
+	// y infinite: the quotient is q0 (0 or NaN); the remainder would be NaN.
+	zero := b.Const(0)
+	for k := range res {
+		lead := q[0]
+		if k > 0 {
+			lead = zero
+		}
+		res[k] = b.SelFinite(y[0], res[k], lead)
+	}
+	return b.Finish(b.specials(q[0], res))
+}
+
+// sqrtIterations is the number of Newton steps for 1/sqrt(x) from a float64
+// start (about 52 correct bits, doubling each step) to reach 53N+4 bits.
+func sqrtIterations(n int) int {
+	target := 53*n + 4
+	it := 0
+	for good := 52; good < target; good *= 2 {
+		it++
+	}
+	return it
+}
+
+// buildSqrt builds sqrt(x) from Newton's iteration for r = 1/sqrt(x),
+// r <- r + r*(1/2 - (x/2)*r*r), which needs no division, then sqrt(x) = r*x.
+// Zero, infinity and negative inputs follow IEEE through sqrt(x0).
+func buildSqrt(l *Library) *Program {
+	n := l.N
+	b, a := NewBuilder("sqrt", n, md(n, "x")...)
+	x := a[0]
+	s0 := b.Sqrt(x[0])
+	if n == 1 {
+		return b.Finish([]Value{s0})
+	}
+	zero := b.Const(0)
+	pad := func(v Value) []Value {
+		out := []Value{v}
+		for len(out) < n {
+			out = append(out, zero)
+		}
+		return out
+	}
+	half := pad(b.Const(0.5))
+	h := make([]Value, n)
+	for k := range x {
+		h[k] = b.Mul(x[k], half[0])
+	}
+	r := pad(b.Div(b.Const(1), s0))
+	for i := 0; i < sqrtIterations(n); i++ {
+		t := b.Call(l.Mul, h, b.Call(l.Sqr, r))
+		t = b.Call(l.Sub, half, t)
+		r = b.Call(l.Add, r, b.Call(l.Mul, r, t))
+	}
+	res := b.Call(l.Mul, r, x)
+	// x0 == 0 gives r = Inf; x0 = Inf gives r = 0: both would make NaN.
+	for k := range res {
+		lead := s0
+		if k > 0 {
+			lead = zero
+		}
+		res[k] = b.SelNonZero(x[0], b.SelFinite(x[0], res[k], lead), lead)
+	}
+	return b.Finish(b.specials(s0, res))
+}

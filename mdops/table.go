@@ -1,0 +1,17 @@
+package mdops
+
+// limbFuncs holds one precision's operations on limb slices, so that tests
+// and tools can range over every generated precision without naming types.
+type limbFuncs struct {
+	add, sub, mul, div     func(x, y []float64) []float64
+	sqr, sqrt, neg, abs    func(x []float64) []float64
+	mulFloat64             func(x []float64, f float64) []float64
+	cadd, csub, cmul, cdiv func(ar, ai, br, bi []float64) (re, im []float64)
+	cabs                   func(re, im []float64) []float64
+}
+
+// limbFuncsByN maps N to its operations, filled by the generated files' init functions.
+var limbFuncsByN = map[int]limbFuncs{}
+
+// generatedNs lists the precisions generated into this package, ascending.
+var generatedNs = []int{1, 2, 3, 4, 5, 8, 10, 16}
