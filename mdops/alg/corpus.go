@@ -15,8 +15,21 @@ type Case struct {
 }
 
 // RoundToN rounds x greedily to n limbs: each limb is the float64 nearest to
-// what the limbs before it leave. The result is normalized.
+// what the limbs before it leave. Where a lower limb broke a tie that way,
+// exact FastTwoSums restore the pairwise invariant fl(x[k]+x[k+1]) == x[k].
 func RoundToN(x *big.Float, n int) []float64 {
+	out := roundGreedy(x, n)
+	for pass := 0; pass < 2*n && !IsNormalized(out); pass++ {
+		for k := 0; k+1 < n; k++ {
+			if s := out[k] + out[k+1]; s != out[k] && !math.IsInf(s, 0) {
+				out[k], out[k+1] = s, out[k+1]-(s-out[k])
+			}
+		}
+	}
+	return out
+}
+
+func roundGreedy(x *big.Float, n int) []float64 {
 	out := make([]float64, n)
 	r := new(big.Float).SetPrec(x.Prec() + 2200).Set(x)
 	for k := 0; k < n; k++ {

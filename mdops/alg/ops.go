@@ -2,6 +2,7 @@ package alg
 
 import (
 	"fmt"
+	"math"
 )
 
 // Library is the set of operations for one precision N. Programs call each
@@ -404,6 +405,11 @@ func buildDiv(l *Library) *Program {
 	if n == 1 {
 		return b.Finish([]Value{b.Div(x[0], y[0])})
 	}
+	// Scale both operands by a power of two (exact; the quotient is
+	// unchanged) when |y0| is far from 1, so that the remainders' products do
+	// not underflow into subnormals or overflow.
+	sigma, _ := b.scaleFor(y[0], 0x1p600, 0x1p-600)
+	x, y = b.scaleLimbs(x, sigma), b.scaleLimbs(y, sigma)
 	q := []Value{b.Div(x[0], y[0])}
 	r := x
 	for k := 1; k <= n; k++ {
@@ -453,18 +459,22 @@ func buildSqrt(l *Library) *Program {
 		}
 		return out
 	}
+	// Bring x into [2^-500, 2^500] by an even power of two, so that r*r
+	// neither underflows nor overflows; undo it on the result.
+	sigma, undo := b.scaleFor(x[0], 0x1p600, 0x1p-600)
+	x = b.scaleLimbs(x, sigma)
 	half := pad(b.Const(0.5))
 	h := make([]Value, n)
 	for k := range x {
 		h[k] = b.Mul(x[k], half[0])
 	}
-	r := pad(b.Div(b.Const(1), s0))
+	r := pad(b.Div(b.Const(1), b.Sqrt(x[0])))
 	for i := 0; i < sqrtIterations(n); i++ {
 		t := b.Call(l.Mul, h, b.Call(l.Sqr, r))
 		t = b.Call(l.Sub, half, t)
 		r = b.Call(l.Add, r, b.Call(l.Mul, r, t))
 	}
-	res := b.Call(l.Mul, r, x)
+	res := b.scaleLimbs(b.Call(l.Mul, r, x), undo)
 	// x0 == 0 gives r = Inf; x0 = Inf gives r = 0: both would make NaN.
 	for k := range res {
 		lead := s0
@@ -474,4 +484,26 @@ func buildSqrt(l *Library) *Program {
 		res[k] = b.SelNonZero(x[0], b.SelFinite(x[0], res[k], lead), lead)
 	}
 	return b.Finish(b.specials(s0, res))
+}
+
+// scaleFor returns sigma = up when |v| < 2^-500, down when |v| > 2^500 and 1
+// otherwise, and undo = 1/sqrt(sigma) (up and down are even powers of two).
+func (b *Builder) scaleFor(v Value, up, down float64) (sigma, undo Value) {
+	av := b.Abs(v)
+	small := b.Sub(av, b.Const(0x1p-500)) // negative when |v| < 2^-500
+	large := b.Sub(b.Const(0x1p500), av)  // negative when |v| > 2^500
+	one := b.Const(1)
+	sigma = b.SelNegative(large, b.Const(down), b.SelNegative(small, b.Const(up), one))
+	undo = b.SelNegative(large, b.Const(1/math.Sqrt(down)), b.SelNegative(small, b.Const(1/math.Sqrt(up)), one))
+	return sigma, undo
+}
+
+// scaleLimbs multiplies every limb by the power of two s (exact barring
+// overflow and underflow).
+func (b *Builder) scaleLimbs(x []Value, s Value) []Value {
+	out := make([]Value, len(x))
+	for k, v := range x {
+		out[k] = b.Mul(v, s)
+	}
+	return out
 }

@@ -1,0 +1,82 @@
+package alg
+
+import (
+	"math"
+	"testing"
+)
+
+// TestFlopCounts pins the operation counts that the design promises: the
+// Zhang-Aiken networks for N = 2, 3, 4 and, for N = 5, 8, 10, fewer flops
+// per add than CAMPARY's fast algorithm (122, 269, 397).
+func TestFlopCounts(t *testing.T) {
+	want := map[int][2]int{2: {20, 9}, 3: {63, 45}, 4: {124, 124}}
+	for n, w := range want {
+		l := Build(n)
+		if got := l.Add.Count().Flops(); got != w[0] {
+			t.Errorf("N=%d add: %d flops, want %d", n, got, w[0])
+		}
+		if got := l.Mul.Count().Flops(); got != w[1] {
+			t.Errorf("N=%d mul: %d flops, want %d", n, got, w[1])
+		}
+	}
+	campary := map[int]int{5: 122, 8: 269, 10: 397}
+	for n, c := range campary {
+		if got := Build(n).Add.Count().Flops(); got >= c {
+			t.Errorf("N=%d add: %d flops, not fewer than CAMPARY's %d", n, got, c)
+		}
+	}
+}
+
+// TestBlocksExact checks the error-free transforms on values where the
+// rounding error is known.
+func TestBlocksExact(t *testing.T) {
+	b, a := NewBuilder("t", 2, Param{Name: "x", Width: 2})
+	s, e := b.TwoSum(a[0][0], a[0][1])
+	p := b.Finish([]Value{s, e})
+	got := p.Eval([]float64{1, 0x1p-60})
+	if got[0] != 1 || got[1] != 0x1p-60 {
+		t.Errorf("TwoSum(1, 2^-60) = %v", got)
+	}
+	b, a = NewBuilder("t", 2, Param{Name: "x", Width: 2})
+	pr, er := b.TwoProd(a[0][0], a[0][1])
+	p = b.Finish([]Value{pr, er})
+	x := 1 + 0x1p-30
+	got = p.Eval([]float64{x, x})
+	if got[0] != 1+0x1p-29 || got[1] != 0x1p-60 {
+		t.Errorf("TwoProd(1+2^-30, 1+2^-30) = %v", got)
+	}
+}
+
+// TestDeadCodeRemoved checks that Finish drops unused instructions: the
+// last FastTwoSum's error of a renormalization is never read.
+func TestDeadCodeRemoved(t *testing.T) {
+	for _, n := range []int{2, 5, 16} {
+		for _, p := range Build(n).Programs() {
+			used := make([]bool, len(p.Instrs))
+			for _, r := range p.Results {
+				used[r] = true
+			}
+			for i := len(p.Instrs) - 1; i >= 0; i-- {
+				for _, v := range p.Instrs[i].operands() {
+					used[v] = true
+				}
+			}
+			for i, in := range p.Instrs {
+				if !used[i] && in.Op != OpArg {
+					t.Errorf("N=%d %s: instruction %d (%v) is dead", n, p.Op, i, in.Op)
+				}
+			}
+		}
+	}
+}
+
+// TestAccurateBits checks the accuracy measure itself.
+func TestAccurateBits(t *testing.T) {
+	want := Exact([]float64{1, 0x1p-60})
+	if b := AccurateBits([]float64{1, 0x1p-60}, want); !math.IsInf(b, 1) {
+		t.Errorf("exact result gives %v bits", b)
+	}
+	if b := AccurateBits([]float64{1, 0}, want); math.Abs(b-60) > 0.01 {
+		t.Errorf("error 2^-60 gives %v bits, want 60", b)
+	}
+}
