@@ -131,82 +131,103 @@ func (x F2) Sqr() F2 {
 }
 
 // Div returns x / y.
-// Cost: 79 flops (70 add/sub, 2 mul, 4 fma, 3 div/sqrt), 23 selections.
+// Cost: 85 flops (72 add/sub, 6 mul, 4 fma, 3 div/sqrt), 25 selections.
 func (x F2) Div(y F2) F2 {
-	v4 := x[0] / y[0]
-	v5 := y.MulFloat64(v4)
-	v8 := x.Sub(F2{v5[0], v5[1]})
-	v11 := v8[0] / y[0]
-	v12 := y.MulFloat64(v11)
-	v15 := F2{v8[0], v8[1]}.Sub(F2{v12[0], v12[1]})
-	v17 := v15[0] / y[0]
-	v19 := v11 + v17
-	v20 := v19 - v17
-	v21 := v19 - v20
-	v22 := v11 - v20
-	v23 := v17 - v21
-	v24 := v22 + v23
-	v25 := v4 + v19
-	v26 := v25 - v19
-	v27 := v25 - v26
-	v28 := v4 - v26
-	v29 := v19 - v27
-	v30 := v28 + v29
-	v31 := v25 + v30
-	v32 := v31 - v25
-	v33 := v30 - v32
-	v34 := selNonZero(v33, v31, 0.0)
-	v35 := selNonZero(0.0, 0.0, v34)
-	v36 := selNonZero(v33, v33, v31)
-	v37 := v36 + v24
-	v38 := v37 - v36
-	v39 := v24 - v38
-	v40 := selNonZero(v39, v37, 0.0)
-	v41 := selNonZero(v35, v40, 0.0)
-	v42 := selNonZero(0.0, 0.0, v41)
-	v43 := selNonZero(v35, v35, v40)
-	v44 := selNonZero(v39, v39, v37)
-	v45 := selNonZero(v43, v44, 0.0)
-	v46 := selNonZero(v42, v42, v45)
-	v47 := selNonZero(v43, v43, v44)
-	v48 := v47 + v46
-	v49 := v48 - v47
-	v50 := v46 - v49
-	v51 := v48 + v50
-	v52 := v51 - v48
-	v53 := v50 - v52
-	v54 := selFinite(y[0], v51, v4)
-	v55 := selFinite(y[0], v53, 0.0)
-	v56 := selFinite(v4, v54, v4)
-	v57 := selFinite(v56, v55, 0.0)
-	return F2{v56, v57}
+	v4 := math.Abs(y[0])
+	v6 := v4 - 3.054936363499605e-151
+	v8 := 3.273390607896142e+150 - v4
+	v12 := selNegative(v6, 4.149515568880993e+180, 1.0)
+	v13 := selNegative(v8, 2.409919865102884e-181, v12)
+	v14 := float64(x[0] * v13)
+	v15 := float64(x[1] * v13)
+	v16 := float64(y[0] * v13)
+	v17 := float64(y[1] * v13)
+	v18 := v14 / v16
+	v19 := F2{v16, v17}.MulFloat64(v18)
+	v22 := F2{v14, v15}.Sub(F2{v19[0], v19[1]})
+	v25 := v22[0] / v16
+	v26 := F2{v16, v17}.MulFloat64(v25)
+	v29 := F2{v22[0], v22[1]}.Sub(F2{v26[0], v26[1]})
+	v31 := v29[0] / v16
+	v33 := v25 + v31
+	v34 := v33 - v31
+	v35 := v33 - v34
+	v36 := v25 - v34
+	v37 := v31 - v35
+	v38 := v36 + v37
+	v39 := v18 + v33
+	v40 := v39 - v33
+	v41 := v39 - v40
+	v42 := v18 - v40
+	v43 := v33 - v41
+	v44 := v42 + v43
+	v45 := v39 + v44
+	v46 := v45 - v39
+	v47 := v44 - v46
+	v48 := selNonZero(v47, v45, 0.0)
+	v49 := selNonZero(0.0, 0.0, v48)
+	v50 := selNonZero(v47, v47, v45)
+	v51 := v50 + v38
+	v52 := v51 - v50
+	v53 := v38 - v52
+	v54 := selNonZero(v53, v51, 0.0)
+	v55 := selNonZero(v49, v54, 0.0)
+	v56 := selNonZero(0.0, 0.0, v55)
+	v57 := selNonZero(v49, v49, v54)
+	v58 := selNonZero(v53, v53, v51)
+	v59 := selNonZero(v57, v58, 0.0)
+	v60 := selNonZero(v56, v56, v59)
+	v61 := selNonZero(v57, v57, v58)
+	v62 := v61 + v60
+	v63 := v62 - v61
+	v64 := v60 - v63
+	v65 := v62 + v64
+	v66 := v65 - v62
+	v67 := v64 - v66
+	v68 := selFinite(v16, v65, v18)
+	v69 := selFinite(v16, v67, 0.0)
+	v70 := selFinite(v18, v68, v18)
+	v71 := selFinite(v70, v69, 0.0)
+	return F2{v70, v71}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 147 flops (115 add/sub, 23 mul, 7 fma, 2 div/sqrt), 28 selections.
+// Cost: 154 flops (117 add/sub, 27 mul, 7 fma, 3 div/sqrt), 32 selections.
 func (x F2) Sqrt() F2 {
 	v2 := math.Sqrt(x[0])
-	v5 := float64(x[0] * 0.5)
-	v6 := float64(x[1] * 0.5)
-	v8 := 1.0 / v2
-	v9 := F2{v8, 0.0}.Sqr()
-	v12 := F2{v5, v6}.Mul(F2{v9[0], v9[1]})
-	v15 := F2{0.5, 0.0}.Sub(F2{v12[0], v12[1]})
-	v18 := F2{v8, 0.0}.Mul(F2{v15[0], v15[1]})
-	v21 := F2{v8, 0.0}.Add(F2{v18[0], v18[1]})
-	v24 := F2{v21[0], v21[1]}.Sqr()
-	v27 := F2{v5, v6}.Mul(F2{v24[0], v24[1]})
-	v30 := F2{0.5, 0.0}.Sub(F2{v27[0], v27[1]})
-	v33 := F2{v21[0], v21[1]}.Mul(F2{v30[0], v30[1]})
-	v36 := F2{v21[0], v21[1]}.Add(F2{v33[0], v33[1]})
-	v39 := F2{v36[0], v36[1]}.Mul(x)
-	v42 := selFinite(x[0], v39[0], v2)
-	v43 := selNonZero(x[0], v42, v2)
-	v44 := selFinite(x[0], v39[1], 0.0)
-	v45 := selNonZero(x[0], v44, 0.0)
-	v46 := selFinite(v2, v43, v2)
-	v47 := selFinite(v46, v45, 0.0)
-	return F2{v46, v47}
+	v4 := math.Abs(x[0])
+	v6 := v4 - 3.054936363499605e-151
+	v8 := 3.273390607896142e+150 - v4
+	v12 := selNegative(v6, 4.149515568880993e+180, 1.0)
+	v13 := selNegative(v8, 2.409919865102884e-181, v12)
+	v16 := selNegative(v6, 4.909093465297727e-91, 1.0)
+	v17 := selNegative(v8, 2.037035976334486e+90, v16)
+	v18 := float64(x[0] * v13)
+	v19 := float64(x[1] * v13)
+	v21 := float64(v18 * 0.5)
+	v22 := float64(v19 * 0.5)
+	v24 := math.Sqrt(v18)
+	v25 := 1.0 / v24
+	v26 := F2{v25, 0.0}.Sqr()
+	v29 := F2{v21, v22}.Mul(F2{v26[0], v26[1]})
+	v32 := F2{0.5, 0.0}.Sub(F2{v29[0], v29[1]})
+	v35 := F2{v25, 0.0}.Mul(F2{v32[0], v32[1]})
+	v38 := F2{v25, 0.0}.Add(F2{v35[0], v35[1]})
+	v41 := F2{v38[0], v38[1]}.Sqr()
+	v44 := F2{v21, v22}.Mul(F2{v41[0], v41[1]})
+	v47 := F2{0.5, 0.0}.Sub(F2{v44[0], v44[1]})
+	v50 := F2{v38[0], v38[1]}.Mul(F2{v47[0], v47[1]})
+	v53 := F2{v38[0], v38[1]}.Add(F2{v50[0], v50[1]})
+	v56 := F2{v53[0], v53[1]}.Mul(F2{v18, v19})
+	v59 := float64(v56[0] * v17)
+	v60 := float64(v56[1] * v17)
+	v61 := selFinite(v18, v59, v2)
+	v62 := selNonZero(v18, v61, v2)
+	v63 := selFinite(v18, v60, 0.0)
+	v64 := selNonZero(v18, v63, 0.0)
+	v65 := selFinite(v2, v62, v2)
+	v66 := selFinite(v65, v64, 0.0)
+	return F2{v65, v66}
 }
 
 // F2FromFloat64 returns x as a F2.
@@ -288,7 +309,7 @@ func (a C2) Mul(b C2) C2 {
 }
 
 // Div returns a / b.
-// Cost: 272 flops (230 add/sub, 22 mul, 14 fma, 6 div/sqrt), 64 selections.
+// Cost: 284 flops (234 add/sub, 30 mul, 14 fma, 6 div/sqrt), 68 selections.
 func (a C2) Div(b C2) C2 {
 	v8 := b.Re.Sqr()
 	v11 := b.Im.Sqr()
@@ -305,7 +326,7 @@ func (a C2) Div(b C2) C2 {
 }
 
 // Abs returns |a|.
-// Cost: 185 flops (145 add/sub, 29 mul, 9 fma, 2 div/sqrt), 34 selections.
+// Cost: 192 flops (147 add/sub, 33 mul, 9 fma, 3 div/sqrt), 38 selections.
 func (a C2) Abs() F2 {
 	v4 := a.Re.Sqr()
 	v7 := a.Im.Sqr()

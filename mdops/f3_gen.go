@@ -374,115 +374,140 @@ func (x F3) Sqr() F3 {
 }
 
 // Div returns x / y.
-// Cost: 427 flops (405 add/sub, 9 mul, 9 fma, 4 div/sqrt), 104 selections.
+// Cost: 435 flops (407 add/sub, 15 mul, 9 fma, 4 div/sqrt), 106 selections.
 func (x F3) Div(y F3) F3 {
-	v6 := x[0] / y[0]
-	v7 := y.MulFloat64(v6)
-	v11 := x.Sub(F3{v7[0], v7[1], v7[2]})
-	v15 := v11[0] / y[0]
-	v16 := y.MulFloat64(v15)
-	v20 := F3{v11[0], v11[1], v11[2]}.Sub(F3{v16[0], v16[1], v16[2]})
-	v24 := v20[0] / y[0]
-	v25 := y.MulFloat64(v24)
-	v29 := F3{v20[0], v20[1], v20[2]}.Sub(F3{v25[0], v25[1], v25[2]})
-	v31 := v29[0] / y[0]
-	v33 := v24 + v31
-	v34 := v33 - v31
-	v35 := v33 - v34
-	v36 := v24 - v34
-	v37 := v31 - v35
-	v38 := v36 + v37
-	v39 := v15 + v33
-	v40 := v39 - v33
-	v41 := v39 - v40
-	v42 := v15 - v40
-	v43 := v33 - v41
-	v44 := v42 + v43
-	v45 := v6 + v39
-	v46 := v45 - v39
-	v47 := v45 - v46
-	v48 := v6 - v46
-	v49 := v39 - v47
-	v50 := v48 + v49
-	v51 := v45 + v50
-	v52 := v51 - v45
-	v53 := v50 - v52
-	v54 := selNonZero(v53, v51, 0.0)
-	v55 := selNonZero(0.0, 0.0, v54)
-	v56 := selNonZero(v53, v53, v51)
-	v57 := v56 + v44
-	v58 := v57 - v56
-	v59 := v44 - v58
-	v60 := selNonZero(v59, v57, 0.0)
-	v61 := selNonZero(v55, v60, 0.0)
-	v62 := selNonZero(0.0, 0.0, v61)
-	v63 := selNonZero(v55, v55, v60)
-	v64 := selNonZero(v59, v59, v57)
-	v65 := v64 + v38
-	v66 := v65 - v64
-	v67 := v38 - v66
-	v68 := selNonZero(v67, v65, 0.0)
-	v69 := selNonZero(v62, v68, 0.0)
-	v70 := selNonZero(0.0, 0.0, v69)
-	v71 := selNonZero(v63, v68, 0.0)
-	v72 := selNonZero(v62, v62, v71)
-	v73 := selNonZero(v63, v63, v68)
-	v74 := selNonZero(v67, v67, v65)
-	v75 := selNonZero(v72, v74, 0.0)
-	v76 := selNonZero(v70, v70, v75)
-	v77 := selNonZero(v73, v74, 0.0)
-	v78 := selNonZero(v72, v72, v77)
-	v79 := selNonZero(v73, v73, v74)
-	v80 := v79 + v78
-	v81 := v80 - v79
-	v82 := v78 - v81
-	v83 := v82 + v76
-	v84 := v83 - v82
-	v85 := v76 - v84
-	v86 := v80 + v83
-	v87 := v86 - v80
-	v88 := v83 - v87
-	v89 := v88 + v85
-	v90 := v89 - v88
-	v91 := v85 - v90
-	v92 := selFinite(y[0], v86, v6)
-	v93 := selFinite(y[0], v89, 0.0)
-	v94 := selFinite(y[0], v91, 0.0)
-	v95 := selFinite(v6, v92, v6)
-	v96 := selFinite(v95, v93, 0.0)
-	v97 := selFinite(v95, v94, 0.0)
-	return F3{v95, v96, v97}
+	v6 := math.Abs(y[0])
+	v8 := v6 - 3.054936363499605e-151
+	v10 := 3.273390607896142e+150 - v6
+	v14 := selNegative(v8, 4.149515568880993e+180, 1.0)
+	v15 := selNegative(v10, 2.409919865102884e-181, v14)
+	v16 := float64(x[0] * v15)
+	v17 := float64(x[1] * v15)
+	v18 := float64(x[2] * v15)
+	v19 := float64(y[0] * v15)
+	v20 := float64(y[1] * v15)
+	v21 := float64(y[2] * v15)
+	v22 := v16 / v19
+	v23 := F3{v19, v20, v21}.MulFloat64(v22)
+	v27 := F3{v16, v17, v18}.Sub(F3{v23[0], v23[1], v23[2]})
+	v31 := v27[0] / v19
+	v32 := F3{v19, v20, v21}.MulFloat64(v31)
+	v36 := F3{v27[0], v27[1], v27[2]}.Sub(F3{v32[0], v32[1], v32[2]})
+	v40 := v36[0] / v19
+	v41 := F3{v19, v20, v21}.MulFloat64(v40)
+	v45 := F3{v36[0], v36[1], v36[2]}.Sub(F3{v41[0], v41[1], v41[2]})
+	v47 := v45[0] / v19
+	v49 := v40 + v47
+	v50 := v49 - v47
+	v51 := v49 - v50
+	v52 := v40 - v50
+	v53 := v47 - v51
+	v54 := v52 + v53
+	v55 := v31 + v49
+	v56 := v55 - v49
+	v57 := v55 - v56
+	v58 := v31 - v56
+	v59 := v49 - v57
+	v60 := v58 + v59
+	v61 := v22 + v55
+	v62 := v61 - v55
+	v63 := v61 - v62
+	v64 := v22 - v62
+	v65 := v55 - v63
+	v66 := v64 + v65
+	v67 := v61 + v66
+	v68 := v67 - v61
+	v69 := v66 - v68
+	v70 := selNonZero(v69, v67, 0.0)
+	v71 := selNonZero(0.0, 0.0, v70)
+	v72 := selNonZero(v69, v69, v67)
+	v73 := v72 + v60
+	v74 := v73 - v72
+	v75 := v60 - v74
+	v76 := selNonZero(v75, v73, 0.0)
+	v77 := selNonZero(v71, v76, 0.0)
+	v78 := selNonZero(0.0, 0.0, v77)
+	v79 := selNonZero(v71, v71, v76)
+	v80 := selNonZero(v75, v75, v73)
+	v81 := v80 + v54
+	v82 := v81 - v80
+	v83 := v54 - v82
+	v84 := selNonZero(v83, v81, 0.0)
+	v85 := selNonZero(v78, v84, 0.0)
+	v86 := selNonZero(0.0, 0.0, v85)
+	v87 := selNonZero(v79, v84, 0.0)
+	v88 := selNonZero(v78, v78, v87)
+	v89 := selNonZero(v79, v79, v84)
+	v90 := selNonZero(v83, v83, v81)
+	v91 := selNonZero(v88, v90, 0.0)
+	v92 := selNonZero(v86, v86, v91)
+	v93 := selNonZero(v89, v90, 0.0)
+	v94 := selNonZero(v88, v88, v93)
+	v95 := selNonZero(v89, v89, v90)
+	v96 := v95 + v94
+	v97 := v96 - v95
+	v98 := v94 - v97
+	v99 := v98 + v92
+	v100 := v99 - v98
+	v101 := v92 - v100
+	v102 := v96 + v99
+	v103 := v102 - v96
+	v104 := v99 - v103
+	v105 := v104 + v101
+	v106 := v105 - v104
+	v107 := v101 - v106
+	v108 := selFinite(v19, v102, v22)
+	v109 := selFinite(v19, v105, 0.0)
+	v110 := selFinite(v19, v107, 0.0)
+	v111 := selFinite(v22, v108, v22)
+	v112 := selFinite(v111, v109, 0.0)
+	v113 := selFinite(v111, v110, 0.0)
+	return F3{v111, v112, v113}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 572 flops (504 add/sub, 45 mul, 21 fma, 2 div/sqrt), 42 selections.
+// Cost: 581 flops (506 add/sub, 51 mul, 21 fma, 3 div/sqrt), 46 selections.
 func (x F3) Sqrt() F3 {
 	v3 := math.Sqrt(x[0])
-	v6 := float64(x[0] * 0.5)
-	v7 := float64(x[1] * 0.5)
-	v8 := float64(x[2] * 0.5)
-	v10 := 1.0 / v3
-	v11 := F3{v10, 0.0, 0.0}.Sqr()
-	v15 := F3{v6, v7, v8}.Mul(F3{v11[0], v11[1], v11[2]})
-	v19 := F3{0.5, 0.0, 0.0}.Sub(F3{v15[0], v15[1], v15[2]})
-	v23 := F3{v10, 0.0, 0.0}.Mul(F3{v19[0], v19[1], v19[2]})
-	v27 := F3{v10, 0.0, 0.0}.Add(F3{v23[0], v23[1], v23[2]})
-	v31 := F3{v27[0], v27[1], v27[2]}.Sqr()
-	v35 := F3{v6, v7, v8}.Mul(F3{v31[0], v31[1], v31[2]})
-	v39 := F3{0.5, 0.0, 0.0}.Sub(F3{v35[0], v35[1], v35[2]})
-	v43 := F3{v27[0], v27[1], v27[2]}.Mul(F3{v39[0], v39[1], v39[2]})
-	v47 := F3{v27[0], v27[1], v27[2]}.Add(F3{v43[0], v43[1], v43[2]})
-	v51 := F3{v47[0], v47[1], v47[2]}.Mul(x)
-	v55 := selFinite(x[0], v51[0], v3)
-	v56 := selNonZero(x[0], v55, v3)
-	v57 := selFinite(x[0], v51[1], 0.0)
-	v58 := selNonZero(x[0], v57, 0.0)
-	v59 := selFinite(x[0], v51[2], 0.0)
-	v60 := selNonZero(x[0], v59, 0.0)
-	v61 := selFinite(v3, v56, v3)
-	v62 := selFinite(v61, v58, 0.0)
-	v63 := selFinite(v61, v60, 0.0)
-	return F3{v61, v62, v63}
+	v5 := math.Abs(x[0])
+	v7 := v5 - 3.054936363499605e-151
+	v9 := 3.273390607896142e+150 - v5
+	v13 := selNegative(v7, 4.149515568880993e+180, 1.0)
+	v14 := selNegative(v9, 2.409919865102884e-181, v13)
+	v17 := selNegative(v7, 4.909093465297727e-91, 1.0)
+	v18 := selNegative(v9, 2.037035976334486e+90, v17)
+	v19 := float64(x[0] * v14)
+	v20 := float64(x[1] * v14)
+	v21 := float64(x[2] * v14)
+	v23 := float64(v19 * 0.5)
+	v24 := float64(v20 * 0.5)
+	v25 := float64(v21 * 0.5)
+	v27 := math.Sqrt(v19)
+	v28 := 1.0 / v27
+	v29 := F3{v28, 0.0, 0.0}.Sqr()
+	v33 := F3{v23, v24, v25}.Mul(F3{v29[0], v29[1], v29[2]})
+	v37 := F3{0.5, 0.0, 0.0}.Sub(F3{v33[0], v33[1], v33[2]})
+	v41 := F3{v28, 0.0, 0.0}.Mul(F3{v37[0], v37[1], v37[2]})
+	v45 := F3{v28, 0.0, 0.0}.Add(F3{v41[0], v41[1], v41[2]})
+	v49 := F3{v45[0], v45[1], v45[2]}.Sqr()
+	v53 := F3{v23, v24, v25}.Mul(F3{v49[0], v49[1], v49[2]})
+	v57 := F3{0.5, 0.0, 0.0}.Sub(F3{v53[0], v53[1], v53[2]})
+	v61 := F3{v45[0], v45[1], v45[2]}.Mul(F3{v57[0], v57[1], v57[2]})
+	v65 := F3{v45[0], v45[1], v45[2]}.Add(F3{v61[0], v61[1], v61[2]})
+	v69 := F3{v65[0], v65[1], v65[2]}.Mul(F3{v19, v20, v21})
+	v73 := float64(v69[0] * v18)
+	v74 := float64(v69[1] * v18)
+	v75 := float64(v69[2] * v18)
+	v76 := selFinite(v19, v73, v3)
+	v77 := selNonZero(v19, v76, v3)
+	v78 := selFinite(v19, v74, 0.0)
+	v79 := selNonZero(v19, v78, 0.0)
+	v80 := selFinite(v19, v75, 0.0)
+	v81 := selNonZero(v19, v80, 0.0)
+	v82 := selFinite(v3, v77, v3)
+	v83 := selFinite(v82, v79, 0.0)
+	v84 := selFinite(v82, v81, 0.0)
+	return F3{v82, v83, v84}
 }
 
 // F3FromFloat64 returns x as a F3.
@@ -564,7 +589,7 @@ func (a C3) Mul(b C3) C3 {
 }
 
 // Div returns a / b.
-// Cost: 1313 flops (1215 add/sub, 54 mul, 36 fma, 8 div/sqrt), 235 selections.
+// Cost: 1329 flops (1219 add/sub, 66 mul, 36 fma, 8 div/sqrt), 239 selections.
 func (a C3) Div(b C3) C3 {
 	v12 := b.Re.Sqr()
 	v16 := b.Im.Sqr()
@@ -581,7 +606,7 @@ func (a C3) Div(b C3) C3 {
 }
 
 // Abs returns |a|.
-// Cost: 725 flops (639 add/sub, 57 mul, 27 fma, 2 div/sqrt), 51 selections.
+// Cost: 734 flops (641 add/sub, 63 mul, 27 fma, 3 div/sqrt), 55 selections.
 func (a C3) Abs() F3 {
 	v6 := a.Re.Sqr()
 	v10 := a.Im.Sqr()

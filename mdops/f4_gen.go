@@ -707,155 +707,184 @@ func (x F4) Sqr() F4 {
 }
 
 // Div returns x / y.
-// Cost: 959 flops (922 add/sub, 16 mul, 16 fma, 5 div/sqrt), 195 selections.
+// Cost: 969 flops (924 add/sub, 24 mul, 16 fma, 5 div/sqrt), 197 selections.
 func (x F4) Div(y F4) F4 {
-	v8 := x[0] / y[0]
-	v9 := y.MulFloat64(v8)
-	v14 := x.Sub(F4{v9[0], v9[1], v9[2], v9[3]})
-	v19 := v14[0] / y[0]
-	v20 := y.MulFloat64(v19)
-	v25 := F4{v14[0], v14[1], v14[2], v14[3]}.Sub(F4{v20[0], v20[1], v20[2], v20[3]})
-	v30 := v25[0] / y[0]
-	v31 := y.MulFloat64(v30)
-	v36 := F4{v25[0], v25[1], v25[2], v25[3]}.Sub(F4{v31[0], v31[1], v31[2], v31[3]})
-	v41 := v36[0] / y[0]
-	v42 := y.MulFloat64(v41)
-	v47 := F4{v36[0], v36[1], v36[2], v36[3]}.Sub(F4{v42[0], v42[1], v42[2], v42[3]})
-	v49 := v47[0] / y[0]
-	v51 := v41 + v49
-	v52 := v51 - v49
-	v53 := v51 - v52
-	v54 := v41 - v52
-	v55 := v49 - v53
-	v56 := v54 + v55
-	v57 := v30 + v51
-	v58 := v57 - v51
-	v59 := v57 - v58
-	v60 := v30 - v58
-	v61 := v51 - v59
-	v62 := v60 + v61
-	v63 := v19 + v57
-	v64 := v63 - v57
-	v65 := v63 - v64
-	v66 := v19 - v64
-	v67 := v57 - v65
-	v68 := v66 + v67
-	v69 := v8 + v63
-	v70 := v69 - v63
+	v8 := math.Abs(y[0])
+	v10 := v8 - 3.054936363499605e-151
+	v12 := 3.273390607896142e+150 - v8
+	v16 := selNegative(v10, 4.149515568880993e+180, 1.0)
+	v17 := selNegative(v12, 2.409919865102884e-181, v16)
+	v18 := float64(x[0] * v17)
+	v19 := float64(x[1] * v17)
+	v20 := float64(x[2] * v17)
+	v21 := float64(x[3] * v17)
+	v22 := float64(y[0] * v17)
+	v23 := float64(y[1] * v17)
+	v24 := float64(y[2] * v17)
+	v25 := float64(y[3] * v17)
+	v26 := v18 / v22
+	v27 := F4{v22, v23, v24, v25}.MulFloat64(v26)
+	v32 := F4{v18, v19, v20, v21}.Sub(F4{v27[0], v27[1], v27[2], v27[3]})
+	v37 := v32[0] / v22
+	v38 := F4{v22, v23, v24, v25}.MulFloat64(v37)
+	v43 := F4{v32[0], v32[1], v32[2], v32[3]}.Sub(F4{v38[0], v38[1], v38[2], v38[3]})
+	v48 := v43[0] / v22
+	v49 := F4{v22, v23, v24, v25}.MulFloat64(v48)
+	v54 := F4{v43[0], v43[1], v43[2], v43[3]}.Sub(F4{v49[0], v49[1], v49[2], v49[3]})
+	v59 := v54[0] / v22
+	v60 := F4{v22, v23, v24, v25}.MulFloat64(v59)
+	v65 := F4{v54[0], v54[1], v54[2], v54[3]}.Sub(F4{v60[0], v60[1], v60[2], v60[3]})
+	v67 := v65[0] / v22
+	v69 := v59 + v67
+	v70 := v69 - v67
 	v71 := v69 - v70
-	v72 := v8 - v70
-	v73 := v63 - v71
+	v72 := v59 - v70
+	v73 := v67 - v71
 	v74 := v72 + v73
-	v75 := v69 + v74
+	v75 := v48 + v69
 	v76 := v75 - v69
-	v77 := v74 - v76
-	v78 := selNonZero(v77, v75, 0.0)
-	v79 := selNonZero(0.0, 0.0, v78)
-	v80 := selNonZero(v77, v77, v75)
-	v81 := v80 + v68
-	v82 := v81 - v80
-	v83 := v68 - v82
-	v84 := selNonZero(v83, v81, 0.0)
-	v85 := selNonZero(v79, v84, 0.0)
-	v86 := selNonZero(0.0, 0.0, v85)
-	v87 := selNonZero(v79, v79, v84)
-	v88 := selNonZero(v83, v83, v81)
-	v89 := v88 + v62
-	v90 := v89 - v88
-	v91 := v62 - v90
-	v92 := selNonZero(v91, v89, 0.0)
-	v93 := selNonZero(v86, v92, 0.0)
-	v94 := selNonZero(0.0, 0.0, v93)
-	v95 := selNonZero(v87, v92, 0.0)
-	v96 := selNonZero(v86, v86, v95)
-	v97 := selNonZero(v87, v87, v92)
-	v98 := selNonZero(v91, v91, v89)
-	v99 := v98 + v56
+	v77 := v75 - v76
+	v78 := v48 - v76
+	v79 := v69 - v77
+	v80 := v78 + v79
+	v81 := v37 + v75
+	v82 := v81 - v75
+	v83 := v81 - v82
+	v84 := v37 - v82
+	v85 := v75 - v83
+	v86 := v84 + v85
+	v87 := v26 + v81
+	v88 := v87 - v81
+	v89 := v87 - v88
+	v90 := v26 - v88
+	v91 := v81 - v89
+	v92 := v90 + v91
+	v93 := v87 + v92
+	v94 := v93 - v87
+	v95 := v92 - v94
+	v96 := selNonZero(v95, v93, 0.0)
+	v97 := selNonZero(0.0, 0.0, v96)
+	v98 := selNonZero(v95, v95, v93)
+	v99 := v98 + v86
 	v100 := v99 - v98
-	v101 := v56 - v100
+	v101 := v86 - v100
 	v102 := selNonZero(v101, v99, 0.0)
-	v103 := selNonZero(v94, v102, 0.0)
+	v103 := selNonZero(v97, v102, 0.0)
 	v104 := selNonZero(0.0, 0.0, v103)
-	v105 := selNonZero(v96, v102, 0.0)
-	v106 := selNonZero(v94, v94, v105)
-	v107 := selNonZero(v97, v102, 0.0)
-	v108 := selNonZero(v96, v96, v107)
-	v109 := selNonZero(v97, v97, v102)
-	v110 := selNonZero(v101, v101, v99)
-	v111 := selNonZero(v106, v110, 0.0)
-	v112 := selNonZero(v104, v104, v111)
-	v113 := selNonZero(v108, v110, 0.0)
-	v114 := selNonZero(v106, v106, v113)
-	v115 := selNonZero(v109, v110, 0.0)
-	v116 := selNonZero(v108, v108, v115)
-	v117 := selNonZero(v109, v109, v110)
-	v118 := v117 + v116
-	v119 := v118 - v117
-	v120 := v116 - v119
-	v121 := v120 + v114
-	v122 := v121 - v120
-	v123 := v114 - v122
-	v124 := v123 + v112
-	v125 := v124 - v123
-	v126 := v112 - v125
-	v127 := v118 + v121
-	v128 := v127 - v118
-	v129 := v121 - v128
-	v130 := v129 + v124
-	v131 := v130 - v129
-	v132 := v124 - v131
-	v133 := v132 + v126
-	v134 := v133 - v132
-	v135 := v126 - v134
-	v136 := selFinite(y[0], v127, v8)
-	v137 := selFinite(y[0], v130, 0.0)
-	v138 := selFinite(y[0], v133, 0.0)
-	v139 := selFinite(y[0], v135, 0.0)
-	v140 := selFinite(v8, v136, v8)
-	v141 := selFinite(v140, v137, 0.0)
-	v142 := selFinite(v140, v138, 0.0)
-	v143 := selFinite(v140, v139, 0.0)
-	return F4{v140, v141, v142, v143}
+	v105 := selNonZero(v97, v97, v102)
+	v106 := selNonZero(v101, v101, v99)
+	v107 := v106 + v80
+	v108 := v107 - v106
+	v109 := v80 - v108
+	v110 := selNonZero(v109, v107, 0.0)
+	v111 := selNonZero(v104, v110, 0.0)
+	v112 := selNonZero(0.0, 0.0, v111)
+	v113 := selNonZero(v105, v110, 0.0)
+	v114 := selNonZero(v104, v104, v113)
+	v115 := selNonZero(v105, v105, v110)
+	v116 := selNonZero(v109, v109, v107)
+	v117 := v116 + v74
+	v118 := v117 - v116
+	v119 := v74 - v118
+	v120 := selNonZero(v119, v117, 0.0)
+	v121 := selNonZero(v112, v120, 0.0)
+	v122 := selNonZero(0.0, 0.0, v121)
+	v123 := selNonZero(v114, v120, 0.0)
+	v124 := selNonZero(v112, v112, v123)
+	v125 := selNonZero(v115, v120, 0.0)
+	v126 := selNonZero(v114, v114, v125)
+	v127 := selNonZero(v115, v115, v120)
+	v128 := selNonZero(v119, v119, v117)
+	v129 := selNonZero(v124, v128, 0.0)
+	v130 := selNonZero(v122, v122, v129)
+	v131 := selNonZero(v126, v128, 0.0)
+	v132 := selNonZero(v124, v124, v131)
+	v133 := selNonZero(v127, v128, 0.0)
+	v134 := selNonZero(v126, v126, v133)
+	v135 := selNonZero(v127, v127, v128)
+	v136 := v135 + v134
+	v137 := v136 - v135
+	v138 := v134 - v137
+	v139 := v138 + v132
+	v140 := v139 - v138
+	v141 := v132 - v140
+	v142 := v141 + v130
+	v143 := v142 - v141
+	v144 := v130 - v143
+	v145 := v136 + v139
+	v146 := v145 - v136
+	v147 := v139 - v146
+	v148 := v147 + v142
+	v149 := v148 - v147
+	v150 := v142 - v149
+	v151 := v150 + v144
+	v152 := v151 - v150
+	v153 := v144 - v152
+	v154 := selFinite(v22, v145, v26)
+	v155 := selFinite(v22, v148, 0.0)
+	v156 := selFinite(v22, v151, 0.0)
+	v157 := selFinite(v22, v153, 0.0)
+	v158 := selFinite(v26, v154, v26)
+	v159 := selFinite(v158, v155, 0.0)
+	v160 := selFinite(v158, v156, 0.0)
+	v161 := selFinite(v158, v157, 0.0)
+	return F4{v158, v159, v160, v161}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 1990 flops (1824 add/sub, 104 mul, 60 fma, 2 div/sqrt), 76 selections.
+// Cost: 2001 flops (1826 add/sub, 112 mul, 60 fma, 3 div/sqrt), 80 selections.
 func (x F4) Sqrt() F4 {
 	v4 := math.Sqrt(x[0])
-	v7 := float64(x[0] * 0.5)
-	v8 := float64(x[1] * 0.5)
-	v9 := float64(x[2] * 0.5)
-	v10 := float64(x[3] * 0.5)
-	v12 := 1.0 / v4
-	v13 := F4{v12, 0.0, 0.0, 0.0}.Sqr()
-	v18 := F4{v7, v8, v9, v10}.Mul(F4{v13[0], v13[1], v13[2], v13[3]})
-	v23 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v18[0], v18[1], v18[2], v18[3]})
-	v28 := F4{v12, 0.0, 0.0, 0.0}.Mul(F4{v23[0], v23[1], v23[2], v23[3]})
-	v33 := F4{v12, 0.0, 0.0, 0.0}.Add(F4{v28[0], v28[1], v28[2], v28[3]})
-	v38 := F4{v33[0], v33[1], v33[2], v33[3]}.Sqr()
-	v43 := F4{v7, v8, v9, v10}.Mul(F4{v38[0], v38[1], v38[2], v38[3]})
-	v48 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v43[0], v43[1], v43[2], v43[3]})
-	v53 := F4{v33[0], v33[1], v33[2], v33[3]}.Mul(F4{v48[0], v48[1], v48[2], v48[3]})
-	v58 := F4{v33[0], v33[1], v33[2], v33[3]}.Add(F4{v53[0], v53[1], v53[2], v53[3]})
-	v63 := F4{v58[0], v58[1], v58[2], v58[3]}.Sqr()
-	v68 := F4{v7, v8, v9, v10}.Mul(F4{v63[0], v63[1], v63[2], v63[3]})
-	v73 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v68[0], v68[1], v68[2], v68[3]})
-	v78 := F4{v58[0], v58[1], v58[2], v58[3]}.Mul(F4{v73[0], v73[1], v73[2], v73[3]})
-	v83 := F4{v58[0], v58[1], v58[2], v58[3]}.Add(F4{v78[0], v78[1], v78[2], v78[3]})
-	v88 := F4{v83[0], v83[1], v83[2], v83[3]}.Mul(x)
-	v93 := selFinite(x[0], v88[0], v4)
-	v94 := selNonZero(x[0], v93, v4)
-	v95 := selFinite(x[0], v88[1], 0.0)
-	v96 := selNonZero(x[0], v95, 0.0)
-	v97 := selFinite(x[0], v88[2], 0.0)
-	v98 := selNonZero(x[0], v97, 0.0)
-	v99 := selFinite(x[0], v88[3], 0.0)
-	v100 := selNonZero(x[0], v99, 0.0)
-	v101 := selFinite(v4, v94, v4)
-	v102 := selFinite(v101, v96, 0.0)
-	v103 := selFinite(v101, v98, 0.0)
-	v104 := selFinite(v101, v100, 0.0)
-	return F4{v101, v102, v103, v104}
+	v6 := math.Abs(x[0])
+	v8 := v6 - 3.054936363499605e-151
+	v10 := 3.273390607896142e+150 - v6
+	v14 := selNegative(v8, 4.149515568880993e+180, 1.0)
+	v15 := selNegative(v10, 2.409919865102884e-181, v14)
+	v18 := selNegative(v8, 4.909093465297727e-91, 1.0)
+	v19 := selNegative(v10, 2.037035976334486e+90, v18)
+	v20 := float64(x[0] * v15)
+	v21 := float64(x[1] * v15)
+	v22 := float64(x[2] * v15)
+	v23 := float64(x[3] * v15)
+	v25 := float64(v20 * 0.5)
+	v26 := float64(v21 * 0.5)
+	v27 := float64(v22 * 0.5)
+	v28 := float64(v23 * 0.5)
+	v30 := math.Sqrt(v20)
+	v31 := 1.0 / v30
+	v32 := F4{v31, 0.0, 0.0, 0.0}.Sqr()
+	v37 := F4{v25, v26, v27, v28}.Mul(F4{v32[0], v32[1], v32[2], v32[3]})
+	v42 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v37[0], v37[1], v37[2], v37[3]})
+	v47 := F4{v31, 0.0, 0.0, 0.0}.Mul(F4{v42[0], v42[1], v42[2], v42[3]})
+	v52 := F4{v31, 0.0, 0.0, 0.0}.Add(F4{v47[0], v47[1], v47[2], v47[3]})
+	v57 := F4{v52[0], v52[1], v52[2], v52[3]}.Sqr()
+	v62 := F4{v25, v26, v27, v28}.Mul(F4{v57[0], v57[1], v57[2], v57[3]})
+	v67 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v62[0], v62[1], v62[2], v62[3]})
+	v72 := F4{v52[0], v52[1], v52[2], v52[3]}.Mul(F4{v67[0], v67[1], v67[2], v67[3]})
+	v77 := F4{v52[0], v52[1], v52[2], v52[3]}.Add(F4{v72[0], v72[1], v72[2], v72[3]})
+	v82 := F4{v77[0], v77[1], v77[2], v77[3]}.Sqr()
+	v87 := F4{v25, v26, v27, v28}.Mul(F4{v82[0], v82[1], v82[2], v82[3]})
+	v92 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v87[0], v87[1], v87[2], v87[3]})
+	v97 := F4{v77[0], v77[1], v77[2], v77[3]}.Mul(F4{v92[0], v92[1], v92[2], v92[3]})
+	v102 := F4{v77[0], v77[1], v77[2], v77[3]}.Add(F4{v97[0], v97[1], v97[2], v97[3]})
+	v107 := F4{v102[0], v102[1], v102[2], v102[3]}.Mul(F4{v20, v21, v22, v23})
+	v112 := float64(v107[0] * v19)
+	v113 := float64(v107[1] * v19)
+	v114 := float64(v107[2] * v19)
+	v115 := float64(v107[3] * v19)
+	v116 := selFinite(v20, v112, v4)
+	v117 := selNonZero(v20, v116, v4)
+	v118 := selFinite(v20, v113, 0.0)
+	v119 := selNonZero(v20, v118, 0.0)
+	v120 := selFinite(v20, v114, 0.0)
+	v121 := selNonZero(v20, v120, 0.0)
+	v122 := selFinite(v20, v115, 0.0)
+	v123 := selNonZero(v20, v122, 0.0)
+	v124 := selFinite(v4, v117, v4)
+	v125 := selFinite(v124, v119, 0.0)
+	v126 := selFinite(v124, v121, 0.0)
+	v127 := selFinite(v124, v123, 0.0)
+	return F4{v124, v125, v126, v127}
 }
 
 // F4FromFloat64 returns x as a F4.
@@ -937,7 +966,7 @@ func (a C4) Mul(b C4) C4 {
 }
 
 // Div returns a / b.
-// Cost: 3034 flops (2864 add/sub, 92 mul, 68 fma, 10 div/sqrt), 426 selections.
+// Cost: 3054 flops (2868 add/sub, 108 mul, 68 fma, 10 div/sqrt), 430 selections.
 func (a C4) Div(b C4) C4 {
 	v16 := b.Re.Sqr()
 	v21 := b.Im.Sqr()
@@ -954,7 +983,7 @@ func (a C4) Div(b C4) C4 {
 }
 
 // Abs returns |a|.
-// Cost: 2362 flops (2164 add/sub, 124 mul, 72 fma, 2 div/sqrt), 88 selections.
+// Cost: 2373 flops (2166 add/sub, 132 mul, 72 fma, 3 div/sqrt), 92 selections.
 func (a C4) Abs() F4 {
 	v8 := a.Re.Sqr()
 	v13 := a.Im.Sqr()

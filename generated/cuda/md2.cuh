@@ -136,82 +136,103 @@ MD_HD md2 md2_sqr(md2 x) {
 }
 
 // md2_div returns x / y.
-// Cost: 79 flops (70 add/sub, 2 mul, 4 fma, 3 div/sqrt), 23 selections.
+// Cost: 85 flops (72 add/sub, 6 mul, 4 fma, 3 div/sqrt), 25 selections.
 MD_HD md2 md2_div(md2 x, md2 y) {
-  const double v4 = md_div(x.v[0], y.v[0]);
-  const md2 v5 = md2_mulf64(y, v4);
-  const md2 v8 = md2_sub(x, md2{{v5.v[0], v5.v[1]}});
-  const double v11 = md_div(v8.v[0], y.v[0]);
-  const md2 v12 = md2_mulf64(y, v11);
-  const md2 v15 = md2_sub(md2{{v8.v[0], v8.v[1]}}, md2{{v12.v[0], v12.v[1]}});
-  const double v17 = md_div(v15.v[0], y.v[0]);
-  const double v19 = md_add(v11, v17);
-  const double v20 = md_sub(v19, v17);
-  const double v21 = md_sub(v19, v20);
-  const double v22 = md_sub(v11, v20);
-  const double v23 = md_sub(v17, v21);
-  const double v24 = md_add(v22, v23);
-  const double v25 = md_add(v4, v19);
-  const double v26 = md_sub(v25, v19);
-  const double v27 = md_sub(v25, v26);
-  const double v28 = md_sub(v4, v26);
-  const double v29 = md_sub(v19, v27);
-  const double v30 = md_add(v28, v29);
-  const double v31 = md_add(v25, v30);
-  const double v32 = md_sub(v31, v25);
-  const double v33 = md_sub(v30, v32);
-  const double v34 = md_sel_nonzero(v33, v31, 0.0);
-  const double v35 = md_sel_nonzero(0.0, 0.0, v34);
-  const double v36 = md_sel_nonzero(v33, v33, v31);
-  const double v37 = md_add(v36, v24);
-  const double v38 = md_sub(v37, v36);
-  const double v39 = md_sub(v24, v38);
-  const double v40 = md_sel_nonzero(v39, v37, 0.0);
-  const double v41 = md_sel_nonzero(v35, v40, 0.0);
-  const double v42 = md_sel_nonzero(0.0, 0.0, v41);
-  const double v43 = md_sel_nonzero(v35, v35, v40);
-  const double v44 = md_sel_nonzero(v39, v39, v37);
-  const double v45 = md_sel_nonzero(v43, v44, 0.0);
-  const double v46 = md_sel_nonzero(v42, v42, v45);
-  const double v47 = md_sel_nonzero(v43, v43, v44);
-  const double v48 = md_add(v47, v46);
-  const double v49 = md_sub(v48, v47);
-  const double v50 = md_sub(v46, v49);
-  const double v51 = md_add(v48, v50);
-  const double v52 = md_sub(v51, v48);
-  const double v53 = md_sub(v50, v52);
-  const double v54 = md_sel_finite(y.v[0], v51, v4);
-  const double v55 = md_sel_finite(y.v[0], v53, 0.0);
-  const double v56 = md_sel_finite(v4, v54, v4);
-  const double v57 = md_sel_finite(v56, v55, 0.0);
-  return md2{{v56, v57}};
+  const double v4 = fabs(y.v[0]);
+  const double v6 = md_sub(v4, 3.054936363499605e-151);
+  const double v8 = md_sub(3.273390607896142e+150, v4);
+  const double v12 = md_sel_negative(v6, 4.149515568880993e+180, 1.0);
+  const double v13 = md_sel_negative(v8, 2.409919865102884e-181, v12);
+  const double v14 = md_mul(x.v[0], v13);
+  const double v15 = md_mul(x.v[1], v13);
+  const double v16 = md_mul(y.v[0], v13);
+  const double v17 = md_mul(y.v[1], v13);
+  const double v18 = md_div(v14, v16);
+  const md2 v19 = md2_mulf64(md2{{v16, v17}}, v18);
+  const md2 v22 = md2_sub(md2{{v14, v15}}, md2{{v19.v[0], v19.v[1]}});
+  const double v25 = md_div(v22.v[0], v16);
+  const md2 v26 = md2_mulf64(md2{{v16, v17}}, v25);
+  const md2 v29 = md2_sub(md2{{v22.v[0], v22.v[1]}}, md2{{v26.v[0], v26.v[1]}});
+  const double v31 = md_div(v29.v[0], v16);
+  const double v33 = md_add(v25, v31);
+  const double v34 = md_sub(v33, v31);
+  const double v35 = md_sub(v33, v34);
+  const double v36 = md_sub(v25, v34);
+  const double v37 = md_sub(v31, v35);
+  const double v38 = md_add(v36, v37);
+  const double v39 = md_add(v18, v33);
+  const double v40 = md_sub(v39, v33);
+  const double v41 = md_sub(v39, v40);
+  const double v42 = md_sub(v18, v40);
+  const double v43 = md_sub(v33, v41);
+  const double v44 = md_add(v42, v43);
+  const double v45 = md_add(v39, v44);
+  const double v46 = md_sub(v45, v39);
+  const double v47 = md_sub(v44, v46);
+  const double v48 = md_sel_nonzero(v47, v45, 0.0);
+  const double v49 = md_sel_nonzero(0.0, 0.0, v48);
+  const double v50 = md_sel_nonzero(v47, v47, v45);
+  const double v51 = md_add(v50, v38);
+  const double v52 = md_sub(v51, v50);
+  const double v53 = md_sub(v38, v52);
+  const double v54 = md_sel_nonzero(v53, v51, 0.0);
+  const double v55 = md_sel_nonzero(v49, v54, 0.0);
+  const double v56 = md_sel_nonzero(0.0, 0.0, v55);
+  const double v57 = md_sel_nonzero(v49, v49, v54);
+  const double v58 = md_sel_nonzero(v53, v53, v51);
+  const double v59 = md_sel_nonzero(v57, v58, 0.0);
+  const double v60 = md_sel_nonzero(v56, v56, v59);
+  const double v61 = md_sel_nonzero(v57, v57, v58);
+  const double v62 = md_add(v61, v60);
+  const double v63 = md_sub(v62, v61);
+  const double v64 = md_sub(v60, v63);
+  const double v65 = md_add(v62, v64);
+  const double v66 = md_sub(v65, v62);
+  const double v67 = md_sub(v64, v66);
+  const double v68 = md_sel_finite(v16, v65, v18);
+  const double v69 = md_sel_finite(v16, v67, 0.0);
+  const double v70 = md_sel_finite(v18, v68, v18);
+  const double v71 = md_sel_finite(v70, v69, 0.0);
+  return md2{{v70, v71}};
 }
 
 // md2_sqrt returns the square root of x.
-// Cost: 147 flops (115 add/sub, 23 mul, 7 fma, 2 div/sqrt), 28 selections.
+// Cost: 154 flops (117 add/sub, 27 mul, 7 fma, 3 div/sqrt), 32 selections.
 MD_HD md2 md2_sqrt(md2 x) {
   const double v2 = md_sqrt(x.v[0]);
-  const double v5 = md_mul(x.v[0], 0.5);
-  const double v6 = md_mul(x.v[1], 0.5);
-  const double v8 = md_div(1.0, v2);
-  const md2 v9 = md2_sqr(md2{{v8, 0.0}});
-  const md2 v12 = md2_mul(md2{{v5, v6}}, md2{{v9.v[0], v9.v[1]}});
-  const md2 v15 = md2_sub(md2{{0.5, 0.0}}, md2{{v12.v[0], v12.v[1]}});
-  const md2 v18 = md2_mul(md2{{v8, 0.0}}, md2{{v15.v[0], v15.v[1]}});
-  const md2 v21 = md2_add(md2{{v8, 0.0}}, md2{{v18.v[0], v18.v[1]}});
-  const md2 v24 = md2_sqr(md2{{v21.v[0], v21.v[1]}});
-  const md2 v27 = md2_mul(md2{{v5, v6}}, md2{{v24.v[0], v24.v[1]}});
-  const md2 v30 = md2_sub(md2{{0.5, 0.0}}, md2{{v27.v[0], v27.v[1]}});
-  const md2 v33 = md2_mul(md2{{v21.v[0], v21.v[1]}}, md2{{v30.v[0], v30.v[1]}});
-  const md2 v36 = md2_add(md2{{v21.v[0], v21.v[1]}}, md2{{v33.v[0], v33.v[1]}});
-  const md2 v39 = md2_mul(md2{{v36.v[0], v36.v[1]}}, x);
-  const double v42 = md_sel_finite(x.v[0], v39.v[0], v2);
-  const double v43 = md_sel_nonzero(x.v[0], v42, v2);
-  const double v44 = md_sel_finite(x.v[0], v39.v[1], 0.0);
-  const double v45 = md_sel_nonzero(x.v[0], v44, 0.0);
-  const double v46 = md_sel_finite(v2, v43, v2);
-  const double v47 = md_sel_finite(v46, v45, 0.0);
-  return md2{{v46, v47}};
+  const double v4 = fabs(x.v[0]);
+  const double v6 = md_sub(v4, 3.054936363499605e-151);
+  const double v8 = md_sub(3.273390607896142e+150, v4);
+  const double v12 = md_sel_negative(v6, 4.149515568880993e+180, 1.0);
+  const double v13 = md_sel_negative(v8, 2.409919865102884e-181, v12);
+  const double v16 = md_sel_negative(v6, 4.909093465297727e-91, 1.0);
+  const double v17 = md_sel_negative(v8, 2.037035976334486e+90, v16);
+  const double v18 = md_mul(x.v[0], v13);
+  const double v19 = md_mul(x.v[1], v13);
+  const double v21 = md_mul(v18, 0.5);
+  const double v22 = md_mul(v19, 0.5);
+  const double v24 = md_sqrt(v18);
+  const double v25 = md_div(1.0, v24);
+  const md2 v26 = md2_sqr(md2{{v25, 0.0}});
+  const md2 v29 = md2_mul(md2{{v21, v22}}, md2{{v26.v[0], v26.v[1]}});
+  const md2 v32 = md2_sub(md2{{0.5, 0.0}}, md2{{v29.v[0], v29.v[1]}});
+  const md2 v35 = md2_mul(md2{{v25, 0.0}}, md2{{v32.v[0], v32.v[1]}});
+  const md2 v38 = md2_add(md2{{v25, 0.0}}, md2{{v35.v[0], v35.v[1]}});
+  const md2 v41 = md2_sqr(md2{{v38.v[0], v38.v[1]}});
+  const md2 v44 = md2_mul(md2{{v21, v22}}, md2{{v41.v[0], v41.v[1]}});
+  const md2 v47 = md2_sub(md2{{0.5, 0.0}}, md2{{v44.v[0], v44.v[1]}});
+  const md2 v50 = md2_mul(md2{{v38.v[0], v38.v[1]}}, md2{{v47.v[0], v47.v[1]}});
+  const md2 v53 = md2_add(md2{{v38.v[0], v38.v[1]}}, md2{{v50.v[0], v50.v[1]}});
+  const md2 v56 = md2_mul(md2{{v53.v[0], v53.v[1]}}, md2{{v18, v19}});
+  const double v59 = md_mul(v56.v[0], v17);
+  const double v60 = md_mul(v56.v[1], v17);
+  const double v61 = md_sel_finite(v18, v59, v2);
+  const double v62 = md_sel_nonzero(v18, v61, v2);
+  const double v63 = md_sel_finite(v18, v60, 0.0);
+  const double v64 = md_sel_nonzero(v18, v63, 0.0);
+  const double v65 = md_sel_finite(v2, v62, v2);
+  const double v66 = md_sel_finite(v65, v64, 0.0);
+  return md2{{v65, v66}};
 }
 
 // cmd2_add returns a + b.
@@ -243,7 +264,7 @@ MD_HD cmd2 cmd2_mul(cmd2 a, cmd2 b) {
 }
 
 // cmd2_div returns a / b.
-// Cost: 272 flops (230 add/sub, 22 mul, 14 fma, 6 div/sqrt), 64 selections.
+// Cost: 284 flops (234 add/sub, 30 mul, 14 fma, 6 div/sqrt), 68 selections.
 MD_HD cmd2 cmd2_div(cmd2 a, cmd2 b) {
   const md2 v8 = md2_sqr(b.re);
   const md2 v11 = md2_sqr(b.im);
@@ -260,7 +281,7 @@ MD_HD cmd2 cmd2_div(cmd2 a, cmd2 b) {
 }
 
 // cmd2_abs returns |a|.
-// Cost: 185 flops (145 add/sub, 29 mul, 9 fma, 2 div/sqrt), 34 selections.
+// Cost: 192 flops (147 add/sub, 33 mul, 9 fma, 3 div/sqrt), 38 selections.
 MD_HD md2 cmd2_abs(cmd2 a) {
   const md2 v4 = md2_sqr(a.re);
   const md2 v7 = md2_sqr(a.im);
