@@ -46,7 +46,8 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 	f.Comment("Big returns the exact value of x; it returns nil for NaN, which big.Float cannot hold.")
 	f.Func().Params(Id("x").Id(T)).Id("Big").Params().Op("*").Qual("math/big", "Float").Block(
 		Return(Id("limbsToBig").Call(Id("x").Index(Op(":")))))
-	f.Comment("String returns the shortest decimal text that Parse" + T + " reads back to x exactly.")
+	f.Comment("String returns the shortest decimal text that Parse" + T + " reads back to the value of x")
+	f.Comment("(to the same limbs whenever x is the canonical rounding of its value).")
 	f.Func().Params(Id("x").Id(T)).Id("String").Params().String().Block(
 		Return(Id("formatLimbs").Call(Id("x").Index(Op(":")))))
 	f.Comment("Cmp returns -1, 0 or +1 as x is less than, equal to or greater than y; NaN is less than any number.")

@@ -28,17 +28,19 @@ import (
 
 // remainderSlack is added to the minimum precision of the value being rounded
 // so that every remainder in limbsFromBig is computed exactly: a remainder's
-// bits lie between the input's lowest set bit (or 2^-1075, the lowest bit a
-// float64 limb can cancel) and its top bit (at most 2^1024, or the value
-// would have rounded to infinity), so the span grows by at most ~2100 bits.
+// bits lie between the lower of the input's lowest set bit and 2^-1074 (the
+// lowest bit of any float64 limb) and the input's top bit (at most 2^1024, or
+// the value would have rounded to infinity), so the span grows by at most
+// about 2100 bits over the input's own.
 const remainderSlack = 2200
 
 // limbsFromBig rounds x to len(dst) limbs and stores them in dst.
 //
 // Why greedy: each limb is the float64 nearest (ties to even) to what the
 // limbs before it leave, which is the natural "correctly rounded, limb by
-// limb" meaning of converting a wide value to an N-double, and it is what
-// makes text and big.Float round trips reproduce the limbs exactly.
+// limb" meaning of converting a wide value to an N-double, and being a
+// function of the value alone it makes text and big.Float round trips
+// reproduce its own output bit for bit.
 //
 // Plain greedy rounding is not always normalized: when a remainder is just
 // below half an ulp of an odd limb, it can round up to exactly half an ulp,
@@ -46,7 +48,8 @@ const remainderSlack = 2200
 // rewritten by an exact TwoSum (the odd limb becomes its even neighbour and
 // the next limb changes sign), cascading towards the leading limb while the
 // rewrite breaks the pair above. The value of the limbs is unchanged by this,
-// so the result is still the greedy rounding of x. Only if the cascade would
+// so the result has the value of the greedy rounding of x (its leading limb
+// may then be the even neighbour of fl(x)). Only if the cascade would
 // overflow (the leading limb is MaxFloat64) is the new limb instead clamped
 // to the largest magnitude its predecessor accepts; this keeps values just
 // below the N-double overflow threshold finite at a small loss of accuracy.

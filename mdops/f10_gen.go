@@ -6340,7 +6340,8 @@ func (x F10) Big() *big.Float {
 	return limbsToBig(x[:])
 }
 
-// String returns the shortest decimal text that ParseF10 reads back to x exactly.
+// String returns the shortest decimal text that ParseF10 reads back to the value of x
+// (to the same limbs whenever x is the canonical rounding of its value).
 func (x F10) String() string {
 	return formatLimbs(x[:])
 }

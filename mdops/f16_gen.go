@@ -19246,7 +19246,8 @@ func (x F16) Big() *big.Float {
 	return limbsToBig(x[:])
 }
 
-// String returns the shortest decimal text that ParseF16 reads back to x exactly.
+// String returns the shortest decimal text that ParseF16 reads back to the value of x
+// (to the same limbs whenever x is the canonical rounding of its value).
 func (x F16) String() string {
 	return formatLimbs(x[:])
 }

@@ -255,7 +255,8 @@ func (x F2) Big() *big.Float {
 	return limbsToBig(x[:])
 }
 
-// String returns the shortest decimal text that ParseF2 reads back to x exactly.
+// String returns the shortest decimal text that ParseF2 reads back to the value of x
+// (to the same limbs whenever x is the canonical rounding of its value).
 func (x F2) String() string {
 	return formatLimbs(x[:])
 }

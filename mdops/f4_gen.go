@@ -912,7 +912,8 @@ func (x F4) Big() *big.Float {
 	return limbsToBig(x[:])
 }
 
-// String returns the shortest decimal text that ParseF4 reads back to x exactly.
+// String returns the shortest decimal text that ParseF4 reads back to the value of x
+// (to the same limbs whenever x is the canonical rounding of its value).
 func (x F4) String() string {
 	return formatLimbs(x[:])
 }

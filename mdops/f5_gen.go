@@ -1640,7 +1640,8 @@ func (x F5) Big() *big.Float {
 	return limbsToBig(x[:])
 }
 
-// String returns the shortest decimal text that ParseF5 reads back to x exactly.
+// String returns the shortest decimal text that ParseF5 reads back to the value of x
+// (to the same limbs whenever x is the canonical rounding of its value).
 func (x F5) String() string {
 	return formatLimbs(x[:])
 }

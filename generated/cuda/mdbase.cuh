@@ -9,30 +9,40 @@
 
 #include <cmath>
 
+// MD_PRIM marks the double primitives below (always inlined). MD_HD marks
+// the multiple-double functions; a file may define it before including the
+// headers, e.g. as __host__ __device__ __noinline__ to keep test kernels
+// small and quick to compile (the bits do not change).
 #if defined(__CUDACC__)
+#define MD_PRIM __host__ __device__ __forceinline__
+#ifndef MD_HD
 #define MD_HD __host__ __device__ __forceinline__
+#endif
 #else
+#define MD_PRIM static inline
+#ifndef MD_HD
 #define MD_HD static inline
+#endif
 #endif
 
 #if defined(__CUDA_ARCH__)
-MD_HD double md_add(double a, double b) { return __dadd_rn(a, b); }
-MD_HD double md_sub(double a, double b) { return __dsub_rn(a, b); }
-MD_HD double md_mul(double a, double b) { return __dmul_rn(a, b); }
-MD_HD double md_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
-MD_HD double md_div(double a, double b) { return __ddiv_rn(a, b); }
-MD_HD double md_sqrt(double a) { return __dsqrt_rn(a); }
+MD_PRIM double md_add(double a, double b) { return __dadd_rn(a, b); }
+MD_PRIM double md_sub(double a, double b) { return __dsub_rn(a, b); }
+MD_PRIM double md_mul(double a, double b) { return __dmul_rn(a, b); }
+MD_PRIM double md_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
+MD_PRIM double md_div(double a, double b) { return __ddiv_rn(a, b); }
+MD_PRIM double md_sqrt(double a) { return __dsqrt_rn(a); }
 #else
-MD_HD double md_add(double a, double b) { return a + b; }
-MD_HD double md_sub(double a, double b) { return a - b; }
-MD_HD double md_mul(double a, double b) { return a * b; }
-MD_HD double md_fma(double a, double b, double c) { return std::fma(a, b, c); }
-MD_HD double md_div(double a, double b) { return a / b; }
-MD_HD double md_sqrt(double a) { return std::sqrt(a); }
+MD_PRIM double md_add(double a, double b) { return a + b; }
+MD_PRIM double md_sub(double a, double b) { return a - b; }
+MD_PRIM double md_mul(double a, double b) { return a * b; }
+MD_PRIM double md_fma(double a, double b, double c) { return std::fma(a, b, c); }
+MD_PRIM double md_div(double a, double b) { return a / b; }
+MD_PRIM double md_sqrt(double a) { return std::sqrt(a); }
 #endif
 
 // Branch-free selections, the same tests as package mdops (prims.go).
-MD_HD double md_sel_nonzero(double c, double x, double y) { return c != 0.0 ? x : y; }
-MD_HD double md_sel_finite(double c, double x, double y) { return md_sub(c, c) == 0.0 ? x : y; }
-MD_HD double md_sel_negative(double c, double x, double y) { return c < 0.0 ? x : y; }
-MD_HD double md_sel_absless(double a, double b, double x, double y) { return fabs(a) < fabs(b) ? x : y; }
+MD_PRIM double md_sel_nonzero(double c, double x, double y) { return c != 0.0 ? x : y; }
+MD_PRIM double md_sel_finite(double c, double x, double y) { return md_sub(c, c) == 0.0 ? x : y; }
+MD_PRIM double md_sel_negative(double c, double x, double y) { return c < 0.0 ? x : y; }
+MD_PRIM double md_sel_absless(double a, double b, double x, double y) { return fabs(a) < fabs(b) ? x : y; }

@@ -418,8 +418,9 @@ static const char* const kOpNames[NUM_OPS + 1] = {
 };
 
 // Limbs per output element: complex results (and the inputs pseudo-op) have
-// two N-doubles.
-constexpr int out_width(int op, int n) {
+// two N-doubles. XC_HD because kernels call it (nvcc rejects calls of plain
+// constexpr host functions from device code without --expt-relaxed-constexpr).
+XC_HD constexpr int out_width(int op, int n) {
   return (op == OP_CADD || op == OP_CSUB || op == OP_CMUL || op == OP_CDIV ||
           op == OP_INPUTS)
              ? 2 * n
