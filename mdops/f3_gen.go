@@ -172,7 +172,7 @@ func (x F3) Sub(y F3) F3 {
 }
 
 // MulFloat64 returns x * f for a float64 f.
-// Cost: 65 flops (59 add/sub, 3 mul, 3 fma, 0 div/sqrt), 23 selections.
+// Cost: 51 flops (45 add/sub, 3 mul, 3 fma, 0 div/sqrt), 16 selections.
 func (x F3) MulFloat64(f float64) F3 {
 	v4 := float64(x[0] * f)
 	v6 := math.FMA(x[0], f, (-v4))
@@ -200,69 +200,48 @@ func (x F3) MulFloat64(f float64) F3 {
 	v30 := v28 + v29
 	v31 := v12 + v24
 	v32 := v30 + v31
-	v34 := v25 + v32
-	v35 := v34 - v32
-	v36 := v34 - v35
-	v37 := v25 - v35
-	v38 := v32 - v36
-	v39 := v37 + v38
-	v40 := v13 + v34
-	v41 := v40 - v34
-	v42 := v40 - v41
-	v43 := v13 - v41
-	v44 := v34 - v42
-	v45 := v43 + v44
-	v46 := v4 + v40
-	v47 := v46 - v40
-	v48 := v46 - v47
-	v49 := v4 - v47
-	v50 := v40 - v48
-	v51 := v49 + v50
-	v52 := v46 + v51
-	v53 := v52 - v46
-	v54 := v51 - v53
-	v55 := selNonZero(v54, v52, 0.0)
-	v56 := selNonZero(0.0, 0.0, v55)
-	v57 := selNonZero(v54, v54, v52)
-	v58 := v57 + v45
-	v59 := v58 - v57
-	v60 := v45 - v59
-	v61 := selNonZero(v60, v58, 0.0)
-	v62 := selNonZero(v56, v61, 0.0)
-	v63 := selNonZero(0.0, 0.0, v62)
-	v64 := selNonZero(v56, v56, v61)
-	v65 := selNonZero(v60, v60, v58)
-	v66 := v65 + v39
+	v33 := v25 + v32
+	v35 := v13 + v33
+	v36 := v35 - v33
+	v37 := v35 - v36
+	v38 := v13 - v36
+	v39 := v33 - v37
+	v40 := v38 + v39
+	v41 := v4 + v35
+	v42 := v41 - v35
+	v43 := v41 - v42
+	v44 := v4 - v42
+	v45 := v35 - v43
+	v46 := v44 + v45
+	v47 := v41 + v46
+	v48 := v47 - v41
+	v49 := v46 - v48
+	v50 := selNonZero(v49, v47, 0.0)
+	v51 := selNonZero(0.0, 0.0, v50)
+	v52 := selNonZero(v49, v49, v47)
+	v53 := v52 + v40
+	v54 := v53 - v52
+	v55 := v40 - v54
+	v56 := selNonZero(v55, v53, 0.0)
+	v57 := selNonZero(v51, v56, 0.0)
+	v58 := selNonZero(0.0, 0.0, v57)
+	v59 := selNonZero(v51, v51, v56)
+	v60 := selNonZero(v55, v55, v53)
+	v61 := selNonZero(v58, v60, 0.0)
+	v62 := selNonZero(0.0, 0.0, v61)
+	v63 := selNonZero(v59, v60, 0.0)
+	v64 := selNonZero(v58, v58, v63)
+	v65 := selNonZero(v59, v59, v60)
+	v66 := v65 + v64
 	v67 := v66 - v65
-	v68 := v39 - v67
-	v69 := selNonZero(v68, v66, 0.0)
-	v70 := selNonZero(v63, v69, 0.0)
-	v71 := selNonZero(0.0, 0.0, v70)
-	v72 := selNonZero(v64, v69, 0.0)
-	v73 := selNonZero(v63, v63, v72)
-	v74 := selNonZero(v64, v64, v69)
-	v75 := selNonZero(v68, v68, v66)
-	v76 := selNonZero(v73, v75, 0.0)
-	v77 := selNonZero(v71, v71, v76)
-	v78 := selNonZero(v74, v75, 0.0)
-	v79 := selNonZero(v73, v73, v78)
-	v80 := selNonZero(v74, v74, v75)
-	v81 := v80 + v79
-	v82 := v81 - v80
-	v83 := v79 - v82
-	v84 := v83 + v77
-	v85 := v84 - v83
-	v86 := v77 - v85
-	v87 := v81 + v84
-	v88 := v87 - v81
-	v89 := v84 - v88
-	v90 := v89 + v86
-	v91 := v90 - v89
-	v92 := v86 - v91
-	v93 := selFinite(v4, v87, v4)
-	v94 := selFinite(v93, v90, 0.0)
-	v95 := selFinite(v93, v92, 0.0)
-	return F3{v93, v94, v95}
+	v68 := v64 - v67
+	v69 := v68 + v62
+	v70 := v69 - v68
+	v71 := v62 - v70
+	v72 := selFinite(v4, v66, v4)
+	v73 := selFinite(v72, v69, 0.0)
+	v74 := selFinite(v72, v71, 0.0)
+	return F3{v72, v73, v74}
 }
 
 // Mul returns x * y.
@@ -374,7 +353,7 @@ func (x F3) Sqr() F3 {
 }
 
 // Div returns x / y.
-// Cost: 435 flops (407 add/sub, 15 mul, 9 fma, 4 div/sqrt), 106 selections.
+// Cost: 387 flops (359 add/sub, 15 mul, 9 fma, 4 div/sqrt), 85 selections.
 func (x F3) Div(y F3) F3 {
 	v6 := math.Abs(y[0])
 	v8 := v6 - 3.054936363499605e-151
@@ -450,19 +429,13 @@ func (x F3) Div(y F3) F3 {
 	v99 := v98 + v92
 	v100 := v99 - v98
 	v101 := v92 - v100
-	v102 := v96 + v99
-	v103 := v102 - v96
-	v104 := v99 - v103
-	v105 := v104 + v101
-	v106 := v105 - v104
-	v107 := v101 - v106
-	v108 := selFinite(v19, v102, v22)
-	v109 := selFinite(v19, v105, 0.0)
-	v110 := selFinite(v19, v107, 0.0)
-	v111 := selFinite(v22, v108, v22)
-	v112 := selFinite(v111, v109, 0.0)
-	v113 := selFinite(v111, v110, 0.0)
-	return F3{v111, v112, v113}
+	v102 := selFinite(v19, v96, v22)
+	v103 := selFinite(v19, v99, 0.0)
+	v104 := selFinite(v19, v101, 0.0)
+	v105 := selFinite(v22, v102, v22)
+	v106 := selFinite(v105, v103, 0.0)
+	v107 := selFinite(v105, v104, 0.0)
+	return F3{v105, v106, v107}
 }
 
 // Sqrt returns the square root of x.
@@ -590,7 +563,7 @@ func (a C3) Mul(b C3) C3 {
 }
 
 // Div returns a / b.
-// Cost: 1329 flops (1219 add/sub, 66 mul, 36 fma, 8 div/sqrt), 239 selections.
+// Cost: 1233 flops (1123 add/sub, 66 mul, 36 fma, 8 div/sqrt), 197 selections.
 func (a C3) Div(b C3) C3 {
 	v12 := b.Re.Sqr()
 	v16 := b.Im.Sqr()

@@ -297,7 +297,7 @@ func (x F4) Sub(y F4) F4 {
 }
 
 // MulFloat64 returns x * f for a float64 f.
-// Cost: 101 flops (93 add/sub, 4 mul, 4 fma, 0 div/sqrt), 35 selections.
+// Cost: 84 flops (76 add/sub, 4 mul, 4 fma, 0 div/sqrt), 26 selections.
 func (x F4) MulFloat64(f float64) F4 {
 	v5 := float64(x[0] * f)
 	v7 := math.FMA(x[0], f, (-v5))
@@ -346,96 +346,70 @@ func (x F4) MulFloat64(f float64) F4 {
 	v53 := v16 + v40
 	v54 := v46 + v52
 	v55 := v53 + v54
-	v57 := v47 + v55
-	v58 := v57 - v55
-	v59 := v57 - v58
-	v60 := v47 - v58
-	v61 := v55 - v59
-	v62 := v60 + v61
-	v63 := v29 + v57
-	v64 := v63 - v57
-	v65 := v63 - v64
-	v66 := v29 - v64
-	v67 := v57 - v65
-	v68 := v66 + v67
-	v69 := v17 + v63
-	v70 := v69 - v63
-	v71 := v69 - v70
-	v72 := v17 - v70
-	v73 := v63 - v71
-	v74 := v72 + v73
-	v75 := v5 + v69
-	v76 := v75 - v69
-	v77 := v75 - v76
-	v78 := v5 - v76
-	v79 := v69 - v77
-	v80 := v78 + v79
-	v81 := v75 + v80
-	v82 := v81 - v75
-	v83 := v80 - v82
-	v84 := selNonZero(v83, v81, 0.0)
-	v85 := selNonZero(0.0, 0.0, v84)
-	v86 := selNonZero(v83, v83, v81)
-	v87 := v86 + v74
-	v88 := v87 - v86
-	v89 := v74 - v88
-	v90 := selNonZero(v89, v87, 0.0)
-	v91 := selNonZero(v85, v90, 0.0)
-	v92 := selNonZero(0.0, 0.0, v91)
-	v93 := selNonZero(v85, v85, v90)
-	v94 := selNonZero(v89, v89, v87)
-	v95 := v94 + v68
-	v96 := v95 - v94
-	v97 := v68 - v96
-	v98 := selNonZero(v97, v95, 0.0)
-	v99 := selNonZero(v92, v98, 0.0)
-	v100 := selNonZero(0.0, 0.0, v99)
-	v101 := selNonZero(v93, v98, 0.0)
-	v102 := selNonZero(v92, v92, v101)
-	v103 := selNonZero(v93, v93, v98)
-	v104 := selNonZero(v97, v97, v95)
-	v105 := v104 + v62
-	v106 := v105 - v104
-	v107 := v62 - v106
-	v108 := selNonZero(v107, v105, 0.0)
-	v109 := selNonZero(v100, v108, 0.0)
-	v110 := selNonZero(0.0, 0.0, v109)
-	v111 := selNonZero(v102, v108, 0.0)
-	v112 := selNonZero(v100, v100, v111)
-	v113 := selNonZero(v103, v108, 0.0)
-	v114 := selNonZero(v102, v102, v113)
-	v115 := selNonZero(v103, v103, v108)
-	v116 := selNonZero(v107, v107, v105)
-	v117 := selNonZero(v112, v116, 0.0)
-	v118 := selNonZero(v110, v110, v117)
-	v119 := selNonZero(v114, v116, 0.0)
-	v120 := selNonZero(v112, v112, v119)
-	v121 := selNonZero(v115, v116, 0.0)
-	v122 := selNonZero(v114, v114, v121)
-	v123 := selNonZero(v115, v115, v116)
-	v124 := v123 + v122
-	v125 := v124 - v123
-	v126 := v122 - v125
-	v127 := v126 + v120
-	v128 := v127 - v126
-	v129 := v120 - v128
-	v130 := v129 + v118
-	v131 := v130 - v129
-	v132 := v118 - v131
-	v133 := v124 + v127
-	v134 := v133 - v124
-	v135 := v127 - v134
-	v136 := v135 + v130
-	v137 := v136 - v135
-	v138 := v130 - v137
-	v139 := v138 + v132
-	v140 := v139 - v138
-	v141 := v132 - v140
-	v142 := selFinite(v5, v133, v5)
-	v143 := selFinite(v142, v136, 0.0)
-	v144 := selFinite(v142, v139, 0.0)
-	v145 := selFinite(v142, v141, 0.0)
-	return F4{v142, v143, v144, v145}
+	v56 := v47 + v55
+	v58 := v29 + v56
+	v59 := v58 - v56
+	v60 := v58 - v59
+	v61 := v29 - v59
+	v62 := v56 - v60
+	v63 := v61 + v62
+	v64 := v17 + v58
+	v65 := v64 - v58
+	v66 := v64 - v65
+	v67 := v17 - v65
+	v68 := v58 - v66
+	v69 := v67 + v68
+	v70 := v5 + v64
+	v71 := v70 - v64
+	v72 := v70 - v71
+	v73 := v5 - v71
+	v74 := v64 - v72
+	v75 := v73 + v74
+	v76 := v70 + v75
+	v77 := v76 - v70
+	v78 := v75 - v77
+	v79 := selNonZero(v78, v76, 0.0)
+	v80 := selNonZero(0.0, 0.0, v79)
+	v81 := selNonZero(v78, v78, v76)
+	v82 := v81 + v69
+	v83 := v82 - v81
+	v84 := v69 - v83
+	v85 := selNonZero(v84, v82, 0.0)
+	v86 := selNonZero(v80, v85, 0.0)
+	v87 := selNonZero(0.0, 0.0, v86)
+	v88 := selNonZero(v80, v80, v85)
+	v89 := selNonZero(v84, v84, v82)
+	v90 := v89 + v63
+	v91 := v90 - v89
+	v92 := v63 - v91
+	v93 := selNonZero(v92, v90, 0.0)
+	v94 := selNonZero(v87, v93, 0.0)
+	v95 := selNonZero(0.0, 0.0, v94)
+	v96 := selNonZero(v88, v93, 0.0)
+	v97 := selNonZero(v87, v87, v96)
+	v98 := selNonZero(v88, v88, v93)
+	v99 := selNonZero(v92, v92, v90)
+	v100 := selNonZero(v95, v99, 0.0)
+	v101 := selNonZero(0.0, 0.0, v100)
+	v102 := selNonZero(v97, v99, 0.0)
+	v103 := selNonZero(v95, v95, v102)
+	v104 := selNonZero(v98, v99, 0.0)
+	v105 := selNonZero(v97, v97, v104)
+	v106 := selNonZero(v98, v98, v99)
+	v107 := v106 + v105
+	v108 := v107 - v106
+	v109 := v105 - v108
+	v110 := v109 + v103
+	v111 := v110 - v109
+	v112 := v103 - v111
+	v113 := v112 + v101
+	v114 := v113 - v112
+	v115 := v101 - v114
+	v116 := selFinite(v5, v107, v5)
+	v117 := selFinite(v116, v110, 0.0)
+	v118 := selFinite(v116, v113, 0.0)
+	v119 := selFinite(v116, v115, 0.0)
+	return F4{v116, v117, v118, v119}
 }
 
 // Mul returns x * y.
@@ -707,7 +681,7 @@ func (x F4) Sqr() F4 {
 }
 
 // Div returns x / y.
-// Cost: 969 flops (924 add/sub, 24 mul, 16 fma, 5 div/sqrt), 197 selections.
+// Cost: 892 flops (847 add/sub, 24 mul, 16 fma, 5 div/sqrt), 161 selections.
 func (x F4) Div(y F4) F4 {
 	v8 := math.Abs(y[0])
 	v10 := v8 - 3.054936363499605e-151
@@ -811,24 +785,15 @@ func (x F4) Div(y F4) F4 {
 	v142 := v141 + v130
 	v143 := v142 - v141
 	v144 := v130 - v143
-	v145 := v136 + v139
-	v146 := v145 - v136
-	v147 := v139 - v146
-	v148 := v147 + v142
-	v149 := v148 - v147
-	v150 := v142 - v149
-	v151 := v150 + v144
-	v152 := v151 - v150
-	v153 := v144 - v152
-	v154 := selFinite(v22, v145, v26)
-	v155 := selFinite(v22, v148, 0.0)
-	v156 := selFinite(v22, v151, 0.0)
-	v157 := selFinite(v22, v153, 0.0)
-	v158 := selFinite(v26, v154, v26)
-	v159 := selFinite(v158, v155, 0.0)
-	v160 := selFinite(v158, v156, 0.0)
-	v161 := selFinite(v158, v157, 0.0)
-	return F4{v158, v159, v160, v161}
+	v145 := selFinite(v22, v136, v26)
+	v146 := selFinite(v22, v139, 0.0)
+	v147 := selFinite(v22, v142, 0.0)
+	v148 := selFinite(v22, v144, 0.0)
+	v149 := selFinite(v26, v145, v26)
+	v150 := selFinite(v149, v146, 0.0)
+	v151 := selFinite(v149, v147, 0.0)
+	v152 := selFinite(v149, v148, 0.0)
+	return F4{v149, v150, v151, v152}
 }
 
 // Sqrt returns the square root of x.
@@ -967,7 +932,7 @@ func (a C4) Mul(b C4) C4 {
 }
 
 // Div returns a / b.
-// Cost: 3054 flops (2868 add/sub, 108 mul, 68 fma, 10 div/sqrt), 430 selections.
+// Cost: 2900 flops (2714 add/sub, 108 mul, 68 fma, 10 div/sqrt), 358 selections.
 func (a C4) Div(b C4) C4 {
 	v16 := b.Re.Sqr()
 	v21 := b.Im.Sqr()

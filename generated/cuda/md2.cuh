@@ -136,7 +136,7 @@ MD_HD md2 md2_sqr(md2 x) {
 }
 
 // md2_div returns x / y.
-// Cost: 85 flops (72 add/sub, 6 mul, 4 fma, 3 div/sqrt), 25 selections.
+// Cost: 82 flops (69 add/sub, 6 mul, 4 fma, 3 div/sqrt), 25 selections.
 MD_HD md2 md2_div(md2 x, md2 y) {
   const double v4 = fabs(y.v[0]);
   const double v6 = md_sub(v4, 3.054936363499605e-151);
@@ -186,14 +186,11 @@ MD_HD md2 md2_div(md2 x, md2 y) {
   const double v62 = md_add(v61, v60);
   const double v63 = md_sub(v62, v61);
   const double v64 = md_sub(v60, v63);
-  const double v65 = md_add(v62, v64);
-  const double v66 = md_sub(v65, v62);
-  const double v67 = md_sub(v64, v66);
-  const double v68 = md_sel_finite(v16, v65, v18);
-  const double v69 = md_sel_finite(v16, v67, 0.0);
-  const double v70 = md_sel_finite(v18, v68, v18);
-  const double v71 = md_sel_finite(v70, v69, 0.0);
-  return md2{{v70, v71}};
+  const double v65 = md_sel_finite(v16, v62, v18);
+  const double v66 = md_sel_finite(v16, v64, 0.0);
+  const double v67 = md_sel_finite(v18, v65, v18);
+  const double v68 = md_sel_finite(v67, v66, 0.0);
+  return md2{{v67, v68}};
 }
 
 // md2_sqrt returns the square root of x.
@@ -264,7 +261,7 @@ MD_HD cmd2 cmd2_mul(cmd2 a, cmd2 b) {
 }
 
 // cmd2_div returns a / b.
-// Cost: 284 flops (234 add/sub, 30 mul, 14 fma, 6 div/sqrt), 68 selections.
+// Cost: 278 flops (228 add/sub, 30 mul, 14 fma, 6 div/sqrt), 68 selections.
 MD_HD cmd2 cmd2_div(cmd2 a, cmd2 b) {
   const md2 v8 = md2_sqr(b.re);
   const md2 v11 = md2_sqr(b.im);

@@ -177,7 +177,7 @@ MD_HD md3 md3_sub(md3 x, md3 y) {
 }
 
 // md3_mulf64 returns x * f for a float64 f.
-// Cost: 65 flops (59 add/sub, 3 mul, 3 fma, 0 div/sqrt), 23 selections.
+// Cost: 51 flops (45 add/sub, 3 mul, 3 fma, 0 div/sqrt), 16 selections.
 MD_HD md3 md3_mulf64(md3 x, double f) {
   const double v4 = md_mul(x.v[0], f);
   const double v6 = md_fma(x.v[0], f, (-v4));
@@ -205,69 +205,48 @@ MD_HD md3 md3_mulf64(md3 x, double f) {
   const double v30 = md_add(v28, v29);
   const double v31 = md_add(v12, v24);
   const double v32 = md_add(v30, v31);
-  const double v34 = md_add(v25, v32);
-  const double v35 = md_sub(v34, v32);
-  const double v36 = md_sub(v34, v35);
-  const double v37 = md_sub(v25, v35);
-  const double v38 = md_sub(v32, v36);
-  const double v39 = md_add(v37, v38);
-  const double v40 = md_add(v13, v34);
-  const double v41 = md_sub(v40, v34);
-  const double v42 = md_sub(v40, v41);
-  const double v43 = md_sub(v13, v41);
-  const double v44 = md_sub(v34, v42);
-  const double v45 = md_add(v43, v44);
-  const double v46 = md_add(v4, v40);
-  const double v47 = md_sub(v46, v40);
-  const double v48 = md_sub(v46, v47);
-  const double v49 = md_sub(v4, v47);
-  const double v50 = md_sub(v40, v48);
-  const double v51 = md_add(v49, v50);
-  const double v52 = md_add(v46, v51);
-  const double v53 = md_sub(v52, v46);
-  const double v54 = md_sub(v51, v53);
-  const double v55 = md_sel_nonzero(v54, v52, 0.0);
-  const double v56 = md_sel_nonzero(0.0, 0.0, v55);
-  const double v57 = md_sel_nonzero(v54, v54, v52);
-  const double v58 = md_add(v57, v45);
-  const double v59 = md_sub(v58, v57);
-  const double v60 = md_sub(v45, v59);
-  const double v61 = md_sel_nonzero(v60, v58, 0.0);
-  const double v62 = md_sel_nonzero(v56, v61, 0.0);
-  const double v63 = md_sel_nonzero(0.0, 0.0, v62);
-  const double v64 = md_sel_nonzero(v56, v56, v61);
-  const double v65 = md_sel_nonzero(v60, v60, v58);
-  const double v66 = md_add(v65, v39);
+  const double v33 = md_add(v25, v32);
+  const double v35 = md_add(v13, v33);
+  const double v36 = md_sub(v35, v33);
+  const double v37 = md_sub(v35, v36);
+  const double v38 = md_sub(v13, v36);
+  const double v39 = md_sub(v33, v37);
+  const double v40 = md_add(v38, v39);
+  const double v41 = md_add(v4, v35);
+  const double v42 = md_sub(v41, v35);
+  const double v43 = md_sub(v41, v42);
+  const double v44 = md_sub(v4, v42);
+  const double v45 = md_sub(v35, v43);
+  const double v46 = md_add(v44, v45);
+  const double v47 = md_add(v41, v46);
+  const double v48 = md_sub(v47, v41);
+  const double v49 = md_sub(v46, v48);
+  const double v50 = md_sel_nonzero(v49, v47, 0.0);
+  const double v51 = md_sel_nonzero(0.0, 0.0, v50);
+  const double v52 = md_sel_nonzero(v49, v49, v47);
+  const double v53 = md_add(v52, v40);
+  const double v54 = md_sub(v53, v52);
+  const double v55 = md_sub(v40, v54);
+  const double v56 = md_sel_nonzero(v55, v53, 0.0);
+  const double v57 = md_sel_nonzero(v51, v56, 0.0);
+  const double v58 = md_sel_nonzero(0.0, 0.0, v57);
+  const double v59 = md_sel_nonzero(v51, v51, v56);
+  const double v60 = md_sel_nonzero(v55, v55, v53);
+  const double v61 = md_sel_nonzero(v58, v60, 0.0);
+  const double v62 = md_sel_nonzero(0.0, 0.0, v61);
+  const double v63 = md_sel_nonzero(v59, v60, 0.0);
+  const double v64 = md_sel_nonzero(v58, v58, v63);
+  const double v65 = md_sel_nonzero(v59, v59, v60);
+  const double v66 = md_add(v65, v64);
   const double v67 = md_sub(v66, v65);
-  const double v68 = md_sub(v39, v67);
-  const double v69 = md_sel_nonzero(v68, v66, 0.0);
-  const double v70 = md_sel_nonzero(v63, v69, 0.0);
-  const double v71 = md_sel_nonzero(0.0, 0.0, v70);
-  const double v72 = md_sel_nonzero(v64, v69, 0.0);
-  const double v73 = md_sel_nonzero(v63, v63, v72);
-  const double v74 = md_sel_nonzero(v64, v64, v69);
-  const double v75 = md_sel_nonzero(v68, v68, v66);
-  const double v76 = md_sel_nonzero(v73, v75, 0.0);
-  const double v77 = md_sel_nonzero(v71, v71, v76);
-  const double v78 = md_sel_nonzero(v74, v75, 0.0);
-  const double v79 = md_sel_nonzero(v73, v73, v78);
-  const double v80 = md_sel_nonzero(v74, v74, v75);
-  const double v81 = md_add(v80, v79);
-  const double v82 = md_sub(v81, v80);
-  const double v83 = md_sub(v79, v82);
-  const double v84 = md_add(v83, v77);
-  const double v85 = md_sub(v84, v83);
-  const double v86 = md_sub(v77, v85);
-  const double v87 = md_add(v81, v84);
-  const double v88 = md_sub(v87, v81);
-  const double v89 = md_sub(v84, v88);
-  const double v90 = md_add(v89, v86);
-  const double v91 = md_sub(v90, v89);
-  const double v92 = md_sub(v86, v91);
-  const double v93 = md_sel_finite(v4, v87, v4);
-  const double v94 = md_sel_finite(v93, v90, 0.0);
-  const double v95 = md_sel_finite(v93, v92, 0.0);
-  return md3{{v93, v94, v95}};
+  const double v68 = md_sub(v64, v67);
+  const double v69 = md_add(v68, v62);
+  const double v70 = md_sub(v69, v68);
+  const double v71 = md_sub(v62, v70);
+  const double v72 = md_sel_finite(v4, v66, v4);
+  const double v73 = md_sel_finite(v72, v69, 0.0);
+  const double v74 = md_sel_finite(v72, v71, 0.0);
+  return md3{{v72, v73, v74}};
 }
 
 // md3_mul returns x * y.
@@ -379,7 +358,7 @@ MD_HD md3 md3_sqr(md3 x) {
 }
 
 // md3_div returns x / y.
-// Cost: 435 flops (407 add/sub, 15 mul, 9 fma, 4 div/sqrt), 106 selections.
+// Cost: 387 flops (359 add/sub, 15 mul, 9 fma, 4 div/sqrt), 85 selections.
 MD_HD md3 md3_div(md3 x, md3 y) {
   const double v6 = fabs(y.v[0]);
   const double v8 = md_sub(v6, 3.054936363499605e-151);
@@ -455,19 +434,13 @@ MD_HD md3 md3_div(md3 x, md3 y) {
   const double v99 = md_add(v98, v92);
   const double v100 = md_sub(v99, v98);
   const double v101 = md_sub(v92, v100);
-  const double v102 = md_add(v96, v99);
-  const double v103 = md_sub(v102, v96);
-  const double v104 = md_sub(v99, v103);
-  const double v105 = md_add(v104, v101);
-  const double v106 = md_sub(v105, v104);
-  const double v107 = md_sub(v101, v106);
-  const double v108 = md_sel_finite(v19, v102, v22);
-  const double v109 = md_sel_finite(v19, v105, 0.0);
-  const double v110 = md_sel_finite(v19, v107, 0.0);
-  const double v111 = md_sel_finite(v22, v108, v22);
-  const double v112 = md_sel_finite(v111, v109, 0.0);
-  const double v113 = md_sel_finite(v111, v110, 0.0);
-  return md3{{v111, v112, v113}};
+  const double v102 = md_sel_finite(v19, v96, v22);
+  const double v103 = md_sel_finite(v19, v99, 0.0);
+  const double v104 = md_sel_finite(v19, v101, 0.0);
+  const double v105 = md_sel_finite(v22, v102, v22);
+  const double v106 = md_sel_finite(v105, v103, 0.0);
+  const double v107 = md_sel_finite(v105, v104, 0.0);
+  return md3{{v105, v106, v107}};
 }
 
 // md3_sqrt returns the square root of x.
@@ -544,7 +517,7 @@ MD_HD cmd3 cmd3_mul(cmd3 a, cmd3 b) {
 }
 
 // cmd3_div returns a / b.
-// Cost: 1329 flops (1219 add/sub, 66 mul, 36 fma, 8 div/sqrt), 239 selections.
+// Cost: 1233 flops (1123 add/sub, 66 mul, 36 fma, 8 div/sqrt), 197 selections.
 MD_HD cmd3 cmd3_div(cmd3 a, cmd3 b) {
   const md3 v12 = md3_sqr(b.re);
   const md3 v16 = md3_sqr(b.im);

@@ -302,7 +302,7 @@ MD_HD md4 md4_sub(md4 x, md4 y) {
 }
 
 // md4_mulf64 returns x * f for a float64 f.
-// Cost: 101 flops (93 add/sub, 4 mul, 4 fma, 0 div/sqrt), 35 selections.
+// Cost: 84 flops (76 add/sub, 4 mul, 4 fma, 0 div/sqrt), 26 selections.
 MD_HD md4 md4_mulf64(md4 x, double f) {
   const double v5 = md_mul(x.v[0], f);
   const double v7 = md_fma(x.v[0], f, (-v5));
@@ -351,96 +351,70 @@ MD_HD md4 md4_mulf64(md4 x, double f) {
   const double v53 = md_add(v16, v40);
   const double v54 = md_add(v46, v52);
   const double v55 = md_add(v53, v54);
-  const double v57 = md_add(v47, v55);
-  const double v58 = md_sub(v57, v55);
-  const double v59 = md_sub(v57, v58);
-  const double v60 = md_sub(v47, v58);
-  const double v61 = md_sub(v55, v59);
-  const double v62 = md_add(v60, v61);
-  const double v63 = md_add(v29, v57);
-  const double v64 = md_sub(v63, v57);
-  const double v65 = md_sub(v63, v64);
-  const double v66 = md_sub(v29, v64);
-  const double v67 = md_sub(v57, v65);
-  const double v68 = md_add(v66, v67);
-  const double v69 = md_add(v17, v63);
-  const double v70 = md_sub(v69, v63);
-  const double v71 = md_sub(v69, v70);
-  const double v72 = md_sub(v17, v70);
-  const double v73 = md_sub(v63, v71);
-  const double v74 = md_add(v72, v73);
-  const double v75 = md_add(v5, v69);
-  const double v76 = md_sub(v75, v69);
-  const double v77 = md_sub(v75, v76);
-  const double v78 = md_sub(v5, v76);
-  const double v79 = md_sub(v69, v77);
-  const double v80 = md_add(v78, v79);
-  const double v81 = md_add(v75, v80);
-  const double v82 = md_sub(v81, v75);
-  const double v83 = md_sub(v80, v82);
-  const double v84 = md_sel_nonzero(v83, v81, 0.0);
-  const double v85 = md_sel_nonzero(0.0, 0.0, v84);
-  const double v86 = md_sel_nonzero(v83, v83, v81);
-  const double v87 = md_add(v86, v74);
-  const double v88 = md_sub(v87, v86);
-  const double v89 = md_sub(v74, v88);
-  const double v90 = md_sel_nonzero(v89, v87, 0.0);
-  const double v91 = md_sel_nonzero(v85, v90, 0.0);
-  const double v92 = md_sel_nonzero(0.0, 0.0, v91);
-  const double v93 = md_sel_nonzero(v85, v85, v90);
-  const double v94 = md_sel_nonzero(v89, v89, v87);
-  const double v95 = md_add(v94, v68);
-  const double v96 = md_sub(v95, v94);
-  const double v97 = md_sub(v68, v96);
-  const double v98 = md_sel_nonzero(v97, v95, 0.0);
-  const double v99 = md_sel_nonzero(v92, v98, 0.0);
-  const double v100 = md_sel_nonzero(0.0, 0.0, v99);
-  const double v101 = md_sel_nonzero(v93, v98, 0.0);
-  const double v102 = md_sel_nonzero(v92, v92, v101);
-  const double v103 = md_sel_nonzero(v93, v93, v98);
-  const double v104 = md_sel_nonzero(v97, v97, v95);
-  const double v105 = md_add(v104, v62);
-  const double v106 = md_sub(v105, v104);
-  const double v107 = md_sub(v62, v106);
-  const double v108 = md_sel_nonzero(v107, v105, 0.0);
-  const double v109 = md_sel_nonzero(v100, v108, 0.0);
-  const double v110 = md_sel_nonzero(0.0, 0.0, v109);
-  const double v111 = md_sel_nonzero(v102, v108, 0.0);
-  const double v112 = md_sel_nonzero(v100, v100, v111);
-  const double v113 = md_sel_nonzero(v103, v108, 0.0);
-  const double v114 = md_sel_nonzero(v102, v102, v113);
-  const double v115 = md_sel_nonzero(v103, v103, v108);
-  const double v116 = md_sel_nonzero(v107, v107, v105);
-  const double v117 = md_sel_nonzero(v112, v116, 0.0);
-  const double v118 = md_sel_nonzero(v110, v110, v117);
-  const double v119 = md_sel_nonzero(v114, v116, 0.0);
-  const double v120 = md_sel_nonzero(v112, v112, v119);
-  const double v121 = md_sel_nonzero(v115, v116, 0.0);
-  const double v122 = md_sel_nonzero(v114, v114, v121);
-  const double v123 = md_sel_nonzero(v115, v115, v116);
-  const double v124 = md_add(v123, v122);
-  const double v125 = md_sub(v124, v123);
-  const double v126 = md_sub(v122, v125);
-  const double v127 = md_add(v126, v120);
-  const double v128 = md_sub(v127, v126);
-  const double v129 = md_sub(v120, v128);
-  const double v130 = md_add(v129, v118);
-  const double v131 = md_sub(v130, v129);
-  const double v132 = md_sub(v118, v131);
-  const double v133 = md_add(v124, v127);
-  const double v134 = md_sub(v133, v124);
-  const double v135 = md_sub(v127, v134);
-  const double v136 = md_add(v135, v130);
-  const double v137 = md_sub(v136, v135);
-  const double v138 = md_sub(v130, v137);
-  const double v139 = md_add(v138, v132);
-  const double v140 = md_sub(v139, v138);
-  const double v141 = md_sub(v132, v140);
-  const double v142 = md_sel_finite(v5, v133, v5);
-  const double v143 = md_sel_finite(v142, v136, 0.0);
-  const double v144 = md_sel_finite(v142, v139, 0.0);
-  const double v145 = md_sel_finite(v142, v141, 0.0);
-  return md4{{v142, v143, v144, v145}};
+  const double v56 = md_add(v47, v55);
+  const double v58 = md_add(v29, v56);
+  const double v59 = md_sub(v58, v56);
+  const double v60 = md_sub(v58, v59);
+  const double v61 = md_sub(v29, v59);
+  const double v62 = md_sub(v56, v60);
+  const double v63 = md_add(v61, v62);
+  const double v64 = md_add(v17, v58);
+  const double v65 = md_sub(v64, v58);
+  const double v66 = md_sub(v64, v65);
+  const double v67 = md_sub(v17, v65);
+  const double v68 = md_sub(v58, v66);
+  const double v69 = md_add(v67, v68);
+  const double v70 = md_add(v5, v64);
+  const double v71 = md_sub(v70, v64);
+  const double v72 = md_sub(v70, v71);
+  const double v73 = md_sub(v5, v71);
+  const double v74 = md_sub(v64, v72);
+  const double v75 = md_add(v73, v74);
+  const double v76 = md_add(v70, v75);
+  const double v77 = md_sub(v76, v70);
+  const double v78 = md_sub(v75, v77);
+  const double v79 = md_sel_nonzero(v78, v76, 0.0);
+  const double v80 = md_sel_nonzero(0.0, 0.0, v79);
+  const double v81 = md_sel_nonzero(v78, v78, v76);
+  const double v82 = md_add(v81, v69);
+  const double v83 = md_sub(v82, v81);
+  const double v84 = md_sub(v69, v83);
+  const double v85 = md_sel_nonzero(v84, v82, 0.0);
+  const double v86 = md_sel_nonzero(v80, v85, 0.0);
+  const double v87 = md_sel_nonzero(0.0, 0.0, v86);
+  const double v88 = md_sel_nonzero(v80, v80, v85);
+  const double v89 = md_sel_nonzero(v84, v84, v82);
+  const double v90 = md_add(v89, v63);
+  const double v91 = md_sub(v90, v89);
+  const double v92 = md_sub(v63, v91);
+  const double v93 = md_sel_nonzero(v92, v90, 0.0);
+  const double v94 = md_sel_nonzero(v87, v93, 0.0);
+  const double v95 = md_sel_nonzero(0.0, 0.0, v94);
+  const double v96 = md_sel_nonzero(v88, v93, 0.0);
+  const double v97 = md_sel_nonzero(v87, v87, v96);
+  const double v98 = md_sel_nonzero(v88, v88, v93);
+  const double v99 = md_sel_nonzero(v92, v92, v90);
+  const double v100 = md_sel_nonzero(v95, v99, 0.0);
+  const double v101 = md_sel_nonzero(0.0, 0.0, v100);
+  const double v102 = md_sel_nonzero(v97, v99, 0.0);
+  const double v103 = md_sel_nonzero(v95, v95, v102);
+  const double v104 = md_sel_nonzero(v98, v99, 0.0);
+  const double v105 = md_sel_nonzero(v97, v97, v104);
+  const double v106 = md_sel_nonzero(v98, v98, v99);
+  const double v107 = md_add(v106, v105);
+  const double v108 = md_sub(v107, v106);
+  const double v109 = md_sub(v105, v108);
+  const double v110 = md_add(v109, v103);
+  const double v111 = md_sub(v110, v109);
+  const double v112 = md_sub(v103, v111);
+  const double v113 = md_add(v112, v101);
+  const double v114 = md_sub(v113, v112);
+  const double v115 = md_sub(v101, v114);
+  const double v116 = md_sel_finite(v5, v107, v5);
+  const double v117 = md_sel_finite(v116, v110, 0.0);
+  const double v118 = md_sel_finite(v116, v113, 0.0);
+  const double v119 = md_sel_finite(v116, v115, 0.0);
+  return md4{{v116, v117, v118, v119}};
 }
 
 // md4_mul returns x * y.
@@ -712,7 +686,7 @@ MD_HD md4 md4_sqr(md4 x) {
 }
 
 // md4_div returns x / y.
-// Cost: 969 flops (924 add/sub, 24 mul, 16 fma, 5 div/sqrt), 197 selections.
+// Cost: 892 flops (847 add/sub, 24 mul, 16 fma, 5 div/sqrt), 161 selections.
 MD_HD md4 md4_div(md4 x, md4 y) {
   const double v8 = fabs(y.v[0]);
   const double v10 = md_sub(v8, 3.054936363499605e-151);
@@ -816,24 +790,15 @@ MD_HD md4 md4_div(md4 x, md4 y) {
   const double v142 = md_add(v141, v130);
   const double v143 = md_sub(v142, v141);
   const double v144 = md_sub(v130, v143);
-  const double v145 = md_add(v136, v139);
-  const double v146 = md_sub(v145, v136);
-  const double v147 = md_sub(v139, v146);
-  const double v148 = md_add(v147, v142);
-  const double v149 = md_sub(v148, v147);
-  const double v150 = md_sub(v142, v149);
-  const double v151 = md_add(v150, v144);
-  const double v152 = md_sub(v151, v150);
-  const double v153 = md_sub(v144, v152);
-  const double v154 = md_sel_finite(v22, v145, v26);
-  const double v155 = md_sel_finite(v22, v148, 0.0);
-  const double v156 = md_sel_finite(v22, v151, 0.0);
-  const double v157 = md_sel_finite(v22, v153, 0.0);
-  const double v158 = md_sel_finite(v26, v154, v26);
-  const double v159 = md_sel_finite(v158, v155, 0.0);
-  const double v160 = md_sel_finite(v158, v156, 0.0);
-  const double v161 = md_sel_finite(v158, v157, 0.0);
-  return md4{{v158, v159, v160, v161}};
+  const double v145 = md_sel_finite(v22, v136, v26);
+  const double v146 = md_sel_finite(v22, v139, 0.0);
+  const double v147 = md_sel_finite(v22, v142, 0.0);
+  const double v148 = md_sel_finite(v22, v144, 0.0);
+  const double v149 = md_sel_finite(v26, v145, v26);
+  const double v150 = md_sel_finite(v149, v146, 0.0);
+  const double v151 = md_sel_finite(v149, v147, 0.0);
+  const double v152 = md_sel_finite(v149, v148, 0.0);
+  return md4{{v149, v150, v151, v152}};
 }
 
 // md4_sqrt returns the square root of x.
@@ -921,7 +886,7 @@ MD_HD cmd4 cmd4_mul(cmd4 a, cmd4 b) {
 }
 
 // cmd4_div returns a / b.
-// Cost: 3054 flops (2868 add/sub, 108 mul, 68 fma, 10 div/sqrt), 430 selections.
+// Cost: 2900 flops (2714 add/sub, 108 mul, 68 fma, 10 div/sqrt), 358 selections.
 MD_HD cmd4 cmd4_div(cmd4 a, cmd4 b) {
   const md4 v16 = md4_sqr(b.re);
   const md4 v21 = md4_sqr(b.im);

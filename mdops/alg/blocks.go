@@ -78,7 +78,7 @@ func (b *Builder) accumulate(levels [][]Value) []Value {
 // because a FastTwoSum with a non-zero error has a non-zero sum. Without the
 // skipping, exact cancellation (x + (-x + tiny)) leaves zero limbs in front
 // of the significant ones and loses the tail.
-func (b *Builder) renormalize(terms []Value, n int) []Value {
+func (b *Builder) renormalize(terms []Value, n, tidyPasses int) []Value {
 	m := len(terms)
 	zero := b.Const(0)
 	if m == 1 {
@@ -115,13 +115,15 @@ func (b *Builder) renormalize(terms []Value, n int) []Value {
 		e = b.SelNonZero(err, err, r)
 	}
 	place(e, m-1)
-	return b.tidy(out)
+	return b.tidy(out, tidyPasses)
 }
 
 // tidy makes ulp-nonoverlapping limbs (|x[k+1]| <= ulp(x[k]), what
 // VecSumErrBranch guarantees) strictly normalized (at most half an ulp, ties
-// to even) with FastTwoSums, bottom-up then top-down.
-func (b *Builder) tidy(x []Value) []Value {
+// to even) with top-down sweeps of FastTwoSums: two after an addition,
+// whose merged terms can leave a limb a full ulp, one elsewhere (measured:
+// no unnormalized result on the corpus).
+func (b *Builder) tidy(x []Value, tidyPasses int) []Value {
 	x = append([]Value(nil), x...)
 	for pass := 0; pass < tidyPasses; pass++ {
 		for k := 0; k+1 < len(x); k++ {
@@ -130,8 +132,6 @@ func (b *Builder) tidy(x []Value) []Value {
 	}
 	return x
 }
-
-var tidyPasses = 2
 
 // specials makes non-finite results IEEE-like: when lead (an operation on
 // the leading limbs that the algorithm computes anyway, such as fl(x0+y0))

@@ -110,7 +110,7 @@ func buildAdd(n int, op string, negate bool) *Program {
 		// CAMPARY's certified addition made branch-free: merge the limbs
 		// of x and y by magnitude, then renormalize the 2N terms.
 		terms := b.mergeByMagnitude(x, y)
-		r, lead = b.renormalize(terms, n), b.Add(x[0], y[0])
+		r, lead = b.renormalize(terms, n, 2), b.Add(x[0], y[0])
 	}
 	return b.Finish(b.specials(lead, r))
 }
@@ -328,7 +328,7 @@ func (b *Builder) mulGeneral(x, y []Value) (r []Value, lead Value) {
 		acc = b.FMA(x[i], y[n-i], acc)
 	}
 	levels[n] = append(levels[n], acc)
-	return b.renormalize(b.accumulate(levels), n), lead
+	return b.renormalize(foldLast(b, b.accumulate(levels)), n, 1), lead
 }
 
 // sqrGeneral squares an N-double for N >= 5 like mulGeneral, using the
@@ -365,7 +365,7 @@ func (b *Builder) sqrGeneral(x []Value) (r []Value, lead Value) {
 		acc = b.FMA(x[i], x[n-i], acc)
 	}
 	levels[n] = append(levels[n], acc)
-	return b.renormalize(b.accumulate(levels), n), lead
+	return b.renormalize(foldLast(b, b.accumulate(levels)), n, 1), lead
 }
 
 // buildMulFloat64 builds x * f for an N-double x and a float64 f.
@@ -391,7 +391,7 @@ func buildMulFloat64(n int) *Program {
 		levels[k] = append(levels[k], p)
 		levels[k+1] = append(levels[k+1], e)
 	}
-	return b.Finish(b.specials(lead, b.renormalize(b.accumulate(levels), n)))
+	return b.Finish(b.specials(lead, b.renormalize(foldLast(b, b.accumulate(levels)), n, 1)))
 }
 
 // buildDiv builds x / y by long division: N+1 float64 quotient digits, each
@@ -416,7 +416,7 @@ func buildDiv(l *Library) *Program {
 		r = b.Call(l.Sub, r, b.Call(l.MulFloat64, y, []Value{q[k-1]}))
 		q = append(q, b.Div(r[0], y[0]))
 	}
-	res := b.renormalize(q, n)
+	res := b.renormalize(q, n, 1)
 	// y infinite: the quotient is q0 (0 or NaN); the remainder would be NaN.
 	zero := b.Const(0)
 	for k := range res {
@@ -505,5 +505,15 @@ func (b *Builder) scaleLimbs(x []Value, s Value) []Value {
 	for k, v := range x {
 		out[k] = b.Mul(v, s)
 	}
+	return out
+}
+
+// foldLast adds the last level sum (below the precision kept) into the one
+// before it: one rounding far below the result, and one term fewer to
+// renormalize.
+func foldLast(b *Builder, sums []Value) []Value {
+	k := len(sums) - 1
+	out := append([]Value(nil), sums[:k]...)
+	out[k-1] = b.Add(out[k-1], sums[k])
 	return out
 }
