@@ -98,7 +98,10 @@ type xcheckLine struct {
 	hash uint64
 }
 
-func (l xcheckLine) key() string    { return fmt.Sprintf("%d %s", l.n, l.what) }
+// key identifies the line independently of its hash: "N WHAT".
+func (l xcheckLine) key() string { return fmt.Sprintf("%d %s", l.n, l.what) }
+
+// String formats the line exactly as the driver prints it.
 func (l xcheckLine) String() string { return fmt.Sprintf("%d %s %016x", l.n, l.what, l.hash) }
 
 // TestCUDAHeadersMatchGo builds internal/xcheck/driver.cu against

@@ -21,6 +21,12 @@
 //	xcheck COUNT SEED                  # hash lines: "N inputs HASH", "N OP HASH"
 //	xcheck COUNT SEED dump N OP K      # limbs of the first K outputs, in hex
 //
+// XCHECK_TIMING=1 in the driver's environment reports each operation's
+// compute time on stderr. Compiled with -DXCHECK_INPUTS_ONLY the driver needs
+// no generated header and only prints the "N inputs" lines (and dumps
+// inputs); TestDriverMirrorsPair uses that to check the C++ mirror of Pair
+// on its own.
+//
 // The Go side of the comparison is TestCUDAHeadersMatchGo in package mdops
 // (mdops/xcheck_test.go), which builds the driver with g++, runs it and
 // recomputes every hash with the generated Go code. Setting

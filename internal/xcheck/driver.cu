@@ -427,11 +427,13 @@ XC_HD constexpr int out_width(int op, int n) {
              : n;
 }
 
+// die reports a fatal error on stderr and exits with status 1.
 static void die(const char* msg) {
   std::fprintf(stderr, "xcheck: %s\n", msg);
   std::exit(1);
 }
 
+// print_hash prints one "N WHAT HASH" line, the format the Go test parses.
 static void print_hash(int n, const char* what, uint64_t h) {
   std::printf("%d %s %016" PRIx64 "\n", n, what, h);
 }
