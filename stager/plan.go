@@ -1,0 +1,86 @@
+package stager
+
+// Slot indexes one series in a Plan's data array. In an executor's memory a
+// slot holds Degree+1 coefficients, each of N limbs (and a real and an
+// imaginary part for complex data). How limbs are laid out (one array per
+// limb on the GPU, interleaved on the CPU) is the executor's choice; the Plan
+// only numbers series.
+type Slot int32
+
+// SlotKind says what a slot holds.
+type SlotKind uint8
+
+const (
+	// SlotConst holds a polynomial's constant term, read-only.
+	SlotConst SlotKind = iota
+	// SlotCoef holds a monomial coefficient or an exponent factor (an
+	// integer as a constant series), read-only.
+	SlotCoef
+	// SlotInput holds an input series z[v], read-only during a run.
+	SlotInput
+	// SlotWork holds a job output (a power, common factor, forward, backward
+	// or cross product); additions accumulate into work slots in place.
+	SlotWork
+)
+
+// ConvJob is one convolution of truncated series: Out = A * B, computed
+// coefficient by coefficient in the canonical order
+//
+//	Out[k] = A[0]*B[k], then Out[k] += A[i]*B[k-i] for i = 1..k,
+//
+// so that every executor produces the same bits.
+type ConvJob struct {
+	Out, A, B Slot
+}
+
+// AddJob adds one series into another in place: Dst += Src.
+type AddJob struct {
+	Dst, Src Slot
+}
+
+// Plan is the staged evaluation and differentiation of a System at series of
+// degree Degree. Executors run ConvLayers in order, then AddLayers in order;
+// the jobs within one layer are independent (Check proves it).
+type Plan struct {
+	Degree   int // series are truncated after t^Degree: Degree+1 coefficients
+	NumVars  int
+	NumPolys int
+
+	// Kinds has one entry per slot; slots are numbered in the order
+	// [constants | coefficients | inputs | work], so each kind is a range.
+	Kinds []SlotKind
+	// Values maps each read-only slot (SlotConst, SlotCoef) to the exact
+	// series it holds; executors round it once to their precision.
+	Values map[Slot]Series
+	// Inputs[v] is the slot of the input series z[v].
+	Inputs []Slot
+
+	ConvLayers [][]ConvJob
+	AddLayers  [][]AddJob
+
+	// Value[p] is the slot that holds polynomial p at z once the plan has
+	// run; Deriv[p][v] holds ∂p/∂z[v], or NoSlot when the derivative is
+	// identically zero. Executors treat NoSlot as the zero series.
+	Value []Slot
+	Deriv [][]Slot
+}
+
+// NoSlot marks an identically zero output.
+const NoSlot Slot = -1
+
+// NumSlots returns the number of series in the data array.
+func (p *Plan) NumSlots() int { return len(p.Kinds) }
+
+// ConvJobs returns the number of convolution jobs over all layers.
+func (p *Plan) ConvJobs() int { return countJobs(p.ConvLayers) }
+
+// AddJobs returns the number of addition jobs over all layers.
+func (p *Plan) AddJobs() int { return countJobs(p.AddLayers) }
+
+func countJobs[J any](layers [][]J) int {
+	n := 0
+	for _, l := range layers {
+		n += len(l)
+	}
+	return n
+}

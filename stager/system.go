@@ -1,0 +1,68 @@
+package stager
+
+import "math/big"
+
+// Rational is an exact complex rational number Re + Im·i, as read from a
+// system file. Coefficients stay exact until an executor rounds them once to
+// its working precision, so that 1/3 and 0.1 are right to the last limb.
+type Rational struct {
+	Re, Im big.Rat
+}
+
+// IsZero reports whether r is 0.
+func (r *Rational) IsZero() bool { return r.Re.Sign() == 0 && r.Im.Sign() == 0 }
+
+// IsReal reports whether r has no imaginary part.
+func (r *Rational) IsReal() bool { return r.Im.Sign() == 0 }
+
+// Series is a polynomial in the series parameter: Series[k] is the
+// coefficient of t^k. A system without a parameter has series of length 1.
+// Trailing zero coefficients are trimmed; the zero series has length 0.
+type Series []Rational
+
+// Monomial is one term Coef(t) · x[Vars[0]]^Pows[0] ··· x[Vars[m-1]]^Pows[m-1]
+// of a polynomial. Vars are strictly increasing variable indices into
+// System.Vars and every Pows[k] >= 1; a monomial with no variables is a
+// constant term.
+type Monomial struct {
+	Coef Series
+	Vars []int
+	Pows []int
+}
+
+// Polynomial is a sum of monomials with distinct exponent vectors (like
+// terms are combined when parsed), listed in the order of their first
+// appearance in the file. Const is the constant term (a monomial with no
+// variables), kept apart because it is never a convolution input.
+type Polynomial struct {
+	Const Series
+	Terms []Monomial
+}
+
+// System is a polynomial system in the variables Vars (the series parameter
+// excluded). Every polynomial shares the input series z, one per variable.
+type System struct {
+	Vars  []string     // variable names, in order of first appearance
+	Param string       // name of the series parameter; "" when there is none
+	Polys []Polynomial // one per equation
+	// Source is the file name used in error messages; "" for generated systems.
+	Source string
+}
+
+// MaxCoefDegree returns the largest power of the parameter in any
+// coefficient (0 when there is no parameter).
+func (s *System) MaxCoefDegree() int {
+	d := 0
+	for i := range s.Polys {
+		p := &s.Polys[i]
+		if len(p.Const)-1 > d {
+			d = len(p.Const) - 1
+		}
+		for j := range p.Terms {
+			if len(p.Terms[j].Coef)-1 > d {
+				d = len(p.Terms[j].Coef) - 1
+			}
+		}
+	}
+	return d
+}
