@@ -63,6 +63,12 @@ type Plan struct {
 	// identically zero. Executors treat NoSlot as the zero series.
 	Value []Slot
 	Deriv [][]Slot
+
+	// System is the system that was staged (coefficients before truncation
+	// to Degree). Check evaluates it directly to verify the Plan; it is nil
+	// for a Plan not made by Stage, and then Check proves only that the
+	// Plan is race-free and complete.
+	System *System
 }
 
 // NoSlot marks an identically zero output.
