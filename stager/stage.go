@@ -249,9 +249,16 @@ func (b *builder) newSlot(k SlotKind) Slot {
 	return Slot(len(b.plan.Kinds) - 1)
 }
 
+// readOnly makes a read-only slot holding a deep copy of v, so that a Plan
+// shares no memory with its System.
 func (b *builder) readOnly(k SlotKind, v Series) Slot {
 	s := b.newSlot(k)
-	b.plan.Values[s] = v
+	c := make(Series, len(v))
+	for i := range v {
+		c[i].Re.Set(&v[i].Re)
+		c[i].Im.Set(&v[i].Im)
+	}
+	b.plan.Values[s] = c
 	return s
 }
 
