@@ -31,6 +31,10 @@ func main() {
 		err = runGenerate(args)
 	case "ops":
 		err = runOps(args, os.Stdout)
+	case "plan":
+		err = runPlan(args, os.Stdout)
+	case "system":
+		err = runSystem(args, os.Stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 		return

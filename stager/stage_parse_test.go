@@ -1,0 +1,83 @@
+package stager
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBenchmarkSystemRoundTrip writes p1, p2, p3 in PHCpack's format and
+// reads them back (what `mdgen system` prints is what `mdgen plan` stages).
+func TestBenchmarkSystemRoundTrip(t *testing.T) {
+	for _, name := range BenchmarkNames {
+		for _, complex := range []bool{false, true} {
+			s, err := benchmarkSystem(name, 11, complex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse(name, Format(s), ParseOptions{Param: "t"})
+			if err != nil {
+				t.Fatalf("%s complex %v: %v", name, complex, err)
+			}
+			if systemKey(s) != systemKey(back) {
+				t.Errorf("%s complex %v: the system read back differs", name, complex)
+			}
+		}
+	}
+}
+
+// systemKey writes s (Source aside) as a string, so that big.Rat values of
+// equal value compare equal.
+func systemKey(s *System) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q %q\n", s.Vars, s.Param)
+	series := func(x Series) {
+		for i := range x {
+			fmt.Fprintf(&b, "%s,%s ", x[i].Re.RatString(), x[i].Im.RatString())
+		}
+	}
+	for _, p := range s.Polys {
+		series(p.Const)
+		b.WriteString("\n")
+		for _, m := range p.Terms {
+			fmt.Fprintf(&b, "%v %v ", m.Vars, m.Pows)
+			series(m.Coef)
+			b.WriteString("\n")
+		}
+		b.WriteString(";\n")
+	}
+	return b.String()
+}
+
+// TestStageDemoSystems stages and checks PHCpack's demo systems.
+func TestStageDemoSystems(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "systems", "phcpack-demo")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("no demo systems: %v", err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) == ".md" {
+			continue
+		}
+		s, err := ParseFile(filepath.Join(dir, e.Name()), ParseOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", e.Name(), err)
+			continue
+		}
+		for _, degree := range []int{0, 3} {
+			p, err := Stage(s, degree)
+			if err != nil {
+				t.Fatalf("%s: %v", e.Name(), err)
+			}
+			if err := Check(p); err != nil {
+				t.Errorf("%s degree %d: %v", e.Name(), degree, err)
+			}
+		}
+		p, _ := Stage(s, 0)
+		t.Logf("%s: %d polynomials in %d variables, %d/%d jobs in %d/%d layers", e.Name(), p.NumPolys, p.NumVars,
+			p.ConvJobs(), p.AddJobs(), len(p.ConvLayers), len(p.AddLayers))
+	}
+}
