@@ -1,7 +1,7 @@
 # mdgen: multiple-double arithmetic for Go and CUDA.
 GO ?= go
 
-.PHONY: all generate check-generated test test-short fuzz-smoke bench bench-qd ops build
+.PHONY: all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu
 
 all: build test
 
@@ -42,3 +42,30 @@ bench-qd:
 # Flop counts and measured accuracy per N and operation.
 ops:
 	$(GO) run ./cmd/mdgen ops
+
+# Tagged CUDA build (driver API through gorgonia.org/cu): .gpu/mdgen and the
+# device smoke-test binary .gpu/cudadev.test. cuda.h and libcuda.so come from
+# CUDA_PATH when it is set (a toolkit: include/, lib64/stubs/), else from
+# .cuda-sdk/{include/cuda.h,lib/libcuda.so} when that exists (copied from a GPU
+# machine, never committed), else from /usr/local/cuda.
+# runtime/cudacompat goes first: its cuda.h lets gorgonia.org/cu v0.9.6 compile
+# against CUDA 13 headers.
+ifeq ($(origin CUDA_PATH),undefined)
+ifneq ($(wildcard .cuda-sdk/include/cuda.h),)
+CUDA_INC := $(CURDIR)/.cuda-sdk/include
+CUDA_LIB := $(CURDIR)/.cuda-sdk/lib
+else
+CUDA_PATH := /usr/local/cuda
+endif
+endif
+ifdef CUDA_PATH
+CUDA_INC := $(CUDA_PATH)/include
+CUDA_LIB := $(CUDA_PATH)/lib64/stubs
+endif
+GPU_ENV = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -I$(CURDIR)/runtime/cudacompat -I$(CUDA_INC)" CGO_LDFLAGS="-L$(CUDA_LIB)"
+
+gpu:
+	@test -f "$(CUDA_INC)/cuda.h" || { echo "gpu: no $(CUDA_INC)/cuda.h: set CUDA_PATH to a CUDA toolkit, or put cuda.h and libcuda.so under .cuda-sdk/include and .cuda-sdk/lib"; exit 1; }
+	@mkdir -p .gpu
+	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/cudadev.test ./runtime/cudadev
+	$(GPU_ENV) $(GO) build -tags cuda -o .gpu/mdgen ./cmd/mdgen
