@@ -123,6 +123,29 @@ func (m *Module) Function(name string) (*Function, error) {
 	return f, nil
 }
 
+// Global returns the device memory of the __device__ (or __constant__)
+// variable name of the module (cuModuleGetGlobal), e.g. to read a version
+// number or to fill a table with CopyHtoD. The Buffer belongs to the
+// module: do not Free it; it is invalid after Unload.
+func (m *Module) Global(name string) (Buffer, error) {
+	var b Buffer
+	err := m.d.Do(func() error {
+		if m.unloaded {
+			return errors.New("the module was unloaded")
+		}
+		p, n, err := m.mod.Global(name)
+		if err != nil {
+			return err
+		}
+		b = Buffer{ptr: uintptr(p), bytes: n}
+		return nil
+	})
+	if err != nil {
+		return Buffer{}, m.d.fail(err, "looking up global %q in module %s", name, m.name)
+	}
+	return b, nil
+}
+
 // Unload unloads the module; its Functions become unusable.
 func (m *Module) Unload() error {
 	return m.d.Do(m.unload)

@@ -59,6 +59,7 @@ func (d *Device) Launch(fn *Function, grid, block Dim3, sharedBytes int, args ..
 
 func (m *Module) Name() string                            { return "" }
 func (m *Module) Function(name string) (*Function, error) { return nil, ErrNoCUDA }
+func (m *Module) Global(name string) (Buffer, error)      { return Buffer{}, ErrNoCUDA }
 func (m *Module) Unload() error                           { return ErrNoCUDA }
 func (f *Function) Name() string                          { return "" }
 func (f *Function) Attributes() FuncAttributes            { return FuncAttributes{} }

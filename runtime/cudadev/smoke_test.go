@@ -460,6 +460,19 @@ func TestKernels(t *testing.T) {
 		t.Errorf("missing kernel: %v", err)
 	}
 
+	// A __device__ global.
+	gb, err := m.Global("smoke_version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := make([]int64, 1)
+	if err := d.CopyDtoHInt64(ver, gb); err != nil || gb.Bytes() != 8 || ver[0] != 20250101 {
+		t.Errorf("global smoke_version: %v (%d bytes), %v", ver, gb.Bytes(), err)
+	}
+	if _, err := m.Global("no_such_global"); !errors.Is(err, cu.NotFound) {
+		t.Errorf("missing global: %v", err)
+	}
+
 	// axpy on a size that is not a multiple of the block, against math.FMA.
 	r := rand.New(rand.NewPCG(3, 4))
 	const n = 1<<20 + 3
@@ -515,7 +528,7 @@ func TestKernels(t *testing.T) {
 	const blocks = 1000
 	ib := alloc(t, d, 4*n)
 	sb := alloc(t, d, 8*blocks)
-	err := d.Do(func() error {
+	err = d.Do(func() error {
 		if err := d.Launch(iota, grid, block, 0, ib, int64(n), int64(-5)); err != nil {
 			return err
 		}

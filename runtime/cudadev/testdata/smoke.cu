@@ -3,6 +3,9 @@
 // (pointers, long long, double): gorgonia.org/cu passes each kernel
 // argument as one 8-byte word.
 
+// A module-level variable, read back through Module.Global.
+extern "C" __device__ long long smoke_version = 20250101;
+
 // y[i] = a*x[i] + y[i], rounded once (the Go side checks with math.FMA).
 extern "C" __global__ void axpy(double *y, const double *x, double a, long long n)
 {
