@@ -16,6 +16,9 @@ const usage = `usage: mdgen <command> [flags]
 commands:
   generate   write the generated arithmetic (mdops/f<N>_gen.go, generated/cuda/*.cuh)
   ops        print flop counts and measured worst-case accurate bits per N and operation
+  system     write a benchmark system (p1, p2, p3) in PHCpack's format
+  plan       stage a system: jobs, layers, slots and memory at a degree
+  eval       evaluate and differentiate a system at power series on the CPU (-verify: against math/big)
 
 Run 'mdgen <command> -h' for the flags of a command.
 `
@@ -35,6 +38,8 @@ func main() {
 		err = runPlan(args, os.Stdout)
 	case "system":
 		err = runSystem(args, os.Stdout)
+	case "eval":
+		err = runEval(args, os.Stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 		return

@@ -1,0 +1,204 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	goruntime "runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// CPU runs a stager.Plan on the CPU with the generated mdops kernels.
+//
+// Memory layout: one float64 array; slot s occupies SlotLen() consecutive
+// doubles: Degree+1 coefficients, each N limbs (real), or N real limbs then N
+// imaginary limbs (complex), exactly as []mdops.F<N> or []mdops.C<N> lay
+// them out. The array is allocated once by NewCPU and reused by every Run.
+type CPU struct {
+	plan    *stager.Plan
+	n       int
+	complex bool
+	workers int
+	conv    func(z, x, y []float64)
+	addTo   func(dst, src []float64)
+	slotLen int
+	data    []float64
+	zero    []float64
+}
+
+// ErrPrecision is returned for a precision without generated kernels.
+var ErrPrecision = errors.New("no generated kernels for this precision")
+
+// NewCPU prepares an executor for plan at precision n (doubles per number),
+// real or complex, with the given number of worker goroutines (<= 0: one
+// per CPU). The coefficients of the plan are rounded once to n doubles. A
+// plan with complex coefficients needs complex data.
+func NewCPU(plan *stager.Plan, n int, complex bool, workers int) (*CPU, error) {
+	k, ok := mdops.SeriesKernelsFor(n)
+	if !ok {
+		return nil, fmt.Errorf("runtime: %w: %d doubles (run mdgen generate -n %d)", ErrPrecision, n, n)
+	}
+	if workers <= 0 {
+		workers = goruntime.GOMAXPROCS(0)
+	}
+	e := &CPU{plan: plan, n: n, complex: complex, workers: workers}
+	if complex {
+		e.conv, e.addTo = k.ConvComplex, k.AddToComplex
+	} else {
+		e.conv, e.addTo = k.Conv, k.AddTo
+	}
+	e.slotLen = (plan.Degree + 1) * n
+	if complex {
+		e.slotLen *= 2
+	}
+	need := int64(plan.NumSlots()) * int64(e.slotLen) * 8
+	if err := CheckMemory(need, "the CPU data array"); err != nil {
+		return nil, err
+	}
+	e.data = make([]float64, plan.NumSlots()*e.slotLen)
+	e.zero = make([]float64, e.slotLen)
+	for s, v := range plan.Values {
+		if err := e.setExact(s, v); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// N returns the precision in doubles; Complex whether data is complex.
+func (e *CPU) N() int             { return e.n }
+func (e *CPU) Complex() bool      { return e.complex }
+func (e *CPU) SlotLen() int       { return e.slotLen }
+func (e *CPU) Workers() int       { return e.workers }
+func (e *CPU) Plan() *stager.Plan { return e.plan }
+
+func (e *CPU) slot(s stager.Slot) []float64 {
+	return e.data[int(s)*e.slotLen : (int(s)+1)*e.slotLen : (int(s)+1)*e.slotLen]
+}
+
+// setExact rounds an exact series into slot s.
+func (e *CPU) setExact(s stager.Slot, v stager.Series) error {
+	dst := e.slot(s)
+	clear(dst)
+	w := e.n
+	if e.complex {
+		w = 2 * e.n
+	}
+	for k := 0; k < len(v) && k <= e.plan.Degree; k++ {
+		c := &v[k]
+		if !e.complex && !c.IsReal() {
+			return fmt.Errorf("runtime: the system has complex coefficients; use complex data")
+		}
+		RoundRat(dst[k*w:k*w+e.n], &c.Re)
+		if e.complex {
+			RoundRat(dst[k*w+e.n:k*w+2*e.n], &c.Im)
+		}
+	}
+	return nil
+}
+
+// SetInput copies the series of input variable v: SlotLen() doubles in the
+// executor's layout (coefficient k at [k*W, (k+1)*W), W = N or 2N).
+func (e *CPU) SetInput(v int, series []float64) {
+	copy(e.slot(e.plan.Inputs[v]), series)
+}
+
+// Value returns the series of polynomial p at the inputs (valid after Run,
+// until the next Run); a zero polynomial gives zeros.
+func (e *CPU) Value(p int) []float64 { return e.out(e.plan.Value[p]) }
+
+// Deriv returns the series of ∂p/∂z[v] (valid after Run).
+func (e *CPU) Deriv(p, v int) []float64 { return e.out(e.plan.Deriv[p][v]) }
+
+func (e *CPU) out(s stager.Slot) []float64 {
+	if s == stager.NoSlot {
+		return e.zero
+	}
+	return e.slot(s)
+}
+
+// Run evaluates and differentiates the system at the current inputs. It
+// cannot fail; the error is there to satisfy Executor.
+func (e *CPU) Run() error {
+	for _, layer := range e.plan.ConvLayers {
+		e.parallel(len(layer), func(j int) {
+			job := layer[j]
+			e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
+		})
+	}
+	for _, layer := range e.plan.AddLayers {
+		e.parallel(len(layer), func(j int) {
+			job := layer[j]
+			e.addTo(e.slot(job.Dst), e.slot(job.Src))
+		})
+	}
+	return nil
+}
+
+// Close releases nothing on the CPU; it is there to satisfy Executor.
+func (e *CPU) Close() error { return nil }
+
+// parallel runs f(0..n-1) on the workers. Jobs are handed out in small
+// chunks from an atomic counter, so that a worker that finishes early takes
+// more; the jobs of one layer are independent (stager.Check), so no locking.
+func (e *CPU) parallel(n int, f func(int)) {
+	w := e.workers
+	if w > n {
+		w = n
+	}
+	if w <= 1 {
+		for j := 0; j < n; j++ {
+			f(j)
+		}
+		return
+	}
+	chunk := n / (w * 8)
+	if chunk < 1 {
+		chunk = 1
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	work := func() {
+		defer wg.Done()
+		for {
+			lo := int(next.Add(int64(chunk))) - chunk
+			if lo >= n {
+				return
+			}
+			hi := min(lo+chunk, n)
+			for j := lo; j < hi; j++ {
+				f(j)
+			}
+		}
+	}
+	wg.Add(w)
+	for i := 1; i < w; i++ {
+		go work()
+	}
+	work()
+	wg.Wait()
+}
+
+// RoundRat rounds r to len(dst) doubles: each limb is the nearest double to
+// what the limbs before it leave over, so the result is normalized and the
+// error is at most half an ulp of the last limb (rounded once, exactly).
+func RoundRat(dst []float64, r *big.Rat) {
+	var rest big.Rat
+	rest.Set(r)
+	var f big.Rat
+	for i := range dst {
+		v, _ := rest.Float64()
+		dst[i] = v
+		if v == 0 || math.IsInf(v, 0) {
+			clear(dst[i+1:])
+			return
+		}
+		f.SetFloat64(v)
+		rest.Sub(&rest, &f)
+	}
+}

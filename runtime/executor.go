@@ -1,0 +1,23 @@
+package runtime
+
+import "github.com/mdgen/mdgen/stager"
+
+// Executor runs a staged plan on one back end. Series go in and come out in
+// the CPU layout (Layout: coefficient k at [k*W, (k+1)*W), W = N real limbs,
+// or N real then N imaginary limbs), whatever the back end keeps inside.
+type Executor interface {
+	Plan() *stager.Plan
+	N() int
+	Complex() bool
+	// SetInput sets the series of input variable v (Layout.SlotLen doubles).
+	SetInput(v int, series []float64)
+	// Run evaluates the system and its Jacobian at the inputs.
+	Run() error
+	// Value and Deriv return the outputs of the last Run (owned by the
+	// executor, valid until the next Run).
+	Value(p int) []float64
+	Deriv(p, v int) []float64
+	Close() error
+}
+
+var _ Executor = (*CPU)(nil)

@@ -1,0 +1,180 @@
+package runtime
+
+import "fmt"
+
+// The GPU contract: what the emitted CUDA code (gen/, templates/) and the
+// GPU executor (runtime/gpu*.go, build tag cuda) agree on. Change
+// GPULayoutVersion with any change here; generated packages carry a
+// compile-time guard on it and fatbins carry it in a symbol, so a stale one
+// is refused at build or load time.
+//
+// Data: one device array of doubles. Limb l (0..N-1) of part q (0 real, 1
+// imaginary; real data has part 0 only) of coefficient k of slot s is at
+//
+//	data[(q*N + l)*slotStride + s*(degree+1) + k],  slotStride = numSlots*(degree+1)
+//
+// that is one array per limb and part, every series degree+1 consecutive
+// doubles (PHCpack's layout: threads of a block reading consecutive
+// coefficients of one limb coalesce).
+//
+// Job tables: int32. Convolution job j is (out, a, b) at jobs[3j:3j+3];
+// addition job j is (dst, src) at jobs[2j:2j+2]; jobs are stored layer after
+// layer, so a layer is the range [first, first+count).
+//
+// Kernels, one per precision N and real/complex (extern "C" names):
+//
+//	mdgen_conv_r<N>, mdgen_conv_c<N>: out = a * b (stager.ConvJob order, bit for bit)
+//	mdgen_add_r<N>,  mdgen_add_c<N>:  dst += src
+//
+// all with the same parameters, each 8 bytes (gorgonia.org/cu passes every
+// kernel argument as 8 bytes):
+//
+//	(double* data, long long slotStride, long long degree,
+//	 const int* jobs, long long first, long long count)
+//
+// launched with gridDim.x = count (one block per job) and the block size and
+// dynamic shared memory that GPULaunchShape returns.
+const GPULayoutVersion = 1
+
+// GPUKernelName returns the extern "C" name of a kernel: kind is "conv" or "add".
+func GPUKernelName(kind string, n int, complex bool) string {
+	rc := "r"
+	if complex {
+		rc = "c"
+	}
+	return fmt.Sprintf("mdgen_%s_%s%d", kind, rc, n)
+}
+
+// GPULaunchShape returns the block size and the bytes of dynamic shared
+// memory of a launch of kernel kind ("conv" or "add") at precision n, real
+// or complex data, series of degree degree; (0, 0) for an unknown kind or a
+// negative degree. The emitted kernels (templates/kernels.cu.tmpl) accept
+// any block size up to their __launch_bounds__ and any shared memory size
+// (they stage a and b in shared memory when the block got enough, and read
+// them from global memory through L1 otherwise); the shapes below are the
+// fast ones.
+//
+// Convolution: one block per job. The d multiply-adds of output
+// coefficient k (k = 1..d) are one sequential chain (stager.ConvJob's
+// order), so the block balances whole chains over its threads: the items
+// are the coefficients 1..d with sizes 1..d, and thread t gets a set of
+// items whose sizes sum to at most L, from a closed-form packing that the
+// kernel computes from (d, blockDim.x) alone:
+//
+//   - pairs (k, d-k) have size d, so with (d+2)/2 threads or more every
+//     thread takes one pair and L = d;
+//   - with fewer threads, "complement" bins pair d-t with L-(d-t) for a
+//     capacity L between d and 2d (the smallest that fits), the small
+//     leftovers packed greedily;
+//   - or q = ceil(pairs/T) consecutive pairs per thread, L = q·d.
+//
+// Every thread first computes the products a[0]*b[k] of its share of k
+// (the first term of each chain), then runs one loop of L multiply-adds
+// that moves from chain to chain, so the lanes of a warp stay in step.
+// GPULaunchShape picks the block size (a multiple of 32, at most the
+// kernel's bound) with the fewest warp-steps: blocks·warps·(L + products).
+//
+// Shared memory: a and b, 2·W·(d+1) doubles (W = n, or 2n for complex
+// data), when that is at most 48 KiB (no opt-in needed); otherwise 0 and the
+// kernel reads a and b through L1.
+//
+// Addition: one block per job, threads over the coefficients, no shared
+// memory.
+func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, sharedBytes int) {
+	if degree < 0 || n < 1 {
+		return 0, 0
+	}
+	w := n
+	if complex {
+		w = 2 * n
+	}
+	switch kind {
+	case "conv":
+		maxT := gpuConvMaxThreads(w)
+		comp := gpuConvComplement(w)
+		best, bestCost := 32, int64(-1)
+		for t := 32; t <= maxT; t += 32 {
+			l, _ := gpuConvSchedule(degree, t, comp)
+			cost := int64(t/32) * int64(l+(degree+1+t-1)/t)
+			if bestCost < 0 || cost <= bestCost {
+				best, bestCost = t, cost
+			}
+		}
+		shared := 2 * w * (degree + 1) * 8
+		if shared > gpuStageLimit {
+			shared = 0
+		}
+		return best, shared
+	case "add":
+		t := (degree + 1 + 31) / 32 * 32
+		return min(t, 256), 0
+	}
+	return 0, 0
+}
+
+// gpuStageLimit is the largest dynamic shared memory GPULaunchShape asks
+// for: what every CUDA device gives a block without opting in.
+const gpuStageLimit = 48 << 10
+
+// gpuConvMaxThreads is the __launch_bounds__ of the convolution kernel of
+// w doubles per number (n, or 2n complex): gen emits the same table.
+func gpuConvMaxThreads(w int) int {
+	switch {
+	case w <= 2:
+		return 512
+	case w <= 5:
+		return 256
+	}
+	return 128
+}
+
+// gpuConvComplement reports whether the kernel of w doubles per number
+// searches for complement bins (a few hundred integer operations per
+// thread, worth it when a multiply-add costs more than that).
+func gpuConvComplement(w int) bool { return w >= 3 }
+
+// gpuConvSchedule returns the steps L (multiply-adds per thread) of the
+// convolution kernel's schedule for degree d and t threads, and whether it
+// uses complement bins. It is the kernel's mdgen_schedule, line for line.
+func gpuConvSchedule(d, t int, complement bool) (steps int, comp bool) {
+	if d <= 0 {
+		return 0, false
+	}
+	units := d/2 + 1 // pairs (d-u, u), u = 0..d/2 (u = d/2 alone when d is even)
+	q := (units + t - 1) / t
+	lm := q * d
+	if complement && q >= 2 {
+		m := d * (d + 1) / 2
+		l := max(d, (m+t-1)/t)
+		for it := 0; it < 64 && l < lm && l < 2*d; it, l = it+1, l+1 {
+			if gpuCompBins(d, l) <= t {
+				return l, true
+			}
+		}
+	}
+	return lm, false
+}
+
+// gpuCompBins counts the bins of capacity l (d <= l < 2d) of the complement
+// packing of the items 1..d.
+func gpuCompBins(d, l int) int {
+	h := l / 2
+	b := d - h
+	mid := 0
+	if l%2 == 0 {
+		mid = h
+	}
+	nb, load := 0, 0
+	if mid > 0 {
+		nb, load = 1, mid
+	}
+	for x := l - d - 1; x >= 1; x-- {
+		if nb == 0 || load+x > l {
+			nb++
+			load = x
+		} else {
+			load += x
+		}
+	}
+	return b + nb
+}
