@@ -40,6 +40,8 @@ func main() {
 		err = runSystem(args, os.Stdout)
 	case "eval":
 		err = runEval(args, os.Stdout)
+	case "bench":
+		err = runBench(args, os.Stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 		return

@@ -1,0 +1,728 @@
+package main
+
+// mdgen bench: the seed paper's table (p1, p2, p3 × precisions × degrees,
+// real and complex data) on the GPU, side by side with PHCpack's numbers on
+// the same H200 (ANCHORS.md section 1), every result checked bit for bit
+// against the CPU executor on fresh random inputs. One command builds the
+// kernels (nvcc, one fatbin per precision, in parallel, cached by content),
+// runs the table and writes the logs, CSV and SVG.
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/mdops/alg"
+	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/stager"
+)
+
+const benchUsage = `usage: mdgen bench [flags]
+
+Evaluates and differentiates the benchmark systems p1, p2, p3 at random
+power series on the GPU, for every precision, degree and kind of data asked
+for, and prints the table beside PHCpack's numbers on the same H200: kernel
+and wall-clock ms (median of -repeat runs after a warm-up), the wall-clock
+speed-up, the FP64 operation rate and its fraction of the card's 15.7e12/s,
+and whether the result was bit-identical to the CPU executor.
+
+The kernels are compiled first with nvcc (one fatbin per precision, in
+parallel), cached by content hash in the -kernels folder. With -out, the
+tables, the log (nvcc's resource reports included), CSV, SVG and JSON go
+there. Without a GPU build, -cpu gives the same table with the CPU executor.
+
+`
+
+// benchConfig is the parsed command line.
+type benchConfig struct {
+	systems      []string
+	precs        []int
+	degrees      []int
+	complexes    []bool
+	repeat       int
+	kernels      string
+	kernelsSrc   string
+	nvcc         string
+	arch         string
+	check        string
+	checkWorkers int
+	overlap      bool
+	csv, plot    string
+	outDir       string
+	asJSON       bool
+	cpu          bool
+	workers      int
+	seed         uint64
+	maxBytes     int64
+}
+
+func parseIntList(s, what string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("bench: bad %s %q in %q", what, f, s)
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("bench: no %s given", what)
+	}
+	return out, nil
+}
+
+func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), benchUsage)
+		fs.PrintDefaults()
+	}
+	systems := fs.String("systems", "p1,p2,p3", "benchmark systems")
+	precs := fs.String("prec", "1,2,3,4,5,8,10", "precisions (doubles per number)")
+	degrees := fs.String("degrees", "0,8,15,31,63,95,127,152,159,191", "truncation degrees (255 and 511 too, say at -prec 10)")
+	complexity := fs.String("complex", "both", "data: both, real or complex")
+	repeat := fs.Int("repeat", 5, "timed runs per case after one warm-up (the median is reported)")
+	kernels := fs.String("kernels", filepath.Join("build", "kernels"), "folder of the fatbin cache (and of the kernel sources nvcc compiled)")
+	kernelsSrc := fs.String("kernels-src", "gen", "kernels: gen (mdgen's generated kernels) or ref (the plain reference kernels of runtime.GPUReferenceKernelsCU)")
+	nvcc := fs.String("nvcc", "", "path of nvcc (default: on PATH, $CUDA_PATH/bin, /usr/local/cuda/bin)")
+	arch := fs.String("arch", "auto", "GPU architectures to compile for, e.g. sm_90 (auto: the GPU's)")
+	check := fs.String("check", "low", "compare with the CPU executor: all, low (degree <= 63 and the 10d d=152 cases) or none")
+	checkWorkers := fs.Int("check-workers", max(1, goruntime.NumCPU()-2), "CPU workers of the checks")
+	overlap := fs.Bool("overlap", true, "run the CPU checks while the GPU times the next cases (one CPU core stays free for the launches)")
+	csvPath := fs.String("csv", "", "write every column to this CSV file")
+	plot := fs.String("plot", "", "draw log2(wall ms) against the degree to this SVG file")
+	outDir := fs.String("out", "", "write bench.txt, bench.log, bench.csv, bench.svg and bench.json to this folder")
+	asJSON := fs.Bool("json", false, "print JSON instead of the tables")
+	cpu := fs.Bool("cpu", false, "run the CPU executor instead of the GPU (no CUDA needed)")
+	workers := fs.Int("workers", 0, "CPU workers with -cpu (0: one per CPU)")
+	seed := fs.Uint64("seed", 0, "seed of the random inputs (0: from the clock)")
+	maxGiB := fs.Float64("max-gib", 0, "skip cases whose data array needs more than this many GiB (0: what the device has free)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return nil, fmt.Errorf("bench: unexpected arguments %q", fs.Args())
+	}
+	c := &benchConfig{repeat: *repeat, kernels: *kernels, kernelsSrc: *kernelsSrc, nvcc: *nvcc, arch: *arch,
+		check: *check, checkWorkers: *checkWorkers, overlap: *overlap, csv: *csvPath, plot: *plot, outDir: *outDir,
+		asJSON: *asJSON, cpu: *cpu, workers: *workers, seed: *seed, maxBytes: int64(*maxGiB * (1 << 30))}
+	for _, s := range strings.Split(*systems, ",") {
+		s = strings.TrimSpace(s)
+		if !stager.IsBenchmarkName(s) {
+			return nil, fmt.Errorf("bench: unknown system %q (want p1, p2, p3)", s)
+		}
+		if !slices.Contains(c.systems, s) {
+			c.systems = append(c.systems, s)
+		}
+	}
+	var err error
+	if c.precs, err = parseIntList(*precs, "precision"); err != nil {
+		return nil, err
+	}
+	for _, n := range c.precs {
+		if !slices.Contains(gen.DefaultNs, n) {
+			return nil, fmt.Errorf("bench: no generated arithmetic for %d doubles (have %v)", n, gen.DefaultNs)
+		}
+	}
+	if c.degrees, err = parseIntList(*degrees, "degree"); err != nil {
+		return nil, err
+	}
+	switch *complexity {
+	case "both":
+		c.complexes = []bool{false, true}
+	case "real":
+		c.complexes = []bool{false}
+	case "complex":
+		c.complexes = []bool{true}
+	default:
+		return nil, fmt.Errorf("bench: -complex %q: want both, real or complex", *complexity)
+	}
+	switch c.check {
+	case "all", "low", "none":
+	default:
+		return nil, fmt.Errorf("bench: -check %q: want all, low or none", c.check)
+	}
+	switch c.kernelsSrc {
+	case "gen", "ref":
+	default:
+		return nil, fmt.Errorf("bench: -kernels-src %q: want gen or ref", c.kernelsSrc)
+	}
+	if c.repeat < 1 {
+		c.repeat = 1
+	}
+	if c.checkWorkers < 1 {
+		c.checkWorkers = 1
+	}
+	if c.seed == 0 {
+		c.seed = uint64(time.Now().UnixNano())
+	}
+	if c.outDir != "" {
+		if c.csv == "" {
+			c.csv = filepath.Join(c.outDir, "bench.csv")
+		}
+		if c.plot == "" {
+			c.plot = filepath.Join(c.outDir, "bench.svg")
+		}
+	}
+	return c, nil
+}
+
+// checked reports whether -check asks for a CPU comparison of the case.
+func (c *benchConfig) checked(prec, degree int) bool {
+	switch c.check {
+	case "all":
+		return true
+	case "low":
+		return degree <= 63 || prec == 10 && degree == 152
+	}
+	return false
+}
+
+func (c *benchConfig) checkRule() string {
+	switch c.check {
+	case "all":
+		return "every case"
+	case "low":
+		return "cases of degree <= 63 and the 10d d=152 cases"
+	}
+	return "none"
+}
+
+// caseSeed derives the seed of one case's inputs.
+func caseSeed(base uint64, sys string, prec, degree int, complex bool) uint64 {
+	h := base ^ 0x9e3779b97f4a7c15
+	for _, b := range []byte(fmt.Sprintf("%s/%d/%d/%v", sys, prec, degree, complex)) {
+		h = (h ^ uint64(b)) * 0x100000001b3
+	}
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
+// benchErrNoGPU explains how to get a GPU run.
+func benchErrNoGPU(cause error) error {
+	how := "build the GPU binary with `make gpu` (or: CGO_CFLAGS=\"-I$PWD/runtime/cudacompat -I$CUDA_PATH/include\" " +
+		"CGO_LDFLAGS=\"-L$CUDA_PATH/lib64/stubs\" go build -tags cuda -o .gpu/mdgen ./cmd/mdgen) and run it on a machine " +
+		"with an NVIDIA GPU (scripts/gpu-bench.sh does both), or run `mdgen bench -cpu` for the same table with the CPU executor"
+	return fmt.Errorf("bench: the GPU is unavailable: %v\n%s", cause, how)
+}
+
+// benchSession is one run of the table.
+type benchSession struct {
+	cfg     *benchConfig
+	log     io.Writer // progress: stderr, and bench.log with -out
+	dev     *cudadev.Device
+	kernels map[int]*mdrt.GPUKernels
+	notes   []string // header lines of the report
+
+	mu      sync.Mutex
+	results []benchResult
+	checks  chan benchCheck
+	checkWG sync.WaitGroup
+	nCheck  int
+	start   time.Time
+}
+
+type benchCheck struct {
+	idx     int
+	plan    *stager.Plan
+	n       int
+	complex bool
+	seed    uint64
+	sum     string
+}
+
+func runBench(args []string, out io.Writer) error {
+	cfg, err := parseBenchFlags(args, os.Stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	return benchMain(cfg, out, os.Stderr)
+}
+
+func benchMain(cfg *benchConfig, out, stderr io.Writer) error {
+	s := &benchSession{cfg: cfg, log: stderr, kernels: map[int]*mdrt.GPUKernels{}, start: time.Now()}
+	if !cfg.cpu && !mdrt.GPUEnabled {
+		return benchErrNoGPU(errors.New("this mdgen was built without CUDA support"))
+	}
+	if cfg.outDir != "" {
+		if err := os.MkdirAll(cfg.outDir, 0o755); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		f, err := os.Create(filepath.Join(cfg.outDir, "bench.log"))
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		defer f.Close()
+		s.log = io.MultiWriter(stderr, f)
+	}
+	s.notef("mdgen bench: %s, seed %d, %d repeats after a warm-up, check: %s", time.Now().Format(time.RFC3339), cfg.seed, cfg.repeat, cfg.checkRule())
+	if cfg.cpu {
+		s.notef("backend: CPU executor, %d workers on %d CPUs (%s)", cpuWorkers(cfg.workers), goruntime.NumCPU(), goruntime.GOARCH)
+	} else {
+		if err := s.openGPU(); err != nil {
+			return err
+		}
+		defer s.dev.Close()
+		if err := s.buildKernels(); err != nil {
+			return err
+		}
+	}
+	if err := s.runAll(); err != nil {
+		return err
+	}
+	return s.report(out)
+}
+
+func cpuWorkers(w int) int {
+	if w <= 0 {
+		return goruntime.GOMAXPROCS(0)
+	}
+	return w
+}
+
+func (s *benchSession) logf(format string, a ...any) { fmt.Fprintf(s.log, format+"\n", a...) }
+
+func (s *benchSession) notef(format string, a ...any) {
+	line := fmt.Sprintf(format, a...)
+	s.notes = append(s.notes, line)
+	s.logf("%s", line)
+}
+
+func (s *benchSession) openGPU() error {
+	dev, err := cudadev.Open(0)
+	if err != nil {
+		return benchErrNoGPU(err)
+	}
+	s.dev = dev
+	free, _ := dev.FreeMemory()
+	s.notef("device: %s, %s free", dev.Info(), mdrt.FormatBytes(free))
+	return nil
+}
+
+// benchKernelSource returns the CUDA source of precision n's kernels (real
+// and complex) and the headers it includes.
+func benchKernelSource(src string, n int) (mdrt.FatbinSource, error) {
+	l := alg.Build(n)
+	h, err := gen.CUDAHeader(l, alg.BuildComplex(l))
+	if err != nil {
+		return mdrt.FatbinSource{}, err
+	}
+	base, err := gen.CUDABase()
+	if err != nil {
+		return mdrt.FatbinSource{}, err
+	}
+	idx, err := gen.CUDAIndex([]int{n})
+	if err != nil {
+		return mdrt.FatbinSource{}, err
+	}
+	fs := mdrt.FatbinSource{Name: fmt.Sprintf("md%d-%s", n, src),
+		Headers: map[string][]byte{"mdbase.cuh": base, fmt.Sprintf("md%d.cuh", n): h, "mdgen.cuh": idx}}
+	switch src {
+	case "ref":
+		fs.Source = mdrt.GPUReferenceKernelsCU(n)
+	default:
+		fs.Source = gen.KernelsCU([]int{n}, []bool{false, true})
+	}
+	return fs, nil
+}
+
+func (s *benchSession) buildKernels() error {
+	cfg := s.cfg
+	archs := []string{s.dev.Info().Arch()}
+	if cfg.arch != "auto" {
+		archs = strings.Split(cfg.arch, ",")
+	}
+	var srcs []mdrt.FatbinSource
+	for _, n := range cfg.precs {
+		src, err := benchKernelSource(cfg.kernelsSrc, n)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, src)
+	}
+	comp := &mdrt.FatbinCompiler{NVCC: cfg.nvcc, Dir: cfg.kernels, Archs: archs, Log: s.log}
+	s.logf("nvcc: compiling %d kernel files for %s in parallel (cache %s)", len(srcs), strings.Join(archs, ","), cfg.kernels)
+	t0 := time.Now()
+	res, err := comp.Build(srcs)
+	if err != nil {
+		return fmt.Errorf("bench: building the kernels: %w", err)
+	}
+	s.notef("kernels: %s, built in %.1f s (%s)", cfg.kernelsSrc, time.Since(t0).Seconds(), cfg.kernels)
+	for i, n := range cfg.precs {
+		r := res[i]
+		s.logf("--- nvcc report for %s (%s) ---\n%s", r.Name, r.Path, strings.TrimSpace(r.Report))
+		k, err := mdrt.LoadGPUKernels(s.dev, r.Fatbin, n, cfg.complexes...)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		s.kernels[n] = k
+		var attrs []string
+		for _, c := range cfg.complexes {
+			for _, kind := range []string{"conv", "add"} {
+				if a, ok := k.Attributes(kind, c); ok {
+					attrs = append(attrs, fmt.Sprintf("%s %d regs, %d B spill/stack, %d B static shared",
+						mdrt.GPUKernelName(kind, n, c), a.NumRegs, a.LocalBytes, a.SharedBytes))
+				}
+			}
+		}
+		s.notef("%dd: layout version %d; %s", n, k.LayoutVersion(), strings.Join(attrs, "; "))
+	}
+	return nil
+}
+
+func (s *benchSession) gpuOptions() mdrt.GPUOptions {
+	if s.cfg.kernelsSrc == "ref" {
+		return mdrt.GPUOptions{Shape: mdrt.GPUReferenceShape}
+	}
+	return mdrt.GPUOptions{}
+}
+
+func benchSystem(name string, complex bool) (*stager.System, error) {
+	if complex {
+		return stager.BenchmarkSystemComplex(name, 1)
+	}
+	return stager.BenchmarkSystem(name, 1)
+}
+
+func (s *benchSession) runAll() error {
+	cfg := s.cfg
+	total := len(cfg.systems) * len(cfg.complexes) * len(cfg.degrees) * len(cfg.precs)
+	s.checks = make(chan benchCheck, total)
+	if cfg.overlap {
+		s.startChecker()
+	}
+	i := 0
+	for _, name := range cfg.systems {
+		for _, complex := range cfg.complexes {
+			sys, err := benchSystem(name, complex)
+			if err != nil {
+				return err
+			}
+			for _, d := range cfg.degrees {
+				plan, err := stager.Stage(sys, d)
+				if err != nil {
+					return fmt.Errorf("bench: staging %s at degree %d: %w", name, d, err)
+				}
+				for _, n := range cfg.precs {
+					i++
+					r := s.runCase(plan, name, n, d, complex)
+					s.mu.Lock()
+					s.results = append(s.results, r)
+					idx := len(s.results) - 1
+					s.mu.Unlock()
+					s.progress(i, total, &r)
+					if r.ran() && cfg.checked(n, d) && r.Backend == "gpu" {
+						s.nCheck++
+						s.checks <- benchCheck{idx: idx, plan: plan, n: n, complex: complex, seed: r.Seed, sum: r.Checksum}
+					}
+				}
+			}
+		}
+	}
+	close(s.checks)
+	if !cfg.overlap && s.nCheck > 0 {
+		s.startChecker()
+	}
+	if s.nCheck > 0 {
+		s.logf("checks: waiting for the CPU comparisons (%d cases)...", s.nCheck)
+	}
+	s.checkWG.Wait()
+	return nil
+}
+
+func (s *benchSession) progress(i, total int, r *benchResult) {
+	el := time.Since(s.start).Round(time.Second)
+	head := fmt.Sprintf("[%d/%d %s] %s %dd %s d=%d:", i, total, el, r.System, r.Prec, r.dataName(), r.Degree)
+	if !r.ran() {
+		s.logf("%s skipped: %s", head, r.Skipped)
+		return
+	}
+	phc := ""
+	if !isNaN(r.PHCWallMs) {
+		phc = fmt.Sprintf(" (PHCpack %s/%s, wall %s)", fmtMs(r.PHCKernelMs), fmtMs(r.PHCWallMs), fmtX(r.SpeedUp()))
+	}
+	if r.Backend == "cpu" {
+		s.logf("%s wall %s ms%s", head, fmtMs(r.WallMs), phc)
+		return
+	}
+	s.logf("%s kern %s ms, wall %s ms%s, %.0f Gop/s", head, fmtMs(r.KernelMs), fmtMs(r.WallMs), phc, r.OpRate()/1e9)
+}
+
+func (s *benchSession) newResult(plan *stager.Plan, name string, n, d int, complex bool) benchResult {
+	r := benchResult{System: name, Prec: n, Degree: d, Complex: complex, Backend: "gpu", Repeat: s.cfg.repeat,
+		KernelMs: math.NaN(), WallMs: math.NaN(), KernelMsLo: math.NaN(), WallMsLo: math.NaN(),
+		ConvJobs: plan.ConvJobs(), AddJobs: plan.AddJobs(), Check: "-",
+		Seed: caseSeed(s.cfg.seed, name, n, d, complex)}
+	if s.cfg.cpu {
+		r.Backend = "cpu"
+		r.Check = "reference"
+	}
+	r.setPHC()
+	r.DoubleOps = mdrt.CountOps(plan, n, complex).DoubleOps
+	r.DeviceBytes = mdrt.GPUMemory(plan, n, complex).Total()
+	return r
+}
+
+func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex bool) benchResult {
+	r := s.newResult(plan, name, n, d, complex)
+	if s.cfg.maxBytes > 0 && r.DeviceBytes > s.cfg.maxBytes {
+		r.Skipped = fmt.Sprintf("needs %s, more than -max-gib", mdrt.FormatBytes(r.DeviceBytes))
+		return r
+	}
+	var exec mdrt.Executor
+	var timed func() (k, w float64, err error)
+	if s.cfg.cpu {
+		c, err := mdrt.NewCPU(plan, n, complex, s.cfg.workers)
+		if err != nil {
+			r.Skipped = err.Error()
+			return r
+		}
+		exec = c
+		timed = func() (float64, float64, error) {
+			t0 := time.Now()
+			err := c.Run()
+			return math.NaN(), float64(time.Since(t0).Nanoseconds()) / 1e6, err
+		}
+	} else {
+		g, err := mdrt.NewGPUFromKernels(plan, complex, s.kernels[n], s.gpuOptions())
+		if err != nil {
+			if errors.Is(err, mdrt.ErrGPUMemory) {
+				r.Skipped = "too big for the GPU: " + err.Error()
+			} else {
+				r.Skipped = "error: " + err.Error()
+			}
+			return r
+		}
+		defer g.Close()
+		r.Launches = g.Launches()
+		exec = g
+		timed = g.RunTimed
+	}
+	l := mdrt.Layout{N: n, Degree: d, Complex: complex}
+	for v, in := range mdrt.RandomInputs(plan.NumVars, l, r.Seed) {
+		exec.SetInput(v, in)
+	}
+	if _, _, err := timed(); err != nil { // warm-up (uploads the inputs)
+		r.Skipped = "error: " + err.Error()
+		return r
+	}
+	ks := make([]float64, s.cfg.repeat)
+	ws := make([]float64, s.cfg.repeat)
+	for i := range ks {
+		k, w, err := timed()
+		if err != nil {
+			r.Skipped = "error: " + err.Error()
+			return r
+		}
+		ks[i], ws[i] = k, w
+	}
+	r.KernelMs, r.WallMs = benchMedian(ks), benchMedian(ws)
+	r.KernelMsLo, r.WallMsLo = slices.Min(ks), slices.Min(ws)
+	if g, ok := exec.(*mdrt.GPU); ok {
+		if err := g.Download(); err != nil {
+			r.Skipped = "error: " + err.Error()
+			return r
+		}
+	}
+	r.Checksum = mdrt.Checksum(exec, plan.NumPolys, plan.NumVars)
+	return r
+}
+
+func benchMedian(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// startChecker runs the CPU comparisons, one case at a time, each on
+// -check-workers goroutines.
+func (s *benchSession) startChecker() {
+	s.checkWG.Add(1)
+	go func() {
+		defer s.checkWG.Done()
+		done := 0
+		for c := range s.checks {
+			t0 := time.Now()
+			verdict, sum := s.cpuCheck(c)
+			done++
+			s.mu.Lock()
+			r := &s.results[c.idx]
+			r.Check, r.CPUChecksum = verdict, sum
+			line := fmt.Sprintf("check %d: %s %dd %s d=%d: %s (CPU %.1f s)", done, r.System, r.Prec, r.dataName(), r.Degree, verdict, time.Since(t0).Seconds())
+			s.mu.Unlock()
+			s.logf("%s", line)
+		}
+	}()
+}
+
+func (s *benchSession) cpuCheck(c benchCheck) (verdict, sum string) {
+	e, err := mdrt.NewCPU(c.plan, c.n, c.complex, s.cfg.checkWorkers)
+	if err != nil {
+		return "error: " + err.Error(), ""
+	}
+	l := mdrt.Layout{N: c.n, Degree: c.plan.Degree, Complex: c.complex}
+	for v, in := range mdrt.RandomInputs(c.plan.NumVars, l, c.seed) {
+		e.SetInput(v, in)
+	}
+	if err := e.Run(); err != nil {
+		return "error: " + err.Error(), ""
+	}
+	sum = mdrt.Checksum(e, c.plan.NumPolys, c.plan.NumVars)
+	if sum == c.sum {
+		return "identical", sum
+	}
+	return "DIFFERS", sum
+}
+
+// report prints the tables and writes the files.
+func (s *benchSession) report(out io.Writer) error {
+	cfg := s.cfg
+	rs := s.results
+	sortResults(rs)
+	checked, same, differ := 0, 0, 0
+	for _, r := range rs {
+		switch r.Check {
+		case "identical":
+			checked++
+			same++
+		case "DIFFERS":
+			checked++
+			differ++
+		default:
+			if strings.HasPrefix(r.Check, "error") {
+				checked++
+			}
+		}
+	}
+	var summary string
+	if !cfg.cpu {
+		summary = fmt.Sprintf("checked against the CPU executor (%s): %d of %d cases, %d bit-identical, %d differ",
+			cfg.checkRule(), checked, len(rs), same, differ)
+	}
+	var text strings.Builder
+	for _, n := range s.notes {
+		fmt.Fprintln(&text, n)
+	}
+	fmt.Fprintln(&text, "PHCpack: ANCHORS.md section 1 (PHCpack src/GPU at 18c6b6c8 on the same H200; n/a where it has no number).")
+	fmt.Fprintln(&text, "kern: CUDA events around all launches; wall: host clock from the first launch to the result ready on the device;")
+	fmt.Fprintln(&text, "both exclude input/output transfers. Gop/s: double operations (runtime.CountOps, FMA = 1) over kern;", "%peak: its fraction of 15.7e12/s.")
+	fmt.Fprintln(&text)
+	writeTable(&text, rs)
+	writeMatrices(&text, rs)
+	if summary != "" {
+		fmt.Fprintln(&text)
+		fmt.Fprintln(&text, summary)
+	}
+	if cfg.asJSON {
+		if err := writeBenchJSON(out, s.notes, rs); err != nil {
+			return err
+		}
+	} else if _, err := io.WriteString(out, text.String()); err != nil {
+		return err
+	}
+	write := func(path string, f func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		file, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		if err := f(file); err != nil {
+			file.Close()
+			return fmt.Errorf("bench: writing %s: %w", path, err)
+		}
+		s.logf("bench: wrote %s", path)
+		return file.Close()
+	}
+	if err := write(cfg.csv, func(w io.Writer) error { return writeCSV(w, rs) }); err != nil {
+		return err
+	}
+	title := "mdgen GPU (solid) vs PHCpack (dashed) on the H200, real data: log2 of the wall clock in ms"
+	if cfg.cpu {
+		title = "mdgen CPU executor (solid) vs PHCpack GPU (dashed), real data: log2 of the wall clock in ms"
+	}
+	if err := write(cfg.plot, func(w io.Writer) error { return writeSVG(w, rs, title) }); err != nil {
+		return err
+	}
+	if cfg.outDir != "" {
+		if err := write(filepath.Join(cfg.outDir, "bench.txt"), func(w io.Writer) error {
+			_, err := io.WriteString(w, text.String())
+			return err
+		}); err != nil {
+			return err
+		}
+		if err := write(filepath.Join(cfg.outDir, "bench.json"), func(w io.Writer) error { return writeBenchJSON(w, s.notes, rs) }); err != nil {
+			return err
+		}
+	}
+	if differ > 0 {
+		return fmt.Errorf("bench: %d cases differ from the CPU executor", differ)
+	}
+	return nil
+}
+
+// writeBenchJSON writes the notes and the results; NaN becomes null.
+func writeBenchJSON(w io.Writer, notes []string, rs []benchResult) error {
+	type row map[string]any
+	var rows []row
+	num := func(x float64) any {
+		if isNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return x
+	}
+	for i := range rs {
+		r := &rs[i]
+		rows = append(rows, row{
+			"system": r.System, "prec": r.Prec, "degree": r.Degree, "complex": r.Complex, "backend": r.Backend,
+			"skipped": r.Skipped, "repeat": r.Repeat,
+			"kernel_ms": num(r.KernelMs), "wall_ms": num(r.WallMs), "kernel_ms_min": num(r.KernelMsLo), "wall_ms_min": num(r.WallMsLo),
+			"phcpack_kernel_ms": num(r.PHCKernelMs), "phcpack_wall_ms": num(r.PHCWallMs), "wall_speedup": num(r.SpeedUp()),
+			"double_ops": num(r.DoubleOps), "double_ops_per_s": num(r.OpRate()), "fraction_of_peak": num(r.PeakFraction()),
+			"convolution_jobs": r.ConvJobs, "addition_jobs": r.AddJobs, "launches": r.Launches, "device_bytes": r.DeviceBytes,
+			"seed": r.Seed, "checksum": r.Checksum, "check": r.Check, "cpu_checksum": r.CPUChecksum,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"notes": notes, "peak_double_ops_per_s": benchPeakOps, "results": rows})
+}

@@ -1,0 +1,700 @@
+//go:build cuda
+
+package runtime
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// GPUEnabled reports whether this build has the GPU executor (build tag cuda).
+const GPUEnabled = true
+
+// GPUKernels is a loaded fatbin of mdgen kernels of one precision: it may
+// serve many GPU executors (plans, degrees) at once.
+type GPUKernels struct {
+	dev      *cudadev.Device
+	mod      *cudadev.Module // loaded here, unloaded by Close
+	borrowed *cudadev.Module // given to UseGPUKernels
+	n        int
+	version  int64 // GPULayoutSymbol's value, or -1 when the module has none
+	funcs    map[string]*cudadev.Function
+}
+
+// isNotFound reports whether err is the driver's CUDA_ERROR_NOT_FOUND.
+func isNotFound(err error) bool {
+	var de *cudadev.DriverError
+	return errors.As(err, &de) && de.Code == 500
+}
+
+// LoadGPUKernels loads a fatbin (nvcc -fatbin output) of the kernels of
+// gpulayout.go for precision n and checks it: the layout version it carries
+// (GPULayoutSymbol, when present) must be GPULayoutVersion, and it must
+// have the conv and add kernels of n for every kind of data in complex
+// (false: real, true: complex). A fatbin built for another layout or
+// precision is refused here, with ErrGPUModule.
+func LoadGPUKernels(dev *cudadev.Device, fatbin []byte, n int, complex ...bool) (*GPUKernels, error) {
+	if dev == nil {
+		return nil, errors.New("runtime: loading GPU kernels: no device")
+	}
+	mod, err := dev.LoadModule(fatbin)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: loading the %d-double kernels: %w", n, err)
+	}
+	k, err := checkGPUKernels(dev, mod, n, complex)
+	if err != nil {
+		return nil, errors.Join(err, mod.Unload())
+	}
+	return k, nil
+}
+
+// UseGPUKernels checks a module loaded already (a solver's embedded
+// fatbin, say) as LoadGPUKernels does. Close leaves the module loaded.
+func UseGPUKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex ...bool) (*GPUKernels, error) {
+	k, err := checkGPUKernels(dev, mod, n, complex)
+	if err != nil {
+		return nil, err
+	}
+	k.borrowed, k.mod = mod, nil // not ours to unload
+	return k, nil
+}
+
+func checkGPUKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex []bool) (*GPUKernels, error) {
+	k := &GPUKernels{dev: dev, mod: mod, n: n, version: -1, funcs: map[string]*cudadev.Function{}}
+	{
+		buf, err := mod.Global(GPULayoutSymbol)
+		switch {
+		case err == nil:
+			v, err := readIntGlobal(dev, buf)
+			if err != nil {
+				return nil, fmt.Errorf("runtime: reading %s of module %s: %w", GPULayoutSymbol, mod.Name(), err)
+			}
+			k.version = v
+			if v != GPULayoutVersion {
+				return nil, fmt.Errorf("runtime: module %s: %w: it was built for GPU layout version %d, this mdgen has version %d (rebuild the kernels with this mdgen)",
+					mod.Name(), ErrGPUModule, v, GPULayoutVersion)
+			}
+		case isNotFound(err):
+			// an older or foreign module: the kernel names decide
+		default:
+			return nil, fmt.Errorf("runtime: looking up %s in module %s: %w", GPULayoutSymbol, mod.Name(), err)
+		}
+	}
+	if len(complex) == 0 {
+		complex = []bool{false}
+	}
+	var missing []string
+	for _, c := range complex {
+		for _, kind := range []string{"conv", "add"} {
+			name := GPUKernelName(kind, n, c)
+			f, err := mod.Function(name)
+			if err != nil {
+				if isNotFound(err) {
+					missing = append(missing, name)
+					continue
+				}
+				return nil, fmt.Errorf("runtime: looking up kernel %s: %w", name, err)
+			}
+			k.funcs[name] = f
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("runtime: module %s: %w: it lacks the kernels %v (built for another precision, or for another kind of data?)",
+			mod.Name(), ErrGPUModule, missing)
+	}
+	return k, nil
+}
+
+// readIntGlobal reads a 4- or 8-byte little-endian integer global.
+func readIntGlobal(dev *cudadev.Device, buf cudadev.Buffer) (int64, error) {
+	switch buf.Bytes() {
+	case 4, 8:
+	default:
+		return 0, fmt.Errorf("a global of %d bytes, want an int or a long long", buf.Bytes())
+	}
+	b := make([]byte, buf.Bytes())
+	if err := dev.CopyDtoHBytes(b, buf); err != nil {
+		return 0, err
+	}
+	if len(b) == 4 {
+		return int64(int32(binary.LittleEndian.Uint32(b))), nil
+	}
+	return int64(binary.LittleEndian.Uint64(b)), nil
+}
+
+// N returns the precision of the kernels.
+func (k *GPUKernels) N() int { return k.n }
+
+// LayoutVersion returns the GPU layout version the module carries, or -1
+// when it carries none.
+func (k *GPUKernels) LayoutVersion() int64 { return k.version }
+
+// Attributes returns the resource figures of a kernel (kind "conv" or
+// "add"), as the driver reports them for the loaded code.
+func (k *GPUKernels) Attributes(kind string, complex bool) (cudadev.FuncAttributes, bool) {
+	f, ok := k.funcs[GPUKernelName(kind, k.n, complex)]
+	if !ok {
+		return cudadev.FuncAttributes{}, false
+	}
+	return f.Attributes(), true
+}
+
+// Close unloads the module (when LoadGPUKernels loaded it).
+func (k *GPUKernels) Close() error {
+	if k.mod == nil {
+		return nil
+	}
+	m := k.mod
+	k.mod = nil
+	return m.Unload()
+}
+
+// GPU runs a stager.Plan on a CUDA device with the kernels of gpulayout.go.
+// NewGPU allocates the data array and the job tables once and uploads the
+// read-only slots; Run only launches. It implements Executor.
+type GPU struct {
+	plan    *stager.Plan
+	n       int
+	complex bool
+	dev     *cudadev.Device
+	kernels *GPUKernels
+	ownsK   bool
+	geo     gpuGeometry
+	sizes   GPUSizes
+	layout  Layout
+
+	data, convJobs, addJobs cudadev.Buffer
+	tablesOwned             bool
+	launches                []gpuLaunch
+	timer                   *cudadev.Timer
+
+	// Inputs: a mirror in the CPU layout, uploaded at the next Run.
+	inputs    [][]float64
+	inRange   slotRun
+	inPending bool
+
+	// Outputs: slots, the runs they are downloaded in, and their series
+	// in the CPU layout, valid when outValid.
+	outSlots []stager.Slot
+	outRuns  []slotRun
+	outIndex map[stager.Slot]int
+	out      []float64
+	outValid bool
+	zero     []float64
+
+	buf    []float64 // host buffer for moving ranges of slots
+	err    error     // sticky error of a failed download
+	closed bool
+}
+
+type gpuLaunch struct {
+	fn           *cudadev.Function
+	grid, block  cudadev.Dim3
+	shared       int
+	jobs         cudadev.Buffer
+	first, count int
+	kind         string
+}
+
+var _ Executor = (*GPU)(nil)
+
+// NewGPU prepares plan on dev at precision n, real or complex data, with the
+// kernels of the fatbin (loaded here, unloaded by Close) and the default
+// options.
+func NewGPU(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device) (*GPU, error) {
+	return NewGPUWithOptions(plan, n, complex, fatbin, dev, GPUOptions{})
+}
+
+// NewGPUWithOptions is NewGPU with options.
+func NewGPUWithOptions(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device, opt GPUOptions) (*GPU, error) {
+	k, err := LoadGPUKernels(dev, fatbin, n, complex)
+	if err != nil {
+		return nil, err
+	}
+	g, err := NewGPUFromKernels(plan, complex, k, opt)
+	if err != nil {
+		return nil, errors.Join(err, k.Close())
+	}
+	g.ownsK = true
+	return g, nil
+}
+
+// NewGPUFromKernels prepares plan with kernels loaded already (one fatbin
+// can serve many executors). Close leaves the kernels loaded.
+func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOptions) (*GPU, error) {
+	if plan == nil || k == nil {
+		return nil, errors.New("runtime: NewGPU: nil plan or kernels")
+	}
+	n, dev := k.n, k.dev
+	kind := "real"
+	if complex {
+		kind = "complex"
+	}
+	what := fmt.Sprintf("%d-double %s data at degree %d", n, kind, plan.Degree)
+	shape := opt.Shape
+	if shape == nil {
+		shape = GPULaunchShape
+	}
+	convFn, ok1 := k.funcs[GPUKernelName("conv", n, complex)]
+	addFn, ok2 := k.funcs[GPUKernelName("add", n, complex)]
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w: the kernels were loaded without %s data", what, ErrGPUModule, kind)
+	}
+	if !complex {
+		for s, v := range plan.Values {
+			for i := range v {
+				if !v[i].IsReal() {
+					return nil, fmt.Errorf("runtime: the system has complex coefficients (slot %d); use complex data", s)
+				}
+			}
+		}
+	}
+
+	g := &GPU{plan: plan, n: n, complex: complex, dev: dev, kernels: k,
+		geo: newGPUGeometry(plan, n, complex), sizes: GPUMemory(plan, n, complex),
+		layout: Layout{N: n, Degree: plan.Degree, Complex: complex}}
+	if g.geo.stride > math.MaxInt64/int64(8*g.geo.chunks()) || plan.NumSlots() > math.MaxInt32 {
+		return nil, fmt.Errorf("runtime: preparing %s on the GPU: the data array of %d series overflows 64-bit sizes", what, plan.NumSlots())
+	}
+
+	// Launch shapes, checked against what the kernels allow.
+	info := dev.Info()
+	type shaped struct {
+		fn            *cudadev.Function
+		block, shared int
+	}
+	shapes := map[string]shaped{}
+	for _, kk := range []struct {
+		kind string
+		fn   *cudadev.Function
+	}{{"conv", convFn}, {"add", addFn}} {
+		block, shared := shape(kk.kind, n, complex, plan.Degree)
+		a := kk.fn.Attributes()
+		if block <= 0 || block > a.MaxThreadsPerBlock {
+			return nil, fmt.Errorf("runtime: preparing %s on the GPU: kernel %s: block of %d threads, the kernel allows 1..%d (%d registers per thread)",
+				what, kk.fn.Name(), block, a.MaxThreadsPerBlock, a.NumRegs)
+		}
+		if shared+a.SharedBytes > info.MaxSharedPerBlockOptin {
+			return nil, fmt.Errorf("runtime: preparing %s on the GPU: kernel %s needs %d bytes of dynamic shared memory (+%d static), %s allows %d per block: lower the degree",
+				what, kk.fn.Name(), shared, a.SharedBytes, info.Name, info.MaxSharedPerBlockOptin)
+		}
+		if shared+a.SharedBytes > info.MaxSharedPerBlock {
+			if err := kk.fn.SetMaxDynamicShared(shared); err != nil {
+				return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+			}
+		}
+		shapes[kk.kind] = shaped{kk.fn, block, shared}
+	}
+
+	// Memory: refuse before allocating.
+	need := g.sizes.DataBytes
+	if !opt.ModuleTables {
+		need += g.sizes.TableBytes
+	}
+	free, err := dev.FreeMemory()
+	if err != nil {
+		return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+	}
+	if need > free-gpuMemoryReserve {
+		return nil, fmt.Errorf("runtime: %w: %s, but %s of %s is free on %s (%s kept in reserve)",
+			ErrGPUMemory, describeSizes(plan, n, complex, g.sizes), FormatBytes(free), FormatBytes(info.TotalMemory), info.Name,
+			FormatBytes(gpuMemoryReserve))
+	}
+
+	ok := false
+	defer func() {
+		if !ok {
+			g.release()
+		}
+	}()
+	if g.data, err = dev.Alloc(g.sizes.DataBytes); err != nil {
+		return nil, fmt.Errorf("runtime: allocating the data array for %s: %w", what, err)
+	}
+	if err := dev.Memset(g.data, 0); err != nil {
+		return nil, fmt.Errorf("runtime: zeroing the data array for %s: %w", what, err)
+	}
+	conv, add, convLayers, addLayers := GPUJobTables(plan)
+	if opt.ModuleTables {
+		if err := g.useModuleTables(conv, add); err != nil {
+			return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+		}
+	} else {
+		g.tablesOwned = true
+		if g.convJobs, err = g.uploadTable(conv, "convolution"); err != nil {
+			return nil, err
+		}
+		if g.addJobs, err = g.uploadTable(add, "addition"); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range convLayers {
+		if l[1] == 0 {
+			continue
+		}
+		s := shapes["conv"]
+		g.launches = append(g.launches, gpuLaunch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
+			shared: s.shared, jobs: g.convJobs, first: l[0], count: l[1], kind: "conv"})
+	}
+	for _, l := range addLayers {
+		if l[1] == 0 {
+			continue
+		}
+		s := shapes["add"]
+		g.launches = append(g.launches, gpuLaunch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
+			shared: s.shared, jobs: g.addJobs, first: l[0], count: l[1], kind: "add"})
+	}
+	if g.timer, err = dev.NewTimer(); err != nil {
+		return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+	}
+
+	// Host buffers, once.
+	slotLen := g.layout.SlotLen()
+	g.zero = make([]float64, slotLen)
+	g.inputs = make([][]float64, plan.NumVars)
+	for v := range g.inputs {
+		g.inputs[v] = make([]float64, slotLen)
+	}
+	g.inRange = kindRange(plan, stager.SlotInput)
+	g.outSlots, g.outRuns = outputRuns(plan)
+	g.outIndex = make(map[stager.Slot]int, len(g.outSlots))
+	for i, s := range g.outSlots {
+		g.outIndex[s] = i
+	}
+	g.out = make([]float64, len(g.outSlots)*slotLen)
+	longest := g.inRange.hi - g.inRange.lo
+	for _, r := range g.outRuns {
+		longest = max(longest, r.hi-r.lo)
+	}
+	roRange := kindRange(plan, stager.SlotConst, stager.SlotCoef)
+	longest = max(longest, roRange.hi-roRange.lo)
+	g.buf = make([]float64, g.geo.rangeLen(min(max(longest, 1), g.geo.chunkSlots())))
+
+	// Read-only slots, rounded as the CPU executor rounds them.
+	if err := g.uploadReadOnly(roRange); err != nil {
+		return nil, fmt.Errorf("runtime: uploading the coefficients for %s: %w", what, err)
+	}
+	ok = true
+	return g, nil
+}
+
+func (g *GPU) uploadTable(t []int32, what string) (cudadev.Buffer, error) {
+	if len(t) == 0 {
+		return cudadev.Buffer{}, nil
+	}
+	b, err := g.dev.Alloc(4 * int64(len(t)))
+	if err != nil {
+		return b, fmt.Errorf("runtime: allocating the %s job table (%d jobs): %w", what, len(t), err)
+	}
+	if err := g.dev.CopyHtoDInt32(b, t); err != nil {
+		return b, fmt.Errorf("runtime: uploading the %s job table (%d jobs): %w", what, len(t), err)
+	}
+	return b, nil
+}
+
+// useModuleTables takes the job tables baked into the module, after
+// checking them against the plan's.
+func (g *GPU) useModuleTables(conv, add []int32) error {
+	gl := g.kernels.mod
+	if gl == nil {
+		gl = g.kernels.borrowed
+	}
+	for _, t := range []struct {
+		sym  string
+		want []int32
+		dst  *cudadev.Buffer
+	}{{GPUConvJobsSymbol, conv, &g.convJobs}, {GPUAddJobsSymbol, add, &g.addJobs}} {
+		buf, err := gl.Global(t.sym)
+		if err != nil {
+			return fmt.Errorf("looking up the job table %s: %w", t.sym, err)
+		}
+		if buf.Bytes() < 4*int64(len(t.want)) {
+			return fmt.Errorf("%w: the job table %s has %d bytes, the plan needs %d: the module was emitted for another system or degree",
+				ErrGPUModule, t.sym, buf.Bytes(), 4*len(t.want))
+		}
+		got := make([]int32, len(t.want))
+		if err := g.dev.CopyDtoHInt32(got, buf); err != nil {
+			return fmt.Errorf("reading the job table %s: %w", t.sym, err)
+		}
+		if i := firstDiff(got, t.want); i >= 0 {
+			return fmt.Errorf("%w: the job table %s differs from the plan's at word %d (%d, want %d): the module was emitted for another system or degree",
+				ErrGPUModule, t.sym, i, got[i], t.want[i])
+		}
+		*t.dst = buf
+	}
+	return nil
+}
+
+func firstDiff(a, b []int32) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// uploadReadOnly rounds the read-only slots and uploads them, in chunks.
+func (g *GPU) uploadReadOnly(r slotRun) error {
+	slot := make([]float64, g.layout.SlotLen())
+	var err error
+	return g.moveRange(r, true, func(s int, dst []float64) bool {
+		v, ok := g.plan.Values[stager.Slot(s)]
+		if !ok {
+			clear(dst)
+			return true
+		}
+		if err = RoundSeries(slot, v, g.layout); err != nil {
+			return false
+		}
+		copy(dst, slot)
+		return true
+	}, &err)
+}
+
+// moveRange moves the slots of r between the device and the host buffer in
+// chunks. Uploading, fill(s, series) gives slot s in the CPU layout;
+// downloading, fill(s, series) receives it. fill returns false to stop,
+// with *ferr set.
+func (g *GPU) moveRange(r slotRun, upload bool, fill func(s int, series []float64) bool, ferr *error) error {
+	slot := make([]float64, g.layout.SlotLen())
+	step := g.geo.chunkSlots()
+	for lo := r.lo; lo < r.hi; lo += step {
+		hi := min(lo+step, r.hi)
+		count := hi - lo
+		buf := g.buf[:g.geo.rangeLen(count)]
+		per := int64(count * g.geo.d1)
+		if upload {
+			for s := lo; s < hi; s++ {
+				if !fill(s, slot) {
+					return *ferr
+				}
+				g.geo.toRange(buf, count, s-lo, slot)
+			}
+		}
+		for c := 0; c < g.geo.chunks(); c++ {
+			dev := g.data.Float64Slice(int64(c)*g.geo.stride+int64(lo)*int64(g.geo.d1), per)
+			host := buf[int64(c)*per : int64(c+1)*per]
+			var err error
+			if upload {
+				err = g.dev.CopyHtoD(dev, host)
+			} else {
+				err = g.dev.CopyDtoH(host, dev)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !upload {
+			for s := lo; s < hi; s++ {
+				g.geo.fromRange(slot, buf, count, s-lo)
+				if !fill(s, slot) {
+					return *ferr
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Plan, N and Complex describe the executor.
+func (g *GPU) Plan() *stager.Plan { return g.plan }
+func (g *GPU) N() int             { return g.n }
+func (g *GPU) Complex() bool      { return g.complex }
+
+// Sizes returns the device memory of the executor's arrays.
+func (g *GPU) Sizes() GPUSizes { return g.sizes }
+
+// Launches returns the number of kernel launches of one Run.
+func (g *GPU) Launches() int { return len(g.launches) }
+
+// Kernels returns the loaded kernels.
+func (g *GPU) Kernels() *GPUKernels { return g.kernels }
+
+// SetInput sets the series of input variable v (Layout.SlotLen doubles in
+// the CPU layout). It is converted to the limb-major layout and uploaded
+// with the other inputs at the start of the next Run (N·parts copies for
+// all inputs together), outside the timed part of RunTimed.
+func (g *GPU) SetInput(v int, series []float64) {
+	copy(g.inputs[v], series)
+	g.inPending = true
+}
+
+// flushInputs uploads the inputs set since the last run.
+func (g *GPU) flushInputs() error {
+	if g.closed {
+		return errors.New("runtime: the GPU executor is closed")
+	}
+	if !g.inPending {
+		return nil
+	}
+	slotOf := make(map[int]int, len(g.plan.Inputs))
+	for v, s := range g.plan.Inputs {
+		slotOf[int(s)] = v
+	}
+	err := g.moveRange(g.inRange, true, func(s int, dst []float64) bool {
+		if v, ok := slotOf[s]; ok {
+			copy(dst, g.inputs[v])
+		} else {
+			clear(dst)
+		}
+		return true
+	}, nil)
+	if err != nil {
+		return fmt.Errorf("runtime: uploading the input series: %w", err)
+	}
+	g.inPending = false
+	return nil
+}
+
+// launchAll queues every layer; it runs on the device's thread (inside Do).
+func (g *GPU) launchAll() error {
+	for i := range g.launches {
+		l := &g.launches[i]
+		err := g.dev.Launch(l.fn, l.grid, l.block, l.shared,
+			g.data, g.geo.stride, g.plan.Degree, l.jobs, l.first, l.count)
+		if err != nil {
+			return fmt.Errorf("runtime: launching %s layer %d of %d: %w", l.kind, i+1, len(g.launches), err)
+		}
+	}
+	return nil
+}
+
+// Run evaluates and differentiates the system at the inputs: it uploads
+// inputs set since the last run, launches the convolution layers, then the
+// addition layers, and waits for them.
+func (g *GPU) Run() error {
+	if err := g.flushInputs(); err != nil {
+		return err
+	}
+	g.outValid = false
+	err := g.dev.Do(func() error {
+		if err := g.launchAll(); err != nil {
+			return err
+		}
+		return g.dev.Synchronize()
+	})
+	if err != nil {
+		return fmt.Errorf("runtime: evaluating on %s: %w", g.dev.Info().Name, err)
+	}
+	return nil
+}
+
+// RunTimed is Run, timed as GPU.md defines it: kernelMs is the device time
+// between CUDA events recorded before the first and after the last launch;
+// wallMs the host time from the first launch until the device has finished
+// the last (the result is ready on the device). Input and output transfers
+// are outside both.
+func (g *GPU) RunTimed() (kernelMs, wallMs float64, err error) {
+	if err := g.flushInputs(); err != nil {
+		return 0, 0, err
+	}
+	g.outValid = false
+	err = g.dev.Do(func() error {
+		if err := g.timer.Start(); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := g.launchAll(); err != nil {
+			_, _ = g.timer.Stop()
+			return err
+		}
+		ms, err := g.timer.Stop() // waits for the stop event: all kernels done
+		wallMs = float64(time.Since(start).Nanoseconds()) / 1e6
+		kernelMs = ms
+		return err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("runtime: evaluating on %s: %w", g.dev.Info().Name, err)
+	}
+	return kernelMs, wallMs, nil
+}
+
+// download fetches every output slot of the last run, once.
+func (g *GPU) download() {
+	if g.outValid || g.closed {
+		return
+	}
+	slotLen := g.layout.SlotLen()
+	for _, r := range g.outRuns {
+		err := g.moveRange(r, false, func(s int, src []float64) bool {
+			if i, ok := g.outIndex[stager.Slot(s)]; ok {
+				copy(g.out[i*slotLen:(i+1)*slotLen], src)
+			}
+			return true
+		}, nil)
+		if err != nil {
+			g.err = fmt.Errorf("runtime: downloading the outputs: %w", err)
+			for i := range g.out {
+				g.out[i] = math.NaN()
+			}
+			break
+		}
+	}
+	g.outValid = true
+}
+
+// Err returns the error of a failed download of the outputs (Value and
+// Deriv then give NaNs), or nil.
+func (g *GPU) Err() error { return g.err }
+
+// Download fetches the outputs of the last Run now (Value and Deriv do it
+// on first use) and returns the error of that.
+func (g *GPU) Download() error {
+	g.download()
+	return g.err
+}
+
+// Value returns the series of polynomial p (CPU layout), valid until the
+// next Run. The first Value or Deriv after a Run downloads all outputs.
+func (g *GPU) Value(p int) []float64 { return g.output(g.plan.Value[p]) }
+
+// Deriv returns the series of ∂p/∂z[v] (CPU layout), valid until the next Run.
+func (g *GPU) Deriv(p, v int) []float64 { return g.output(g.plan.Deriv[p][v]) }
+
+func (g *GPU) output(s stager.Slot) []float64 {
+	if s == stager.NoSlot {
+		return g.zero
+	}
+	g.download()
+	i := g.outIndex[s]
+	n := g.layout.SlotLen()
+	return g.out[i*n : (i+1)*n : (i+1)*n]
+}
+
+// Close frees the device arrays (and the kernels, when NewGPU loaded them).
+func (g *GPU) Close() error {
+	if g.closed {
+		return nil
+	}
+	err := g.release()
+	g.closed = true
+	return err
+}
+
+func (g *GPU) release() error {
+	var errs []error
+	if g.timer != nil {
+		errs = append(errs, g.timer.Close())
+		g.timer = nil
+	}
+	bufs := []*cudadev.Buffer{&g.data}
+	if g.tablesOwned {
+		bufs = append(bufs, &g.convJobs, &g.addJobs)
+	}
+	for _, b := range bufs {
+		if !b.IsNil() {
+			errs = append(errs, g.dev.Free(*b))
+			*b = cudadev.Buffer{}
+		}
+	}
+	if g.ownsK {
+		errs = append(errs, g.kernels.Close())
+	}
+	return errors.Join(errs...)
+}
