@@ -1,0 +1,87 @@
+package emitrt
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"slices"
+
+	"github.com/mdgen/mdgen/stager"
+)
+
+// PlanHash fingerprints a staged plan: its degree, sizes, slot kinds,
+// inputs, both job tables layer by layer, the output slots and the exact
+// coefficient series. mdgen emit bakes it into the package and the .cu; the
+// package recomputes it from the plan it rebuilds, so a stager or reader
+// that stages the system differently (a different table, a different
+// coefficient) is caught before anything runs.
+//
+// It is FNV-1a (64 bits) over a fixed little-endian encoding; it is stable
+// across runs, machines and Go versions.
+func PlanHash(p *stager.Plan) uint64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	put := func(v int64) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(v))
+		h.Write(buf[:])
+	}
+	str := func(s string) {
+		put(int64(len(s)))
+		h.Write([]byte(s))
+	}
+	str("mdgen plan v1")
+	put(int64(p.Degree))
+	put(int64(p.NumVars))
+	put(int64(p.NumPolys))
+	put(int64(len(p.Kinds)))
+	for _, k := range p.Kinds {
+		put(int64(k))
+	}
+	put(int64(len(p.Inputs)))
+	for _, s := range p.Inputs {
+		put(int64(s))
+	}
+	put(int64(len(p.ConvLayers)))
+	for _, l := range p.ConvLayers {
+		put(int64(len(l)))
+		for _, j := range l {
+			put(int64(j.Out))
+			put(int64(j.A))
+			put(int64(j.B))
+		}
+	}
+	put(int64(len(p.AddLayers)))
+	for _, l := range p.AddLayers {
+		put(int64(len(l)))
+		for _, j := range l {
+			put(int64(j.Dst))
+			put(int64(j.Src))
+		}
+	}
+	put(int64(len(p.Value)))
+	for _, s := range p.Value {
+		put(int64(s))
+	}
+	put(int64(len(p.Deriv)))
+	for _, row := range p.Deriv {
+		put(int64(len(row)))
+		for _, s := range row {
+			put(int64(s))
+		}
+	}
+	slots := make([]stager.Slot, 0, len(p.Values))
+	for s := range p.Values {
+		slots = append(slots, s)
+	}
+	slices.Sort(slots)
+	put(int64(len(slots)))
+	for _, s := range slots {
+		v := p.Values[s]
+		put(int64(s))
+		put(int64(len(v)))
+		for i := range v {
+			str(v[i].Re.RatString())
+			str(v[i].Im.RatString())
+		}
+	}
+	return h.Sum64()
+}
