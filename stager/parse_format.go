@@ -1,0 +1,276 @@
+package stager
+
+import (
+	"bytes"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Format writes s in PHCpack's plain format, exactly, so that
+//
+//	Parse(name, Format(s), ParseOptions{Param: s.Param})
+//
+// gives s back (Source aside). The first line is `neq nvar` (nvar counts the
+// parameter); every polynomial ends with ';' and wraps before an operator
+// after about 78 columns. Coefficients are integers or rationals p/q, complex
+// ones (a + b*i); a series coefficient c0 + c1*t + ... is written as one
+// parenthesized factor, (c0 + c1*t + c2*t^2)*x*y, or as c*t^k*x*y when it has
+// one term. Monomials come in their order, the constant last.
+//
+// PHCpack numbers variables by first appearance; when the terms alone would
+// not show the variables in the order of s.Vars (or would not show the
+// parameter), the first polynomial starts with a zero term that lists them:
+// 0*x*y*z*t + ... . A system with series coefficients but no Param is
+// written with the parameter t (t0, t1, ... if t is a variable), which a
+// reader then names.
+//
+// s must satisfy the System invariants (valid distinct identifiers, Vars
+// indices in range); Format does not check them.
+func Format(s *System) []byte {
+	f := sysFormatter{s: s, param: s.Param}
+	if f.param == "" && s.MaxCoefDegree() > 0 {
+		f.param = "t"
+		for k := 0; slices.Contains(s.Vars, f.param); k++ {
+			f.param = "t" + strconv.Itoa(k)
+		}
+	}
+	return f.format()
+}
+
+// String returns Format(s).
+func (s *System) String() string { return string(Format(s)) }
+
+type sysFormatter struct {
+	s     *System
+	param string
+	b     bytes.Buffer
+	col   int
+}
+
+const formatWidth = 78
+
+// put writes sep and text, moving to a new line first (and dropping the
+// blanks of sep) when the line would grow past formatWidth.
+func (f *sysFormatter) put(sep, text string) {
+	if f.col > 1 && f.col+len(sep)+len(text) > formatWidth {
+		f.b.WriteString("\n ")
+		f.col = 1
+		sep = strings.TrimLeft(sep, " ")
+	}
+	f.b.WriteString(sep)
+	f.b.WriteString(text)
+	f.col += len(sep) + len(text)
+}
+
+func (f *sysFormatter) format() []byte {
+	s := f.s
+	nvar := len(s.Vars)
+	if f.param != "" {
+		nvar++
+	}
+	f.b.WriteString(strconv.Itoa(len(s.Polys)))
+	f.b.WriteByte(' ')
+	f.b.WriteString(strconv.Itoa(nvar))
+	f.b.WriteByte('\n')
+	prefix := f.needsPrefix()
+	for i := range s.Polys {
+		p := &s.Polys[i]
+		f.col = 0
+		first := true
+		if i == 0 && prefix {
+			f.put("", "0")
+			for _, v := range s.Vars {
+				f.put("*", v)
+			}
+			if f.param != "" {
+				f.put("*", f.param)
+			}
+			first = false
+		}
+		for j := range p.Terms {
+			m := &p.Terms[j]
+			var vars []string
+			for k, v := range m.Vars {
+				vars = append(vars, powString(s.Vars[v], m.Pows[k]))
+			}
+			if f.term(m.Coef, vars, first) {
+				first = false
+			}
+		}
+		if f.term(p.Const, nil, first) {
+			first = false
+		}
+		if first {
+			f.put("", "0")
+		}
+		f.b.WriteString(";\n")
+	}
+	return f.b.Bytes()
+}
+
+func powString(name string, p int) string {
+	if p == 1 {
+		return name
+	}
+	return name + "^" + strconv.Itoa(p)
+}
+
+// term writes the monomial c·vars with its sign as the operator; it reports
+// false (writing nothing) when c is zero.
+func (f *sysFormatter) term(c Series, vars []string, first bool) bool {
+	nz, last := 0, -1
+	for k := range c {
+		if !c[k].IsZero() {
+			nz++
+			last = k
+		}
+	}
+	var neg bool
+	var factors []string
+	switch nz {
+	case 0:
+		return false
+	case 1:
+		rest := vars
+		if last > 0 {
+			rest = append([]string{powString(f.param, last)}, vars...)
+		}
+		neg, factors = coefFactors(&c[last], rest)
+	default:
+		var sum strings.Builder
+		sum.WriteByte('(')
+		firstIn := true
+		for k := range c {
+			if c[k].IsZero() {
+				continue
+			}
+			var rest []string
+			if k > 0 {
+				rest = []string{powString(f.param, k)}
+			}
+			n, fs := coefFactors(&c[k], rest)
+			switch {
+			case firstIn && n:
+				sum.WriteByte('-')
+			case n:
+				sum.WriteString(" - ")
+			case !firstIn:
+				sum.WriteString(" + ")
+			}
+			sum.WriteString(strings.Join(fs, "*"))
+			firstIn = false
+		}
+		sum.WriteByte(')')
+		factors = append([]string{sum.String()}, vars...)
+	}
+	switch {
+	case first && neg:
+		f.put("", "-"+factors[0])
+	case first:
+		f.put("", factors[0])
+	case neg:
+		f.put(" - ", factors[0])
+	default:
+		f.put(" + ", factors[0])
+	}
+	for _, x := range factors[1:] {
+		f.put("*", x)
+	}
+	return true
+}
+
+// coefFactors splits c·rest into a sign and factors: 3/4*x, i*x, 2*i,
+// (1/2 - 3*i)*x; a unit coefficient is left out unless rest is empty.
+func coefFactors(c *Rational, rest []string) (neg bool, factors []string) {
+	var a big.Rat
+	switch {
+	case c.IsReal():
+		neg = c.Re.Sign() < 0
+		a.Abs(&c.Re)
+		if !isOne(&a) || len(rest) == 0 {
+			factors = append(factors, a.RatString())
+		}
+	case c.Re.Sign() == 0:
+		neg = c.Im.Sign() < 0
+		a.Abs(&c.Im)
+		if !isOne(&a) {
+			factors = append(factors, a.RatString())
+		}
+		factors = append(factors, "i")
+	default:
+		var b strings.Builder
+		b.WriteByte('(')
+		b.WriteString(c.Re.RatString())
+		if c.Im.Sign() < 0 {
+			b.WriteString(" - ")
+		} else {
+			b.WriteString(" + ")
+		}
+		a.Abs(&c.Im)
+		if !isOne(&a) {
+			b.WriteString(a.RatString())
+			b.WriteByte('*')
+		}
+		b.WriteString("i)")
+		factors = append(factors, b.String())
+	}
+	return neg, append(factors, rest...)
+}
+
+func isOne(r *big.Rat) bool { return r.IsInt() && r.Num().IsInt64() && r.Num().Int64() == 1 }
+
+// needsPrefix reports whether the terms, as Format writes them, would miss
+// a variable, show the variables out of the order of s.Vars, or miss the
+// parameter.
+func (f *sysFormatter) needsPrefix() bool {
+	s := f.s
+	seen := make([]bool, len(s.Vars))
+	next := 0 // the variable that must appear next
+	paramSeen := f.param == ""
+	hasParam := func(c Series) bool {
+		for k := 1; k < len(c); k++ {
+			if !c[k].IsZero() {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range s.Polys {
+		p := &s.Polys[i]
+		for j := range p.Terms {
+			m := &p.Terms[j]
+			nz := false
+			for k := range m.Coef {
+				if !m.Coef[k].IsZero() {
+					nz = true
+					break
+				}
+			}
+			if !nz {
+				continue
+			}
+			if hasParam(m.Coef) {
+				paramSeen = true
+			}
+			for _, v := range m.Vars {
+				if v < 0 || v >= len(seen) {
+					return true
+				}
+				if seen[v] {
+					continue
+				}
+				if v != next {
+					return true
+				}
+				seen[v] = true
+				next++
+			}
+		}
+		if hasParam(p.Const) {
+			paramSeen = true
+		}
+	}
+	return next != len(s.Vars) || !paramSeen
+}
