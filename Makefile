@@ -1,16 +1,19 @@
 # mdgen: multiple-double arithmetic for Go and CUDA.
 GO ?= go
 
-.PHONY: all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu
+.PHONY: gpu-kernels all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu
 
 all: build test
 
 build:
 	$(GO) build ./...
 
-# Regenerate mdops/f<N>_gen.go and generated/cuda/*.cuh from the IR.
+# Regenerate mdops/f<N>_gen.go and generated/cuda/*.cuh from the IR, and the
+# emitted solver packages generated/p1, p2, p3 (8-double real, degree 31;
+# sources only: `make gpu-kernels` builds their fatbins where nvcc is).
 generate:
 	$(GO) run ./cmd/mdgen generate
+	for p in p1 p2 p3; do $(GO) run ./cmd/mdgen emit $$p -prec 8 -degree 31 -nvcc none -o generated/$$p || exit 1; done
 
 # Fail when the committed generated code differs from what the generator writes.
 check-generated: generate
@@ -69,3 +72,12 @@ gpu:
 	@mkdir -p .gpu
 	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/cudadev.test ./runtime/cudadev
 	$(GPU_ENV) $(GO) build -tags cuda -o .gpu/mdgen ./cmd/mdgen
+
+# The fatbins of the emitted packages generated/p1, p2, p3 (git-ignored), on
+# a machine with nvcc (no Go needed): the command each package's README and
+# doc comment give. A later Go build embeds them (run with -tags cuda).
+NVCC ?= nvcc
+gpu-kernels:
+	for p in p1 p2 p3; do (cd generated/$$p && $(NVCC) -fatbin -gencode arch=compute_90,code=sm_90 \
+		-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90 \
+		-fmad=false -O3 -std=c++17 -o fatbin/$$p.fatbin $$p.cu) || exit 1; done

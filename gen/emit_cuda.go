@@ -162,15 +162,50 @@ func KernelsCU(ns []int, complex []bool) []byte {
 	})
 }
 
-// inlineHeaders returns mdbase.cuh and md<n>.cuh without their include
-// guards and includes, to be pasted into a self-contained .cu.
-func inlineHeaders(n int) ([]string, error) {
+// kernelHeader returns md<n>.cuh restricted to what the kernels for real
+// or complex data call: add, mul, madd (or their complex versions) and
+// their callees, in the header's order.
+func kernelHeader(n int, complex bool) ([]byte, error) {
+	l := alg.Build(n)
+	c := alg.BuildComplex(l)
+	roots := []*alg.Program{l.Add, l.Mul, l.MulAdd}
+	if complex {
+		roots = []*alg.Program{c.Add, c.Mul, c.MulAdd}
+	}
+	need := map[*alg.Program]bool{}
+	var visit func(p *alg.Program)
+	visit = func(p *alg.Program) {
+		if need[p] {
+			return
+		}
+		need[p] = true
+		for _, q := range p.Callees() {
+			visit(q)
+		}
+	}
+	for _, p := range roots {
+		visit(p)
+	}
+	var fns []string
+	for _, p := range append(l.Programs(), c.Programs()...) {
+		if need[p] {
+			fns = append(fns, cudaProgram(p))
+		}
+	}
+	return render("precision.cuh.tmpl", map[string]any{
+		"Header": Header, "N": l.N, "Last": l.N - 1, "Bits": 53 * l.N, "Functions": fns,
+	})
+}
+
+// inlineHeaders returns mdbase.cuh and the part of md<n>.cuh the kernels
+// use, without generated-code lines, include guards and includes, to be
+// pasted into a self-contained .cu.
+func inlineHeaders(n int, complex bool) ([]string, error) {
 	base, err := CUDABase()
 	if err != nil {
 		return nil, err
 	}
-	l := alg.Build(n)
-	h, err := CUDAHeader(l, alg.BuildComplex(l))
+	h, err := kernelHeader(n, complex)
 	if err != nil {
 		return nil, err
 	}
@@ -179,12 +214,12 @@ func inlineHeaders(n int) ([]string, error) {
 		var b strings.Builder
 		for _, line := range strings.SplitAfter(string(src), "\n") {
 			t := strings.TrimSpace(line)
-			if t == "#pragma once" || t == `#include "mdbase.cuh"` {
+			if t == "#pragma once" || t == `#include "mdbase.cuh"` || t == "// "+Header {
 				continue
 			}
 			b.WriteString(line)
 		}
-		out = append(out, strings.TrimRight(b.String(), "\n")+"\n")
+		out = append(out, strings.TrimSpace(b.String())+"\n")
 	}
 	return out, nil
 }
@@ -222,7 +257,7 @@ func words(n int) int { return max(n, 1) }
 // systemCU returns the self-contained .cu of one emitted system: the
 // headers of precision n, the kernels for its kind of data, the tables.
 func systemCU(header, name, what, nvcc string, plan *stager.Plan, n int, complex bool, hash uint64) ([]byte, error) {
-	hs, err := inlineHeaders(n)
+	hs, err := inlineHeaders(n, complex)
 	if err != nil {
 		return nil, err
 	}

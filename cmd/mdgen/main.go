@@ -19,6 +19,7 @@ commands:
   system     write a benchmark system (p1, p2, p3) in PHCpack's format
   plan       stage a system: jobs, layers, slots and memory at a degree
   eval       evaluate and differentiate a system at power series on the CPU (-verify: against math/big)
+  emit       write a Go solver package for a system: kernels and job tables (.cu, nvcc), GPU or CPU back end
 
 Run 'mdgen <command> -h' for the flags of a command.
 `
@@ -40,6 +41,8 @@ func main() {
 		err = runSystem(args, os.Stdout)
 	case "eval":
 		err = runEval(args, os.Stdout)
+	case "emit":
+		err = runEmit(args, os.Stdout, os.Stderr)
 	case "bench":
 		err = runBench(args, os.Stdout)
 	case "-h", "-help", "--help", "help":

@@ -1,0 +1,281 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+
+	. "github.com/dave/jennifer/jen"
+
+	"github.com/mdgen/mdgen/stager"
+)
+
+const (
+	emitrtPath  = "github.com/mdgen/mdgen/gen/emitrt"
+	runtimePath = "github.com/mdgen/mdgen/runtime"
+	stagerPath  = "github.com/mdgen/mdgen/stager"
+)
+
+func newEmitFile(pkg, header string) *File {
+	f := NewFile(pkg)
+	f.HeaderComment(header)
+	f.ImportAlias(runtimePath, "mdrt")
+	f.ImportName(emitrtPath, "emitrt")
+	f.ImportName(stagerPath, "stager")
+	return f
+}
+
+func renderGo(name string, f *File) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("emit: rendering %s: %w", name, err)
+	}
+	return formatGo(name, buf.Bytes()), nil
+}
+
+// emitGo returns <name>.go: constants, the compile-time guard on the GPU
+// layout, the embedded fatbin folder (and system text), and the API, which
+// forwards to gen/emitrt.
+func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, header, nvcc string) ([]byte, error) {
+	f := newEmitFile(s.Package, header)
+	f.PackageComment(fmt.Sprintf("Package %s evaluates and differentiates %s:", s.Package, s.describe()))
+	f.PackageComment("on a GPU when the program has the GPU executor (build tag cuda), the fatbin")
+	f.PackageComment("is built and a CUDA device is present, and on the CPU otherwise, with the")
+	f.PackageComment("same bits either way.")
+	f.PackageComment("")
+	f.PackageComment("\ts, err := New()                // or New(WithCPU()), New(WithFatbin(path)), ...")
+	f.PackageComment("\tif r := s.FallbackReason(); r != nil {")
+	f.PackageComment("\t\tlog.Printf(\"on the CPU: %v\", r)")
+	f.PackageComment("\t}")
+	f.PackageComment("\tfor v := 0; v < NumVars; v++ {")
+	f.PackageComment("\t\ts.SetInput(v, series[v]) // Layout().SlotLen() doubles each")
+	f.PackageComment("\t}")
+	f.PackageComment("\terr = s.Run()")
+	f.PackageComment("\tvalue, dp0dx0 := s.Value(0), s.Deriv(0, 0)")
+	f.PackageComment("")
+	f.PackageComment(fmt.Sprintf("The kernels and the job tables are in %s.cu. The package embeds the", s.Name))
+	f.PackageComment(fmt.Sprintf("folder fatbin/, where nvcc puts %s.fatbin; mdgen emit runs nvcc when it", s.Name))
+	f.PackageComment("finds it, or build it in this folder with")
+	f.PackageComment("")
+	f.PackageComment("\t" + nvcc)
+	f.PackageComment("")
+	f.PackageComment("The plan is staged again when first needed and checked against PlanHash;")
+	f.PackageComment("the build fails when runtime.GPULayoutVersion changes: regenerate the")
+	f.PackageComment("package then (mdgen emit " + s.Args + ").")
+
+	f.Comment("What the package was emitted for.")
+	f.Const().Defs(
+		Id("Name").Op("=").Lit(s.Name),
+		Id("Precision").Op("=").Lit(s.Prec).Comment("doubles per number"),
+		Id("Degree").Op("=").Lit(s.Degree).Comment("series are truncated after t^Degree"),
+		Id("Complex").Op("=").Lit(s.Complex).Comment("complex data"),
+		Id("NumVars").Op("=").Lit(plan.NumVars),
+		Id("NumPolys").Op("=").Lit(plan.NumPolys),
+		Id("ConvJobs").Op("=").Lit(plan.ConvJobs()).Comment(fmt.Sprintf("in %d layers", len(plan.ConvLayers))),
+		Id("AddJobs").Op("=").Lit(plan.AddJobs()).Comment(fmt.Sprintf("in %d layers", len(plan.AddLayers))),
+		Id("PlanHash").Uint64().Op("=").Id(fmt.Sprintf("0x%016x", hash)).Comment("emitrt.PlanHash of the staged plan"),
+		Id("GPULayoutVersion").Op("=").Lit(gpuLayoutVersion()).Comment("runtime.GPULayoutVersion the kernels follow"),
+		Id("FatbinName").Op("=").Lit(s.Name+".fatbin"),
+	)
+	f.Line()
+	f.Comment("This stops the build when runtime.GPULayoutVersion is not the version the")
+	f.Comment("kernels of this package were emitted for: regenerate the package.")
+	f.Var().Id("_").Op("=").Index(Lit(1)).Struct().Values().Index(
+		Qual(runtimePath, "GPULayoutVersion").Op("-").Id("GPULayoutVersion"))
+	f.Line()
+	f.Comment("fatbins holds fatbin/" + s.Name + ".fatbin when nvcc built it (and fatbin/README.txt always).")
+	f.Comment("")
+	f.Comment("//go:embed fatbin")
+	f.Var().Id("fatbins").Qual("embed", "FS")
+
+	specFields := Dict{
+		Id("Name"):          Id("Name"),
+		Id("Prec"):          Id("Precision"),
+		Id("Degree"):        Id("Degree"),
+		Id("Complex"):       Id("Complex"),
+		Id("PlanHash"):      Id("PlanHash"),
+		Id("LayoutVersion"): Id("GPULayoutVersion"),
+		Id("Fatbins"):       Id("fatbins"),
+		Id("FatbinName"):    Id("FatbinName"),
+		Id("NVCC"):          Lit(nvcc),
+		Id("GPU"):           Id("newGPU"),
+	}
+	if s.Benchmark != "" {
+		specFields[Id("Benchmark")] = Lit(s.Benchmark)
+		specFields[Id("Seed")] = Lit(s.Seed)
+	} else {
+		f.Line()
+		f.Comment("systemText is the system file.")
+		f.Comment("")
+		f.Comment("//go:embed " + s.systemFile())
+		f.Var().Id("systemText").String()
+		specFields[Id("Text")] = Id("systemText")
+		specFields[Id("Param")] = Lit(s.Param)
+	}
+	f.Line()
+	f.Var().Id("spec").Op("=").Op("&").Qual(emitrtPath, "Spec").Values(specFields)
+	f.Line()
+	f.Type().Defs(
+		Comment("Solver evaluates the system and its Jacobian at power series (see emitrt.Solver)."),
+		Id("Solver").Op("=").Qual(emitrtPath, "Solver"),
+		Comment("Option configures New."),
+		Id("Option").Op("=").Qual(emitrtPath, "Option"),
+	)
+	f.Line()
+	f.Comment("New prepares a solver: on the GPU when it can, on the CPU otherwise")
+	f.Comment("(Solver.FallbackReason says why).")
+	f.Func().Id("New").Params(Id("opts").Op("...").Id("Option")).Params(Op("*").Id("Solver"), Error()).Block(
+		Return(Qual(emitrtPath, "New").Call(Id("spec"), Id("opts").Op("..."))),
+	)
+	f.Line()
+	f.Comment("Plan returns the staged plan (staged once, checked against PlanHash).")
+	f.Func().Id("Plan").Params().Params(Op("*").Qual(stagerPath, "Plan"), Error()).Block(
+		Return(Id("spec").Dot("Plan").Call()),
+	)
+	f.Line()
+	f.Comment("System returns the system, rebuilt as the package stages it.")
+	f.Func().Id("System").Params().Params(Op("*").Qual(stagerPath, "System"), Error()).Block(
+		Return(Id("spec").Dot("System").Call()),
+	)
+	f.Line()
+	f.Comment("Layout returns the layout of one series (Degree+1 coefficients).")
+	f.Func().Id("Layout").Params().Qual(runtimePath, "Layout").Block(
+		Return(Id("spec").Dot("Layout").Call()),
+	)
+	for _, o := range []struct{ name, doc, param, typ string }{
+		{"WithFatbin", "WithFatbin loads the kernels from the fatbin at path instead of the embedded one.", "path", "string"},
+		{"WithCPU", "WithCPU runs on the CPU without trying the GPU.", "", ""},
+		{"RequireGPU", "RequireGPU makes New fail when the GPU cannot be used, instead of falling back.", "", ""},
+		{"WithWorkers", "WithWorkers sets the goroutines of the CPU executor (default: one per CPU).", "n", "int"},
+		{"WithDevice", "WithDevice picks the CUDA device (default 0).", "ordinal", "int"},
+		{"WithModuleTables", "WithModuleTables makes the GPU executor use the job tables baked into the fatbin.", "", ""},
+	} {
+		var params, args []Code
+		if o.param != "" {
+			params = append(params, Id(o.param).Id(o.typ))
+			args = append(args, Id(o.param))
+		}
+		f.Line()
+		f.Comment(o.doc)
+		f.Func().Id(o.name).Params(params...).Id("Option").Block(
+			Return(Qual(emitrtPath, o.name).Call(args...)),
+		)
+	}
+	f.Line()
+	f.Comment("newGPU is the package's one call into the GPU executor (package runtime,")
+	f.Comment("through emitrt.NewGPU: it opens the device and loads the fatbin).")
+	f.Func().Id("newGPU").Params(
+		Id("plan").Op("*").Qual(stagerPath, "Plan"), Id("fatbin").Index().Byte(), Id("cfg").Qual(emitrtPath, "GPUConfig"),
+	).Params(Qual(runtimePath, "Executor"), Error()).Block(
+		Return(Qual(emitrtPath, "NewGPU").Call(Id("plan"), Id("fatbin"), Id("cfg"))),
+	)
+	return renderGo(s.Name+".go", f)
+}
+
+// emitGoTest returns <name>_test.go, the package's own tests.
+func emitGoTest(s EmitSpec, header string) ([]byte, error) {
+	f := newEmitFile(s.Package, header)
+	sysCall := func() *Statement {
+		if s.Benchmark != "" {
+			fn := "BenchmarkSystem"
+			if s.Complex {
+				fn = "BenchmarkSystemComplex"
+			}
+			return Qual(stagerPath, fn).Call(Lit(s.Benchmark), Lit(s.Seed))
+		}
+		return Qual(stagerPath, "Parse").Call(Id("Name"), Index().Byte().Parens(Id("systemText")),
+			Qual(stagerPath, "ParseOptions").Values(Dict{Id("Param"): Lit(s.Param)}))
+	}
+	fatal := func() *Statement {
+		return If(Err().Op("!=").Nil()).Block(Id("t").Dot("Fatal").Call(Err()))
+	}
+	tParam := Id("t").Op("*").Qual("testing", "T")
+
+	f.Comment("run sets the same random inputs into e and runs it.")
+	f.Func().Id("run").Params(tParam, Id("e").Qual(runtimePath, "Executor")).Block(
+		Id("t").Dot("Helper").Call(),
+		Id("in").Op(":=").Qual(runtimePath, "RandomInputs").Call(Id("NumVars"), Id("Layout").Call(), Lit(1)),
+		For(List(Id("v"), Id("x")).Op(":=").Range().Id("in")).Block(Id("e").Dot("SetInput").Call(Id("v"), Id("x"))),
+		If(Err().Op(":=").Id("e").Dot("Run").Call(), Err().Op("!=").Nil()).Block(Id("t").Dot("Fatal").Call(Err())),
+	)
+	f.Line()
+	f.Comment("TestPlan checks that the plan stages again with the emitted hash and sizes.")
+	f.Func().Id("TestPlan").Params(tParam).Block(
+		List(Id("p"), Err()).Op(":=").Id("Plan").Call(),
+		fatal(),
+		If(Id("p").Dot("ConvJobs").Call().Op("!=").Id("ConvJobs").Op("||").Id("p").Dot("AddJobs").Call().Op("!=").Id("AddJobs").
+			Op("||").Id("p").Dot("NumVars").Op("!=").Id("NumVars").Op("||").Id("p").Dot("NumPolys").Op("!=").Id("NumPolys")).Block(
+			Id("t").Dot("Fatalf").Call(Lit("plan: %d/%d jobs, %d vars, %d polys"), Id("p").Dot("ConvJobs").Call(),
+				Id("p").Dot("AddJobs").Call(), Id("p").Dot("NumVars"), Id("p").Dot("NumPolys")),
+		),
+		If(Qual(emitrtPath, "PlanHash").Call(Id("p")).Op("!=").Id("PlanHash")).Block(
+			Id("t").Dot("Fatal").Call(Lit("plan hash differs")),
+		),
+	)
+	f.Line()
+	f.Comment("TestCPUMatchesRuntime compares the package's CPU path with runtime.NewCPU on")
+	f.Comment("a plan staged directly from the system: same inputs, same checksum.")
+	f.Func().Id("TestCPUMatchesRuntime").Params(tParam).Block(
+		If(Qual("testing", "Short").Call()).Block(Id("t").Dot("Skip").Call(Lit("a full evaluation"))),
+		List(Id("s"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
+		fatal(),
+		Defer().Id("s").Dot("Close").Call(),
+		If(Id("s").Dot("Backend").Call().Op("!=").Qual(emitrtPath, "CPU").Op("||").Id("s").Dot("FallbackReason").Call().Op("!=").Nil()).Block(
+			Id("t").Dot("Fatalf").Call(Lit("WithCPU: backend %s, reason %v"), Id("s").Dot("Backend").Call(), Id("s").Dot("FallbackReason").Call()),
+		),
+		List(Id("sys"), Err()).Op(":=").Add(sysCall()),
+		fatal(),
+		List(Id("plan"), Err()).Op(":=").Qual(stagerPath, "Stage").Call(Id("sys"), Id("Degree")),
+		fatal(),
+		List(Id("ref"), Err()).Op(":=").Qual(runtimePath, "NewCPU").Call(Id("plan"), Id("Precision"), Id("Complex"), Lit(0)),
+		fatal(),
+		Id("run").Call(Id("t"), Id("s").Dot("Executor").Call()),
+		Id("run").Call(Id("t"), Id("ref")),
+		List(Id("got"), Id("want")).Op(":=").Id("s").Dot("Checksum").Call().Op(",").
+			Qual(runtimePath, "Checksum").Call(Id("ref"), Id("plan").Dot("NumPolys"), Id("plan").Dot("NumVars")),
+		If(Id("got").Op("!=").Id("want")).Block(Id("t").Dot("Fatalf").Call(Lit("checksum %s, runtime.NewCPU %s"), Id("got"), Id("want"))),
+		Id("t").Dot("Logf").Call(Lit("checksum %s"), Id("got")),
+	)
+	f.Line()
+	f.Comment("TestGPUMatchesCPU compares the GPU with the CPU bit for bit where the GPU")
+	f.Comment("can be used (build tag cuda, a fatbin, a device); MDGEN_FATBIN names a")
+	f.Comment("fatbin file to use instead of the embedded one. Elsewhere it is skipped")
+	f.Comment("with the reason.")
+	f.Func().Id("TestGPUMatchesCPU").Params(tParam).Block(
+		Var().Id("opts").Index().Id("Option"),
+		If(Id("p").Op(":=").Qual("os", "Getenv").Call(Lit("MDGEN_FATBIN")), Id("p").Op("!=").Lit("")).Block(
+			Id("opts").Op("=").Append(Id("opts"), Id("WithFatbin").Call(Id("p"))),
+		),
+		List(Id("g"), Err()).Op(":=").Id("New").Call(Id("opts").Op("...")),
+		fatal(),
+		Defer().Id("g").Dot("Close").Call(),
+		If(Id("g").Dot("Backend").Call().Op("!=").Qual(emitrtPath, "GPU")).Block(
+			Id("t").Dot("Skipf").Call(Lit("not on the GPU: %v"), Id("g").Dot("FallbackReason").Call()),
+		),
+		List(Id("c"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
+		fatal(),
+		Defer().Id("c").Dot("Close").Call(),
+		Id("run").Call(Id("t"), Id("g").Dot("Executor").Call()),
+		Id("run").Call(Id("t"), Id("c").Dot("Executor").Call()),
+		For(Id("p").Op(":=").Lit(0), Id("p").Op("<").Id("NumPolys"), Id("p").Op("++")).Block(
+			Id("same").Call(Id("t"), Qual("fmt", "Sprintf").Call(Lit("value %d"), Id("p")), Id("g").Dot("Value").Call(Id("p")), Id("c").Dot("Value").Call(Id("p"))),
+			For(Id("v").Op(":=").Lit(0), Id("v").Op("<").Id("NumVars"), Id("v").Op("++")).Block(
+				Id("same").Call(Id("t"), Qual("fmt", "Sprintf").Call(Lit("d p%d / d x%d"), Id("p"), Id("v")),
+					Id("g").Dot("Deriv").Call(Id("p"), Id("v")), Id("c").Dot("Deriv").Call(Id("p"), Id("v"))),
+			),
+		),
+		Id("t").Dot("Logf").Call(Lit("GPU and CPU agree: checksum %s"), Id("g").Dot("Checksum").Call()),
+	)
+	f.Line()
+	f.Comment("same fails at the first double where the GPU's series differs from the CPU's.")
+	f.Func().Id("same").Params(tParam, Id("what").String(), List(Id("gpu"), Id("cpu")).Index().Float64()).Block(
+		Id("t").Dot("Helper").Call(),
+		For(Id("i").Op(":=").Range().Id("cpu")).Block(
+			If(Qual("math", "Float64bits").Call(Id("gpu").Index(Id("i"))).Op("!=").Qual("math", "Float64bits").Call(Id("cpu").Index(Id("i")))).Block(
+				Id("w").Op(":=").Id("Layout").Call().Dot("W").Call(),
+				Id("t").Dot("Fatalf").Call(Lit("%s: coefficient %d, double %d: GPU %v, CPU %v"), Id("what"),
+					Id("i").Op("/").Id("w"), Id("i").Op("%").Id("w"), Id("gpu").Index(Id("i")), Id("cpu").Index(Id("i"))),
+			),
+		),
+	)
+	return renderGo(s.Name+"_test.go", f)
+}
