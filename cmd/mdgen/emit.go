@@ -143,8 +143,8 @@ func runEmit(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintf(stderr, "mdgen: removed the stale %s (built from another %s)\n", displayPath(fatPath), em.CU)
 			}
 		}
-		fmt.Fprintf(stderr, "mdgen: %s; to build the fatbin (then rebuild the Go program with -tags cuda):\n  cd %s && %s\n",
-			how, displayPath(dir), cmdLine)
+		fmt.Fprintf(stderr, "mdgen: %s; to build the fatbin (then rebuild the Go program with -tags cuda):\n  %s%s\n",
+			how, cdPrefix(dir), cmdLine)
 		return nil
 	}
 	if _, err := os.Stat(fatPath); err == nil && !changed {
@@ -270,7 +270,7 @@ func runNVCC(nvcc, dir string, args []string, fatbin string, stderr io.Writer) e
 			targs[i] = filepath.ToSlash(tmp)
 		}
 	}
-	cmdLine := "cd " + displayPath(dir) + " && " + gen.ShellQuote(append([]string{nvcc}, args...))
+	cmdLine := cdPrefix(dir) + gen.ShellQuote(append([]string{nvcc}, args...))
 	fmt.Fprintf(stderr, "mdgen: %s\n", cmdLine)
 	cmd := exec.Command(nvcc, targs...)
 	cmd.Dir = dir
@@ -316,6 +316,14 @@ wait:
 	fmt.Fprintf(stderr, "mdgen: built %s (%s) in %.1f s; build the Go program with -tags cuda to run on the GPU\n",
 		displayPath(final), humanBytes(int(size)), time.Since(start).Seconds())
 	return nil
+}
+
+// cdPrefix returns "cd dir && " for a folder other than the current one.
+func cdPrefix(dir string) string {
+	if d := displayPath(dir); d != "." {
+		return "cd " + gen.ShellQuote([]string{d}) + " && "
+	}
+	return ""
 }
 
 // displayPath shows p relative to the current folder when it is inside it.
