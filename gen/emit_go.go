@@ -147,7 +147,7 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, header, nvcc string) ([]
 		{"RequireGPU", "RequireGPU makes New fail when the GPU cannot be used, instead of falling back.", "", ""},
 		{"WithWorkers", "WithWorkers sets the goroutines of the CPU executor (default: one per CPU).", "n", "int"},
 		{"WithDevice", "WithDevice picks the CUDA device (default 0).", "ordinal", "int"},
-		{"WithModuleTables", "WithModuleTables makes the GPU executor use the job tables baked into the fatbin.", "", ""},
+		{"WithModuleTables", "WithModuleTables says whether the GPU executor uses the job tables baked into the\n// fatbin (default: yes for the embedded fatbin, no with WithFatbin).", "use", "bool"},
 	} {
 		var params, args []Code
 		if o.param != "" {

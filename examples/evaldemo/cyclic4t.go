@@ -130,9 +130,12 @@ func WithDevice(ordinal int) Option {
 	return emitrt.WithDevice(ordinal)
 }
 
-// WithModuleTables makes the GPU executor use the job tables baked into the fatbin.
-func WithModuleTables() Option {
-	return emitrt.WithModuleTables()
+/*
+WithModuleTables says whether the GPU executor uses the job tables baked into the
+// fatbin (default: yes for the embedded fatbin, no with WithFatbin).
+*/
+func WithModuleTables(use bool) Option {
+	return emitrt.WithModuleTables(use)
 }
 
 // newGPU is the package's one call into the GPU executor (package runtime,

@@ -149,7 +149,7 @@ type options struct {
 	requireGPU   bool
 	workers      int
 	device       int
-	moduleTables bool
+	moduleTables *bool // nil: the default
 }
 
 // WithFatbin loads the kernels from the fatbin at path instead of the
@@ -170,10 +170,12 @@ func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
 // WithDevice picks the CUDA device (default 0).
 func WithDevice(ordinal int) Option { return func(o *options) { o.device = ordinal } }
 
-// WithModuleTables makes the GPU executor use the job tables baked into the
-// fatbin (checked word for word against the plan) instead of uploading its
-// own.
-func WithModuleTables() Option { return func(o *options) { o.moduleTables = true } }
+// WithModuleTables says whether the GPU executor uses the job tables baked
+// into the fatbin (checked word for word against the plan, so a fatbin of
+// another plan is refused) or uploads the plan's. The default is true for
+// the embedded fatbin and false for WithFatbin, which may name a fatbin of
+// kernels only (gen.KernelsCU).
+func WithModuleTables(use bool) Option { return func(o *options) { o.moduleTables = &use } }
 
 // Backend names the executor a Solver runs on.
 type Backend string
@@ -249,7 +251,11 @@ func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, error) {
 	if newGPU == nil {
 		newGPU = NewGPU
 	}
-	return newGPU(plan, fatbin, GPUConfig{N: s.Prec, Complex: s.Complex, Device: o.device, ModuleTables: o.moduleTables})
+	tables := o.fatbin == ""
+	if o.moduleTables != nil {
+		tables = *o.moduleTables
+	}
+	return newGPU(plan, fatbin, GPUConfig{N: s.Prec, Complex: s.Complex, Device: o.device, ModuleTables: tables})
 }
 
 // ErrNoFatbin is wrapped by the fallback reason of a package that was
