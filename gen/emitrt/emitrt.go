@@ -60,6 +60,10 @@ type Spec struct {
 	once sync.Once
 	plan *stager.Plan
 	err  error
+
+	// gpuTest replaces the GPU back end entirely in tests (no build tag
+	// check).
+	gpuTest func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error)
 }
 
 // System rebuilds the system the package was emitted for.
@@ -230,7 +234,7 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 
 // tryGPU returns the GPU executor or the reason there is none.
 func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, error) {
-	if !mdrt.GPUEnabled {
+	if !mdrt.GPUEnabled && s.gpuTest == nil {
 		return nil, fmt.Errorf("built without the GPU executor (build with -tags cuda; see runtime/cudadev): %w", cudadev.ErrNoCUDA)
 	}
 	var fatbin []byte
@@ -248,6 +252,9 @@ func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, error) {
 		fatbin = b
 	}
 	newGPU := s.GPU
+	if s.gpuTest != nil {
+		newGPU = s.gpuTest
+	}
 	if newGPU == nil {
 		newGPU = NewGPU
 	}
