@@ -238,12 +238,16 @@ func emitGoTest(s EmitSpec, header string) ([]byte, error) {
 	f.Line()
 	f.Comment("TestGPUMatchesCPU compares the GPU with the CPU bit for bit where the GPU")
 	f.Comment("can be used (build tag cuda, a fatbin, a device); MDGEN_FATBIN names a")
-	f.Comment("fatbin file to use instead of the embedded one. Elsewhere it is skipped")
-	f.Comment("with the reason.")
+	f.Comment("fatbin file to use instead of the embedded one, and MDGEN_MODULE_TABLES=1")
+	f.Comment("makes the executor use (and check) the job tables baked into it. Elsewhere")
+	f.Comment("it is skipped with the reason.")
 	f.Func().Id("TestGPUMatchesCPU").Params(tParam).Block(
 		Var().Id("opts").Index().Id("Option"),
 		If(Id("p").Op(":=").Qual("os", "Getenv").Call(Lit("MDGEN_FATBIN")), Id("p").Op("!=").Lit("")).Block(
 			Id("opts").Op("=").Append(Id("opts"), Id("WithFatbin").Call(Id("p"))),
+		),
+		If(Qual("os", "Getenv").Call(Lit("MDGEN_MODULE_TABLES")).Op("==").Lit("1")).Block(
+			Id("opts").Op("=").Append(Id("opts"), Id("WithModuleTables").Call(True())),
 		),
 		List(Id("g"), Err()).Op(":=").Id("New").Call(Id("opts").Op("...")),
 		fatal(),

@@ -75,12 +75,16 @@ func TestCPUMatchesRuntime(t *testing.T) {
 
 // TestGPUMatchesCPU compares the GPU with the CPU bit for bit where the GPU
 // can be used (build tag cuda, a fatbin, a device); MDGEN_FATBIN names a
-// fatbin file to use instead of the embedded one. Elsewhere it is skipped
-// with the reason.
+// fatbin file to use instead of the embedded one, and MDGEN_MODULE_TABLES=1
+// makes the executor use (and check) the job tables baked into it. Elsewhere
+// it is skipped with the reason.
 func TestGPUMatchesCPU(t *testing.T) {
 	var opts []Option
 	if p := os.Getenv("MDGEN_FATBIN"); p != "" {
 		opts = append(opts, WithFatbin(p))
+	}
+	if os.Getenv("MDGEN_MODULE_TABLES") == "1" {
+		opts = append(opts, WithModuleTables(true))
 	}
 	g, err := New(opts...)
 	if err != nil {
