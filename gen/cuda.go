@@ -70,10 +70,8 @@ func cudaProgram(p *alg.Program) string {
 	n := p.N
 	T, CT := cudaType(n), cudaCType(n)
 	name := func(v alg.Value) string { return "v" + strconv.Itoa(int(v)) }
+	// Parameter names are the C++ expressions: x, f, a.re, acc.im.
 	param := func(i, k int) string {
-		if isComplex(p) {
-			return fmt.Sprintf("%s.%s.v[%d]", []string{"a", "a", "b", "b"}[i], []string{"re", "im"}[i%2], k)
-		}
 		if p.Params[i].Scalar {
 			return p.Params[i].Name
 		}
@@ -110,9 +108,6 @@ func cudaProgram(p *alg.Program) string {
 				}
 			}
 			if whole {
-				if isComplex(p) {
-					return []string{"a", "a", "b", "b"}[i] + "." + []string{"re", "im"}[i%2]
-				}
 				return prm.Name
 			}
 		}
@@ -125,18 +120,14 @@ func cudaProgram(p *alg.Program) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s\n// %s\n", strings.Replace(goDoc[p.Op], goMethod[p.Op], cudaFuncName(p), 1), countsLine(p))
 	var params []string
-	switch {
-	case isComplex(p) && len(p.Params) == 4:
-		params = []string{CT + " a", CT + " b"}
-	case isComplex(p):
-		params = []string{CT + " a"}
-	default:
-		for _, prm := range p.Params {
-			if prm.Scalar {
-				params = append(params, "double "+prm.Name)
-			} else {
-				params = append(params, T+" "+prm.Name)
-			}
+	for _, prm := range paramVars(p) {
+		switch {
+		case prm.Scalar:
+			params = append(params, "double "+prm.Name)
+		case isComplex(p):
+			params = append(params, CT+" "+prm.Name)
+		default:
+			params = append(params, T+" "+prm.Name)
 		}
 	}
 	ret := T

@@ -13,10 +13,21 @@ import (
 
 // TestGeneratedFilesFresh regenerates the arithmetic in memory and fails
 // when a committed file differs: run `make generate` after changing the IR.
+//
+// With MDGEN_WRITE=1 in the environment it writes the files instead, like
+// `mdgen generate` but without building the command (handy while packages
+// the command imports are mid-edit).
 func TestGeneratedFilesFresh(t *testing.T) {
 	files, err := ArithmeticFiles(DefaultNs)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if os.Getenv("MDGEN_WRITE") == "1" {
+		if err := WriteFiles("..", files); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %d files", len(files))
+		return
 	}
 	for path, want := range files {
 		got, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(path)))

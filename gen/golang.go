@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	. "github.com/dave/jennifer/jen"
 
@@ -66,6 +67,8 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 		goProgram(f, p)
 	}
 
+	goSeries(f, n)
+
 	// Register the limb-slice view used by tests and tools.
 	sl := func(v string) Code { return Id(v).Index(Op(":")) }
 	arr := func(v string) Code { return Id(T).Parens(Id(v)) }
@@ -92,7 +95,25 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 			Id("cadd"): cplx("Add"), Id("csub"): cplx("Sub"), Id("cmul"): cplx("Mul"), Id("cdiv"): cplx("Div"),
 			Id("cabs"): Func().Params(Id("re").Op(",").Id("im").Index().Float64()).Index().Float64().Block(
 				Id("r").Op(":=").Id(CT).Values(arr("re"), arr("im")).Dot("Abs").Call(), Return(sl("r"))),
-		}))
+			Id("madd"): Func().Params(Id("acc").Op(",").Id("x").Op(",").Id("y").Index().Float64()).Index().Float64().Block(
+				Id("r").Op(":=").Add(arr("acc")).Dot("MulAdd").Call(arr("x"), arr("y")), Return(sl("r"))),
+			Id("cmadd"): Func().Params(Id("accr").Op(",").Id("acci").Op(",").Id("xr").Op(",").Id("xi").Op(",").
+				Id("yr").Op(",").Id("yi").Index().Float64()).Params(Index().Float64(), Index().Float64()).Block(
+				Id("r").Op(":=").Id(CT).Values(arr("accr"), arr("acci")).Dot("MulAdd").Call(
+					Id(CT).Values(arr("xr"), arr("xi")), Id(CT).Values(arr("yr"), arr("yi"))),
+				Return(Id("r").Dot("Re").Index(Op(":")), Id("r").Dot("Im").Index(Op(":")))),
+		}),
+		Id("registerSeries").Call(Id("SeriesKernels").Values(Dict{
+			Id("N"): Lit(n),
+			Id("Conv"): Func().Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Float64()).Block(
+				Id("Convolve"+T).Call(asT(T, n, "z"), asT(T, n, "x"), asT(T, n, "y"))),
+			Id("ConvComplex"): Func().Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Float64()).Block(
+				Id("Convolve"+CT).Call(asT(CT, 2*n, "z"), asT(CT, 2*n, "x"), asT(CT, 2*n, "y"))),
+			Id("AddTo"): Func().Params(Id("dst").Op(",").Id("src").Index().Float64()).Block(
+				Id("AddTo"+T).Call(asT(T, n, "dst"), asT(T, n, "src"))),
+			Id("AddToComplex"): Func().Params(Id("dst").Op(",").Id("src").Index().Float64()).Block(
+				Id("AddTo"+CT).Call(asT(CT, 2*n, "dst"), asT(CT, 2*n, "src"))),
+		})))
 
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
@@ -101,17 +122,89 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// asT reinterprets the []float64 v as a slice of the type t of w limbs.
+func asT(t string, w int, v string) *Statement {
+	return Id("limbsAs").Types(Id(t)).Call(Id(v), Lit(w))
+}
+
+// goSeries prints the slice kernels of the series arithmetic: ConvolveF<N>,
+// ConvolveC<N>, AddToF<N>, AddToC<N>.
+func goSeries(f *File, n int) {
+	for _, t := range []string{realType(n), complexType(n)} {
+		name := "Convolve" + t
+		f.Commentf("%s sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the", name)
+		f.Comment("coefficients of the product of the power series x and y, truncated to")
+		f.Comment("len(z) terms. The order of the operations is fixed, and the GPU kernels")
+		f.Comment("reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])")
+		f.Comment("for i = 1, ..., k, then z[k] = acc.")
+		f.Comment("")
+		f.Comment("len(x) and len(y) must be at least len(z), and z must not overlap the first")
+		f.Comment("len(z) elements of x or y (x and y may be the same slice); it panics otherwise.")
+		f.Func().Id(name).Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Id(t)).Block(
+			Id("checkConvolve").Call(Lit(name), Id("z"), Id("x"), Id("y")),
+			Comment("Equal lengths let the compiler drop the inner loop's bounds checks."),
+			Id("x").Op("=").Id("x").Index(Op(":").Len(Id("z"))),
+			Id("y").Op("=").Id("y").Index(Op(":").Len(Id("z"))),
+			For(Id("k").Op(":=").Range().Id("z")).Block(
+				Id("acc").Op(":=").Id("x").Index(Lit(0)).Dot("Mul").Call(Id("y").Index(Id("k"))),
+				For(Id("i").Op(":=").Lit(1), Id("i").Op("<=").Id("k"), Id("i").Op("++")).Block(
+					Id("acc").Op("=").Id("acc").Dot("MulAdd").Call(Id("x").Index(Id("i")), Id("y").Index(Id("k").Op("-").Id("i"))),
+				),
+				Id("z").Index(Id("k")).Op("=").Id("acc"),
+			),
+		)
+		name = "AddTo" + t
+		f.Commentf("%s sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at", name)
+		f.Comment("least len(dst) (it panics otherwise).")
+		f.Func().Id(name).Params(Id("dst").Op(",").Id("src").Index().Id(t)).Block(
+			Id("checkAddTo").Call(Lit(name), Len(Id("dst")), Len(Id("src"))),
+			Id("src").Op("=").Id("src").Index(Op(":").Len(Id("dst"))),
+			For(Id("k").Op(":=").Range().Id("dst")).Block(
+				Id("dst").Index(Id("k")).Op("=").Id("dst").Index(Id("k")).Dot("Add").Call(Id("src").Index(Id("k"))),
+			),
+		)
+	}
+}
+
+// splitParam splits a parameter name such as "acc.re" into the variable
+// and, for a part of a complex value, the Go field ("acc", "Re").
+func splitParam(name string) (base, field string) {
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		return name[:i], strings.ToUpper(name[i+1:i+2]) + name[i+2:]
+	}
+	return name, ""
+}
+
+// goWhole returns the Go expression for parameter i as a whole: x or a.Re.
+func goWhole(p *alg.Program, i int) *Statement {
+	base, field := splitParam(p.Params[i].Name)
+	if field != "" {
+		return Id(base).Dot(field)
+	}
+	return Id(base)
+}
+
 // goParam returns the Go expression for limb k of parameter i of p.
 func goParam(p *alg.Program, i, k int) *Statement {
-	if isComplex(p) {
-		v := []string{"a", "a", "b", "b"}[i]
-		part := []string{"Re", "Im"}[i%2]
-		return Id(v).Dot(part).Index(Lit(k))
-	}
 	if p.Params[i].Scalar {
 		return Id(p.Params[i].Name)
 	}
-	return Id(p.Params[i].Name).Index(Lit(k))
+	return goWhole(p, i).Index(Lit(k))
+}
+
+// paramVars returns the distinct variables of p's parameters in order
+// (a complex value's re and im parts are one variable).
+func paramVars(p *alg.Program) []alg.Param {
+	var out []alg.Param
+	seen := map[string]bool{}
+	for _, prm := range p.Params {
+		base, _ := splitParam(prm.Name)
+		if !seen[base] {
+			seen[base] = true
+			out = append(out, alg.Param{Name: base, Width: prm.Width, Scalar: prm.Scalar})
+		}
+	}
+	return out
 }
 
 // goVector returns the Go expression for a vector argument of a call:
@@ -134,10 +227,7 @@ func goVector(p *alg.Program, vals []alg.Value, scalar bool, expr func(alg.Value
 			}
 		}
 		if whole {
-			if isComplex(p) {
-				return Id([]string{"a", "a", "b", "b"}[i]).Dot([]string{"Re", "Im"}[i%2])
-			}
-			return Id(prm.Name)
+			return goWhole(p, i)
 		}
 	}
 	items := make([]Code, len(vals))
@@ -234,25 +324,23 @@ func goProgram(f *File, p *alg.Program) {
 
 	f.Comment(goDoc[p.Op])
 	f.Comment(countsLine(p))
-	if isComplex(p) {
-		var params []Code
-		if len(p.Params) == 4 {
-			params = append(params, Id("b").Id(complexType(n)))
+	vars := paramVars(p)
+	typ := func(prm alg.Param) *Statement {
+		switch {
+		case prm.Scalar:
+			return Float64()
+		case isComplex(p):
+			return Id(complexType(n))
 		}
-		resT := Id(complexType(n))
-		if len(p.Results) == n {
-			resT = Id(realType(n))
-		}
-		f.Func().Params(Id("a").Id(complexType(n))).Id(goMethod[p.Op]).Params(params...).Add(resT).Block(body...)
-		return
+		return Id(realType(n))
 	}
 	var params []Code
-	for _, prm := range p.Params[1:] {
-		if prm.Scalar {
-			params = append(params, Id(prm.Name).Float64())
-		} else {
-			params = append(params, Id(prm.Name).Id(realType(n)))
-		}
+	for _, prm := range vars[1:] {
+		params = append(params, Id(prm.Name).Add(typ(prm)))
 	}
-	f.Func().Params(Id("x").Id(realType(n))).Id(goMethod[p.Op]).Params(params...).Id(realType(n)).Block(body...)
+	resT := Id(realType(n))
+	if len(p.Results) == 2*n {
+		resT = Id(complexType(n))
+	}
+	f.Func().Params(Id(vars[0].Name).Add(typ(vars[0]))).Id(goMethod[p.Op]).Params(params...).Add(resT).Block(body...)
 }

@@ -9,8 +9,8 @@ import (
 // goMethod maps an IR operation to its Go method name.
 var goMethod = map[string]string{
 	"neg": "Neg", "abs": "Abs", "add": "Add", "sub": "Sub", "mulf64": "MulFloat64",
-	"mul": "Mul", "sqr": "Sqr", "div": "Div", "sqrt": "Sqrt",
-	"cadd": "Add", "csub": "Sub", "cmul": "Mul", "cdiv": "Div", "cabs": "Abs",
+	"mul": "Mul", "sqr": "Sqr", "madd": "MulAdd", "div": "Div", "sqrt": "Sqrt",
+	"cadd": "Add", "csub": "Sub", "cmul": "Mul", "cmadd": "MulAdd", "cdiv": "Div", "cabs": "Abs",
 }
 
 // goDoc is the first line of each Go method's doc comment.
@@ -19,8 +19,10 @@ var goDoc = map[string]string{
 	"sub": "Sub returns x - y.", "mulf64": "MulFloat64 returns x * f for a float64 f.",
 	"mul": "Mul returns x * y.", "sqr": "Sqr returns x * x.", "div": "Div returns x / y.",
 	"sqrt": "Sqrt returns the square root of x.",
+	"madd": "MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).",
 	"cadd": "Add returns a + b.", "csub": "Sub returns a - b.", "cmul": "Mul returns a * b.",
-	"cdiv": "Div returns a / b.", "cabs": "Abs returns |a|.",
+	"cmadd": "MulAdd returns acc + x*y (two real MulAdds per part).",
+	"cdiv":  "Div returns a / b.", "cabs": "Abs returns |a|.",
 }
 
 func realType(n int) string    { return fmt.Sprintf("F%d", n) }

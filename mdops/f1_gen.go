@@ -60,6 +60,13 @@ func (x F1) Sqr() F1 {
 	return F1{v1}
 }
 
+// MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
+// Cost: 1 flops (0 add/sub, 0 mul, 1 fma, 0 div/sqrt), 0 selections.
+func (acc F1) MulAdd(x F1, y F1) F1 {
+	v3 := math.FMA(x[0], y[0], acc[0])
+	return F1{v3}
+}
+
 // Div returns x / y.
 // Cost: 1 flops (0 add/sub, 0 mul, 0 fma, 1 div/sqrt), 0 selections.
 func (x F1) Div(y F1) F1 {
@@ -153,6 +160,16 @@ func (a C1) Mul(b C1) C1 {
 	return C1{F1{v8[0]}, F1{v14[0]}}
 }
 
+// MulAdd returns acc + x*y (two real MulAdds per part).
+// Cost: 4 flops (0 add/sub, 0 mul, 4 fma, 0 div/sqrt), 0 selections.
+func (acc C1) MulAdd(x C1, y C1) C1 {
+	v7 := acc.Re.MulAdd(x.Re, y.Re)
+	v9 := F1{v7[0]}.MulAdd(F1{(-x.Im[0])}, y.Im)
+	v11 := acc.Im.MulAdd(x.Re, y.Im)
+	v13 := F1{v11[0]}.MulAdd(x.Im, y.Re)
+	return C1{F1{v9[0]}, F1{v13[0]}}
+}
+
 // Div returns a / b.
 // Cost: 11 flops (3 add/sub, 6 mul, 0 fma, 2 div/sqrt), 0 selections.
 func (a C1) Div(b C1) C1 {
@@ -179,6 +196,70 @@ func (a C1) Abs() F1 {
 	v8 := F1{v6[0]}.Sqrt()
 	return F1{v8[0]}
 }
+
+// ConvolveF1 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveF1(z, x, y []F1) {
+	checkConvolve("ConvolveF1", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToF1 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToF1(dst, src []F1) {
+	checkAddTo("AddToF1", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
+
+// ConvolveC1 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveC1(z, x, y []C1) {
+	checkConvolve("ConvolveC1", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToC1 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToC1(dst, src []C1) {
+	checkAddTo("AddToC1", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
 func init() {
 	limbFuncsByN[1] = limbFuncs{
 		abs: func(x []float64) []float64 {
@@ -201,6 +282,10 @@ func init() {
 			r := C1{F1(ar), F1(ai)}.Div(C1{F1(br), F1(bi)})
 			return r.Re[:], r.Im[:]
 		},
+		cmadd: func(accr, acci, xr, xi, yr, yi []float64) ([]float64, []float64) {
+			r := C1{F1(accr), F1(acci)}.MulAdd(C1{F1(xr), F1(xi)}, C1{F1(yr), F1(yi)})
+			return r.Re[:], r.Im[:]
+		},
 		cmul: func(ar, ai, br, bi []float64) ([]float64, []float64) {
 			r := C1{F1(ar), F1(ai)}.Mul(C1{F1(br), F1(bi)})
 			return r.Re[:], r.Im[:]
@@ -211,6 +296,10 @@ func init() {
 		},
 		div: func(x, y []float64) []float64 {
 			r := F1(x).Div(F1(y))
+			return r[:]
+		},
+		madd: func(acc, x, y []float64) []float64 {
+			r := F1(acc).MulAdd(F1(x), F1(y))
 			return r[:]
 		},
 		mul: func(x, y []float64) []float64 {
@@ -238,4 +327,19 @@ func init() {
 			return r[:]
 		},
 	}
+	registerSeries(SeriesKernels{
+		AddTo: func(dst, src []float64) {
+			AddToF1(limbsAs[F1](dst, 1), limbsAs[F1](src, 1))
+		},
+		AddToComplex: func(dst, src []float64) {
+			AddToC1(limbsAs[C1](dst, 2), limbsAs[C1](src, 2))
+		},
+		Conv: func(z, x, y []float64) {
+			ConvolveF1(limbsAs[F1](z, 1), limbsAs[F1](x, 1), limbsAs[F1](y, 1))
+		},
+		ConvComplex: func(z, x, y []float64) {
+			ConvolveC1(limbsAs[C1](z, 2), limbsAs[C1](x, 2), limbsAs[C1](y, 2))
+		},
+		N: 1,
+	})
 }

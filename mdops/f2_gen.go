@@ -130,6 +130,14 @@ func (x F2) Sqr() F2 {
 	return F2{v12, v14}
 }
 
+// MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
+// Cost: 29 flops (25 add/sub, 3 mul, 1 fma, 0 div/sqrt), 4 selections.
+func (acc F2) MulAdd(x F2, y F2) F2 {
+	v6 := x.Mul(y)
+	v9 := acc.Add(F2{v6[0], v6[1]})
+	return F2{v9[0], v9[1]}
+}
+
 // Div returns x / y.
 // Cost: 82 flops (69 add/sub, 6 mul, 4 fma, 3 div/sqrt), 25 selections.
 func (x F2) Div(y F2) F2 {
@@ -306,6 +314,16 @@ func (a C2) Mul(b C2) C2 {
 	return C2{F2{v14[0], v14[1]}, F2{v23[0], v23[1]}}
 }
 
+// MulAdd returns acc + x*y (two real MulAdds per part).
+// Cost: 116 flops (100 add/sub, 12 mul, 4 fma, 0 div/sqrt), 16 selections.
+func (acc C2) MulAdd(x C2, y C2) C2 {
+	v14 := acc.Re.MulAdd(x.Re, y.Re)
+	v17 := F2{v14[0], v14[1]}.MulAdd(F2{(-x.Im[0]), (-x.Im[1])}, y.Im)
+	v20 := acc.Im.MulAdd(x.Re, y.Im)
+	v23 := F2{v20[0], v20[1]}.MulAdd(x.Im, y.Re)
+	return C2{F2{v17[0], v17[1]}, F2{v23[0], v23[1]}}
+}
+
 // Div returns a / b.
 // Cost: 278 flops (228 add/sub, 30 mul, 14 fma, 6 div/sqrt), 68 selections.
 func (a C2) Div(b C2) C2 {
@@ -332,6 +350,70 @@ func (a C2) Abs() F2 {
 	v13 := F2{v10[0], v10[1]}.Sqrt()
 	return F2{v13[0], v13[1]}
 }
+
+// ConvolveF2 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveF2(z, x, y []F2) {
+	checkConvolve("ConvolveF2", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToF2 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToF2(dst, src []F2) {
+	checkAddTo("AddToF2", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
+
+// ConvolveC2 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveC2(z, x, y []C2) {
+	checkConvolve("ConvolveC2", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToC2 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToC2(dst, src []C2) {
+	checkAddTo("AddToC2", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
 func init() {
 	limbFuncsByN[2] = limbFuncs{
 		abs: func(x []float64) []float64 {
@@ -354,6 +436,10 @@ func init() {
 			r := C2{F2(ar), F2(ai)}.Div(C2{F2(br), F2(bi)})
 			return r.Re[:], r.Im[:]
 		},
+		cmadd: func(accr, acci, xr, xi, yr, yi []float64) ([]float64, []float64) {
+			r := C2{F2(accr), F2(acci)}.MulAdd(C2{F2(xr), F2(xi)}, C2{F2(yr), F2(yi)})
+			return r.Re[:], r.Im[:]
+		},
 		cmul: func(ar, ai, br, bi []float64) ([]float64, []float64) {
 			r := C2{F2(ar), F2(ai)}.Mul(C2{F2(br), F2(bi)})
 			return r.Re[:], r.Im[:]
@@ -364,6 +450,10 @@ func init() {
 		},
 		div: func(x, y []float64) []float64 {
 			r := F2(x).Div(F2(y))
+			return r[:]
+		},
+		madd: func(acc, x, y []float64) []float64 {
+			r := F2(acc).MulAdd(F2(x), F2(y))
 			return r[:]
 		},
 		mul: func(x, y []float64) []float64 {
@@ -391,4 +481,19 @@ func init() {
 			return r[:]
 		},
 	}
+	registerSeries(SeriesKernels{
+		AddTo: func(dst, src []float64) {
+			AddToF2(limbsAs[F2](dst, 2), limbsAs[F2](src, 2))
+		},
+		AddToComplex: func(dst, src []float64) {
+			AddToC2(limbsAs[C2](dst, 4), limbsAs[C2](src, 4))
+		},
+		Conv: func(z, x, y []float64) {
+			ConvolveF2(limbsAs[F2](z, 2), limbsAs[F2](x, 2), limbsAs[F2](y, 2))
+		},
+		ConvComplex: func(z, x, y []float64) {
+			ConvolveC2(limbsAs[C2](z, 4), limbsAs[C2](x, 4), limbsAs[C2](y, 4))
+		},
+		N: 2,
+	})
 }

@@ -352,6 +352,14 @@ func (x F3) Sqr() F3 {
 	return F3{v51, v53, v54}
 }
 
+// MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
+// Cost: 108 flops (99 add/sub, 6 mul, 3 fma, 0 div/sqrt), 6 selections.
+func (acc F3) MulAdd(x F3, y F3) F3 {
+	v9 := x.Mul(y)
+	v13 := acc.Add(F3{v9[0], v9[1], v9[2]})
+	return F3{v13[0], v13[1], v13[2]}
+}
+
 // Div returns x / y.
 // Cost: 387 flops (359 add/sub, 15 mul, 9 fma, 4 div/sqrt), 85 selections.
 func (x F3) Div(y F3) F3 {
@@ -562,6 +570,16 @@ func (a C3) Mul(b C3) C3 {
 	return C3{F3{v20[0], v20[1], v20[2]}, F3{v32[0], v32[1], v32[2]}}
 }
 
+// MulAdd returns acc + x*y (two real MulAdds per part).
+// Cost: 432 flops (396 add/sub, 24 mul, 12 fma, 0 div/sqrt), 24 selections.
+func (acc C3) MulAdd(x C3, y C3) C3 {
+	v21 := acc.Re.MulAdd(x.Re, y.Re)
+	v25 := F3{v21[0], v21[1], v21[2]}.MulAdd(F3{(-x.Im[0]), (-x.Im[1]), (-x.Im[2])}, y.Im)
+	v29 := acc.Im.MulAdd(x.Re, y.Im)
+	v33 := F3{v29[0], v29[1], v29[2]}.MulAdd(x.Im, y.Re)
+	return C3{F3{v25[0], v25[1], v25[2]}, F3{v33[0], v33[1], v33[2]}}
+}
+
 // Div returns a / b.
 // Cost: 1233 flops (1123 add/sub, 66 mul, 36 fma, 8 div/sqrt), 197 selections.
 func (a C3) Div(b C3) C3 {
@@ -588,6 +606,70 @@ func (a C3) Abs() F3 {
 	v18 := F3{v14[0], v14[1], v14[2]}.Sqrt()
 	return F3{v18[0], v18[1], v18[2]}
 }
+
+// ConvolveF3 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveF3(z, x, y []F3) {
+	checkConvolve("ConvolveF3", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToF3 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToF3(dst, src []F3) {
+	checkAddTo("AddToF3", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
+
+// ConvolveC3 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveC3(z, x, y []C3) {
+	checkConvolve("ConvolveC3", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToC3 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToC3(dst, src []C3) {
+	checkAddTo("AddToC3", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
 func init() {
 	limbFuncsByN[3] = limbFuncs{
 		abs: func(x []float64) []float64 {
@@ -610,6 +692,10 @@ func init() {
 			r := C3{F3(ar), F3(ai)}.Div(C3{F3(br), F3(bi)})
 			return r.Re[:], r.Im[:]
 		},
+		cmadd: func(accr, acci, xr, xi, yr, yi []float64) ([]float64, []float64) {
+			r := C3{F3(accr), F3(acci)}.MulAdd(C3{F3(xr), F3(xi)}, C3{F3(yr), F3(yi)})
+			return r.Re[:], r.Im[:]
+		},
 		cmul: func(ar, ai, br, bi []float64) ([]float64, []float64) {
 			r := C3{F3(ar), F3(ai)}.Mul(C3{F3(br), F3(bi)})
 			return r.Re[:], r.Im[:]
@@ -620,6 +706,10 @@ func init() {
 		},
 		div: func(x, y []float64) []float64 {
 			r := F3(x).Div(F3(y))
+			return r[:]
+		},
+		madd: func(acc, x, y []float64) []float64 {
+			r := F3(acc).MulAdd(F3(x), F3(y))
 			return r[:]
 		},
 		mul: func(x, y []float64) []float64 {
@@ -647,4 +737,19 @@ func init() {
 			return r[:]
 		},
 	}
+	registerSeries(SeriesKernels{
+		AddTo: func(dst, src []float64) {
+			AddToF3(limbsAs[F3](dst, 3), limbsAs[F3](src, 3))
+		},
+		AddToComplex: func(dst, src []float64) {
+			AddToC3(limbsAs[C3](dst, 6), limbsAs[C3](src, 6))
+		},
+		Conv: func(z, x, y []float64) {
+			ConvolveF3(limbsAs[F3](z, 3), limbsAs[F3](x, 3), limbsAs[F3](y, 3))
+		},
+		ConvComplex: func(z, x, y []float64) {
+			ConvolveC3(limbsAs[C3](z, 6), limbsAs[C3](x, 6), limbsAs[C3](y, 6))
+		},
+		N: 3,
+	})
 }

@@ -680,6 +680,14 @@ func (x F4) Sqr() F4 {
 	return F4{v134, v136, v137, v138}
 }
 
+// MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
+// Cost: 248 flops (232 add/sub, 10 mul, 6 fma, 0 div/sqrt), 8 selections.
+func (acc F4) MulAdd(x F4, y F4) F4 {
+	v12 := x.Mul(y)
+	v17 := acc.Add(F4{v12[0], v12[1], v12[2], v12[3]})
+	return F4{v17[0], v17[1], v17[2], v17[3]}
+}
+
 // Div returns x / y.
 // Cost: 892 flops (847 add/sub, 24 mul, 16 fma, 5 div/sqrt), 161 selections.
 func (x F4) Div(y F4) F4 {
@@ -931,6 +939,16 @@ func (a C4) Mul(b C4) C4 {
 	return C4{F4{v26[0], v26[1], v26[2], v26[3]}, F4{v41[0], v41[1], v41[2], v41[3]}}
 }
 
+// MulAdd returns acc + x*y (two real MulAdds per part).
+// Cost: 992 flops (928 add/sub, 40 mul, 24 fma, 0 div/sqrt), 32 selections.
+func (acc C4) MulAdd(x C4, y C4) C4 {
+	v28 := acc.Re.MulAdd(x.Re, y.Re)
+	v33 := F4{v28[0], v28[1], v28[2], v28[3]}.MulAdd(F4{(-x.Im[0]), (-x.Im[1]), (-x.Im[2]), (-x.Im[3])}, y.Im)
+	v38 := acc.Im.MulAdd(x.Re, y.Im)
+	v43 := F4{v38[0], v38[1], v38[2], v38[3]}.MulAdd(x.Im, y.Re)
+	return C4{F4{v33[0], v33[1], v33[2], v33[3]}, F4{v43[0], v43[1], v43[2], v43[3]}}
+}
+
 // Div returns a / b.
 // Cost: 2900 flops (2714 add/sub, 108 mul, 68 fma, 10 div/sqrt), 358 selections.
 func (a C4) Div(b C4) C4 {
@@ -957,6 +975,70 @@ func (a C4) Abs() F4 {
 	v23 := F4{v18[0], v18[1], v18[2], v18[3]}.Sqrt()
 	return F4{v23[0], v23[1], v23[2], v23[3]}
 }
+
+// ConvolveF4 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveF4(z, x, y []F4) {
+	checkConvolve("ConvolveF4", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToF4 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToF4(dst, src []F4) {
+	checkAddTo("AddToF4", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
+
+// ConvolveC4 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveC4(z, x, y []C4) {
+	checkConvolve("ConvolveC4", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToC4 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToC4(dst, src []C4) {
+	checkAddTo("AddToC4", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
 func init() {
 	limbFuncsByN[4] = limbFuncs{
 		abs: func(x []float64) []float64 {
@@ -979,6 +1061,10 @@ func init() {
 			r := C4{F4(ar), F4(ai)}.Div(C4{F4(br), F4(bi)})
 			return r.Re[:], r.Im[:]
 		},
+		cmadd: func(accr, acci, xr, xi, yr, yi []float64) ([]float64, []float64) {
+			r := C4{F4(accr), F4(acci)}.MulAdd(C4{F4(xr), F4(xi)}, C4{F4(yr), F4(yi)})
+			return r.Re[:], r.Im[:]
+		},
 		cmul: func(ar, ai, br, bi []float64) ([]float64, []float64) {
 			r := C4{F4(ar), F4(ai)}.Mul(C4{F4(br), F4(bi)})
 			return r.Re[:], r.Im[:]
@@ -989,6 +1075,10 @@ func init() {
 		},
 		div: func(x, y []float64) []float64 {
 			r := F4(x).Div(F4(y))
+			return r[:]
+		},
+		madd: func(acc, x, y []float64) []float64 {
+			r := F4(acc).MulAdd(F4(x), F4(y))
 			return r[:]
 		},
 		mul: func(x, y []float64) []float64 {
@@ -1016,4 +1106,19 @@ func init() {
 			return r[:]
 		},
 	}
+	registerSeries(SeriesKernels{
+		AddTo: func(dst, src []float64) {
+			AddToF4(limbsAs[F4](dst, 4), limbsAs[F4](src, 4))
+		},
+		AddToComplex: func(dst, src []float64) {
+			AddToC4(limbsAs[C4](dst, 8), limbsAs[C4](src, 8))
+		},
+		Conv: func(z, x, y []float64) {
+			ConvolveF4(limbsAs[F4](z, 4), limbsAs[F4](x, 4), limbsAs[F4](y, 4))
+		},
+		ConvComplex: func(z, x, y []float64) {
+			ConvolveC4(limbsAs[C4](z, 8), limbsAs[C4](x, 8), limbsAs[C4](y, 8))
+		},
+		N: 4,
+	})
 }

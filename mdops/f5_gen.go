@@ -667,7 +667,7 @@ func (x F5) MulFloat64(f float64) F5 {
 }
 
 // Mul returns x * y.
-// Cost: 338 flops (309 add/sub, 16 mul, 13 fma, 0 div/sqrt), 38 selections.
+// Cost: 338 flops (309 add/sub, 16 mul, 13 fma, 0 div/sqrt), 46 selections.
 func (x F5) Mul(y F5) F5 {
 	v10 := float64(x[0] * y[0])
 	v12 := math.FMA(x[0], y[0], (-v10))
@@ -983,73 +983,81 @@ func (x F5) Mul(y F5) F5 {
 	v332 := v10 - v330
 	v333 := v323 - v331
 	v334 := v332 + v333
-	v335 := v329 + v334
-	v336 := v335 - v329
-	v337 := v334 - v336
-	v338 := selNonZero(v337, v335, 0.0)
-	v339 := selNonZero(0.0, 0.0, v338)
-	v340 := selNonZero(v337, v337, v335)
-	v341 := v340 + v328
-	v342 := v341 - v340
-	v343 := v328 - v342
-	v344 := selNonZero(v343, v341, 0.0)
-	v345 := selNonZero(v339, v344, 0.0)
-	v346 := selNonZero(0.0, 0.0, v345)
-	v347 := selNonZero(v339, v339, v344)
-	v348 := selNonZero(v343, v343, v341)
-	v349 := v348 + v322
-	v350 := v349 - v348
-	v351 := v322 - v350
-	v352 := selNonZero(v351, v349, 0.0)
-	v353 := selNonZero(v346, v352, 0.0)
-	v354 := selNonZero(0.0, 0.0, v353)
-	v355 := selNonZero(v347, v352, 0.0)
-	v356 := selNonZero(v346, v346, v355)
-	v357 := selNonZero(v347, v347, v352)
-	v358 := selNonZero(v351, v351, v349)
-	v359 := v358 + v316
-	v360 := v359 - v358
-	v361 := v316 - v360
-	v362 := selNonZero(v361, v359, 0.0)
-	v363 := selNonZero(v354, v362, 0.0)
-	v364 := selNonZero(0.0, 0.0, v363)
-	v365 := selNonZero(v356, v362, 0.0)
-	v366 := selNonZero(v354, v354, v365)
-	v367 := selNonZero(v357, v362, 0.0)
-	v368 := selNonZero(v356, v356, v367)
-	v369 := selNonZero(v357, v357, v362)
-	v370 := selNonZero(v361, v361, v359)
-	v371 := selNonZero(v364, v370, 0.0)
+	v335 := selAbsLess(v329, v334, v334, v329)
+	v336 := selAbsLess(v329, v334, v329, v334)
+	v337 := v335 + v336
+	v338 := v337 - v335
+	v339 := v336 - v338
+	v340 := selNonZero(v339, v337, 0.0)
+	v341 := selNonZero(0.0, 0.0, v340)
+	v342 := selNonZero(v339, v339, v337)
+	v343 := selAbsLess(v342, v328, v328, v342)
+	v344 := selAbsLess(v342, v328, v342, v328)
+	v345 := v343 + v344
+	v346 := v345 - v343
+	v347 := v344 - v346
+	v348 := selNonZero(v347, v345, 0.0)
+	v349 := selNonZero(v341, v348, 0.0)
+	v350 := selNonZero(0.0, 0.0, v349)
+	v351 := selNonZero(v341, v341, v348)
+	v352 := selNonZero(v347, v347, v345)
+	v353 := selAbsLess(v352, v322, v322, v352)
+	v354 := selAbsLess(v352, v322, v352, v322)
+	v355 := v353 + v354
+	v356 := v355 - v353
+	v357 := v354 - v356
+	v358 := selNonZero(v357, v355, 0.0)
+	v359 := selNonZero(v350, v358, 0.0)
+	v360 := selNonZero(0.0, 0.0, v359)
+	v361 := selNonZero(v351, v358, 0.0)
+	v362 := selNonZero(v350, v350, v361)
+	v363 := selNonZero(v351, v351, v358)
+	v364 := selNonZero(v357, v357, v355)
+	v365 := selAbsLess(v364, v316, v316, v364)
+	v366 := selAbsLess(v364, v316, v364, v316)
+	v367 := v365 + v366
+	v368 := v367 - v365
+	v369 := v366 - v368
+	v370 := selNonZero(v369, v367, 0.0)
+	v371 := selNonZero(v360, v370, 0.0)
 	v372 := selNonZero(0.0, 0.0, v371)
-	v373 := selNonZero(v366, v370, 0.0)
-	v374 := selNonZero(v364, v364, v373)
-	v375 := selNonZero(v368, v370, 0.0)
-	v376 := selNonZero(v366, v366, v375)
-	v377 := selNonZero(v369, v370, 0.0)
-	v378 := selNonZero(v368, v368, v377)
-	v379 := selNonZero(v369, v369, v370)
-	v380 := v379 + v378
-	v381 := v380 - v379
-	v382 := v378 - v381
-	v383 := v382 + v376
-	v384 := v383 - v382
-	v385 := v376 - v384
-	v386 := v385 + v374
-	v387 := v386 - v385
-	v388 := v374 - v387
-	v389 := v388 + v372
-	v390 := v389 - v388
-	v391 := v372 - v390
-	v392 := selFinite(v10, v380, v10)
-	v393 := selFinite(v392, v383, 0.0)
-	v394 := selFinite(v392, v386, 0.0)
-	v395 := selFinite(v392, v389, 0.0)
-	v396 := selFinite(v392, v391, 0.0)
-	return F5{v392, v393, v394, v395, v396}
+	v373 := selNonZero(v362, v370, 0.0)
+	v374 := selNonZero(v360, v360, v373)
+	v375 := selNonZero(v363, v370, 0.0)
+	v376 := selNonZero(v362, v362, v375)
+	v377 := selNonZero(v363, v363, v370)
+	v378 := selNonZero(v369, v369, v367)
+	v379 := selNonZero(v372, v378, 0.0)
+	v380 := selNonZero(0.0, 0.0, v379)
+	v381 := selNonZero(v374, v378, 0.0)
+	v382 := selNonZero(v372, v372, v381)
+	v383 := selNonZero(v376, v378, 0.0)
+	v384 := selNonZero(v374, v374, v383)
+	v385 := selNonZero(v377, v378, 0.0)
+	v386 := selNonZero(v376, v376, v385)
+	v387 := selNonZero(v377, v377, v378)
+	v388 := v387 + v386
+	v389 := v388 - v387
+	v390 := v386 - v389
+	v391 := v390 + v384
+	v392 := v391 - v390
+	v393 := v384 - v392
+	v394 := v393 + v382
+	v395 := v394 - v393
+	v396 := v382 - v395
+	v397 := v396 + v380
+	v398 := v397 - v396
+	v399 := v380 - v398
+	v400 := selFinite(v10, v388, v10)
+	v401 := selFinite(v400, v391, 0.0)
+	v402 := selFinite(v400, v394, 0.0)
+	v403 := selFinite(v400, v397, 0.0)
+	v404 := selFinite(v400, v399, 0.0)
+	return F5{v400, v401, v402, v403, v404}
 }
 
 // Sqr returns x * x.
-// Cost: 208 flops (179 add/sub, 20 mul, 9 fma, 0 div/sqrt), 38 selections.
+// Cost: 208 flops (179 add/sub, 20 mul, 9 fma, 0 div/sqrt), 46 selections.
 func (x F5) Sqr() F5 {
 	v6 := float64(x[0] * x[0])
 	v8 := math.FMA(x[0], x[0], (-v6))
@@ -1235,69 +1243,654 @@ func (x F5) Sqr() F5 {
 	v194 := v6 - v192
 	v195 := v185 - v193
 	v196 := v194 + v195
-	v197 := v191 + v196
-	v198 := v197 - v191
-	v199 := v196 - v198
-	v200 := selNonZero(v199, v197, 0.0)
-	v201 := selNonZero(0.0, 0.0, v200)
-	v202 := selNonZero(v199, v199, v197)
-	v203 := v202 + v190
-	v204 := v203 - v202
-	v205 := v190 - v204
-	v206 := selNonZero(v205, v203, 0.0)
-	v207 := selNonZero(v201, v206, 0.0)
-	v208 := selNonZero(0.0, 0.0, v207)
-	v209 := selNonZero(v201, v201, v206)
-	v210 := selNonZero(v205, v205, v203)
-	v211 := v210 + v184
-	v212 := v211 - v210
-	v213 := v184 - v212
-	v214 := selNonZero(v213, v211, 0.0)
-	v215 := selNonZero(v208, v214, 0.0)
-	v216 := selNonZero(0.0, 0.0, v215)
-	v217 := selNonZero(v209, v214, 0.0)
-	v218 := selNonZero(v208, v208, v217)
-	v219 := selNonZero(v209, v209, v214)
-	v220 := selNonZero(v213, v213, v211)
-	v221 := v220 + v178
-	v222 := v221 - v220
-	v223 := v178 - v222
-	v224 := selNonZero(v223, v221, 0.0)
-	v225 := selNonZero(v216, v224, 0.0)
-	v226 := selNonZero(0.0, 0.0, v225)
-	v227 := selNonZero(v218, v224, 0.0)
-	v228 := selNonZero(v216, v216, v227)
-	v229 := selNonZero(v219, v224, 0.0)
-	v230 := selNonZero(v218, v218, v229)
-	v231 := selNonZero(v219, v219, v224)
-	v232 := selNonZero(v223, v223, v221)
-	v233 := selNonZero(v226, v232, 0.0)
+	v197 := selAbsLess(v191, v196, v196, v191)
+	v198 := selAbsLess(v191, v196, v191, v196)
+	v199 := v197 + v198
+	v200 := v199 - v197
+	v201 := v198 - v200
+	v202 := selNonZero(v201, v199, 0.0)
+	v203 := selNonZero(0.0, 0.0, v202)
+	v204 := selNonZero(v201, v201, v199)
+	v205 := selAbsLess(v204, v190, v190, v204)
+	v206 := selAbsLess(v204, v190, v204, v190)
+	v207 := v205 + v206
+	v208 := v207 - v205
+	v209 := v206 - v208
+	v210 := selNonZero(v209, v207, 0.0)
+	v211 := selNonZero(v203, v210, 0.0)
+	v212 := selNonZero(0.0, 0.0, v211)
+	v213 := selNonZero(v203, v203, v210)
+	v214 := selNonZero(v209, v209, v207)
+	v215 := selAbsLess(v214, v184, v184, v214)
+	v216 := selAbsLess(v214, v184, v214, v184)
+	v217 := v215 + v216
+	v218 := v217 - v215
+	v219 := v216 - v218
+	v220 := selNonZero(v219, v217, 0.0)
+	v221 := selNonZero(v212, v220, 0.0)
+	v222 := selNonZero(0.0, 0.0, v221)
+	v223 := selNonZero(v213, v220, 0.0)
+	v224 := selNonZero(v212, v212, v223)
+	v225 := selNonZero(v213, v213, v220)
+	v226 := selNonZero(v219, v219, v217)
+	v227 := selAbsLess(v226, v178, v178, v226)
+	v228 := selAbsLess(v226, v178, v226, v178)
+	v229 := v227 + v228
+	v230 := v229 - v227
+	v231 := v228 - v230
+	v232 := selNonZero(v231, v229, 0.0)
+	v233 := selNonZero(v222, v232, 0.0)
 	v234 := selNonZero(0.0, 0.0, v233)
-	v235 := selNonZero(v228, v232, 0.0)
-	v236 := selNonZero(v226, v226, v235)
-	v237 := selNonZero(v230, v232, 0.0)
-	v238 := selNonZero(v228, v228, v237)
-	v239 := selNonZero(v231, v232, 0.0)
-	v240 := selNonZero(v230, v230, v239)
-	v241 := selNonZero(v231, v231, v232)
-	v242 := v241 + v240
-	v243 := v242 - v241
-	v244 := v240 - v243
-	v245 := v244 + v238
-	v246 := v245 - v244
-	v247 := v238 - v246
-	v248 := v247 + v236
-	v249 := v248 - v247
-	v250 := v236 - v249
-	v251 := v250 + v234
-	v252 := v251 - v250
-	v253 := v234 - v252
-	v254 := selFinite(v6, v242, v6)
-	v255 := selFinite(v254, v245, 0.0)
-	v256 := selFinite(v254, v248, 0.0)
-	v257 := selFinite(v254, v251, 0.0)
-	v258 := selFinite(v254, v253, 0.0)
-	return F5{v254, v255, v256, v257, v258}
+	v235 := selNonZero(v224, v232, 0.0)
+	v236 := selNonZero(v222, v222, v235)
+	v237 := selNonZero(v225, v232, 0.0)
+	v238 := selNonZero(v224, v224, v237)
+	v239 := selNonZero(v225, v225, v232)
+	v240 := selNonZero(v231, v231, v229)
+	v241 := selNonZero(v234, v240, 0.0)
+	v242 := selNonZero(0.0, 0.0, v241)
+	v243 := selNonZero(v236, v240, 0.0)
+	v244 := selNonZero(v234, v234, v243)
+	v245 := selNonZero(v238, v240, 0.0)
+	v246 := selNonZero(v236, v236, v245)
+	v247 := selNonZero(v239, v240, 0.0)
+	v248 := selNonZero(v238, v238, v247)
+	v249 := selNonZero(v239, v239, v240)
+	v250 := v249 + v248
+	v251 := v250 - v249
+	v252 := v248 - v251
+	v253 := v252 + v246
+	v254 := v253 - v252
+	v255 := v246 - v254
+	v256 := v255 + v244
+	v257 := v256 - v255
+	v258 := v244 - v257
+	v259 := v258 + v242
+	v260 := v259 - v258
+	v261 := v242 - v260
+	v262 := selFinite(v6, v250, v6)
+	v263 := selFinite(v262, v253, 0.0)
+	v264 := selFinite(v262, v256, 0.0)
+	v265 := selFinite(v262, v259, 0.0)
+	v266 := selFinite(v262, v261, 0.0)
+	return F5{v262, v263, v264, v265, v266}
+}
+
+// MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
+// Cost: 408 flops (379 add/sub, 16 mul, 13 fma, 0 div/sqrt), 163 selections.
+func (acc F5) MulAdd(x F5, y F5) F5 {
+	v15 := float64(x[0] * y[0])
+	v17 := math.FMA(x[0], y[0], (-v15))
+	v18 := float64(x[0] * y[1])
+	v20 := math.FMA(x[0], y[1], (-v18))
+	v21 := float64(x[1] * y[0])
+	v23 := math.FMA(x[1], y[0], (-v21))
+	v24 := float64(x[0] * y[2])
+	v26 := math.FMA(x[0], y[2], (-v24))
+	v27 := float64(x[1] * y[1])
+	v29 := math.FMA(x[1], y[1], (-v27))
+	v30 := float64(x[2] * y[0])
+	v32 := math.FMA(x[2], y[0], (-v30))
+	v33 := float64(x[0] * y[3])
+	v35 := math.FMA(x[0], y[3], (-v33))
+	v36 := float64(x[1] * y[2])
+	v38 := math.FMA(x[1], y[2], (-v36))
+	v39 := float64(x[2] * y[1])
+	v41 := math.FMA(x[2], y[1], (-v39))
+	v42 := float64(x[3] * y[0])
+	v44 := math.FMA(x[3], y[0], (-v42))
+	v45 := float64(x[0] * y[4])
+	v46 := float64(x[1] * y[3])
+	v47 := float64(x[2] * y[2])
+	v48 := float64(x[3] * y[1])
+	v49 := float64(x[4] * y[0])
+	v50 := float64(x[1] * y[4])
+	v51 := math.FMA(x[2], y[3], v50)
+	v52 := math.FMA(x[3], y[2], v51)
+	v53 := math.FMA(x[4], y[1], v52)
+	v54 := v17 + v18
+	v55 := v54 - v18
+	v56 := v54 - v55
+	v57 := v17 - v55
+	v58 := v18 - v56
+	v59 := v57 + v58
+	v60 := v21 + v54
+	v61 := v60 - v54
+	v62 := v60 - v61
+	v63 := v21 - v61
+	v64 := v54 - v62
+	v65 := v63 + v64
+	v66 := v20 + v23
+	v67 := v66 - v23
+	v68 := v66 - v67
+	v69 := v20 - v67
+	v70 := v23 - v68
+	v71 := v69 + v70
+	v72 := v24 + v27
+	v73 := v72 - v27
+	v74 := v72 - v73
+	v75 := v24 - v73
+	v76 := v27 - v74
+	v77 := v75 + v76
+	v78 := v30 + v59
+	v79 := v78 - v59
+	v80 := v78 - v79
+	v81 := v30 - v79
+	v82 := v59 - v80
+	v83 := v81 + v82
+	v84 := v65 + v66
+	v85 := v84 - v66
+	v86 := v84 - v85
+	v87 := v65 - v85
+	v88 := v66 - v86
+	v89 := v87 + v88
+	v90 := v72 + v78
+	v91 := v90 - v78
+	v92 := v90 - v91
+	v93 := v72 - v91
+	v94 := v78 - v92
+	v95 := v93 + v94
+	v96 := v84 + v90
+	v97 := v96 - v90
+	v98 := v96 - v97
+	v99 := v84 - v97
+	v100 := v90 - v98
+	v101 := v99 + v100
+	v102 := v26 + v29
+	v103 := v102 - v29
+	v104 := v102 - v103
+	v105 := v26 - v103
+	v106 := v29 - v104
+	v107 := v105 + v106
+	v108 := v32 + v33
+	v109 := v108 - v33
+	v110 := v108 - v109
+	v111 := v32 - v109
+	v112 := v33 - v110
+	v113 := v111 + v112
+	v114 := v36 + v39
+	v115 := v114 - v39
+	v116 := v114 - v115
+	v117 := v36 - v115
+	v118 := v39 - v116
+	v119 := v117 + v118
+	v120 := v42 + v71
+	v121 := v120 - v71
+	v122 := v120 - v121
+	v123 := v42 - v121
+	v124 := v71 - v122
+	v125 := v123 + v124
+	v126 := v77 + v83
+	v127 := v126 - v83
+	v128 := v126 - v127
+	v129 := v77 - v127
+	v130 := v83 - v128
+	v131 := v129 + v130
+	v132 := v89 + v95
+	v133 := v132 - v95
+	v134 := v132 - v133
+	v135 := v89 - v133
+	v136 := v95 - v134
+	v137 := v135 + v136
+	v138 := v101 + v102
+	v139 := v138 - v102
+	v140 := v138 - v139
+	v141 := v101 - v139
+	v142 := v102 - v140
+	v143 := v141 + v142
+	v144 := v108 + v114
+	v145 := v144 - v114
+	v146 := v144 - v145
+	v147 := v108 - v145
+	v148 := v114 - v146
+	v149 := v147 + v148
+	v150 := v120 + v126
+	v151 := v150 - v126
+	v152 := v150 - v151
+	v153 := v120 - v151
+	v154 := v126 - v152
+	v155 := v153 + v154
+	v156 := v132 + v138
+	v157 := v156 - v138
+	v158 := v156 - v157
+	v159 := v132 - v157
+	v160 := v138 - v158
+	v161 := v159 + v160
+	v162 := v144 + v150
+	v163 := v162 - v150
+	v164 := v162 - v163
+	v165 := v144 - v163
+	v166 := v150 - v164
+	v167 := v165 + v166
+	v168 := v156 + v162
+	v169 := v168 - v162
+	v170 := v168 - v169
+	v171 := v156 - v169
+	v172 := v162 - v170
+	v173 := v171 + v172
+	v174 := v35 + v38
+	v175 := v174 - v38
+	v176 := v174 - v175
+	v177 := v35 - v175
+	v178 := v38 - v176
+	v179 := v177 + v178
+	v180 := v41 + v44
+	v181 := v180 - v44
+	v182 := v180 - v181
+	v183 := v41 - v181
+	v184 := v44 - v182
+	v185 := v183 + v184
+	v186 := v45 + v46
+	v187 := v186 - v46
+	v188 := v186 - v187
+	v189 := v45 - v187
+	v190 := v46 - v188
+	v191 := v189 + v190
+	v192 := v47 + v48
+	v193 := v192 - v48
+	v194 := v192 - v193
+	v195 := v47 - v193
+	v196 := v48 - v194
+	v197 := v195 + v196
+	v198 := v49 + v107
+	v199 := v198 - v107
+	v200 := v198 - v199
+	v201 := v49 - v199
+	v202 := v107 - v200
+	v203 := v201 + v202
+	v204 := v113 + v119
+	v205 := v204 - v119
+	v206 := v204 - v205
+	v207 := v113 - v205
+	v208 := v119 - v206
+	v209 := v207 + v208
+	v210 := v125 + v131
+	v211 := v210 - v131
+	v212 := v210 - v211
+	v213 := v125 - v211
+	v214 := v131 - v212
+	v215 := v213 + v214
+	v216 := v137 + v143
+	v217 := v216 - v143
+	v218 := v216 - v217
+	v219 := v137 - v217
+	v220 := v143 - v218
+	v221 := v219 + v220
+	v222 := v149 + v155
+	v223 := v222 - v155
+	v224 := v222 - v223
+	v225 := v149 - v223
+	v226 := v155 - v224
+	v227 := v225 + v226
+	v228 := v161 + v167
+	v229 := v228 - v167
+	v230 := v228 - v229
+	v231 := v161 - v229
+	v232 := v167 - v230
+	v233 := v231 + v232
+	v234 := v173 + v174
+	v235 := v234 - v174
+	v236 := v234 - v235
+	v237 := v173 - v235
+	v238 := v174 - v236
+	v239 := v237 + v238
+	v240 := v180 + v186
+	v241 := v240 - v186
+	v242 := v240 - v241
+	v243 := v180 - v241
+	v244 := v186 - v242
+	v245 := v243 + v244
+	v246 := v192 + v198
+	v247 := v246 - v198
+	v248 := v246 - v247
+	v249 := v192 - v247
+	v250 := v198 - v248
+	v251 := v249 + v250
+	v252 := v204 + v210
+	v253 := v252 - v210
+	v254 := v252 - v253
+	v255 := v204 - v253
+	v256 := v210 - v254
+	v257 := v255 + v256
+	v258 := v216 + v222
+	v259 := v258 - v222
+	v260 := v258 - v259
+	v261 := v216 - v259
+	v262 := v222 - v260
+	v263 := v261 + v262
+	v264 := v228 + v234
+	v265 := v264 - v234
+	v266 := v264 - v265
+	v267 := v228 - v265
+	v268 := v234 - v266
+	v269 := v267 + v268
+	v270 := v240 + v246
+	v271 := v270 - v246
+	v272 := v270 - v271
+	v273 := v240 - v271
+	v274 := v246 - v272
+	v275 := v273 + v274
+	v276 := v252 + v258
+	v277 := v276 - v258
+	v278 := v276 - v277
+	v279 := v252 - v277
+	v280 := v258 - v278
+	v281 := v279 + v280
+	v282 := v264 + v270
+	v283 := v282 - v270
+	v284 := v282 - v283
+	v285 := v264 - v283
+	v286 := v270 - v284
+	v287 := v285 + v286
+	v288 := v276 + v282
+	v289 := v288 - v282
+	v290 := v288 - v289
+	v291 := v276 - v289
+	v292 := v282 - v290
+	v293 := v291 + v292
+	v294 := v53 + v179
+	v295 := v185 + v191
+	v296 := v197 + v203
+	v297 := v209 + v215
+	v298 := v221 + v227
+	v299 := v233 + v239
+	v300 := v245 + v251
+	v301 := v257 + v263
+	v302 := v269 + v275
+	v303 := v281 + v287
+	v304 := v293 + v294
+	v305 := v295 + v296
+	v306 := v297 + v298
+	v307 := v299 + v300
+	v308 := v301 + v302
+	v309 := v303 + v304
+	v310 := v305 + v306
+	v311 := v307 + v308
+	v312 := v309 + v310
+	v313 := v311 + v312
+	v314 := v288 + v313
+	v315 := selAbsLess(v168, v314, v314, v168)
+	v316 := selAbsLess(v96, v315, v315, v96)
+	v317 := selAbsLess(v60, v316, v316, v60)
+	v318 := selAbsLess(v15, v317, v317, v15)
+	v320 := selAbsLess(acc[3], v314, v314, acc[3])
+	v321 := selAbsLess(acc[3], v314, acc[3], v314)
+	v322 := selAbsLess(acc[4], v315, v168, acc[4])
+	v323 := selAbsLess(acc[4], v315, acc[4], v168)
+	v324 := selAbsLess(acc[4], v315, v315, acc[4])
+	v325 := selAbsLess(acc[4], v315, acc[4], v315)
+	v326 := selAbsLess(acc[0], v324, v322, acc[0])
+	v327 := selAbsLess(acc[0], v324, acc[0], v322)
+	v328 := selAbsLess(acc[0], v324, v324, acc[0])
+	v329 := selAbsLess(acc[0], v324, acc[0], v324)
+	v330 := selAbsLess(acc[1], v316, v96, acc[1])
+	v331 := selAbsLess(acc[1], v316, acc[1], v96)
+	v332 := selAbsLess(acc[1], v316, v316, acc[1])
+	v333 := selAbsLess(acc[1], v316, acc[1], v316)
+	v334 := selAbsLess(acc[2], v317, v60, acc[2])
+	v335 := selAbsLess(acc[2], v317, acc[2], v60)
+	v336 := selAbsLess(acc[2], v317, v317, acc[2])
+	v337 := selAbsLess(acc[2], v317, acc[2], v317)
+	v338 := selAbsLess(v320, v318, v15, v320)
+	v339 := selAbsLess(v320, v318, v320, v15)
+	v340 := selAbsLess(v320, v318, v318, v320)
+	v341 := selAbsLess(v320, v318, v320, v318)
+	v342 := selAbsLess(v328, v336, v334, v326)
+	v343 := selAbsLess(v328, v336, v326, v334)
+	v344 := selAbsLess(v328, v336, v336, v328)
+	v345 := selAbsLess(v328, v336, v328, v336)
+	v346 := selAbsLess(v332, v340, v338, v330)
+	v347 := selAbsLess(v332, v340, v330, v338)
+	v348 := selAbsLess(v332, v340, v340, v332)
+	v349 := selAbsLess(v332, v340, v332, v340)
+	v350 := selAbsLess(v329, v337, v335, v327)
+	v351 := selAbsLess(v329, v337, v327, v335)
+	v352 := selAbsLess(v329, v337, v337, v329)
+	v353 := selAbsLess(v329, v337, v329, v337)
+	v354 := selAbsLess(v333, v341, v339, v331)
+	v355 := selAbsLess(v333, v341, v331, v339)
+	v356 := selAbsLess(v333, v341, v341, v333)
+	v357 := selAbsLess(v333, v341, v333, v341)
+	v358 := selAbsLess(v344, v348, v346, v342)
+	v359 := selAbsLess(v344, v348, v342, v346)
+	v360 := selAbsLess(v345, v349, v347, v343)
+	v361 := selAbsLess(v345, v349, v343, v347)
+	v362 := selAbsLess(v352, v356, v354, v350)
+	v363 := selAbsLess(v352, v356, v350, v354)
+	v364 := selAbsLess(v353, v357, v355, v351)
+	v365 := selAbsLess(v353, v357, v351, v355)
+	v366 := selAbsLess(v325, v321, v321, v323)
+	v367 := selAbsLess(v325, v321, v323, v321)
+	v368 := v366 + v367
+	v369 := v368 - v367
+	v370 := v368 - v369
+	v371 := v366 - v369
+	v372 := v367 - v370
+	v373 := v371 + v372
+	v374 := v365 + v368
+	v375 := v374 - v368
+	v376 := v374 - v375
+	v377 := v365 - v375
+	v378 := v368 - v376
+	v379 := v377 + v378
+	v380 := v364 + v374
+	v381 := v380 - v374
+	v382 := v380 - v381
+	v383 := v364 - v381
+	v384 := v374 - v382
+	v385 := v383 + v384
+	v386 := v363 + v380
+	v387 := v386 - v380
+	v388 := v386 - v387
+	v389 := v363 - v387
+	v390 := v380 - v388
+	v391 := v389 + v390
+	v392 := v362 + v386
+	v393 := v392 - v386
+	v394 := v392 - v393
+	v395 := v362 - v393
+	v396 := v386 - v394
+	v397 := v395 + v396
+	v398 := v361 + v392
+	v399 := v398 - v392
+	v400 := v398 - v399
+	v401 := v361 - v399
+	v402 := v392 - v400
+	v403 := v401 + v402
+	v404 := v360 + v398
+	v405 := v404 - v398
+	v406 := v404 - v405
+	v407 := v360 - v405
+	v408 := v398 - v406
+	v409 := v407 + v408
+	v410 := v359 + v404
+	v411 := v410 - v404
+	v412 := v410 - v411
+	v413 := v359 - v411
+	v414 := v404 - v412
+	v415 := v413 + v414
+	v416 := v358 + v410
+	v417 := v416 - v410
+	v418 := v416 - v417
+	v419 := v358 - v417
+	v420 := v410 - v418
+	v421 := v419 + v420
+	v422 := selAbsLess(v416, v421, v421, v416)
+	v423 := selAbsLess(v416, v421, v416, v421)
+	v424 := v422 + v423
+	v425 := v424 - v422
+	v426 := v423 - v425
+	v427 := selNonZero(v426, v424, 0.0)
+	v428 := selNonZero(0.0, 0.0, v427)
+	v429 := selNonZero(v426, v426, v424)
+	v430 := selAbsLess(v429, v415, v415, v429)
+	v431 := selAbsLess(v429, v415, v429, v415)
+	v432 := v430 + v431
+	v433 := v432 - v430
+	v434 := v431 - v433
+	v435 := selNonZero(v434, v432, 0.0)
+	v436 := selNonZero(v428, v435, 0.0)
+	v437 := selNonZero(0.0, 0.0, v436)
+	v438 := selNonZero(v428, v428, v435)
+	v439 := selNonZero(v434, v434, v432)
+	v440 := selAbsLess(v439, v409, v409, v439)
+	v441 := selAbsLess(v439, v409, v439, v409)
+	v442 := v440 + v441
+	v443 := v442 - v440
+	v444 := v441 - v443
+	v445 := selNonZero(v444, v442, 0.0)
+	v446 := selNonZero(v437, v445, 0.0)
+	v447 := selNonZero(0.0, 0.0, v446)
+	v448 := selNonZero(v438, v445, 0.0)
+	v449 := selNonZero(v437, v437, v448)
+	v450 := selNonZero(v438, v438, v445)
+	v451 := selNonZero(v444, v444, v442)
+	v452 := selAbsLess(v451, v403, v403, v451)
+	v453 := selAbsLess(v451, v403, v451, v403)
+	v454 := v452 + v453
+	v455 := v454 - v452
+	v456 := v453 - v455
+	v457 := selNonZero(v456, v454, 0.0)
+	v458 := selNonZero(v447, v457, 0.0)
+	v459 := selNonZero(0.0, 0.0, v458)
+	v460 := selNonZero(v449, v457, 0.0)
+	v461 := selNonZero(v447, v447, v460)
+	v462 := selNonZero(v450, v457, 0.0)
+	v463 := selNonZero(v449, v449, v462)
+	v464 := selNonZero(v450, v450, v457)
+	v465 := selNonZero(v456, v456, v454)
+	v466 := selAbsLess(v465, v397, v397, v465)
+	v467 := selAbsLess(v465, v397, v465, v397)
+	v468 := v466 + v467
+	v469 := v468 - v466
+	v470 := v467 - v469
+	v471 := selNonZero(v470, v468, 0.0)
+	v472 := selNonZero(v459, v471, 0.0)
+	v473 := selNonZero(0.0, 0.0, v472)
+	v474 := selNonZero(v461, v471, 0.0)
+	v475 := selNonZero(v459, v459, v474)
+	v476 := selNonZero(v463, v471, 0.0)
+	v477 := selNonZero(v461, v461, v476)
+	v478 := selNonZero(v464, v471, 0.0)
+	v479 := selNonZero(v463, v463, v478)
+	v480 := selNonZero(v464, v464, v471)
+	v481 := selNonZero(v470, v470, v468)
+	v482 := selAbsLess(v481, v391, v391, v481)
+	v483 := selAbsLess(v481, v391, v481, v391)
+	v484 := v482 + v483
+	v485 := v484 - v482
+	v486 := v483 - v485
+	v487 := selNonZero(v486, v484, 0.0)
+	v488 := selNonZero(v475, v487, 0.0)
+	v489 := selNonZero(v473, v473, v488)
+	v490 := selNonZero(v477, v487, 0.0)
+	v491 := selNonZero(v475, v475, v490)
+	v492 := selNonZero(v479, v487, 0.0)
+	v493 := selNonZero(v477, v477, v492)
+	v494 := selNonZero(v480, v487, 0.0)
+	v495 := selNonZero(v479, v479, v494)
+	v496 := selNonZero(v480, v480, v487)
+	v497 := selNonZero(v486, v486, v484)
+	v498 := selAbsLess(v497, v385, v385, v497)
+	v499 := selAbsLess(v497, v385, v497, v385)
+	v500 := v498 + v499
+	v501 := v500 - v498
+	v502 := v499 - v501
+	v503 := selNonZero(v502, v500, 0.0)
+	v504 := selNonZero(v491, v503, 0.0)
+	v505 := selNonZero(v489, v489, v504)
+	v506 := selNonZero(v493, v503, 0.0)
+	v507 := selNonZero(v491, v491, v506)
+	v508 := selNonZero(v495, v503, 0.0)
+	v509 := selNonZero(v493, v493, v508)
+	v510 := selNonZero(v496, v503, 0.0)
+	v511 := selNonZero(v495, v495, v510)
+	v512 := selNonZero(v496, v496, v503)
+	v513 := selNonZero(v502, v502, v500)
+	v514 := selAbsLess(v513, v379, v379, v513)
+	v515 := selAbsLess(v513, v379, v513, v379)
+	v516 := v514 + v515
+	v517 := v516 - v514
+	v518 := v515 - v517
+	v519 := selNonZero(v518, v516, 0.0)
+	v520 := selNonZero(v507, v519, 0.0)
+	v521 := selNonZero(v505, v505, v520)
+	v522 := selNonZero(v509, v519, 0.0)
+	v523 := selNonZero(v507, v507, v522)
+	v524 := selNonZero(v511, v519, 0.0)
+	v525 := selNonZero(v509, v509, v524)
+	v526 := selNonZero(v512, v519, 0.0)
+	v527 := selNonZero(v511, v511, v526)
+	v528 := selNonZero(v512, v512, v519)
+	v529 := selNonZero(v518, v518, v516)
+	v530 := selAbsLess(v529, v373, v373, v529)
+	v531 := selAbsLess(v529, v373, v529, v373)
+	v532 := v530 + v531
+	v533 := v532 - v530
+	v534 := v531 - v533
+	v535 := selNonZero(v534, v532, 0.0)
+	v536 := selNonZero(v523, v535, 0.0)
+	v537 := selNonZero(v521, v521, v536)
+	v538 := selNonZero(v525, v535, 0.0)
+	v539 := selNonZero(v523, v523, v538)
+	v540 := selNonZero(v527, v535, 0.0)
+	v541 := selNonZero(v525, v525, v540)
+	v542 := selNonZero(v528, v535, 0.0)
+	v543 := selNonZero(v527, v527, v542)
+	v544 := selNonZero(v528, v528, v535)
+	v545 := selNonZero(v534, v534, v532)
+	v546 := selNonZero(v539, v545, 0.0)
+	v547 := selNonZero(v537, v537, v546)
+	v548 := selNonZero(v541, v545, 0.0)
+	v549 := selNonZero(v539, v539, v548)
+	v550 := selNonZero(v543, v545, 0.0)
+	v551 := selNonZero(v541, v541, v550)
+	v552 := selNonZero(v544, v545, 0.0)
+	v553 := selNonZero(v543, v543, v552)
+	v554 := selNonZero(v544, v544, v545)
+	v555 := v554 + v553
+	v556 := v555 - v554
+	v557 := v553 - v556
+	v558 := v557 + v551
+	v559 := v558 - v557
+	v560 := v551 - v559
+	v561 := v560 + v549
+	v562 := v561 - v560
+	v563 := v549 - v562
+	v564 := v563 + v547
+	v565 := v564 - v563
+	v566 := v547 - v565
+	v567 := v555 + v558
+	v568 := v567 - v555
+	v569 := v558 - v568
+	v570 := v569 + v561
+	v571 := v570 - v569
+	v572 := v561 - v571
+	v573 := v572 + v564
+	v574 := v573 - v572
+	v575 := v564 - v574
+	v576 := v575 + v566
+	v577 := v576 - v575
+	v578 := v566 - v577
+	v579 := v567 + v570
+	v580 := v579 - v567
+	v581 := v570 - v580
+	v582 := v581 + v573
+	v583 := v582 - v581
+	v584 := v573 - v583
+	v585 := v584 + v576
+	v586 := v585 - v584
+	v587 := v576 - v586
+	v588 := v587 + v578
+	v589 := v588 - v587
+	v590 := v578 - v589
+	v591 := acc[0] + v15
+	v592 := selFinite(v591, v579, v591)
+	v593 := selFinite(v592, v582, 0.0)
+	v594 := selFinite(v592, v585, 0.0)
+	v595 := selFinite(v592, v588, 0.0)
+	v596 := selFinite(v592, v590, 0.0)
+	return F5{v592, v593, v594, v595, v596}
 }
 
 // Div returns x / y.
@@ -1449,7 +2042,7 @@ func (x F5) Div(y F5) F5 {
 }
 
 // Sqrt returns the square root of x.
-// Cost: 3646 flops (3338 add/sub, 187 mul, 118 fma, 3 div/sqrt), 1137 selections.
+// Cost: 3646 flops (3338 add/sub, 187 mul, 118 fma, 3 div/sqrt), 1217 selections.
 func (x F5) Sqrt() F5 {
 	v5 := math.Sqrt(x[0])
 	v7 := math.Abs(x[0])
@@ -1578,7 +2171,7 @@ func (a C5) Sub(b C5) C5 {
 }
 
 // Mul returns a * b.
-// Cost: 1564 flops (1448 add/sub, 64 mul, 52 fma, 0 div/sqrt), 398 selections.
+// Cost: 1564 flops (1448 add/sub, 64 mul, 52 fma, 0 div/sqrt), 430 selections.
 func (a C5) Mul(b C5) C5 {
 	v20 := a.Re.Mul(b.Re)
 	v26 := a.Im.Mul(b.Im)
@@ -1589,8 +2182,18 @@ func (a C5) Mul(b C5) C5 {
 	return C5{F5{v32[0], v32[1], v32[2], v32[3], v32[4]}, F5{v50[0], v50[1], v50[2], v50[3], v50[4]}}
 }
 
+// MulAdd returns acc + x*y (two real MulAdds per part).
+// Cost: 1632 flops (1516 add/sub, 64 mul, 52 fma, 0 div/sqrt), 652 selections.
+func (acc C5) MulAdd(x C5, y C5) C5 {
+	v35 := acc.Re.MulAdd(x.Re, y.Re)
+	v41 := F5{v35[0], v35[1], v35[2], v35[3], v35[4]}.MulAdd(F5{(-x.Im[0]), (-x.Im[1]), (-x.Im[2]), (-x.Im[3]), (-x.Im[4])}, y.Im)
+	v47 := acc.Im.MulAdd(x.Re, y.Im)
+	v53 := F5{v47[0], v47[1], v47[2], v47[3], v47[4]}.MulAdd(x.Im, y.Re)
+	return C5{F5{v41[0], v41[1], v41[2], v41[3], v41[4]}, F5{v53[0], v53[1], v53[2], v53[3], v53[4]}}
+}
+
 // Div returns a / b.
-// Cost: 4526 flops (4220 add/sub, 174 mul, 120 fma, 12 div/sqrt), 2319 selections.
+// Cost: 4526 flops (4220 add/sub, 174 mul, 120 fma, 12 div/sqrt), 2367 selections.
 func (a C5) Div(b C5) C5 {
 	v20 := b.Re.Sqr()
 	v26 := b.Im.Sqr()
@@ -1607,13 +2210,77 @@ func (a C5) Div(b C5) C5 {
 }
 
 // Abs returns |a|.
-// Cost: 4168 flops (3802 add/sub, 227 mul, 136 fma, 3 div/sqrt), 1336 selections.
+// Cost: 4168 flops (3802 add/sub, 227 mul, 136 fma, 3 div/sqrt), 1432 selections.
 func (a C5) Abs() F5 {
 	v10 := a.Re.Sqr()
 	v16 := a.Im.Sqr()
 	v22 := F5{v10[0], v10[1], v10[2], v10[3], v10[4]}.Add(F5{v16[0], v16[1], v16[2], v16[3], v16[4]})
 	v28 := F5{v22[0], v22[1], v22[2], v22[3], v22[4]}.Sqrt()
 	return F5{v28[0], v28[1], v28[2], v28[3], v28[4]}
+}
+
+// ConvolveF5 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveF5(z, x, y []F5) {
+	checkConvolve("ConvolveF5", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToF5 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToF5(dst, src []F5) {
+	checkAddTo("AddToF5", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
+}
+
+// ConvolveC5 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
+// coefficients of the product of the power series x and y, truncated to
+// len(z) terms. The order of the operations is fixed, and the GPU kernels
+// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
+// for i = 1, ..., k, then z[k] = acc.
+//
+// len(x) and len(y) must be at least len(z), and z must not overlap the first
+// len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+func ConvolveC5(z, x, y []C5) {
+	checkConvolve("ConvolveC5", z, x, y)
+	// Equal lengths let the compiler drop the inner loop's bounds checks.
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for k := range z {
+		acc := x[0].Mul(y[k])
+		for i := 1; i <= k; i++ {
+			acc = acc.MulAdd(x[i], y[k-i])
+		}
+		z[k] = acc
+	}
+}
+
+// AddToC5 sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at
+// least len(dst) (it panics otherwise).
+func AddToC5(dst, src []C5) {
+	checkAddTo("AddToC5", len(dst), len(src))
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = dst[k].Add(src[k])
+	}
 }
 func init() {
 	limbFuncsByN[5] = limbFuncs{
@@ -1637,6 +2304,10 @@ func init() {
 			r := C5{F5(ar), F5(ai)}.Div(C5{F5(br), F5(bi)})
 			return r.Re[:], r.Im[:]
 		},
+		cmadd: func(accr, acci, xr, xi, yr, yi []float64) ([]float64, []float64) {
+			r := C5{F5(accr), F5(acci)}.MulAdd(C5{F5(xr), F5(xi)}, C5{F5(yr), F5(yi)})
+			return r.Re[:], r.Im[:]
+		},
 		cmul: func(ar, ai, br, bi []float64) ([]float64, []float64) {
 			r := C5{F5(ar), F5(ai)}.Mul(C5{F5(br), F5(bi)})
 			return r.Re[:], r.Im[:]
@@ -1647,6 +2318,10 @@ func init() {
 		},
 		div: func(x, y []float64) []float64 {
 			r := F5(x).Div(F5(y))
+			return r[:]
+		},
+		madd: func(acc, x, y []float64) []float64 {
+			r := F5(acc).MulAdd(F5(x), F5(y))
 			return r[:]
 		},
 		mul: func(x, y []float64) []float64 {
@@ -1674,4 +2349,19 @@ func init() {
 			return r[:]
 		},
 	}
+	registerSeries(SeriesKernels{
+		AddTo: func(dst, src []float64) {
+			AddToF5(limbsAs[F5](dst, 5), limbsAs[F5](src, 5))
+		},
+		AddToComplex: func(dst, src []float64) {
+			AddToC5(limbsAs[C5](dst, 10), limbsAs[C5](src, 10))
+		},
+		Conv: func(z, x, y []float64) {
+			ConvolveF5(limbsAs[F5](z, 5), limbsAs[F5](x, 5), limbsAs[F5](y, 5))
+		},
+		ConvComplex: func(z, x, y []float64) {
+			ConvolveC5(limbsAs[C5](z, 10), limbsAs[C5](x, 10), limbsAs[C5](y, 10))
+		},
+		N: 5,
+	})
 }

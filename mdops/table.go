@@ -8,6 +8,8 @@ type limbFuncs struct {
 	mulFloat64             func(x []float64, f float64) []float64
 	cadd, csub, cmul, cdiv func(ar, ai, br, bi []float64) (re, im []float64)
 	cabs                   func(re, im []float64) []float64
+	madd                   func(acc, x, y []float64) []float64
+	cmadd                  func(accr, acci, xr, xi, yr, yi []float64) (re, im []float64)
 }
 
 // limbFuncsByN maps N to its operations, filled by the generated files' init functions.

@@ -41,29 +41,36 @@ const xcheckMaxExplained = 4
 
 // xcheckOp is one operation of the cross-check, applied with the driver's
 // operand conventions: binary ops take (x, y), unary ops x, mulf64 (x, y[0]),
-// complex ops a = (re x, im y) and b = (re y, im x), cabs a.
+// complex ops a = (re x, im y) and b = (re y, im x), cabs a. The
+// multiply-adds also take z, the x of the next pair (wrapping): madd
+// (acc = x, y, z), maddc (acc = -(y*z), y, z), cmadd (acc = (x, y), (y, z), (z, x)).
 type xcheckOp struct {
 	name string
 	// apply returns the outputs; im is nil for real results.
-	apply func(f *limbFuncs, x, y []float64) (re, im []float64)
+	apply func(f *limbFuncs, x, y, z []float64) (re, im []float64)
 }
 
 // xcheckOps lists the operations in the driver's output order.
 var xcheckOps = []xcheckOp{
-	{"add", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.add(x, y), nil }},
-	{"sub", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.sub(x, y), nil }},
-	{"mul", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.mul(x, y), nil }},
-	{"div", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.div(x, y), nil }},
-	{"sqr", func(f *limbFuncs, x, _ []float64) ([]float64, []float64) { return f.sqr(x), nil }},
-	{"sqrt", func(f *limbFuncs, x, _ []float64) ([]float64, []float64) { return f.sqrt(x), nil }},
-	{"neg", func(f *limbFuncs, x, _ []float64) ([]float64, []float64) { return f.neg(x), nil }},
-	{"abs", func(f *limbFuncs, x, _ []float64) ([]float64, []float64) { return f.abs(x), nil }},
-	{"mulf64", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.mulFloat64(x, y[0]), nil }},
-	{"cadd", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.cadd(x, y, y, x) }},
-	{"csub", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.csub(x, y, y, x) }},
-	{"cmul", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.cmul(x, y, y, x) }},
-	{"cdiv", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.cdiv(x, y, y, x) }},
-	{"cabs", func(f *limbFuncs, x, y []float64) ([]float64, []float64) { return f.cabs(x, y), nil }},
+	{"add", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.add(x, y), nil }},
+	{"sub", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.sub(x, y), nil }},
+	{"mul", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.mul(x, y), nil }},
+	{"div", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.div(x, y), nil }},
+	{"sqr", func(f *limbFuncs, x, _, _ []float64) ([]float64, []float64) { return f.sqr(x), nil }},
+	{"sqrt", func(f *limbFuncs, x, _, _ []float64) ([]float64, []float64) { return f.sqrt(x), nil }},
+	{"neg", func(f *limbFuncs, x, _, _ []float64) ([]float64, []float64) { return f.neg(x), nil }},
+	{"abs", func(f *limbFuncs, x, _, _ []float64) ([]float64, []float64) { return f.abs(x), nil }},
+	{"mulf64", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.mulFloat64(x, y[0]), nil }},
+	{"cadd", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.cadd(x, y, y, x) }},
+	{"csub", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.csub(x, y, y, x) }},
+	{"cmul", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.cmul(x, y, y, x) }},
+	{"cdiv", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.cdiv(x, y, y, x) }},
+	{"cabs", func(f *limbFuncs, x, y, _ []float64) ([]float64, []float64) { return f.cabs(x, y), nil }},
+	{"madd", func(f *limbFuncs, x, y, z []float64) ([]float64, []float64) { return f.madd(x, y, z), nil }},
+	{"maddc", func(f *limbFuncs, _, y, z []float64) ([]float64, []float64) {
+		return f.madd(f.neg(f.mul(y, z)), y, z), nil
+	}},
+	{"cmadd", func(f *limbFuncs, x, y, z []float64) ([]float64, []float64) { return f.cmadd(x, y, y, z, z, x) }},
 }
 
 // xcheckInputs holds one precision's operands, flat: pair i is
@@ -78,6 +85,12 @@ type xcheckInputs struct {
 func (in *xcheckInputs) pair(i int) (x, y []float64) {
 	lo, hi := i*in.n, (i+1)*in.n
 	return in.x[lo:hi:hi], in.y[lo:hi:hi]
+}
+
+// next returns z for pair i of count: the x of pair i+1, wrapping to 0.
+func (in *xcheckInputs) next(i, count int) []float64 {
+	z, _ := in.pair((i + 1) % count)
+	return z
 }
 
 // hash returns the "N inputs" hash: x's then y's limbs, pair by pair.
@@ -358,7 +371,7 @@ func xcheckHashOp(f *limbFuncs, in *xcheckInputs, count int, op xcheckOp) (h uin
 	h = xcheck.HashInit
 	for ; i < count; i++ {
 		x, y := in.pair(i)
-		re, im := op.apply(f, x, y)
+		re, im := op.apply(f, x, y, in.next(i, count))
 		if err := xcheckCheckLen(in.n, op, re, im); err != nil {
 			return 0, fmt.Errorf("N=%d OP=%s pair %d: %v", in.n, op.name, i, err)
 		}
@@ -370,7 +383,7 @@ func xcheckHashOp(f *limbFuncs, in *xcheckInputs, count int, op xcheckOp) (h uin
 
 // xcheckCheckLen verifies that an operation returned N limbs per part.
 func xcheckCheckLen(n int, op xcheckOp, re, im []float64) error {
-	complexOut := op.name == "cadd" || op.name == "csub" || op.name == "cmul" || op.name == "cdiv"
+	complexOut := op.name == "cadd" || op.name == "csub" || op.name == "cmul" || op.name == "cdiv" || op.name == "cmadd"
 	if len(re) != n || (complexOut && len(im) != n) {
 		return fmt.Errorf("result has %d+%d limbs, want %d per part", len(re), len(im), n)
 	}
@@ -498,7 +511,7 @@ func xcheckExplainOp(ctx context.Context, bin string, count int, in *xcheckInput
 	err := xcheckDump(ctx, bin, count, in.n, opName, func(i int, got []uint64) bool {
 		seen++
 		x, y := in.pair(i)
-		re, im := op.apply(&f, x, y)
+		re, im := op.apply(&f, x, y, in.next(i, count))
 		want := append(append([]float64(nil), re...), im...)
 		d := xcheckDiffLimbs(want, got)
 		if d == nil {

@@ -45,7 +45,7 @@ func runOps(args []string, out io.Writer) error {
 	for _, n := range ns {
 		fmt.Fprintf(os.Stderr, "mdgen: measuring N = %d on %d cases per operation...\n", n, *samples)
 		l := alg.Build(n)
-		for _, op := range []string{"add", "sub", "mul", "sqr", "mulf64", "div", "sqrt"} {
+		for _, op := range alg.MeasuredOps {
 			p := l.Program(op)
 			c := p.Count()
 			w, _ := alg.Measure(p, alg.Corpus(op, n, *samples, *seed))

@@ -65,6 +65,13 @@ MD_HD md1 md1_sqr(md1 x) {
   return md1{{v1}};
 }
 
+// md1_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
+// Cost: 1 flops (0 add/sub, 0 mul, 1 fma, 0 div/sqrt), 0 selections.
+MD_HD md1 md1_madd(md1 acc, md1 x, md1 y) {
+  const double v3 = md_fma(x.v[0], y.v[0], acc.v[0]);
+  return md1{{v3}};
+}
+
 // md1_div returns x / y.
 // Cost: 1 flops (0 add/sub, 0 mul, 0 fma, 1 div/sqrt), 0 selections.
 MD_HD md1 md1_div(md1 x, md1 y) {
@@ -105,6 +112,16 @@ MD_HD cmd1 cmd1_mul(cmd1 a, cmd1 b) {
   const md1 v12 = md1_mul(a.im, b.re);
   const md1 v14 = md1_add(md1{{v10.v[0]}}, md1{{v12.v[0]}});
   return cmd1{{{v8.v[0]}}, {{v14.v[0]}}};
+}
+
+// cmd1_madd returns acc + x*y (two real MulAdds per part).
+// Cost: 4 flops (0 add/sub, 0 mul, 4 fma, 0 div/sqrt), 0 selections.
+MD_HD cmd1 cmd1_madd(cmd1 acc, cmd1 x, cmd1 y) {
+  const md1 v7 = md1_madd(acc.re, x.re, y.re);
+  const md1 v9 = md1_madd(md1{{v7.v[0]}}, md1{{(-x.im.v[0])}}, y.im);
+  const md1 v11 = md1_madd(acc.im, x.re, y.im);
+  const md1 v13 = md1_madd(md1{{v11.v[0]}}, x.im, y.re);
+  return cmd1{{{v9.v[0]}}, {{v13.v[0]}}};
 }
 
 // cmd1_div returns a / b.

@@ -19,7 +19,8 @@
 //       For each N in 1 2 3 4 5 8 10 16: a line "N inputs HASH" (FNV-1a of
 //       x's then y's limbs of every pair, pair by pair, in index order), then
 //       one line "N OP HASH" per operation, OP in
-//       add sub mul div sqr sqrt neg abs mulf64 cadd csub cmul cdiv cabs,
+//       add sub mul div sqr sqrt neg abs mulf64 cadd csub cmul cdiv cabs
+//       madd maddc cmadd,
 //       hashing the limbs of the outputs for all COUNT inputs in index order
 //       (complex outputs: re limbs, then im limbs, per element). HASH is 16
 //       lowercase hex digits.
@@ -37,7 +38,11 @@
 //
 // Operand conventions (mdops/xcheck_test.go uses the same): binary ops take
 // (x, y); unary ops take x; mulf64 takes (x, y[0]); complex ops take
-// a = (re x, im y) and b = (re y, im x); cabs takes a.
+// a = (re x, im y) and b = (re y, im x); cabs takes a. The multiply-adds
+// also read z, the x of the next pair (index i+1, wrapping to 0): madd is
+// madd(acc = x, y, z); maddc is madd(acc = neg(mul(y, z)), y, z), a
+// cancellation down to mul's rounding error; cmadd is
+// cmadd(acc = (re x, im y), (re y, im z), (re z, im x)).
 //
 // The input generator and the hash mirror internal/xcheck/inputs.go line for
 // line (see the comments there): only exact operations, one random draw per
@@ -408,13 +413,14 @@ inline Category pair(int n, uint64_t seed, int64_t i, double* x, double* y) {
 
 enum Op {
   OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_SQR, OP_SQRT, OP_NEG, OP_ABS, OP_MULF64,
-  OP_CADD, OP_CSUB, OP_CMUL, OP_CDIV, OP_CABS, NUM_OPS,
+  OP_CADD, OP_CSUB, OP_CMUL, OP_CDIV, OP_CABS, OP_MADD, OP_MADDC, OP_CMADD,
+  NUM_OPS,
   OP_INPUTS = NUM_OPS,  // pseudo-op for dump: x's limbs then y's limbs
 };
 
 static const char* const kOpNames[NUM_OPS + 1] = {
     "add", "sub", "mul", "div", "sqr", "sqrt", "neg", "abs", "mulf64",
-    "cadd", "csub", "cmul", "cdiv", "cabs", "inputs",
+    "cadd", "csub", "cmul", "cdiv", "cabs", "madd", "maddc", "cmadd", "inputs",
 };
 
 // Limbs per output element: complex results (and the inputs pseudo-op) have
@@ -422,7 +428,7 @@ static const char* const kOpNames[NUM_OPS + 1] = {
 // constexpr host functions from device code without --expt-relaxed-constexpr).
 XC_HD constexpr int out_width(int op, int n) {
   return (op == OP_CADD || op == OP_CSUB || op == OP_CMUL || op == OP_CDIV ||
-          op == OP_INPUTS)
+          op == OP_CMADD || op == OP_INPUTS)
              ? 2 * n
              : n;
 }
@@ -471,6 +477,8 @@ static void dump_lines(const std::vector<double>& out, int w, long k) {
     static XC_HD C cmul(C a, C b) { return cmd##N##_mul(a, b); }                \
     static XC_HD C cdiv(C a, C b) { return cmd##N##_div(a, b); }                \
     static XC_HD R cabs(C a) { return cmd##N##_abs(a); }                        \
+    static XC_HD R madd(R a, R x, R y) { return md##N##_madd(a, x, y); }        \
+    static XC_HD C cmadd(C a, C x, C y) { return cmd##N##_madd(a, x, y); }      \
   };
 
 XC_DEFINE_OPS(1)
@@ -501,10 +509,12 @@ XC_HD typename O::C make_c(const typename O::R& re, const typename O::R& im) {
   return c;
 }
 
-// apply computes operation OP on pair (x, y) and stores its out_width limbs.
-// OP is a template parameter so that each kernel inlines one operation only.
+// apply computes operation OP on pair (x, y) (and z, the next pair's x, for
+// the multiply-adds) and stores its out_width limbs. OP is a template
+// parameter so that each kernel inlines one operation only.
 template <class O, int OP>
-XC_HD void apply(const typename O::R& x, const typename O::R& y, double* out) {
+XC_HD void apply(const typename O::R& x, const typename O::R& y,
+                 const typename O::R& z, double* out) {
   if constexpr (OP == OP_ADD) put<O>(O::add(x, y), out);
   else if constexpr (OP == OP_SUB) put<O>(O::sub(x, y), out);
   else if constexpr (OP == OP_MUL) put<O>(O::mul(x, y), out);
@@ -519,6 +529,10 @@ XC_HD void apply(const typename O::R& x, const typename O::R& y, double* out) {
   else if constexpr (OP == OP_CMUL) put_c<O>(O::cmul(make_c<O>(x, y), make_c<O>(y, x)), out);
   else if constexpr (OP == OP_CDIV) put_c<O>(O::cdiv(make_c<O>(x, y), make_c<O>(y, x)), out);
   else if constexpr (OP == OP_CABS) put<O>(O::cabs(make_c<O>(x, y)), out);
+  else if constexpr (OP == OP_MADD) put<O>(O::madd(x, y, z), out);
+  else if constexpr (OP == OP_MADDC) put<O>(O::madd(O::neg(O::mul(y, z)), y, z), out);
+  else if constexpr (OP == OP_CMADD)
+    put_c<O>(O::cmadd(make_c<O>(x, y), make_c<O>(y, z), make_c<O>(z, x)), out);
   else if constexpr (OP == OP_INPUTS) {
     put<O>(x, out);
     put<O>(y, out + O::n);
@@ -548,7 +562,8 @@ __global__ void op_kernel(const typename O::R* __restrict__ x,
   if (i < count) {
     typename O::R xi = x[i];
     typename O::R yi = y[i];
-    apply<O, OP>(xi, yi, out + (size_t)i * out_width(OP, O::n));
+    typename O::R zi = x[i + 1 < count ? i + 1 : 0];
+    apply<O, OP>(xi, yi, zi, out + (size_t)i * out_width(OP, O::n));
   }
 }
 
@@ -620,7 +635,8 @@ struct Engine {
   void run(std::vector<double>& out) {
     const int w = out_width(OP, O::n);
     out.resize(xs.size() * (size_t)w);
-    for (size_t i = 0; i < xs.size(); ++i) apply<O, OP>(xs[i], ys[i], &out[i * w]);
+    for (size_t i = 0; i < xs.size(); ++i)
+      apply<O, OP>(xs[i], ys[i], xs[i + 1 < xs.size() ? i + 1 : 0], &out[i * w]);
   }
 };
 
@@ -646,6 +662,9 @@ static void run_op(Engine<O>& eng, int op, std::vector<double>& out) {
     case OP_CMUL: eng.template run<OP_CMUL>(out); break;
     case OP_CDIV: eng.template run<OP_CDIV>(out); break;
     case OP_CABS: eng.template run<OP_CABS>(out); break;
+    case OP_MADD: eng.template run<OP_MADD>(out); break;
+    case OP_MADDC: eng.template run<OP_MADDC>(out); break;
+    case OP_CMADD: eng.template run<OP_CMADD>(out); break;
     case OP_INPUTS: eng.template run<OP_INPUTS>(out); break;
     default: die("bad op");
   }
@@ -732,7 +751,7 @@ static void usage() {
                "usage: xcheck COUNT SEED\n"
                "       xcheck COUNT SEED dump N OP K\n"
                "OP: add sub mul div sqr sqrt neg abs mulf64 cadd csub cmul cdiv "
-               "cabs inputs\n");
+               "cabs madd maddc cmadd inputs\n");
   std::exit(2);
 }
 

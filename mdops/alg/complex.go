@@ -6,14 +6,15 @@ package alg
 type ComplexLibrary struct {
 	N                       int
 	Add, Sub, Mul, Div, Abs *Program
+	MulAdd                  *Program // acc + x*y ("cmadd")
 }
 
 // ComplexOpNames lists the complex operations in the order of Programs.
-var ComplexOpNames = []string{"cadd", "csub", "cmul", "cdiv", "cabs"}
+var ComplexOpNames = []string{"cadd", "csub", "cmul", "cmadd", "cdiv", "cabs"}
 
 // Programs returns the complex programs in dependency order.
 func (c *ComplexLibrary) Programs() []*Program {
-	return []*Program{c.Add, c.Sub, c.Mul, c.Div, c.Abs}
+	return []*Program{c.Add, c.Sub, c.Mul, c.MulAdd, c.Div, c.Abs}
 }
 
 // Program returns the complex program of the named operation.
@@ -46,6 +47,19 @@ func BuildComplex(l *Library) *ComplexLibrary {
 	re := b.Call(l.Sub, b.Call(l.Mul, a[0], a[2]), b.Call(l.Mul, a[1], a[3]))
 	im := b.Call(l.Add, b.Call(l.Mul, a[0], a[3]), b.Call(l.Mul, a[1], a[2]))
 	c.Mul = b.Finish(cat(re, im))
+
+	// acc + x*y = (acc.re + x.re y.re - x.im y.im) + i (acc.im + x.re y.im + x.im y.re),
+	// each part two real madds (the second with a negated factor, which is
+	// exact): the error is about twice madd's, relative to |acc.re| +
+	// |x.re y.re| + |x.im y.im| (resp. the imaginary terms).
+	b, a = NewBuilder("cmadd", n, md(n, "acc.re", "acc.im", "x.re", "x.im", "y.re", "y.im")...)
+	nxi := make([]Value, n)
+	for k, v := range a[3] {
+		nxi[k] = b.Neg(v)
+	}
+	re = b.Call(l.MulAdd, b.Call(l.MulAdd, a[0], a[2], a[4]), nxi, a[5])
+	im = b.Call(l.MulAdd, b.Call(l.MulAdd, a[1], a[2], a[5]), a[3], a[4])
+	c.MulAdd = b.Finish(cat(re, im))
 
 	// a / b = a conj(b) / |b|^2; the textbook formula, with the precision's
 	// accuracy when |b|^2 neither overflows nor underflows.

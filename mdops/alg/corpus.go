@@ -12,6 +12,7 @@ type Case struct {
 	Kind string
 	X, Y []float64 // N-doubles; Y is unused by unary operations
 	F    float64   // the float64 operand of mulf64
+	A    []float64 // the accumulator of madd (acc + X*Y)
 }
 
 // RoundToN rounds x greedily to n limbs: each limb is the float64 nearest to
@@ -193,11 +194,11 @@ func (g *corpusGen) make(op, kind string) Case {
 	}
 	c := Case{X: x, Y: y}
 	switch op {
-	case "mul", "div":
+	case "mul", "div", "madd":
 		if kind == "overflow" { // keep the exact result finite
 			c.Y = g.random(r.IntN(4))
 		}
-		if kind == "subnormal" && op == "mul" {
+		if kind == "subnormal" && op != "div" {
 			c.Y = g.random(r.IntN(4))
 		}
 		if op == "div" && c.Y[0] == 0 {
@@ -222,5 +223,72 @@ func (g *corpusGen) make(op, kind string) Case {
 			c.F = math.Ldexp(float64(r.Int64N(1<<53)|1), -53) // odd mantissa
 		}
 	}
+	if op == "madd" {
+		c.A = g.accumulator(kind, c.X, c.Y, e)
+	}
 	return c
+}
+
+// accumulator returns the acc operand of madd for a case of the given kind
+// with factors x and y: near the product, cancelling it (exactly, in the
+// head only, or down to a tiny remainder), far above or below it, sparse,
+// a power of two, zero, subnormal or near overflow.
+func (g *corpusGen) accumulator(kind string, x, y []float64, e int) []float64 {
+	n, r := g.n, g.rng
+	p := new(big.Float).SetPrec(8000).Mul(Exact(x), Exact(y))
+	ep := e
+	if p.Sign() != 0 {
+		ep = p.MantExp(nil)
+	}
+	neg := func(v []float64) []float64 {
+		for k := range v {
+			v[k] = -v[k]
+		}
+		return v
+	}
+	switch kind {
+	case "random":
+		return g.random(ep - r.IntN(60) + 30)
+	case "cancel": // acc = -x*y + tiny: the result is far below the terms
+		t := new(big.Float).SetPrec(8000).Set(Exact(g.random(ep - 1 - r.IntN(53*n+40))))
+		return RoundToN(t.Sub(t, p), n)
+	case "headcancel": // the heads cancel, the tails are unrelated
+		a := g.random(ep - 53 - r.IntN(30))
+		a[0] = -RoundToN(p, 1)[0]
+		return RoundToN(Exact(a), n)
+	case "sparse":
+		return g.sparse(ep + 60 - r.IntN(120))
+	case "tie": // acc = -RN(x*y) (the result is the product's tail) or +RN(x*y)
+		a := RoundToN(p, n)
+		if r.IntN(2) == 0 {
+			return neg(a)
+		}
+		return a
+	case "far": // far below or far above the product
+		if r.IntN(2) == 0 {
+			return g.random(ep - 53*n - r.IntN(100))
+		}
+		return g.random(min(ep+53*n+r.IntN(100), 1000))
+	case "pow2":
+		a := make([]float64, n)
+		a[0] = math.Ldexp(1, min(ep-53*n-10+r.IntN(2*53*n+20), 1000))
+		if r.IntN(2) == 0 {
+			a[0] = -a[0]
+		}
+		return a
+	case "zero":
+		a := make([]float64, n)
+		if r.IntN(2) == 0 {
+			return g.random(ep + 10 - r.IntN(20))
+		}
+		if r.IntN(2) == 0 {
+			a[0] = math.Copysign(0, -1)
+		}
+		return a
+	case "subnormal":
+		return g.random(-1000 + r.IntN(40))
+	case "overflow":
+		return g.random(1000 + r.IntN(20))
+	}
+	panic("alg: no accumulator for kind " + kind)
 }

@@ -11,16 +11,21 @@ import (
 type Library struct {
 	N                                        int
 	Neg, Abs, Add, Sub, MulFloat64, Mul, Sqr *Program
+	MulAdd                                   *Program // acc + x*y ("madd")
 	Div, Sqrt                                *Program
 }
 
 // Programs returns the library's programs in dependency order (callees first).
 func (l *Library) Programs() []*Program {
-	return []*Program{l.Neg, l.Abs, l.Add, l.Sub, l.MulFloat64, l.Mul, l.Sqr, l.Div, l.Sqrt}
+	return []*Program{l.Neg, l.Abs, l.Add, l.Sub, l.MulFloat64, l.Mul, l.Sqr, l.MulAdd, l.Div, l.Sqrt}
 }
 
 // OpNames lists the operations of a Library in the order of Programs.
-var OpNames = []string{"neg", "abs", "add", "sub", "mulf64", "mul", "sqr", "div", "sqrt"}
+var OpNames = []string{"neg", "abs", "add", "sub", "mulf64", "mul", "sqr", "madd", "div", "sqrt"}
+
+// MeasuredOps lists the operations whose accuracy is measured against
+// math/big (mdgen ops, the accuracy tests), in report order.
+var MeasuredOps = []string{"add", "sub", "mul", "sqr", "mulf64", "madd", "div", "sqrt"}
 
 // Program returns the program of the named operation.
 func (l *Library) Program(op string) *Program {
@@ -55,6 +60,7 @@ func Build(n int) *Library {
 	l.MulFloat64 = buildMulFloat64(n)
 	l.Mul = buildMul(n, "mul")
 	l.Sqr = buildMul(n, "sqr")
+	l.MulAdd = buildMulAdd(l)
 	l.Div = buildDiv(l)
 	l.Sqrt = buildSqrt(l)
 	return l
@@ -307,6 +313,14 @@ func buildMul(n int, op string) *Program {
 // N+1 level sums are renormalized. Products below level N are dropped: they
 // are at most N terms of 2^(-53(N+1)) relative size.
 func (b *Builder) mulGeneral(x, y []Value) (r []Value, lead Value) {
+	sums, lead := b.mulLevelSums(x, y)
+	return b.renormalizeUnordered(sums, len(x), 1), lead
+}
+
+// mulLevelSums returns the N level sums of mulGeneral before
+// renormalization (roughly decreasing, level k about 2^(-53k) of x0*y0, their
+// exact sum within about 2^(-53N) of x*y) and fl(x0*y0).
+func (b *Builder) mulLevelSums(x, y []Value) (sums []Value, lead Value) {
 	n := len(x)
 	levels := make([][]Value, n+1)
 	for k := 0; k <= n-2; k++ {
@@ -328,7 +342,7 @@ func (b *Builder) mulGeneral(x, y []Value) (r []Value, lead Value) {
 		acc = b.FMA(x[i], y[n-i], acc)
 	}
 	levels[n] = append(levels[n], acc)
-	return b.renormalize(foldLast(b, b.accumulate(levels)), n, 1), lead
+	return foldLast(b, b.accumulate(levels)), lead
 }
 
 // sqrGeneral squares an N-double for N >= 5 like mulGeneral, using the
@@ -365,7 +379,31 @@ func (b *Builder) sqrGeneral(x []Value) (r []Value, lead Value) {
 		acc = b.FMA(x[i], x[n-i], acc)
 	}
 	levels[n] = append(levels[n], acc)
-	return b.renormalize(foldLast(b, b.accumulate(levels)), n, 1), lead
+	return b.renormalizeUnordered(foldLast(b, b.accumulate(levels)), n, 1), lead
+}
+
+// buildMulAdd builds the fused multiply-add acc + x*y. N = 1 is one FMA.
+// N = 2, 3, 4 call mul then add (the networks' error bounds assume
+// normalized operands). For N >= 5 the product's level sums (see
+// mulLevelSums; sorted by suffixMaxKeys, since a level can cancel to zero)
+// are merged by magnitude with acc's limbs and the 2N terms
+// go through one renormalization, as in add: the product is never
+// renormalized on its own, so the cost is that of mul + add less one
+// N-term renormalization and one tidy sweep. The error is measured
+// relative to |acc| + |x*y|.
+func buildMulAdd(l *Library) *Program {
+	n := l.N
+	b, a := NewBuilder("madd", n, md(n, "acc", "x", "y")...)
+	acc, x, y := a[0], a[1], a[2]
+	switch {
+	case n == 1:
+		return b.Finish([]Value{b.FMA(x[0], y[0], acc[0])})
+	case n <= 4:
+		return b.Finish(b.Call(l.Add, acc, b.Call(l.Mul, x, y)))
+	}
+	sums, lead := b.mulLevelSums(x, y)
+	r := b.renormalizeUnordered(b.mergeByKey(acc, sums, b.suffixMaxKeys(sums)), n, 3)
+	return b.Finish(b.specials(b.Add(acc[0], lead), r))
 }
 
 // buildMulFloat64 builds x * f for an N-double x and a float64 f.

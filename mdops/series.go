@@ -1,0 +1,81 @@
+package mdops
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// SeriesKernels are one precision's slice kernels for truncated power series
+// with multiple-double coefficients, on flat []float64 buffers, for code
+// (such as the series evaluator) that selects the precision at run time.
+//
+// A real series of N-double coefficients is a []float64 holding coefficient
+// k at [k*N : (k+1)*N], leading limb first, exactly as a []F<N> lays it out in
+// memory; a complex series holds coefficient k at [2kN : 2kN+2N], the N limbs
+// of the real part then the N limbs of the imaginary part, as a []C<N>. The
+// kernels reinterpret the buffers in place (no copying); a buffer whose
+// length is not a multiple of N (2N for complex) makes them panic.
+type SeriesKernels struct {
+	N int
+	// Conv and ConvComplex are ConvolveF<N> and ConvolveC<N>: z[k] = sum of
+	// x[i]*y[k-i], i = 0..k, for each coefficient k of z, in the canonical
+	// order. x and y need at least as many coefficients as z, and z must
+	// not overlap them.
+	Conv, ConvComplex func(z, x, y []float64)
+	// AddTo and AddToComplex are AddToF<N> and AddToC<N>: dst[k] += src[k]
+	// for each coefficient k of dst.
+	AddTo, AddToComplex func(dst, src []float64)
+}
+
+// seriesKernelsByN is filled by the generated files' init functions.
+var seriesKernelsByN = map[int]SeriesKernels{}
+
+func registerSeries(k SeriesKernels) { seriesKernelsByN[k.N] = k }
+
+// SeriesKernelsFor returns the series kernels of N-double coefficients, and
+// false when N is not one of the generated precisions.
+func SeriesKernelsFor(n int) (SeriesKernels, bool) {
+	k, ok := seriesKernelsByN[n]
+	return k, ok
+}
+
+// limbsAs reinterprets v, w float64 limbs per element, as a []T (T is F<N>
+// or C<N>, whose size is w float64s), sharing its memory.
+func limbsAs[T any](v []float64, w int) []T {
+	if len(v)%w != 0 {
+		panic(fmt.Sprintf("mdops: series buffer of %d float64s is not a whole number of %d-limb coefficients", len(v), w))
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(v))), len(v)/w)
+}
+
+// checkConvolve panics unless x and y have at least len(z) elements and z
+// overlaps neither's first len(z) elements.
+func checkConvolve[T any](name string, z, x, y []T) {
+	if len(x) < len(z) || len(y) < len(z) {
+		panic(fmt.Sprintf("mdops: %s: len(z) = %d but len(x) = %d, len(y) = %d", name, len(z), len(x), len(y)))
+	}
+	if overlaps(z, x[:len(z)]) || overlaps(z, y[:len(z)]) {
+		panic(fmt.Sprintf("mdops: %s: z overlaps x or y", name))
+	}
+}
+
+// checkAddTo panics unless src has at least as many elements as dst.
+func checkAddTo(name string, ldst, lsrc int) {
+	if lsrc < ldst {
+		panic(fmt.Sprintf("mdops: %s: len(dst) = %d but len(src) = %d", name, ldst, lsrc))
+	}
+}
+
+// overlaps reports whether the memory of a and b intersects.
+func overlaps[T any](a, b []T) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	size := unsafe.Sizeof(a[0])
+	pa := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
+	pb := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+uintptr(len(b))*size && pb < pa+uintptr(len(a))*size
+}

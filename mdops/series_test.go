@@ -1,0 +1,239 @@
+package mdops
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mdgen/mdgen/mdops/alg"
+)
+
+// seriesCoeffs returns count random N-double coefficients (flat, N limbs
+// each) with leading exponents spread over [-spread, spread], and a few zero
+// coefficients.
+func seriesCoeffs(rng *rand.Rand, n, count, spread int) []float64 {
+	out := make([]float64, 0, n*count)
+	for k := 0; k < count; k++ {
+		v := make([]float64, n)
+		if rng.IntN(8) != 0 {
+			m := new(big.Float).SetPrec(uint(64*n + 64)).SetFloat64(rng.Float64() + 0.5)
+			for i := 0; i < n; i++ {
+				m.Add(m, new(big.Float).SetFloat64(math.Ldexp(rng.Float64()-0.5, -53*(i+1))))
+			}
+			m.SetMantExp(m, rng.IntN(2*spread+1)-spread)
+			if rng.IntN(2) == 0 {
+				m.Neg(m)
+			}
+			v = alg.RoundToN(m, n)
+		}
+		out = append(out, v...)
+	}
+	return out
+}
+
+// convBits returns the accuracy of z, the coefficient k of the product of x
+// and y (flat real series), relative to sum_i |x_i||y_{k-i}|.
+func convBits(n int, z, x, y []float64, k int) float64 {
+	prec := uint(8000)
+	want := new(big.Float).SetPrec(prec)
+	scale := new(big.Float).SetPrec(prec)
+	for i := 0; i <= k; i++ {
+		p := new(big.Float).SetPrec(prec).Mul(alg.Exact(x[i*n:(i+1)*n]), alg.Exact(y[(k-i)*n:(k-i+1)*n]))
+		want.Add(want, p)
+		scale.Add(scale, p.Abs(p))
+	}
+	return alg.AccurateBitsScaled(z[k*n:(k+1)*n], want, scale)
+}
+
+// TestSeriesKernels checks ConvolveF<N>/C<N> and AddToF<N>/C<N> through the
+// SeriesKernels registry: bit-identical to a naive loop of Mul and MulAdd (the
+// canonical order) and to the typed API, accurate against math/big, and
+// writing in place through the []float64 views.
+func TestSeriesKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range generatedNs {
+		ks, ok := SeriesKernelsFor(n)
+		if !ok || ks.N != n {
+			t.Fatalf("SeriesKernelsFor(%d) = %+v, %v", n, ks.N, ok)
+		}
+		f := limbFuncsByN[n]
+		for _, length := range []int{1, 2, 3, 7, 17} {
+			t.Run(fmt.Sprintf("N%d/len%d", n, length), func(t *testing.T) {
+				// Real: x and y one coefficient longer than z.
+				x := seriesCoeffs(rng, n, length+1, 20)
+				y := seriesCoeffs(rng, n, length+2, 20)
+				z := make([]float64, n*length)
+				for i := range z {
+					z[i] = math.NaN() // must be overwritten
+				}
+				ks.Conv(z, x, y)
+				target := float64(53*n-6) - math.Log2(float64(length)) - 1
+				for k := 0; k < length; k++ {
+					acc := f.mul(x[:n], y[k*n:(k+1)*n])
+					for i := 1; i <= k; i++ {
+						acc = f.madd(acc, x[i*n:(i+1)*n], y[(k-i)*n:(k-i+1)*n])
+					}
+					for j := 0; j < n; j++ {
+						if math.Float64bits(acc[j]) != math.Float64bits(z[k*n+j]) {
+							t.Fatalf("coefficient %d: Conv %v differs from the Mul/MulAdd loop %v", k, z[k*n:(k+1)*n], acc)
+						}
+					}
+					if !alg.IsNormalized(acc) {
+						t.Errorf("coefficient %d: %v not normalized", k, acc)
+					}
+					if bits := convBits(n, z, x, y, k); bits < target {
+						t.Errorf("coefficient %d: %.1f accurate bits < %.1f", k, bits, target)
+					}
+				}
+				// AddTo: dst += src, bit-identical to Add.
+				dst := append([]float64(nil), z...)
+				ks.AddTo(dst, x)
+				for k := 0; k < length; k++ {
+					want := f.add(z[k*n:(k+1)*n], x[k*n:(k+1)*n])
+					for j := 0; j < n; j++ {
+						if math.Float64bits(want[j]) != math.Float64bits(dst[k*n+j]) {
+							t.Fatalf("AddTo coefficient %d: %v, want %v", k, dst[k*n:(k+1)*n], want)
+						}
+					}
+				}
+				// Complex: coefficient k at [2kN, 2kN+2N), re limbs then im limbs.
+				cx := seriesCoeffs(rng, n, 2*length, 20)
+				cy := seriesCoeffs(rng, n, 2*length, 20)
+				cz := make([]float64, 2*n*length)
+				ks.ConvComplex(cz, cx, cy)
+				part := func(v []float64, k, p int) []float64 { return v[(2*k+p)*n : (2*k+p+1)*n] }
+				for k := 0; k < length; k++ {
+					re, im := f.cmul(part(cx, 0, 0), part(cx, 0, 1), part(cy, k, 0), part(cy, k, 1))
+					for i := 1; i <= k; i++ {
+						re, im = f.cmadd(re, im, part(cx, i, 0), part(cx, i, 1), part(cy, k-i, 0), part(cy, k-i, 1))
+					}
+					got := append(append([]float64(nil), part(cz, k, 0)...), part(cz, k, 1)...)
+					want := append(append([]float64(nil), re...), im...)
+					for j := range want {
+						if math.Float64bits(want[j]) != math.Float64bits(got[j]) {
+							t.Fatalf("complex coefficient %d: ConvComplex %v differs from the Mul/MulAdd loop %v", k, got, want)
+						}
+					}
+				}
+				cdst := append([]float64(nil), cz...)
+				ks.AddToComplex(cdst, cx)
+				for k := 0; k < length; k++ {
+					re, im := f.cadd(part(cz, k, 0), part(cz, k, 1), part(cx, k, 0), part(cx, k, 1))
+					want := append(append([]float64(nil), re...), im...)
+					got := append(append([]float64(nil), part(cdst, k, 0)...), part(cdst, k, 1)...)
+					for j := range want {
+						if math.Float64bits(want[j]) != math.Float64bits(got[j]) {
+							t.Fatalf("AddToComplex coefficient %d: %v, want %v", k, got, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestConvolveTyped checks the typed API against the registry and its
+// argument checks.
+func TestConvolveTyped(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	flat := func(v []F8) []float64 {
+		out := make([]float64, 0, 8*len(v))
+		for _, c := range v {
+			out = append(out, c[:]...)
+		}
+		return out
+	}
+	xs, ys := seriesCoeffs(rng, 8, 9, 5), seriesCoeffs(rng, 8, 9, 5)
+	x, y := make([]F8, 9), make([]F8, 9)
+	for k := range x {
+		x[k], y[k] = F8(xs[8*k:8*k+8]), F8(ys[8*k:8*k+8])
+	}
+	z := make([]F8, 9)
+	ConvolveF8(z, x, y)
+	zf := make([]float64, 72)
+	ks, _ := SeriesKernelsFor(8)
+	ks.Conv(zf, xs, ys)
+	for i, v := range flat(z) {
+		if math.Float64bits(v) != math.Float64bits(zf[i]) {
+			t.Fatalf("ConvolveF8 and SeriesKernels.Conv differ at limb %d", i)
+		}
+	}
+	// Squaring with x == y is allowed.
+	ConvolveF8(z, x, x)
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", name)
+			}
+		}()
+		f()
+	}
+	mustPanic("short x", func() { ConvolveF8(z, x[:3], y) })
+	mustPanic("short y", func() { ConvolveF8(z, x, y[:8]) })
+	mustPanic("z aliases x", func() { ConvolveF8(x[2:5], x, y) })
+	mustPanic("z aliases y", func() { ConvolveF8(y[:3], x, y) })
+	mustPanic("ragged buffer", func() { ks.Conv(zf[:7], xs, ys) })
+	mustPanic("short src", func() { AddToF8(z, x[:2]) })
+	ConvolveF8(nil, nil, nil) // empty: nothing to do
+	ConvolveF8(z[:0], x[:0], y[:0])
+	if _, ok := SeriesKernelsFor(6); ok {
+		t.Errorf("SeriesKernelsFor(6) reports a precision that is not generated")
+	}
+}
+
+// TestComplexMulAdd checks cmadd against math/big: each part's error is
+// relative to the magnitude of its terms, and results are normalized and
+// bit-identical to the interpreter.
+func TestComplexMulAdd(t *testing.T) {
+	for _, n := range generatedNs {
+		f := limbFuncsByN[n]
+		prog := alg.BuildComplex(alg.Build(n)).MulAdd
+		cs := alg.Corpus("madd", n, 600, 9)
+		var ok []alg.Case
+		for _, c := range cs {
+			if c.Kind != "overflow" && c.Kind != "subnormal" {
+				ok = append(ok, c)
+			}
+		}
+		for i := 0; i+2 < len(ok); i += 3 {
+			a, b, c := ok[i], ok[i+1], ok[i+2]
+			accr, acci, xr, xi, yr, yi := a.A, b.A, a.X, b.X, c.Y, a.Y
+			re, im := f.cmadd(accr, acci, xr, xi, yr, yi)
+			want := prog.Eval(accr, acci, xr, xi, yr, yi)
+			got := append(append([]float64(nil), re...), im...)
+			for k := range want {
+				if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+					t.Fatalf("N=%d case %d: generated Go %v differs from the interpreter %v", n, i, got, want)
+				}
+			}
+			prec := uint(8000)
+			m := func(u, v []float64) *big.Float { return new(big.Float).SetPrec(prec).Mul(alg.Exact(u), alg.Exact(v)) }
+			abs := func(v *big.Float) *big.Float { return new(big.Float).Abs(v) }
+			sum := func(vs ...*big.Float) *big.Float {
+				s := new(big.Float).SetPrec(prec)
+				for _, v := range vs {
+					s.Add(s, v)
+				}
+				return s
+			}
+			rr, ii, ri, ir := m(xr, yr), m(xi, yi), m(xr, yi), m(xi, yr)
+			wantRe := sum(alg.Exact(accr), rr, new(big.Float).Neg(ii))
+			wantIm := sum(alg.Exact(acci), ri, ir)
+			scaleRe := sum(abs(alg.Exact(accr)), abs(rr), abs(ii))
+			scaleIm := sum(abs(alg.Exact(acci)), abs(ri), abs(ir))
+			target := float64(53*n - 7)
+			if b := alg.AccurateBitsScaled(re, wantRe, scaleRe); b < target {
+				t.Errorf("N=%d case %d: real part %.1f accurate bits < %.0f", n, i, b, target)
+			}
+			if b := alg.AccurateBitsScaled(im, wantIm, scaleIm); b < target {
+				t.Errorf("N=%d case %d: imaginary part %.1f accurate bits < %.0f", n, i, b, target)
+			}
+			if !alg.IsNormalized(re) || !alg.IsNormalized(im) {
+				t.Errorf("N=%d case %d: result not normalized", n, i)
+			}
+		}
+	}
+}
