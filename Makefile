@@ -1,7 +1,7 @@
 # mdgen: multiple-double arithmetic for Go and CUDA.
 GO ?= go
 
-.PHONY: gpu-kernels all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu
+.PHONY: gpu-kernels all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu gpu-runtime-test bench-gpu
 
 all: build test
 
@@ -72,6 +72,18 @@ gpu:
 	@mkdir -p .gpu
 	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/cudadev.test ./runtime/cudadev
 	$(GPU_ENV) $(GO) build -tags cuda -o .gpu/mdgen ./cmd/mdgen
+
+# The GPU executor's device tests (reference kernels vs the CPU executor):
+# .gpu/runtime.test, run there by scripts/gpu-bench.sh selftest.
+gpu-runtime-test:
+	@mkdir -p .gpu
+	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/runtime.test ./runtime
+
+# The GPU bench on a machine with a GPU and nvcc (no Go needed there): build
+# .gpu here with `scripts/gpu-bench.sh build`, carry it, then `make bench-gpu`
+# (BENCH_FLAGS, e.g. -prec 8,10 -complex real, go to mdgen bench).
+bench-gpu:
+	bash scripts/gpu-bench.sh run $(BENCH_FLAGS)
 
 # The fatbins of the emitted packages generated/p1, p2, p3 (git-ignored), on
 # a machine with nvcc (no Go needed): the command each package's README and

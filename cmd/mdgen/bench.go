@@ -67,6 +67,7 @@ type benchConfig struct {
 	workers      int
 	seed         uint64
 	maxBytes     int64
+	deadline     time.Duration
 }
 
 func parseIntList(s, what string) ([]int, error) {
@@ -117,6 +118,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	workers := fs.Int("workers", 0, "CPU workers with -cpu (0: one per CPU)")
 	seed := fs.Uint64("seed", 0, "seed of the random inputs (0: from the clock)")
 	maxGiB := fs.Float64("max-gib", 0, "skip cases whose data array needs more than this many GiB (0: what the device has free)")
+	deadline := fs.Duration("deadline", 0, "stop starting cases and checks after this long and report what is done (0: no limit), e.g. 9m under a 10-minute device limit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -126,7 +128,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	}
 	c := &benchConfig{repeat: *repeat, kernels: *kernels, kernelsSrc: *kernelsSrc, nvcc: *nvcc, arch: *arch,
 		check: *check, checkWorkers: *checkWorkers, overlap: *overlap, csv: *csvPath, plot: *plot, outDir: *outDir,
-		asJSON: *asJSON, cpu: *cpu, workers: *workers, seed: *seed, maxBytes: int64(*maxGiB * (1 << 30))}
+		asJSON: *asJSON, cpu: *cpu, workers: *workers, seed: *seed, maxBytes: int64(*maxGiB * (1 << 30)),
+		deadline: *deadline}
 	for _, s := range strings.Split(*systems, ",") {
 		s = strings.TrimSpace(s)
 		if !stager.IsBenchmarkName(s) {
@@ -243,6 +246,12 @@ type benchSession struct {
 	checkWG sync.WaitGroup
 	nCheck  int
 	start   time.Time
+	closed  bool // report has taken the results: the checker writes no more
+}
+
+// pastDeadline reports whether -deadline has passed.
+func (s *benchSession) pastDeadline() bool {
+	return s.cfg.deadline > 0 && time.Since(s.start) > s.cfg.deadline
 }
 
 type benchCheck struct {
@@ -252,6 +261,7 @@ type benchCheck struct {
 	complex bool
 	seed    uint64
 	sum     string
+	out     []float64 // the GPU's outputs, benchOutputs' order
 }
 
 func runBench(args []string, out io.Writer) error {
@@ -431,15 +441,26 @@ func (s *benchSession) runAll() error {
 				}
 				for _, n := range cfg.precs {
 					i++
-					r := s.runCase(plan, name, n, d, complex)
+					var r benchResult
+					var outs []float64
+					if s.pastDeadline() {
+						r = s.newResult(plan, name, n, d, complex)
+						r.Skipped = fmt.Sprintf("not run: past the -deadline of %s", cfg.deadline)
+					} else {
+						r, outs = s.runCase(plan, name, n, d, complex, cfg.checked(n, d))
+					}
 					s.mu.Lock()
 					s.results = append(s.results, r)
 					idx := len(s.results) - 1
 					s.mu.Unlock()
 					s.progress(i, total, &r)
+					s.writePartial()
 					if r.ran() && cfg.checked(n, d) && r.Backend == "gpu" {
 						s.nCheck++
-						s.checks <- benchCheck{idx: idx, plan: plan, n: n, complex: complex, seed: r.Seed, sum: r.Checksum}
+						s.mu.Lock()
+						s.results[idx].Check = "queued"
+						s.mu.Unlock()
+						s.checks <- benchCheck{idx: idx, plan: plan, n: n, complex: complex, seed: r.Seed, sum: r.Checksum, out: outs}
 					}
 				}
 			}
@@ -452,8 +473,52 @@ func (s *benchSession) runAll() error {
 	if s.nCheck > 0 {
 		s.logf("checks: waiting for the CPU comparisons (%d cases)...", s.nCheck)
 	}
-	s.checkWG.Wait()
+	done := make(chan struct{})
+	go func() { s.checkWG.Wait(); close(done) }()
+	var timeout <-chan time.Time
+	if cfg.deadline > 0 {
+		timeout = time.After(max(cfg.deadline-time.Since(s.start), 0))
+	}
+	select {
+	case <-done:
+	case <-timeout:
+		s.logf("checks: the -deadline of %s has passed; reporting without the unfinished checks", cfg.deadline)
+	}
+	s.mu.Lock()
+	s.closed = true
+	for i := range s.results {
+		if s.results[i].Check == "queued" {
+			s.results[i].Check = "unfinished (deadline)"
+		}
+	}
+	s.mu.Unlock()
 	return nil
+}
+
+// writePartial rewrites the CSV file after every case, so that a run cut
+// short (a device time limit) still leaves its numbers; report writes the
+// final one, with the checks.
+func (s *benchSession) writePartial() {
+	if s.cfg.csv == "" {
+		return
+	}
+	s.mu.Lock()
+	rs := slices.Clone(s.results)
+	s.mu.Unlock()
+	sortResults(rs)
+	if err := os.MkdirAll(filepath.Dir(s.cfg.csv), 0o755); err != nil {
+		return
+	}
+	tmp := s.cfg.csv + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return
+	}
+	if writeCSV(f, rs) != nil || f.Close() != nil {
+		os.Remove(tmp)
+		return
+	}
+	os.Rename(tmp, s.cfg.csv)
 }
 
 func (s *benchSession) progress(i, total int, r *benchResult) {
@@ -489,11 +554,13 @@ func (s *benchSession) newResult(plan *stager.Plan, name string, n, d int, compl
 	return r
 }
 
-func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex bool) benchResult {
-	r := s.newResult(plan, name, n, d, complex)
+// runCase times one case; with keep it also returns the outputs for the
+// CPU check.
+func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex bool, keep bool) (r benchResult, out []float64) {
+	r = s.newResult(plan, name, n, d, complex)
 	if s.cfg.maxBytes > 0 && r.DeviceBytes > s.cfg.maxBytes {
 		r.Skipped = fmt.Sprintf("needs %s, more than -max-gib", mdrt.FormatBytes(r.DeviceBytes))
-		return r
+		return r, nil
 	}
 	var exec mdrt.Executor
 	var timed func() (k, w float64, err error)
@@ -501,7 +568,7 @@ func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex
 		c, err := mdrt.NewCPU(plan, n, complex, s.cfg.workers)
 		if err != nil {
 			r.Skipped = err.Error()
-			return r
+			return r, nil
 		}
 		exec = c
 		timed = func() (float64, float64, error) {
@@ -517,7 +584,7 @@ func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex
 			} else {
 				r.Skipped = "error: " + err.Error()
 			}
-			return r
+			return r, nil
 		}
 		defer g.Close()
 		r.Launches = g.Launches()
@@ -530,7 +597,7 @@ func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex
 	}
 	if _, _, err := timed(); err != nil { // warm-up (uploads the inputs)
 		r.Skipped = "error: " + err.Error()
-		return r
+		return r, nil
 	}
 	ks := make([]float64, s.cfg.repeat)
 	ws := make([]float64, s.cfg.repeat)
@@ -538,7 +605,7 @@ func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex
 		k, w, err := timed()
 		if err != nil {
 			r.Skipped = "error: " + err.Error()
-			return r
+			return r, nil
 		}
 		ks[i], ws[i] = k, w
 	}
@@ -547,11 +614,72 @@ func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex
 	if g, ok := exec.(*mdrt.GPU); ok {
 		if err := g.Download(); err != nil {
 			r.Skipped = "error: " + err.Error()
-			return r
+			return r, nil
 		}
 	}
 	r.Checksum = mdrt.Checksum(exec, plan.NumPolys, plan.NumVars)
-	return r
+	if keep {
+		out = benchOutputs(exec, plan)
+	}
+	return r, out
+}
+
+// benchOutputs copies every output series, values then the Jacobian row
+// by row (Checksum's order).
+func benchOutputs(o mdrt.Outputs, plan *stager.Plan) []float64 {
+	var out []float64
+	for p := 0; p < plan.NumPolys; p++ {
+		out = append(out, o.Value(p)...)
+	}
+	for p := 0; p < plan.NumPolys; p++ {
+		for v := 0; v < plan.NumVars; v++ {
+			out = append(out, o.Deriv(p, v)...)
+		}
+	}
+	return out
+}
+
+// describeDiff says how the GPU's outputs differ from the CPU's: how many
+// doubles, where the first is, and the largest difference relative to the
+// magnitude of its coefficient.
+func describeDiff(got, want []float64, plan *stager.Plan, l mdrt.Layout) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d doubles, CPU %d", len(got), len(want))
+	}
+	slot := l.SlotLen()
+	name := func(i int) string {
+		s, off := i/slot, i%slot
+		k, rest := off/l.W(), off%l.W()
+		part := "re"
+		if rest >= l.N {
+			part, rest = "im", rest-l.N
+		}
+		what := ""
+		if s < plan.NumPolys {
+			what = fmt.Sprintf("p%d", s)
+		} else {
+			s -= plan.NumPolys
+			what = fmt.Sprintf("d p%d/d x%d", s/plan.NumVars, s%plan.NumVars+1)
+		}
+		return fmt.Sprintf("%s t^%d %s limb %d", what, k, part, rest)
+	}
+	n, first, worst := 0, -1, 0.0
+	for i := range got {
+		if math.Float64bits(got[i]) == math.Float64bits(want[i]) {
+			continue
+		}
+		n++
+		if first < 0 {
+			first = i
+		}
+		lead := want[i-(i%slot)%l.N] // the leading limb of this number
+		rel := math.Abs(got[i]-want[i]) / math.Max(math.Abs(lead), math.SmallestNonzeroFloat64)
+		if rel > worst || math.IsNaN(rel) {
+			worst = rel
+		}
+	}
+	return fmt.Sprintf("%d of %d doubles, first at %s (GPU %g, CPU %g), largest difference %.2g of its number",
+		n, len(got), name(first), got[first], want[first], worst)
 }
 
 func benchMedian(xs []float64) float64 {
@@ -575,10 +703,17 @@ func (s *benchSession) startChecker() {
 		defer s.checkWG.Done()
 		done := 0
 		for c := range s.checks {
+			if s.pastDeadline() {
+				continue // reported as unfinished
+			}
 			t0 := time.Now()
 			verdict, sum := s.cpuCheck(c)
 			done++
 			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				return
+			}
 			r := &s.results[c.idx]
 			r.Check, r.CPUChecksum = verdict, sum
 			line := fmt.Sprintf("check %d: %s %dd %s d=%d: %s (CPU %.1f s)", done, r.System, r.Prec, r.dataName(), r.Degree, verdict, time.Since(t0).Seconds())
@@ -604,6 +739,9 @@ func (s *benchSession) cpuCheck(c benchCheck) (verdict, sum string) {
 	if sum == c.sum {
 		return "identical", sum
 	}
+	if c.out != nil {
+		s.logf("check: %dd d=%d: the GPU differs in %s", c.n, c.plan.Degree, describeDiff(c.out, benchOutputs(e, c.plan), c.plan, l))
+	}
 	return "DIFFERS", sum
 }
 
@@ -612,9 +750,11 @@ func (s *benchSession) report(out io.Writer) error {
 	cfg := s.cfg
 	rs := s.results
 	sortResults(rs)
-	checked, same, differ := 0, 0, 0
+	checked, same, differ, unfinished := 0, 0, 0, 0
 	for _, r := range rs {
 		switch r.Check {
+		case "unfinished (deadline)":
+			unfinished++
 		case "identical":
 			checked++
 			same++
@@ -631,6 +771,9 @@ func (s *benchSession) report(out io.Writer) error {
 	if !cfg.cpu {
 		summary = fmt.Sprintf("checked against the CPU executor (%s): %d of %d cases, %d bit-identical, %d differ",
 			cfg.checkRule(), checked, len(rs), same, differ)
+		if unfinished > 0 {
+			summary += fmt.Sprintf(", %d unfinished at the deadline", unfinished)
+		}
 	}
 	var text strings.Builder
 	for _, n := range s.notes {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/stager"
 )
 
 func TestPHCTable(t *testing.T) {
@@ -279,5 +280,37 @@ func TestBenchWithoutGPU(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+}
+
+func TestDescribeDiff(t *testing.T) {
+	plan := &stager.Plan{NumPolys: 1, NumVars: 2, Degree: 1}
+	l := mdrt.Layout{N: 2, Degree: 1, Complex: true} // 8 doubles a series, 3 series
+	want := make([]float64, 24)
+	for i := range want {
+		want[i] = float64(i + 1)
+	}
+	got := slices.Clone(want)
+	got[8+4+2+1] *= 1.5 // d p0/d x1, t^1, im limb 1
+	msg := describeDiff(got, want, plan, l)
+	for _, w := range []string{"1 of 24 doubles", "d p0/d x1 t^1 im limb 1", "GPU 24, CPU 16", "largest difference 0.53"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("%q lacks %q", msg, w)
+		}
+	}
+}
+
+func TestBenchDeadline(t *testing.T) {
+	cfg, err := parseBenchFlags([]string{"-cpu", "-systems", "p1", "-prec", "1", "-degrees", "0,1", "-complex", "real",
+		"-deadline", "1ns"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := benchMain(cfg, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "skipped: not run: past the -deadline of 1ns"); n != 2 {
+		t.Errorf("%d cases past the deadline, want 2:\n%s", n, out.String())
 	}
 }

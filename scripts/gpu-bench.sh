@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The GPU bench in two steps: build here (Go, no GPU), run there (GPU, nvcc,
+# no Go).
+#
+#   scripts/gpu-bench.sh build            # here: .gpu/mdgen and .gpu/runtime.test (make gpu + the runtime test binary)
+#   scripts/gpu-bench.sh run [flags]      # there: compile the kernels, run the table, write $OUT (or bench-out/)
+#   scripts/gpu-bench.sh selftest         # there: the GPU executor's own tests (reference kernels vs the CPU executor)
+#
+# On the lent H200 (device tool), carrying the tagged binaries:
+#
+#   run(command: "scripts/gpu-bench.sh run", carry: [".gpu"])
+#
+# `run` passes its flags to `mdgen bench` (see `mdgen bench -h`), after these
+# defaults: -kernels build/kernels (a content-hash cache of the fatbins that
+# survives while the machine stays warm; build/ is git-ignored) and -out $OUT.
+# Everything it writes is in $OUT: bench.txt (the tables), bench.log (progress
+# and nvcc's resource reports), bench.csv, bench.svg, bench.json; the table is
+# printed last.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-run}
+[ $# -gt 0 ] && shift
+
+case "$mode" in
+build)
+	make gpu
+	make gpu-runtime-test
+	ls -l .gpu/mdgen .gpu/runtime.test
+	echo "carry .gpu to the GPU machine and run: scripts/gpu-bench.sh run [mdgen bench flags]"
+	;;
+run | selftest)
+	out=${OUT:-bench-out}
+	mkdir -p "$out"
+	export PATH="$PATH:/usr/local/cuda/bin"
+	if [ ! -x .gpu/mdgen ]; then
+		echo "gpu-bench: no .gpu/mdgen: build it here with scripts/gpu-bench.sh build and carry .gpu" >&2
+		exit 1
+	fi
+	command -v nvcc >/dev/null || { echo "gpu-bench: nvcc not on PATH nor in /usr/local/cuda/bin" >&2; exit 1; }
+	if command -v nvidia-smi >/dev/null; then
+		nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader || true
+	fi
+	nvcc --version | tail -n 2
+	if [ "$mode" = selftest ]; then
+		[ -x .gpu/runtime.test ] || { echo "gpu-bench: no .gpu/runtime.test (scripts/gpu-bench.sh build)" >&2; exit 1; }
+		cd runtime
+		set -o pipefail
+		MDGEN_GPU_TEST_CACHE=../build/kernels-test ../.gpu/runtime.test -test.run 'GPU' -test.v -test.count=1 "$@" 2>&1 | tee "../$out/selftest.log"
+		exit "${PIPESTATUS[0]}"
+	fi
+	status=0
+	.gpu/mdgen bench -kernels build/kernels -out "$out" "$@" >/dev/null || status=$?
+	[ -f "$out/bench.txt" ] && cat "$out/bench.txt"
+	exit $status
+	;;
+*)
+	echo "usage: scripts/gpu-bench.sh build | run [mdgen bench flags] | selftest [go test flags]" >&2
+	exit 2
+	;;
+esac
