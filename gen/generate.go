@@ -48,6 +48,14 @@ func ArithmeticFiles(ns []int) (map[string][]byte, error) {
 		return nil, err
 	}
 	files["generated/cuda/mdgen.cuh"] = idx
+	bench, err := GoBenchFile(ns)
+	if err != nil {
+		return nil, err
+	}
+	if f, err := format.Source(bench); err == nil {
+		bench = f
+	}
+	files["mdops/ops_bench_gen_test.go"] = bench
 	return files, nil
 }
 

@@ -28,9 +28,11 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 	f.Comment("leading limb first and normalized: fl(x[k] + x[k+1]) == x[k] for every k.")
 	f.Comment("Non-finite values have the Inf or NaN in the leading limb.")
 	f.Type().Id(T).Index(Lit(n)).Float64()
+	goLimbTypes(f, n)
 
 	for _, p := range l.Programs() {
-		goProgram(f, p)
+		goWrapper(f, p)
+		goKernel(f, p)
 	}
 
 	f.Commentf("%sFromFloat64 returns x as a %s.", T, T)
@@ -64,10 +66,11 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 	f.Commentf("%s is a complex number with %s real and imaginary parts.", CT, T)
 	f.Type().Id(CT).Struct(Id("Re").Op(",").Id("Im").Id(T))
 	for _, p := range c.Programs() {
-		goProgram(f, p)
+		goWrapper(f, p)
+		goKernel(f, p)
 	}
 
-	goSeries(f, n)
+	goSeries(f, l, c)
 
 	// Register the limb-slice view used by tests and tools.
 	sl := func(v string) Code { return Id(v).Index(Op(":")) }
@@ -128,9 +131,81 @@ func asT(t string, w int, v string) *Statement {
 }
 
 // goSeries prints the slice kernels of the series arithmetic: ConvolveF<N>,
-// ConvolveC<N>, AddToF<N>, AddToC<N>.
-func goSeries(f *File, n int) {
-	for _, t := range []string{realType(n), complexType(n)} {
+// ConvolveC<N>, AddToF<N>, AddToC<N>. The convolutions call the mul and
+// madd kernels directly on the slices' memory, with the accumulator in a
+// limb struct (registers for small N), so that the inner loop copies
+// nothing; equal slice lengths let the compiler drop its bounds checks.
+func goSeries(f *File, l *alg.Library, c *alg.ComplexLibrary) {
+	n := l.N
+	for _, cplx := range []bool{false, true} {
+		t, lt, mul, madd := realType(n), limbType(n), l.Mul, l.MulAdd
+		if cplx {
+			t, lt, mul, madd = complexType(n), climbType(n), c.Mul, c.MulAdd
+		}
+		// limbs returns the limb expressions of v, an element of a []t
+		// (elem) or the accumulator, a limb struct.
+		limbs := func(v *Statement, elem bool) []Code {
+			var out []Code
+			parts := []string{""}
+			if cplx {
+				parts = []string{"re", "im"}
+			}
+			for _, part := range parts {
+				for k := 0; k < n; k++ {
+					e := v.Clone()
+					switch {
+					case elem && cplx:
+						e = e.Dot(strings.ToUpper(part[:1]) + part[1:]).Index(Lit(k))
+					case elem:
+						e = e.Index(Lit(k))
+					case cplx:
+						e = e.Dot(part).Dot(limbField(k))
+					default:
+						e = e.Dot(limbField(k))
+					}
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+		// call returns the statement acc op= kernel(args), args being the
+		// accumulator (when withAcc) and the slice elements elems.
+		// (jennifer statements grow when used: every use builds a new one.)
+		call := func(p *alg.Program, define, withAcc bool, elems ...func() *Statement) Code {
+			acc := func() *Statement { return Id("acc") }
+			if kernelConv(p) == convStruct {
+				var args []Code
+				if withAcc {
+					args = append(args, acc())
+				}
+				for _, e := range elems {
+					args = append(args, reinterpret(lt, e()))
+				}
+				if define {
+					return acc().Op(":=").Id(kernelName(p)).Call(args...)
+				}
+				return acc().Op("=").Id(kernelName(p)).Call(args...)
+			}
+			var args []Code
+			if withAcc {
+				args = append(args, limbs(acc(), false)...)
+			}
+			for _, e := range elems {
+				args = append(args, limbs(e(), true)...)
+			}
+			return List(limbs(acc(), false)...).Op("=").Id(kernelName(p)).Call(args...)
+		}
+		elem := func(s string, idx func() *Statement) func() *Statement {
+			return func() *Statement { return Id(s).Index(idx()) }
+		}
+		zero := func() *Statement { return Lit(0) }
+		k := func() *Statement { return Id("k") }
+		i := func() *Statement { return Id("i") }
+		kmi := func() *Statement { return Id("k").Op("-").Id("i") }
+		first := []Code{call(mul, true, false, elem("x", zero), elem("y", k))}
+		if kernelConv(mul) == convScalar {
+			first = []Code{Var().Id("acc").Id(lt), call(mul, false, false, elem("x", zero), elem("y", k))}
+		}
 		name := "Convolve" + t
 		f.Commentf("%s sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the", name)
 		f.Comment("coefficients of the product of the power series x and y, truncated to")
@@ -146,11 +221,13 @@ func goSeries(f *File, n int) {
 			Id("x").Op("=").Id("x").Index(Op(":").Len(Id("z"))),
 			Id("y").Op("=").Id("y").Index(Op(":").Len(Id("z"))),
 			For(Id("k").Op(":=").Range().Id("z")).Block(
-				Id("acc").Op(":=").Id("x").Index(Lit(0)).Dot("Mul").Call(Id("y").Index(Id("k"))),
-				For(Id("i").Op(":=").Lit(1), Id("i").Op("<=").Id("k"), Id("i").Op("++")).Block(
-					Id("acc").Op("=").Id("acc").Dot("MulAdd").Call(Id("x").Index(Id("i")), Id("y").Index(Id("k").Op("-").Id("i"))),
-				),
-				Id("z").Index(Id("k")).Op("=").Id("acc"),
+				append(first,
+					// (i < k+1, not i <= k: the prove pass then drops x[i]'s check.)
+					For(Id("i").Op(":=").Lit(1), Id("i").Op("<").Id("k").Op("+").Lit(1), Id("i").Op("++")).Block(
+						call(madd, false, true, elem("x", i), elem("y", kmi)),
+					),
+					reinterpret(lt, Id("z").Index(Id("k"))).Op("=").Id("acc"),
+				)...,
 			),
 		)
 		name = "AddTo" + t
@@ -175,21 +252,11 @@ func splitParam(name string) (base, field string) {
 	return name, ""
 }
 
-// goWhole returns the Go expression for parameter i as a whole: x or a.Re.
-func goWhole(p *alg.Program, i int) *Statement {
-	base, field := splitParam(p.Params[i].Name)
-	if field != "" {
-		return Id(base).Dot(field)
+func goFloat(c float64) *Statement {
+	if c == math.Trunc(c) && math.Abs(c) < 1<<53 {
+		return Lit(c)
 	}
-	return Id(base)
-}
-
-// goParam returns the Go expression for limb k of parameter i of p.
-func goParam(p *alg.Program, i, k int) *Statement {
-	if p.Params[i].Scalar {
-		return Id(p.Params[i].Name)
-	}
-	return goWhole(p, i).Index(Lit(k))
+	return Id(strconv.FormatFloat(c, 'g', -1, 64))
 }
 
 // paramVars returns the distinct variables of p's parameters in order
@@ -207,61 +274,185 @@ func paramVars(p *alg.Program) []alg.Param {
 	return out
 }
 
-// goVector returns the Go expression for a vector argument of a call:
-// a parameter passed whole, or an array literal of limbs.
-func goVector(p *alg.Program, vals []alg.Value, scalar bool, expr func(alg.Value) *Statement) *Statement {
-	if scalar {
-		return expr(vals[0])
+// The Go code of an operation is a kernel, an unexported function over
+// float64 values that the register ABI passes in registers, wrapped by the
+// exported method on the array type. Arrays of more than one element are
+// passed in memory and are not SSA values, so the methods only move limbs
+// and must be small enough for the compiler to inline them (its budget is 80
+// nodes, a call to a kernel alone costs 57). A kernel takes its limbs in one
+// of two conventions:
+//
+//   - convScalar: one float64 parameter and result per limb. The wrapper
+//     reads and writes the limbs directly; it is inlined only when the limbs
+//     are few (N = 2 add, sub, mul, div, ...), and N = 1 always uses it.
+//   - convStruct: one struct per N-double (f<N>l, c<N>l, the same memory
+//     layout as F<N>, C<N>), which the wrapper reinterprets in place: a few
+//     nodes whatever N, so the wrapper is always inlined.
+//
+// Both conventions perform the same IR instructions: the bits do not depend
+// on the convention.
+type goConv int
+
+const (
+	convScalar goConv = iota
+	convStruct
+)
+
+// inlineBudget is the Go compiler's inlining budget, and callCost what a
+// call to a function that is not inlined costs in it.
+const (
+	inlineBudget = 80
+	callCost     = 57
+)
+
+// kernelConv returns the convention of p's kernel: scalar when the scalar
+// wrapper (about 3 nodes per limb read or written, 4 through a complex part,
+// plus the call) fits the inlining budget, or for N = 1.
+func kernelConv(p *alg.Program) goConv {
+	if p.N == 1 {
+		return convScalar
 	}
-	// A whole parameter is passed by name.
-	for i, prm := range p.Params {
-		if prm.Width != len(vals) || prm.Scalar {
-			continue
-		}
-		whole := true
-		for k, v := range vals {
-			in := p.Instrs[v]
-			if in.Op != alg.OpArg || in.Param != i || in.Limb != k {
-				whole = false
-				break
-			}
-		}
-		if whole {
-			return goWhole(p, i)
-		}
+	per := 3
+	if isComplex(p) {
+		per = 4
 	}
-	items := make([]Code, len(vals))
-	for k, v := range vals {
-		items[k] = expr(v)
+	in := 0
+	for _, prm := range p.Params {
+		in += prm.Width
 	}
-	return Id(realType(len(vals))).Values(items...)
+	if callCost+per*(in+len(p.Results))+4 < inlineBudget {
+		return convScalar
+	}
+	return convStruct
 }
 
-func goFloat(c float64) *Statement {
-	if c == math.Trunc(c) && math.Abs(c) < 1<<53 {
-		return Lit(c)
+// kernelName is the unexported kernel of p: f4add, f8madd, c4mul.
+func kernelName(p *alg.Program) string {
+	if isComplex(p) {
+		return fmt.Sprintf("c%d%s", p.N, p.Op[1:])
 	}
-	return Id(strconv.FormatFloat(c, 'g', -1, 64))
+	return fmt.Sprintf("f%d%s", p.N, p.Op)
 }
 
-// goProgram prints p as a method.
-func goProgram(f *File, p *alg.Program) {
+// limbType and climbType are the structs of N limbs and of a complex value's
+// 2N limbs that convStruct kernels take and return.
+func limbType(n int) string  { return fmt.Sprintf("f%dl", n) }
+func climbType(n int) string { return fmt.Sprintf("c%dl", n) }
+
+// limbField is the field of limb k in a limb struct.
+func limbField(k int) string { return "l" + strconv.Itoa(k) }
+
+// goLimbTypes prints f<N>l and c<N>l.
+func goLimbTypes(f *File, n int) {
+	fields := make([]Code, n)
+	for k := range fields {
+		fields[k] = Id(limbField(k))
+	}
+	f.Commentf("%s holds the limbs of an %s as a struct, which the register ABI passes in", limbType(n), realType(n))
+	f.Commentf("registers (an array is passed in memory); it has %s's memory layout.", realType(n))
+	f.Type().Id(limbType(n)).Struct(List(fields...).Float64())
+	f.Commentf("%s holds the limbs of a %s; it has %s's memory layout.", climbType(n), complexType(n), complexType(n))
+	f.Type().Id(climbType(n)).Struct(Id("re").Op(",").Id("im").Id(limbType(n)))
+}
+
+// reinterpret returns *(*t)(unsafe.Pointer(&v)): the memory of the
+// addressable v read or written as a t.
+func reinterpret(t string, v *Statement) *Statement {
+	return Op("*").Parens(Op("*").Id(t)).Parens(Qual("unsafe", "Pointer").Call(Op("&").Add(v)))
+}
+
+// scalarName is the kernel parameter of limb k of parameter prm in the
+// scalar convention: x0, are1.
+func scalarName(prm alg.Param, k int) string {
+	return strings.ReplaceAll(prm.Name, ".", "") + strconv.Itoa(k)
+}
+
+// kernelLimb returns the expression for limb k of parameter i inside p's kernel.
+func kernelLimb(p *alg.Program, conv goConv, i, k int) *Statement {
+	prm := p.Params[i]
+	switch {
+	case prm.Scalar:
+		return Id(prm.Name)
+	case conv == convScalar:
+		return Id(scalarName(prm, k))
+	}
+	return kernelWhole(p, i).Dot(limbField(k))
+}
+
+// kernelWhole returns parameter i of a convStruct kernel as a limb struct:
+// x, a.re.
+func kernelWhole(p *alg.Program, i int) *Statement {
+	base, field := splitParam(p.Params[i].Name)
+	if field != "" {
+		return Id(base).Dot(strings.ToLower(field))
+	}
+	return Id(base)
+}
+
+// goKernel prints p's kernel.
+func goKernel(f *File, p *alg.Program) {
 	n := p.N
+	conv := kernelConv(p)
 	name := func(v alg.Value) string { return "v" + strconv.Itoa(int(v)) }
+	// The convention of the callee of each call instruction, and for
+	// scalar callees the variable of each extracted limb.
+	callConv := map[alg.Value]goConv{}
+	extracts := map[alg.Value][]string{}
+	for i, in := range p.Instrs {
+		switch in.Op {
+		case alg.OpCall:
+			callConv[alg.Value(i)] = kernelConv(in.Callee)
+			names := make([]string, in.Callee.N)
+			for k := range names {
+				names[k] = "_"
+			}
+			extracts[alg.Value(i)] = names
+		case alg.OpExtract:
+			extracts[in.A][in.Limb] = name(alg.Value(i))
+		}
+	}
 	var expr func(v alg.Value) *Statement
 	expr = func(v alg.Value) *Statement {
 		in := p.Instrs[v]
 		switch in.Op {
 		case alg.OpArg:
-			return goParam(p, in.Param, in.Limb)
+			return kernelLimb(p, conv, in.Param, in.Limb)
 		case alg.OpConst:
 			return goFloat(in.Const)
 		case alg.OpNeg:
 			return Parens(Op("-").Add(expr(in.A)))
 		case alg.OpExtract:
-			return Id(name(in.A)).Index(Lit(in.Limb))
+			if callConv[in.A] == convStruct {
+				return Id(name(in.A)).Dot(limbField(in.Limb))
+			}
 		}
 		return Id(name(v))
+	}
+	// structArg returns a vector as a limb struct: a whole parameter of a
+	// convStruct kernel by name, else a literal.
+	structArg := func(vals []alg.Value) *Statement {
+		if conv == convStruct {
+			for i, prm := range p.Params {
+				if prm.Scalar || prm.Width != len(vals) {
+					continue
+				}
+				whole := true
+				for k, v := range vals {
+					if in := p.Instrs[v]; in.Op != alg.OpArg || in.Param != i || in.Limb != k {
+						whole = false
+						break
+					}
+				}
+				if whole {
+					return kernelWhole(p, i)
+				}
+			}
+		}
+		items := make([]Code, len(vals))
+		for k, v := range vals {
+			items[k] = expr(v)
+		}
+		return Id(limbType(len(vals))).Values(items...)
 	}
 	var body []Code
 	for i, in := range p.Instrs {
@@ -295,35 +486,91 @@ func goProgram(f *File, p *alg.Program) {
 			rhs = Id("selAbsLess").Call(expr(in.A), expr(in.B), expr(in.C), expr(in.D))
 		case alg.OpCall:
 			cp := in.Callee
-			recv := goVector(p, in.CallArgs[0], cp.Params[0].Scalar, expr)
-			var args []Code
-			for j := 1; j < len(in.CallArgs); j++ {
-				args = append(args, goVector(p, in.CallArgs[j], cp.Params[j].Scalar, expr))
+			if isComplex(cp) || len(cp.Results) != cp.N {
+				panic(fmt.Sprintf("gen: %s calls %s, which returns no N-double", p.Op, cp.Op))
 			}
-			rhs = recv.Dot(goMethod[cp.Op]).Call(args...)
+			var args []Code
+			for j, vals := range in.CallArgs {
+				switch {
+				case cp.Params[j].Scalar:
+					args = append(args, expr(vals[0]))
+				case callConv[v] == convStruct:
+					args = append(args, structArg(vals))
+				default:
+					for _, x := range vals {
+						args = append(args, expr(x))
+					}
+				}
+			}
+			call := Id(kernelName(cp)).Call(args...)
+			if callConv[v] == convStruct {
+				body = append(body, Id(name(v)).Op(":=").Add(call))
+				continue
+			}
+			lhs := make([]Code, len(extracts[v]))
+			for k, s := range extracts[v] {
+				lhs[k] = Id(s)
+			}
+			body = append(body, List(lhs...).Op(":=").Add(call))
+			continue
 		default:
 			panic(fmt.Sprintf("gen: cannot print %v", in.Op))
 		}
 		body = append(body, Id(name(v)).Op(":=").Add(rhs))
 	}
-	limbs := func(vals []alg.Value) *Statement {
+	exprs := func(vals []alg.Value) []Code {
 		items := make([]Code, len(vals))
 		for k, v := range vals {
 			items[k] = expr(v)
 		}
-		return Id(realType(n)).Values(items...)
+		return items
 	}
-	var ret *Statement
-	switch {
-	case len(p.Results) == 2*n:
-		ret = Id(complexType(n)).Values(limbs(p.Results[:n]), limbs(p.Results[n:]))
-	default:
-		ret = limbs(p.Results)
+	var params, results []Code
+	if conv == convScalar {
+		var names []Code
+		for _, prm := range p.Params {
+			if prm.Scalar {
+				names = append(names, Id(prm.Name))
+				continue
+			}
+			for k := 0; k < prm.Width; k++ {
+				names = append(names, Id(scalarName(prm, k)))
+			}
+		}
+		params = []Code{List(names...).Float64()}
+		for range p.Results {
+			results = append(results, Float64())
+		}
+		body = append(body, Return(exprs(p.Results)...))
+	} else {
+		for _, prm := range paramVars(p) {
+			switch {
+			case prm.Scalar:
+				params = append(params, Id(prm.Name).Float64())
+			case isComplex(p):
+				params = append(params, Id(prm.Name).Id(climbType(n)))
+			default:
+				params = append(params, Id(prm.Name).Id(limbType(n)))
+			}
+		}
+		if len(p.Results) == 2*n {
+			results = []Code{Id(climbType(n))}
+			body = append(body, Return(Id(climbType(n)).Values(
+				Id(limbType(n)).Values(exprs(p.Results[:n])...),
+				Id(limbType(n)).Values(exprs(p.Results[n:])...))))
+		} else {
+			results = []Code{Id(limbType(n))}
+			body = append(body, Return(Id(limbType(n)).Values(exprs(p.Results)...)))
+		}
 	}
-	body = append(body, Return(ret))
+	f.Commentf("%s is the kernel of %s.%s.", kernelName(p), map[bool]string{false: realType(n), true: complexType(n)}[isComplex(p)], goMethod[p.Op])
+	f.Func().Id(kernelName(p)).Params(params...).Params(results...).Block(body...)
+}
 
-	f.Comment(goDoc[p.Op])
-	f.Comment(countsLine(p))
+// goWrapper prints p's exported method, a wrapper of its kernel.
+func goWrapper(f *File, p *alg.Program) {
+	n := p.N
+	conv := kernelConv(p)
 	vars := paramVars(p)
 	typ := func(prm alg.Param) *Statement {
 		switch {
@@ -339,8 +586,124 @@ func goProgram(f *File, p *alg.Program) {
 		params = append(params, Id(prm.Name).Add(typ(prm)))
 	}
 	resT := Id(realType(n))
-	if len(p.Results) == 2*n {
+	complexRes := len(p.Results) == 2*n
+	if complexRes {
 		resT = Id(complexType(n))
 	}
-	f.Func().Params(Id(vars[0].Name).Add(typ(vars[0]))).Id(goMethod[p.Op]).Params(params...).Add(resT).Block(body...)
+	var body []Code
+	if conv == convScalar {
+		// r[0], r[1] = f2add(x[0], x[1], y[0], y[1])
+		var args []Code
+		for _, prm := range p.Params {
+			if prm.Scalar {
+				args = append(args, Id(prm.Name))
+				continue
+			}
+			base, field := splitParam(prm.Name)
+			for k := 0; k < prm.Width; k++ {
+				if field != "" {
+					args = append(args, Id(base).Dot(field).Index(Lit(k)))
+				} else {
+					args = append(args, Id(base).Index(Lit(k)))
+				}
+			}
+		}
+		var lhs []Code
+		for k := range p.Results {
+			switch {
+			case complexRes && k < n:
+				lhs = append(lhs, Id("r").Dot("Re").Index(Lit(k)))
+			case complexRes:
+				lhs = append(lhs, Id("r").Dot("Im").Index(Lit(k-n)))
+			default:
+				lhs = append(lhs, Id("r").Index(Lit(k)))
+			}
+		}
+		body = append(body, List(lhs...).Op("=").Id(kernelName(p)).Call(args...))
+	} else {
+		// *(*f4l)(unsafe.Pointer(&r)) = f4add(*(*f4l)(unsafe.Pointer(&x)), ...)
+		var args []Code
+		for _, prm := range vars {
+			switch {
+			case prm.Scalar:
+				args = append(args, Id(prm.Name))
+			case isComplex(p):
+				args = append(args, reinterpret(climbType(n), Id(prm.Name)))
+			default:
+				args = append(args, reinterpret(limbType(n), Id(prm.Name)))
+			}
+		}
+		rt := limbType(n)
+		if complexRes {
+			rt = climbType(n)
+		}
+		body = append(body, reinterpret(rt, Id("r")).Op("=").Id(kernelName(p)).Call(args...))
+	}
+	body = append(body, Return())
+	f.Comment(goDoc[p.Op])
+	f.Comment(countsLine(p))
+	f.Func().Params(Id(vars[0].Name).Add(typ(vars[0]))).Id(goMethod[p.Op]).Params(params...).
+		Params(Id("r").Add(resT)).Block(body...)
+}
+
+// GoBenchFile returns mdops/ops_bench_gen_test.go: for each precision of
+// ns, a function that benchmarks every measured operation with typed
+// values, each loop written out so that the method calls are direct (and
+// their wrappers inlined) as in user code; BenchmarkOps (bench_test.go)
+// calls them.
+func GoBenchFile(ns []int) ([]byte, error) {
+	f := NewFile("mdops")
+	f.HeaderComment(Header)
+	f.ImportName("github.com/mdgen/mdgen/mdops/alg", "alg")
+	var inits []Code
+	for _, n := range ns {
+		l := alg.Build(n)
+		T := realType(n)
+		fn := "benchOps" + T
+		inits = append(inits, Id("benchOpsByN").Index(Lit(n)).Op("=").Id(fn))
+		ring := func() *Statement { return Index(Lit(256)) }
+		body := []Code{
+			Var().Id("x").Op(",").Id("y").Op(",").Id("a").Op(",").Id("p").Add(ring()).Id(T),
+			Var().Id("f").Add(ring()).Float64(),
+			For(Id("i").Op(":=").Range().Id("cases")).Block(
+				Id("c").Op(":=").Op("&").Id("cases").Index(Id("i")),
+				List(Id("x").Index(Id("i")), Id("y").Index(Id("i")), Id("a").Index(Id("i")), Id("f").Index(Id("i"))).Op("=").
+					List(Id(T).Parens(Id("c").Dot("X")), Id(T).Parens(Id("c").Dot("Y")), Id(T).Parens(Id("c").Dot("A")), Id("c").Dot("Y").Index(Lit(0))),
+				Id("p").Index(Id("i")).Op("=").Id("x").Index(Id("i")).Dot("Abs").Call(),
+			),
+			Id("out").Op(":=").New(Index(Lit(256)).Id(T)),
+		}
+		ops := []struct {
+			op   string
+			call func() *Statement
+		}{
+			{"add", func() *Statement { return Id("x").Index(Id("j")).Dot("Add").Call(Id("y").Index(Id("j"))) }},
+			{"sub", func() *Statement { return Id("x").Index(Id("j")).Dot("Sub").Call(Id("y").Index(Id("j"))) }},
+			{"mul", func() *Statement { return Id("x").Index(Id("j")).Dot("Mul").Call(Id("y").Index(Id("j"))) }},
+			{"sqr", func() *Statement { return Id("x").Index(Id("j")).Dot("Sqr").Call() }},
+			{"mulf64", func() *Statement { return Id("x").Index(Id("j")).Dot("MulFloat64").Call(Id("f").Index(Id("j"))) }},
+			{"madd", func() *Statement {
+				return Id("a").Index(Id("j")).Dot("MulAdd").Call(Id("x").Index(Id("j")), Id("y").Index(Id("j")))
+			}},
+			{"div", func() *Statement { return Id("x").Index(Id("j")).Dot("Div").Call(Id("y").Index(Id("j"))) }},
+			{"sqrt", func() *Statement { return Id("p").Index(Id("j")).Dot("Sqrt").Call() }},
+		}
+		for _, o := range ops {
+			body = append(body, Id("b").Dot("Run").Call(Lit(o.op), Func().Params(Id("b").Op("*").Qual("testing", "B")).Block(
+				For(Id("i").Op(":=").Lit(0), Id("b").Dot("Loop").Call(), Id("i").Op("++")).Block(
+					Id("j").Op(":=").Id("i").Op("&").Lit(255),
+					Id("out").Index(Id("j")).Op("=").Add(o.call()),
+				),
+				Id("reportFlops").Call(Id("b"), Lit(l.Program(o.op).Count().Flops())),
+			)))
+		}
+		f.Commentf("%s benchmarks the %s operations on a ring of the 256 cases.", fn, T)
+		f.Func().Id(fn).Params(Id("b").Op("*").Qual("testing", "B"), Id("cases").Index().Qual("github.com/mdgen/mdgen/mdops/alg", "Case")).Block(body...)
+	}
+	f.Func().Id("init").Params().Block(inits...)
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("gen: rendering the benchmarks: %w", err)
+	}
+	return buf.Bytes(), nil
 }

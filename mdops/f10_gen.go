@@ -5,6 +5,7 @@ package mdops
 import (
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // F10 is a 10-double: the unevaluated sum x[0] + ... + x[9] of float64 limbs,
@@ -12,55 +13,84 @@ import (
 // Non-finite values have the Inf or NaN in the leading limb.
 type F10 [10]float64
 
+// f10l holds the limbs of an F10 as a struct, which the register ABI passes in
+// registers (an array is passed in memory); it has F10's memory layout.
+type f10l struct {
+	l0, l1, l2, l3, l4, l5, l6, l7, l8, l9 float64
+}
+
+// c10l holds the limbs of a C10; it has C10's memory layout.
+type c10l struct {
+	re, im f10l
+}
+
 // Neg returns -x.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F10) Neg() F10 {
-	return F10{(-x[0]), (-x[1]), (-x[2]), (-x[3]), (-x[4]), (-x[5]), (-x[6]), (-x[7]), (-x[8]), (-x[9])}
+func (x F10) Neg() (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10neg(*(*f10l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f10neg is the kernel of F10.Neg.
+func f10neg(x f10l) f10l {
+	return f10l{(-x.l0), (-x.l1), (-x.l2), (-x.l3), (-x.l4), (-x.l5), (-x.l6), (-x.l7), (-x.l8), (-x.l9)}
 }
 
 // Abs returns |x|.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 9 selections.
-func (x F10) Abs() F10 {
-	v10 := math.Abs(x[0])
-	v12 := selNegative(x[0], (-x[1]), x[1])
-	v14 := selNegative(x[0], (-x[2]), x[2])
-	v16 := selNegative(x[0], (-x[3]), x[3])
-	v18 := selNegative(x[0], (-x[4]), x[4])
-	v20 := selNegative(x[0], (-x[5]), x[5])
-	v22 := selNegative(x[0], (-x[6]), x[6])
-	v24 := selNegative(x[0], (-x[7]), x[7])
-	v26 := selNegative(x[0], (-x[8]), x[8])
-	v28 := selNegative(x[0], (-x[9]), x[9])
-	return F10{v10, v12, v14, v16, v18, v20, v22, v24, v26, v28}
+func (x F10) Abs() (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10abs(*(*f10l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f10abs is the kernel of F10.Abs.
+func f10abs(x f10l) f10l {
+	v10 := math.Abs(x.l0)
+	v12 := selNegative(x.l0, (-x.l1), x.l1)
+	v14 := selNegative(x.l0, (-x.l2), x.l2)
+	v16 := selNegative(x.l0, (-x.l3), x.l3)
+	v18 := selNegative(x.l0, (-x.l4), x.l4)
+	v20 := selNegative(x.l0, (-x.l5), x.l5)
+	v22 := selNegative(x.l0, (-x.l6), x.l6)
+	v24 := selNegative(x.l0, (-x.l7), x.l7)
+	v26 := selNegative(x.l0, (-x.l8), x.l8)
+	v28 := selNegative(x.l0, (-x.l9), x.l9)
+	return f10l{v10, v12, v14, v16, v18, v20, v22, v24, v26, v28}
 }
 
 // Add returns x + y.
 // Cost: 226 flops (226 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
-func (x F10) Add(y F10) F10 {
-	v21 := selAbsLess(x[6], y[9], y[9], x[6])
-	v22 := selAbsLess(x[6], y[9], x[6], y[9])
-	v23 := selAbsLess(x[7], y[8], y[8], x[7])
-	v24 := selAbsLess(x[7], y[8], x[7], y[8])
-	v25 := selAbsLess(x[8], y[7], y[7], x[8])
-	v26 := selAbsLess(x[8], y[7], x[8], y[7])
-	v27 := selAbsLess(x[9], y[6], y[6], x[9])
-	v28 := selAbsLess(x[9], y[6], x[9], y[6])
-	v29 := selAbsLess(x[0], v25, v25, x[0])
-	v30 := selAbsLess(x[0], v25, x[0], v25)
-	v31 := selAbsLess(x[1], v27, v27, x[1])
-	v32 := selAbsLess(x[1], v27, x[1], v27)
-	v33 := selAbsLess(x[2], y[5], y[5], x[2])
-	v34 := selAbsLess(x[2], y[5], x[2], y[5])
-	v35 := selAbsLess(x[3], y[4], y[4], x[3])
-	v36 := selAbsLess(x[3], y[4], x[3], y[4])
-	v37 := selAbsLess(x[4], y[3], y[3], x[4])
-	v38 := selAbsLess(x[4], y[3], x[4], y[3])
-	v39 := selAbsLess(x[5], y[2], y[2], x[5])
-	v40 := selAbsLess(x[5], y[2], x[5], y[2])
-	v41 := selAbsLess(v21, y[1], y[1], v21)
-	v42 := selAbsLess(v21, y[1], v21, y[1])
-	v43 := selAbsLess(v23, y[0], y[0], v23)
-	v44 := selAbsLess(v23, y[0], v23, y[0])
+func (x F10) Add(y F10) (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10add(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f10add is the kernel of F10.Add.
+func f10add(x f10l, y f10l) f10l {
+	v21 := selAbsLess(x.l6, y.l9, y.l9, x.l6)
+	v22 := selAbsLess(x.l6, y.l9, x.l6, y.l9)
+	v23 := selAbsLess(x.l7, y.l8, y.l8, x.l7)
+	v24 := selAbsLess(x.l7, y.l8, x.l7, y.l8)
+	v25 := selAbsLess(x.l8, y.l7, y.l7, x.l8)
+	v26 := selAbsLess(x.l8, y.l7, x.l8, y.l7)
+	v27 := selAbsLess(x.l9, y.l6, y.l6, x.l9)
+	v28 := selAbsLess(x.l9, y.l6, x.l9, y.l6)
+	v29 := selAbsLess(x.l0, v25, v25, x.l0)
+	v30 := selAbsLess(x.l0, v25, x.l0, v25)
+	v31 := selAbsLess(x.l1, v27, v27, x.l1)
+	v32 := selAbsLess(x.l1, v27, x.l1, v27)
+	v33 := selAbsLess(x.l2, y.l5, y.l5, x.l2)
+	v34 := selAbsLess(x.l2, y.l5, x.l2, y.l5)
+	v35 := selAbsLess(x.l3, y.l4, y.l4, x.l3)
+	v36 := selAbsLess(x.l3, y.l4, x.l3, y.l4)
+	v37 := selAbsLess(x.l4, y.l3, y.l3, x.l4)
+	v38 := selAbsLess(x.l4, y.l3, x.l4, y.l3)
+	v39 := selAbsLess(x.l5, y.l2, y.l2, x.l5)
+	v40 := selAbsLess(x.l5, y.l2, x.l5, y.l2)
+	v41 := selAbsLess(v21, y.l1, y.l1, v21)
+	v42 := selAbsLess(v21, y.l1, v21, y.l1)
+	v43 := selAbsLess(v23, y.l0, y.l0, v23)
+	v44 := selAbsLess(v23, y.l0, v23, y.l0)
 	v45 := selAbsLess(v29, v37, v37, v29)
 	v46 := selAbsLess(v29, v37, v29, v37)
 	v47 := selAbsLess(v31, v39, v39, v31)
@@ -670,7 +700,7 @@ func (x F10) Add(y F10) F10 {
 	v651 := v650 + v626
 	v652 := v651 - v650
 	v653 := v626 - v652
-	v654 := x[0] + y[0]
+	v654 := x.l0 + y.l0
 	v655 := selFinite(v654, v627, v654)
 	v656 := selFinite(v655, v630, 0.0)
 	v657 := selFinite(v655, v633, 0.0)
@@ -681,36 +711,42 @@ func (x F10) Add(y F10) F10 {
 	v662 := selFinite(v655, v648, 0.0)
 	v663 := selFinite(v655, v651, 0.0)
 	v664 := selFinite(v655, v653, 0.0)
-	return F10{v655, v656, v657, v658, v659, v660, v661, v662, v663, v664}
+	return f10l{v655, v656, v657, v658, v659, v660, v661, v662, v663, v664}
 }
 
 // Sub returns x - y.
 // Cost: 226 flops (226 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
-func (x F10) Sub(y F10) F10 {
-	v31 := selAbsLess(x[6], (-y[9]), (-y[9]), x[6])
-	v32 := selAbsLess(x[6], (-y[9]), x[6], (-y[9]))
-	v33 := selAbsLess(x[7], (-y[8]), (-y[8]), x[7])
-	v34 := selAbsLess(x[7], (-y[8]), x[7], (-y[8]))
-	v35 := selAbsLess(x[8], (-y[7]), (-y[7]), x[8])
-	v36 := selAbsLess(x[8], (-y[7]), x[8], (-y[7]))
-	v37 := selAbsLess(x[9], (-y[6]), (-y[6]), x[9])
-	v38 := selAbsLess(x[9], (-y[6]), x[9], (-y[6]))
-	v39 := selAbsLess(x[0], v35, v35, x[0])
-	v40 := selAbsLess(x[0], v35, x[0], v35)
-	v41 := selAbsLess(x[1], v37, v37, x[1])
-	v42 := selAbsLess(x[1], v37, x[1], v37)
-	v43 := selAbsLess(x[2], (-y[5]), (-y[5]), x[2])
-	v44 := selAbsLess(x[2], (-y[5]), x[2], (-y[5]))
-	v45 := selAbsLess(x[3], (-y[4]), (-y[4]), x[3])
-	v46 := selAbsLess(x[3], (-y[4]), x[3], (-y[4]))
-	v47 := selAbsLess(x[4], (-y[3]), (-y[3]), x[4])
-	v48 := selAbsLess(x[4], (-y[3]), x[4], (-y[3]))
-	v49 := selAbsLess(x[5], (-y[2]), (-y[2]), x[5])
-	v50 := selAbsLess(x[5], (-y[2]), x[5], (-y[2]))
-	v51 := selAbsLess(v31, (-y[1]), (-y[1]), v31)
-	v52 := selAbsLess(v31, (-y[1]), v31, (-y[1]))
-	v53 := selAbsLess(v33, (-y[0]), (-y[0]), v33)
-	v54 := selAbsLess(v33, (-y[0]), v33, (-y[0]))
+func (x F10) Sub(y F10) (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10sub(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f10sub is the kernel of F10.Sub.
+func f10sub(x f10l, y f10l) f10l {
+	v31 := selAbsLess(x.l6, (-y.l9), (-y.l9), x.l6)
+	v32 := selAbsLess(x.l6, (-y.l9), x.l6, (-y.l9))
+	v33 := selAbsLess(x.l7, (-y.l8), (-y.l8), x.l7)
+	v34 := selAbsLess(x.l7, (-y.l8), x.l7, (-y.l8))
+	v35 := selAbsLess(x.l8, (-y.l7), (-y.l7), x.l8)
+	v36 := selAbsLess(x.l8, (-y.l7), x.l8, (-y.l7))
+	v37 := selAbsLess(x.l9, (-y.l6), (-y.l6), x.l9)
+	v38 := selAbsLess(x.l9, (-y.l6), x.l9, (-y.l6))
+	v39 := selAbsLess(x.l0, v35, v35, x.l0)
+	v40 := selAbsLess(x.l0, v35, x.l0, v35)
+	v41 := selAbsLess(x.l1, v37, v37, x.l1)
+	v42 := selAbsLess(x.l1, v37, x.l1, v37)
+	v43 := selAbsLess(x.l2, (-y.l5), (-y.l5), x.l2)
+	v44 := selAbsLess(x.l2, (-y.l5), x.l2, (-y.l5))
+	v45 := selAbsLess(x.l3, (-y.l4), (-y.l4), x.l3)
+	v46 := selAbsLess(x.l3, (-y.l4), x.l3, (-y.l4))
+	v47 := selAbsLess(x.l4, (-y.l3), (-y.l3), x.l4)
+	v48 := selAbsLess(x.l4, (-y.l3), x.l4, (-y.l3))
+	v49 := selAbsLess(x.l5, (-y.l2), (-y.l2), x.l5)
+	v50 := selAbsLess(x.l5, (-y.l2), x.l5, (-y.l2))
+	v51 := selAbsLess(v31, (-y.l1), (-y.l1), v31)
+	v52 := selAbsLess(v31, (-y.l1), v31, (-y.l1))
+	v53 := selAbsLess(v33, (-y.l0), (-y.l0), v33)
+	v54 := selAbsLess(v33, (-y.l0), v33, (-y.l0))
 	v55 := selAbsLess(v39, v47, v47, v39)
 	v56 := selAbsLess(v39, v47, v39, v47)
 	v57 := selAbsLess(v41, v49, v49, v41)
@@ -1320,7 +1356,7 @@ func (x F10) Sub(y F10) F10 {
 	v661 := v660 + v636
 	v662 := v661 - v660
 	v663 := v636 - v662
-	v664 := x[0] + (-y[0])
+	v664 := x.l0 + (-y.l0)
 	v665 := selFinite(v664, v637, v664)
 	v666 := selFinite(v665, v640, 0.0)
 	v667 := selFinite(v665, v643, 0.0)
@@ -1331,32 +1367,38 @@ func (x F10) Sub(y F10) F10 {
 	v672 := selFinite(v665, v658, 0.0)
 	v673 := selFinite(v665, v661, 0.0)
 	v674 := selFinite(v665, v663, 0.0)
-	return F10{v665, v666, v667, v668, v669, v670, v671, v672, v673, v674}
+	return f10l{v665, v666, v667, v668, v669, v670, v671, v672, v673, v674}
 }
 
 // MulFloat64 returns x * f for a float64 f.
 // Cost: 408 flops (388 add/sub, 10 mul, 10 fma, 0 div/sqrt), 128 selections.
-func (x F10) MulFloat64(f float64) F10 {
-	v11 := float64(x[0] * f)
-	v13 := math.FMA(x[0], f, (-v11))
-	v14 := float64(x[1] * f)
-	v16 := math.FMA(x[1], f, (-v14))
-	v17 := float64(x[2] * f)
-	v19 := math.FMA(x[2], f, (-v17))
-	v20 := float64(x[3] * f)
-	v22 := math.FMA(x[3], f, (-v20))
-	v23 := float64(x[4] * f)
-	v25 := math.FMA(x[4], f, (-v23))
-	v26 := float64(x[5] * f)
-	v28 := math.FMA(x[5], f, (-v26))
-	v29 := float64(x[6] * f)
-	v31 := math.FMA(x[6], f, (-v29))
-	v32 := float64(x[7] * f)
-	v34 := math.FMA(x[7], f, (-v32))
-	v35 := float64(x[8] * f)
-	v37 := math.FMA(x[8], f, (-v35))
-	v38 := float64(x[9] * f)
-	v40 := math.FMA(x[9], f, (-v38))
+func (x F10) MulFloat64(f float64) (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10mulf64(*(*f10l)(unsafe.Pointer(&x)), f)
+	return
+}
+
+// f10mulf64 is the kernel of F10.MulFloat64.
+func f10mulf64(x f10l, f float64) f10l {
+	v11 := float64(x.l0 * f)
+	v13 := math.FMA(x.l0, f, (-v11))
+	v14 := float64(x.l1 * f)
+	v16 := math.FMA(x.l1, f, (-v14))
+	v17 := float64(x.l2 * f)
+	v19 := math.FMA(x.l2, f, (-v17))
+	v20 := float64(x.l3 * f)
+	v22 := math.FMA(x.l3, f, (-v20))
+	v23 := float64(x.l4 * f)
+	v25 := math.FMA(x.l4, f, (-v23))
+	v26 := float64(x.l5 * f)
+	v28 := math.FMA(x.l5, f, (-v26))
+	v29 := float64(x.l6 * f)
+	v31 := math.FMA(x.l6, f, (-v29))
+	v32 := float64(x.l7 * f)
+	v34 := math.FMA(x.l7, f, (-v32))
+	v35 := float64(x.l8 * f)
+	v37 := math.FMA(x.l8, f, (-v35))
+	v38 := float64(x.l9 * f)
+	v40 := math.FMA(x.l9, f, (-v38))
 	v41 := v13 + v14
 	v42 := v41 - v14
 	v43 := v41 - v42
@@ -1873,121 +1915,127 @@ func (x F10) MulFloat64(f float64) F10 {
 	v555 := selFinite(v548, v542, 0.0)
 	v556 := selFinite(v548, v545, 0.0)
 	v557 := selFinite(v548, v547, 0.0)
-	return F10{v548, v549, v550, v551, v552, v553, v554, v555, v556, v557}
+	return f10l{v548, v549, v550, v551, v552, v553, v554, v555, v556, v557}
 }
 
 // Mul returns x * y.
 // Cost: 2288 flops (2179 add/sub, 56 mul, 53 fma, 0 div/sqrt), 146 selections.
-func (x F10) Mul(y F10) F10 {
-	v20 := float64(x[0] * y[0])
-	v22 := math.FMA(x[0], y[0], (-v20))
-	v23 := float64(x[0] * y[1])
-	v25 := math.FMA(x[0], y[1], (-v23))
-	v26 := float64(x[1] * y[0])
-	v28 := math.FMA(x[1], y[0], (-v26))
-	v29 := float64(x[0] * y[2])
-	v31 := math.FMA(x[0], y[2], (-v29))
-	v32 := float64(x[1] * y[1])
-	v34 := math.FMA(x[1], y[1], (-v32))
-	v35 := float64(x[2] * y[0])
-	v37 := math.FMA(x[2], y[0], (-v35))
-	v38 := float64(x[0] * y[3])
-	v40 := math.FMA(x[0], y[3], (-v38))
-	v41 := float64(x[1] * y[2])
-	v43 := math.FMA(x[1], y[2], (-v41))
-	v44 := float64(x[2] * y[1])
-	v46 := math.FMA(x[2], y[1], (-v44))
-	v47 := float64(x[3] * y[0])
-	v49 := math.FMA(x[3], y[0], (-v47))
-	v50 := float64(x[0] * y[4])
-	v52 := math.FMA(x[0], y[4], (-v50))
-	v53 := float64(x[1] * y[3])
-	v55 := math.FMA(x[1], y[3], (-v53))
-	v56 := float64(x[2] * y[2])
-	v58 := math.FMA(x[2], y[2], (-v56))
-	v59 := float64(x[3] * y[1])
-	v61 := math.FMA(x[3], y[1], (-v59))
-	v62 := float64(x[4] * y[0])
-	v64 := math.FMA(x[4], y[0], (-v62))
-	v65 := float64(x[0] * y[5])
-	v67 := math.FMA(x[0], y[5], (-v65))
-	v68 := float64(x[1] * y[4])
-	v70 := math.FMA(x[1], y[4], (-v68))
-	v71 := float64(x[2] * y[3])
-	v73 := math.FMA(x[2], y[3], (-v71))
-	v74 := float64(x[3] * y[2])
-	v76 := math.FMA(x[3], y[2], (-v74))
-	v77 := float64(x[4] * y[1])
-	v79 := math.FMA(x[4], y[1], (-v77))
-	v80 := float64(x[5] * y[0])
-	v82 := math.FMA(x[5], y[0], (-v80))
-	v83 := float64(x[0] * y[6])
-	v85 := math.FMA(x[0], y[6], (-v83))
-	v86 := float64(x[1] * y[5])
-	v88 := math.FMA(x[1], y[5], (-v86))
-	v89 := float64(x[2] * y[4])
-	v91 := math.FMA(x[2], y[4], (-v89))
-	v92 := float64(x[3] * y[3])
-	v94 := math.FMA(x[3], y[3], (-v92))
-	v95 := float64(x[4] * y[2])
-	v97 := math.FMA(x[4], y[2], (-v95))
-	v98 := float64(x[5] * y[1])
-	v100 := math.FMA(x[5], y[1], (-v98))
-	v101 := float64(x[6] * y[0])
-	v103 := math.FMA(x[6], y[0], (-v101))
-	v104 := float64(x[0] * y[7])
-	v106 := math.FMA(x[0], y[7], (-v104))
-	v107 := float64(x[1] * y[6])
-	v109 := math.FMA(x[1], y[6], (-v107))
-	v110 := float64(x[2] * y[5])
-	v112 := math.FMA(x[2], y[5], (-v110))
-	v113 := float64(x[3] * y[4])
-	v115 := math.FMA(x[3], y[4], (-v113))
-	v116 := float64(x[4] * y[3])
-	v118 := math.FMA(x[4], y[3], (-v116))
-	v119 := float64(x[5] * y[2])
-	v121 := math.FMA(x[5], y[2], (-v119))
-	v122 := float64(x[6] * y[1])
-	v124 := math.FMA(x[6], y[1], (-v122))
-	v125 := float64(x[7] * y[0])
-	v127 := math.FMA(x[7], y[0], (-v125))
-	v128 := float64(x[0] * y[8])
-	v130 := math.FMA(x[0], y[8], (-v128))
-	v131 := float64(x[1] * y[7])
-	v133 := math.FMA(x[1], y[7], (-v131))
-	v134 := float64(x[2] * y[6])
-	v136 := math.FMA(x[2], y[6], (-v134))
-	v137 := float64(x[3] * y[5])
-	v139 := math.FMA(x[3], y[5], (-v137))
-	v140 := float64(x[4] * y[4])
-	v142 := math.FMA(x[4], y[4], (-v140))
-	v143 := float64(x[5] * y[3])
-	v145 := math.FMA(x[5], y[3], (-v143))
-	v146 := float64(x[6] * y[2])
-	v148 := math.FMA(x[6], y[2], (-v146))
-	v149 := float64(x[7] * y[1])
-	v151 := math.FMA(x[7], y[1], (-v149))
-	v152 := float64(x[8] * y[0])
-	v154 := math.FMA(x[8], y[0], (-v152))
-	v155 := float64(x[0] * y[9])
-	v156 := float64(x[1] * y[8])
-	v157 := float64(x[2] * y[7])
-	v158 := float64(x[3] * y[6])
-	v159 := float64(x[4] * y[5])
-	v160 := float64(x[5] * y[4])
-	v161 := float64(x[6] * y[3])
-	v162 := float64(x[7] * y[2])
-	v163 := float64(x[8] * y[1])
-	v164 := float64(x[9] * y[0])
-	v165 := float64(x[1] * y[9])
-	v166 := math.FMA(x[2], y[8], v165)
-	v167 := math.FMA(x[3], y[7], v166)
-	v168 := math.FMA(x[4], y[6], v167)
-	v169 := math.FMA(x[5], y[5], v168)
-	v170 := math.FMA(x[6], y[4], v169)
-	v171 := math.FMA(x[7], y[3], v170)
-	v172 := math.FMA(x[8], y[2], v171)
-	v173 := math.FMA(x[9], y[1], v172)
+func (x F10) Mul(y F10) (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10mul(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f10mul is the kernel of F10.Mul.
+func f10mul(x f10l, y f10l) f10l {
+	v20 := float64(x.l0 * y.l0)
+	v22 := math.FMA(x.l0, y.l0, (-v20))
+	v23 := float64(x.l0 * y.l1)
+	v25 := math.FMA(x.l0, y.l1, (-v23))
+	v26 := float64(x.l1 * y.l0)
+	v28 := math.FMA(x.l1, y.l0, (-v26))
+	v29 := float64(x.l0 * y.l2)
+	v31 := math.FMA(x.l0, y.l2, (-v29))
+	v32 := float64(x.l1 * y.l1)
+	v34 := math.FMA(x.l1, y.l1, (-v32))
+	v35 := float64(x.l2 * y.l0)
+	v37 := math.FMA(x.l2, y.l0, (-v35))
+	v38 := float64(x.l0 * y.l3)
+	v40 := math.FMA(x.l0, y.l3, (-v38))
+	v41 := float64(x.l1 * y.l2)
+	v43 := math.FMA(x.l1, y.l2, (-v41))
+	v44 := float64(x.l2 * y.l1)
+	v46 := math.FMA(x.l2, y.l1, (-v44))
+	v47 := float64(x.l3 * y.l0)
+	v49 := math.FMA(x.l3, y.l0, (-v47))
+	v50 := float64(x.l0 * y.l4)
+	v52 := math.FMA(x.l0, y.l4, (-v50))
+	v53 := float64(x.l1 * y.l3)
+	v55 := math.FMA(x.l1, y.l3, (-v53))
+	v56 := float64(x.l2 * y.l2)
+	v58 := math.FMA(x.l2, y.l2, (-v56))
+	v59 := float64(x.l3 * y.l1)
+	v61 := math.FMA(x.l3, y.l1, (-v59))
+	v62 := float64(x.l4 * y.l0)
+	v64 := math.FMA(x.l4, y.l0, (-v62))
+	v65 := float64(x.l0 * y.l5)
+	v67 := math.FMA(x.l0, y.l5, (-v65))
+	v68 := float64(x.l1 * y.l4)
+	v70 := math.FMA(x.l1, y.l4, (-v68))
+	v71 := float64(x.l2 * y.l3)
+	v73 := math.FMA(x.l2, y.l3, (-v71))
+	v74 := float64(x.l3 * y.l2)
+	v76 := math.FMA(x.l3, y.l2, (-v74))
+	v77 := float64(x.l4 * y.l1)
+	v79 := math.FMA(x.l4, y.l1, (-v77))
+	v80 := float64(x.l5 * y.l0)
+	v82 := math.FMA(x.l5, y.l0, (-v80))
+	v83 := float64(x.l0 * y.l6)
+	v85 := math.FMA(x.l0, y.l6, (-v83))
+	v86 := float64(x.l1 * y.l5)
+	v88 := math.FMA(x.l1, y.l5, (-v86))
+	v89 := float64(x.l2 * y.l4)
+	v91 := math.FMA(x.l2, y.l4, (-v89))
+	v92 := float64(x.l3 * y.l3)
+	v94 := math.FMA(x.l3, y.l3, (-v92))
+	v95 := float64(x.l4 * y.l2)
+	v97 := math.FMA(x.l4, y.l2, (-v95))
+	v98 := float64(x.l5 * y.l1)
+	v100 := math.FMA(x.l5, y.l1, (-v98))
+	v101 := float64(x.l6 * y.l0)
+	v103 := math.FMA(x.l6, y.l0, (-v101))
+	v104 := float64(x.l0 * y.l7)
+	v106 := math.FMA(x.l0, y.l7, (-v104))
+	v107 := float64(x.l1 * y.l6)
+	v109 := math.FMA(x.l1, y.l6, (-v107))
+	v110 := float64(x.l2 * y.l5)
+	v112 := math.FMA(x.l2, y.l5, (-v110))
+	v113 := float64(x.l3 * y.l4)
+	v115 := math.FMA(x.l3, y.l4, (-v113))
+	v116 := float64(x.l4 * y.l3)
+	v118 := math.FMA(x.l4, y.l3, (-v116))
+	v119 := float64(x.l5 * y.l2)
+	v121 := math.FMA(x.l5, y.l2, (-v119))
+	v122 := float64(x.l6 * y.l1)
+	v124 := math.FMA(x.l6, y.l1, (-v122))
+	v125 := float64(x.l7 * y.l0)
+	v127 := math.FMA(x.l7, y.l0, (-v125))
+	v128 := float64(x.l0 * y.l8)
+	v130 := math.FMA(x.l0, y.l8, (-v128))
+	v131 := float64(x.l1 * y.l7)
+	v133 := math.FMA(x.l1, y.l7, (-v131))
+	v134 := float64(x.l2 * y.l6)
+	v136 := math.FMA(x.l2, y.l6, (-v134))
+	v137 := float64(x.l3 * y.l5)
+	v139 := math.FMA(x.l3, y.l5, (-v137))
+	v140 := float64(x.l4 * y.l4)
+	v142 := math.FMA(x.l4, y.l4, (-v140))
+	v143 := float64(x.l5 * y.l3)
+	v145 := math.FMA(x.l5, y.l3, (-v143))
+	v146 := float64(x.l6 * y.l2)
+	v148 := math.FMA(x.l6, y.l2, (-v146))
+	v149 := float64(x.l7 * y.l1)
+	v151 := math.FMA(x.l7, y.l1, (-v149))
+	v152 := float64(x.l8 * y.l0)
+	v154 := math.FMA(x.l8, y.l0, (-v152))
+	v155 := float64(x.l0 * y.l9)
+	v156 := float64(x.l1 * y.l8)
+	v157 := float64(x.l2 * y.l7)
+	v158 := float64(x.l3 * y.l6)
+	v159 := float64(x.l4 * y.l5)
+	v160 := float64(x.l5 * y.l4)
+	v161 := float64(x.l6 * y.l3)
+	v162 := float64(x.l7 * y.l2)
+	v163 := float64(x.l8 * y.l1)
+	v164 := float64(x.l9 * y.l0)
+	v165 := float64(x.l1 * y.l9)
+	v166 := math.FMA(x.l2, y.l8, v165)
+	v167 := math.FMA(x.l3, y.l7, v166)
+	v168 := math.FMA(x.l4, y.l6, v167)
+	v169 := math.FMA(x.l5, y.l5, v168)
+	v170 := math.FMA(x.l6, y.l4, v169)
+	v171 := math.FMA(x.l7, y.l3, v170)
+	v172 := math.FMA(x.l8, y.l2, v171)
+	v173 := math.FMA(x.l9, y.l1, v172)
 	v174 := v22 + v23
 	v175 := v174 - v23
 	v176 := v174 - v175
@@ -4313,121 +4361,127 @@ func (x F10) Mul(y F10) F10 {
 	v2497 := selFinite(v2490, v2484, 0.0)
 	v2498 := selFinite(v2490, v2487, 0.0)
 	v2499 := selFinite(v2490, v2489, 0.0)
-	return F10{v2490, v2491, v2492, v2493, v2494, v2495, v2496, v2497, v2498, v2499}
+	return f10l{v2490, v2491, v2492, v2493, v2494, v2495, v2496, v2497, v2498, v2499}
 }
 
 // Sqr returns x * x.
 // Cost: 1253 flops (1144 add/sub, 76 mul, 33 fma, 0 div/sqrt), 146 selections.
-func (x F10) Sqr() F10 {
-	v11 := float64(x[0] * x[0])
-	v13 := math.FMA(x[0], x[0], (-v11))
-	v14 := float64(x[0] * x[1])
-	v16 := math.FMA(x[0], x[1], (-v14))
+func (x F10) Sqr() (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10sqr(*(*f10l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f10sqr is the kernel of F10.Sqr.
+func f10sqr(x f10l) f10l {
+	v11 := float64(x.l0 * x.l0)
+	v13 := math.FMA(x.l0, x.l0, (-v11))
+	v14 := float64(x.l0 * x.l1)
+	v16 := math.FMA(x.l0, x.l1, (-v14))
 	v17 := float64(v14 * 2.0)
 	v18 := float64(v16 * 2.0)
-	v19 := float64(x[0] * x[2])
-	v21 := math.FMA(x[0], x[2], (-v19))
+	v19 := float64(x.l0 * x.l2)
+	v21 := math.FMA(x.l0, x.l2, (-v19))
 	v22 := float64(v19 * 2.0)
 	v23 := float64(v21 * 2.0)
-	v24 := float64(x[1] * x[1])
-	v26 := math.FMA(x[1], x[1], (-v24))
-	v27 := float64(x[0] * x[3])
-	v29 := math.FMA(x[0], x[3], (-v27))
+	v24 := float64(x.l1 * x.l1)
+	v26 := math.FMA(x.l1, x.l1, (-v24))
+	v27 := float64(x.l0 * x.l3)
+	v29 := math.FMA(x.l0, x.l3, (-v27))
 	v30 := float64(v27 * 2.0)
 	v31 := float64(v29 * 2.0)
-	v32 := float64(x[1] * x[2])
-	v34 := math.FMA(x[1], x[2], (-v32))
+	v32 := float64(x.l1 * x.l2)
+	v34 := math.FMA(x.l1, x.l2, (-v32))
 	v35 := float64(v32 * 2.0)
 	v36 := float64(v34 * 2.0)
-	v37 := float64(x[0] * x[4])
-	v39 := math.FMA(x[0], x[4], (-v37))
+	v37 := float64(x.l0 * x.l4)
+	v39 := math.FMA(x.l0, x.l4, (-v37))
 	v40 := float64(v37 * 2.0)
 	v41 := float64(v39 * 2.0)
-	v42 := float64(x[1] * x[3])
-	v44 := math.FMA(x[1], x[3], (-v42))
+	v42 := float64(x.l1 * x.l3)
+	v44 := math.FMA(x.l1, x.l3, (-v42))
 	v45 := float64(v42 * 2.0)
 	v46 := float64(v44 * 2.0)
-	v47 := float64(x[2] * x[2])
-	v49 := math.FMA(x[2], x[2], (-v47))
-	v50 := float64(x[0] * x[5])
-	v52 := math.FMA(x[0], x[5], (-v50))
+	v47 := float64(x.l2 * x.l2)
+	v49 := math.FMA(x.l2, x.l2, (-v47))
+	v50 := float64(x.l0 * x.l5)
+	v52 := math.FMA(x.l0, x.l5, (-v50))
 	v53 := float64(v50 * 2.0)
 	v54 := float64(v52 * 2.0)
-	v55 := float64(x[1] * x[4])
-	v57 := math.FMA(x[1], x[4], (-v55))
+	v55 := float64(x.l1 * x.l4)
+	v57 := math.FMA(x.l1, x.l4, (-v55))
 	v58 := float64(v55 * 2.0)
 	v59 := float64(v57 * 2.0)
-	v60 := float64(x[2] * x[3])
-	v62 := math.FMA(x[2], x[3], (-v60))
+	v60 := float64(x.l2 * x.l3)
+	v62 := math.FMA(x.l2, x.l3, (-v60))
 	v63 := float64(v60 * 2.0)
 	v64 := float64(v62 * 2.0)
-	v65 := float64(x[0] * x[6])
-	v67 := math.FMA(x[0], x[6], (-v65))
+	v65 := float64(x.l0 * x.l6)
+	v67 := math.FMA(x.l0, x.l6, (-v65))
 	v68 := float64(v65 * 2.0)
 	v69 := float64(v67 * 2.0)
-	v70 := float64(x[1] * x[5])
-	v72 := math.FMA(x[1], x[5], (-v70))
+	v70 := float64(x.l1 * x.l5)
+	v72 := math.FMA(x.l1, x.l5, (-v70))
 	v73 := float64(v70 * 2.0)
 	v74 := float64(v72 * 2.0)
-	v75 := float64(x[2] * x[4])
-	v77 := math.FMA(x[2], x[4], (-v75))
+	v75 := float64(x.l2 * x.l4)
+	v77 := math.FMA(x.l2, x.l4, (-v75))
 	v78 := float64(v75 * 2.0)
 	v79 := float64(v77 * 2.0)
-	v80 := float64(x[3] * x[3])
-	v82 := math.FMA(x[3], x[3], (-v80))
-	v83 := float64(x[0] * x[7])
-	v85 := math.FMA(x[0], x[7], (-v83))
+	v80 := float64(x.l3 * x.l3)
+	v82 := math.FMA(x.l3, x.l3, (-v80))
+	v83 := float64(x.l0 * x.l7)
+	v85 := math.FMA(x.l0, x.l7, (-v83))
 	v86 := float64(v83 * 2.0)
 	v87 := float64(v85 * 2.0)
-	v88 := float64(x[1] * x[6])
-	v90 := math.FMA(x[1], x[6], (-v88))
+	v88 := float64(x.l1 * x.l6)
+	v90 := math.FMA(x.l1, x.l6, (-v88))
 	v91 := float64(v88 * 2.0)
 	v92 := float64(v90 * 2.0)
-	v93 := float64(x[2] * x[5])
-	v95 := math.FMA(x[2], x[5], (-v93))
+	v93 := float64(x.l2 * x.l5)
+	v95 := math.FMA(x.l2, x.l5, (-v93))
 	v96 := float64(v93 * 2.0)
 	v97 := float64(v95 * 2.0)
-	v98 := float64(x[3] * x[4])
-	v100 := math.FMA(x[3], x[4], (-v98))
+	v98 := float64(x.l3 * x.l4)
+	v100 := math.FMA(x.l3, x.l4, (-v98))
 	v101 := float64(v98 * 2.0)
 	v102 := float64(v100 * 2.0)
-	v103 := float64(x[0] * x[8])
-	v105 := math.FMA(x[0], x[8], (-v103))
+	v103 := float64(x.l0 * x.l8)
+	v105 := math.FMA(x.l0, x.l8, (-v103))
 	v106 := float64(v103 * 2.0)
 	v107 := float64(v105 * 2.0)
-	v108 := float64(x[1] * x[7])
-	v110 := math.FMA(x[1], x[7], (-v108))
+	v108 := float64(x.l1 * x.l7)
+	v110 := math.FMA(x.l1, x.l7, (-v108))
 	v111 := float64(v108 * 2.0)
 	v112 := float64(v110 * 2.0)
-	v113 := float64(x[2] * x[6])
-	v115 := math.FMA(x[2], x[6], (-v113))
+	v113 := float64(x.l2 * x.l6)
+	v115 := math.FMA(x.l2, x.l6, (-v113))
 	v116 := float64(v113 * 2.0)
 	v117 := float64(v115 * 2.0)
-	v118 := float64(x[3] * x[5])
-	v120 := math.FMA(x[3], x[5], (-v118))
+	v118 := float64(x.l3 * x.l5)
+	v120 := math.FMA(x.l3, x.l5, (-v118))
 	v121 := float64(v118 * 2.0)
 	v122 := float64(v120 * 2.0)
-	v123 := float64(x[4] * x[4])
-	v125 := math.FMA(x[4], x[4], (-v123))
-	v126 := float64(x[0] * x[9])
+	v123 := float64(x.l4 * x.l4)
+	v125 := math.FMA(x.l4, x.l4, (-v123))
+	v126 := float64(x.l0 * x.l9)
 	v127 := float64(v126 * 2.0)
-	v128 := float64(x[1] * x[8])
+	v128 := float64(x.l1 * x.l8)
 	v129 := float64(v128 * 2.0)
-	v130 := float64(x[2] * x[7])
+	v130 := float64(x.l2 * x.l7)
 	v131 := float64(v130 * 2.0)
-	v132 := float64(x[3] * x[6])
+	v132 := float64(x.l3 * x.l6)
 	v133 := float64(v132 * 2.0)
-	v134 := float64(x[4] * x[5])
+	v134 := float64(x.l4 * x.l5)
 	v135 := float64(v134 * 2.0)
-	v136 := float64(x[1] * x[9])
-	v137 := math.FMA(x[2], x[8], v136)
-	v138 := math.FMA(x[3], x[7], v137)
-	v139 := math.FMA(x[4], x[6], v138)
-	v140 := math.FMA(x[5], x[5], v139)
-	v141 := math.FMA(x[6], x[4], v140)
-	v142 := math.FMA(x[7], x[3], v141)
-	v143 := math.FMA(x[8], x[2], v142)
-	v144 := math.FMA(x[9], x[1], v143)
+	v136 := float64(x.l1 * x.l9)
+	v137 := math.FMA(x.l2, x.l8, v136)
+	v138 := math.FMA(x.l3, x.l7, v137)
+	v139 := math.FMA(x.l4, x.l6, v138)
+	v140 := math.FMA(x.l5, x.l5, v139)
+	v141 := math.FMA(x.l6, x.l4, v140)
+	v142 := math.FMA(x.l7, x.l3, v141)
+	v143 := math.FMA(x.l8, x.l2, v142)
+	v144 := math.FMA(x.l9, x.l1, v143)
 	v145 := v13 + v17
 	v146 := v145 - v17
 	v147 := v145 - v146
@@ -5718,121 +5772,127 @@ func (x F10) Sqr() F10 {
 	v1433 := selFinite(v1426, v1420, 0.0)
 	v1434 := selFinite(v1426, v1423, 0.0)
 	v1435 := selFinite(v1426, v1425, 0.0)
-	return F10{v1426, v1427, v1428, v1429, v1430, v1431, v1432, v1433, v1434, v1435}
+	return f10l{v1426, v1427, v1428, v1429, v1430, v1431, v1432, v1433, v1434, v1435}
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
 // Cost: 2433 flops (2324 add/sub, 56 mul, 53 fma, 0 div/sqrt), 523 selections.
-func (acc F10) MulAdd(x F10, y F10) F10 {
-	v30 := float64(x[0] * y[0])
-	v32 := math.FMA(x[0], y[0], (-v30))
-	v33 := float64(x[0] * y[1])
-	v35 := math.FMA(x[0], y[1], (-v33))
-	v36 := float64(x[1] * y[0])
-	v38 := math.FMA(x[1], y[0], (-v36))
-	v39 := float64(x[0] * y[2])
-	v41 := math.FMA(x[0], y[2], (-v39))
-	v42 := float64(x[1] * y[1])
-	v44 := math.FMA(x[1], y[1], (-v42))
-	v45 := float64(x[2] * y[0])
-	v47 := math.FMA(x[2], y[0], (-v45))
-	v48 := float64(x[0] * y[3])
-	v50 := math.FMA(x[0], y[3], (-v48))
-	v51 := float64(x[1] * y[2])
-	v53 := math.FMA(x[1], y[2], (-v51))
-	v54 := float64(x[2] * y[1])
-	v56 := math.FMA(x[2], y[1], (-v54))
-	v57 := float64(x[3] * y[0])
-	v59 := math.FMA(x[3], y[0], (-v57))
-	v60 := float64(x[0] * y[4])
-	v62 := math.FMA(x[0], y[4], (-v60))
-	v63 := float64(x[1] * y[3])
-	v65 := math.FMA(x[1], y[3], (-v63))
-	v66 := float64(x[2] * y[2])
-	v68 := math.FMA(x[2], y[2], (-v66))
-	v69 := float64(x[3] * y[1])
-	v71 := math.FMA(x[3], y[1], (-v69))
-	v72 := float64(x[4] * y[0])
-	v74 := math.FMA(x[4], y[0], (-v72))
-	v75 := float64(x[0] * y[5])
-	v77 := math.FMA(x[0], y[5], (-v75))
-	v78 := float64(x[1] * y[4])
-	v80 := math.FMA(x[1], y[4], (-v78))
-	v81 := float64(x[2] * y[3])
-	v83 := math.FMA(x[2], y[3], (-v81))
-	v84 := float64(x[3] * y[2])
-	v86 := math.FMA(x[3], y[2], (-v84))
-	v87 := float64(x[4] * y[1])
-	v89 := math.FMA(x[4], y[1], (-v87))
-	v90 := float64(x[5] * y[0])
-	v92 := math.FMA(x[5], y[0], (-v90))
-	v93 := float64(x[0] * y[6])
-	v95 := math.FMA(x[0], y[6], (-v93))
-	v96 := float64(x[1] * y[5])
-	v98 := math.FMA(x[1], y[5], (-v96))
-	v99 := float64(x[2] * y[4])
-	v101 := math.FMA(x[2], y[4], (-v99))
-	v102 := float64(x[3] * y[3])
-	v104 := math.FMA(x[3], y[3], (-v102))
-	v105 := float64(x[4] * y[2])
-	v107 := math.FMA(x[4], y[2], (-v105))
-	v108 := float64(x[5] * y[1])
-	v110 := math.FMA(x[5], y[1], (-v108))
-	v111 := float64(x[6] * y[0])
-	v113 := math.FMA(x[6], y[0], (-v111))
-	v114 := float64(x[0] * y[7])
-	v116 := math.FMA(x[0], y[7], (-v114))
-	v117 := float64(x[1] * y[6])
-	v119 := math.FMA(x[1], y[6], (-v117))
-	v120 := float64(x[2] * y[5])
-	v122 := math.FMA(x[2], y[5], (-v120))
-	v123 := float64(x[3] * y[4])
-	v125 := math.FMA(x[3], y[4], (-v123))
-	v126 := float64(x[4] * y[3])
-	v128 := math.FMA(x[4], y[3], (-v126))
-	v129 := float64(x[5] * y[2])
-	v131 := math.FMA(x[5], y[2], (-v129))
-	v132 := float64(x[6] * y[1])
-	v134 := math.FMA(x[6], y[1], (-v132))
-	v135 := float64(x[7] * y[0])
-	v137 := math.FMA(x[7], y[0], (-v135))
-	v138 := float64(x[0] * y[8])
-	v140 := math.FMA(x[0], y[8], (-v138))
-	v141 := float64(x[1] * y[7])
-	v143 := math.FMA(x[1], y[7], (-v141))
-	v144 := float64(x[2] * y[6])
-	v146 := math.FMA(x[2], y[6], (-v144))
-	v147 := float64(x[3] * y[5])
-	v149 := math.FMA(x[3], y[5], (-v147))
-	v150 := float64(x[4] * y[4])
-	v152 := math.FMA(x[4], y[4], (-v150))
-	v153 := float64(x[5] * y[3])
-	v155 := math.FMA(x[5], y[3], (-v153))
-	v156 := float64(x[6] * y[2])
-	v158 := math.FMA(x[6], y[2], (-v156))
-	v159 := float64(x[7] * y[1])
-	v161 := math.FMA(x[7], y[1], (-v159))
-	v162 := float64(x[8] * y[0])
-	v164 := math.FMA(x[8], y[0], (-v162))
-	v165 := float64(x[0] * y[9])
-	v166 := float64(x[1] * y[8])
-	v167 := float64(x[2] * y[7])
-	v168 := float64(x[3] * y[6])
-	v169 := float64(x[4] * y[5])
-	v170 := float64(x[5] * y[4])
-	v171 := float64(x[6] * y[3])
-	v172 := float64(x[7] * y[2])
-	v173 := float64(x[8] * y[1])
-	v174 := float64(x[9] * y[0])
-	v175 := float64(x[1] * y[9])
-	v176 := math.FMA(x[2], y[8], v175)
-	v177 := math.FMA(x[3], y[7], v176)
-	v178 := math.FMA(x[4], y[6], v177)
-	v179 := math.FMA(x[5], y[5], v178)
-	v180 := math.FMA(x[6], y[4], v179)
-	v181 := math.FMA(x[7], y[3], v180)
-	v182 := math.FMA(x[8], y[2], v181)
-	v183 := math.FMA(x[9], y[1], v182)
+func (acc F10) MulAdd(x F10, y F10) (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10madd(*(*f10l)(unsafe.Pointer(&acc)), *(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f10madd is the kernel of F10.MulAdd.
+func f10madd(acc f10l, x f10l, y f10l) f10l {
+	v30 := float64(x.l0 * y.l0)
+	v32 := math.FMA(x.l0, y.l0, (-v30))
+	v33 := float64(x.l0 * y.l1)
+	v35 := math.FMA(x.l0, y.l1, (-v33))
+	v36 := float64(x.l1 * y.l0)
+	v38 := math.FMA(x.l1, y.l0, (-v36))
+	v39 := float64(x.l0 * y.l2)
+	v41 := math.FMA(x.l0, y.l2, (-v39))
+	v42 := float64(x.l1 * y.l1)
+	v44 := math.FMA(x.l1, y.l1, (-v42))
+	v45 := float64(x.l2 * y.l0)
+	v47 := math.FMA(x.l2, y.l0, (-v45))
+	v48 := float64(x.l0 * y.l3)
+	v50 := math.FMA(x.l0, y.l3, (-v48))
+	v51 := float64(x.l1 * y.l2)
+	v53 := math.FMA(x.l1, y.l2, (-v51))
+	v54 := float64(x.l2 * y.l1)
+	v56 := math.FMA(x.l2, y.l1, (-v54))
+	v57 := float64(x.l3 * y.l0)
+	v59 := math.FMA(x.l3, y.l0, (-v57))
+	v60 := float64(x.l0 * y.l4)
+	v62 := math.FMA(x.l0, y.l4, (-v60))
+	v63 := float64(x.l1 * y.l3)
+	v65 := math.FMA(x.l1, y.l3, (-v63))
+	v66 := float64(x.l2 * y.l2)
+	v68 := math.FMA(x.l2, y.l2, (-v66))
+	v69 := float64(x.l3 * y.l1)
+	v71 := math.FMA(x.l3, y.l1, (-v69))
+	v72 := float64(x.l4 * y.l0)
+	v74 := math.FMA(x.l4, y.l0, (-v72))
+	v75 := float64(x.l0 * y.l5)
+	v77 := math.FMA(x.l0, y.l5, (-v75))
+	v78 := float64(x.l1 * y.l4)
+	v80 := math.FMA(x.l1, y.l4, (-v78))
+	v81 := float64(x.l2 * y.l3)
+	v83 := math.FMA(x.l2, y.l3, (-v81))
+	v84 := float64(x.l3 * y.l2)
+	v86 := math.FMA(x.l3, y.l2, (-v84))
+	v87 := float64(x.l4 * y.l1)
+	v89 := math.FMA(x.l4, y.l1, (-v87))
+	v90 := float64(x.l5 * y.l0)
+	v92 := math.FMA(x.l5, y.l0, (-v90))
+	v93 := float64(x.l0 * y.l6)
+	v95 := math.FMA(x.l0, y.l6, (-v93))
+	v96 := float64(x.l1 * y.l5)
+	v98 := math.FMA(x.l1, y.l5, (-v96))
+	v99 := float64(x.l2 * y.l4)
+	v101 := math.FMA(x.l2, y.l4, (-v99))
+	v102 := float64(x.l3 * y.l3)
+	v104 := math.FMA(x.l3, y.l3, (-v102))
+	v105 := float64(x.l4 * y.l2)
+	v107 := math.FMA(x.l4, y.l2, (-v105))
+	v108 := float64(x.l5 * y.l1)
+	v110 := math.FMA(x.l5, y.l1, (-v108))
+	v111 := float64(x.l6 * y.l0)
+	v113 := math.FMA(x.l6, y.l0, (-v111))
+	v114 := float64(x.l0 * y.l7)
+	v116 := math.FMA(x.l0, y.l7, (-v114))
+	v117 := float64(x.l1 * y.l6)
+	v119 := math.FMA(x.l1, y.l6, (-v117))
+	v120 := float64(x.l2 * y.l5)
+	v122 := math.FMA(x.l2, y.l5, (-v120))
+	v123 := float64(x.l3 * y.l4)
+	v125 := math.FMA(x.l3, y.l4, (-v123))
+	v126 := float64(x.l4 * y.l3)
+	v128 := math.FMA(x.l4, y.l3, (-v126))
+	v129 := float64(x.l5 * y.l2)
+	v131 := math.FMA(x.l5, y.l2, (-v129))
+	v132 := float64(x.l6 * y.l1)
+	v134 := math.FMA(x.l6, y.l1, (-v132))
+	v135 := float64(x.l7 * y.l0)
+	v137 := math.FMA(x.l7, y.l0, (-v135))
+	v138 := float64(x.l0 * y.l8)
+	v140 := math.FMA(x.l0, y.l8, (-v138))
+	v141 := float64(x.l1 * y.l7)
+	v143 := math.FMA(x.l1, y.l7, (-v141))
+	v144 := float64(x.l2 * y.l6)
+	v146 := math.FMA(x.l2, y.l6, (-v144))
+	v147 := float64(x.l3 * y.l5)
+	v149 := math.FMA(x.l3, y.l5, (-v147))
+	v150 := float64(x.l4 * y.l4)
+	v152 := math.FMA(x.l4, y.l4, (-v150))
+	v153 := float64(x.l5 * y.l3)
+	v155 := math.FMA(x.l5, y.l3, (-v153))
+	v156 := float64(x.l6 * y.l2)
+	v158 := math.FMA(x.l6, y.l2, (-v156))
+	v159 := float64(x.l7 * y.l1)
+	v161 := math.FMA(x.l7, y.l1, (-v159))
+	v162 := float64(x.l8 * y.l0)
+	v164 := math.FMA(x.l8, y.l0, (-v162))
+	v165 := float64(x.l0 * y.l9)
+	v166 := float64(x.l1 * y.l8)
+	v167 := float64(x.l2 * y.l7)
+	v168 := float64(x.l3 * y.l6)
+	v169 := float64(x.l4 * y.l5)
+	v170 := float64(x.l5 * y.l4)
+	v171 := float64(x.l6 * y.l3)
+	v172 := float64(x.l7 * y.l2)
+	v173 := float64(x.l8 * y.l1)
+	v174 := float64(x.l9 * y.l0)
+	v175 := float64(x.l1 * y.l9)
+	v176 := math.FMA(x.l2, y.l8, v175)
+	v177 := math.FMA(x.l3, y.l7, v176)
+	v178 := math.FMA(x.l4, y.l6, v177)
+	v179 := math.FMA(x.l5, y.l5, v178)
+	v180 := math.FMA(x.l6, y.l4, v179)
+	v181 := math.FMA(x.l7, y.l3, v180)
+	v182 := math.FMA(x.l8, y.l2, v181)
+	v183 := math.FMA(x.l9, y.l1, v182)
 	v184 := v32 + v33
 	v185 := v184 - v33
 	v186 := v184 - v185
@@ -7913,44 +7973,44 @@ func (acc F10) MulAdd(x F10, y F10) F10 {
 	v2261 := selAbsLess(v226, v2260, v2260, v226)
 	v2262 := selAbsLess(v190, v2261, v2261, v190)
 	v2263 := selAbsLess(v30, v2262, v2262, v30)
-	v2265 := selAbsLess(acc[6], v2254, v2254, acc[6])
-	v2266 := selAbsLess(acc[6], v2254, acc[6], v2254)
-	v2267 := selAbsLess(acc[7], v2255, v1618, acc[7])
-	v2268 := selAbsLess(acc[7], v2255, acc[7], v1618)
-	v2269 := selAbsLess(acc[7], v2255, v2255, acc[7])
-	v2270 := selAbsLess(acc[7], v2255, acc[7], v2255)
-	v2271 := selAbsLess(acc[8], v2256, v1186, acc[8])
-	v2272 := selAbsLess(acc[8], v2256, acc[8], v1186)
-	v2273 := selAbsLess(acc[8], v2256, v2256, acc[8])
-	v2274 := selAbsLess(acc[8], v2256, acc[8], v2256)
-	v2275 := selAbsLess(acc[9], v2257, v850, acc[9])
-	v2276 := selAbsLess(acc[9], v2257, acc[9], v850)
-	v2277 := selAbsLess(acc[9], v2257, v2257, acc[9])
-	v2278 := selAbsLess(acc[9], v2257, acc[9], v2257)
-	v2279 := selAbsLess(acc[0], v2273, v2271, acc[0])
-	v2280 := selAbsLess(acc[0], v2273, acc[0], v2271)
-	v2281 := selAbsLess(acc[0], v2273, v2273, acc[0])
-	v2282 := selAbsLess(acc[0], v2273, acc[0], v2273)
-	v2283 := selAbsLess(acc[1], v2277, v2275, acc[1])
-	v2284 := selAbsLess(acc[1], v2277, acc[1], v2275)
-	v2285 := selAbsLess(acc[1], v2277, v2277, acc[1])
-	v2286 := selAbsLess(acc[1], v2277, acc[1], v2277)
-	v2287 := selAbsLess(acc[2], v2258, v598, acc[2])
-	v2288 := selAbsLess(acc[2], v2258, acc[2], v598)
-	v2289 := selAbsLess(acc[2], v2258, v2258, acc[2])
-	v2290 := selAbsLess(acc[2], v2258, acc[2], v2258)
-	v2291 := selAbsLess(acc[3], v2259, v418, acc[3])
-	v2292 := selAbsLess(acc[3], v2259, acc[3], v418)
-	v2293 := selAbsLess(acc[3], v2259, v2259, acc[3])
-	v2294 := selAbsLess(acc[3], v2259, acc[3], v2259)
-	v2295 := selAbsLess(acc[4], v2260, v298, acc[4])
-	v2296 := selAbsLess(acc[4], v2260, acc[4], v298)
-	v2297 := selAbsLess(acc[4], v2260, v2260, acc[4])
-	v2298 := selAbsLess(acc[4], v2260, acc[4], v2260)
-	v2299 := selAbsLess(acc[5], v2261, v226, acc[5])
-	v2300 := selAbsLess(acc[5], v2261, acc[5], v226)
-	v2301 := selAbsLess(acc[5], v2261, v2261, acc[5])
-	v2302 := selAbsLess(acc[5], v2261, acc[5], v2261)
+	v2265 := selAbsLess(acc.l6, v2254, v2254, acc.l6)
+	v2266 := selAbsLess(acc.l6, v2254, acc.l6, v2254)
+	v2267 := selAbsLess(acc.l7, v2255, v1618, acc.l7)
+	v2268 := selAbsLess(acc.l7, v2255, acc.l7, v1618)
+	v2269 := selAbsLess(acc.l7, v2255, v2255, acc.l7)
+	v2270 := selAbsLess(acc.l7, v2255, acc.l7, v2255)
+	v2271 := selAbsLess(acc.l8, v2256, v1186, acc.l8)
+	v2272 := selAbsLess(acc.l8, v2256, acc.l8, v1186)
+	v2273 := selAbsLess(acc.l8, v2256, v2256, acc.l8)
+	v2274 := selAbsLess(acc.l8, v2256, acc.l8, v2256)
+	v2275 := selAbsLess(acc.l9, v2257, v850, acc.l9)
+	v2276 := selAbsLess(acc.l9, v2257, acc.l9, v850)
+	v2277 := selAbsLess(acc.l9, v2257, v2257, acc.l9)
+	v2278 := selAbsLess(acc.l9, v2257, acc.l9, v2257)
+	v2279 := selAbsLess(acc.l0, v2273, v2271, acc.l0)
+	v2280 := selAbsLess(acc.l0, v2273, acc.l0, v2271)
+	v2281 := selAbsLess(acc.l0, v2273, v2273, acc.l0)
+	v2282 := selAbsLess(acc.l0, v2273, acc.l0, v2273)
+	v2283 := selAbsLess(acc.l1, v2277, v2275, acc.l1)
+	v2284 := selAbsLess(acc.l1, v2277, acc.l1, v2275)
+	v2285 := selAbsLess(acc.l1, v2277, v2277, acc.l1)
+	v2286 := selAbsLess(acc.l1, v2277, acc.l1, v2277)
+	v2287 := selAbsLess(acc.l2, v2258, v598, acc.l2)
+	v2288 := selAbsLess(acc.l2, v2258, acc.l2, v598)
+	v2289 := selAbsLess(acc.l2, v2258, v2258, acc.l2)
+	v2290 := selAbsLess(acc.l2, v2258, acc.l2, v2258)
+	v2291 := selAbsLess(acc.l3, v2259, v418, acc.l3)
+	v2292 := selAbsLess(acc.l3, v2259, acc.l3, v418)
+	v2293 := selAbsLess(acc.l3, v2259, v2259, acc.l3)
+	v2294 := selAbsLess(acc.l3, v2259, acc.l3, v2259)
+	v2295 := selAbsLess(acc.l4, v2260, v298, acc.l4)
+	v2296 := selAbsLess(acc.l4, v2260, acc.l4, v298)
+	v2297 := selAbsLess(acc.l4, v2260, v2260, acc.l4)
+	v2298 := selAbsLess(acc.l4, v2260, acc.l4, v2260)
+	v2299 := selAbsLess(acc.l5, v2261, v226, acc.l5)
+	v2300 := selAbsLess(acc.l5, v2261, acc.l5, v226)
+	v2301 := selAbsLess(acc.l5, v2261, v2261, acc.l5)
+	v2302 := selAbsLess(acc.l5, v2261, acc.l5, v2261)
 	v2303 := selAbsLess(v2265, v2262, v190, v2265)
 	v2304 := selAbsLess(v2265, v2262, v2265, v190)
 	v2305 := selAbsLess(v2265, v2262, v2262, v2265)
@@ -8669,7 +8729,7 @@ func (acc F10) MulAdd(x F10, y F10) F10 {
 	v3018 := v3017 + v2993
 	v3019 := v3018 - v3017
 	v3020 := v2993 - v3019
-	v3021 := acc[0] + v30
+	v3021 := acc.l0 + v30
 	v3022 := selFinite(v3021, v2994, v3021)
 	v3023 := selFinite(v3022, v2997, 0.0)
 	v3024 := selFinite(v3022, v3000, 0.0)
@@ -8680,68 +8740,74 @@ func (acc F10) MulAdd(x F10, y F10) F10 {
 	v3029 := selFinite(v3022, v3015, 0.0)
 	v3030 := selFinite(v3022, v3018, 0.0)
 	v3031 := selFinite(v3022, v3020, 0.0)
-	return F10{v3022, v3023, v3024, v3025, v3026, v3027, v3028, v3029, v3030, v3031}
+	return f10l{v3022, v3023, v3024, v3025, v3026, v3027, v3028, v3029, v3030, v3031}
 }
 
 // Div returns x / y.
 // Cost: 6490 flops (6259 add/sub, 120 mul, 100 fma, 11 div/sqrt), 5621 selections.
-func (x F10) Div(y F10) F10 {
-	v20 := math.Abs(y[0])
+func (x F10) Div(y F10) (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10div(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f10div is the kernel of F10.Div.
+func f10div(x f10l, y f10l) f10l {
+	v20 := math.Abs(y.l0)
 	v22 := v20 - 3.054936363499605e-151
 	v24 := 3.273390607896142e+150 - v20
 	v28 := selNegative(v22, 4.149515568880993e+180, 1.0)
 	v29 := selNegative(v24, 2.409919865102884e-181, v28)
-	v30 := float64(x[0] * v29)
-	v31 := float64(x[1] * v29)
-	v32 := float64(x[2] * v29)
-	v33 := float64(x[3] * v29)
-	v34 := float64(x[4] * v29)
-	v35 := float64(x[5] * v29)
-	v36 := float64(x[6] * v29)
-	v37 := float64(x[7] * v29)
-	v38 := float64(x[8] * v29)
-	v39 := float64(x[9] * v29)
-	v40 := float64(y[0] * v29)
-	v41 := float64(y[1] * v29)
-	v42 := float64(y[2] * v29)
-	v43 := float64(y[3] * v29)
-	v44 := float64(y[4] * v29)
-	v45 := float64(y[5] * v29)
-	v46 := float64(y[6] * v29)
-	v47 := float64(y[7] * v29)
-	v48 := float64(y[8] * v29)
-	v49 := float64(y[9] * v29)
+	v30 := float64(x.l0 * v29)
+	v31 := float64(x.l1 * v29)
+	v32 := float64(x.l2 * v29)
+	v33 := float64(x.l3 * v29)
+	v34 := float64(x.l4 * v29)
+	v35 := float64(x.l5 * v29)
+	v36 := float64(x.l6 * v29)
+	v37 := float64(x.l7 * v29)
+	v38 := float64(x.l8 * v29)
+	v39 := float64(x.l9 * v29)
+	v40 := float64(y.l0 * v29)
+	v41 := float64(y.l1 * v29)
+	v42 := float64(y.l2 * v29)
+	v43 := float64(y.l3 * v29)
+	v44 := float64(y.l4 * v29)
+	v45 := float64(y.l5 * v29)
+	v46 := float64(y.l6 * v29)
+	v47 := float64(y.l7 * v29)
+	v48 := float64(y.l8 * v29)
+	v49 := float64(y.l9 * v29)
 	v50 := v30 / v40
-	v51 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v50)
-	v62 := F10{v30, v31, v32, v33, v34, v35, v36, v37, v38, v39}.Sub(F10{v51[0], v51[1], v51[2], v51[3], v51[4], v51[5], v51[6], v51[7], v51[8], v51[9]})
-	v73 := v62[0] / v40
-	v74 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v73)
-	v85 := F10{v62[0], v62[1], v62[2], v62[3], v62[4], v62[5], v62[6], v62[7], v62[8], v62[9]}.Sub(F10{v74[0], v74[1], v74[2], v74[3], v74[4], v74[5], v74[6], v74[7], v74[8], v74[9]})
-	v96 := v85[0] / v40
-	v97 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v96)
-	v108 := F10{v85[0], v85[1], v85[2], v85[3], v85[4], v85[5], v85[6], v85[7], v85[8], v85[9]}.Sub(F10{v97[0], v97[1], v97[2], v97[3], v97[4], v97[5], v97[6], v97[7], v97[8], v97[9]})
-	v119 := v108[0] / v40
-	v120 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v119)
-	v131 := F10{v108[0], v108[1], v108[2], v108[3], v108[4], v108[5], v108[6], v108[7], v108[8], v108[9]}.Sub(F10{v120[0], v120[1], v120[2], v120[3], v120[4], v120[5], v120[6], v120[7], v120[8], v120[9]})
-	v142 := v131[0] / v40
-	v143 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v142)
-	v154 := F10{v131[0], v131[1], v131[2], v131[3], v131[4], v131[5], v131[6], v131[7], v131[8], v131[9]}.Sub(F10{v143[0], v143[1], v143[2], v143[3], v143[4], v143[5], v143[6], v143[7], v143[8], v143[9]})
-	v165 := v154[0] / v40
-	v166 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v165)
-	v177 := F10{v154[0], v154[1], v154[2], v154[3], v154[4], v154[5], v154[6], v154[7], v154[8], v154[9]}.Sub(F10{v166[0], v166[1], v166[2], v166[3], v166[4], v166[5], v166[6], v166[7], v166[8], v166[9]})
-	v188 := v177[0] / v40
-	v189 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v188)
-	v200 := F10{v177[0], v177[1], v177[2], v177[3], v177[4], v177[5], v177[6], v177[7], v177[8], v177[9]}.Sub(F10{v189[0], v189[1], v189[2], v189[3], v189[4], v189[5], v189[6], v189[7], v189[8], v189[9]})
-	v211 := v200[0] / v40
-	v212 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v211)
-	v223 := F10{v200[0], v200[1], v200[2], v200[3], v200[4], v200[5], v200[6], v200[7], v200[8], v200[9]}.Sub(F10{v212[0], v212[1], v212[2], v212[3], v212[4], v212[5], v212[6], v212[7], v212[8], v212[9]})
-	v234 := v223[0] / v40
-	v235 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v234)
-	v246 := F10{v223[0], v223[1], v223[2], v223[3], v223[4], v223[5], v223[6], v223[7], v223[8], v223[9]}.Sub(F10{v235[0], v235[1], v235[2], v235[3], v235[4], v235[5], v235[6], v235[7], v235[8], v235[9]})
-	v257 := v246[0] / v40
-	v258 := F10{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}.MulFloat64(v257)
-	v269 := F10{v246[0], v246[1], v246[2], v246[3], v246[4], v246[5], v246[6], v246[7], v246[8], v246[9]}.Sub(F10{v258[0], v258[1], v258[2], v258[3], v258[4], v258[5], v258[6], v258[7], v258[8], v258[9]})
-	v271 := v269[0] / v40
+	v51 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v50)
+	v62 := f10sub(f10l{v30, v31, v32, v33, v34, v35, v36, v37, v38, v39}, f10l{v51.l0, v51.l1, v51.l2, v51.l3, v51.l4, v51.l5, v51.l6, v51.l7, v51.l8, v51.l9})
+	v73 := v62.l0 / v40
+	v74 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v73)
+	v85 := f10sub(f10l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4, v62.l5, v62.l6, v62.l7, v62.l8, v62.l9}, f10l{v74.l0, v74.l1, v74.l2, v74.l3, v74.l4, v74.l5, v74.l6, v74.l7, v74.l8, v74.l9})
+	v96 := v85.l0 / v40
+	v97 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v96)
+	v108 := f10sub(f10l{v85.l0, v85.l1, v85.l2, v85.l3, v85.l4, v85.l5, v85.l6, v85.l7, v85.l8, v85.l9}, f10l{v97.l0, v97.l1, v97.l2, v97.l3, v97.l4, v97.l5, v97.l6, v97.l7, v97.l8, v97.l9})
+	v119 := v108.l0 / v40
+	v120 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v119)
+	v131 := f10sub(f10l{v108.l0, v108.l1, v108.l2, v108.l3, v108.l4, v108.l5, v108.l6, v108.l7, v108.l8, v108.l9}, f10l{v120.l0, v120.l1, v120.l2, v120.l3, v120.l4, v120.l5, v120.l6, v120.l7, v120.l8, v120.l9})
+	v142 := v131.l0 / v40
+	v143 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v142)
+	v154 := f10sub(f10l{v131.l0, v131.l1, v131.l2, v131.l3, v131.l4, v131.l5, v131.l6, v131.l7, v131.l8, v131.l9}, f10l{v143.l0, v143.l1, v143.l2, v143.l3, v143.l4, v143.l5, v143.l6, v143.l7, v143.l8, v143.l9})
+	v165 := v154.l0 / v40
+	v166 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v165)
+	v177 := f10sub(f10l{v154.l0, v154.l1, v154.l2, v154.l3, v154.l4, v154.l5, v154.l6, v154.l7, v154.l8, v154.l9}, f10l{v166.l0, v166.l1, v166.l2, v166.l3, v166.l4, v166.l5, v166.l6, v166.l7, v166.l8, v166.l9})
+	v188 := v177.l0 / v40
+	v189 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v188)
+	v200 := f10sub(f10l{v177.l0, v177.l1, v177.l2, v177.l3, v177.l4, v177.l5, v177.l6, v177.l7, v177.l8, v177.l9}, f10l{v189.l0, v189.l1, v189.l2, v189.l3, v189.l4, v189.l5, v189.l6, v189.l7, v189.l8, v189.l9})
+	v211 := v200.l0 / v40
+	v212 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v211)
+	v223 := f10sub(f10l{v200.l0, v200.l1, v200.l2, v200.l3, v200.l4, v200.l5, v200.l6, v200.l7, v200.l8, v200.l9}, f10l{v212.l0, v212.l1, v212.l2, v212.l3, v212.l4, v212.l5, v212.l6, v212.l7, v212.l8, v212.l9})
+	v234 := v223.l0 / v40
+	v235 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v234)
+	v246 := f10sub(f10l{v223.l0, v223.l1, v223.l2, v223.l3, v223.l4, v223.l5, v223.l6, v223.l7, v223.l8, v223.l9}, f10l{v235.l0, v235.l1, v235.l2, v235.l3, v235.l4, v235.l5, v235.l6, v235.l7, v235.l8, v235.l9})
+	v257 := v246.l0 / v40
+	v258 := f10mulf64(f10l{v40, v41, v42, v43, v44, v45, v46, v47, v48, v49}, v257)
+	v269 := f10sub(f10l{v246.l0, v246.l1, v246.l2, v246.l3, v246.l4, v246.l5, v246.l6, v246.l7, v246.l8, v246.l9}, f10l{v258.l0, v258.l1, v258.l2, v258.l3, v258.l4, v258.l5, v258.l6, v258.l7, v258.l8, v258.l9})
+	v271 := v269.l0 / v40
 	v273 := v257 + v271
 	v274 := v273 - v271
 	v275 := v273 - v274
@@ -9018,30 +9084,36 @@ func (x F10) Div(y F10) F10 {
 	v546 := selFinite(v539, v536, 0.0)
 	v547 := selFinite(v539, v537, 0.0)
 	v548 := selFinite(v539, v538, 0.0)
-	return F10{v539, v540, v541, v542, v543, v544, v545, v546, v547, v548}
+	return f10l{v539, v540, v541, v542, v543, v544, v545, v546, v547, v548}
 }
 
 // Sqrt returns the square root of x.
 // Cost: 27447 flops (25997 add/sub, 838 mul, 609 fma, 3 div/sqrt), 5276 selections.
-func (x F10) Sqrt() F10 {
-	v10 := math.Sqrt(x[0])
-	v12 := math.Abs(x[0])
+func (x F10) Sqrt() (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = f10sqrt(*(*f10l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f10sqrt is the kernel of F10.Sqrt.
+func f10sqrt(x f10l) f10l {
+	v10 := math.Sqrt(x.l0)
+	v12 := math.Abs(x.l0)
 	v14 := v12 - 3.054936363499605e-151
 	v16 := 3.273390607896142e+150 - v12
 	v20 := selNegative(v14, 4.149515568880993e+180, 1.0)
 	v21 := selNegative(v16, 2.409919865102884e-181, v20)
 	v24 := selNegative(v14, 4.909093465297727e-91, 1.0)
 	v25 := selNegative(v16, 2.037035976334486e+90, v24)
-	v26 := float64(x[0] * v21)
-	v27 := float64(x[1] * v21)
-	v28 := float64(x[2] * v21)
-	v29 := float64(x[3] * v21)
-	v30 := float64(x[4] * v21)
-	v31 := float64(x[5] * v21)
-	v32 := float64(x[6] * v21)
-	v33 := float64(x[7] * v21)
-	v34 := float64(x[8] * v21)
-	v35 := float64(x[9] * v21)
+	v26 := float64(x.l0 * v21)
+	v27 := float64(x.l1 * v21)
+	v28 := float64(x.l2 * v21)
+	v29 := float64(x.l3 * v21)
+	v30 := float64(x.l4 * v21)
+	v31 := float64(x.l5 * v21)
+	v32 := float64(x.l6 * v21)
+	v33 := float64(x.l7 * v21)
+	v34 := float64(x.l8 * v21)
+	v35 := float64(x.l9 * v21)
 	v37 := float64(v26 * 0.5)
 	v38 := float64(v27 * 0.5)
 	v39 := float64(v28 * 0.5)
@@ -9054,37 +9126,37 @@ func (x F10) Sqrt() F10 {
 	v46 := float64(v35 * 0.5)
 	v48 := math.Sqrt(v26)
 	v49 := 1.0 / v48
-	v50 := F10{v49, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sqr()
-	v61 := F10{v37, v38, v39, v40, v41, v42, v43, v44, v45, v46}.Mul(F10{v50[0], v50[1], v50[2], v50[3], v50[4], v50[5], v50[6], v50[7], v50[8], v50[9]})
-	v72 := F10{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sub(F10{v61[0], v61[1], v61[2], v61[3], v61[4], v61[5], v61[6], v61[7], v61[8], v61[9]})
-	v83 := F10{v49, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Mul(F10{v72[0], v72[1], v72[2], v72[3], v72[4], v72[5], v72[6], v72[7], v72[8], v72[9]})
-	v94 := F10{v49, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Add(F10{v83[0], v83[1], v83[2], v83[3], v83[4], v83[5], v83[6], v83[7], v83[8], v83[9]})
-	v105 := F10{v94[0], v94[1], v94[2], v94[3], v94[4], v94[5], v94[6], v94[7], v94[8], v94[9]}.Sqr()
-	v116 := F10{v37, v38, v39, v40, v41, v42, v43, v44, v45, v46}.Mul(F10{v105[0], v105[1], v105[2], v105[3], v105[4], v105[5], v105[6], v105[7], v105[8], v105[9]})
-	v127 := F10{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sub(F10{v116[0], v116[1], v116[2], v116[3], v116[4], v116[5], v116[6], v116[7], v116[8], v116[9]})
-	v138 := F10{v94[0], v94[1], v94[2], v94[3], v94[4], v94[5], v94[6], v94[7], v94[8], v94[9]}.Mul(F10{v127[0], v127[1], v127[2], v127[3], v127[4], v127[5], v127[6], v127[7], v127[8], v127[9]})
-	v149 := F10{v94[0], v94[1], v94[2], v94[3], v94[4], v94[5], v94[6], v94[7], v94[8], v94[9]}.Add(F10{v138[0], v138[1], v138[2], v138[3], v138[4], v138[5], v138[6], v138[7], v138[8], v138[9]})
-	v160 := F10{v149[0], v149[1], v149[2], v149[3], v149[4], v149[5], v149[6], v149[7], v149[8], v149[9]}.Sqr()
-	v171 := F10{v37, v38, v39, v40, v41, v42, v43, v44, v45, v46}.Mul(F10{v160[0], v160[1], v160[2], v160[3], v160[4], v160[5], v160[6], v160[7], v160[8], v160[9]})
-	v182 := F10{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sub(F10{v171[0], v171[1], v171[2], v171[3], v171[4], v171[5], v171[6], v171[7], v171[8], v171[9]})
-	v193 := F10{v149[0], v149[1], v149[2], v149[3], v149[4], v149[5], v149[6], v149[7], v149[8], v149[9]}.Mul(F10{v182[0], v182[1], v182[2], v182[3], v182[4], v182[5], v182[6], v182[7], v182[8], v182[9]})
-	v204 := F10{v149[0], v149[1], v149[2], v149[3], v149[4], v149[5], v149[6], v149[7], v149[8], v149[9]}.Add(F10{v193[0], v193[1], v193[2], v193[3], v193[4], v193[5], v193[6], v193[7], v193[8], v193[9]})
-	v215 := F10{v204[0], v204[1], v204[2], v204[3], v204[4], v204[5], v204[6], v204[7], v204[8], v204[9]}.Sqr()
-	v226 := F10{v37, v38, v39, v40, v41, v42, v43, v44, v45, v46}.Mul(F10{v215[0], v215[1], v215[2], v215[3], v215[4], v215[5], v215[6], v215[7], v215[8], v215[9]})
-	v237 := F10{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sub(F10{v226[0], v226[1], v226[2], v226[3], v226[4], v226[5], v226[6], v226[7], v226[8], v226[9]})
-	v248 := F10{v204[0], v204[1], v204[2], v204[3], v204[4], v204[5], v204[6], v204[7], v204[8], v204[9]}.Mul(F10{v237[0], v237[1], v237[2], v237[3], v237[4], v237[5], v237[6], v237[7], v237[8], v237[9]})
-	v259 := F10{v204[0], v204[1], v204[2], v204[3], v204[4], v204[5], v204[6], v204[7], v204[8], v204[9]}.Add(F10{v248[0], v248[1], v248[2], v248[3], v248[4], v248[5], v248[6], v248[7], v248[8], v248[9]})
-	v270 := F10{v259[0], v259[1], v259[2], v259[3], v259[4], v259[5], v259[6], v259[7], v259[8], v259[9]}.Mul(F10{v26, v27, v28, v29, v30, v31, v32, v33, v34, v35})
-	v281 := float64(v270[0] * v25)
-	v282 := float64(v270[1] * v25)
-	v283 := float64(v270[2] * v25)
-	v284 := float64(v270[3] * v25)
-	v285 := float64(v270[4] * v25)
-	v286 := float64(v270[5] * v25)
-	v287 := float64(v270[6] * v25)
-	v288 := float64(v270[7] * v25)
-	v289 := float64(v270[8] * v25)
-	v290 := float64(v270[9] * v25)
+	v50 := f10sqr(f10l{v49, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0})
+	v61 := f10mul(f10l{v37, v38, v39, v40, v41, v42, v43, v44, v45, v46}, f10l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4, v50.l5, v50.l6, v50.l7, v50.l8, v50.l9})
+	v72 := f10sub(f10l{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f10l{v61.l0, v61.l1, v61.l2, v61.l3, v61.l4, v61.l5, v61.l6, v61.l7, v61.l8, v61.l9})
+	v83 := f10mul(f10l{v49, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f10l{v72.l0, v72.l1, v72.l2, v72.l3, v72.l4, v72.l5, v72.l6, v72.l7, v72.l8, v72.l9})
+	v94 := f10add(f10l{v49, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f10l{v83.l0, v83.l1, v83.l2, v83.l3, v83.l4, v83.l5, v83.l6, v83.l7, v83.l8, v83.l9})
+	v105 := f10sqr(f10l{v94.l0, v94.l1, v94.l2, v94.l3, v94.l4, v94.l5, v94.l6, v94.l7, v94.l8, v94.l9})
+	v116 := f10mul(f10l{v37, v38, v39, v40, v41, v42, v43, v44, v45, v46}, f10l{v105.l0, v105.l1, v105.l2, v105.l3, v105.l4, v105.l5, v105.l6, v105.l7, v105.l8, v105.l9})
+	v127 := f10sub(f10l{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f10l{v116.l0, v116.l1, v116.l2, v116.l3, v116.l4, v116.l5, v116.l6, v116.l7, v116.l8, v116.l9})
+	v138 := f10mul(f10l{v94.l0, v94.l1, v94.l2, v94.l3, v94.l4, v94.l5, v94.l6, v94.l7, v94.l8, v94.l9}, f10l{v127.l0, v127.l1, v127.l2, v127.l3, v127.l4, v127.l5, v127.l6, v127.l7, v127.l8, v127.l9})
+	v149 := f10add(f10l{v94.l0, v94.l1, v94.l2, v94.l3, v94.l4, v94.l5, v94.l6, v94.l7, v94.l8, v94.l9}, f10l{v138.l0, v138.l1, v138.l2, v138.l3, v138.l4, v138.l5, v138.l6, v138.l7, v138.l8, v138.l9})
+	v160 := f10sqr(f10l{v149.l0, v149.l1, v149.l2, v149.l3, v149.l4, v149.l5, v149.l6, v149.l7, v149.l8, v149.l9})
+	v171 := f10mul(f10l{v37, v38, v39, v40, v41, v42, v43, v44, v45, v46}, f10l{v160.l0, v160.l1, v160.l2, v160.l3, v160.l4, v160.l5, v160.l6, v160.l7, v160.l8, v160.l9})
+	v182 := f10sub(f10l{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f10l{v171.l0, v171.l1, v171.l2, v171.l3, v171.l4, v171.l5, v171.l6, v171.l7, v171.l8, v171.l9})
+	v193 := f10mul(f10l{v149.l0, v149.l1, v149.l2, v149.l3, v149.l4, v149.l5, v149.l6, v149.l7, v149.l8, v149.l9}, f10l{v182.l0, v182.l1, v182.l2, v182.l3, v182.l4, v182.l5, v182.l6, v182.l7, v182.l8, v182.l9})
+	v204 := f10add(f10l{v149.l0, v149.l1, v149.l2, v149.l3, v149.l4, v149.l5, v149.l6, v149.l7, v149.l8, v149.l9}, f10l{v193.l0, v193.l1, v193.l2, v193.l3, v193.l4, v193.l5, v193.l6, v193.l7, v193.l8, v193.l9})
+	v215 := f10sqr(f10l{v204.l0, v204.l1, v204.l2, v204.l3, v204.l4, v204.l5, v204.l6, v204.l7, v204.l8, v204.l9})
+	v226 := f10mul(f10l{v37, v38, v39, v40, v41, v42, v43, v44, v45, v46}, f10l{v215.l0, v215.l1, v215.l2, v215.l3, v215.l4, v215.l5, v215.l6, v215.l7, v215.l8, v215.l9})
+	v237 := f10sub(f10l{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f10l{v226.l0, v226.l1, v226.l2, v226.l3, v226.l4, v226.l5, v226.l6, v226.l7, v226.l8, v226.l9})
+	v248 := f10mul(f10l{v204.l0, v204.l1, v204.l2, v204.l3, v204.l4, v204.l5, v204.l6, v204.l7, v204.l8, v204.l9}, f10l{v237.l0, v237.l1, v237.l2, v237.l3, v237.l4, v237.l5, v237.l6, v237.l7, v237.l8, v237.l9})
+	v259 := f10add(f10l{v204.l0, v204.l1, v204.l2, v204.l3, v204.l4, v204.l5, v204.l6, v204.l7, v204.l8, v204.l9}, f10l{v248.l0, v248.l1, v248.l2, v248.l3, v248.l4, v248.l5, v248.l6, v248.l7, v248.l8, v248.l9})
+	v270 := f10mul(f10l{v259.l0, v259.l1, v259.l2, v259.l3, v259.l4, v259.l5, v259.l6, v259.l7, v259.l8, v259.l9}, f10l{v26, v27, v28, v29, v30, v31, v32, v33, v34, v35})
+	v281 := float64(v270.l0 * v25)
+	v282 := float64(v270.l1 * v25)
+	v283 := float64(v270.l2 * v25)
+	v284 := float64(v270.l3 * v25)
+	v285 := float64(v270.l4 * v25)
+	v286 := float64(v270.l5 * v25)
+	v287 := float64(v270.l6 * v25)
+	v288 := float64(v270.l7 * v25)
+	v289 := float64(v270.l8 * v25)
+	v290 := float64(v270.l9 * v25)
 	v291 := selFinite(v26, v281, v10)
 	v292 := selNonZero(v26, v291, v10)
 	v293 := selFinite(v26, v282, 0.0)
@@ -9115,7 +9187,7 @@ func (x F10) Sqrt() F10 {
 	v318 := selFinite(v311, v306, 0.0)
 	v319 := selFinite(v311, v308, 0.0)
 	v320 := selFinite(v311, v310, 0.0)
-	return F10{v311, v312, v313, v314, v315, v316, v317, v318, v319, v320}
+	return f10l{v311, v312, v313, v314, v315, v316, v317, v318, v319, v320}
 }
 
 // F10FromFloat64 returns x as a F10.
@@ -9171,67 +9243,103 @@ type C10 struct {
 
 // Add returns a + b.
 // Cost: 452 flops (452 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
-func (a C10) Add(b C10) C10 {
-	v40 := a.Re.Add(b.Re)
-	v51 := a.Im.Add(b.Im)
-	return C10{F10{v40[0], v40[1], v40[2], v40[3], v40[4], v40[5], v40[6], v40[7], v40[8], v40[9]}, F10{v51[0], v51[1], v51[2], v51[3], v51[4], v51[5], v51[6], v51[7], v51[8], v51[9]}}
+func (a C10) Add(b C10) (r C10) {
+	*(*c10l)(unsafe.Pointer(&r)) = c10add(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c10add is the kernel of C10.Add.
+func c10add(a c10l, b c10l) c10l {
+	v40 := f10add(a.re, b.re)
+	v51 := f10add(a.im, b.im)
+	return c10l{f10l{v40.l0, v40.l1, v40.l2, v40.l3, v40.l4, v40.l5, v40.l6, v40.l7, v40.l8, v40.l9}, f10l{v51.l0, v51.l1, v51.l2, v51.l3, v51.l4, v51.l5, v51.l6, v51.l7, v51.l8, v51.l9}}
 }
 
 // Sub returns a - b.
 // Cost: 452 flops (452 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
-func (a C10) Sub(b C10) C10 {
-	v40 := a.Re.Sub(b.Re)
-	v51 := a.Im.Sub(b.Im)
-	return C10{F10{v40[0], v40[1], v40[2], v40[3], v40[4], v40[5], v40[6], v40[7], v40[8], v40[9]}, F10{v51[0], v51[1], v51[2], v51[3], v51[4], v51[5], v51[6], v51[7], v51[8], v51[9]}}
+func (a C10) Sub(b C10) (r C10) {
+	*(*c10l)(unsafe.Pointer(&r)) = c10sub(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c10sub is the kernel of C10.Sub.
+func c10sub(a c10l, b c10l) c10l {
+	v40 := f10sub(a.re, b.re)
+	v51 := f10sub(a.im, b.im)
+	return c10l{f10l{v40.l0, v40.l1, v40.l2, v40.l3, v40.l4, v40.l5, v40.l6, v40.l7, v40.l8, v40.l9}, f10l{v51.l0, v51.l1, v51.l2, v51.l3, v51.l4, v51.l5, v51.l6, v51.l7, v51.l8, v51.l9}}
 }
 
 // Mul returns a * b.
 // Cost: 9604 flops (9168 add/sub, 224 mul, 212 fma, 0 div/sqrt), 1420 selections.
-func (a C10) Mul(b C10) C10 {
-	v40 := a.Re.Mul(b.Re)
-	v51 := a.Im.Mul(b.Im)
-	v62 := F10{v40[0], v40[1], v40[2], v40[3], v40[4], v40[5], v40[6], v40[7], v40[8], v40[9]}.Sub(F10{v51[0], v51[1], v51[2], v51[3], v51[4], v51[5], v51[6], v51[7], v51[8], v51[9]})
-	v73 := a.Re.Mul(b.Im)
-	v84 := a.Im.Mul(b.Re)
-	v95 := F10{v73[0], v73[1], v73[2], v73[3], v73[4], v73[5], v73[6], v73[7], v73[8], v73[9]}.Add(F10{v84[0], v84[1], v84[2], v84[3], v84[4], v84[5], v84[6], v84[7], v84[8], v84[9]})
-	return C10{F10{v62[0], v62[1], v62[2], v62[3], v62[4], v62[5], v62[6], v62[7], v62[8], v62[9]}, F10{v95[0], v95[1], v95[2], v95[3], v95[4], v95[5], v95[6], v95[7], v95[8], v95[9]}}
+func (a C10) Mul(b C10) (r C10) {
+	*(*c10l)(unsafe.Pointer(&r)) = c10mul(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c10mul is the kernel of C10.Mul.
+func c10mul(a c10l, b c10l) c10l {
+	v40 := f10mul(a.re, b.re)
+	v51 := f10mul(a.im, b.im)
+	v62 := f10sub(f10l{v40.l0, v40.l1, v40.l2, v40.l3, v40.l4, v40.l5, v40.l6, v40.l7, v40.l8, v40.l9}, f10l{v51.l0, v51.l1, v51.l2, v51.l3, v51.l4, v51.l5, v51.l6, v51.l7, v51.l8, v51.l9})
+	v73 := f10mul(a.re, b.im)
+	v84 := f10mul(a.im, b.re)
+	v95 := f10add(f10l{v73.l0, v73.l1, v73.l2, v73.l3, v73.l4, v73.l5, v73.l6, v73.l7, v73.l8, v73.l9}, f10l{v84.l0, v84.l1, v84.l2, v84.l3, v84.l4, v84.l5, v84.l6, v84.l7, v84.l8, v84.l9})
+	return c10l{f10l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4, v62.l5, v62.l6, v62.l7, v62.l8, v62.l9}, f10l{v95.l0, v95.l1, v95.l2, v95.l3, v95.l4, v95.l5, v95.l6, v95.l7, v95.l8, v95.l9}}
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
 // Cost: 9732 flops (9296 add/sub, 224 mul, 212 fma, 0 div/sqrt), 2092 selections.
-func (acc C10) MulAdd(x C10, y C10) C10 {
-	v70 := acc.Re.MulAdd(x.Re, y.Re)
-	v81 := F10{v70[0], v70[1], v70[2], v70[3], v70[4], v70[5], v70[6], v70[7], v70[8], v70[9]}.MulAdd(F10{(-x.Im[0]), (-x.Im[1]), (-x.Im[2]), (-x.Im[3]), (-x.Im[4]), (-x.Im[5]), (-x.Im[6]), (-x.Im[7]), (-x.Im[8]), (-x.Im[9])}, y.Im)
-	v92 := acc.Im.MulAdd(x.Re, y.Im)
-	v103 := F10{v92[0], v92[1], v92[2], v92[3], v92[4], v92[5], v92[6], v92[7], v92[8], v92[9]}.MulAdd(x.Im, y.Re)
-	return C10{F10{v81[0], v81[1], v81[2], v81[3], v81[4], v81[5], v81[6], v81[7], v81[8], v81[9]}, F10{v103[0], v103[1], v103[2], v103[3], v103[4], v103[5], v103[6], v103[7], v103[8], v103[9]}}
+func (acc C10) MulAdd(x C10, y C10) (r C10) {
+	*(*c10l)(unsafe.Pointer(&r)) = c10madd(*(*c10l)(unsafe.Pointer(&acc)), *(*c10l)(unsafe.Pointer(&x)), *(*c10l)(unsafe.Pointer(&y)))
+	return
+}
+
+// c10madd is the kernel of C10.MulAdd.
+func c10madd(acc c10l, x c10l, y c10l) c10l {
+	v70 := f10madd(acc.re, x.re, y.re)
+	v81 := f10madd(f10l{v70.l0, v70.l1, v70.l2, v70.l3, v70.l4, v70.l5, v70.l6, v70.l7, v70.l8, v70.l9}, f10l{(-x.im.l0), (-x.im.l1), (-x.im.l2), (-x.im.l3), (-x.im.l4), (-x.im.l5), (-x.im.l6), (-x.im.l7), (-x.im.l8), (-x.im.l9)}, y.im)
+	v92 := f10madd(acc.im, x.re, y.im)
+	v103 := f10madd(f10l{v92.l0, v92.l1, v92.l2, v92.l3, v92.l4, v92.l5, v92.l6, v92.l7, v92.l8, v92.l9}, x.im, y.re)
+	return c10l{f10l{v81.l0, v81.l1, v81.l2, v81.l3, v81.l4, v81.l5, v81.l6, v81.l7, v81.l8, v81.l9}, f10l{v103.l0, v103.l1, v103.l2, v103.l3, v103.l4, v103.l5, v103.l6, v103.l7, v103.l8, v103.l9}}
 }
 
 // Div returns a / b.
 // Cost: 25316 flops (24200 add/sub, 616 mul, 478 fma, 22 div/sqrt), 13372 selections.
-func (a C10) Div(b C10) C10 {
-	v40 := b.Re.Sqr()
-	v51 := b.Im.Sqr()
-	v62 := F10{v40[0], v40[1], v40[2], v40[3], v40[4], v40[5], v40[6], v40[7], v40[8], v40[9]}.Add(F10{v51[0], v51[1], v51[2], v51[3], v51[4], v51[5], v51[6], v51[7], v51[8], v51[9]})
-	v73 := a.Re.Mul(b.Re)
-	v84 := a.Im.Mul(b.Im)
-	v95 := F10{v73[0], v73[1], v73[2], v73[3], v73[4], v73[5], v73[6], v73[7], v73[8], v73[9]}.Add(F10{v84[0], v84[1], v84[2], v84[3], v84[4], v84[5], v84[6], v84[7], v84[8], v84[9]})
-	v106 := a.Im.Mul(b.Re)
-	v117 := a.Re.Mul(b.Im)
-	v128 := F10{v106[0], v106[1], v106[2], v106[3], v106[4], v106[5], v106[6], v106[7], v106[8], v106[9]}.Sub(F10{v117[0], v117[1], v117[2], v117[3], v117[4], v117[5], v117[6], v117[7], v117[8], v117[9]})
-	v139 := F10{v95[0], v95[1], v95[2], v95[3], v95[4], v95[5], v95[6], v95[7], v95[8], v95[9]}.Div(F10{v62[0], v62[1], v62[2], v62[3], v62[4], v62[5], v62[6], v62[7], v62[8], v62[9]})
-	v150 := F10{v128[0], v128[1], v128[2], v128[3], v128[4], v128[5], v128[6], v128[7], v128[8], v128[9]}.Div(F10{v62[0], v62[1], v62[2], v62[3], v62[4], v62[5], v62[6], v62[7], v62[8], v62[9]})
-	return C10{F10{v139[0], v139[1], v139[2], v139[3], v139[4], v139[5], v139[6], v139[7], v139[8], v139[9]}, F10{v150[0], v150[1], v150[2], v150[3], v150[4], v150[5], v150[6], v150[7], v150[8], v150[9]}}
+func (a C10) Div(b C10) (r C10) {
+	*(*c10l)(unsafe.Pointer(&r)) = c10div(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c10div is the kernel of C10.Div.
+func c10div(a c10l, b c10l) c10l {
+	v40 := f10sqr(b.re)
+	v51 := f10sqr(b.im)
+	v62 := f10add(f10l{v40.l0, v40.l1, v40.l2, v40.l3, v40.l4, v40.l5, v40.l6, v40.l7, v40.l8, v40.l9}, f10l{v51.l0, v51.l1, v51.l2, v51.l3, v51.l4, v51.l5, v51.l6, v51.l7, v51.l8, v51.l9})
+	v73 := f10mul(a.re, b.re)
+	v84 := f10mul(a.im, b.im)
+	v95 := f10add(f10l{v73.l0, v73.l1, v73.l2, v73.l3, v73.l4, v73.l5, v73.l6, v73.l7, v73.l8, v73.l9}, f10l{v84.l0, v84.l1, v84.l2, v84.l3, v84.l4, v84.l5, v84.l6, v84.l7, v84.l8, v84.l9})
+	v106 := f10mul(a.im, b.re)
+	v117 := f10mul(a.re, b.im)
+	v128 := f10sub(f10l{v106.l0, v106.l1, v106.l2, v106.l3, v106.l4, v106.l5, v106.l6, v106.l7, v106.l8, v106.l9}, f10l{v117.l0, v117.l1, v117.l2, v117.l3, v117.l4, v117.l5, v117.l6, v117.l7, v117.l8, v117.l9})
+	v139 := f10div(f10l{v95.l0, v95.l1, v95.l2, v95.l3, v95.l4, v95.l5, v95.l6, v95.l7, v95.l8, v95.l9}, f10l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4, v62.l5, v62.l6, v62.l7, v62.l8, v62.l9})
+	v150 := f10div(f10l{v128.l0, v128.l1, v128.l2, v128.l3, v128.l4, v128.l5, v128.l6, v128.l7, v128.l8, v128.l9}, f10l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4, v62.l5, v62.l6, v62.l7, v62.l8, v62.l9})
+	return c10l{f10l{v139.l0, v139.l1, v139.l2, v139.l3, v139.l4, v139.l5, v139.l6, v139.l7, v139.l8, v139.l9}, f10l{v150.l0, v150.l1, v150.l2, v150.l3, v150.l4, v150.l5, v150.l6, v150.l7, v150.l8, v150.l9}}
 }
 
 // Abs returns |a|.
 // Cost: 30179 flops (28511 add/sub, 990 mul, 675 fma, 3 div/sqrt), 5986 selections.
-func (a C10) Abs() F10 {
-	v20 := a.Re.Sqr()
-	v31 := a.Im.Sqr()
-	v42 := F10{v20[0], v20[1], v20[2], v20[3], v20[4], v20[5], v20[6], v20[7], v20[8], v20[9]}.Add(F10{v31[0], v31[1], v31[2], v31[3], v31[4], v31[5], v31[6], v31[7], v31[8], v31[9]})
-	v53 := F10{v42[0], v42[1], v42[2], v42[3], v42[4], v42[5], v42[6], v42[7], v42[8], v42[9]}.Sqrt()
-	return F10{v53[0], v53[1], v53[2], v53[3], v53[4], v53[5], v53[6], v53[7], v53[8], v53[9]}
+func (a C10) Abs() (r F10) {
+	*(*f10l)(unsafe.Pointer(&r)) = c10abs(*(*c10l)(unsafe.Pointer(&a)))
+	return
+}
+
+// c10abs is the kernel of C10.Abs.
+func c10abs(a c10l) f10l {
+	v20 := f10sqr(a.re)
+	v31 := f10sqr(a.im)
+	v42 := f10add(f10l{v20.l0, v20.l1, v20.l2, v20.l3, v20.l4, v20.l5, v20.l6, v20.l7, v20.l8, v20.l9}, f10l{v31.l0, v31.l1, v31.l2, v31.l3, v31.l4, v31.l5, v31.l6, v31.l7, v31.l8, v31.l9})
+	v53 := f10sqrt(f10l{v42.l0, v42.l1, v42.l2, v42.l3, v42.l4, v42.l5, v42.l6, v42.l7, v42.l8, v42.l9})
+	return f10l{v53.l0, v53.l1, v53.l2, v53.l3, v53.l4, v53.l5, v53.l6, v53.l7, v53.l8, v53.l9}
 }
 
 // ConvolveF10 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
@@ -9248,11 +9356,11 @@ func ConvolveF10(z, x, y []F10) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := f10mul(*(*f10l)(unsafe.Pointer(&x[0])), *(*f10l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = f10madd(acc, *(*f10l)(unsafe.Pointer(&x[i])), *(*f10l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*f10l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 
@@ -9280,11 +9388,11 @@ func ConvolveC10(z, x, y []C10) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := c10mul(*(*c10l)(unsafe.Pointer(&x[0])), *(*c10l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = c10madd(acc, *(*c10l)(unsafe.Pointer(&x[i])), *(*c10l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*c10l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 

@@ -5,6 +5,7 @@ package mdops
 import (
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // F1 is a 1-double: the unevaluated sum x[0] + ... + x[0] of float64 limbs,
@@ -12,73 +13,144 @@ import (
 // Non-finite values have the Inf or NaN in the leading limb.
 type F1 [1]float64
 
+// f1l holds the limbs of an F1 as a struct, which the register ABI passes in
+// registers (an array is passed in memory); it has F1's memory layout.
+type f1l struct {
+	l0 float64
+}
+
+// c1l holds the limbs of a C1; it has C1's memory layout.
+type c1l struct {
+	re, im f1l
+}
+
 // Neg returns -x.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F1) Neg() F1 {
-	return F1{(-x[0])}
+func (x F1) Neg() (r F1) {
+	r[0] = f1neg(x[0])
+	return
+}
+
+// f1neg is the kernel of F1.Neg.
+func f1neg(x0 float64) float64 {
+	return (-x0)
 }
 
 // Abs returns |x|.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F1) Abs() F1 {
-	v1 := math.Abs(x[0])
-	return F1{v1}
+func (x F1) Abs() (r F1) {
+	r[0] = f1abs(x[0])
+	return
+}
+
+// f1abs is the kernel of F1.Abs.
+func f1abs(x0 float64) float64 {
+	v1 := math.Abs(x0)
+	return v1
 }
 
 // Add returns x + y.
 // Cost: 1 flops (1 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F1) Add(y F1) F1 {
-	v2 := x[0] + y[0]
-	return F1{v2}
+func (x F1) Add(y F1) (r F1) {
+	r[0] = f1add(x[0], y[0])
+	return
+}
+
+// f1add is the kernel of F1.Add.
+func f1add(x0, y0 float64) float64 {
+	v2 := x0 + y0
+	return v2
 }
 
 // Sub returns x - y.
 // Cost: 1 flops (1 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F1) Sub(y F1) F1 {
-	v3 := x[0] + (-y[0])
-	return F1{v3}
+func (x F1) Sub(y F1) (r F1) {
+	r[0] = f1sub(x[0], y[0])
+	return
+}
+
+// f1sub is the kernel of F1.Sub.
+func f1sub(x0, y0 float64) float64 {
+	v3 := x0 + (-y0)
+	return v3
 }
 
 // MulFloat64 returns x * f for a float64 f.
 // Cost: 1 flops (0 add/sub, 1 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F1) MulFloat64(f float64) F1 {
-	v2 := float64(x[0] * f)
-	return F1{v2}
+func (x F1) MulFloat64(f float64) (r F1) {
+	r[0] = f1mulf64(x[0], f)
+	return
+}
+
+// f1mulf64 is the kernel of F1.MulFloat64.
+func f1mulf64(x0, f float64) float64 {
+	v2 := float64(x0 * f)
+	return v2
 }
 
 // Mul returns x * y.
 // Cost: 1 flops (0 add/sub, 1 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F1) Mul(y F1) F1 {
-	v2 := float64(x[0] * y[0])
-	return F1{v2}
+func (x F1) Mul(y F1) (r F1) {
+	r[0] = f1mul(x[0], y[0])
+	return
+}
+
+// f1mul is the kernel of F1.Mul.
+func f1mul(x0, y0 float64) float64 {
+	v2 := float64(x0 * y0)
+	return v2
 }
 
 // Sqr returns x * x.
 // Cost: 1 flops (0 add/sub, 1 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F1) Sqr() F1 {
-	v1 := float64(x[0] * x[0])
-	return F1{v1}
+func (x F1) Sqr() (r F1) {
+	r[0] = f1sqr(x[0])
+	return
+}
+
+// f1sqr is the kernel of F1.Sqr.
+func f1sqr(x0 float64) float64 {
+	v1 := float64(x0 * x0)
+	return v1
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
 // Cost: 1 flops (0 add/sub, 0 mul, 1 fma, 0 div/sqrt), 0 selections.
-func (acc F1) MulAdd(x F1, y F1) F1 {
-	v3 := math.FMA(x[0], y[0], acc[0])
-	return F1{v3}
+func (acc F1) MulAdd(x F1, y F1) (r F1) {
+	r[0] = f1madd(acc[0], x[0], y[0])
+	return
+}
+
+// f1madd is the kernel of F1.MulAdd.
+func f1madd(acc0, x0, y0 float64) float64 {
+	v3 := math.FMA(x0, y0, acc0)
+	return v3
 }
 
 // Div returns x / y.
 // Cost: 1 flops (0 add/sub, 0 mul, 0 fma, 1 div/sqrt), 0 selections.
-func (x F1) Div(y F1) F1 {
-	v2 := x[0] / y[0]
-	return F1{v2}
+func (x F1) Div(y F1) (r F1) {
+	r[0] = f1div(x[0], y[0])
+	return
+}
+
+// f1div is the kernel of F1.Div.
+func f1div(x0, y0 float64) float64 {
+	v2 := x0 / y0
+	return v2
 }
 
 // Sqrt returns the square root of x.
 // Cost: 1 flops (0 add/sub, 0 mul, 0 fma, 1 div/sqrt), 0 selections.
-func (x F1) Sqrt() F1 {
-	v1 := math.Sqrt(x[0])
-	return F1{v1}
+func (x F1) Sqrt() (r F1) {
+	r[0] = f1sqrt(x[0])
+	return
+}
+
+// f1sqrt is the kernel of F1.Sqrt.
+func f1sqrt(x0 float64) float64 {
+	v1 := math.Sqrt(x0)
+	return v1
 }
 
 // F1FromFloat64 returns x as a F1.
@@ -134,67 +206,103 @@ type C1 struct {
 
 // Add returns a + b.
 // Cost: 2 flops (2 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (a C1) Add(b C1) C1 {
-	v4 := a.Re.Add(b.Re)
-	v6 := a.Im.Add(b.Im)
-	return C1{F1{v4[0]}, F1{v6[0]}}
+func (a C1) Add(b C1) (r C1) {
+	r.Re[0], r.Im[0] = c1add(a.Re[0], a.Im[0], b.Re[0], b.Im[0])
+	return
+}
+
+// c1add is the kernel of C1.Add.
+func c1add(are0, aim0, bre0, bim0 float64) (float64, float64) {
+	v4 := are0 + bre0
+	v5 := aim0 + bim0
+	return v4, v5
 }
 
 // Sub returns a - b.
 // Cost: 2 flops (2 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (a C1) Sub(b C1) C1 {
-	v4 := a.Re.Sub(b.Re)
-	v6 := a.Im.Sub(b.Im)
-	return C1{F1{v4[0]}, F1{v6[0]}}
+func (a C1) Sub(b C1) (r C1) {
+	r.Re[0], r.Im[0] = c1sub(a.Re[0], a.Im[0], b.Re[0], b.Im[0])
+	return
+}
+
+// c1sub is the kernel of C1.Sub.
+func c1sub(are0, aim0, bre0, bim0 float64) (float64, float64) {
+	v5 := are0 + (-bre0)
+	v7 := aim0 + (-bim0)
+	return v5, v7
 }
 
 // Mul returns a * b.
 // Cost: 6 flops (2 add/sub, 4 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (a C1) Mul(b C1) C1 {
-	v4 := a.Re.Mul(b.Re)
-	v6 := a.Im.Mul(b.Im)
-	v8 := F1{v4[0]}.Sub(F1{v6[0]})
-	v10 := a.Re.Mul(b.Im)
-	v12 := a.Im.Mul(b.Re)
-	v14 := F1{v10[0]}.Add(F1{v12[0]})
-	return C1{F1{v8[0]}, F1{v14[0]}}
+func (a C1) Mul(b C1) (r C1) {
+	r.Re[0], r.Im[0] = c1mul(a.Re[0], a.Im[0], b.Re[0], b.Im[0])
+	return
+}
+
+// c1mul is the kernel of C1.Mul.
+func c1mul(are0, aim0, bre0, bim0 float64) (float64, float64) {
+	v4 := float64(are0 * bre0)
+	v5 := float64(aim0 * bim0)
+	v7 := v4 + (-v5)
+	v8 := float64(are0 * bim0)
+	v9 := float64(aim0 * bre0)
+	v10 := v8 + v9
+	return v7, v10
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
 // Cost: 4 flops (0 add/sub, 0 mul, 4 fma, 0 div/sqrt), 0 selections.
-func (acc C1) MulAdd(x C1, y C1) C1 {
-	v7 := acc.Re.MulAdd(x.Re, y.Re)
-	v9 := F1{v7[0]}.MulAdd(F1{(-x.Im[0])}, y.Im)
-	v11 := acc.Im.MulAdd(x.Re, y.Im)
-	v13 := F1{v11[0]}.MulAdd(x.Im, y.Re)
-	return C1{F1{v9[0]}, F1{v13[0]}}
+func (acc C1) MulAdd(x C1, y C1) (r C1) {
+	r.Re[0], r.Im[0] = c1madd(acc.Re[0], acc.Im[0], x.Re[0], x.Im[0], y.Re[0], y.Im[0])
+	return
+}
+
+// c1madd is the kernel of C1.MulAdd.
+func c1madd(accre0, accim0, xre0, xim0, yre0, yim0 float64) (float64, float64) {
+	v7 := math.FMA(xre0, yre0, accre0)
+	v8 := math.FMA((-xim0), yim0, v7)
+	v9 := math.FMA(xre0, yim0, accim0)
+	v10 := math.FMA(xim0, yre0, v9)
+	return v8, v10
 }
 
 // Div returns a / b.
 // Cost: 11 flops (3 add/sub, 6 mul, 0 fma, 2 div/sqrt), 0 selections.
-func (a C1) Div(b C1) C1 {
-	v4 := b.Re.Sqr()
-	v6 := b.Im.Sqr()
-	v8 := F1{v4[0]}.Add(F1{v6[0]})
-	v10 := a.Re.Mul(b.Re)
-	v12 := a.Im.Mul(b.Im)
-	v14 := F1{v10[0]}.Add(F1{v12[0]})
-	v16 := a.Im.Mul(b.Re)
-	v18 := a.Re.Mul(b.Im)
-	v20 := F1{v16[0]}.Sub(F1{v18[0]})
-	v22 := F1{v14[0]}.Div(F1{v8[0]})
-	v24 := F1{v20[0]}.Div(F1{v8[0]})
-	return C1{F1{v22[0]}, F1{v24[0]}}
+func (a C1) Div(b C1) (r C1) {
+	r.Re[0], r.Im[0] = c1div(a.Re[0], a.Im[0], b.Re[0], b.Im[0])
+	return
+}
+
+// c1div is the kernel of C1.Div.
+func c1div(are0, aim0, bre0, bim0 float64) (float64, float64) {
+	v4 := float64(bre0 * bre0)
+	v5 := float64(bim0 * bim0)
+	v6 := v4 + v5
+	v7 := float64(are0 * bre0)
+	v8 := float64(aim0 * bim0)
+	v9 := v7 + v8
+	v10 := float64(aim0 * bre0)
+	v11 := float64(are0 * bim0)
+	v13 := v10 + (-v11)
+	v14 := v9 / v6
+	v15 := v13 / v6
+	return v14, v15
 }
 
 // Abs returns |a|.
 // Cost: 4 flops (1 add/sub, 2 mul, 0 fma, 1 div/sqrt), 0 selections.
-func (a C1) Abs() F1 {
-	v2 := a.Re.Sqr()
-	v4 := a.Im.Sqr()
-	v6 := F1{v2[0]}.Add(F1{v4[0]})
-	v8 := F1{v6[0]}.Sqrt()
-	return F1{v8[0]}
+func (a C1) Abs() (r F1) {
+	r[0] = c1abs(a.Re[0], a.Im[0])
+	return
+}
+
+// c1abs is the kernel of C1.Abs.
+func c1abs(are0, aim0 float64) float64 {
+	v2 := float64(are0 * are0)
+	v3 := float64(aim0 * aim0)
+	v4 := v2 + v3
+	v5 := math.Sqrt(v4)
+	return v5
 }
 
 // ConvolveF1 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
@@ -211,11 +319,12 @@ func ConvolveF1(z, x, y []F1) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		var acc f1l
+		acc.l0 = f1mul(x[0][0], y[k][0])
+		for i := 1; i < k+1; i++ {
+			acc.l0 = f1madd(acc.l0, x[i][0], y[k-i][0])
 		}
-		z[k] = acc
+		*(*f1l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 
@@ -243,11 +352,12 @@ func ConvolveC1(z, x, y []C1) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		var acc c1l
+		acc.re.l0, acc.im.l0 = c1mul(x[0].Re[0], x[0].Im[0], y[k].Re[0], y[k].Im[0])
+		for i := 1; i < k+1; i++ {
+			acc.re.l0, acc.im.l0 = c1madd(acc.re.l0, acc.im.l0, x[i].Re[0], x[i].Im[0], y[k-i].Re[0], y[k-i].Im[0])
 		}
-		z[k] = acc
+		*(*c1l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 

@@ -5,6 +5,7 @@ package mdops
 import (
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // F2 is a 2-double: the unevaluated sum x[0] + ... + x[1] of float64 limbs,
@@ -12,34 +13,63 @@ import (
 // Non-finite values have the Inf or NaN in the leading limb.
 type F2 [2]float64
 
+// f2l holds the limbs of an F2 as a struct, which the register ABI passes in
+// registers (an array is passed in memory); it has F2's memory layout.
+type f2l struct {
+	l0, l1 float64
+}
+
+// c2l holds the limbs of a C2; it has C2's memory layout.
+type c2l struct {
+	re, im f2l
+}
+
 // Neg returns -x.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F2) Neg() F2 {
-	return F2{(-x[0]), (-x[1])}
+func (x F2) Neg() (r F2) {
+	r[0], r[1] = f2neg(x[0], x[1])
+	return
+}
+
+// f2neg is the kernel of F2.Neg.
+func f2neg(x0, x1 float64) (float64, float64) {
+	return (-x0), (-x1)
 }
 
 // Abs returns |x|.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1 selections.
-func (x F2) Abs() F2 {
-	v2 := math.Abs(x[0])
-	v4 := selNegative(x[0], (-x[1]), x[1])
-	return F2{v2, v4}
+func (x F2) Abs() (r F2) {
+	r[0], r[1] = f2abs(x[0], x[1])
+	return
+}
+
+// f2abs is the kernel of F2.Abs.
+func f2abs(x0, x1 float64) (float64, float64) {
+	v2 := math.Abs(x0)
+	v4 := selNegative(x0, (-x1), x1)
+	return v2, v4
 }
 
 // Add returns x + y.
 // Cost: 20 flops (20 add/sub, 0 mul, 0 fma, 0 div/sqrt), 2 selections.
-func (x F2) Add(y F2) F2 {
-	v4 := x[0] + y[0]
-	v5 := v4 - y[0]
+func (x F2) Add(y F2) (r F2) {
+	r[0], r[1] = f2add(x[0], x[1], y[0], y[1])
+	return
+}
+
+// f2add is the kernel of F2.Add.
+func f2add(x0, x1, y0, y1 float64) (float64, float64) {
+	v4 := x0 + y0
+	v5 := v4 - y0
 	v6 := v4 - v5
-	v7 := x[0] - v5
-	v8 := y[0] - v6
+	v7 := x0 - v5
+	v8 := y0 - v6
 	v9 := v7 + v8
-	v10 := x[1] + y[1]
-	v11 := v10 - y[1]
+	v10 := x1 + y1
+	v11 := v10 - y1
 	v12 := v10 - v11
-	v13 := x[1] - v11
-	v14 := y[1] - v12
+	v13 := x1 - v11
+	v14 := y1 - v12
 	v15 := v13 + v14
 	v16 := v4 + v10
 	v17 := v16 - v4
@@ -51,23 +81,29 @@ func (x F2) Add(y F2) F2 {
 	v23 := v20 - v22
 	v24 := selFinite(v16, v21, v16)
 	v26 := selFinite(v24, v23, 0.0)
-	return F2{v24, v26}
+	return v24, v26
 }
 
 // Sub returns x - y.
 // Cost: 20 flops (20 add/sub, 0 mul, 0 fma, 0 div/sqrt), 2 selections.
-func (x F2) Sub(y F2) F2 {
-	v6 := x[0] + (-y[0])
-	v7 := v6 - (-y[0])
+func (x F2) Sub(y F2) (r F2) {
+	r[0], r[1] = f2sub(x[0], x[1], y[0], y[1])
+	return
+}
+
+// f2sub is the kernel of F2.Sub.
+func f2sub(x0, x1, y0, y1 float64) (float64, float64) {
+	v6 := x0 + (-y0)
+	v7 := v6 - (-y0)
 	v8 := v6 - v7
-	v9 := x[0] - v7
-	v10 := (-y[0]) - v8
+	v9 := x0 - v7
+	v10 := (-y0) - v8
 	v11 := v9 + v10
-	v12 := x[1] + (-y[1])
-	v13 := v12 - (-y[1])
+	v12 := x1 + (-y1)
+	v13 := v12 - (-y1)
 	v14 := v12 - v13
-	v15 := x[1] - v13
-	v16 := (-y[1]) - v14
+	v15 := x1 - v13
+	v16 := (-y1) - v14
 	v17 := v15 + v16
 	v18 := v6 + v12
 	v19 := v18 - v6
@@ -79,30 +115,42 @@ func (x F2) Sub(y F2) F2 {
 	v25 := v22 - v24
 	v26 := selFinite(v18, v23, v18)
 	v28 := selFinite(v26, v25, 0.0)
-	return F2{v26, v28}
+	return v26, v28
 }
 
 // MulFloat64 returns x * f for a float64 f.
 // Cost: 6 flops (3 add/sub, 1 mul, 2 fma, 0 div/sqrt), 2 selections.
-func (x F2) MulFloat64(f float64) F2 {
-	v3 := float64(x[0] * f)
-	v5 := math.FMA(x[0], f, (-v3))
-	v6 := math.FMA(x[1], f, v5)
+func (x F2) MulFloat64(f float64) (r F2) {
+	r[0], r[1] = f2mulf64(x[0], x[1], f)
+	return
+}
+
+// f2mulf64 is the kernel of F2.MulFloat64.
+func f2mulf64(x0, x1, f float64) (float64, float64) {
+	v3 := float64(x0 * f)
+	v5 := math.FMA(x0, f, (-v3))
+	v6 := math.FMA(x1, f, v5)
 	v7 := v3 + v6
 	v8 := v7 - v3
 	v9 := v6 - v8
 	v10 := selFinite(v3, v7, v3)
 	v12 := selFinite(v10, v9, 0.0)
-	return F2{v10, v12}
+	return v10, v12
 }
 
 // Mul returns x * y.
 // Cost: 9 flops (5 add/sub, 3 mul, 1 fma, 0 div/sqrt), 2 selections.
-func (x F2) Mul(y F2) F2 {
-	v4 := float64(x[0] * y[0])
-	v6 := math.FMA(x[0], y[0], (-v4))
-	v7 := float64(x[0] * y[1])
-	v8 := float64(x[1] * y[0])
+func (x F2) Mul(y F2) (r F2) {
+	r[0], r[1] = f2mul(x[0], x[1], y[0], y[1])
+	return
+}
+
+// f2mul is the kernel of F2.Mul.
+func f2mul(x0, x1, y0, y1 float64) (float64, float64) {
+	v4 := float64(x0 * y0)
+	v6 := math.FMA(x0, y0, (-v4))
+	v7 := float64(x0 * y1)
+	v8 := float64(x1 * y0)
 	v9 := v7 + v8
 	v10 := v6 + v9
 	v11 := v4 + v10
@@ -110,16 +158,22 @@ func (x F2) Mul(y F2) F2 {
 	v13 := v10 - v12
 	v14 := selFinite(v4, v11, v4)
 	v16 := selFinite(v14, v13, 0.0)
-	return F2{v14, v16}
+	return v14, v16
 }
 
 // Sqr returns x * x.
 // Cost: 9 flops (5 add/sub, 3 mul, 1 fma, 0 div/sqrt), 2 selections.
-func (x F2) Sqr() F2 {
-	v2 := float64(x[0] * x[0])
-	v4 := math.FMA(x[0], x[0], (-v2))
-	v5 := float64(x[0] * x[1])
-	v6 := float64(x[1] * x[0])
+func (x F2) Sqr() (r F2) {
+	r[0], r[1] = f2sqr(x[0], x[1])
+	return
+}
+
+// f2sqr is the kernel of F2.Sqr.
+func f2sqr(x0, x1 float64) (float64, float64) {
+	v2 := float64(x0 * x0)
+	v4 := math.FMA(x0, x0, (-v2))
+	v5 := float64(x0 * x1)
+	v6 := float64(x1 * x0)
 	v7 := v5 + v6
 	v8 := v4 + v7
 	v9 := v2 + v8
@@ -127,112 +181,368 @@ func (x F2) Sqr() F2 {
 	v11 := v8 - v10
 	v12 := selFinite(v2, v9, v2)
 	v14 := selFinite(v12, v11, 0.0)
-	return F2{v12, v14}
+	return v12, v14
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
 // Cost: 29 flops (25 add/sub, 3 mul, 1 fma, 0 div/sqrt), 4 selections.
-func (acc F2) MulAdd(x F2, y F2) F2 {
-	v6 := x.Mul(y)
-	v9 := acc.Add(F2{v6[0], v6[1]})
-	return F2{v9[0], v9[1]}
+func (acc F2) MulAdd(x F2, y F2) (r F2) {
+	*(*f2l)(unsafe.Pointer(&r)) = f2madd(*(*f2l)(unsafe.Pointer(&acc)), *(*f2l)(unsafe.Pointer(&x)), *(*f2l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f2madd is the kernel of F2.MulAdd.
+func f2madd(acc f2l, x f2l, y f2l) f2l {
+	v6 := float64(x.l0 * y.l0)
+	v8 := math.FMA(x.l0, y.l0, (-v6))
+	v9 := float64(x.l0 * y.l1)
+	v10 := float64(x.l1 * y.l0)
+	v11 := v9 + v10
+	v12 := v8 + v11
+	v13 := v6 + v12
+	v14 := v13 - v6
+	v15 := v12 - v14
+	v16 := selFinite(v6, v13, v6)
+	v18 := selFinite(v16, v15, 0.0)
+	v19 := acc.l0 + v16
+	v20 := v19 - v16
+	v21 := v19 - v20
+	v22 := acc.l0 - v20
+	v23 := v16 - v21
+	v24 := v22 + v23
+	v25 := acc.l1 + v18
+	v26 := v25 - v18
+	v27 := v25 - v26
+	v28 := acc.l1 - v26
+	v29 := v18 - v27
+	v30 := v28 + v29
+	v31 := v19 + v25
+	v32 := v31 - v19
+	v33 := v25 - v32
+	v34 := v24 + v30
+	v35 := v34 + v33
+	v36 := v31 + v35
+	v37 := v36 - v31
+	v38 := v35 - v37
+	v39 := selFinite(v31, v36, v31)
+	v40 := selFinite(v39, v38, 0.0)
+	return f2l{v39, v40}
 }
 
 // Div returns x / y.
-// Cost: 82 flops (69 add/sub, 6 mul, 4 fma, 3 div/sqrt), 25 selections.
-func (x F2) Div(y F2) F2 {
-	v4 := math.Abs(y[0])
+// Cost: 80 flops (67 add/sub, 6 mul, 4 fma, 3 div/sqrt), 24 selections.
+func (x F2) Div(y F2) (r F2) {
+	r[0], r[1] = f2div(x[0], x[1], y[0], y[1])
+	return
+}
+
+// f2div is the kernel of F2.Div.
+func f2div(x0, x1, y0, y1 float64) (float64, float64) {
+	v4 := math.Abs(y0)
 	v6 := v4 - 3.054936363499605e-151
 	v8 := 3.273390607896142e+150 - v4
 	v12 := selNegative(v6, 4.149515568880993e+180, 1.0)
 	v13 := selNegative(v8, 2.409919865102884e-181, v12)
-	v14 := float64(x[0] * v13)
-	v15 := float64(x[1] * v13)
-	v16 := float64(y[0] * v13)
-	v17 := float64(y[1] * v13)
+	v14 := float64(x0 * v13)
+	v15 := float64(x1 * v13)
+	v16 := float64(y0 * v13)
+	v17 := float64(y1 * v13)
 	v18 := v14 / v16
-	v19 := F2{v16, v17}.MulFloat64(v18)
-	v22 := F2{v14, v15}.Sub(F2{v19[0], v19[1]})
-	v25 := v22[0] / v16
-	v26 := F2{v16, v17}.MulFloat64(v25)
-	v29 := F2{v22[0], v22[1]}.Sub(F2{v26[0], v26[1]})
-	v31 := v29[0] / v16
-	v33 := v25 + v31
-	v34 := v33 - v31
-	v35 := v33 - v34
-	v36 := v25 - v34
-	v37 := v31 - v35
-	v38 := v36 + v37
-	v39 := v18 + v33
-	v40 := v39 - v33
-	v41 := v39 - v40
-	v42 := v18 - v40
-	v43 := v33 - v41
-	v44 := v42 + v43
-	v45 := v39 + v44
-	v46 := v45 - v39
-	v47 := v44 - v46
-	v48 := selNonZero(v47, v45, 0.0)
-	v49 := selNonZero(0.0, 0.0, v48)
-	v50 := selNonZero(v47, v47, v45)
-	v51 := v50 + v38
-	v52 := v51 - v50
-	v53 := v38 - v52
-	v54 := selNonZero(v53, v51, 0.0)
-	v55 := selNonZero(v49, v54, 0.0)
-	v56 := selNonZero(0.0, 0.0, v55)
-	v57 := selNonZero(v49, v49, v54)
-	v58 := selNonZero(v53, v53, v51)
-	v59 := selNonZero(v57, v58, 0.0)
-	v60 := selNonZero(v56, v56, v59)
-	v61 := selNonZero(v57, v57, v58)
-	v62 := v61 + v60
-	v63 := v62 - v61
-	v64 := v60 - v63
-	v65 := selFinite(v16, v62, v18)
-	v66 := selFinite(v16, v64, 0.0)
-	v67 := selFinite(v18, v65, v18)
-	v68 := selFinite(v67, v66, 0.0)
-	return F2{v67, v68}
+	v19 := float64(v16 * v18)
+	v21 := math.FMA(v16, v18, (-v19))
+	v22 := math.FMA(v17, v18, v21)
+	v23 := v19 + v22
+	v24 := v23 - v19
+	v25 := v22 - v24
+	v26 := selFinite(v19, v23, v19)
+	v28 := selFinite(v26, v25, 0.0)
+	v31 := v14 + (-v26)
+	v32 := v31 - (-v26)
+	v33 := v31 - v32
+	v34 := v14 - v32
+	v35 := (-v26) - v33
+	v36 := v34 + v35
+	v37 := v15 + (-v28)
+	v38 := v37 - (-v28)
+	v39 := v37 - v38
+	v40 := v15 - v38
+	v41 := (-v28) - v39
+	v42 := v40 + v41
+	v43 := v31 + v37
+	v44 := v43 - v31
+	v45 := v37 - v44
+	v46 := v36 + v42
+	v47 := v46 + v45
+	v48 := v43 + v47
+	v49 := v48 - v43
+	v50 := v47 - v49
+	v51 := selFinite(v43, v48, v43)
+	v52 := selFinite(v51, v50, 0.0)
+	v53 := v51 / v16
+	v54 := float64(v16 * v53)
+	v56 := math.FMA(v16, v53, (-v54))
+	v57 := math.FMA(v17, v53, v56)
+	v58 := v54 + v57
+	v59 := v58 - v54
+	v60 := v57 - v59
+	v61 := selFinite(v54, v58, v54)
+	v62 := selFinite(v61, v60, 0.0)
+	v65 := v51 + (-v61)
+	v66 := v65 - (-v61)
+	v67 := v65 - v66
+	v68 := v51 - v66
+	v69 := (-v61) - v67
+	v70 := v68 + v69
+	v71 := v52 + (-v62)
+	v72 := v71 - (-v62)
+	v73 := v71 - v72
+	v74 := v52 - v72
+	v75 := (-v62) - v73
+	v76 := v74 + v75
+	v77 := v65 + v71
+	v78 := v77 - v65
+	v79 := v71 - v78
+	v80 := v70 + v76
+	v81 := v80 + v79
+	v82 := v77 + v81
+	v83 := selFinite(v77, v82, v77)
+	v84 := v83 / v16
+	v85 := v53 + v84
+	v86 := v85 - v84
+	v87 := v85 - v86
+	v88 := v53 - v86
+	v89 := v84 - v87
+	v90 := v88 + v89
+	v91 := v18 + v85
+	v92 := v91 - v85
+	v93 := v91 - v92
+	v94 := v18 - v92
+	v95 := v85 - v93
+	v96 := v94 + v95
+	v97 := v91 + v96
+	v98 := v97 - v91
+	v99 := v96 - v98
+	v100 := selNonZero(v99, v97, 0.0)
+	v101 := selNonZero(0.0, 0.0, v100)
+	v102 := selNonZero(v99, v99, v97)
+	v103 := v102 + v90
+	v104 := v103 - v102
+	v105 := v90 - v104
+	v106 := selNonZero(v105, v103, 0.0)
+	v107 := selNonZero(v101, v106, 0.0)
+	v108 := selNonZero(0.0, 0.0, v107)
+	v109 := selNonZero(v101, v101, v106)
+	v110 := selNonZero(v105, v105, v103)
+	v111 := selNonZero(v109, v110, 0.0)
+	v112 := selNonZero(v108, v108, v111)
+	v113 := selNonZero(v109, v109, v110)
+	v114 := v113 + v112
+	v115 := v114 - v113
+	v116 := v112 - v115
+	v117 := selFinite(v16, v114, v18)
+	v118 := selFinite(v16, v116, 0.0)
+	v119 := selFinite(v18, v117, v18)
+	v120 := selFinite(v119, v118, 0.0)
+	return v119, v120
 }
 
 // Sqrt returns the square root of x.
 // Cost: 154 flops (117 add/sub, 27 mul, 7 fma, 3 div/sqrt), 32 selections.
-func (x F2) Sqrt() F2 {
-	v2 := math.Sqrt(x[0])
-	v4 := math.Abs(x[0])
+func (x F2) Sqrt() (r F2) {
+	r[0], r[1] = f2sqrt(x[0], x[1])
+	return
+}
+
+// f2sqrt is the kernel of F2.Sqrt.
+func f2sqrt(x0, x1 float64) (float64, float64) {
+	v2 := math.Sqrt(x0)
+	v4 := math.Abs(x0)
 	v6 := v4 - 3.054936363499605e-151
 	v8 := 3.273390607896142e+150 - v4
 	v12 := selNegative(v6, 4.149515568880993e+180, 1.0)
 	v13 := selNegative(v8, 2.409919865102884e-181, v12)
 	v16 := selNegative(v6, 4.909093465297727e-91, 1.0)
 	v17 := selNegative(v8, 2.037035976334486e+90, v16)
-	v18 := float64(x[0] * v13)
-	v19 := float64(x[1] * v13)
+	v18 := float64(x0 * v13)
+	v19 := float64(x1 * v13)
 	v21 := float64(v18 * 0.5)
 	v22 := float64(v19 * 0.5)
 	v24 := math.Sqrt(v18)
 	v25 := 1.0 / v24
-	v26 := F2{v25, 0.0}.Sqr()
-	v29 := F2{v21, v22}.Mul(F2{v26[0], v26[1]})
-	v32 := F2{0.5, 0.0}.Sub(F2{v29[0], v29[1]})
-	v35 := F2{v25, 0.0}.Mul(F2{v32[0], v32[1]})
-	v38 := F2{v25, 0.0}.Add(F2{v35[0], v35[1]})
-	v41 := F2{v38[0], v38[1]}.Sqr()
-	v44 := F2{v21, v22}.Mul(F2{v41[0], v41[1]})
-	v47 := F2{0.5, 0.0}.Sub(F2{v44[0], v44[1]})
-	v50 := F2{v38[0], v38[1]}.Mul(F2{v47[0], v47[1]})
-	v53 := F2{v38[0], v38[1]}.Add(F2{v50[0], v50[1]})
-	v56 := F2{v53[0], v53[1]}.Mul(F2{v18, v19})
-	v59 := float64(v56[0] * v17)
-	v60 := float64(v56[1] * v17)
-	v61 := selFinite(v18, v59, v2)
-	v62 := selNonZero(v18, v61, v2)
-	v63 := selFinite(v18, v60, 0.0)
-	v64 := selNonZero(v18, v63, 0.0)
-	v65 := selFinite(v2, v62, v2)
-	v66 := selFinite(v65, v64, 0.0)
-	return F2{v65, v66}
+	v26 := float64(v25 * v25)
+	v28 := math.FMA(v25, v25, (-v26))
+	v29 := float64(v25 * 0.0)
+	v30 := float64(0.0 * v25)
+	v31 := v29 + v30
+	v32 := v28 + v31
+	v33 := v26 + v32
+	v34 := v33 - v26
+	v35 := v32 - v34
+	v36 := selFinite(v26, v33, v26)
+	v37 := selFinite(v36, v35, 0.0)
+	v38 := float64(v21 * v36)
+	v40 := math.FMA(v21, v36, (-v38))
+	v41 := float64(v21 * v37)
+	v42 := float64(v22 * v36)
+	v43 := v41 + v42
+	v44 := v40 + v43
+	v45 := v38 + v44
+	v46 := v45 - v38
+	v47 := v44 - v46
+	v48 := selFinite(v38, v45, v38)
+	v49 := selFinite(v48, v47, 0.0)
+	v52 := 0.5 + (-v48)
+	v53 := v52 - (-v48)
+	v54 := v52 - v53
+	v55 := 0.5 - v53
+	v56 := (-v48) - v54
+	v57 := v55 + v56
+	v58 := 0.0 + (-v49)
+	v59 := v58 - (-v49)
+	v60 := v58 - v59
+	v61 := 0.0 - v59
+	v62 := (-v49) - v60
+	v63 := v61 + v62
+	v64 := v52 + v58
+	v65 := v64 - v52
+	v66 := v58 - v65
+	v67 := v57 + v63
+	v68 := v67 + v66
+	v69 := v64 + v68
+	v70 := v69 - v64
+	v71 := v68 - v70
+	v72 := selFinite(v64, v69, v64)
+	v73 := selFinite(v72, v71, 0.0)
+	v74 := float64(v25 * v72)
+	v76 := math.FMA(v25, v72, (-v74))
+	v77 := float64(v25 * v73)
+	v78 := float64(0.0 * v72)
+	v79 := v77 + v78
+	v80 := v76 + v79
+	v81 := v74 + v80
+	v82 := v81 - v74
+	v83 := v80 - v82
+	v84 := selFinite(v74, v81, v74)
+	v85 := selFinite(v84, v83, 0.0)
+	v86 := v25 + v84
+	v87 := v86 - v84
+	v88 := v86 - v87
+	v89 := v25 - v87
+	v90 := v84 - v88
+	v91 := v89 + v90
+	v92 := 0.0 + v85
+	v93 := v92 - v85
+	v94 := v92 - v93
+	v95 := 0.0 - v93
+	v96 := v85 - v94
+	v97 := v95 + v96
+	v98 := v86 + v92
+	v99 := v98 - v86
+	v100 := v92 - v99
+	v101 := v91 + v97
+	v102 := v101 + v100
+	v103 := v98 + v102
+	v104 := v103 - v98
+	v105 := v102 - v104
+	v106 := selFinite(v98, v103, v98)
+	v107 := selFinite(v106, v105, 0.0)
+	v108 := float64(v106 * v106)
+	v110 := math.FMA(v106, v106, (-v108))
+	v111 := float64(v106 * v107)
+	v112 := float64(v107 * v106)
+	v113 := v111 + v112
+	v114 := v110 + v113
+	v115 := v108 + v114
+	v116 := v115 - v108
+	v117 := v114 - v116
+	v118 := selFinite(v108, v115, v108)
+	v119 := selFinite(v118, v117, 0.0)
+	v120 := float64(v21 * v118)
+	v122 := math.FMA(v21, v118, (-v120))
+	v123 := float64(v21 * v119)
+	v124 := float64(v22 * v118)
+	v125 := v123 + v124
+	v126 := v122 + v125
+	v127 := v120 + v126
+	v128 := v127 - v120
+	v129 := v126 - v128
+	v130 := selFinite(v120, v127, v120)
+	v131 := selFinite(v130, v129, 0.0)
+	v134 := 0.5 + (-v130)
+	v135 := v134 - (-v130)
+	v136 := v134 - v135
+	v137 := 0.5 - v135
+	v138 := (-v130) - v136
+	v139 := v137 + v138
+	v140 := 0.0 + (-v131)
+	v141 := v140 - (-v131)
+	v142 := v140 - v141
+	v143 := 0.0 - v141
+	v144 := (-v131) - v142
+	v145 := v143 + v144
+	v146 := v134 + v140
+	v147 := v146 - v134
+	v148 := v140 - v147
+	v149 := v139 + v145
+	v150 := v149 + v148
+	v151 := v146 + v150
+	v152 := v151 - v146
+	v153 := v150 - v152
+	v154 := selFinite(v146, v151, v146)
+	v155 := selFinite(v154, v153, 0.0)
+	v156 := float64(v106 * v154)
+	v158 := math.FMA(v106, v154, (-v156))
+	v159 := float64(v106 * v155)
+	v160 := float64(v107 * v154)
+	v161 := v159 + v160
+	v162 := v158 + v161
+	v163 := v156 + v162
+	v164 := v163 - v156
+	v165 := v162 - v164
+	v166 := selFinite(v156, v163, v156)
+	v167 := selFinite(v166, v165, 0.0)
+	v168 := v106 + v166
+	v169 := v168 - v166
+	v170 := v168 - v169
+	v171 := v106 - v169
+	v172 := v166 - v170
+	v173 := v171 + v172
+	v174 := v107 + v167
+	v175 := v174 - v167
+	v176 := v174 - v175
+	v177 := v107 - v175
+	v178 := v167 - v176
+	v179 := v177 + v178
+	v180 := v168 + v174
+	v181 := v180 - v168
+	v182 := v174 - v181
+	v183 := v173 + v179
+	v184 := v183 + v182
+	v185 := v180 + v184
+	v186 := v185 - v180
+	v187 := v184 - v186
+	v188 := selFinite(v180, v185, v180)
+	v189 := selFinite(v188, v187, 0.0)
+	v190 := float64(v188 * v18)
+	v192 := math.FMA(v188, v18, (-v190))
+	v193 := float64(v188 * v19)
+	v194 := float64(v189 * v18)
+	v195 := v193 + v194
+	v196 := v192 + v195
+	v197 := v190 + v196
+	v198 := v197 - v190
+	v199 := v196 - v198
+	v200 := selFinite(v190, v197, v190)
+	v201 := selFinite(v200, v199, 0.0)
+	v202 := float64(v200 * v17)
+	v203 := float64(v201 * v17)
+	v204 := selFinite(v18, v202, v2)
+	v205 := selNonZero(v18, v204, v2)
+	v206 := selFinite(v18, v203, 0.0)
+	v207 := selNonZero(v18, v206, 0.0)
+	v208 := selFinite(v2, v205, v2)
+	v209 := selFinite(v208, v207, 0.0)
+	return v208, v209
 }
 
 // F2FromFloat64 returns x as a F2.
@@ -288,67 +598,955 @@ type C2 struct {
 
 // Add returns a + b.
 // Cost: 40 flops (40 add/sub, 0 mul, 0 fma, 0 div/sqrt), 4 selections.
-func (a C2) Add(b C2) C2 {
-	v8 := a.Re.Add(b.Re)
-	v11 := a.Im.Add(b.Im)
-	return C2{F2{v8[0], v8[1]}, F2{v11[0], v11[1]}}
+func (a C2) Add(b C2) (r C2) {
+	*(*c2l)(unsafe.Pointer(&r)) = c2add(*(*c2l)(unsafe.Pointer(&a)), *(*c2l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c2add is the kernel of C2.Add.
+func c2add(a c2l, b c2l) c2l {
+	v8 := a.re.l0 + b.re.l0
+	v9 := v8 - b.re.l0
+	v10 := v8 - v9
+	v11 := a.re.l0 - v9
+	v12 := b.re.l0 - v10
+	v13 := v11 + v12
+	v14 := a.re.l1 + b.re.l1
+	v15 := v14 - b.re.l1
+	v16 := v14 - v15
+	v17 := a.re.l1 - v15
+	v18 := b.re.l1 - v16
+	v19 := v17 + v18
+	v20 := v8 + v14
+	v21 := v20 - v8
+	v22 := v14 - v21
+	v23 := v13 + v19
+	v24 := v23 + v22
+	v25 := v20 + v24
+	v26 := v25 - v20
+	v27 := v24 - v26
+	v28 := selFinite(v20, v25, v20)
+	v30 := selFinite(v28, v27, 0.0)
+	v31 := a.im.l0 + b.im.l0
+	v32 := v31 - b.im.l0
+	v33 := v31 - v32
+	v34 := a.im.l0 - v32
+	v35 := b.im.l0 - v33
+	v36 := v34 + v35
+	v37 := a.im.l1 + b.im.l1
+	v38 := v37 - b.im.l1
+	v39 := v37 - v38
+	v40 := a.im.l1 - v38
+	v41 := b.im.l1 - v39
+	v42 := v40 + v41
+	v43 := v31 + v37
+	v44 := v43 - v31
+	v45 := v37 - v44
+	v46 := v36 + v42
+	v47 := v46 + v45
+	v48 := v43 + v47
+	v49 := v48 - v43
+	v50 := v47 - v49
+	v51 := selFinite(v43, v48, v43)
+	v52 := selFinite(v51, v50, 0.0)
+	return c2l{f2l{v28, v30}, f2l{v51, v52}}
 }
 
 // Sub returns a - b.
 // Cost: 40 flops (40 add/sub, 0 mul, 0 fma, 0 div/sqrt), 4 selections.
-func (a C2) Sub(b C2) C2 {
-	v8 := a.Re.Sub(b.Re)
-	v11 := a.Im.Sub(b.Im)
-	return C2{F2{v8[0], v8[1]}, F2{v11[0], v11[1]}}
+func (a C2) Sub(b C2) (r C2) {
+	*(*c2l)(unsafe.Pointer(&r)) = c2sub(*(*c2l)(unsafe.Pointer(&a)), *(*c2l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c2sub is the kernel of C2.Sub.
+func c2sub(a c2l, b c2l) c2l {
+	v10 := a.re.l0 + (-b.re.l0)
+	v11 := v10 - (-b.re.l0)
+	v12 := v10 - v11
+	v13 := a.re.l0 - v11
+	v14 := (-b.re.l0) - v12
+	v15 := v13 + v14
+	v16 := a.re.l1 + (-b.re.l1)
+	v17 := v16 - (-b.re.l1)
+	v18 := v16 - v17
+	v19 := a.re.l1 - v17
+	v20 := (-b.re.l1) - v18
+	v21 := v19 + v20
+	v22 := v10 + v16
+	v23 := v22 - v10
+	v24 := v16 - v23
+	v25 := v15 + v21
+	v26 := v25 + v24
+	v27 := v22 + v26
+	v28 := v27 - v22
+	v29 := v26 - v28
+	v30 := selFinite(v22, v27, v22)
+	v32 := selFinite(v30, v29, 0.0)
+	v35 := a.im.l0 + (-b.im.l0)
+	v36 := v35 - (-b.im.l0)
+	v37 := v35 - v36
+	v38 := a.im.l0 - v36
+	v39 := (-b.im.l0) - v37
+	v40 := v38 + v39
+	v41 := a.im.l1 + (-b.im.l1)
+	v42 := v41 - (-b.im.l1)
+	v43 := v41 - v42
+	v44 := a.im.l1 - v42
+	v45 := (-b.im.l1) - v43
+	v46 := v44 + v45
+	v47 := v35 + v41
+	v48 := v47 - v35
+	v49 := v41 - v48
+	v50 := v40 + v46
+	v51 := v50 + v49
+	v52 := v47 + v51
+	v53 := v52 - v47
+	v54 := v51 - v53
+	v55 := selFinite(v47, v52, v47)
+	v56 := selFinite(v55, v54, 0.0)
+	return c2l{f2l{v30, v32}, f2l{v55, v56}}
 }
 
 // Mul returns a * b.
 // Cost: 76 flops (60 add/sub, 12 mul, 4 fma, 0 div/sqrt), 12 selections.
-func (a C2) Mul(b C2) C2 {
-	v8 := a.Re.Mul(b.Re)
-	v11 := a.Im.Mul(b.Im)
-	v14 := F2{v8[0], v8[1]}.Sub(F2{v11[0], v11[1]})
-	v17 := a.Re.Mul(b.Im)
-	v20 := a.Im.Mul(b.Re)
-	v23 := F2{v17[0], v17[1]}.Add(F2{v20[0], v20[1]})
-	return C2{F2{v14[0], v14[1]}, F2{v23[0], v23[1]}}
+func (a C2) Mul(b C2) (r C2) {
+	*(*c2l)(unsafe.Pointer(&r)) = c2mul(*(*c2l)(unsafe.Pointer(&a)), *(*c2l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c2mul is the kernel of C2.Mul.
+func c2mul(a c2l, b c2l) c2l {
+	v8 := float64(a.re.l0 * b.re.l0)
+	v10 := math.FMA(a.re.l0, b.re.l0, (-v8))
+	v11 := float64(a.re.l0 * b.re.l1)
+	v12 := float64(a.re.l1 * b.re.l0)
+	v13 := v11 + v12
+	v14 := v10 + v13
+	v15 := v8 + v14
+	v16 := v15 - v8
+	v17 := v14 - v16
+	v18 := selFinite(v8, v15, v8)
+	v20 := selFinite(v18, v17, 0.0)
+	v21 := float64(a.im.l0 * b.im.l0)
+	v23 := math.FMA(a.im.l0, b.im.l0, (-v21))
+	v24 := float64(a.im.l0 * b.im.l1)
+	v25 := float64(a.im.l1 * b.im.l0)
+	v26 := v24 + v25
+	v27 := v23 + v26
+	v28 := v21 + v27
+	v29 := v28 - v21
+	v30 := v27 - v29
+	v31 := selFinite(v21, v28, v21)
+	v32 := selFinite(v31, v30, 0.0)
+	v35 := v18 + (-v31)
+	v36 := v35 - (-v31)
+	v37 := v35 - v36
+	v38 := v18 - v36
+	v39 := (-v31) - v37
+	v40 := v38 + v39
+	v41 := v20 + (-v32)
+	v42 := v41 - (-v32)
+	v43 := v41 - v42
+	v44 := v20 - v42
+	v45 := (-v32) - v43
+	v46 := v44 + v45
+	v47 := v35 + v41
+	v48 := v47 - v35
+	v49 := v41 - v48
+	v50 := v40 + v46
+	v51 := v50 + v49
+	v52 := v47 + v51
+	v53 := v52 - v47
+	v54 := v51 - v53
+	v55 := selFinite(v47, v52, v47)
+	v56 := selFinite(v55, v54, 0.0)
+	v57 := float64(a.re.l0 * b.im.l0)
+	v59 := math.FMA(a.re.l0, b.im.l0, (-v57))
+	v60 := float64(a.re.l0 * b.im.l1)
+	v61 := float64(a.re.l1 * b.im.l0)
+	v62 := v60 + v61
+	v63 := v59 + v62
+	v64 := v57 + v63
+	v65 := v64 - v57
+	v66 := v63 - v65
+	v67 := selFinite(v57, v64, v57)
+	v68 := selFinite(v67, v66, 0.0)
+	v69 := float64(a.im.l0 * b.re.l0)
+	v71 := math.FMA(a.im.l0, b.re.l0, (-v69))
+	v72 := float64(a.im.l0 * b.re.l1)
+	v73 := float64(a.im.l1 * b.re.l0)
+	v74 := v72 + v73
+	v75 := v71 + v74
+	v76 := v69 + v75
+	v77 := v76 - v69
+	v78 := v75 - v77
+	v79 := selFinite(v69, v76, v69)
+	v80 := selFinite(v79, v78, 0.0)
+	v81 := v67 + v79
+	v82 := v81 - v79
+	v83 := v81 - v82
+	v84 := v67 - v82
+	v85 := v79 - v83
+	v86 := v84 + v85
+	v87 := v68 + v80
+	v88 := v87 - v80
+	v89 := v87 - v88
+	v90 := v68 - v88
+	v91 := v80 - v89
+	v92 := v90 + v91
+	v93 := v81 + v87
+	v94 := v93 - v81
+	v95 := v87 - v94
+	v96 := v86 + v92
+	v97 := v96 + v95
+	v98 := v93 + v97
+	v99 := v98 - v93
+	v100 := v97 - v99
+	v101 := selFinite(v93, v98, v93)
+	v102 := selFinite(v101, v100, 0.0)
+	return c2l{f2l{v55, v56}, f2l{v101, v102}}
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
 // Cost: 116 flops (100 add/sub, 12 mul, 4 fma, 0 div/sqrt), 16 selections.
-func (acc C2) MulAdd(x C2, y C2) C2 {
-	v14 := acc.Re.MulAdd(x.Re, y.Re)
-	v17 := F2{v14[0], v14[1]}.MulAdd(F2{(-x.Im[0]), (-x.Im[1])}, y.Im)
-	v20 := acc.Im.MulAdd(x.Re, y.Im)
-	v23 := F2{v20[0], v20[1]}.MulAdd(x.Im, y.Re)
-	return C2{F2{v17[0], v17[1]}, F2{v23[0], v23[1]}}
+func (acc C2) MulAdd(x C2, y C2) (r C2) {
+	*(*c2l)(unsafe.Pointer(&r)) = c2madd(*(*c2l)(unsafe.Pointer(&acc)), *(*c2l)(unsafe.Pointer(&x)), *(*c2l)(unsafe.Pointer(&y)))
+	return
+}
+
+// c2madd is the kernel of C2.MulAdd.
+func c2madd(acc c2l, x c2l, y c2l) c2l {
+	v14 := float64(x.re.l0 * y.re.l0)
+	v16 := math.FMA(x.re.l0, y.re.l0, (-v14))
+	v17 := float64(x.re.l0 * y.re.l1)
+	v18 := float64(x.re.l1 * y.re.l0)
+	v19 := v17 + v18
+	v20 := v16 + v19
+	v21 := v14 + v20
+	v22 := v21 - v14
+	v23 := v20 - v22
+	v24 := selFinite(v14, v21, v14)
+	v26 := selFinite(v24, v23, 0.0)
+	v27 := acc.re.l0 + v24
+	v28 := v27 - v24
+	v29 := v27 - v28
+	v30 := acc.re.l0 - v28
+	v31 := v24 - v29
+	v32 := v30 + v31
+	v33 := acc.re.l1 + v26
+	v34 := v33 - v26
+	v35 := v33 - v34
+	v36 := acc.re.l1 - v34
+	v37 := v26 - v35
+	v38 := v36 + v37
+	v39 := v27 + v33
+	v40 := v39 - v27
+	v41 := v33 - v40
+	v42 := v32 + v38
+	v43 := v42 + v41
+	v44 := v39 + v43
+	v45 := v44 - v39
+	v46 := v43 - v45
+	v47 := selFinite(v39, v44, v39)
+	v48 := selFinite(v47, v46, 0.0)
+	v49 := float64((-x.im.l0) * y.im.l0)
+	v51 := math.FMA((-x.im.l0), y.im.l0, (-v49))
+	v52 := float64((-x.im.l0) * y.im.l1)
+	v53 := float64((-x.im.l1) * y.im.l0)
+	v54 := v52 + v53
+	v55 := v51 + v54
+	v56 := v49 + v55
+	v57 := v56 - v49
+	v58 := v55 - v57
+	v59 := selFinite(v49, v56, v49)
+	v60 := selFinite(v59, v58, 0.0)
+	v61 := v47 + v59
+	v62 := v61 - v59
+	v63 := v61 - v62
+	v64 := v47 - v62
+	v65 := v59 - v63
+	v66 := v64 + v65
+	v67 := v48 + v60
+	v68 := v67 - v60
+	v69 := v67 - v68
+	v70 := v48 - v68
+	v71 := v60 - v69
+	v72 := v70 + v71
+	v73 := v61 + v67
+	v74 := v73 - v61
+	v75 := v67 - v74
+	v76 := v66 + v72
+	v77 := v76 + v75
+	v78 := v73 + v77
+	v79 := v78 - v73
+	v80 := v77 - v79
+	v81 := selFinite(v73, v78, v73)
+	v82 := selFinite(v81, v80, 0.0)
+	v83 := float64(x.re.l0 * y.im.l0)
+	v85 := math.FMA(x.re.l0, y.im.l0, (-v83))
+	v86 := float64(x.re.l0 * y.im.l1)
+	v87 := float64(x.re.l1 * y.im.l0)
+	v88 := v86 + v87
+	v89 := v85 + v88
+	v90 := v83 + v89
+	v91 := v90 - v83
+	v92 := v89 - v91
+	v93 := selFinite(v83, v90, v83)
+	v94 := selFinite(v93, v92, 0.0)
+	v95 := acc.im.l0 + v93
+	v96 := v95 - v93
+	v97 := v95 - v96
+	v98 := acc.im.l0 - v96
+	v99 := v93 - v97
+	v100 := v98 + v99
+	v101 := acc.im.l1 + v94
+	v102 := v101 - v94
+	v103 := v101 - v102
+	v104 := acc.im.l1 - v102
+	v105 := v94 - v103
+	v106 := v104 + v105
+	v107 := v95 + v101
+	v108 := v107 - v95
+	v109 := v101 - v108
+	v110 := v100 + v106
+	v111 := v110 + v109
+	v112 := v107 + v111
+	v113 := v112 - v107
+	v114 := v111 - v113
+	v115 := selFinite(v107, v112, v107)
+	v116 := selFinite(v115, v114, 0.0)
+	v117 := float64(x.im.l0 * y.re.l0)
+	v119 := math.FMA(x.im.l0, y.re.l0, (-v117))
+	v120 := float64(x.im.l0 * y.re.l1)
+	v121 := float64(x.im.l1 * y.re.l0)
+	v122 := v120 + v121
+	v123 := v119 + v122
+	v124 := v117 + v123
+	v125 := v124 - v117
+	v126 := v123 - v125
+	v127 := selFinite(v117, v124, v117)
+	v128 := selFinite(v127, v126, 0.0)
+	v129 := v115 + v127
+	v130 := v129 - v127
+	v131 := v129 - v130
+	v132 := v115 - v130
+	v133 := v127 - v131
+	v134 := v132 + v133
+	v135 := v116 + v128
+	v136 := v135 - v128
+	v137 := v135 - v136
+	v138 := v116 - v136
+	v139 := v128 - v137
+	v140 := v138 + v139
+	v141 := v129 + v135
+	v142 := v141 - v129
+	v143 := v135 - v142
+	v144 := v134 + v140
+	v145 := v144 + v143
+	v146 := v141 + v145
+	v147 := v146 - v141
+	v148 := v145 - v147
+	v149 := selFinite(v141, v146, v141)
+	v150 := selFinite(v149, v148, 0.0)
+	return c2l{f2l{v81, v82}, f2l{v149, v150}}
 }
 
 // Div returns a / b.
-// Cost: 278 flops (228 add/sub, 30 mul, 14 fma, 6 div/sqrt), 68 selections.
-func (a C2) Div(b C2) C2 {
-	v8 := b.Re.Sqr()
-	v11 := b.Im.Sqr()
-	v14 := F2{v8[0], v8[1]}.Add(F2{v11[0], v11[1]})
-	v17 := a.Re.Mul(b.Re)
-	v20 := a.Im.Mul(b.Im)
-	v23 := F2{v17[0], v17[1]}.Add(F2{v20[0], v20[1]})
-	v26 := a.Im.Mul(b.Re)
-	v29 := a.Re.Mul(b.Im)
-	v32 := F2{v26[0], v26[1]}.Sub(F2{v29[0], v29[1]})
-	v35 := F2{v23[0], v23[1]}.Div(F2{v14[0], v14[1]})
-	v38 := F2{v32[0], v32[1]}.Div(F2{v14[0], v14[1]})
-	return C2{F2{v35[0], v35[1]}, F2{v38[0], v38[1]}}
+// Cost: 274 flops (224 add/sub, 30 mul, 14 fma, 6 div/sqrt), 66 selections.
+func (a C2) Div(b C2) (r C2) {
+	*(*c2l)(unsafe.Pointer(&r)) = c2div(*(*c2l)(unsafe.Pointer(&a)), *(*c2l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c2div is the kernel of C2.Div.
+func c2div(a c2l, b c2l) c2l {
+	v8 := float64(b.re.l0 * b.re.l0)
+	v10 := math.FMA(b.re.l0, b.re.l0, (-v8))
+	v11 := float64(b.re.l0 * b.re.l1)
+	v12 := float64(b.re.l1 * b.re.l0)
+	v13 := v11 + v12
+	v14 := v10 + v13
+	v15 := v8 + v14
+	v16 := v15 - v8
+	v17 := v14 - v16
+	v18 := selFinite(v8, v15, v8)
+	v20 := selFinite(v18, v17, 0.0)
+	v21 := float64(b.im.l0 * b.im.l0)
+	v23 := math.FMA(b.im.l0, b.im.l0, (-v21))
+	v24 := float64(b.im.l0 * b.im.l1)
+	v25 := float64(b.im.l1 * b.im.l0)
+	v26 := v24 + v25
+	v27 := v23 + v26
+	v28 := v21 + v27
+	v29 := v28 - v21
+	v30 := v27 - v29
+	v31 := selFinite(v21, v28, v21)
+	v32 := selFinite(v31, v30, 0.0)
+	v33 := v18 + v31
+	v34 := v33 - v31
+	v35 := v33 - v34
+	v36 := v18 - v34
+	v37 := v31 - v35
+	v38 := v36 + v37
+	v39 := v20 + v32
+	v40 := v39 - v32
+	v41 := v39 - v40
+	v42 := v20 - v40
+	v43 := v32 - v41
+	v44 := v42 + v43
+	v45 := v33 + v39
+	v46 := v45 - v33
+	v47 := v39 - v46
+	v48 := v38 + v44
+	v49 := v48 + v47
+	v50 := v45 + v49
+	v51 := v50 - v45
+	v52 := v49 - v51
+	v53 := selFinite(v45, v50, v45)
+	v54 := selFinite(v53, v52, 0.0)
+	v55 := float64(a.re.l0 * b.re.l0)
+	v57 := math.FMA(a.re.l0, b.re.l0, (-v55))
+	v58 := float64(a.re.l0 * b.re.l1)
+	v59 := float64(a.re.l1 * b.re.l0)
+	v60 := v58 + v59
+	v61 := v57 + v60
+	v62 := v55 + v61
+	v63 := v62 - v55
+	v64 := v61 - v63
+	v65 := selFinite(v55, v62, v55)
+	v66 := selFinite(v65, v64, 0.0)
+	v67 := float64(a.im.l0 * b.im.l0)
+	v69 := math.FMA(a.im.l0, b.im.l0, (-v67))
+	v70 := float64(a.im.l0 * b.im.l1)
+	v71 := float64(a.im.l1 * b.im.l0)
+	v72 := v70 + v71
+	v73 := v69 + v72
+	v74 := v67 + v73
+	v75 := v74 - v67
+	v76 := v73 - v75
+	v77 := selFinite(v67, v74, v67)
+	v78 := selFinite(v77, v76, 0.0)
+	v79 := v65 + v77
+	v80 := v79 - v77
+	v81 := v79 - v80
+	v82 := v65 - v80
+	v83 := v77 - v81
+	v84 := v82 + v83
+	v85 := v66 + v78
+	v86 := v85 - v78
+	v87 := v85 - v86
+	v88 := v66 - v86
+	v89 := v78 - v87
+	v90 := v88 + v89
+	v91 := v79 + v85
+	v92 := v91 - v79
+	v93 := v85 - v92
+	v94 := v84 + v90
+	v95 := v94 + v93
+	v96 := v91 + v95
+	v97 := v96 - v91
+	v98 := v95 - v97
+	v99 := selFinite(v91, v96, v91)
+	v100 := selFinite(v99, v98, 0.0)
+	v101 := float64(a.im.l0 * b.re.l0)
+	v103 := math.FMA(a.im.l0, b.re.l0, (-v101))
+	v104 := float64(a.im.l0 * b.re.l1)
+	v105 := float64(a.im.l1 * b.re.l0)
+	v106 := v104 + v105
+	v107 := v103 + v106
+	v108 := v101 + v107
+	v109 := v108 - v101
+	v110 := v107 - v109
+	v111 := selFinite(v101, v108, v101)
+	v112 := selFinite(v111, v110, 0.0)
+	v113 := float64(a.re.l0 * b.im.l0)
+	v115 := math.FMA(a.re.l0, b.im.l0, (-v113))
+	v116 := float64(a.re.l0 * b.im.l1)
+	v117 := float64(a.re.l1 * b.im.l0)
+	v118 := v116 + v117
+	v119 := v115 + v118
+	v120 := v113 + v119
+	v121 := v120 - v113
+	v122 := v119 - v121
+	v123 := selFinite(v113, v120, v113)
+	v124 := selFinite(v123, v122, 0.0)
+	v127 := v111 + (-v123)
+	v128 := v127 - (-v123)
+	v129 := v127 - v128
+	v130 := v111 - v128
+	v131 := (-v123) - v129
+	v132 := v130 + v131
+	v133 := v112 + (-v124)
+	v134 := v133 - (-v124)
+	v135 := v133 - v134
+	v136 := v112 - v134
+	v137 := (-v124) - v135
+	v138 := v136 + v137
+	v139 := v127 + v133
+	v140 := v139 - v127
+	v141 := v133 - v140
+	v142 := v132 + v138
+	v143 := v142 + v141
+	v144 := v139 + v143
+	v145 := v144 - v139
+	v146 := v143 - v145
+	v147 := selFinite(v139, v144, v139)
+	v148 := selFinite(v147, v146, 0.0)
+	v149 := math.Abs(v53)
+	v151 := v149 - 3.054936363499605e-151
+	v153 := 3.273390607896142e+150 - v149
+	v157 := selNegative(v151, 4.149515568880993e+180, 1.0)
+	v158 := selNegative(v153, 2.409919865102884e-181, v157)
+	v159 := float64(v99 * v158)
+	v160 := float64(v100 * v158)
+	v161 := float64(v53 * v158)
+	v162 := float64(v54 * v158)
+	v163 := v159 / v161
+	v164 := float64(v161 * v163)
+	v166 := math.FMA(v161, v163, (-v164))
+	v167 := math.FMA(v162, v163, v166)
+	v168 := v164 + v167
+	v169 := v168 - v164
+	v170 := v167 - v169
+	v171 := selFinite(v164, v168, v164)
+	v172 := selFinite(v171, v170, 0.0)
+	v175 := v159 + (-v171)
+	v176 := v175 - (-v171)
+	v177 := v175 - v176
+	v178 := v159 - v176
+	v179 := (-v171) - v177
+	v180 := v178 + v179
+	v181 := v160 + (-v172)
+	v182 := v181 - (-v172)
+	v183 := v181 - v182
+	v184 := v160 - v182
+	v185 := (-v172) - v183
+	v186 := v184 + v185
+	v187 := v175 + v181
+	v188 := v187 - v175
+	v189 := v181 - v188
+	v190 := v180 + v186
+	v191 := v190 + v189
+	v192 := v187 + v191
+	v193 := v192 - v187
+	v194 := v191 - v193
+	v195 := selFinite(v187, v192, v187)
+	v196 := selFinite(v195, v194, 0.0)
+	v197 := v195 / v161
+	v198 := float64(v161 * v197)
+	v200 := math.FMA(v161, v197, (-v198))
+	v201 := math.FMA(v162, v197, v200)
+	v202 := v198 + v201
+	v203 := v202 - v198
+	v204 := v201 - v203
+	v205 := selFinite(v198, v202, v198)
+	v206 := selFinite(v205, v204, 0.0)
+	v209 := v195 + (-v205)
+	v210 := v209 - (-v205)
+	v211 := v209 - v210
+	v212 := v195 - v210
+	v213 := (-v205) - v211
+	v214 := v212 + v213
+	v215 := v196 + (-v206)
+	v216 := v215 - (-v206)
+	v217 := v215 - v216
+	v218 := v196 - v216
+	v219 := (-v206) - v217
+	v220 := v218 + v219
+	v221 := v209 + v215
+	v222 := v221 - v209
+	v223 := v215 - v222
+	v224 := v214 + v220
+	v225 := v224 + v223
+	v226 := v221 + v225
+	v227 := selFinite(v221, v226, v221)
+	v228 := v227 / v161
+	v229 := v197 + v228
+	v230 := v229 - v228
+	v231 := v229 - v230
+	v232 := v197 - v230
+	v233 := v228 - v231
+	v234 := v232 + v233
+	v235 := v163 + v229
+	v236 := v235 - v229
+	v237 := v235 - v236
+	v238 := v163 - v236
+	v239 := v229 - v237
+	v240 := v238 + v239
+	v241 := v235 + v240
+	v242 := v241 - v235
+	v243 := v240 - v242
+	v244 := selNonZero(v243, v241, 0.0)
+	v245 := selNonZero(0.0, 0.0, v244)
+	v246 := selNonZero(v243, v243, v241)
+	v247 := v246 + v234
+	v248 := v247 - v246
+	v249 := v234 - v248
+	v250 := selNonZero(v249, v247, 0.0)
+	v251 := selNonZero(v245, v250, 0.0)
+	v252 := selNonZero(0.0, 0.0, v251)
+	v253 := selNonZero(v245, v245, v250)
+	v254 := selNonZero(v249, v249, v247)
+	v255 := selNonZero(v253, v254, 0.0)
+	v256 := selNonZero(v252, v252, v255)
+	v257 := selNonZero(v253, v253, v254)
+	v258 := v257 + v256
+	v259 := v258 - v257
+	v260 := v256 - v259
+	v261 := selFinite(v161, v258, v163)
+	v262 := selFinite(v161, v260, 0.0)
+	v263 := selFinite(v163, v261, v163)
+	v264 := selFinite(v263, v262, 0.0)
+	v265 := math.Abs(v53)
+	v267 := v265 - 3.054936363499605e-151
+	v269 := 3.273390607896142e+150 - v265
+	v273 := selNegative(v267, 4.149515568880993e+180, 1.0)
+	v274 := selNegative(v269, 2.409919865102884e-181, v273)
+	v275 := float64(v147 * v274)
+	v276 := float64(v148 * v274)
+	v277 := float64(v53 * v274)
+	v278 := float64(v54 * v274)
+	v279 := v275 / v277
+	v280 := float64(v277 * v279)
+	v282 := math.FMA(v277, v279, (-v280))
+	v283 := math.FMA(v278, v279, v282)
+	v284 := v280 + v283
+	v285 := v284 - v280
+	v286 := v283 - v285
+	v287 := selFinite(v280, v284, v280)
+	v288 := selFinite(v287, v286, 0.0)
+	v291 := v275 + (-v287)
+	v292 := v291 - (-v287)
+	v293 := v291 - v292
+	v294 := v275 - v292
+	v295 := (-v287) - v293
+	v296 := v294 + v295
+	v297 := v276 + (-v288)
+	v298 := v297 - (-v288)
+	v299 := v297 - v298
+	v300 := v276 - v298
+	v301 := (-v288) - v299
+	v302 := v300 + v301
+	v303 := v291 + v297
+	v304 := v303 - v291
+	v305 := v297 - v304
+	v306 := v296 + v302
+	v307 := v306 + v305
+	v308 := v303 + v307
+	v309 := v308 - v303
+	v310 := v307 - v309
+	v311 := selFinite(v303, v308, v303)
+	v312 := selFinite(v311, v310, 0.0)
+	v313 := v311 / v277
+	v314 := float64(v277 * v313)
+	v316 := math.FMA(v277, v313, (-v314))
+	v317 := math.FMA(v278, v313, v316)
+	v318 := v314 + v317
+	v319 := v318 - v314
+	v320 := v317 - v319
+	v321 := selFinite(v314, v318, v314)
+	v322 := selFinite(v321, v320, 0.0)
+	v325 := v311 + (-v321)
+	v326 := v325 - (-v321)
+	v327 := v325 - v326
+	v328 := v311 - v326
+	v329 := (-v321) - v327
+	v330 := v328 + v329
+	v331 := v312 + (-v322)
+	v332 := v331 - (-v322)
+	v333 := v331 - v332
+	v334 := v312 - v332
+	v335 := (-v322) - v333
+	v336 := v334 + v335
+	v337 := v325 + v331
+	v338 := v337 - v325
+	v339 := v331 - v338
+	v340 := v330 + v336
+	v341 := v340 + v339
+	v342 := v337 + v341
+	v343 := selFinite(v337, v342, v337)
+	v344 := v343 / v277
+	v345 := v313 + v344
+	v346 := v345 - v344
+	v347 := v345 - v346
+	v348 := v313 - v346
+	v349 := v344 - v347
+	v350 := v348 + v349
+	v351 := v279 + v345
+	v352 := v351 - v345
+	v353 := v351 - v352
+	v354 := v279 - v352
+	v355 := v345 - v353
+	v356 := v354 + v355
+	v357 := v351 + v356
+	v358 := v357 - v351
+	v359 := v356 - v358
+	v360 := selNonZero(v359, v357, 0.0)
+	v361 := selNonZero(0.0, 0.0, v360)
+	v362 := selNonZero(v359, v359, v357)
+	v363 := v362 + v350
+	v364 := v363 - v362
+	v365 := v350 - v364
+	v366 := selNonZero(v365, v363, 0.0)
+	v367 := selNonZero(v361, v366, 0.0)
+	v368 := selNonZero(0.0, 0.0, v367)
+	v369 := selNonZero(v361, v361, v366)
+	v370 := selNonZero(v365, v365, v363)
+	v371 := selNonZero(v369, v370, 0.0)
+	v372 := selNonZero(v368, v368, v371)
+	v373 := selNonZero(v369, v369, v370)
+	v374 := v373 + v372
+	v375 := v374 - v373
+	v376 := v372 - v375
+	v377 := selFinite(v277, v374, v279)
+	v378 := selFinite(v277, v376, 0.0)
+	v379 := selFinite(v279, v377, v279)
+	v380 := selFinite(v379, v378, 0.0)
+	return c2l{f2l{v263, v264}, f2l{v379, v380}}
 }
 
 // Abs returns |a|.
 // Cost: 192 flops (147 add/sub, 33 mul, 9 fma, 3 div/sqrt), 38 selections.
-func (a C2) Abs() F2 {
-	v4 := a.Re.Sqr()
-	v7 := a.Im.Sqr()
-	v10 := F2{v4[0], v4[1]}.Add(F2{v7[0], v7[1]})
-	v13 := F2{v10[0], v10[1]}.Sqrt()
-	return F2{v13[0], v13[1]}
+func (a C2) Abs() (r F2) {
+	*(*f2l)(unsafe.Pointer(&r)) = c2abs(*(*c2l)(unsafe.Pointer(&a)))
+	return
+}
+
+// c2abs is the kernel of C2.Abs.
+func c2abs(a c2l) f2l {
+	v4 := float64(a.re.l0 * a.re.l0)
+	v6 := math.FMA(a.re.l0, a.re.l0, (-v4))
+	v7 := float64(a.re.l0 * a.re.l1)
+	v8 := float64(a.re.l1 * a.re.l0)
+	v9 := v7 + v8
+	v10 := v6 + v9
+	v11 := v4 + v10
+	v12 := v11 - v4
+	v13 := v10 - v12
+	v14 := selFinite(v4, v11, v4)
+	v16 := selFinite(v14, v13, 0.0)
+	v17 := float64(a.im.l0 * a.im.l0)
+	v19 := math.FMA(a.im.l0, a.im.l0, (-v17))
+	v20 := float64(a.im.l0 * a.im.l1)
+	v21 := float64(a.im.l1 * a.im.l0)
+	v22 := v20 + v21
+	v23 := v19 + v22
+	v24 := v17 + v23
+	v25 := v24 - v17
+	v26 := v23 - v25
+	v27 := selFinite(v17, v24, v17)
+	v28 := selFinite(v27, v26, 0.0)
+	v29 := v14 + v27
+	v30 := v29 - v27
+	v31 := v29 - v30
+	v32 := v14 - v30
+	v33 := v27 - v31
+	v34 := v32 + v33
+	v35 := v16 + v28
+	v36 := v35 - v28
+	v37 := v35 - v36
+	v38 := v16 - v36
+	v39 := v28 - v37
+	v40 := v38 + v39
+	v41 := v29 + v35
+	v42 := v41 - v29
+	v43 := v35 - v42
+	v44 := v34 + v40
+	v45 := v44 + v43
+	v46 := v41 + v45
+	v47 := v46 - v41
+	v48 := v45 - v47
+	v49 := selFinite(v41, v46, v41)
+	v50 := selFinite(v49, v48, 0.0)
+	v51 := math.Sqrt(v49)
+	v52 := math.Abs(v49)
+	v54 := v52 - 3.054936363499605e-151
+	v56 := 3.273390607896142e+150 - v52
+	v60 := selNegative(v54, 4.149515568880993e+180, 1.0)
+	v61 := selNegative(v56, 2.409919865102884e-181, v60)
+	v64 := selNegative(v54, 4.909093465297727e-91, 1.0)
+	v65 := selNegative(v56, 2.037035976334486e+90, v64)
+	v66 := float64(v49 * v61)
+	v67 := float64(v50 * v61)
+	v69 := float64(v66 * 0.5)
+	v70 := float64(v67 * 0.5)
+	v72 := math.Sqrt(v66)
+	v73 := 1.0 / v72
+	v74 := float64(v73 * v73)
+	v76 := math.FMA(v73, v73, (-v74))
+	v77 := float64(v73 * 0.0)
+	v78 := float64(0.0 * v73)
+	v79 := v77 + v78
+	v80 := v76 + v79
+	v81 := v74 + v80
+	v82 := v81 - v74
+	v83 := v80 - v82
+	v84 := selFinite(v74, v81, v74)
+	v85 := selFinite(v84, v83, 0.0)
+	v86 := float64(v69 * v84)
+	v88 := math.FMA(v69, v84, (-v86))
+	v89 := float64(v69 * v85)
+	v90 := float64(v70 * v84)
+	v91 := v89 + v90
+	v92 := v88 + v91
+	v93 := v86 + v92
+	v94 := v93 - v86
+	v95 := v92 - v94
+	v96 := selFinite(v86, v93, v86)
+	v97 := selFinite(v96, v95, 0.0)
+	v100 := 0.5 + (-v96)
+	v101 := v100 - (-v96)
+	v102 := v100 - v101
+	v103 := 0.5 - v101
+	v104 := (-v96) - v102
+	v105 := v103 + v104
+	v106 := 0.0 + (-v97)
+	v107 := v106 - (-v97)
+	v108 := v106 - v107
+	v109 := 0.0 - v107
+	v110 := (-v97) - v108
+	v111 := v109 + v110
+	v112 := v100 + v106
+	v113 := v112 - v100
+	v114 := v106 - v113
+	v115 := v105 + v111
+	v116 := v115 + v114
+	v117 := v112 + v116
+	v118 := v117 - v112
+	v119 := v116 - v118
+	v120 := selFinite(v112, v117, v112)
+	v121 := selFinite(v120, v119, 0.0)
+	v122 := float64(v73 * v120)
+	v124 := math.FMA(v73, v120, (-v122))
+	v125 := float64(v73 * v121)
+	v126 := float64(0.0 * v120)
+	v127 := v125 + v126
+	v128 := v124 + v127
+	v129 := v122 + v128
+	v130 := v129 - v122
+	v131 := v128 - v130
+	v132 := selFinite(v122, v129, v122)
+	v133 := selFinite(v132, v131, 0.0)
+	v134 := v73 + v132
+	v135 := v134 - v132
+	v136 := v134 - v135
+	v137 := v73 - v135
+	v138 := v132 - v136
+	v139 := v137 + v138
+	v140 := 0.0 + v133
+	v141 := v140 - v133
+	v142 := v140 - v141
+	v143 := 0.0 - v141
+	v144 := v133 - v142
+	v145 := v143 + v144
+	v146 := v134 + v140
+	v147 := v146 - v134
+	v148 := v140 - v147
+	v149 := v139 + v145
+	v150 := v149 + v148
+	v151 := v146 + v150
+	v152 := v151 - v146
+	v153 := v150 - v152
+	v154 := selFinite(v146, v151, v146)
+	v155 := selFinite(v154, v153, 0.0)
+	v156 := float64(v154 * v154)
+	v158 := math.FMA(v154, v154, (-v156))
+	v159 := float64(v154 * v155)
+	v160 := float64(v155 * v154)
+	v161 := v159 + v160
+	v162 := v158 + v161
+	v163 := v156 + v162
+	v164 := v163 - v156
+	v165 := v162 - v164
+	v166 := selFinite(v156, v163, v156)
+	v167 := selFinite(v166, v165, 0.0)
+	v168 := float64(v69 * v166)
+	v170 := math.FMA(v69, v166, (-v168))
+	v171 := float64(v69 * v167)
+	v172 := float64(v70 * v166)
+	v173 := v171 + v172
+	v174 := v170 + v173
+	v175 := v168 + v174
+	v176 := v175 - v168
+	v177 := v174 - v176
+	v178 := selFinite(v168, v175, v168)
+	v179 := selFinite(v178, v177, 0.0)
+	v182 := 0.5 + (-v178)
+	v183 := v182 - (-v178)
+	v184 := v182 - v183
+	v185 := 0.5 - v183
+	v186 := (-v178) - v184
+	v187 := v185 + v186
+	v188 := 0.0 + (-v179)
+	v189 := v188 - (-v179)
+	v190 := v188 - v189
+	v191 := 0.0 - v189
+	v192 := (-v179) - v190
+	v193 := v191 + v192
+	v194 := v182 + v188
+	v195 := v194 - v182
+	v196 := v188 - v195
+	v197 := v187 + v193
+	v198 := v197 + v196
+	v199 := v194 + v198
+	v200 := v199 - v194
+	v201 := v198 - v200
+	v202 := selFinite(v194, v199, v194)
+	v203 := selFinite(v202, v201, 0.0)
+	v204 := float64(v154 * v202)
+	v206 := math.FMA(v154, v202, (-v204))
+	v207 := float64(v154 * v203)
+	v208 := float64(v155 * v202)
+	v209 := v207 + v208
+	v210 := v206 + v209
+	v211 := v204 + v210
+	v212 := v211 - v204
+	v213 := v210 - v212
+	v214 := selFinite(v204, v211, v204)
+	v215 := selFinite(v214, v213, 0.0)
+	v216 := v154 + v214
+	v217 := v216 - v214
+	v218 := v216 - v217
+	v219 := v154 - v217
+	v220 := v214 - v218
+	v221 := v219 + v220
+	v222 := v155 + v215
+	v223 := v222 - v215
+	v224 := v222 - v223
+	v225 := v155 - v223
+	v226 := v215 - v224
+	v227 := v225 + v226
+	v228 := v216 + v222
+	v229 := v228 - v216
+	v230 := v222 - v229
+	v231 := v221 + v227
+	v232 := v231 + v230
+	v233 := v228 + v232
+	v234 := v233 - v228
+	v235 := v232 - v234
+	v236 := selFinite(v228, v233, v228)
+	v237 := selFinite(v236, v235, 0.0)
+	v238 := float64(v236 * v66)
+	v240 := math.FMA(v236, v66, (-v238))
+	v241 := float64(v236 * v67)
+	v242 := float64(v237 * v66)
+	v243 := v241 + v242
+	v244 := v240 + v243
+	v245 := v238 + v244
+	v246 := v245 - v238
+	v247 := v244 - v246
+	v248 := selFinite(v238, v245, v238)
+	v249 := selFinite(v248, v247, 0.0)
+	v250 := float64(v248 * v65)
+	v251 := float64(v249 * v65)
+	v252 := selFinite(v66, v250, v51)
+	v253 := selNonZero(v66, v252, v51)
+	v254 := selFinite(v66, v251, 0.0)
+	v255 := selNonZero(v66, v254, 0.0)
+	v256 := selFinite(v51, v253, v51)
+	v257 := selFinite(v256, v255, 0.0)
+	return f2l{v256, v257}
 }
 
 // ConvolveF2 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
@@ -365,11 +1563,12 @@ func ConvolveF2(z, x, y []F2) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		var acc f2l
+		acc.l0, acc.l1 = f2mul(x[0][0], x[0][1], y[k][0], y[k][1])
+		for i := 1; i < k+1; i++ {
+			acc = f2madd(acc, *(*f2l)(unsafe.Pointer(&x[i])), *(*f2l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*f2l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 
@@ -397,11 +1596,11 @@ func ConvolveC2(z, x, y []C2) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := c2mul(*(*c2l)(unsafe.Pointer(&x[0])), *(*c2l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = c2madd(acc, *(*c2l)(unsafe.Pointer(&x[i])), *(*c2l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*c2l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 

@@ -5,6 +5,7 @@ package mdops
 import (
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // F3 is a 3-double: the unevaluated sum x[0] + ... + x[2] of float64 limbs,
@@ -12,41 +13,70 @@ import (
 // Non-finite values have the Inf or NaN in the leading limb.
 type F3 [3]float64
 
+// f3l holds the limbs of an F3 as a struct, which the register ABI passes in
+// registers (an array is passed in memory); it has F3's memory layout.
+type f3l struct {
+	l0, l1, l2 float64
+}
+
+// c3l holds the limbs of a C3; it has C3's memory layout.
+type c3l struct {
+	re, im f3l
+}
+
 // Neg returns -x.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F3) Neg() F3 {
-	return F3{(-x[0]), (-x[1]), (-x[2])}
+func (x F3) Neg() (r F3) {
+	r[0], r[1], r[2] = f3neg(x[0], x[1], x[2])
+	return
+}
+
+// f3neg is the kernel of F3.Neg.
+func f3neg(x0, x1, x2 float64) (float64, float64, float64) {
+	return (-x0), (-x1), (-x2)
 }
 
 // Abs returns |x|.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 2 selections.
-func (x F3) Abs() F3 {
-	v3 := math.Abs(x[0])
-	v5 := selNegative(x[0], (-x[1]), x[1])
-	v7 := selNegative(x[0], (-x[2]), x[2])
-	return F3{v3, v5, v7}
+func (x F3) Abs() (r F3) {
+	r[0], r[1], r[2] = f3abs(x[0], x[1], x[2])
+	return
+}
+
+// f3abs is the kernel of F3.Abs.
+func f3abs(x0, x1, x2 float64) (float64, float64, float64) {
+	v3 := math.Abs(x0)
+	v5 := selNegative(x0, (-x1), x1)
+	v7 := selNegative(x0, (-x2), x2)
+	return v3, v5, v7
 }
 
 // Add returns x + y.
 // Cost: 63 flops (63 add/sub, 0 mul, 0 fma, 0 div/sqrt), 3 selections.
-func (x F3) Add(y F3) F3 {
-	v6 := x[0] + y[0]
-	v7 := v6 - y[0]
+func (x F3) Add(y F3) (r F3) {
+	*(*f3l)(unsafe.Pointer(&r)) = f3add(*(*f3l)(unsafe.Pointer(&x)), *(*f3l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f3add is the kernel of F3.Add.
+func f3add(x f3l, y f3l) f3l {
+	v6 := x.l0 + y.l0
+	v7 := v6 - y.l0
 	v8 := v6 - v7
-	v9 := x[0] - v7
-	v10 := y[0] - v8
+	v9 := x.l0 - v7
+	v10 := y.l0 - v8
 	v11 := v9 + v10
-	v12 := x[1] + y[1]
-	v13 := v12 - y[1]
+	v12 := x.l1 + y.l1
+	v13 := v12 - y.l1
 	v14 := v12 - v13
-	v15 := x[1] - v13
-	v16 := y[1] - v14
+	v15 := x.l1 - v13
+	v16 := y.l1 - v14
 	v17 := v15 + v16
-	v18 := x[2] + y[2]
-	v19 := v18 - y[2]
+	v18 := x.l2 + y.l2
+	v19 := v18 - y.l2
 	v20 := v18 - v19
-	v21 := x[2] - v19
-	v22 := y[2] - v20
+	v21 := x.l2 - v19
+	v22 := y.l2 - v20
 	v23 := v21 + v22
 	v24 := v6 + v12
 	v25 := v24 - v6
@@ -96,29 +126,35 @@ func (x F3) Add(y F3) F3 {
 	v69 := selFinite(v6, v63, v6)
 	v71 := selFinite(v69, v66, 0.0)
 	v72 := selFinite(v69, v68, 0.0)
-	return F3{v69, v71, v72}
+	return f3l{v69, v71, v72}
 }
 
 // Sub returns x - y.
 // Cost: 63 flops (63 add/sub, 0 mul, 0 fma, 0 div/sqrt), 3 selections.
-func (x F3) Sub(y F3) F3 {
-	v9 := x[0] + (-y[0])
-	v10 := v9 - (-y[0])
+func (x F3) Sub(y F3) (r F3) {
+	*(*f3l)(unsafe.Pointer(&r)) = f3sub(*(*f3l)(unsafe.Pointer(&x)), *(*f3l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f3sub is the kernel of F3.Sub.
+func f3sub(x f3l, y f3l) f3l {
+	v9 := x.l0 + (-y.l0)
+	v10 := v9 - (-y.l0)
 	v11 := v9 - v10
-	v12 := x[0] - v10
-	v13 := (-y[0]) - v11
+	v12 := x.l0 - v10
+	v13 := (-y.l0) - v11
 	v14 := v12 + v13
-	v15 := x[1] + (-y[1])
-	v16 := v15 - (-y[1])
+	v15 := x.l1 + (-y.l1)
+	v16 := v15 - (-y.l1)
 	v17 := v15 - v16
-	v18 := x[1] - v16
-	v19 := (-y[1]) - v17
+	v18 := x.l1 - v16
+	v19 := (-y.l1) - v17
 	v20 := v18 + v19
-	v21 := x[2] + (-y[2])
-	v22 := v21 - (-y[2])
+	v21 := x.l2 + (-y.l2)
+	v22 := v21 - (-y.l2)
 	v23 := v21 - v22
-	v24 := x[2] - v22
-	v25 := (-y[2]) - v23
+	v24 := x.l2 - v22
+	v25 := (-y.l2) - v23
 	v26 := v24 + v25
 	v27 := v9 + v15
 	v28 := v27 - v9
@@ -168,18 +204,24 @@ func (x F3) Sub(y F3) F3 {
 	v72 := selFinite(v9, v66, v9)
 	v74 := selFinite(v72, v69, 0.0)
 	v75 := selFinite(v72, v71, 0.0)
-	return F3{v72, v74, v75}
+	return f3l{v72, v74, v75}
 }
 
 // MulFloat64 returns x * f for a float64 f.
 // Cost: 51 flops (45 add/sub, 3 mul, 3 fma, 0 div/sqrt), 16 selections.
-func (x F3) MulFloat64(f float64) F3 {
-	v4 := float64(x[0] * f)
-	v6 := math.FMA(x[0], f, (-v4))
-	v7 := float64(x[1] * f)
-	v9 := math.FMA(x[1], f, (-v7))
-	v10 := float64(x[2] * f)
-	v12 := math.FMA(x[2], f, (-v10))
+func (x F3) MulFloat64(f float64) (r F3) {
+	*(*f3l)(unsafe.Pointer(&r)) = f3mulf64(*(*f3l)(unsafe.Pointer(&x)), f)
+	return
+}
+
+// f3mulf64 is the kernel of F3.MulFloat64.
+func f3mulf64(x f3l, f float64) f3l {
+	v4 := float64(x.l0 * f)
+	v6 := math.FMA(x.l0, f, (-v4))
+	v7 := float64(x.l1 * f)
+	v9 := math.FMA(x.l1, f, (-v7))
+	v10 := float64(x.l2 * f)
+	v12 := math.FMA(x.l2, f, (-v10))
 	v13 := v6 + v7
 	v14 := v13 - v7
 	v15 := v13 - v14
@@ -241,21 +283,27 @@ func (x F3) MulFloat64(f float64) F3 {
 	v72 := selFinite(v4, v66, v4)
 	v73 := selFinite(v72, v69, 0.0)
 	v74 := selFinite(v72, v71, 0.0)
-	return F3{v72, v73, v74}
+	return f3l{v72, v73, v74}
 }
 
 // Mul returns x * y.
 // Cost: 45 flops (36 add/sub, 6 mul, 3 fma, 0 div/sqrt), 3 selections.
-func (x F3) Mul(y F3) F3 {
-	v6 := float64(x[0] * y[0])
-	v8 := math.FMA(x[0], y[0], (-v6))
-	v9 := float64(x[0] * y[1])
-	v11 := math.FMA(x[0], y[1], (-v9))
-	v12 := float64(x[1] * y[0])
-	v14 := math.FMA(x[1], y[0], (-v12))
-	v15 := float64(x[0] * y[2])
-	v16 := float64(x[1] * y[1])
-	v17 := float64(x[2] * y[0])
+func (x F3) Mul(y F3) (r F3) {
+	*(*f3l)(unsafe.Pointer(&r)) = f3mul(*(*f3l)(unsafe.Pointer(&x)), *(*f3l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f3mul is the kernel of F3.Mul.
+func f3mul(x f3l, y f3l) f3l {
+	v6 := float64(x.l0 * y.l0)
+	v8 := math.FMA(x.l0, y.l0, (-v6))
+	v9 := float64(x.l0 * y.l1)
+	v11 := math.FMA(x.l0, y.l1, (-v9))
+	v12 := float64(x.l1 * y.l0)
+	v14 := math.FMA(x.l1, y.l0, (-v12))
+	v15 := float64(x.l0 * y.l2)
+	v16 := float64(x.l1 * y.l1)
+	v17 := float64(x.l2 * y.l0)
 	v18 := v9 + v12
 	v19 := v18 - v12
 	v20 := v18 - v19
@@ -295,21 +343,27 @@ func (x F3) Mul(y F3) F3 {
 	v54 := selFinite(v6, v51, v6)
 	v56 := selFinite(v54, v53, 0.0)
 	v57 := selFinite(v54, v50, 0.0)
-	return F3{v54, v56, v57}
+	return f3l{v54, v56, v57}
 }
 
 // Sqr returns x * x.
 // Cost: 45 flops (36 add/sub, 6 mul, 3 fma, 0 div/sqrt), 3 selections.
-func (x F3) Sqr() F3 {
-	v3 := float64(x[0] * x[0])
-	v5 := math.FMA(x[0], x[0], (-v3))
-	v6 := float64(x[0] * x[1])
-	v8 := math.FMA(x[0], x[1], (-v6))
-	v9 := float64(x[1] * x[0])
-	v11 := math.FMA(x[1], x[0], (-v9))
-	v12 := float64(x[0] * x[2])
-	v13 := float64(x[1] * x[1])
-	v14 := float64(x[2] * x[0])
+func (x F3) Sqr() (r F3) {
+	r[0], r[1], r[2] = f3sqr(x[0], x[1], x[2])
+	return
+}
+
+// f3sqr is the kernel of F3.Sqr.
+func f3sqr(x0, x1, x2 float64) (float64, float64, float64) {
+	v3 := float64(x0 * x0)
+	v5 := math.FMA(x0, x0, (-v3))
+	v6 := float64(x0 * x1)
+	v8 := math.FMA(x0, x1, (-v6))
+	v9 := float64(x1 * x0)
+	v11 := math.FMA(x1, x0, (-v9))
+	v12 := float64(x0 * x2)
+	v13 := float64(x1 * x1)
+	v14 := float64(x2 * x0)
 	v15 := v6 + v9
 	v16 := v15 - v9
 	v17 := v15 - v16
@@ -349,41 +403,53 @@ func (x F3) Sqr() F3 {
 	v51 := selFinite(v3, v48, v3)
 	v53 := selFinite(v51, v50, 0.0)
 	v54 := selFinite(v51, v47, 0.0)
-	return F3{v51, v53, v54}
+	return v51, v53, v54
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
 // Cost: 108 flops (99 add/sub, 6 mul, 3 fma, 0 div/sqrt), 6 selections.
-func (acc F3) MulAdd(x F3, y F3) F3 {
-	v9 := x.Mul(y)
-	v13 := acc.Add(F3{v9[0], v9[1], v9[2]})
-	return F3{v13[0], v13[1], v13[2]}
+func (acc F3) MulAdd(x F3, y F3) (r F3) {
+	*(*f3l)(unsafe.Pointer(&r)) = f3madd(*(*f3l)(unsafe.Pointer(&acc)), *(*f3l)(unsafe.Pointer(&x)), *(*f3l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f3madd is the kernel of F3.MulAdd.
+func f3madd(acc f3l, x f3l, y f3l) f3l {
+	v9 := f3mul(x, y)
+	v13 := f3add(acc, f3l{v9.l0, v9.l1, v9.l2})
+	return f3l{v13.l0, v13.l1, v13.l2}
 }
 
 // Div returns x / y.
 // Cost: 387 flops (359 add/sub, 15 mul, 9 fma, 4 div/sqrt), 85 selections.
-func (x F3) Div(y F3) F3 {
-	v6 := math.Abs(y[0])
+func (x F3) Div(y F3) (r F3) {
+	*(*f3l)(unsafe.Pointer(&r)) = f3div(*(*f3l)(unsafe.Pointer(&x)), *(*f3l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f3div is the kernel of F3.Div.
+func f3div(x f3l, y f3l) f3l {
+	v6 := math.Abs(y.l0)
 	v8 := v6 - 3.054936363499605e-151
 	v10 := 3.273390607896142e+150 - v6
 	v14 := selNegative(v8, 4.149515568880993e+180, 1.0)
 	v15 := selNegative(v10, 2.409919865102884e-181, v14)
-	v16 := float64(x[0] * v15)
-	v17 := float64(x[1] * v15)
-	v18 := float64(x[2] * v15)
-	v19 := float64(y[0] * v15)
-	v20 := float64(y[1] * v15)
-	v21 := float64(y[2] * v15)
+	v16 := float64(x.l0 * v15)
+	v17 := float64(x.l1 * v15)
+	v18 := float64(x.l2 * v15)
+	v19 := float64(y.l0 * v15)
+	v20 := float64(y.l1 * v15)
+	v21 := float64(y.l2 * v15)
 	v22 := v16 / v19
-	v23 := F3{v19, v20, v21}.MulFloat64(v22)
-	v27 := F3{v16, v17, v18}.Sub(F3{v23[0], v23[1], v23[2]})
-	v31 := v27[0] / v19
-	v32 := F3{v19, v20, v21}.MulFloat64(v31)
-	v36 := F3{v27[0], v27[1], v27[2]}.Sub(F3{v32[0], v32[1], v32[2]})
-	v40 := v36[0] / v19
-	v41 := F3{v19, v20, v21}.MulFloat64(v40)
-	v45 := F3{v36[0], v36[1], v36[2]}.Sub(F3{v41[0], v41[1], v41[2]})
-	v47 := v45[0] / v19
+	v23 := f3mulf64(f3l{v19, v20, v21}, v22)
+	v27 := f3sub(f3l{v16, v17, v18}, f3l{v23.l0, v23.l1, v23.l2})
+	v31 := v27.l0 / v19
+	v32 := f3mulf64(f3l{v19, v20, v21}, v31)
+	v36 := f3sub(f3l{v27.l0, v27.l1, v27.l2}, f3l{v32.l0, v32.l1, v32.l2})
+	v40 := v36.l0 / v19
+	v41 := f3mulf64(f3l{v19, v20, v21}, v40)
+	v45 := f3sub(f3l{v36.l0, v36.l1, v36.l2}, f3l{v41.l0, v41.l1, v41.l2})
+	v47 := v45.l0 / v19
 	v49 := v40 + v47
 	v50 := v49 - v47
 	v51 := v49 - v50
@@ -443,42 +509,48 @@ func (x F3) Div(y F3) F3 {
 	v105 := selFinite(v22, v102, v22)
 	v106 := selFinite(v105, v103, 0.0)
 	v107 := selFinite(v105, v104, 0.0)
-	return F3{v105, v106, v107}
+	return f3l{v105, v106, v107}
 }
 
 // Sqrt returns the square root of x.
 // Cost: 581 flops (506 add/sub, 51 mul, 21 fma, 3 div/sqrt), 46 selections.
-func (x F3) Sqrt() F3 {
-	v3 := math.Sqrt(x[0])
-	v5 := math.Abs(x[0])
+func (x F3) Sqrt() (r F3) {
+	r[0], r[1], r[2] = f3sqrt(x[0], x[1], x[2])
+	return
+}
+
+// f3sqrt is the kernel of F3.Sqrt.
+func f3sqrt(x0, x1, x2 float64) (float64, float64, float64) {
+	v3 := math.Sqrt(x0)
+	v5 := math.Abs(x0)
 	v7 := v5 - 3.054936363499605e-151
 	v9 := 3.273390607896142e+150 - v5
 	v13 := selNegative(v7, 4.149515568880993e+180, 1.0)
 	v14 := selNegative(v9, 2.409919865102884e-181, v13)
 	v17 := selNegative(v7, 4.909093465297727e-91, 1.0)
 	v18 := selNegative(v9, 2.037035976334486e+90, v17)
-	v19 := float64(x[0] * v14)
-	v20 := float64(x[1] * v14)
-	v21 := float64(x[2] * v14)
+	v19 := float64(x0 * v14)
+	v20 := float64(x1 * v14)
+	v21 := float64(x2 * v14)
 	v23 := float64(v19 * 0.5)
 	v24 := float64(v20 * 0.5)
 	v25 := float64(v21 * 0.5)
 	v27 := math.Sqrt(v19)
 	v28 := 1.0 / v27
-	v29 := F3{v28, 0.0, 0.0}.Sqr()
-	v33 := F3{v23, v24, v25}.Mul(F3{v29[0], v29[1], v29[2]})
-	v37 := F3{0.5, 0.0, 0.0}.Sub(F3{v33[0], v33[1], v33[2]})
-	v41 := F3{v28, 0.0, 0.0}.Mul(F3{v37[0], v37[1], v37[2]})
-	v45 := F3{v28, 0.0, 0.0}.Add(F3{v41[0], v41[1], v41[2]})
-	v49 := F3{v45[0], v45[1], v45[2]}.Sqr()
-	v53 := F3{v23, v24, v25}.Mul(F3{v49[0], v49[1], v49[2]})
-	v57 := F3{0.5, 0.0, 0.0}.Sub(F3{v53[0], v53[1], v53[2]})
-	v61 := F3{v45[0], v45[1], v45[2]}.Mul(F3{v57[0], v57[1], v57[2]})
-	v65 := F3{v45[0], v45[1], v45[2]}.Add(F3{v61[0], v61[1], v61[2]})
-	v69 := F3{v65[0], v65[1], v65[2]}.Mul(F3{v19, v20, v21})
-	v73 := float64(v69[0] * v18)
-	v74 := float64(v69[1] * v18)
-	v75 := float64(v69[2] * v18)
+	v30, v31, v32 := f3sqr(v28, 0.0, 0.0)
+	v33 := f3mul(f3l{v23, v24, v25}, f3l{v30, v31, v32})
+	v37 := f3sub(f3l{0.5, 0.0, 0.0}, f3l{v33.l0, v33.l1, v33.l2})
+	v41 := f3mul(f3l{v28, 0.0, 0.0}, f3l{v37.l0, v37.l1, v37.l2})
+	v45 := f3add(f3l{v28, 0.0, 0.0}, f3l{v41.l0, v41.l1, v41.l2})
+	v50, v51, v52 := f3sqr(v45.l0, v45.l1, v45.l2)
+	v53 := f3mul(f3l{v23, v24, v25}, f3l{v50, v51, v52})
+	v57 := f3sub(f3l{0.5, 0.0, 0.0}, f3l{v53.l0, v53.l1, v53.l2})
+	v61 := f3mul(f3l{v45.l0, v45.l1, v45.l2}, f3l{v57.l0, v57.l1, v57.l2})
+	v65 := f3add(f3l{v45.l0, v45.l1, v45.l2}, f3l{v61.l0, v61.l1, v61.l2})
+	v69 := f3mul(f3l{v65.l0, v65.l1, v65.l2}, f3l{v19, v20, v21})
+	v73 := float64(v69.l0 * v18)
+	v74 := float64(v69.l1 * v18)
+	v75 := float64(v69.l2 * v18)
 	v76 := selFinite(v19, v73, v3)
 	v77 := selNonZero(v19, v76, v3)
 	v78 := selFinite(v19, v74, 0.0)
@@ -488,7 +560,7 @@ func (x F3) Sqrt() F3 {
 	v82 := selFinite(v3, v77, v3)
 	v83 := selFinite(v82, v79, 0.0)
 	v84 := selFinite(v82, v81, 0.0)
-	return F3{v82, v83, v84}
+	return v82, v83, v84
 }
 
 // F3FromFloat64 returns x as a F3.
@@ -544,67 +616,103 @@ type C3 struct {
 
 // Add returns a + b.
 // Cost: 126 flops (126 add/sub, 0 mul, 0 fma, 0 div/sqrt), 6 selections.
-func (a C3) Add(b C3) C3 {
-	v12 := a.Re.Add(b.Re)
-	v16 := a.Im.Add(b.Im)
-	return C3{F3{v12[0], v12[1], v12[2]}, F3{v16[0], v16[1], v16[2]}}
+func (a C3) Add(b C3) (r C3) {
+	*(*c3l)(unsafe.Pointer(&r)) = c3add(*(*c3l)(unsafe.Pointer(&a)), *(*c3l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c3add is the kernel of C3.Add.
+func c3add(a c3l, b c3l) c3l {
+	v12 := f3add(a.re, b.re)
+	v16 := f3add(a.im, b.im)
+	return c3l{f3l{v12.l0, v12.l1, v12.l2}, f3l{v16.l0, v16.l1, v16.l2}}
 }
 
 // Sub returns a - b.
 // Cost: 126 flops (126 add/sub, 0 mul, 0 fma, 0 div/sqrt), 6 selections.
-func (a C3) Sub(b C3) C3 {
-	v12 := a.Re.Sub(b.Re)
-	v16 := a.Im.Sub(b.Im)
-	return C3{F3{v12[0], v12[1], v12[2]}, F3{v16[0], v16[1], v16[2]}}
+func (a C3) Sub(b C3) (r C3) {
+	*(*c3l)(unsafe.Pointer(&r)) = c3sub(*(*c3l)(unsafe.Pointer(&a)), *(*c3l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c3sub is the kernel of C3.Sub.
+func c3sub(a c3l, b c3l) c3l {
+	v12 := f3sub(a.re, b.re)
+	v16 := f3sub(a.im, b.im)
+	return c3l{f3l{v12.l0, v12.l1, v12.l2}, f3l{v16.l0, v16.l1, v16.l2}}
 }
 
 // Mul returns a * b.
 // Cost: 306 flops (270 add/sub, 24 mul, 12 fma, 0 div/sqrt), 18 selections.
-func (a C3) Mul(b C3) C3 {
-	v12 := a.Re.Mul(b.Re)
-	v16 := a.Im.Mul(b.Im)
-	v20 := F3{v12[0], v12[1], v12[2]}.Sub(F3{v16[0], v16[1], v16[2]})
-	v24 := a.Re.Mul(b.Im)
-	v28 := a.Im.Mul(b.Re)
-	v32 := F3{v24[0], v24[1], v24[2]}.Add(F3{v28[0], v28[1], v28[2]})
-	return C3{F3{v20[0], v20[1], v20[2]}, F3{v32[0], v32[1], v32[2]}}
+func (a C3) Mul(b C3) (r C3) {
+	*(*c3l)(unsafe.Pointer(&r)) = c3mul(*(*c3l)(unsafe.Pointer(&a)), *(*c3l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c3mul is the kernel of C3.Mul.
+func c3mul(a c3l, b c3l) c3l {
+	v12 := f3mul(a.re, b.re)
+	v16 := f3mul(a.im, b.im)
+	v20 := f3sub(f3l{v12.l0, v12.l1, v12.l2}, f3l{v16.l0, v16.l1, v16.l2})
+	v24 := f3mul(a.re, b.im)
+	v28 := f3mul(a.im, b.re)
+	v32 := f3add(f3l{v24.l0, v24.l1, v24.l2}, f3l{v28.l0, v28.l1, v28.l2})
+	return c3l{f3l{v20.l0, v20.l1, v20.l2}, f3l{v32.l0, v32.l1, v32.l2}}
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
 // Cost: 432 flops (396 add/sub, 24 mul, 12 fma, 0 div/sqrt), 24 selections.
-func (acc C3) MulAdd(x C3, y C3) C3 {
-	v21 := acc.Re.MulAdd(x.Re, y.Re)
-	v25 := F3{v21[0], v21[1], v21[2]}.MulAdd(F3{(-x.Im[0]), (-x.Im[1]), (-x.Im[2])}, y.Im)
-	v29 := acc.Im.MulAdd(x.Re, y.Im)
-	v33 := F3{v29[0], v29[1], v29[2]}.MulAdd(x.Im, y.Re)
-	return C3{F3{v25[0], v25[1], v25[2]}, F3{v33[0], v33[1], v33[2]}}
+func (acc C3) MulAdd(x C3, y C3) (r C3) {
+	*(*c3l)(unsafe.Pointer(&r)) = c3madd(*(*c3l)(unsafe.Pointer(&acc)), *(*c3l)(unsafe.Pointer(&x)), *(*c3l)(unsafe.Pointer(&y)))
+	return
+}
+
+// c3madd is the kernel of C3.MulAdd.
+func c3madd(acc c3l, x c3l, y c3l) c3l {
+	v21 := f3madd(acc.re, x.re, y.re)
+	v25 := f3madd(f3l{v21.l0, v21.l1, v21.l2}, f3l{(-x.im.l0), (-x.im.l1), (-x.im.l2)}, y.im)
+	v29 := f3madd(acc.im, x.re, y.im)
+	v33 := f3madd(f3l{v29.l0, v29.l1, v29.l2}, x.im, y.re)
+	return c3l{f3l{v25.l0, v25.l1, v25.l2}, f3l{v33.l0, v33.l1, v33.l2}}
 }
 
 // Div returns a / b.
 // Cost: 1233 flops (1123 add/sub, 66 mul, 36 fma, 8 div/sqrt), 197 selections.
-func (a C3) Div(b C3) C3 {
-	v12 := b.Re.Sqr()
-	v16 := b.Im.Sqr()
-	v20 := F3{v12[0], v12[1], v12[2]}.Add(F3{v16[0], v16[1], v16[2]})
-	v24 := a.Re.Mul(b.Re)
-	v28 := a.Im.Mul(b.Im)
-	v32 := F3{v24[0], v24[1], v24[2]}.Add(F3{v28[0], v28[1], v28[2]})
-	v36 := a.Im.Mul(b.Re)
-	v40 := a.Re.Mul(b.Im)
-	v44 := F3{v36[0], v36[1], v36[2]}.Sub(F3{v40[0], v40[1], v40[2]})
-	v48 := F3{v32[0], v32[1], v32[2]}.Div(F3{v20[0], v20[1], v20[2]})
-	v52 := F3{v44[0], v44[1], v44[2]}.Div(F3{v20[0], v20[1], v20[2]})
-	return C3{F3{v48[0], v48[1], v48[2]}, F3{v52[0], v52[1], v52[2]}}
+func (a C3) Div(b C3) (r C3) {
+	*(*c3l)(unsafe.Pointer(&r)) = c3div(*(*c3l)(unsafe.Pointer(&a)), *(*c3l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c3div is the kernel of C3.Div.
+func c3div(a c3l, b c3l) c3l {
+	v13, v14, v15 := f3sqr(b.re.l0, b.re.l1, b.re.l2)
+	v17, v18, v19 := f3sqr(b.im.l0, b.im.l1, b.im.l2)
+	v20 := f3add(f3l{v13, v14, v15}, f3l{v17, v18, v19})
+	v24 := f3mul(a.re, b.re)
+	v28 := f3mul(a.im, b.im)
+	v32 := f3add(f3l{v24.l0, v24.l1, v24.l2}, f3l{v28.l0, v28.l1, v28.l2})
+	v36 := f3mul(a.im, b.re)
+	v40 := f3mul(a.re, b.im)
+	v44 := f3sub(f3l{v36.l0, v36.l1, v36.l2}, f3l{v40.l0, v40.l1, v40.l2})
+	v48 := f3div(f3l{v32.l0, v32.l1, v32.l2}, f3l{v20.l0, v20.l1, v20.l2})
+	v52 := f3div(f3l{v44.l0, v44.l1, v44.l2}, f3l{v20.l0, v20.l1, v20.l2})
+	return c3l{f3l{v48.l0, v48.l1, v48.l2}, f3l{v52.l0, v52.l1, v52.l2}}
 }
 
 // Abs returns |a|.
 // Cost: 734 flops (641 add/sub, 63 mul, 27 fma, 3 div/sqrt), 55 selections.
-func (a C3) Abs() F3 {
-	v6 := a.Re.Sqr()
-	v10 := a.Im.Sqr()
-	v14 := F3{v6[0], v6[1], v6[2]}.Add(F3{v10[0], v10[1], v10[2]})
-	v18 := F3{v14[0], v14[1], v14[2]}.Sqrt()
-	return F3{v18[0], v18[1], v18[2]}
+func (a C3) Abs() (r F3) {
+	*(*f3l)(unsafe.Pointer(&r)) = c3abs(*(*c3l)(unsafe.Pointer(&a)))
+	return
+}
+
+// c3abs is the kernel of C3.Abs.
+func c3abs(a c3l) f3l {
+	v7, v8, v9 := f3sqr(a.re.l0, a.re.l1, a.re.l2)
+	v11, v12, v13 := f3sqr(a.im.l0, a.im.l1, a.im.l2)
+	v14 := f3add(f3l{v7, v8, v9}, f3l{v11, v12, v13})
+	v19, v20, v21 := f3sqrt(v14.l0, v14.l1, v14.l2)
+	return f3l{v19, v20, v21}
 }
 
 // ConvolveF3 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
@@ -621,11 +729,11 @@ func ConvolveF3(z, x, y []F3) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := f3mul(*(*f3l)(unsafe.Pointer(&x[0])), *(*f3l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = f3madd(acc, *(*f3l)(unsafe.Pointer(&x[i])), *(*f3l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*f3l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 
@@ -653,11 +761,11 @@ func ConvolveC3(z, x, y []C3) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := c3mul(*(*c3l)(unsafe.Pointer(&x[0])), *(*c3l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = c3madd(acc, *(*c3l)(unsafe.Pointer(&x[i])), *(*c3l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*c3l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 

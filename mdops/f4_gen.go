@@ -5,6 +5,7 @@ package mdops
 import (
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // F4 is a 4-double: the unevaluated sum x[0] + ... + x[3] of float64 limbs,
@@ -12,48 +13,77 @@ import (
 // Non-finite values have the Inf or NaN in the leading limb.
 type F4 [4]float64
 
+// f4l holds the limbs of an F4 as a struct, which the register ABI passes in
+// registers (an array is passed in memory); it has F4's memory layout.
+type f4l struct {
+	l0, l1, l2, l3 float64
+}
+
+// c4l holds the limbs of a C4; it has C4's memory layout.
+type c4l struct {
+	re, im f4l
+}
+
 // Neg returns -x.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F4) Neg() F4 {
-	return F4{(-x[0]), (-x[1]), (-x[2]), (-x[3])}
+func (x F4) Neg() (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4neg(*(*f4l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f4neg is the kernel of F4.Neg.
+func f4neg(x f4l) f4l {
+	return f4l{(-x.l0), (-x.l1), (-x.l2), (-x.l3)}
 }
 
 // Abs returns |x|.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 3 selections.
-func (x F4) Abs() F4 {
-	v4 := math.Abs(x[0])
-	v6 := selNegative(x[0], (-x[1]), x[1])
-	v8 := selNegative(x[0], (-x[2]), x[2])
-	v10 := selNegative(x[0], (-x[3]), x[3])
-	return F4{v4, v6, v8, v10}
+func (x F4) Abs() (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4abs(*(*f4l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f4abs is the kernel of F4.Abs.
+func f4abs(x f4l) f4l {
+	v4 := math.Abs(x.l0)
+	v6 := selNegative(x.l0, (-x.l1), x.l1)
+	v8 := selNegative(x.l0, (-x.l2), x.l2)
+	v10 := selNegative(x.l0, (-x.l3), x.l3)
+	return f4l{v4, v6, v8, v10}
 }
 
 // Add returns x + y.
 // Cost: 124 flops (124 add/sub, 0 mul, 0 fma, 0 div/sqrt), 4 selections.
-func (x F4) Add(y F4) F4 {
-	v8 := x[0] + y[0]
-	v9 := v8 - y[0]
+func (x F4) Add(y F4) (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4add(*(*f4l)(unsafe.Pointer(&x)), *(*f4l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f4add is the kernel of F4.Add.
+func f4add(x f4l, y f4l) f4l {
+	v8 := x.l0 + y.l0
+	v9 := v8 - y.l0
 	v10 := v8 - v9
-	v11 := x[0] - v9
-	v12 := y[0] - v10
+	v11 := x.l0 - v9
+	v12 := y.l0 - v10
 	v13 := v11 + v12
-	v14 := x[1] + y[1]
-	v15 := v14 - y[1]
+	v14 := x.l1 + y.l1
+	v15 := v14 - y.l1
 	v16 := v14 - v15
-	v17 := x[1] - v15
-	v18 := y[1] - v16
+	v17 := x.l1 - v15
+	v18 := y.l1 - v16
 	v19 := v17 + v18
-	v20 := x[2] + y[2]
-	v21 := v20 - y[2]
+	v20 := x.l2 + y.l2
+	v21 := v20 - y.l2
 	v22 := v20 - v21
-	v23 := x[2] - v21
-	v24 := y[2] - v22
+	v23 := x.l2 - v21
+	v24 := y.l2 - v22
 	v25 := v23 + v24
-	v26 := x[3] + y[3]
-	v27 := v26 - y[3]
+	v26 := x.l3 + y.l3
+	v27 := v26 - y.l3
 	v28 := v26 - v27
-	v29 := x[3] - v27
-	v30 := y[3] - v28
+	v29 := x.l3 - v27
+	v30 := y.l3 - v28
 	v31 := v29 + v30
 	v32 := v8 + v14
 	v33 := v32 - v8
@@ -159,35 +189,41 @@ func (x F4) Add(y F4) F4 {
 	v134 := selFinite(v132, v126, 0.0)
 	v135 := selFinite(v132, v129, 0.0)
 	v136 := selFinite(v132, v131, 0.0)
-	return F4{v132, v134, v135, v136}
+	return f4l{v132, v134, v135, v136}
 }
 
 // Sub returns x - y.
 // Cost: 124 flops (124 add/sub, 0 mul, 0 fma, 0 div/sqrt), 4 selections.
-func (x F4) Sub(y F4) F4 {
-	v12 := x[0] + (-y[0])
-	v13 := v12 - (-y[0])
+func (x F4) Sub(y F4) (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4sub(*(*f4l)(unsafe.Pointer(&x)), *(*f4l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f4sub is the kernel of F4.Sub.
+func f4sub(x f4l, y f4l) f4l {
+	v12 := x.l0 + (-y.l0)
+	v13 := v12 - (-y.l0)
 	v14 := v12 - v13
-	v15 := x[0] - v13
-	v16 := (-y[0]) - v14
+	v15 := x.l0 - v13
+	v16 := (-y.l0) - v14
 	v17 := v15 + v16
-	v18 := x[1] + (-y[1])
-	v19 := v18 - (-y[1])
+	v18 := x.l1 + (-y.l1)
+	v19 := v18 - (-y.l1)
 	v20 := v18 - v19
-	v21 := x[1] - v19
-	v22 := (-y[1]) - v20
+	v21 := x.l1 - v19
+	v22 := (-y.l1) - v20
 	v23 := v21 + v22
-	v24 := x[2] + (-y[2])
-	v25 := v24 - (-y[2])
+	v24 := x.l2 + (-y.l2)
+	v25 := v24 - (-y.l2)
 	v26 := v24 - v25
-	v27 := x[2] - v25
-	v28 := (-y[2]) - v26
+	v27 := x.l2 - v25
+	v28 := (-y.l2) - v26
 	v29 := v27 + v28
-	v30 := x[3] + (-y[3])
-	v31 := v30 - (-y[3])
+	v30 := x.l3 + (-y.l3)
+	v31 := v30 - (-y.l3)
 	v32 := v30 - v31
-	v33 := x[3] - v31
-	v34 := (-y[3]) - v32
+	v33 := x.l3 - v31
+	v34 := (-y.l3) - v32
 	v35 := v33 + v34
 	v36 := v12 + v18
 	v37 := v36 - v12
@@ -293,20 +329,26 @@ func (x F4) Sub(y F4) F4 {
 	v138 := selFinite(v136, v130, 0.0)
 	v139 := selFinite(v136, v133, 0.0)
 	v140 := selFinite(v136, v135, 0.0)
-	return F4{v136, v138, v139, v140}
+	return f4l{v136, v138, v139, v140}
 }
 
 // MulFloat64 returns x * f for a float64 f.
 // Cost: 84 flops (76 add/sub, 4 mul, 4 fma, 0 div/sqrt), 26 selections.
-func (x F4) MulFloat64(f float64) F4 {
-	v5 := float64(x[0] * f)
-	v7 := math.FMA(x[0], f, (-v5))
-	v8 := float64(x[1] * f)
-	v10 := math.FMA(x[1], f, (-v8))
-	v11 := float64(x[2] * f)
-	v13 := math.FMA(x[2], f, (-v11))
-	v14 := float64(x[3] * f)
-	v16 := math.FMA(x[3], f, (-v14))
+func (x F4) MulFloat64(f float64) (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4mulf64(*(*f4l)(unsafe.Pointer(&x)), f)
+	return
+}
+
+// f4mulf64 is the kernel of F4.MulFloat64.
+func f4mulf64(x f4l, f float64) f4l {
+	v5 := float64(x.l0 * f)
+	v7 := math.FMA(x.l0, f, (-v5))
+	v8 := float64(x.l1 * f)
+	v10 := math.FMA(x.l1, f, (-v8))
+	v11 := float64(x.l2 * f)
+	v13 := math.FMA(x.l2, f, (-v11))
+	v14 := float64(x.l3 * f)
+	v16 := math.FMA(x.l3, f, (-v14))
 	v17 := v7 + v8
 	v18 := v17 - v8
 	v19 := v17 - v18
@@ -409,28 +451,34 @@ func (x F4) MulFloat64(f float64) F4 {
 	v117 := selFinite(v116, v110, 0.0)
 	v118 := selFinite(v116, v113, 0.0)
 	v119 := selFinite(v116, v115, 0.0)
-	return F4{v116, v117, v118, v119}
+	return f4l{v116, v117, v118, v119}
 }
 
 // Mul returns x * y.
 // Cost: 124 flops (108 add/sub, 10 mul, 6 fma, 0 div/sqrt), 4 selections.
-func (x F4) Mul(y F4) F4 {
-	v8 := float64(x[0] * y[0])
-	v10 := math.FMA(x[0], y[0], (-v8))
-	v11 := float64(x[0] * y[1])
-	v13 := math.FMA(x[0], y[1], (-v11))
-	v14 := float64(x[1] * y[0])
-	v16 := math.FMA(x[1], y[0], (-v14))
-	v17 := float64(x[0] * y[2])
-	v19 := math.FMA(x[0], y[2], (-v17))
-	v20 := float64(x[1] * y[1])
-	v22 := math.FMA(x[1], y[1], (-v20))
-	v23 := float64(x[2] * y[0])
-	v25 := math.FMA(x[2], y[0], (-v23))
-	v26 := float64(x[0] * y[3])
-	v27 := float64(x[1] * y[2])
-	v28 := float64(x[2] * y[1])
-	v29 := float64(x[3] * y[0])
+func (x F4) Mul(y F4) (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4mul(*(*f4l)(unsafe.Pointer(&x)), *(*f4l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f4mul is the kernel of F4.Mul.
+func f4mul(x f4l, y f4l) f4l {
+	v8 := float64(x.l0 * y.l0)
+	v10 := math.FMA(x.l0, y.l0, (-v8))
+	v11 := float64(x.l0 * y.l1)
+	v13 := math.FMA(x.l0, y.l1, (-v11))
+	v14 := float64(x.l1 * y.l0)
+	v16 := math.FMA(x.l1, y.l0, (-v14))
+	v17 := float64(x.l0 * y.l2)
+	v19 := math.FMA(x.l0, y.l2, (-v17))
+	v20 := float64(x.l1 * y.l1)
+	v22 := math.FMA(x.l1, y.l1, (-v20))
+	v23 := float64(x.l2 * y.l0)
+	v25 := math.FMA(x.l2, y.l0, (-v23))
+	v26 := float64(x.l0 * y.l3)
+	v27 := float64(x.l1 * y.l2)
+	v28 := float64(x.l2 * y.l1)
+	v29 := float64(x.l3 * y.l0)
 	v30 := v11 + v14
 	v31 := v30 - v14
 	v32 := v30 - v31
@@ -543,28 +591,34 @@ func (x F4) Mul(y F4) F4 {
 	v140 := selFinite(v138, v132, 0.0)
 	v141 := selFinite(v138, v135, 0.0)
 	v142 := selFinite(v138, v137, 0.0)
-	return F4{v138, v140, v141, v142}
+	return f4l{v138, v140, v141, v142}
 }
 
 // Sqr returns x * x.
 // Cost: 124 flops (108 add/sub, 10 mul, 6 fma, 0 div/sqrt), 4 selections.
-func (x F4) Sqr() F4 {
-	v4 := float64(x[0] * x[0])
-	v6 := math.FMA(x[0], x[0], (-v4))
-	v7 := float64(x[0] * x[1])
-	v9 := math.FMA(x[0], x[1], (-v7))
-	v10 := float64(x[1] * x[0])
-	v12 := math.FMA(x[1], x[0], (-v10))
-	v13 := float64(x[0] * x[2])
-	v15 := math.FMA(x[0], x[2], (-v13))
-	v16 := float64(x[1] * x[1])
-	v18 := math.FMA(x[1], x[1], (-v16))
-	v19 := float64(x[2] * x[0])
-	v21 := math.FMA(x[2], x[0], (-v19))
-	v22 := float64(x[0] * x[3])
-	v23 := float64(x[1] * x[2])
-	v24 := float64(x[2] * x[1])
-	v25 := float64(x[3] * x[0])
+func (x F4) Sqr() (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4sqr(*(*f4l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f4sqr is the kernel of F4.Sqr.
+func f4sqr(x f4l) f4l {
+	v4 := float64(x.l0 * x.l0)
+	v6 := math.FMA(x.l0, x.l0, (-v4))
+	v7 := float64(x.l0 * x.l1)
+	v9 := math.FMA(x.l0, x.l1, (-v7))
+	v10 := float64(x.l1 * x.l0)
+	v12 := math.FMA(x.l1, x.l0, (-v10))
+	v13 := float64(x.l0 * x.l2)
+	v15 := math.FMA(x.l0, x.l2, (-v13))
+	v16 := float64(x.l1 * x.l1)
+	v18 := math.FMA(x.l1, x.l1, (-v16))
+	v19 := float64(x.l2 * x.l0)
+	v21 := math.FMA(x.l2, x.l0, (-v19))
+	v22 := float64(x.l0 * x.l3)
+	v23 := float64(x.l1 * x.l2)
+	v24 := float64(x.l2 * x.l1)
+	v25 := float64(x.l3 * x.l0)
 	v26 := v7 + v10
 	v27 := v26 - v10
 	v28 := v26 - v27
@@ -677,46 +731,58 @@ func (x F4) Sqr() F4 {
 	v136 := selFinite(v134, v128, 0.0)
 	v137 := selFinite(v134, v131, 0.0)
 	v138 := selFinite(v134, v133, 0.0)
-	return F4{v134, v136, v137, v138}
+	return f4l{v134, v136, v137, v138}
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
 // Cost: 248 flops (232 add/sub, 10 mul, 6 fma, 0 div/sqrt), 8 selections.
-func (acc F4) MulAdd(x F4, y F4) F4 {
-	v12 := x.Mul(y)
-	v17 := acc.Add(F4{v12[0], v12[1], v12[2], v12[3]})
-	return F4{v17[0], v17[1], v17[2], v17[3]}
+func (acc F4) MulAdd(x F4, y F4) (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4madd(*(*f4l)(unsafe.Pointer(&acc)), *(*f4l)(unsafe.Pointer(&x)), *(*f4l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f4madd is the kernel of F4.MulAdd.
+func f4madd(acc f4l, x f4l, y f4l) f4l {
+	v12 := f4mul(x, y)
+	v17 := f4add(acc, f4l{v12.l0, v12.l1, v12.l2, v12.l3})
+	return f4l{v17.l0, v17.l1, v17.l2, v17.l3}
 }
 
 // Div returns x / y.
 // Cost: 892 flops (847 add/sub, 24 mul, 16 fma, 5 div/sqrt), 161 selections.
-func (x F4) Div(y F4) F4 {
-	v8 := math.Abs(y[0])
+func (x F4) Div(y F4) (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4div(*(*f4l)(unsafe.Pointer(&x)), *(*f4l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f4div is the kernel of F4.Div.
+func f4div(x f4l, y f4l) f4l {
+	v8 := math.Abs(y.l0)
 	v10 := v8 - 3.054936363499605e-151
 	v12 := 3.273390607896142e+150 - v8
 	v16 := selNegative(v10, 4.149515568880993e+180, 1.0)
 	v17 := selNegative(v12, 2.409919865102884e-181, v16)
-	v18 := float64(x[0] * v17)
-	v19 := float64(x[1] * v17)
-	v20 := float64(x[2] * v17)
-	v21 := float64(x[3] * v17)
-	v22 := float64(y[0] * v17)
-	v23 := float64(y[1] * v17)
-	v24 := float64(y[2] * v17)
-	v25 := float64(y[3] * v17)
+	v18 := float64(x.l0 * v17)
+	v19 := float64(x.l1 * v17)
+	v20 := float64(x.l2 * v17)
+	v21 := float64(x.l3 * v17)
+	v22 := float64(y.l0 * v17)
+	v23 := float64(y.l1 * v17)
+	v24 := float64(y.l2 * v17)
+	v25 := float64(y.l3 * v17)
 	v26 := v18 / v22
-	v27 := F4{v22, v23, v24, v25}.MulFloat64(v26)
-	v32 := F4{v18, v19, v20, v21}.Sub(F4{v27[0], v27[1], v27[2], v27[3]})
-	v37 := v32[0] / v22
-	v38 := F4{v22, v23, v24, v25}.MulFloat64(v37)
-	v43 := F4{v32[0], v32[1], v32[2], v32[3]}.Sub(F4{v38[0], v38[1], v38[2], v38[3]})
-	v48 := v43[0] / v22
-	v49 := F4{v22, v23, v24, v25}.MulFloat64(v48)
-	v54 := F4{v43[0], v43[1], v43[2], v43[3]}.Sub(F4{v49[0], v49[1], v49[2], v49[3]})
-	v59 := v54[0] / v22
-	v60 := F4{v22, v23, v24, v25}.MulFloat64(v59)
-	v65 := F4{v54[0], v54[1], v54[2], v54[3]}.Sub(F4{v60[0], v60[1], v60[2], v60[3]})
-	v67 := v65[0] / v22
+	v27 := f4mulf64(f4l{v22, v23, v24, v25}, v26)
+	v32 := f4sub(f4l{v18, v19, v20, v21}, f4l{v27.l0, v27.l1, v27.l2, v27.l3})
+	v37 := v32.l0 / v22
+	v38 := f4mulf64(f4l{v22, v23, v24, v25}, v37)
+	v43 := f4sub(f4l{v32.l0, v32.l1, v32.l2, v32.l3}, f4l{v38.l0, v38.l1, v38.l2, v38.l3})
+	v48 := v43.l0 / v22
+	v49 := f4mulf64(f4l{v22, v23, v24, v25}, v48)
+	v54 := f4sub(f4l{v43.l0, v43.l1, v43.l2, v43.l3}, f4l{v49.l0, v49.l1, v49.l2, v49.l3})
+	v59 := v54.l0 / v22
+	v60 := f4mulf64(f4l{v22, v23, v24, v25}, v59)
+	v65 := f4sub(f4l{v54.l0, v54.l1, v54.l2, v54.l3}, f4l{v60.l0, v60.l1, v60.l2, v60.l3})
+	v67 := v65.l0 / v22
 	v69 := v59 + v67
 	v70 := v69 - v67
 	v71 := v69 - v70
@@ -801,50 +867,56 @@ func (x F4) Div(y F4) F4 {
 	v150 := selFinite(v149, v146, 0.0)
 	v151 := selFinite(v149, v147, 0.0)
 	v152 := selFinite(v149, v148, 0.0)
-	return F4{v149, v150, v151, v152}
+	return f4l{v149, v150, v151, v152}
 }
 
 // Sqrt returns the square root of x.
 // Cost: 2001 flops (1826 add/sub, 112 mul, 60 fma, 3 div/sqrt), 80 selections.
-func (x F4) Sqrt() F4 {
-	v4 := math.Sqrt(x[0])
-	v6 := math.Abs(x[0])
+func (x F4) Sqrt() (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = f4sqrt(*(*f4l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f4sqrt is the kernel of F4.Sqrt.
+func f4sqrt(x f4l) f4l {
+	v4 := math.Sqrt(x.l0)
+	v6 := math.Abs(x.l0)
 	v8 := v6 - 3.054936363499605e-151
 	v10 := 3.273390607896142e+150 - v6
 	v14 := selNegative(v8, 4.149515568880993e+180, 1.0)
 	v15 := selNegative(v10, 2.409919865102884e-181, v14)
 	v18 := selNegative(v8, 4.909093465297727e-91, 1.0)
 	v19 := selNegative(v10, 2.037035976334486e+90, v18)
-	v20 := float64(x[0] * v15)
-	v21 := float64(x[1] * v15)
-	v22 := float64(x[2] * v15)
-	v23 := float64(x[3] * v15)
+	v20 := float64(x.l0 * v15)
+	v21 := float64(x.l1 * v15)
+	v22 := float64(x.l2 * v15)
+	v23 := float64(x.l3 * v15)
 	v25 := float64(v20 * 0.5)
 	v26 := float64(v21 * 0.5)
 	v27 := float64(v22 * 0.5)
 	v28 := float64(v23 * 0.5)
 	v30 := math.Sqrt(v20)
 	v31 := 1.0 / v30
-	v32 := F4{v31, 0.0, 0.0, 0.0}.Sqr()
-	v37 := F4{v25, v26, v27, v28}.Mul(F4{v32[0], v32[1], v32[2], v32[3]})
-	v42 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v37[0], v37[1], v37[2], v37[3]})
-	v47 := F4{v31, 0.0, 0.0, 0.0}.Mul(F4{v42[0], v42[1], v42[2], v42[3]})
-	v52 := F4{v31, 0.0, 0.0, 0.0}.Add(F4{v47[0], v47[1], v47[2], v47[3]})
-	v57 := F4{v52[0], v52[1], v52[2], v52[3]}.Sqr()
-	v62 := F4{v25, v26, v27, v28}.Mul(F4{v57[0], v57[1], v57[2], v57[3]})
-	v67 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v62[0], v62[1], v62[2], v62[3]})
-	v72 := F4{v52[0], v52[1], v52[2], v52[3]}.Mul(F4{v67[0], v67[1], v67[2], v67[3]})
-	v77 := F4{v52[0], v52[1], v52[2], v52[3]}.Add(F4{v72[0], v72[1], v72[2], v72[3]})
-	v82 := F4{v77[0], v77[1], v77[2], v77[3]}.Sqr()
-	v87 := F4{v25, v26, v27, v28}.Mul(F4{v82[0], v82[1], v82[2], v82[3]})
-	v92 := F4{0.5, 0.0, 0.0, 0.0}.Sub(F4{v87[0], v87[1], v87[2], v87[3]})
-	v97 := F4{v77[0], v77[1], v77[2], v77[3]}.Mul(F4{v92[0], v92[1], v92[2], v92[3]})
-	v102 := F4{v77[0], v77[1], v77[2], v77[3]}.Add(F4{v97[0], v97[1], v97[2], v97[3]})
-	v107 := F4{v102[0], v102[1], v102[2], v102[3]}.Mul(F4{v20, v21, v22, v23})
-	v112 := float64(v107[0] * v19)
-	v113 := float64(v107[1] * v19)
-	v114 := float64(v107[2] * v19)
-	v115 := float64(v107[3] * v19)
+	v32 := f4sqr(f4l{v31, 0.0, 0.0, 0.0})
+	v37 := f4mul(f4l{v25, v26, v27, v28}, f4l{v32.l0, v32.l1, v32.l2, v32.l3})
+	v42 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v37.l0, v37.l1, v37.l2, v37.l3})
+	v47 := f4mul(f4l{v31, 0.0, 0.0, 0.0}, f4l{v42.l0, v42.l1, v42.l2, v42.l3})
+	v52 := f4add(f4l{v31, 0.0, 0.0, 0.0}, f4l{v47.l0, v47.l1, v47.l2, v47.l3})
+	v57 := f4sqr(f4l{v52.l0, v52.l1, v52.l2, v52.l3})
+	v62 := f4mul(f4l{v25, v26, v27, v28}, f4l{v57.l0, v57.l1, v57.l2, v57.l3})
+	v67 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v62.l0, v62.l1, v62.l2, v62.l3})
+	v72 := f4mul(f4l{v52.l0, v52.l1, v52.l2, v52.l3}, f4l{v67.l0, v67.l1, v67.l2, v67.l3})
+	v77 := f4add(f4l{v52.l0, v52.l1, v52.l2, v52.l3}, f4l{v72.l0, v72.l1, v72.l2, v72.l3})
+	v82 := f4sqr(f4l{v77.l0, v77.l1, v77.l2, v77.l3})
+	v87 := f4mul(f4l{v25, v26, v27, v28}, f4l{v82.l0, v82.l1, v82.l2, v82.l3})
+	v92 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v87.l0, v87.l1, v87.l2, v87.l3})
+	v97 := f4mul(f4l{v77.l0, v77.l1, v77.l2, v77.l3}, f4l{v92.l0, v92.l1, v92.l2, v92.l3})
+	v102 := f4add(f4l{v77.l0, v77.l1, v77.l2, v77.l3}, f4l{v97.l0, v97.l1, v97.l2, v97.l3})
+	v107 := f4mul(f4l{v102.l0, v102.l1, v102.l2, v102.l3}, f4l{v20, v21, v22, v23})
+	v112 := float64(v107.l0 * v19)
+	v113 := float64(v107.l1 * v19)
+	v114 := float64(v107.l2 * v19)
+	v115 := float64(v107.l3 * v19)
 	v116 := selFinite(v20, v112, v4)
 	v117 := selNonZero(v20, v116, v4)
 	v118 := selFinite(v20, v113, 0.0)
@@ -857,7 +929,7 @@ func (x F4) Sqrt() F4 {
 	v125 := selFinite(v124, v119, 0.0)
 	v126 := selFinite(v124, v121, 0.0)
 	v127 := selFinite(v124, v123, 0.0)
-	return F4{v124, v125, v126, v127}
+	return f4l{v124, v125, v126, v127}
 }
 
 // F4FromFloat64 returns x as a F4.
@@ -913,67 +985,103 @@ type C4 struct {
 
 // Add returns a + b.
 // Cost: 248 flops (248 add/sub, 0 mul, 0 fma, 0 div/sqrt), 8 selections.
-func (a C4) Add(b C4) C4 {
-	v16 := a.Re.Add(b.Re)
-	v21 := a.Im.Add(b.Im)
-	return C4{F4{v16[0], v16[1], v16[2], v16[3]}, F4{v21[0], v21[1], v21[2], v21[3]}}
+func (a C4) Add(b C4) (r C4) {
+	*(*c4l)(unsafe.Pointer(&r)) = c4add(*(*c4l)(unsafe.Pointer(&a)), *(*c4l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c4add is the kernel of C4.Add.
+func c4add(a c4l, b c4l) c4l {
+	v16 := f4add(a.re, b.re)
+	v21 := f4add(a.im, b.im)
+	return c4l{f4l{v16.l0, v16.l1, v16.l2, v16.l3}, f4l{v21.l0, v21.l1, v21.l2, v21.l3}}
 }
 
 // Sub returns a - b.
 // Cost: 248 flops (248 add/sub, 0 mul, 0 fma, 0 div/sqrt), 8 selections.
-func (a C4) Sub(b C4) C4 {
-	v16 := a.Re.Sub(b.Re)
-	v21 := a.Im.Sub(b.Im)
-	return C4{F4{v16[0], v16[1], v16[2], v16[3]}, F4{v21[0], v21[1], v21[2], v21[3]}}
+func (a C4) Sub(b C4) (r C4) {
+	*(*c4l)(unsafe.Pointer(&r)) = c4sub(*(*c4l)(unsafe.Pointer(&a)), *(*c4l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c4sub is the kernel of C4.Sub.
+func c4sub(a c4l, b c4l) c4l {
+	v16 := f4sub(a.re, b.re)
+	v21 := f4sub(a.im, b.im)
+	return c4l{f4l{v16.l0, v16.l1, v16.l2, v16.l3}, f4l{v21.l0, v21.l1, v21.l2, v21.l3}}
 }
 
 // Mul returns a * b.
 // Cost: 744 flops (680 add/sub, 40 mul, 24 fma, 0 div/sqrt), 24 selections.
-func (a C4) Mul(b C4) C4 {
-	v16 := a.Re.Mul(b.Re)
-	v21 := a.Im.Mul(b.Im)
-	v26 := F4{v16[0], v16[1], v16[2], v16[3]}.Sub(F4{v21[0], v21[1], v21[2], v21[3]})
-	v31 := a.Re.Mul(b.Im)
-	v36 := a.Im.Mul(b.Re)
-	v41 := F4{v31[0], v31[1], v31[2], v31[3]}.Add(F4{v36[0], v36[1], v36[2], v36[3]})
-	return C4{F4{v26[0], v26[1], v26[2], v26[3]}, F4{v41[0], v41[1], v41[2], v41[3]}}
+func (a C4) Mul(b C4) (r C4) {
+	*(*c4l)(unsafe.Pointer(&r)) = c4mul(*(*c4l)(unsafe.Pointer(&a)), *(*c4l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c4mul is the kernel of C4.Mul.
+func c4mul(a c4l, b c4l) c4l {
+	v16 := f4mul(a.re, b.re)
+	v21 := f4mul(a.im, b.im)
+	v26 := f4sub(f4l{v16.l0, v16.l1, v16.l2, v16.l3}, f4l{v21.l0, v21.l1, v21.l2, v21.l3})
+	v31 := f4mul(a.re, b.im)
+	v36 := f4mul(a.im, b.re)
+	v41 := f4add(f4l{v31.l0, v31.l1, v31.l2, v31.l3}, f4l{v36.l0, v36.l1, v36.l2, v36.l3})
+	return c4l{f4l{v26.l0, v26.l1, v26.l2, v26.l3}, f4l{v41.l0, v41.l1, v41.l2, v41.l3}}
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
 // Cost: 992 flops (928 add/sub, 40 mul, 24 fma, 0 div/sqrt), 32 selections.
-func (acc C4) MulAdd(x C4, y C4) C4 {
-	v28 := acc.Re.MulAdd(x.Re, y.Re)
-	v33 := F4{v28[0], v28[1], v28[2], v28[3]}.MulAdd(F4{(-x.Im[0]), (-x.Im[1]), (-x.Im[2]), (-x.Im[3])}, y.Im)
-	v38 := acc.Im.MulAdd(x.Re, y.Im)
-	v43 := F4{v38[0], v38[1], v38[2], v38[3]}.MulAdd(x.Im, y.Re)
-	return C4{F4{v33[0], v33[1], v33[2], v33[3]}, F4{v43[0], v43[1], v43[2], v43[3]}}
+func (acc C4) MulAdd(x C4, y C4) (r C4) {
+	*(*c4l)(unsafe.Pointer(&r)) = c4madd(*(*c4l)(unsafe.Pointer(&acc)), *(*c4l)(unsafe.Pointer(&x)), *(*c4l)(unsafe.Pointer(&y)))
+	return
+}
+
+// c4madd is the kernel of C4.MulAdd.
+func c4madd(acc c4l, x c4l, y c4l) c4l {
+	v28 := f4madd(acc.re, x.re, y.re)
+	v33 := f4madd(f4l{v28.l0, v28.l1, v28.l2, v28.l3}, f4l{(-x.im.l0), (-x.im.l1), (-x.im.l2), (-x.im.l3)}, y.im)
+	v38 := f4madd(acc.im, x.re, y.im)
+	v43 := f4madd(f4l{v38.l0, v38.l1, v38.l2, v38.l3}, x.im, y.re)
+	return c4l{f4l{v33.l0, v33.l1, v33.l2, v33.l3}, f4l{v43.l0, v43.l1, v43.l2, v43.l3}}
 }
 
 // Div returns a / b.
 // Cost: 2900 flops (2714 add/sub, 108 mul, 68 fma, 10 div/sqrt), 358 selections.
-func (a C4) Div(b C4) C4 {
-	v16 := b.Re.Sqr()
-	v21 := b.Im.Sqr()
-	v26 := F4{v16[0], v16[1], v16[2], v16[3]}.Add(F4{v21[0], v21[1], v21[2], v21[3]})
-	v31 := a.Re.Mul(b.Re)
-	v36 := a.Im.Mul(b.Im)
-	v41 := F4{v31[0], v31[1], v31[2], v31[3]}.Add(F4{v36[0], v36[1], v36[2], v36[3]})
-	v46 := a.Im.Mul(b.Re)
-	v51 := a.Re.Mul(b.Im)
-	v56 := F4{v46[0], v46[1], v46[2], v46[3]}.Sub(F4{v51[0], v51[1], v51[2], v51[3]})
-	v61 := F4{v41[0], v41[1], v41[2], v41[3]}.Div(F4{v26[0], v26[1], v26[2], v26[3]})
-	v66 := F4{v56[0], v56[1], v56[2], v56[3]}.Div(F4{v26[0], v26[1], v26[2], v26[3]})
-	return C4{F4{v61[0], v61[1], v61[2], v61[3]}, F4{v66[0], v66[1], v66[2], v66[3]}}
+func (a C4) Div(b C4) (r C4) {
+	*(*c4l)(unsafe.Pointer(&r)) = c4div(*(*c4l)(unsafe.Pointer(&a)), *(*c4l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c4div is the kernel of C4.Div.
+func c4div(a c4l, b c4l) c4l {
+	v16 := f4sqr(b.re)
+	v21 := f4sqr(b.im)
+	v26 := f4add(f4l{v16.l0, v16.l1, v16.l2, v16.l3}, f4l{v21.l0, v21.l1, v21.l2, v21.l3})
+	v31 := f4mul(a.re, b.re)
+	v36 := f4mul(a.im, b.im)
+	v41 := f4add(f4l{v31.l0, v31.l1, v31.l2, v31.l3}, f4l{v36.l0, v36.l1, v36.l2, v36.l3})
+	v46 := f4mul(a.im, b.re)
+	v51 := f4mul(a.re, b.im)
+	v56 := f4sub(f4l{v46.l0, v46.l1, v46.l2, v46.l3}, f4l{v51.l0, v51.l1, v51.l2, v51.l3})
+	v61 := f4div(f4l{v41.l0, v41.l1, v41.l2, v41.l3}, f4l{v26.l0, v26.l1, v26.l2, v26.l3})
+	v66 := f4div(f4l{v56.l0, v56.l1, v56.l2, v56.l3}, f4l{v26.l0, v26.l1, v26.l2, v26.l3})
+	return c4l{f4l{v61.l0, v61.l1, v61.l2, v61.l3}, f4l{v66.l0, v66.l1, v66.l2, v66.l3}}
 }
 
 // Abs returns |a|.
 // Cost: 2373 flops (2166 add/sub, 132 mul, 72 fma, 3 div/sqrt), 92 selections.
-func (a C4) Abs() F4 {
-	v8 := a.Re.Sqr()
-	v13 := a.Im.Sqr()
-	v18 := F4{v8[0], v8[1], v8[2], v8[3]}.Add(F4{v13[0], v13[1], v13[2], v13[3]})
-	v23 := F4{v18[0], v18[1], v18[2], v18[3]}.Sqrt()
-	return F4{v23[0], v23[1], v23[2], v23[3]}
+func (a C4) Abs() (r F4) {
+	*(*f4l)(unsafe.Pointer(&r)) = c4abs(*(*c4l)(unsafe.Pointer(&a)))
+	return
+}
+
+// c4abs is the kernel of C4.Abs.
+func c4abs(a c4l) f4l {
+	v8 := f4sqr(a.re)
+	v13 := f4sqr(a.im)
+	v18 := f4add(f4l{v8.l0, v8.l1, v8.l2, v8.l3}, f4l{v13.l0, v13.l1, v13.l2, v13.l3})
+	v23 := f4sqrt(f4l{v18.l0, v18.l1, v18.l2, v18.l3})
+	return f4l{v23.l0, v23.l1, v23.l2, v23.l3}
 }
 
 // ConvolveF4 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
@@ -990,11 +1098,11 @@ func ConvolveF4(z, x, y []F4) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := f4mul(*(*f4l)(unsafe.Pointer(&x[0])), *(*f4l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = f4madd(acc, *(*f4l)(unsafe.Pointer(&x[i])), *(*f4l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*f4l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 
@@ -1022,11 +1130,11 @@ func ConvolveC4(z, x, y []C4) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := c4mul(*(*c4l)(unsafe.Pointer(&x[0])), *(*c4l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = c4madd(acc, *(*c4l)(unsafe.Pointer(&x[i])), *(*c4l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*c4l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 

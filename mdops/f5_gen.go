@@ -5,6 +5,7 @@ package mdops
 import (
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // F5 is a 5-double: the unevaluated sum x[0] + ... + x[4] of float64 limbs,
@@ -12,38 +13,67 @@ import (
 // Non-finite values have the Inf or NaN in the leading limb.
 type F5 [5]float64
 
+// f5l holds the limbs of an F5 as a struct, which the register ABI passes in
+// registers (an array is passed in memory); it has F5's memory layout.
+type f5l struct {
+	l0, l1, l2, l3, l4 float64
+}
+
+// c5l holds the limbs of a C5; it has C5's memory layout.
+type c5l struct {
+	re, im f5l
+}
+
 // Neg returns -x.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F5) Neg() F5 {
-	return F5{(-x[0]), (-x[1]), (-x[2]), (-x[3]), (-x[4])}
+func (x F5) Neg() (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5neg(*(*f5l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f5neg is the kernel of F5.Neg.
+func f5neg(x f5l) f5l {
+	return f5l{(-x.l0), (-x.l1), (-x.l2), (-x.l3), (-x.l4)}
 }
 
 // Abs returns |x|.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 4 selections.
-func (x F5) Abs() F5 {
-	v5 := math.Abs(x[0])
-	v7 := selNegative(x[0], (-x[1]), x[1])
-	v9 := selNegative(x[0], (-x[2]), x[2])
-	v11 := selNegative(x[0], (-x[3]), x[3])
-	v13 := selNegative(x[0], (-x[4]), x[4])
-	return F5{v5, v7, v9, v11, v13}
+func (x F5) Abs() (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5abs(*(*f5l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f5abs is the kernel of F5.Abs.
+func f5abs(x f5l) f5l {
+	v5 := math.Abs(x.l0)
+	v7 := selNegative(x.l0, (-x.l1), x.l1)
+	v9 := selNegative(x.l0, (-x.l2), x.l2)
+	v11 := selNegative(x.l0, (-x.l3), x.l3)
+	v13 := selNegative(x.l0, (-x.l4), x.l4)
+	return f5l{v5, v7, v9, v11, v13}
 }
 
 // Add returns x + y.
 // Cost: 106 flops (106 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
-func (x F5) Add(y F5) F5 {
-	v11 := selAbsLess(x[3], y[4], y[4], x[3])
-	v12 := selAbsLess(x[3], y[4], x[3], y[4])
-	v13 := selAbsLess(x[4], y[3], y[3], x[4])
-	v14 := selAbsLess(x[4], y[3], x[4], y[3])
-	v15 := selAbsLess(x[0], v13, v13, x[0])
-	v16 := selAbsLess(x[0], v13, x[0], v13)
-	v17 := selAbsLess(x[1], y[2], y[2], x[1])
-	v18 := selAbsLess(x[1], y[2], x[1], y[2])
-	v19 := selAbsLess(x[2], y[1], y[1], x[2])
-	v20 := selAbsLess(x[2], y[1], x[2], y[1])
-	v21 := selAbsLess(v11, y[0], y[0], v11)
-	v22 := selAbsLess(v11, y[0], v11, y[0])
+func (x F5) Add(y F5) (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5add(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f5add is the kernel of F5.Add.
+func f5add(x f5l, y f5l) f5l {
+	v11 := selAbsLess(x.l3, y.l4, y.l4, x.l3)
+	v12 := selAbsLess(x.l3, y.l4, x.l3, y.l4)
+	v13 := selAbsLess(x.l4, y.l3, y.l3, x.l4)
+	v14 := selAbsLess(x.l4, y.l3, x.l4, y.l3)
+	v15 := selAbsLess(x.l0, v13, v13, x.l0)
+	v16 := selAbsLess(x.l0, v13, x.l0, v13)
+	v17 := selAbsLess(x.l1, y.l2, y.l2, x.l1)
+	v18 := selAbsLess(x.l1, y.l2, x.l1, y.l2)
+	v19 := selAbsLess(x.l2, y.l1, y.l1, x.l2)
+	v20 := selAbsLess(x.l2, y.l1, x.l2, y.l1)
+	v21 := selAbsLess(v11, y.l0, y.l0, v11)
+	v22 := selAbsLess(v11, y.l0, v11, y.l0)
 	v23 := selAbsLess(v15, v19, v19, v15)
 	v24 := selAbsLess(v15, v19, v15, v19)
 	v25 := selAbsLess(v17, v21, v21, v17)
@@ -255,30 +285,36 @@ func (x F5) Add(y F5) F5 {
 	v231 := v230 + v221
 	v232 := v231 - v230
 	v233 := v221 - v232
-	v234 := x[0] + y[0]
+	v234 := x.l0 + y.l0
 	v235 := selFinite(v234, v222, v234)
 	v236 := selFinite(v235, v225, 0.0)
 	v237 := selFinite(v235, v228, 0.0)
 	v238 := selFinite(v235, v231, 0.0)
 	v239 := selFinite(v235, v233, 0.0)
-	return F5{v235, v236, v237, v238, v239}
+	return f5l{v235, v236, v237, v238, v239}
 }
 
 // Sub returns x - y.
 // Cost: 106 flops (106 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
-func (x F5) Sub(y F5) F5 {
-	v16 := selAbsLess(x[3], (-y[4]), (-y[4]), x[3])
-	v17 := selAbsLess(x[3], (-y[4]), x[3], (-y[4]))
-	v18 := selAbsLess(x[4], (-y[3]), (-y[3]), x[4])
-	v19 := selAbsLess(x[4], (-y[3]), x[4], (-y[3]))
-	v20 := selAbsLess(x[0], v18, v18, x[0])
-	v21 := selAbsLess(x[0], v18, x[0], v18)
-	v22 := selAbsLess(x[1], (-y[2]), (-y[2]), x[1])
-	v23 := selAbsLess(x[1], (-y[2]), x[1], (-y[2]))
-	v24 := selAbsLess(x[2], (-y[1]), (-y[1]), x[2])
-	v25 := selAbsLess(x[2], (-y[1]), x[2], (-y[1]))
-	v26 := selAbsLess(v16, (-y[0]), (-y[0]), v16)
-	v27 := selAbsLess(v16, (-y[0]), v16, (-y[0]))
+func (x F5) Sub(y F5) (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5sub(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f5sub is the kernel of F5.Sub.
+func f5sub(x f5l, y f5l) f5l {
+	v16 := selAbsLess(x.l3, (-y.l4), (-y.l4), x.l3)
+	v17 := selAbsLess(x.l3, (-y.l4), x.l3, (-y.l4))
+	v18 := selAbsLess(x.l4, (-y.l3), (-y.l3), x.l4)
+	v19 := selAbsLess(x.l4, (-y.l3), x.l4, (-y.l3))
+	v20 := selAbsLess(x.l0, v18, v18, x.l0)
+	v21 := selAbsLess(x.l0, v18, x.l0, v18)
+	v22 := selAbsLess(x.l1, (-y.l2), (-y.l2), x.l1)
+	v23 := selAbsLess(x.l1, (-y.l2), x.l1, (-y.l2))
+	v24 := selAbsLess(x.l2, (-y.l1), (-y.l1), x.l2)
+	v25 := selAbsLess(x.l2, (-y.l1), x.l2, (-y.l1))
+	v26 := selAbsLess(v16, (-y.l0), (-y.l0), v16)
+	v27 := selAbsLess(v16, (-y.l0), v16, (-y.l0))
 	v28 := selAbsLess(v20, v24, v24, v20)
 	v29 := selAbsLess(v20, v24, v20, v24)
 	v30 := selAbsLess(v22, v26, v26, v22)
@@ -490,28 +526,34 @@ func (x F5) Sub(y F5) F5 {
 	v236 := v235 + v226
 	v237 := v236 - v235
 	v238 := v226 - v237
-	v239 := x[0] + (-y[0])
+	v239 := x.l0 + (-y.l0)
 	v240 := selFinite(v239, v227, v239)
 	v241 := selFinite(v240, v230, 0.0)
 	v242 := selFinite(v240, v233, 0.0)
 	v243 := selFinite(v240, v236, 0.0)
 	v244 := selFinite(v240, v238, 0.0)
-	return F5{v240, v241, v242, v243, v244}
+	return f5l{v240, v241, v242, v243, v244}
 }
 
 // MulFloat64 returns x * f for a float64 f.
 // Cost: 123 flops (113 add/sub, 5 mul, 5 fma, 0 div/sqrt), 38 selections.
-func (x F5) MulFloat64(f float64) F5 {
-	v6 := float64(x[0] * f)
-	v8 := math.FMA(x[0], f, (-v6))
-	v9 := float64(x[1] * f)
-	v11 := math.FMA(x[1], f, (-v9))
-	v12 := float64(x[2] * f)
-	v14 := math.FMA(x[2], f, (-v12))
-	v15 := float64(x[3] * f)
-	v17 := math.FMA(x[3], f, (-v15))
-	v18 := float64(x[4] * f)
-	v20 := math.FMA(x[4], f, (-v18))
+func (x F5) MulFloat64(f float64) (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5mulf64(*(*f5l)(unsafe.Pointer(&x)), f)
+	return
+}
+
+// f5mulf64 is the kernel of F5.MulFloat64.
+func f5mulf64(x f5l, f float64) f5l {
+	v6 := float64(x.l0 * f)
+	v8 := math.FMA(x.l0, f, (-v6))
+	v9 := float64(x.l1 * f)
+	v11 := math.FMA(x.l1, f, (-v9))
+	v12 := float64(x.l2 * f)
+	v14 := math.FMA(x.l2, f, (-v12))
+	v15 := float64(x.l3 * f)
+	v17 := math.FMA(x.l3, f, (-v15))
+	v18 := float64(x.l4 * f)
+	v20 := math.FMA(x.l4, f, (-v18))
 	v21 := v8 + v9
 	v22 := v21 - v9
 	v23 := v21 - v22
@@ -663,41 +705,47 @@ func (x F5) MulFloat64(f float64) F5 {
 	v170 := selFinite(v168, v162, 0.0)
 	v171 := selFinite(v168, v165, 0.0)
 	v172 := selFinite(v168, v167, 0.0)
-	return F5{v168, v169, v170, v171, v172}
+	return f5l{v168, v169, v170, v171, v172}
 }
 
 // Mul returns x * y.
 // Cost: 338 flops (309 add/sub, 16 mul, 13 fma, 0 div/sqrt), 46 selections.
-func (x F5) Mul(y F5) F5 {
-	v10 := float64(x[0] * y[0])
-	v12 := math.FMA(x[0], y[0], (-v10))
-	v13 := float64(x[0] * y[1])
-	v15 := math.FMA(x[0], y[1], (-v13))
-	v16 := float64(x[1] * y[0])
-	v18 := math.FMA(x[1], y[0], (-v16))
-	v19 := float64(x[0] * y[2])
-	v21 := math.FMA(x[0], y[2], (-v19))
-	v22 := float64(x[1] * y[1])
-	v24 := math.FMA(x[1], y[1], (-v22))
-	v25 := float64(x[2] * y[0])
-	v27 := math.FMA(x[2], y[0], (-v25))
-	v28 := float64(x[0] * y[3])
-	v30 := math.FMA(x[0], y[3], (-v28))
-	v31 := float64(x[1] * y[2])
-	v33 := math.FMA(x[1], y[2], (-v31))
-	v34 := float64(x[2] * y[1])
-	v36 := math.FMA(x[2], y[1], (-v34))
-	v37 := float64(x[3] * y[0])
-	v39 := math.FMA(x[3], y[0], (-v37))
-	v40 := float64(x[0] * y[4])
-	v41 := float64(x[1] * y[3])
-	v42 := float64(x[2] * y[2])
-	v43 := float64(x[3] * y[1])
-	v44 := float64(x[4] * y[0])
-	v45 := float64(x[1] * y[4])
-	v46 := math.FMA(x[2], y[3], v45)
-	v47 := math.FMA(x[3], y[2], v46)
-	v48 := math.FMA(x[4], y[1], v47)
+func (x F5) Mul(y F5) (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5mul(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f5mul is the kernel of F5.Mul.
+func f5mul(x f5l, y f5l) f5l {
+	v10 := float64(x.l0 * y.l0)
+	v12 := math.FMA(x.l0, y.l0, (-v10))
+	v13 := float64(x.l0 * y.l1)
+	v15 := math.FMA(x.l0, y.l1, (-v13))
+	v16 := float64(x.l1 * y.l0)
+	v18 := math.FMA(x.l1, y.l0, (-v16))
+	v19 := float64(x.l0 * y.l2)
+	v21 := math.FMA(x.l0, y.l2, (-v19))
+	v22 := float64(x.l1 * y.l1)
+	v24 := math.FMA(x.l1, y.l1, (-v22))
+	v25 := float64(x.l2 * y.l0)
+	v27 := math.FMA(x.l2, y.l0, (-v25))
+	v28 := float64(x.l0 * y.l3)
+	v30 := math.FMA(x.l0, y.l3, (-v28))
+	v31 := float64(x.l1 * y.l2)
+	v33 := math.FMA(x.l1, y.l2, (-v31))
+	v34 := float64(x.l2 * y.l1)
+	v36 := math.FMA(x.l2, y.l1, (-v34))
+	v37 := float64(x.l3 * y.l0)
+	v39 := math.FMA(x.l3, y.l0, (-v37))
+	v40 := float64(x.l0 * y.l4)
+	v41 := float64(x.l1 * y.l3)
+	v42 := float64(x.l2 * y.l2)
+	v43 := float64(x.l3 * y.l1)
+	v44 := float64(x.l4 * y.l0)
+	v45 := float64(x.l1 * y.l4)
+	v46 := math.FMA(x.l2, y.l3, v45)
+	v47 := math.FMA(x.l3, y.l2, v46)
+	v48 := math.FMA(x.l4, y.l1, v47)
 	v49 := v12 + v13
 	v50 := v49 - v13
 	v51 := v49 - v50
@@ -1053,41 +1101,47 @@ func (x F5) Mul(y F5) F5 {
 	v402 := selFinite(v400, v394, 0.0)
 	v403 := selFinite(v400, v397, 0.0)
 	v404 := selFinite(v400, v399, 0.0)
-	return F5{v400, v401, v402, v403, v404}
+	return f5l{v400, v401, v402, v403, v404}
 }
 
 // Sqr returns x * x.
 // Cost: 208 flops (179 add/sub, 20 mul, 9 fma, 0 div/sqrt), 46 selections.
-func (x F5) Sqr() F5 {
-	v6 := float64(x[0] * x[0])
-	v8 := math.FMA(x[0], x[0], (-v6))
-	v9 := float64(x[0] * x[1])
-	v11 := math.FMA(x[0], x[1], (-v9))
+func (x F5) Sqr() (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5sqr(*(*f5l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f5sqr is the kernel of F5.Sqr.
+func f5sqr(x f5l) f5l {
+	v6 := float64(x.l0 * x.l0)
+	v8 := math.FMA(x.l0, x.l0, (-v6))
+	v9 := float64(x.l0 * x.l1)
+	v11 := math.FMA(x.l0, x.l1, (-v9))
 	v12 := float64(v9 * 2.0)
 	v13 := float64(v11 * 2.0)
-	v14 := float64(x[0] * x[2])
-	v16 := math.FMA(x[0], x[2], (-v14))
+	v14 := float64(x.l0 * x.l2)
+	v16 := math.FMA(x.l0, x.l2, (-v14))
 	v17 := float64(v14 * 2.0)
 	v18 := float64(v16 * 2.0)
-	v19 := float64(x[1] * x[1])
-	v21 := math.FMA(x[1], x[1], (-v19))
-	v22 := float64(x[0] * x[3])
-	v24 := math.FMA(x[0], x[3], (-v22))
+	v19 := float64(x.l1 * x.l1)
+	v21 := math.FMA(x.l1, x.l1, (-v19))
+	v22 := float64(x.l0 * x.l3)
+	v24 := math.FMA(x.l0, x.l3, (-v22))
 	v25 := float64(v22 * 2.0)
 	v26 := float64(v24 * 2.0)
-	v27 := float64(x[1] * x[2])
-	v29 := math.FMA(x[1], x[2], (-v27))
+	v27 := float64(x.l1 * x.l2)
+	v29 := math.FMA(x.l1, x.l2, (-v27))
 	v30 := float64(v27 * 2.0)
 	v31 := float64(v29 * 2.0)
-	v32 := float64(x[0] * x[4])
+	v32 := float64(x.l0 * x.l4)
 	v33 := float64(v32 * 2.0)
-	v34 := float64(x[1] * x[3])
+	v34 := float64(x.l1 * x.l3)
 	v35 := float64(v34 * 2.0)
-	v36 := float64(x[2] * x[2])
-	v37 := float64(x[1] * x[4])
-	v38 := math.FMA(x[2], x[3], v37)
-	v39 := math.FMA(x[3], x[2], v38)
-	v40 := math.FMA(x[4], x[1], v39)
+	v36 := float64(x.l2 * x.l2)
+	v37 := float64(x.l1 * x.l4)
+	v38 := math.FMA(x.l2, x.l3, v37)
+	v39 := math.FMA(x.l3, x.l2, v38)
+	v40 := math.FMA(x.l4, x.l1, v39)
 	v41 := v8 + v12
 	v42 := v41 - v12
 	v43 := v41 - v42
@@ -1313,41 +1367,47 @@ func (x F5) Sqr() F5 {
 	v264 := selFinite(v262, v256, 0.0)
 	v265 := selFinite(v262, v259, 0.0)
 	v266 := selFinite(v262, v261, 0.0)
-	return F5{v262, v263, v264, v265, v266}
+	return f5l{v262, v263, v264, v265, v266}
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
 // Cost: 408 flops (379 add/sub, 16 mul, 13 fma, 0 div/sqrt), 163 selections.
-func (acc F5) MulAdd(x F5, y F5) F5 {
-	v15 := float64(x[0] * y[0])
-	v17 := math.FMA(x[0], y[0], (-v15))
-	v18 := float64(x[0] * y[1])
-	v20 := math.FMA(x[0], y[1], (-v18))
-	v21 := float64(x[1] * y[0])
-	v23 := math.FMA(x[1], y[0], (-v21))
-	v24 := float64(x[0] * y[2])
-	v26 := math.FMA(x[0], y[2], (-v24))
-	v27 := float64(x[1] * y[1])
-	v29 := math.FMA(x[1], y[1], (-v27))
-	v30 := float64(x[2] * y[0])
-	v32 := math.FMA(x[2], y[0], (-v30))
-	v33 := float64(x[0] * y[3])
-	v35 := math.FMA(x[0], y[3], (-v33))
-	v36 := float64(x[1] * y[2])
-	v38 := math.FMA(x[1], y[2], (-v36))
-	v39 := float64(x[2] * y[1])
-	v41 := math.FMA(x[2], y[1], (-v39))
-	v42 := float64(x[3] * y[0])
-	v44 := math.FMA(x[3], y[0], (-v42))
-	v45 := float64(x[0] * y[4])
-	v46 := float64(x[1] * y[3])
-	v47 := float64(x[2] * y[2])
-	v48 := float64(x[3] * y[1])
-	v49 := float64(x[4] * y[0])
-	v50 := float64(x[1] * y[4])
-	v51 := math.FMA(x[2], y[3], v50)
-	v52 := math.FMA(x[3], y[2], v51)
-	v53 := math.FMA(x[4], y[1], v52)
+func (acc F5) MulAdd(x F5, y F5) (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5madd(*(*f5l)(unsafe.Pointer(&acc)), *(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f5madd is the kernel of F5.MulAdd.
+func f5madd(acc f5l, x f5l, y f5l) f5l {
+	v15 := float64(x.l0 * y.l0)
+	v17 := math.FMA(x.l0, y.l0, (-v15))
+	v18 := float64(x.l0 * y.l1)
+	v20 := math.FMA(x.l0, y.l1, (-v18))
+	v21 := float64(x.l1 * y.l0)
+	v23 := math.FMA(x.l1, y.l0, (-v21))
+	v24 := float64(x.l0 * y.l2)
+	v26 := math.FMA(x.l0, y.l2, (-v24))
+	v27 := float64(x.l1 * y.l1)
+	v29 := math.FMA(x.l1, y.l1, (-v27))
+	v30 := float64(x.l2 * y.l0)
+	v32 := math.FMA(x.l2, y.l0, (-v30))
+	v33 := float64(x.l0 * y.l3)
+	v35 := math.FMA(x.l0, y.l3, (-v33))
+	v36 := float64(x.l1 * y.l2)
+	v38 := math.FMA(x.l1, y.l2, (-v36))
+	v39 := float64(x.l2 * y.l1)
+	v41 := math.FMA(x.l2, y.l1, (-v39))
+	v42 := float64(x.l3 * y.l0)
+	v44 := math.FMA(x.l3, y.l0, (-v42))
+	v45 := float64(x.l0 * y.l4)
+	v46 := float64(x.l1 * y.l3)
+	v47 := float64(x.l2 * y.l2)
+	v48 := float64(x.l3 * y.l1)
+	v49 := float64(x.l4 * y.l0)
+	v50 := float64(x.l1 * y.l4)
+	v51 := math.FMA(x.l2, y.l3, v50)
+	v52 := math.FMA(x.l3, y.l2, v51)
+	v53 := math.FMA(x.l4, y.l1, v52)
 	v54 := v17 + v18
 	v55 := v54 - v18
 	v56 := v54 - v55
@@ -1613,24 +1673,24 @@ func (acc F5) MulAdd(x F5, y F5) F5 {
 	v316 := selAbsLess(v96, v315, v315, v96)
 	v317 := selAbsLess(v60, v316, v316, v60)
 	v318 := selAbsLess(v15, v317, v317, v15)
-	v320 := selAbsLess(acc[3], v314, v314, acc[3])
-	v321 := selAbsLess(acc[3], v314, acc[3], v314)
-	v322 := selAbsLess(acc[4], v315, v168, acc[4])
-	v323 := selAbsLess(acc[4], v315, acc[4], v168)
-	v324 := selAbsLess(acc[4], v315, v315, acc[4])
-	v325 := selAbsLess(acc[4], v315, acc[4], v315)
-	v326 := selAbsLess(acc[0], v324, v322, acc[0])
-	v327 := selAbsLess(acc[0], v324, acc[0], v322)
-	v328 := selAbsLess(acc[0], v324, v324, acc[0])
-	v329 := selAbsLess(acc[0], v324, acc[0], v324)
-	v330 := selAbsLess(acc[1], v316, v96, acc[1])
-	v331 := selAbsLess(acc[1], v316, acc[1], v96)
-	v332 := selAbsLess(acc[1], v316, v316, acc[1])
-	v333 := selAbsLess(acc[1], v316, acc[1], v316)
-	v334 := selAbsLess(acc[2], v317, v60, acc[2])
-	v335 := selAbsLess(acc[2], v317, acc[2], v60)
-	v336 := selAbsLess(acc[2], v317, v317, acc[2])
-	v337 := selAbsLess(acc[2], v317, acc[2], v317)
+	v320 := selAbsLess(acc.l3, v314, v314, acc.l3)
+	v321 := selAbsLess(acc.l3, v314, acc.l3, v314)
+	v322 := selAbsLess(acc.l4, v315, v168, acc.l4)
+	v323 := selAbsLess(acc.l4, v315, acc.l4, v168)
+	v324 := selAbsLess(acc.l4, v315, v315, acc.l4)
+	v325 := selAbsLess(acc.l4, v315, acc.l4, v315)
+	v326 := selAbsLess(acc.l0, v324, v322, acc.l0)
+	v327 := selAbsLess(acc.l0, v324, acc.l0, v322)
+	v328 := selAbsLess(acc.l0, v324, v324, acc.l0)
+	v329 := selAbsLess(acc.l0, v324, acc.l0, v324)
+	v330 := selAbsLess(acc.l1, v316, v96, acc.l1)
+	v331 := selAbsLess(acc.l1, v316, acc.l1, v96)
+	v332 := selAbsLess(acc.l1, v316, v316, acc.l1)
+	v333 := selAbsLess(acc.l1, v316, acc.l1, v316)
+	v334 := selAbsLess(acc.l2, v317, v60, acc.l2)
+	v335 := selAbsLess(acc.l2, v317, acc.l2, v60)
+	v336 := selAbsLess(acc.l2, v317, v317, acc.l2)
+	v337 := selAbsLess(acc.l2, v317, acc.l2, v317)
 	v338 := selAbsLess(v320, v318, v15, v320)
 	v339 := selAbsLess(v320, v318, v320, v15)
 	v340 := selAbsLess(v320, v318, v318, v320)
@@ -1884,49 +1944,55 @@ func (acc F5) MulAdd(x F5, y F5) F5 {
 	v588 := v587 + v578
 	v589 := v588 - v587
 	v590 := v578 - v589
-	v591 := acc[0] + v15
+	v591 := acc.l0 + v15
 	v592 := selFinite(v591, v579, v591)
 	v593 := selFinite(v592, v582, 0.0)
 	v594 := selFinite(v592, v585, 0.0)
 	v595 := selFinite(v592, v588, 0.0)
 	v596 := selFinite(v592, v590, 0.0)
-	return F5{v592, v593, v594, v595, v596}
+	return f5l{v592, v593, v594, v595, v596}
 }
 
 // Div returns x / y.
 // Cost: 1220 flops (1154 add/sub, 35 mul, 25 fma, 6 div/sqrt), 861 selections.
-func (x F5) Div(y F5) F5 {
-	v10 := math.Abs(y[0])
+func (x F5) Div(y F5) (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5div(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f5div is the kernel of F5.Div.
+func f5div(x f5l, y f5l) f5l {
+	v10 := math.Abs(y.l0)
 	v12 := v10 - 3.054936363499605e-151
 	v14 := 3.273390607896142e+150 - v10
 	v18 := selNegative(v12, 4.149515568880993e+180, 1.0)
 	v19 := selNegative(v14, 2.409919865102884e-181, v18)
-	v20 := float64(x[0] * v19)
-	v21 := float64(x[1] * v19)
-	v22 := float64(x[2] * v19)
-	v23 := float64(x[3] * v19)
-	v24 := float64(x[4] * v19)
-	v25 := float64(y[0] * v19)
-	v26 := float64(y[1] * v19)
-	v27 := float64(y[2] * v19)
-	v28 := float64(y[3] * v19)
-	v29 := float64(y[4] * v19)
+	v20 := float64(x.l0 * v19)
+	v21 := float64(x.l1 * v19)
+	v22 := float64(x.l2 * v19)
+	v23 := float64(x.l3 * v19)
+	v24 := float64(x.l4 * v19)
+	v25 := float64(y.l0 * v19)
+	v26 := float64(y.l1 * v19)
+	v27 := float64(y.l2 * v19)
+	v28 := float64(y.l3 * v19)
+	v29 := float64(y.l4 * v19)
 	v30 := v20 / v25
-	v31 := F5{v25, v26, v27, v28, v29}.MulFloat64(v30)
-	v37 := F5{v20, v21, v22, v23, v24}.Sub(F5{v31[0], v31[1], v31[2], v31[3], v31[4]})
-	v43 := v37[0] / v25
-	v44 := F5{v25, v26, v27, v28, v29}.MulFloat64(v43)
-	v50 := F5{v37[0], v37[1], v37[2], v37[3], v37[4]}.Sub(F5{v44[0], v44[1], v44[2], v44[3], v44[4]})
-	v56 := v50[0] / v25
-	v57 := F5{v25, v26, v27, v28, v29}.MulFloat64(v56)
-	v63 := F5{v50[0], v50[1], v50[2], v50[3], v50[4]}.Sub(F5{v57[0], v57[1], v57[2], v57[3], v57[4]})
-	v69 := v63[0] / v25
-	v70 := F5{v25, v26, v27, v28, v29}.MulFloat64(v69)
-	v76 := F5{v63[0], v63[1], v63[2], v63[3], v63[4]}.Sub(F5{v70[0], v70[1], v70[2], v70[3], v70[4]})
-	v82 := v76[0] / v25
-	v83 := F5{v25, v26, v27, v28, v29}.MulFloat64(v82)
-	v89 := F5{v76[0], v76[1], v76[2], v76[3], v76[4]}.Sub(F5{v83[0], v83[1], v83[2], v83[3], v83[4]})
-	v91 := v89[0] / v25
+	v31 := f5mulf64(f5l{v25, v26, v27, v28, v29}, v30)
+	v37 := f5sub(f5l{v20, v21, v22, v23, v24}, f5l{v31.l0, v31.l1, v31.l2, v31.l3, v31.l4})
+	v43 := v37.l0 / v25
+	v44 := f5mulf64(f5l{v25, v26, v27, v28, v29}, v43)
+	v50 := f5sub(f5l{v37.l0, v37.l1, v37.l2, v37.l3, v37.l4}, f5l{v44.l0, v44.l1, v44.l2, v44.l3, v44.l4})
+	v56 := v50.l0 / v25
+	v57 := f5mulf64(f5l{v25, v26, v27, v28, v29}, v56)
+	v63 := f5sub(f5l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4}, f5l{v57.l0, v57.l1, v57.l2, v57.l3, v57.l4})
+	v69 := v63.l0 / v25
+	v70 := f5mulf64(f5l{v25, v26, v27, v28, v29}, v69)
+	v76 := f5sub(f5l{v63.l0, v63.l1, v63.l2, v63.l3, v63.l4}, f5l{v70.l0, v70.l1, v70.l2, v70.l3, v70.l4})
+	v82 := v76.l0 / v25
+	v83 := f5mulf64(f5l{v25, v26, v27, v28, v29}, v82)
+	v89 := f5sub(f5l{v76.l0, v76.l1, v76.l2, v76.l3, v76.l4}, f5l{v83.l0, v83.l1, v83.l2, v83.l3, v83.l4})
+	v91 := v89.l0 / v25
 	v93 := v82 + v91
 	v94 := v93 - v91
 	v95 := v93 - v94
@@ -2038,25 +2104,31 @@ func (x F5) Div(y F5) F5 {
 	v201 := selFinite(v199, v196, 0.0)
 	v202 := selFinite(v199, v197, 0.0)
 	v203 := selFinite(v199, v198, 0.0)
-	return F5{v199, v200, v201, v202, v203}
+	return f5l{v199, v200, v201, v202, v203}
 }
 
 // Sqrt returns the square root of x.
 // Cost: 3646 flops (3338 add/sub, 187 mul, 118 fma, 3 div/sqrt), 1217 selections.
-func (x F5) Sqrt() F5 {
-	v5 := math.Sqrt(x[0])
-	v7 := math.Abs(x[0])
+func (x F5) Sqrt() (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = f5sqrt(*(*f5l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f5sqrt is the kernel of F5.Sqrt.
+func f5sqrt(x f5l) f5l {
+	v5 := math.Sqrt(x.l0)
+	v7 := math.Abs(x.l0)
 	v9 := v7 - 3.054936363499605e-151
 	v11 := 3.273390607896142e+150 - v7
 	v15 := selNegative(v9, 4.149515568880993e+180, 1.0)
 	v16 := selNegative(v11, 2.409919865102884e-181, v15)
 	v19 := selNegative(v9, 4.909093465297727e-91, 1.0)
 	v20 := selNegative(v11, 2.037035976334486e+90, v19)
-	v21 := float64(x[0] * v16)
-	v22 := float64(x[1] * v16)
-	v23 := float64(x[2] * v16)
-	v24 := float64(x[3] * v16)
-	v25 := float64(x[4] * v16)
+	v21 := float64(x.l0 * v16)
+	v22 := float64(x.l1 * v16)
+	v23 := float64(x.l2 * v16)
+	v24 := float64(x.l3 * v16)
+	v25 := float64(x.l4 * v16)
 	v27 := float64(v21 * 0.5)
 	v28 := float64(v22 * 0.5)
 	v29 := float64(v23 * 0.5)
@@ -2064,27 +2136,27 @@ func (x F5) Sqrt() F5 {
 	v31 := float64(v25 * 0.5)
 	v33 := math.Sqrt(v21)
 	v34 := 1.0 / v33
-	v35 := F5{v34, 0.0, 0.0, 0.0, 0.0}.Sqr()
-	v41 := F5{v27, v28, v29, v30, v31}.Mul(F5{v35[0], v35[1], v35[2], v35[3], v35[4]})
-	v47 := F5{0.5, 0.0, 0.0, 0.0, 0.0}.Sub(F5{v41[0], v41[1], v41[2], v41[3], v41[4]})
-	v53 := F5{v34, 0.0, 0.0, 0.0, 0.0}.Mul(F5{v47[0], v47[1], v47[2], v47[3], v47[4]})
-	v59 := F5{v34, 0.0, 0.0, 0.0, 0.0}.Add(F5{v53[0], v53[1], v53[2], v53[3], v53[4]})
-	v65 := F5{v59[0], v59[1], v59[2], v59[3], v59[4]}.Sqr()
-	v71 := F5{v27, v28, v29, v30, v31}.Mul(F5{v65[0], v65[1], v65[2], v65[3], v65[4]})
-	v77 := F5{0.5, 0.0, 0.0, 0.0, 0.0}.Sub(F5{v71[0], v71[1], v71[2], v71[3], v71[4]})
-	v83 := F5{v59[0], v59[1], v59[2], v59[3], v59[4]}.Mul(F5{v77[0], v77[1], v77[2], v77[3], v77[4]})
-	v89 := F5{v59[0], v59[1], v59[2], v59[3], v59[4]}.Add(F5{v83[0], v83[1], v83[2], v83[3], v83[4]})
-	v95 := F5{v89[0], v89[1], v89[2], v89[3], v89[4]}.Sqr()
-	v101 := F5{v27, v28, v29, v30, v31}.Mul(F5{v95[0], v95[1], v95[2], v95[3], v95[4]})
-	v107 := F5{0.5, 0.0, 0.0, 0.0, 0.0}.Sub(F5{v101[0], v101[1], v101[2], v101[3], v101[4]})
-	v113 := F5{v89[0], v89[1], v89[2], v89[3], v89[4]}.Mul(F5{v107[0], v107[1], v107[2], v107[3], v107[4]})
-	v119 := F5{v89[0], v89[1], v89[2], v89[3], v89[4]}.Add(F5{v113[0], v113[1], v113[2], v113[3], v113[4]})
-	v125 := F5{v119[0], v119[1], v119[2], v119[3], v119[4]}.Mul(F5{v21, v22, v23, v24, v25})
-	v131 := float64(v125[0] * v20)
-	v132 := float64(v125[1] * v20)
-	v133 := float64(v125[2] * v20)
-	v134 := float64(v125[3] * v20)
-	v135 := float64(v125[4] * v20)
+	v35 := f5sqr(f5l{v34, 0.0, 0.0, 0.0, 0.0})
+	v41 := f5mul(f5l{v27, v28, v29, v30, v31}, f5l{v35.l0, v35.l1, v35.l2, v35.l3, v35.l4})
+	v47 := f5sub(f5l{0.5, 0.0, 0.0, 0.0, 0.0}, f5l{v41.l0, v41.l1, v41.l2, v41.l3, v41.l4})
+	v53 := f5mul(f5l{v34, 0.0, 0.0, 0.0, 0.0}, f5l{v47.l0, v47.l1, v47.l2, v47.l3, v47.l4})
+	v59 := f5add(f5l{v34, 0.0, 0.0, 0.0, 0.0}, f5l{v53.l0, v53.l1, v53.l2, v53.l3, v53.l4})
+	v65 := f5sqr(f5l{v59.l0, v59.l1, v59.l2, v59.l3, v59.l4})
+	v71 := f5mul(f5l{v27, v28, v29, v30, v31}, f5l{v65.l0, v65.l1, v65.l2, v65.l3, v65.l4})
+	v77 := f5sub(f5l{0.5, 0.0, 0.0, 0.0, 0.0}, f5l{v71.l0, v71.l1, v71.l2, v71.l3, v71.l4})
+	v83 := f5mul(f5l{v59.l0, v59.l1, v59.l2, v59.l3, v59.l4}, f5l{v77.l0, v77.l1, v77.l2, v77.l3, v77.l4})
+	v89 := f5add(f5l{v59.l0, v59.l1, v59.l2, v59.l3, v59.l4}, f5l{v83.l0, v83.l1, v83.l2, v83.l3, v83.l4})
+	v95 := f5sqr(f5l{v89.l0, v89.l1, v89.l2, v89.l3, v89.l4})
+	v101 := f5mul(f5l{v27, v28, v29, v30, v31}, f5l{v95.l0, v95.l1, v95.l2, v95.l3, v95.l4})
+	v107 := f5sub(f5l{0.5, 0.0, 0.0, 0.0, 0.0}, f5l{v101.l0, v101.l1, v101.l2, v101.l3, v101.l4})
+	v113 := f5mul(f5l{v89.l0, v89.l1, v89.l2, v89.l3, v89.l4}, f5l{v107.l0, v107.l1, v107.l2, v107.l3, v107.l4})
+	v119 := f5add(f5l{v89.l0, v89.l1, v89.l2, v89.l3, v89.l4}, f5l{v113.l0, v113.l1, v113.l2, v113.l3, v113.l4})
+	v125 := f5mul(f5l{v119.l0, v119.l1, v119.l2, v119.l3, v119.l4}, f5l{v21, v22, v23, v24, v25})
+	v131 := float64(v125.l0 * v20)
+	v132 := float64(v125.l1 * v20)
+	v133 := float64(v125.l2 * v20)
+	v134 := float64(v125.l3 * v20)
+	v135 := float64(v125.l4 * v20)
 	v136 := selFinite(v21, v131, v5)
 	v137 := selNonZero(v21, v136, v5)
 	v138 := selFinite(v21, v132, 0.0)
@@ -2100,7 +2172,7 @@ func (x F5) Sqrt() F5 {
 	v148 := selFinite(v146, v141, 0.0)
 	v149 := selFinite(v146, v143, 0.0)
 	v150 := selFinite(v146, v145, 0.0)
-	return F5{v146, v147, v148, v149, v150}
+	return f5l{v146, v147, v148, v149, v150}
 }
 
 // F5FromFloat64 returns x as a F5.
@@ -2156,67 +2228,103 @@ type C5 struct {
 
 // Add returns a + b.
 // Cost: 212 flops (212 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
-func (a C5) Add(b C5) C5 {
-	v20 := a.Re.Add(b.Re)
-	v26 := a.Im.Add(b.Im)
-	return C5{F5{v20[0], v20[1], v20[2], v20[3], v20[4]}, F5{v26[0], v26[1], v26[2], v26[3], v26[4]}}
+func (a C5) Add(b C5) (r C5) {
+	*(*c5l)(unsafe.Pointer(&r)) = c5add(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c5add is the kernel of C5.Add.
+func c5add(a c5l, b c5l) c5l {
+	v20 := f5add(a.re, b.re)
+	v26 := f5add(a.im, b.im)
+	return c5l{f5l{v20.l0, v20.l1, v20.l2, v20.l3, v20.l4}, f5l{v26.l0, v26.l1, v26.l2, v26.l3, v26.l4}}
 }
 
 // Sub returns a - b.
 // Cost: 212 flops (212 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
-func (a C5) Sub(b C5) C5 {
-	v20 := a.Re.Sub(b.Re)
-	v26 := a.Im.Sub(b.Im)
-	return C5{F5{v20[0], v20[1], v20[2], v20[3], v20[4]}, F5{v26[0], v26[1], v26[2], v26[3], v26[4]}}
+func (a C5) Sub(b C5) (r C5) {
+	*(*c5l)(unsafe.Pointer(&r)) = c5sub(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c5sub is the kernel of C5.Sub.
+func c5sub(a c5l, b c5l) c5l {
+	v20 := f5sub(a.re, b.re)
+	v26 := f5sub(a.im, b.im)
+	return c5l{f5l{v20.l0, v20.l1, v20.l2, v20.l3, v20.l4}, f5l{v26.l0, v26.l1, v26.l2, v26.l3, v26.l4}}
 }
 
 // Mul returns a * b.
 // Cost: 1564 flops (1448 add/sub, 64 mul, 52 fma, 0 div/sqrt), 430 selections.
-func (a C5) Mul(b C5) C5 {
-	v20 := a.Re.Mul(b.Re)
-	v26 := a.Im.Mul(b.Im)
-	v32 := F5{v20[0], v20[1], v20[2], v20[3], v20[4]}.Sub(F5{v26[0], v26[1], v26[2], v26[3], v26[4]})
-	v38 := a.Re.Mul(b.Im)
-	v44 := a.Im.Mul(b.Re)
-	v50 := F5{v38[0], v38[1], v38[2], v38[3], v38[4]}.Add(F5{v44[0], v44[1], v44[2], v44[3], v44[4]})
-	return C5{F5{v32[0], v32[1], v32[2], v32[3], v32[4]}, F5{v50[0], v50[1], v50[2], v50[3], v50[4]}}
+func (a C5) Mul(b C5) (r C5) {
+	*(*c5l)(unsafe.Pointer(&r)) = c5mul(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c5mul is the kernel of C5.Mul.
+func c5mul(a c5l, b c5l) c5l {
+	v20 := f5mul(a.re, b.re)
+	v26 := f5mul(a.im, b.im)
+	v32 := f5sub(f5l{v20.l0, v20.l1, v20.l2, v20.l3, v20.l4}, f5l{v26.l0, v26.l1, v26.l2, v26.l3, v26.l4})
+	v38 := f5mul(a.re, b.im)
+	v44 := f5mul(a.im, b.re)
+	v50 := f5add(f5l{v38.l0, v38.l1, v38.l2, v38.l3, v38.l4}, f5l{v44.l0, v44.l1, v44.l2, v44.l3, v44.l4})
+	return c5l{f5l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4}, f5l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4}}
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
 // Cost: 1632 flops (1516 add/sub, 64 mul, 52 fma, 0 div/sqrt), 652 selections.
-func (acc C5) MulAdd(x C5, y C5) C5 {
-	v35 := acc.Re.MulAdd(x.Re, y.Re)
-	v41 := F5{v35[0], v35[1], v35[2], v35[3], v35[4]}.MulAdd(F5{(-x.Im[0]), (-x.Im[1]), (-x.Im[2]), (-x.Im[3]), (-x.Im[4])}, y.Im)
-	v47 := acc.Im.MulAdd(x.Re, y.Im)
-	v53 := F5{v47[0], v47[1], v47[2], v47[3], v47[4]}.MulAdd(x.Im, y.Re)
-	return C5{F5{v41[0], v41[1], v41[2], v41[3], v41[4]}, F5{v53[0], v53[1], v53[2], v53[3], v53[4]}}
+func (acc C5) MulAdd(x C5, y C5) (r C5) {
+	*(*c5l)(unsafe.Pointer(&r)) = c5madd(*(*c5l)(unsafe.Pointer(&acc)), *(*c5l)(unsafe.Pointer(&x)), *(*c5l)(unsafe.Pointer(&y)))
+	return
+}
+
+// c5madd is the kernel of C5.MulAdd.
+func c5madd(acc c5l, x c5l, y c5l) c5l {
+	v35 := f5madd(acc.re, x.re, y.re)
+	v41 := f5madd(f5l{v35.l0, v35.l1, v35.l2, v35.l3, v35.l4}, f5l{(-x.im.l0), (-x.im.l1), (-x.im.l2), (-x.im.l3), (-x.im.l4)}, y.im)
+	v47 := f5madd(acc.im, x.re, y.im)
+	v53 := f5madd(f5l{v47.l0, v47.l1, v47.l2, v47.l3, v47.l4}, x.im, y.re)
+	return c5l{f5l{v41.l0, v41.l1, v41.l2, v41.l3, v41.l4}, f5l{v53.l0, v53.l1, v53.l2, v53.l3, v53.l4}}
 }
 
 // Div returns a / b.
 // Cost: 4526 flops (4220 add/sub, 174 mul, 120 fma, 12 div/sqrt), 2367 selections.
-func (a C5) Div(b C5) C5 {
-	v20 := b.Re.Sqr()
-	v26 := b.Im.Sqr()
-	v32 := F5{v20[0], v20[1], v20[2], v20[3], v20[4]}.Add(F5{v26[0], v26[1], v26[2], v26[3], v26[4]})
-	v38 := a.Re.Mul(b.Re)
-	v44 := a.Im.Mul(b.Im)
-	v50 := F5{v38[0], v38[1], v38[2], v38[3], v38[4]}.Add(F5{v44[0], v44[1], v44[2], v44[3], v44[4]})
-	v56 := a.Im.Mul(b.Re)
-	v62 := a.Re.Mul(b.Im)
-	v68 := F5{v56[0], v56[1], v56[2], v56[3], v56[4]}.Sub(F5{v62[0], v62[1], v62[2], v62[3], v62[4]})
-	v74 := F5{v50[0], v50[1], v50[2], v50[3], v50[4]}.Div(F5{v32[0], v32[1], v32[2], v32[3], v32[4]})
-	v80 := F5{v68[0], v68[1], v68[2], v68[3], v68[4]}.Div(F5{v32[0], v32[1], v32[2], v32[3], v32[4]})
-	return C5{F5{v74[0], v74[1], v74[2], v74[3], v74[4]}, F5{v80[0], v80[1], v80[2], v80[3], v80[4]}}
+func (a C5) Div(b C5) (r C5) {
+	*(*c5l)(unsafe.Pointer(&r)) = c5div(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c5div is the kernel of C5.Div.
+func c5div(a c5l, b c5l) c5l {
+	v20 := f5sqr(b.re)
+	v26 := f5sqr(b.im)
+	v32 := f5add(f5l{v20.l0, v20.l1, v20.l2, v20.l3, v20.l4}, f5l{v26.l0, v26.l1, v26.l2, v26.l3, v26.l4})
+	v38 := f5mul(a.re, b.re)
+	v44 := f5mul(a.im, b.im)
+	v50 := f5add(f5l{v38.l0, v38.l1, v38.l2, v38.l3, v38.l4}, f5l{v44.l0, v44.l1, v44.l2, v44.l3, v44.l4})
+	v56 := f5mul(a.im, b.re)
+	v62 := f5mul(a.re, b.im)
+	v68 := f5sub(f5l{v56.l0, v56.l1, v56.l2, v56.l3, v56.l4}, f5l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4})
+	v74 := f5div(f5l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4}, f5l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4})
+	v80 := f5div(f5l{v68.l0, v68.l1, v68.l2, v68.l3, v68.l4}, f5l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4})
+	return c5l{f5l{v74.l0, v74.l1, v74.l2, v74.l3, v74.l4}, f5l{v80.l0, v80.l1, v80.l2, v80.l3, v80.l4}}
 }
 
 // Abs returns |a|.
 // Cost: 4168 flops (3802 add/sub, 227 mul, 136 fma, 3 div/sqrt), 1432 selections.
-func (a C5) Abs() F5 {
-	v10 := a.Re.Sqr()
-	v16 := a.Im.Sqr()
-	v22 := F5{v10[0], v10[1], v10[2], v10[3], v10[4]}.Add(F5{v16[0], v16[1], v16[2], v16[3], v16[4]})
-	v28 := F5{v22[0], v22[1], v22[2], v22[3], v22[4]}.Sqrt()
-	return F5{v28[0], v28[1], v28[2], v28[3], v28[4]}
+func (a C5) Abs() (r F5) {
+	*(*f5l)(unsafe.Pointer(&r)) = c5abs(*(*c5l)(unsafe.Pointer(&a)))
+	return
+}
+
+// c5abs is the kernel of C5.Abs.
+func c5abs(a c5l) f5l {
+	v10 := f5sqr(a.re)
+	v16 := f5sqr(a.im)
+	v22 := f5add(f5l{v10.l0, v10.l1, v10.l2, v10.l3, v10.l4}, f5l{v16.l0, v16.l1, v16.l2, v16.l3, v16.l4})
+	v28 := f5sqrt(f5l{v22.l0, v22.l1, v22.l2, v22.l3, v22.l4})
+	return f5l{v28.l0, v28.l1, v28.l2, v28.l3, v28.l4}
 }
 
 // ConvolveF5 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
@@ -2233,11 +2341,11 @@ func ConvolveF5(z, x, y []F5) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := f5mul(*(*f5l)(unsafe.Pointer(&x[0])), *(*f5l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = f5madd(acc, *(*f5l)(unsafe.Pointer(&x[i])), *(*f5l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*f5l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 
@@ -2265,11 +2373,11 @@ func ConvolveC5(z, x, y []C5) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := c5mul(*(*c5l)(unsafe.Pointer(&x[0])), *(*c5l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = c5madd(acc, *(*c5l)(unsafe.Pointer(&x[i])), *(*c5l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*c5l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 

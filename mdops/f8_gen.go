@@ -5,6 +5,7 @@ package mdops
 import (
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // F8 is a 8-double: the unevaluated sum x[0] + ... + x[7] of float64 limbs,
@@ -12,45 +13,74 @@ import (
 // Non-finite values have the Inf or NaN in the leading limb.
 type F8 [8]float64
 
+// f8l holds the limbs of an F8 as a struct, which the register ABI passes in
+// registers (an array is passed in memory); it has F8's memory layout.
+type f8l struct {
+	l0, l1, l2, l3, l4, l5, l6, l7 float64
+}
+
+// c8l holds the limbs of a C8; it has C8's memory layout.
+type c8l struct {
+	re, im f8l
+}
+
 // Neg returns -x.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
-func (x F8) Neg() F8 {
-	return F8{(-x[0]), (-x[1]), (-x[2]), (-x[3]), (-x[4]), (-x[5]), (-x[6]), (-x[7])}
+func (x F8) Neg() (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8neg(*(*f8l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f8neg is the kernel of F8.Neg.
+func f8neg(x f8l) f8l {
+	return f8l{(-x.l0), (-x.l1), (-x.l2), (-x.l3), (-x.l4), (-x.l5), (-x.l6), (-x.l7)}
 }
 
 // Abs returns |x|.
 // Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 7 selections.
-func (x F8) Abs() F8 {
-	v8 := math.Abs(x[0])
-	v10 := selNegative(x[0], (-x[1]), x[1])
-	v12 := selNegative(x[0], (-x[2]), x[2])
-	v14 := selNegative(x[0], (-x[3]), x[3])
-	v16 := selNegative(x[0], (-x[4]), x[4])
-	v18 := selNegative(x[0], (-x[5]), x[5])
-	v20 := selNegative(x[0], (-x[6]), x[6])
-	v22 := selNegative(x[0], (-x[7]), x[7])
-	return F8{v8, v10, v12, v14, v16, v18, v20, v22}
+func (x F8) Abs() (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8abs(*(*f8l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f8abs is the kernel of F8.Abs.
+func f8abs(x f8l) f8l {
+	v8 := math.Abs(x.l0)
+	v10 := selNegative(x.l0, (-x.l1), x.l1)
+	v12 := selNegative(x.l0, (-x.l2), x.l2)
+	v14 := selNegative(x.l0, (-x.l3), x.l3)
+	v16 := selNegative(x.l0, (-x.l4), x.l4)
+	v18 := selNegative(x.l0, (-x.l5), x.l5)
+	v20 := selNegative(x.l0, (-x.l6), x.l6)
+	v22 := selNegative(x.l0, (-x.l7), x.l7)
+	return f8l{v8, v10, v12, v14, v16, v18, v20, v22}
 }
 
 // Add returns x + y.
 // Cost: 178 flops (178 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
-func (x F8) Add(y F8) F8 {
-	v17 := selAbsLess(x[0], y[7], y[7], x[0])
-	v18 := selAbsLess(x[0], y[7], x[0], y[7])
-	v19 := selAbsLess(x[1], y[6], y[6], x[1])
-	v20 := selAbsLess(x[1], y[6], x[1], y[6])
-	v21 := selAbsLess(x[2], y[5], y[5], x[2])
-	v22 := selAbsLess(x[2], y[5], x[2], y[5])
-	v23 := selAbsLess(x[3], y[4], y[4], x[3])
-	v24 := selAbsLess(x[3], y[4], x[3], y[4])
-	v25 := selAbsLess(x[4], y[3], y[3], x[4])
-	v26 := selAbsLess(x[4], y[3], x[4], y[3])
-	v27 := selAbsLess(x[5], y[2], y[2], x[5])
-	v28 := selAbsLess(x[5], y[2], x[5], y[2])
-	v29 := selAbsLess(x[6], y[1], y[1], x[6])
-	v30 := selAbsLess(x[6], y[1], x[6], y[1])
-	v31 := selAbsLess(x[7], y[0], y[0], x[7])
-	v32 := selAbsLess(x[7], y[0], x[7], y[0])
+func (x F8) Add(y F8) (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8add(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f8add is the kernel of F8.Add.
+func f8add(x f8l, y f8l) f8l {
+	v17 := selAbsLess(x.l0, y.l7, y.l7, x.l0)
+	v18 := selAbsLess(x.l0, y.l7, x.l0, y.l7)
+	v19 := selAbsLess(x.l1, y.l6, y.l6, x.l1)
+	v20 := selAbsLess(x.l1, y.l6, x.l1, y.l6)
+	v21 := selAbsLess(x.l2, y.l5, y.l5, x.l2)
+	v22 := selAbsLess(x.l2, y.l5, x.l2, y.l5)
+	v23 := selAbsLess(x.l3, y.l4, y.l4, x.l3)
+	v24 := selAbsLess(x.l3, y.l4, x.l3, y.l4)
+	v25 := selAbsLess(x.l4, y.l3, y.l3, x.l4)
+	v26 := selAbsLess(x.l4, y.l3, x.l4, y.l3)
+	v27 := selAbsLess(x.l5, y.l2, y.l2, x.l5)
+	v28 := selAbsLess(x.l5, y.l2, x.l5, y.l2)
+	v29 := selAbsLess(x.l6, y.l1, y.l1, x.l6)
+	v30 := selAbsLess(x.l6, y.l1, x.l6, y.l1)
+	v31 := selAbsLess(x.l7, y.l0, y.l0, x.l7)
+	v32 := selAbsLess(x.l7, y.l0, x.l7, y.l0)
 	v33 := selAbsLess(v17, v25, v25, v17)
 	v34 := selAbsLess(v17, v25, v17, v25)
 	v35 := selAbsLess(v19, v27, v27, v19)
@@ -490,7 +520,7 @@ func (x F8) Add(y F8) F8 {
 	v469 := v468 + v450
 	v470 := v469 - v468
 	v471 := v450 - v470
-	v472 := x[0] + y[0]
+	v472 := x.l0 + y.l0
 	v473 := selFinite(v472, v451, v472)
 	v474 := selFinite(v473, v454, 0.0)
 	v475 := selFinite(v473, v457, 0.0)
@@ -499,28 +529,34 @@ func (x F8) Add(y F8) F8 {
 	v478 := selFinite(v473, v466, 0.0)
 	v479 := selFinite(v473, v469, 0.0)
 	v480 := selFinite(v473, v471, 0.0)
-	return F8{v473, v474, v475, v476, v477, v478, v479, v480}
+	return f8l{v473, v474, v475, v476, v477, v478, v479, v480}
 }
 
 // Sub returns x - y.
 // Cost: 178 flops (178 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
-func (x F8) Sub(y F8) F8 {
-	v25 := selAbsLess(x[0], (-y[7]), (-y[7]), x[0])
-	v26 := selAbsLess(x[0], (-y[7]), x[0], (-y[7]))
-	v27 := selAbsLess(x[1], (-y[6]), (-y[6]), x[1])
-	v28 := selAbsLess(x[1], (-y[6]), x[1], (-y[6]))
-	v29 := selAbsLess(x[2], (-y[5]), (-y[5]), x[2])
-	v30 := selAbsLess(x[2], (-y[5]), x[2], (-y[5]))
-	v31 := selAbsLess(x[3], (-y[4]), (-y[4]), x[3])
-	v32 := selAbsLess(x[3], (-y[4]), x[3], (-y[4]))
-	v33 := selAbsLess(x[4], (-y[3]), (-y[3]), x[4])
-	v34 := selAbsLess(x[4], (-y[3]), x[4], (-y[3]))
-	v35 := selAbsLess(x[5], (-y[2]), (-y[2]), x[5])
-	v36 := selAbsLess(x[5], (-y[2]), x[5], (-y[2]))
-	v37 := selAbsLess(x[6], (-y[1]), (-y[1]), x[6])
-	v38 := selAbsLess(x[6], (-y[1]), x[6], (-y[1]))
-	v39 := selAbsLess(x[7], (-y[0]), (-y[0]), x[7])
-	v40 := selAbsLess(x[7], (-y[0]), x[7], (-y[0]))
+func (x F8) Sub(y F8) (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8sub(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f8sub is the kernel of F8.Sub.
+func f8sub(x f8l, y f8l) f8l {
+	v25 := selAbsLess(x.l0, (-y.l7), (-y.l7), x.l0)
+	v26 := selAbsLess(x.l0, (-y.l7), x.l0, (-y.l7))
+	v27 := selAbsLess(x.l1, (-y.l6), (-y.l6), x.l1)
+	v28 := selAbsLess(x.l1, (-y.l6), x.l1, (-y.l6))
+	v29 := selAbsLess(x.l2, (-y.l5), (-y.l5), x.l2)
+	v30 := selAbsLess(x.l2, (-y.l5), x.l2, (-y.l5))
+	v31 := selAbsLess(x.l3, (-y.l4), (-y.l4), x.l3)
+	v32 := selAbsLess(x.l3, (-y.l4), x.l3, (-y.l4))
+	v33 := selAbsLess(x.l4, (-y.l3), (-y.l3), x.l4)
+	v34 := selAbsLess(x.l4, (-y.l3), x.l4, (-y.l3))
+	v35 := selAbsLess(x.l5, (-y.l2), (-y.l2), x.l5)
+	v36 := selAbsLess(x.l5, (-y.l2), x.l5, (-y.l2))
+	v37 := selAbsLess(x.l6, (-y.l1), (-y.l1), x.l6)
+	v38 := selAbsLess(x.l6, (-y.l1), x.l6, (-y.l1))
+	v39 := selAbsLess(x.l7, (-y.l0), (-y.l0), x.l7)
+	v40 := selAbsLess(x.l7, (-y.l0), x.l7, (-y.l0))
 	v41 := selAbsLess(v25, v33, v33, v25)
 	v42 := selAbsLess(v25, v33, v25, v33)
 	v43 := selAbsLess(v27, v35, v35, v27)
@@ -960,7 +996,7 @@ func (x F8) Sub(y F8) F8 {
 	v477 := v476 + v458
 	v478 := v477 - v476
 	v479 := v458 - v478
-	v480 := x[0] + (-y[0])
+	v480 := x.l0 + (-y.l0)
 	v481 := selFinite(v480, v459, v480)
 	v482 := selFinite(v481, v462, 0.0)
 	v483 := selFinite(v481, v465, 0.0)
@@ -969,28 +1005,34 @@ func (x F8) Sub(y F8) F8 {
 	v486 := selFinite(v481, v474, 0.0)
 	v487 := selFinite(v481, v477, 0.0)
 	v488 := selFinite(v481, v479, 0.0)
-	return F8{v481, v482, v483, v484, v485, v486, v487, v488}
+	return f8l{v481, v482, v483, v484, v485, v486, v487, v488}
 }
 
 // MulFloat64 returns x * f for a float64 f.
 // Cost: 276 flops (260 add/sub, 8 mul, 8 fma, 0 div/sqrt), 86 selections.
-func (x F8) MulFloat64(f float64) F8 {
-	v9 := float64(x[0] * f)
-	v11 := math.FMA(x[0], f, (-v9))
-	v12 := float64(x[1] * f)
-	v14 := math.FMA(x[1], f, (-v12))
-	v15 := float64(x[2] * f)
-	v17 := math.FMA(x[2], f, (-v15))
-	v18 := float64(x[3] * f)
-	v20 := math.FMA(x[3], f, (-v18))
-	v21 := float64(x[4] * f)
-	v23 := math.FMA(x[4], f, (-v21))
-	v24 := float64(x[5] * f)
-	v26 := math.FMA(x[5], f, (-v24))
-	v27 := float64(x[6] * f)
-	v29 := math.FMA(x[6], f, (-v27))
-	v30 := float64(x[7] * f)
-	v32 := math.FMA(x[7], f, (-v30))
+func (x F8) MulFloat64(f float64) (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8mulf64(*(*f8l)(unsafe.Pointer(&x)), f)
+	return
+}
+
+// f8mulf64 is the kernel of F8.MulFloat64.
+func f8mulf64(x f8l, f float64) f8l {
+	v9 := float64(x.l0 * f)
+	v11 := math.FMA(x.l0, f, (-v9))
+	v12 := float64(x.l1 * f)
+	v14 := math.FMA(x.l1, f, (-v12))
+	v15 := float64(x.l2 * f)
+	v17 := math.FMA(x.l2, f, (-v15))
+	v18 := float64(x.l3 * f)
+	v20 := math.FMA(x.l3, f, (-v18))
+	v21 := float64(x.l4 * f)
+	v23 := math.FMA(x.l4, f, (-v21))
+	v24 := float64(x.l5 * f)
+	v26 := math.FMA(x.l5, f, (-v24))
+	v27 := float64(x.l6 * f)
+	v29 := math.FMA(x.l6, f, (-v27))
+	v30 := float64(x.l7 * f)
+	v32 := math.FMA(x.l7, f, (-v30))
 	v33 := v11 + v12
 	v34 := v33 - v12
 	v35 := v33 - v34
@@ -1337,83 +1379,89 @@ func (x F8) MulFloat64(f float64) F8 {
 	v377 := selFinite(v372, v366, 0.0)
 	v378 := selFinite(v372, v369, 0.0)
 	v379 := selFinite(v372, v371, 0.0)
-	return F8{v372, v373, v374, v375, v376, v377, v378, v379}
+	return f8l{v372, v373, v374, v375, v376, v377, v378, v379}
 }
 
 // Mul returns x * y.
 // Cost: 1220 flops (1149 add/sub, 37 mul, 34 fma, 0 div/sqrt), 100 selections.
-func (x F8) Mul(y F8) F8 {
-	v16 := float64(x[0] * y[0])
-	v18 := math.FMA(x[0], y[0], (-v16))
-	v19 := float64(x[0] * y[1])
-	v21 := math.FMA(x[0], y[1], (-v19))
-	v22 := float64(x[1] * y[0])
-	v24 := math.FMA(x[1], y[0], (-v22))
-	v25 := float64(x[0] * y[2])
-	v27 := math.FMA(x[0], y[2], (-v25))
-	v28 := float64(x[1] * y[1])
-	v30 := math.FMA(x[1], y[1], (-v28))
-	v31 := float64(x[2] * y[0])
-	v33 := math.FMA(x[2], y[0], (-v31))
-	v34 := float64(x[0] * y[3])
-	v36 := math.FMA(x[0], y[3], (-v34))
-	v37 := float64(x[1] * y[2])
-	v39 := math.FMA(x[1], y[2], (-v37))
-	v40 := float64(x[2] * y[1])
-	v42 := math.FMA(x[2], y[1], (-v40))
-	v43 := float64(x[3] * y[0])
-	v45 := math.FMA(x[3], y[0], (-v43))
-	v46 := float64(x[0] * y[4])
-	v48 := math.FMA(x[0], y[4], (-v46))
-	v49 := float64(x[1] * y[3])
-	v51 := math.FMA(x[1], y[3], (-v49))
-	v52 := float64(x[2] * y[2])
-	v54 := math.FMA(x[2], y[2], (-v52))
-	v55 := float64(x[3] * y[1])
-	v57 := math.FMA(x[3], y[1], (-v55))
-	v58 := float64(x[4] * y[0])
-	v60 := math.FMA(x[4], y[0], (-v58))
-	v61 := float64(x[0] * y[5])
-	v63 := math.FMA(x[0], y[5], (-v61))
-	v64 := float64(x[1] * y[4])
-	v66 := math.FMA(x[1], y[4], (-v64))
-	v67 := float64(x[2] * y[3])
-	v69 := math.FMA(x[2], y[3], (-v67))
-	v70 := float64(x[3] * y[2])
-	v72 := math.FMA(x[3], y[2], (-v70))
-	v73 := float64(x[4] * y[1])
-	v75 := math.FMA(x[4], y[1], (-v73))
-	v76 := float64(x[5] * y[0])
-	v78 := math.FMA(x[5], y[0], (-v76))
-	v79 := float64(x[0] * y[6])
-	v81 := math.FMA(x[0], y[6], (-v79))
-	v82 := float64(x[1] * y[5])
-	v84 := math.FMA(x[1], y[5], (-v82))
-	v85 := float64(x[2] * y[4])
-	v87 := math.FMA(x[2], y[4], (-v85))
-	v88 := float64(x[3] * y[3])
-	v90 := math.FMA(x[3], y[3], (-v88))
-	v91 := float64(x[4] * y[2])
-	v93 := math.FMA(x[4], y[2], (-v91))
-	v94 := float64(x[5] * y[1])
-	v96 := math.FMA(x[5], y[1], (-v94))
-	v97 := float64(x[6] * y[0])
-	v99 := math.FMA(x[6], y[0], (-v97))
-	v100 := float64(x[0] * y[7])
-	v101 := float64(x[1] * y[6])
-	v102 := float64(x[2] * y[5])
-	v103 := float64(x[3] * y[4])
-	v104 := float64(x[4] * y[3])
-	v105 := float64(x[5] * y[2])
-	v106 := float64(x[6] * y[1])
-	v107 := float64(x[7] * y[0])
-	v108 := float64(x[1] * y[7])
-	v109 := math.FMA(x[2], y[6], v108)
-	v110 := math.FMA(x[3], y[5], v109)
-	v111 := math.FMA(x[4], y[4], v110)
-	v112 := math.FMA(x[5], y[3], v111)
-	v113 := math.FMA(x[6], y[2], v112)
-	v114 := math.FMA(x[7], y[1], v113)
+func (x F8) Mul(y F8) (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8mul(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f8mul is the kernel of F8.Mul.
+func f8mul(x f8l, y f8l) f8l {
+	v16 := float64(x.l0 * y.l0)
+	v18 := math.FMA(x.l0, y.l0, (-v16))
+	v19 := float64(x.l0 * y.l1)
+	v21 := math.FMA(x.l0, y.l1, (-v19))
+	v22 := float64(x.l1 * y.l0)
+	v24 := math.FMA(x.l1, y.l0, (-v22))
+	v25 := float64(x.l0 * y.l2)
+	v27 := math.FMA(x.l0, y.l2, (-v25))
+	v28 := float64(x.l1 * y.l1)
+	v30 := math.FMA(x.l1, y.l1, (-v28))
+	v31 := float64(x.l2 * y.l0)
+	v33 := math.FMA(x.l2, y.l0, (-v31))
+	v34 := float64(x.l0 * y.l3)
+	v36 := math.FMA(x.l0, y.l3, (-v34))
+	v37 := float64(x.l1 * y.l2)
+	v39 := math.FMA(x.l1, y.l2, (-v37))
+	v40 := float64(x.l2 * y.l1)
+	v42 := math.FMA(x.l2, y.l1, (-v40))
+	v43 := float64(x.l3 * y.l0)
+	v45 := math.FMA(x.l3, y.l0, (-v43))
+	v46 := float64(x.l0 * y.l4)
+	v48 := math.FMA(x.l0, y.l4, (-v46))
+	v49 := float64(x.l1 * y.l3)
+	v51 := math.FMA(x.l1, y.l3, (-v49))
+	v52 := float64(x.l2 * y.l2)
+	v54 := math.FMA(x.l2, y.l2, (-v52))
+	v55 := float64(x.l3 * y.l1)
+	v57 := math.FMA(x.l3, y.l1, (-v55))
+	v58 := float64(x.l4 * y.l0)
+	v60 := math.FMA(x.l4, y.l0, (-v58))
+	v61 := float64(x.l0 * y.l5)
+	v63 := math.FMA(x.l0, y.l5, (-v61))
+	v64 := float64(x.l1 * y.l4)
+	v66 := math.FMA(x.l1, y.l4, (-v64))
+	v67 := float64(x.l2 * y.l3)
+	v69 := math.FMA(x.l2, y.l3, (-v67))
+	v70 := float64(x.l3 * y.l2)
+	v72 := math.FMA(x.l3, y.l2, (-v70))
+	v73 := float64(x.l4 * y.l1)
+	v75 := math.FMA(x.l4, y.l1, (-v73))
+	v76 := float64(x.l5 * y.l0)
+	v78 := math.FMA(x.l5, y.l0, (-v76))
+	v79 := float64(x.l0 * y.l6)
+	v81 := math.FMA(x.l0, y.l6, (-v79))
+	v82 := float64(x.l1 * y.l5)
+	v84 := math.FMA(x.l1, y.l5, (-v82))
+	v85 := float64(x.l2 * y.l4)
+	v87 := math.FMA(x.l2, y.l4, (-v85))
+	v88 := float64(x.l3 * y.l3)
+	v90 := math.FMA(x.l3, y.l3, (-v88))
+	v91 := float64(x.l4 * y.l2)
+	v93 := math.FMA(x.l4, y.l2, (-v91))
+	v94 := float64(x.l5 * y.l1)
+	v96 := math.FMA(x.l5, y.l1, (-v94))
+	v97 := float64(x.l6 * y.l0)
+	v99 := math.FMA(x.l6, y.l0, (-v97))
+	v100 := float64(x.l0 * y.l7)
+	v101 := float64(x.l1 * y.l6)
+	v102 := float64(x.l2 * y.l5)
+	v103 := float64(x.l3 * y.l4)
+	v104 := float64(x.l4 * y.l3)
+	v105 := float64(x.l5 * y.l2)
+	v106 := float64(x.l6 * y.l1)
+	v107 := float64(x.l7 * y.l0)
+	v108 := float64(x.l1 * y.l7)
+	v109 := math.FMA(x.l2, y.l6, v108)
+	v110 := math.FMA(x.l3, y.l5, v109)
+	v111 := math.FMA(x.l4, y.l4, v110)
+	v112 := math.FMA(x.l5, y.l3, v111)
+	v113 := math.FMA(x.l6, y.l2, v112)
+	v114 := math.FMA(x.l7, y.l1, v113)
 	v115 := v18 + v19
 	v116 := v115 - v19
 	v117 := v115 - v116
@@ -2663,83 +2711,89 @@ func (x F8) Mul(y F8) F8 {
 	v1362 := selFinite(v1357, v1351, 0.0)
 	v1363 := selFinite(v1357, v1354, 0.0)
 	v1364 := selFinite(v1357, v1356, 0.0)
-	return F8{v1357, v1358, v1359, v1360, v1361, v1362, v1363, v1364}
+	return f8l{v1357, v1358, v1359, v1360, v1361, v1362, v1363, v1364}
 }
 
 // Sqr returns x * x.
 // Cost: 688 flops (617 add/sub, 49 mul, 22 fma, 0 div/sqrt), 100 selections.
-func (x F8) Sqr() F8 {
-	v9 := float64(x[0] * x[0])
-	v11 := math.FMA(x[0], x[0], (-v9))
-	v12 := float64(x[0] * x[1])
-	v14 := math.FMA(x[0], x[1], (-v12))
+func (x F8) Sqr() (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8sqr(*(*f8l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f8sqr is the kernel of F8.Sqr.
+func f8sqr(x f8l) f8l {
+	v9 := float64(x.l0 * x.l0)
+	v11 := math.FMA(x.l0, x.l0, (-v9))
+	v12 := float64(x.l0 * x.l1)
+	v14 := math.FMA(x.l0, x.l1, (-v12))
 	v15 := float64(v12 * 2.0)
 	v16 := float64(v14 * 2.0)
-	v17 := float64(x[0] * x[2])
-	v19 := math.FMA(x[0], x[2], (-v17))
+	v17 := float64(x.l0 * x.l2)
+	v19 := math.FMA(x.l0, x.l2, (-v17))
 	v20 := float64(v17 * 2.0)
 	v21 := float64(v19 * 2.0)
-	v22 := float64(x[1] * x[1])
-	v24 := math.FMA(x[1], x[1], (-v22))
-	v25 := float64(x[0] * x[3])
-	v27 := math.FMA(x[0], x[3], (-v25))
+	v22 := float64(x.l1 * x.l1)
+	v24 := math.FMA(x.l1, x.l1, (-v22))
+	v25 := float64(x.l0 * x.l3)
+	v27 := math.FMA(x.l0, x.l3, (-v25))
 	v28 := float64(v25 * 2.0)
 	v29 := float64(v27 * 2.0)
-	v30 := float64(x[1] * x[2])
-	v32 := math.FMA(x[1], x[2], (-v30))
+	v30 := float64(x.l1 * x.l2)
+	v32 := math.FMA(x.l1, x.l2, (-v30))
 	v33 := float64(v30 * 2.0)
 	v34 := float64(v32 * 2.0)
-	v35 := float64(x[0] * x[4])
-	v37 := math.FMA(x[0], x[4], (-v35))
+	v35 := float64(x.l0 * x.l4)
+	v37 := math.FMA(x.l0, x.l4, (-v35))
 	v38 := float64(v35 * 2.0)
 	v39 := float64(v37 * 2.0)
-	v40 := float64(x[1] * x[3])
-	v42 := math.FMA(x[1], x[3], (-v40))
+	v40 := float64(x.l1 * x.l3)
+	v42 := math.FMA(x.l1, x.l3, (-v40))
 	v43 := float64(v40 * 2.0)
 	v44 := float64(v42 * 2.0)
-	v45 := float64(x[2] * x[2])
-	v47 := math.FMA(x[2], x[2], (-v45))
-	v48 := float64(x[0] * x[5])
-	v50 := math.FMA(x[0], x[5], (-v48))
+	v45 := float64(x.l2 * x.l2)
+	v47 := math.FMA(x.l2, x.l2, (-v45))
+	v48 := float64(x.l0 * x.l5)
+	v50 := math.FMA(x.l0, x.l5, (-v48))
 	v51 := float64(v48 * 2.0)
 	v52 := float64(v50 * 2.0)
-	v53 := float64(x[1] * x[4])
-	v55 := math.FMA(x[1], x[4], (-v53))
+	v53 := float64(x.l1 * x.l4)
+	v55 := math.FMA(x.l1, x.l4, (-v53))
 	v56 := float64(v53 * 2.0)
 	v57 := float64(v55 * 2.0)
-	v58 := float64(x[2] * x[3])
-	v60 := math.FMA(x[2], x[3], (-v58))
+	v58 := float64(x.l2 * x.l3)
+	v60 := math.FMA(x.l2, x.l3, (-v58))
 	v61 := float64(v58 * 2.0)
 	v62 := float64(v60 * 2.0)
-	v63 := float64(x[0] * x[6])
-	v65 := math.FMA(x[0], x[6], (-v63))
+	v63 := float64(x.l0 * x.l6)
+	v65 := math.FMA(x.l0, x.l6, (-v63))
 	v66 := float64(v63 * 2.0)
 	v67 := float64(v65 * 2.0)
-	v68 := float64(x[1] * x[5])
-	v70 := math.FMA(x[1], x[5], (-v68))
+	v68 := float64(x.l1 * x.l5)
+	v70 := math.FMA(x.l1, x.l5, (-v68))
 	v71 := float64(v68 * 2.0)
 	v72 := float64(v70 * 2.0)
-	v73 := float64(x[2] * x[4])
-	v75 := math.FMA(x[2], x[4], (-v73))
+	v73 := float64(x.l2 * x.l4)
+	v75 := math.FMA(x.l2, x.l4, (-v73))
 	v76 := float64(v73 * 2.0)
 	v77 := float64(v75 * 2.0)
-	v78 := float64(x[3] * x[3])
-	v80 := math.FMA(x[3], x[3], (-v78))
-	v81 := float64(x[0] * x[7])
+	v78 := float64(x.l3 * x.l3)
+	v80 := math.FMA(x.l3, x.l3, (-v78))
+	v81 := float64(x.l0 * x.l7)
 	v82 := float64(v81 * 2.0)
-	v83 := float64(x[1] * x[6])
+	v83 := float64(x.l1 * x.l6)
 	v84 := float64(v83 * 2.0)
-	v85 := float64(x[2] * x[5])
+	v85 := float64(x.l2 * x.l5)
 	v86 := float64(v85 * 2.0)
-	v87 := float64(x[3] * x[4])
+	v87 := float64(x.l3 * x.l4)
 	v88 := float64(v87 * 2.0)
-	v89 := float64(x[1] * x[7])
-	v90 := math.FMA(x[2], x[6], v89)
-	v91 := math.FMA(x[3], x[5], v90)
-	v92 := math.FMA(x[4], x[4], v91)
-	v93 := math.FMA(x[5], x[3], v92)
-	v94 := math.FMA(x[6], x[2], v93)
-	v95 := math.FMA(x[7], x[1], v94)
+	v89 := float64(x.l1 * x.l7)
+	v90 := math.FMA(x.l2, x.l6, v89)
+	v91 := math.FMA(x.l3, x.l5, v90)
+	v92 := math.FMA(x.l4, x.l4, v91)
+	v93 := math.FMA(x.l5, x.l3, v92)
+	v94 := math.FMA(x.l6, x.l2, v93)
+	v95 := math.FMA(x.l7, x.l1, v94)
 	v96 := v11 + v15
 	v97 := v96 - v15
 	v98 := v96 - v97
@@ -3457,83 +3511,89 @@ func (x F8) Sqr() F8 {
 	v811 := selFinite(v806, v800, 0.0)
 	v812 := selFinite(v806, v803, 0.0)
 	v813 := selFinite(v806, v805, 0.0)
-	return F8{v806, v807, v808, v809, v810, v811, v812, v813}
+	return f8l{v806, v807, v808, v809, v810, v811, v812, v813}
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
 // Cost: 1335 flops (1264 add/sub, 37 mul, 34 fma, 0 div/sqrt), 369 selections.
-func (acc F8) MulAdd(x F8, y F8) F8 {
-	v24 := float64(x[0] * y[0])
-	v26 := math.FMA(x[0], y[0], (-v24))
-	v27 := float64(x[0] * y[1])
-	v29 := math.FMA(x[0], y[1], (-v27))
-	v30 := float64(x[1] * y[0])
-	v32 := math.FMA(x[1], y[0], (-v30))
-	v33 := float64(x[0] * y[2])
-	v35 := math.FMA(x[0], y[2], (-v33))
-	v36 := float64(x[1] * y[1])
-	v38 := math.FMA(x[1], y[1], (-v36))
-	v39 := float64(x[2] * y[0])
-	v41 := math.FMA(x[2], y[0], (-v39))
-	v42 := float64(x[0] * y[3])
-	v44 := math.FMA(x[0], y[3], (-v42))
-	v45 := float64(x[1] * y[2])
-	v47 := math.FMA(x[1], y[2], (-v45))
-	v48 := float64(x[2] * y[1])
-	v50 := math.FMA(x[2], y[1], (-v48))
-	v51 := float64(x[3] * y[0])
-	v53 := math.FMA(x[3], y[0], (-v51))
-	v54 := float64(x[0] * y[4])
-	v56 := math.FMA(x[0], y[4], (-v54))
-	v57 := float64(x[1] * y[3])
-	v59 := math.FMA(x[1], y[3], (-v57))
-	v60 := float64(x[2] * y[2])
-	v62 := math.FMA(x[2], y[2], (-v60))
-	v63 := float64(x[3] * y[1])
-	v65 := math.FMA(x[3], y[1], (-v63))
-	v66 := float64(x[4] * y[0])
-	v68 := math.FMA(x[4], y[0], (-v66))
-	v69 := float64(x[0] * y[5])
-	v71 := math.FMA(x[0], y[5], (-v69))
-	v72 := float64(x[1] * y[4])
-	v74 := math.FMA(x[1], y[4], (-v72))
-	v75 := float64(x[2] * y[3])
-	v77 := math.FMA(x[2], y[3], (-v75))
-	v78 := float64(x[3] * y[2])
-	v80 := math.FMA(x[3], y[2], (-v78))
-	v81 := float64(x[4] * y[1])
-	v83 := math.FMA(x[4], y[1], (-v81))
-	v84 := float64(x[5] * y[0])
-	v86 := math.FMA(x[5], y[0], (-v84))
-	v87 := float64(x[0] * y[6])
-	v89 := math.FMA(x[0], y[6], (-v87))
-	v90 := float64(x[1] * y[5])
-	v92 := math.FMA(x[1], y[5], (-v90))
-	v93 := float64(x[2] * y[4])
-	v95 := math.FMA(x[2], y[4], (-v93))
-	v96 := float64(x[3] * y[3])
-	v98 := math.FMA(x[3], y[3], (-v96))
-	v99 := float64(x[4] * y[2])
-	v101 := math.FMA(x[4], y[2], (-v99))
-	v102 := float64(x[5] * y[1])
-	v104 := math.FMA(x[5], y[1], (-v102))
-	v105 := float64(x[6] * y[0])
-	v107 := math.FMA(x[6], y[0], (-v105))
-	v108 := float64(x[0] * y[7])
-	v109 := float64(x[1] * y[6])
-	v110 := float64(x[2] * y[5])
-	v111 := float64(x[3] * y[4])
-	v112 := float64(x[4] * y[3])
-	v113 := float64(x[5] * y[2])
-	v114 := float64(x[6] * y[1])
-	v115 := float64(x[7] * y[0])
-	v116 := float64(x[1] * y[7])
-	v117 := math.FMA(x[2], y[6], v116)
-	v118 := math.FMA(x[3], y[5], v117)
-	v119 := math.FMA(x[4], y[4], v118)
-	v120 := math.FMA(x[5], y[3], v119)
-	v121 := math.FMA(x[6], y[2], v120)
-	v122 := math.FMA(x[7], y[1], v121)
+func (acc F8) MulAdd(x F8, y F8) (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8madd(*(*f8l)(unsafe.Pointer(&acc)), *(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f8madd is the kernel of F8.MulAdd.
+func f8madd(acc f8l, x f8l, y f8l) f8l {
+	v24 := float64(x.l0 * y.l0)
+	v26 := math.FMA(x.l0, y.l0, (-v24))
+	v27 := float64(x.l0 * y.l1)
+	v29 := math.FMA(x.l0, y.l1, (-v27))
+	v30 := float64(x.l1 * y.l0)
+	v32 := math.FMA(x.l1, y.l0, (-v30))
+	v33 := float64(x.l0 * y.l2)
+	v35 := math.FMA(x.l0, y.l2, (-v33))
+	v36 := float64(x.l1 * y.l1)
+	v38 := math.FMA(x.l1, y.l1, (-v36))
+	v39 := float64(x.l2 * y.l0)
+	v41 := math.FMA(x.l2, y.l0, (-v39))
+	v42 := float64(x.l0 * y.l3)
+	v44 := math.FMA(x.l0, y.l3, (-v42))
+	v45 := float64(x.l1 * y.l2)
+	v47 := math.FMA(x.l1, y.l2, (-v45))
+	v48 := float64(x.l2 * y.l1)
+	v50 := math.FMA(x.l2, y.l1, (-v48))
+	v51 := float64(x.l3 * y.l0)
+	v53 := math.FMA(x.l3, y.l0, (-v51))
+	v54 := float64(x.l0 * y.l4)
+	v56 := math.FMA(x.l0, y.l4, (-v54))
+	v57 := float64(x.l1 * y.l3)
+	v59 := math.FMA(x.l1, y.l3, (-v57))
+	v60 := float64(x.l2 * y.l2)
+	v62 := math.FMA(x.l2, y.l2, (-v60))
+	v63 := float64(x.l3 * y.l1)
+	v65 := math.FMA(x.l3, y.l1, (-v63))
+	v66 := float64(x.l4 * y.l0)
+	v68 := math.FMA(x.l4, y.l0, (-v66))
+	v69 := float64(x.l0 * y.l5)
+	v71 := math.FMA(x.l0, y.l5, (-v69))
+	v72 := float64(x.l1 * y.l4)
+	v74 := math.FMA(x.l1, y.l4, (-v72))
+	v75 := float64(x.l2 * y.l3)
+	v77 := math.FMA(x.l2, y.l3, (-v75))
+	v78 := float64(x.l3 * y.l2)
+	v80 := math.FMA(x.l3, y.l2, (-v78))
+	v81 := float64(x.l4 * y.l1)
+	v83 := math.FMA(x.l4, y.l1, (-v81))
+	v84 := float64(x.l5 * y.l0)
+	v86 := math.FMA(x.l5, y.l0, (-v84))
+	v87 := float64(x.l0 * y.l6)
+	v89 := math.FMA(x.l0, y.l6, (-v87))
+	v90 := float64(x.l1 * y.l5)
+	v92 := math.FMA(x.l1, y.l5, (-v90))
+	v93 := float64(x.l2 * y.l4)
+	v95 := math.FMA(x.l2, y.l4, (-v93))
+	v96 := float64(x.l3 * y.l3)
+	v98 := math.FMA(x.l3, y.l3, (-v96))
+	v99 := float64(x.l4 * y.l2)
+	v101 := math.FMA(x.l4, y.l2, (-v99))
+	v102 := float64(x.l5 * y.l1)
+	v104 := math.FMA(x.l5, y.l1, (-v102))
+	v105 := float64(x.l6 * y.l0)
+	v107 := math.FMA(x.l6, y.l0, (-v105))
+	v108 := float64(x.l0 * y.l7)
+	v109 := float64(x.l1 * y.l6)
+	v110 := float64(x.l2 * y.l5)
+	v111 := float64(x.l3 * y.l4)
+	v112 := float64(x.l4 * y.l3)
+	v113 := float64(x.l5 * y.l2)
+	v114 := float64(x.l6 * y.l1)
+	v115 := float64(x.l7 * y.l0)
+	v116 := float64(x.l1 * y.l7)
+	v117 := math.FMA(x.l2, y.l6, v116)
+	v118 := math.FMA(x.l3, y.l5, v117)
+	v119 := math.FMA(x.l4, y.l4, v118)
+	v120 := math.FMA(x.l5, y.l3, v119)
+	v121 := math.FMA(x.l6, y.l2, v120)
+	v122 := math.FMA(x.l7, y.l1, v121)
 	v123 := v26 + v27
 	v124 := v123 - v27
 	v125 := v123 - v124
@@ -4606,36 +4666,36 @@ func (acc F8) MulAdd(x F8, y F8) F8 {
 	v1192 := selAbsLess(v165, v1191, v1191, v165)
 	v1193 := selAbsLess(v129, v1192, v1192, v129)
 	v1194 := selAbsLess(v24, v1193, v1193, v24)
-	v1196 := selAbsLess(acc[0], v1187, v1187, acc[0])
-	v1197 := selAbsLess(acc[0], v1187, acc[0], v1187)
-	v1198 := selAbsLess(acc[1], v1188, v789, acc[1])
-	v1199 := selAbsLess(acc[1], v1188, acc[1], v789)
-	v1200 := selAbsLess(acc[1], v1188, v1188, acc[1])
-	v1201 := selAbsLess(acc[1], v1188, acc[1], v1188)
-	v1202 := selAbsLess(acc[2], v1189, v537, acc[2])
-	v1203 := selAbsLess(acc[2], v1189, acc[2], v537)
-	v1204 := selAbsLess(acc[2], v1189, v1189, acc[2])
-	v1205 := selAbsLess(acc[2], v1189, acc[2], v1189)
-	v1206 := selAbsLess(acc[3], v1190, v357, acc[3])
-	v1207 := selAbsLess(acc[3], v1190, acc[3], v357)
-	v1208 := selAbsLess(acc[3], v1190, v1190, acc[3])
-	v1209 := selAbsLess(acc[3], v1190, acc[3], v1190)
-	v1210 := selAbsLess(acc[4], v1191, v237, acc[4])
-	v1211 := selAbsLess(acc[4], v1191, acc[4], v237)
-	v1212 := selAbsLess(acc[4], v1191, v1191, acc[4])
-	v1213 := selAbsLess(acc[4], v1191, acc[4], v1191)
-	v1214 := selAbsLess(acc[5], v1192, v165, acc[5])
-	v1215 := selAbsLess(acc[5], v1192, acc[5], v165)
-	v1216 := selAbsLess(acc[5], v1192, v1192, acc[5])
-	v1217 := selAbsLess(acc[5], v1192, acc[5], v1192)
-	v1218 := selAbsLess(acc[6], v1193, v129, acc[6])
-	v1219 := selAbsLess(acc[6], v1193, acc[6], v129)
-	v1220 := selAbsLess(acc[6], v1193, v1193, acc[6])
-	v1221 := selAbsLess(acc[6], v1193, acc[6], v1193)
-	v1222 := selAbsLess(acc[7], v1194, v24, acc[7])
-	v1223 := selAbsLess(acc[7], v1194, acc[7], v24)
-	v1224 := selAbsLess(acc[7], v1194, v1194, acc[7])
-	v1225 := selAbsLess(acc[7], v1194, acc[7], v1194)
+	v1196 := selAbsLess(acc.l0, v1187, v1187, acc.l0)
+	v1197 := selAbsLess(acc.l0, v1187, acc.l0, v1187)
+	v1198 := selAbsLess(acc.l1, v1188, v789, acc.l1)
+	v1199 := selAbsLess(acc.l1, v1188, acc.l1, v789)
+	v1200 := selAbsLess(acc.l1, v1188, v1188, acc.l1)
+	v1201 := selAbsLess(acc.l1, v1188, acc.l1, v1188)
+	v1202 := selAbsLess(acc.l2, v1189, v537, acc.l2)
+	v1203 := selAbsLess(acc.l2, v1189, acc.l2, v537)
+	v1204 := selAbsLess(acc.l2, v1189, v1189, acc.l2)
+	v1205 := selAbsLess(acc.l2, v1189, acc.l2, v1189)
+	v1206 := selAbsLess(acc.l3, v1190, v357, acc.l3)
+	v1207 := selAbsLess(acc.l3, v1190, acc.l3, v357)
+	v1208 := selAbsLess(acc.l3, v1190, v1190, acc.l3)
+	v1209 := selAbsLess(acc.l3, v1190, acc.l3, v1190)
+	v1210 := selAbsLess(acc.l4, v1191, v237, acc.l4)
+	v1211 := selAbsLess(acc.l4, v1191, acc.l4, v237)
+	v1212 := selAbsLess(acc.l4, v1191, v1191, acc.l4)
+	v1213 := selAbsLess(acc.l4, v1191, acc.l4, v1191)
+	v1214 := selAbsLess(acc.l5, v1192, v165, acc.l5)
+	v1215 := selAbsLess(acc.l5, v1192, acc.l5, v165)
+	v1216 := selAbsLess(acc.l5, v1192, v1192, acc.l5)
+	v1217 := selAbsLess(acc.l5, v1192, acc.l5, v1192)
+	v1218 := selAbsLess(acc.l6, v1193, v129, acc.l6)
+	v1219 := selAbsLess(acc.l6, v1193, acc.l6, v129)
+	v1220 := selAbsLess(acc.l6, v1193, v1193, acc.l6)
+	v1221 := selAbsLess(acc.l6, v1193, acc.l6, v1193)
+	v1222 := selAbsLess(acc.l7, v1194, v24, acc.l7)
+	v1223 := selAbsLess(acc.l7, v1194, acc.l7, v24)
+	v1224 := selAbsLess(acc.l7, v1194, v1194, acc.l7)
+	v1225 := selAbsLess(acc.l7, v1194, acc.l7, v1194)
 	v1226 := selAbsLess(v1196, v1212, v1210, v1196)
 	v1227 := selAbsLess(v1196, v1212, v1196, v1210)
 	v1228 := selAbsLess(v1196, v1212, v1212, v1196)
@@ -5158,7 +5218,7 @@ func (acc F8) MulAdd(x F8, y F8) F8 {
 	v1745 := v1744 + v1726
 	v1746 := v1745 - v1744
 	v1747 := v1726 - v1746
-	v1748 := acc[0] + v24
+	v1748 := acc.l0 + v24
 	v1749 := selFinite(v1748, v1727, v1748)
 	v1750 := selFinite(v1749, v1730, 0.0)
 	v1751 := selFinite(v1749, v1733, 0.0)
@@ -5167,58 +5227,64 @@ func (acc F8) MulAdd(x F8, y F8) F8 {
 	v1754 := selFinite(v1749, v1742, 0.0)
 	v1755 := selFinite(v1749, v1745, 0.0)
 	v1756 := selFinite(v1749, v1747, 0.0)
-	return F8{v1749, v1750, v1751, v1752, v1753, v1754, v1755, v1756}
+	return f8l{v1749, v1750, v1751, v1752, v1753, v1754, v1755, v1756}
 }
 
 // Div returns x / y.
 // Cost: 3752 flops (3599 add/sub, 80 mul, 64 fma, 9 div/sqrt), 3089 selections.
-func (x F8) Div(y F8) F8 {
-	v16 := math.Abs(y[0])
+func (x F8) Div(y F8) (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8div(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
+	return
+}
+
+// f8div is the kernel of F8.Div.
+func f8div(x f8l, y f8l) f8l {
+	v16 := math.Abs(y.l0)
 	v18 := v16 - 3.054936363499605e-151
 	v20 := 3.273390607896142e+150 - v16
 	v24 := selNegative(v18, 4.149515568880993e+180, 1.0)
 	v25 := selNegative(v20, 2.409919865102884e-181, v24)
-	v26 := float64(x[0] * v25)
-	v27 := float64(x[1] * v25)
-	v28 := float64(x[2] * v25)
-	v29 := float64(x[3] * v25)
-	v30 := float64(x[4] * v25)
-	v31 := float64(x[5] * v25)
-	v32 := float64(x[6] * v25)
-	v33 := float64(x[7] * v25)
-	v34 := float64(y[0] * v25)
-	v35 := float64(y[1] * v25)
-	v36 := float64(y[2] * v25)
-	v37 := float64(y[3] * v25)
-	v38 := float64(y[4] * v25)
-	v39 := float64(y[5] * v25)
-	v40 := float64(y[6] * v25)
-	v41 := float64(y[7] * v25)
+	v26 := float64(x.l0 * v25)
+	v27 := float64(x.l1 * v25)
+	v28 := float64(x.l2 * v25)
+	v29 := float64(x.l3 * v25)
+	v30 := float64(x.l4 * v25)
+	v31 := float64(x.l5 * v25)
+	v32 := float64(x.l6 * v25)
+	v33 := float64(x.l7 * v25)
+	v34 := float64(y.l0 * v25)
+	v35 := float64(y.l1 * v25)
+	v36 := float64(y.l2 * v25)
+	v37 := float64(y.l3 * v25)
+	v38 := float64(y.l4 * v25)
+	v39 := float64(y.l5 * v25)
+	v40 := float64(y.l6 * v25)
+	v41 := float64(y.l7 * v25)
 	v42 := v26 / v34
-	v43 := F8{v34, v35, v36, v37, v38, v39, v40, v41}.MulFloat64(v42)
-	v52 := F8{v26, v27, v28, v29, v30, v31, v32, v33}.Sub(F8{v43[0], v43[1], v43[2], v43[3], v43[4], v43[5], v43[6], v43[7]})
-	v61 := v52[0] / v34
-	v62 := F8{v34, v35, v36, v37, v38, v39, v40, v41}.MulFloat64(v61)
-	v71 := F8{v52[0], v52[1], v52[2], v52[3], v52[4], v52[5], v52[6], v52[7]}.Sub(F8{v62[0], v62[1], v62[2], v62[3], v62[4], v62[5], v62[6], v62[7]})
-	v80 := v71[0] / v34
-	v81 := F8{v34, v35, v36, v37, v38, v39, v40, v41}.MulFloat64(v80)
-	v90 := F8{v71[0], v71[1], v71[2], v71[3], v71[4], v71[5], v71[6], v71[7]}.Sub(F8{v81[0], v81[1], v81[2], v81[3], v81[4], v81[5], v81[6], v81[7]})
-	v99 := v90[0] / v34
-	v100 := F8{v34, v35, v36, v37, v38, v39, v40, v41}.MulFloat64(v99)
-	v109 := F8{v90[0], v90[1], v90[2], v90[3], v90[4], v90[5], v90[6], v90[7]}.Sub(F8{v100[0], v100[1], v100[2], v100[3], v100[4], v100[5], v100[6], v100[7]})
-	v118 := v109[0] / v34
-	v119 := F8{v34, v35, v36, v37, v38, v39, v40, v41}.MulFloat64(v118)
-	v128 := F8{v109[0], v109[1], v109[2], v109[3], v109[4], v109[5], v109[6], v109[7]}.Sub(F8{v119[0], v119[1], v119[2], v119[3], v119[4], v119[5], v119[6], v119[7]})
-	v137 := v128[0] / v34
-	v138 := F8{v34, v35, v36, v37, v38, v39, v40, v41}.MulFloat64(v137)
-	v147 := F8{v128[0], v128[1], v128[2], v128[3], v128[4], v128[5], v128[6], v128[7]}.Sub(F8{v138[0], v138[1], v138[2], v138[3], v138[4], v138[5], v138[6], v138[7]})
-	v156 := v147[0] / v34
-	v157 := F8{v34, v35, v36, v37, v38, v39, v40, v41}.MulFloat64(v156)
-	v166 := F8{v147[0], v147[1], v147[2], v147[3], v147[4], v147[5], v147[6], v147[7]}.Sub(F8{v157[0], v157[1], v157[2], v157[3], v157[4], v157[5], v157[6], v157[7]})
-	v175 := v166[0] / v34
-	v176 := F8{v34, v35, v36, v37, v38, v39, v40, v41}.MulFloat64(v175)
-	v185 := F8{v166[0], v166[1], v166[2], v166[3], v166[4], v166[5], v166[6], v166[7]}.Sub(F8{v176[0], v176[1], v176[2], v176[3], v176[4], v176[5], v176[6], v176[7]})
-	v187 := v185[0] / v34
+	v43 := f8mulf64(f8l{v34, v35, v36, v37, v38, v39, v40, v41}, v42)
+	v52 := f8sub(f8l{v26, v27, v28, v29, v30, v31, v32, v33}, f8l{v43.l0, v43.l1, v43.l2, v43.l3, v43.l4, v43.l5, v43.l6, v43.l7})
+	v61 := v52.l0 / v34
+	v62 := f8mulf64(f8l{v34, v35, v36, v37, v38, v39, v40, v41}, v61)
+	v71 := f8sub(f8l{v52.l0, v52.l1, v52.l2, v52.l3, v52.l4, v52.l5, v52.l6, v52.l7}, f8l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4, v62.l5, v62.l6, v62.l7})
+	v80 := v71.l0 / v34
+	v81 := f8mulf64(f8l{v34, v35, v36, v37, v38, v39, v40, v41}, v80)
+	v90 := f8sub(f8l{v71.l0, v71.l1, v71.l2, v71.l3, v71.l4, v71.l5, v71.l6, v71.l7}, f8l{v81.l0, v81.l1, v81.l2, v81.l3, v81.l4, v81.l5, v81.l6, v81.l7})
+	v99 := v90.l0 / v34
+	v100 := f8mulf64(f8l{v34, v35, v36, v37, v38, v39, v40, v41}, v99)
+	v109 := f8sub(f8l{v90.l0, v90.l1, v90.l2, v90.l3, v90.l4, v90.l5, v90.l6, v90.l7}, f8l{v100.l0, v100.l1, v100.l2, v100.l3, v100.l4, v100.l5, v100.l6, v100.l7})
+	v118 := v109.l0 / v34
+	v119 := f8mulf64(f8l{v34, v35, v36, v37, v38, v39, v40, v41}, v118)
+	v128 := f8sub(f8l{v109.l0, v109.l1, v109.l2, v109.l3, v109.l4, v109.l5, v109.l6, v109.l7}, f8l{v119.l0, v119.l1, v119.l2, v119.l3, v119.l4, v119.l5, v119.l6, v119.l7})
+	v137 := v128.l0 / v34
+	v138 := f8mulf64(f8l{v34, v35, v36, v37, v38, v39, v40, v41}, v137)
+	v147 := f8sub(f8l{v128.l0, v128.l1, v128.l2, v128.l3, v128.l4, v128.l5, v128.l6, v128.l7}, f8l{v138.l0, v138.l1, v138.l2, v138.l3, v138.l4, v138.l5, v138.l6, v138.l7})
+	v156 := v147.l0 / v34
+	v157 := f8mulf64(f8l{v34, v35, v36, v37, v38, v39, v40, v41}, v156)
+	v166 := f8sub(f8l{v147.l0, v147.l1, v147.l2, v147.l3, v147.l4, v147.l5, v147.l6, v147.l7}, f8l{v157.l0, v157.l1, v157.l2, v157.l3, v157.l4, v157.l5, v157.l6, v157.l7})
+	v175 := v166.l0 / v34
+	v176 := f8mulf64(f8l{v34, v35, v36, v37, v38, v39, v40, v41}, v175)
+	v185 := f8sub(f8l{v166.l0, v166.l1, v166.l2, v166.l3, v166.l4, v166.l5, v166.l6, v166.l7}, f8l{v176.l0, v176.l1, v176.l2, v176.l3, v176.l4, v176.l5, v176.l6, v176.l7})
+	v187 := v185.l0 / v34
 	v189 := v175 + v187
 	v190 := v189 - v187
 	v191 := v189 - v190
@@ -5423,28 +5489,34 @@ func (x F8) Div(y F8) F8 {
 	v390 := selFinite(v385, v382, 0.0)
 	v391 := selFinite(v385, v383, 0.0)
 	v392 := selFinite(v385, v384, 0.0)
-	return F8{v385, v386, v387, v388, v389, v390, v391, v392}
+	return f8l{v385, v386, v387, v388, v389, v390, v391, v392}
 }
 
 // Sqrt returns the square root of x.
 // Cost: 15185 flops (14235 add/sub, 553 mul, 394 fma, 3 div/sqrt), 3616 selections.
-func (x F8) Sqrt() F8 {
-	v8 := math.Sqrt(x[0])
-	v10 := math.Abs(x[0])
+func (x F8) Sqrt() (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = f8sqrt(*(*f8l)(unsafe.Pointer(&x)))
+	return
+}
+
+// f8sqrt is the kernel of F8.Sqrt.
+func f8sqrt(x f8l) f8l {
+	v8 := math.Sqrt(x.l0)
+	v10 := math.Abs(x.l0)
 	v12 := v10 - 3.054936363499605e-151
 	v14 := 3.273390607896142e+150 - v10
 	v18 := selNegative(v12, 4.149515568880993e+180, 1.0)
 	v19 := selNegative(v14, 2.409919865102884e-181, v18)
 	v22 := selNegative(v12, 4.909093465297727e-91, 1.0)
 	v23 := selNegative(v14, 2.037035976334486e+90, v22)
-	v24 := float64(x[0] * v19)
-	v25 := float64(x[1] * v19)
-	v26 := float64(x[2] * v19)
-	v27 := float64(x[3] * v19)
-	v28 := float64(x[4] * v19)
-	v29 := float64(x[5] * v19)
-	v30 := float64(x[6] * v19)
-	v31 := float64(x[7] * v19)
+	v24 := float64(x.l0 * v19)
+	v25 := float64(x.l1 * v19)
+	v26 := float64(x.l2 * v19)
+	v27 := float64(x.l3 * v19)
+	v28 := float64(x.l4 * v19)
+	v29 := float64(x.l5 * v19)
+	v30 := float64(x.l6 * v19)
+	v31 := float64(x.l7 * v19)
 	v33 := float64(v24 * 0.5)
 	v34 := float64(v25 * 0.5)
 	v35 := float64(v26 * 0.5)
@@ -5455,35 +5527,35 @@ func (x F8) Sqrt() F8 {
 	v40 := float64(v31 * 0.5)
 	v42 := math.Sqrt(v24)
 	v43 := 1.0 / v42
-	v44 := F8{v43, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sqr()
-	v53 := F8{v33, v34, v35, v36, v37, v38, v39, v40}.Mul(F8{v44[0], v44[1], v44[2], v44[3], v44[4], v44[5], v44[6], v44[7]})
-	v62 := F8{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sub(F8{v53[0], v53[1], v53[2], v53[3], v53[4], v53[5], v53[6], v53[7]})
-	v71 := F8{v43, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Mul(F8{v62[0], v62[1], v62[2], v62[3], v62[4], v62[5], v62[6], v62[7]})
-	v80 := F8{v43, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Add(F8{v71[0], v71[1], v71[2], v71[3], v71[4], v71[5], v71[6], v71[7]})
-	v89 := F8{v80[0], v80[1], v80[2], v80[3], v80[4], v80[5], v80[6], v80[7]}.Sqr()
-	v98 := F8{v33, v34, v35, v36, v37, v38, v39, v40}.Mul(F8{v89[0], v89[1], v89[2], v89[3], v89[4], v89[5], v89[6], v89[7]})
-	v107 := F8{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sub(F8{v98[0], v98[1], v98[2], v98[3], v98[4], v98[5], v98[6], v98[7]})
-	v116 := F8{v80[0], v80[1], v80[2], v80[3], v80[4], v80[5], v80[6], v80[7]}.Mul(F8{v107[0], v107[1], v107[2], v107[3], v107[4], v107[5], v107[6], v107[7]})
-	v125 := F8{v80[0], v80[1], v80[2], v80[3], v80[4], v80[5], v80[6], v80[7]}.Add(F8{v116[0], v116[1], v116[2], v116[3], v116[4], v116[5], v116[6], v116[7]})
-	v134 := F8{v125[0], v125[1], v125[2], v125[3], v125[4], v125[5], v125[6], v125[7]}.Sqr()
-	v143 := F8{v33, v34, v35, v36, v37, v38, v39, v40}.Mul(F8{v134[0], v134[1], v134[2], v134[3], v134[4], v134[5], v134[6], v134[7]})
-	v152 := F8{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sub(F8{v143[0], v143[1], v143[2], v143[3], v143[4], v143[5], v143[6], v143[7]})
-	v161 := F8{v125[0], v125[1], v125[2], v125[3], v125[4], v125[5], v125[6], v125[7]}.Mul(F8{v152[0], v152[1], v152[2], v152[3], v152[4], v152[5], v152[6], v152[7]})
-	v170 := F8{v125[0], v125[1], v125[2], v125[3], v125[4], v125[5], v125[6], v125[7]}.Add(F8{v161[0], v161[1], v161[2], v161[3], v161[4], v161[5], v161[6], v161[7]})
-	v179 := F8{v170[0], v170[1], v170[2], v170[3], v170[4], v170[5], v170[6], v170[7]}.Sqr()
-	v188 := F8{v33, v34, v35, v36, v37, v38, v39, v40}.Mul(F8{v179[0], v179[1], v179[2], v179[3], v179[4], v179[5], v179[6], v179[7]})
-	v197 := F8{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}.Sub(F8{v188[0], v188[1], v188[2], v188[3], v188[4], v188[5], v188[6], v188[7]})
-	v206 := F8{v170[0], v170[1], v170[2], v170[3], v170[4], v170[5], v170[6], v170[7]}.Mul(F8{v197[0], v197[1], v197[2], v197[3], v197[4], v197[5], v197[6], v197[7]})
-	v215 := F8{v170[0], v170[1], v170[2], v170[3], v170[4], v170[5], v170[6], v170[7]}.Add(F8{v206[0], v206[1], v206[2], v206[3], v206[4], v206[5], v206[6], v206[7]})
-	v224 := F8{v215[0], v215[1], v215[2], v215[3], v215[4], v215[5], v215[6], v215[7]}.Mul(F8{v24, v25, v26, v27, v28, v29, v30, v31})
-	v233 := float64(v224[0] * v23)
-	v234 := float64(v224[1] * v23)
-	v235 := float64(v224[2] * v23)
-	v236 := float64(v224[3] * v23)
-	v237 := float64(v224[4] * v23)
-	v238 := float64(v224[5] * v23)
-	v239 := float64(v224[6] * v23)
-	v240 := float64(v224[7] * v23)
+	v44 := f8sqr(f8l{v43, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0})
+	v53 := f8mul(f8l{v33, v34, v35, v36, v37, v38, v39, v40}, f8l{v44.l0, v44.l1, v44.l2, v44.l3, v44.l4, v44.l5, v44.l6, v44.l7})
+	v62 := f8sub(f8l{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f8l{v53.l0, v53.l1, v53.l2, v53.l3, v53.l4, v53.l5, v53.l6, v53.l7})
+	v71 := f8mul(f8l{v43, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f8l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4, v62.l5, v62.l6, v62.l7})
+	v80 := f8add(f8l{v43, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f8l{v71.l0, v71.l1, v71.l2, v71.l3, v71.l4, v71.l5, v71.l6, v71.l7})
+	v89 := f8sqr(f8l{v80.l0, v80.l1, v80.l2, v80.l3, v80.l4, v80.l5, v80.l6, v80.l7})
+	v98 := f8mul(f8l{v33, v34, v35, v36, v37, v38, v39, v40}, f8l{v89.l0, v89.l1, v89.l2, v89.l3, v89.l4, v89.l5, v89.l6, v89.l7})
+	v107 := f8sub(f8l{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f8l{v98.l0, v98.l1, v98.l2, v98.l3, v98.l4, v98.l5, v98.l6, v98.l7})
+	v116 := f8mul(f8l{v80.l0, v80.l1, v80.l2, v80.l3, v80.l4, v80.l5, v80.l6, v80.l7}, f8l{v107.l0, v107.l1, v107.l2, v107.l3, v107.l4, v107.l5, v107.l6, v107.l7})
+	v125 := f8add(f8l{v80.l0, v80.l1, v80.l2, v80.l3, v80.l4, v80.l5, v80.l6, v80.l7}, f8l{v116.l0, v116.l1, v116.l2, v116.l3, v116.l4, v116.l5, v116.l6, v116.l7})
+	v134 := f8sqr(f8l{v125.l0, v125.l1, v125.l2, v125.l3, v125.l4, v125.l5, v125.l6, v125.l7})
+	v143 := f8mul(f8l{v33, v34, v35, v36, v37, v38, v39, v40}, f8l{v134.l0, v134.l1, v134.l2, v134.l3, v134.l4, v134.l5, v134.l6, v134.l7})
+	v152 := f8sub(f8l{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f8l{v143.l0, v143.l1, v143.l2, v143.l3, v143.l4, v143.l5, v143.l6, v143.l7})
+	v161 := f8mul(f8l{v125.l0, v125.l1, v125.l2, v125.l3, v125.l4, v125.l5, v125.l6, v125.l7}, f8l{v152.l0, v152.l1, v152.l2, v152.l3, v152.l4, v152.l5, v152.l6, v152.l7})
+	v170 := f8add(f8l{v125.l0, v125.l1, v125.l2, v125.l3, v125.l4, v125.l5, v125.l6, v125.l7}, f8l{v161.l0, v161.l1, v161.l2, v161.l3, v161.l4, v161.l5, v161.l6, v161.l7})
+	v179 := f8sqr(f8l{v170.l0, v170.l1, v170.l2, v170.l3, v170.l4, v170.l5, v170.l6, v170.l7})
+	v188 := f8mul(f8l{v33, v34, v35, v36, v37, v38, v39, v40}, f8l{v179.l0, v179.l1, v179.l2, v179.l3, v179.l4, v179.l5, v179.l6, v179.l7})
+	v197 := f8sub(f8l{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, f8l{v188.l0, v188.l1, v188.l2, v188.l3, v188.l4, v188.l5, v188.l6, v188.l7})
+	v206 := f8mul(f8l{v170.l0, v170.l1, v170.l2, v170.l3, v170.l4, v170.l5, v170.l6, v170.l7}, f8l{v197.l0, v197.l1, v197.l2, v197.l3, v197.l4, v197.l5, v197.l6, v197.l7})
+	v215 := f8add(f8l{v170.l0, v170.l1, v170.l2, v170.l3, v170.l4, v170.l5, v170.l6, v170.l7}, f8l{v206.l0, v206.l1, v206.l2, v206.l3, v206.l4, v206.l5, v206.l6, v206.l7})
+	v224 := f8mul(f8l{v215.l0, v215.l1, v215.l2, v215.l3, v215.l4, v215.l5, v215.l6, v215.l7}, f8l{v24, v25, v26, v27, v28, v29, v30, v31})
+	v233 := float64(v224.l0 * v23)
+	v234 := float64(v224.l1 * v23)
+	v235 := float64(v224.l2 * v23)
+	v236 := float64(v224.l3 * v23)
+	v237 := float64(v224.l4 * v23)
+	v238 := float64(v224.l5 * v23)
+	v239 := float64(v224.l6 * v23)
+	v240 := float64(v224.l7 * v23)
 	v241 := selFinite(v24, v233, v8)
 	v242 := selNonZero(v24, v241, v8)
 	v243 := selFinite(v24, v234, 0.0)
@@ -5508,7 +5580,7 @@ func (x F8) Sqrt() F8 {
 	v262 := selFinite(v257, v252, 0.0)
 	v263 := selFinite(v257, v254, 0.0)
 	v264 := selFinite(v257, v256, 0.0)
-	return F8{v257, v258, v259, v260, v261, v262, v263, v264}
+	return f8l{v257, v258, v259, v260, v261, v262, v263, v264}
 }
 
 // F8FromFloat64 returns x as a F8.
@@ -5564,67 +5636,103 @@ type C8 struct {
 
 // Add returns a + b.
 // Cost: 356 flops (356 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
-func (a C8) Add(b C8) C8 {
-	v32 := a.Re.Add(b.Re)
-	v41 := a.Im.Add(b.Im)
-	return C8{F8{v32[0], v32[1], v32[2], v32[3], v32[4], v32[5], v32[6], v32[7]}, F8{v41[0], v41[1], v41[2], v41[3], v41[4], v41[5], v41[6], v41[7]}}
+func (a C8) Add(b C8) (r C8) {
+	*(*c8l)(unsafe.Pointer(&r)) = c8add(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c8add is the kernel of C8.Add.
+func c8add(a c8l, b c8l) c8l {
+	v32 := f8add(a.re, b.re)
+	v41 := f8add(a.im, b.im)
+	return c8l{f8l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4, v32.l5, v32.l6, v32.l7}, f8l{v41.l0, v41.l1, v41.l2, v41.l3, v41.l4, v41.l5, v41.l6, v41.l7}}
 }
 
 // Sub returns a - b.
 // Cost: 356 flops (356 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
-func (a C8) Sub(b C8) C8 {
-	v32 := a.Re.Sub(b.Re)
-	v41 := a.Im.Sub(b.Im)
-	return C8{F8{v32[0], v32[1], v32[2], v32[3], v32[4], v32[5], v32[6], v32[7]}, F8{v41[0], v41[1], v41[2], v41[3], v41[4], v41[5], v41[6], v41[7]}}
+func (a C8) Sub(b C8) (r C8) {
+	*(*c8l)(unsafe.Pointer(&r)) = c8sub(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c8sub is the kernel of C8.Sub.
+func c8sub(a c8l, b c8l) c8l {
+	v32 := f8sub(a.re, b.re)
+	v41 := f8sub(a.im, b.im)
+	return c8l{f8l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4, v32.l5, v32.l6, v32.l7}, f8l{v41.l0, v41.l1, v41.l2, v41.l3, v41.l4, v41.l5, v41.l6, v41.l7}}
 }
 
 // Mul returns a * b.
 // Cost: 5236 flops (4952 add/sub, 148 mul, 136 fma, 0 div/sqrt), 972 selections.
-func (a C8) Mul(b C8) C8 {
-	v32 := a.Re.Mul(b.Re)
-	v41 := a.Im.Mul(b.Im)
-	v50 := F8{v32[0], v32[1], v32[2], v32[3], v32[4], v32[5], v32[6], v32[7]}.Sub(F8{v41[0], v41[1], v41[2], v41[3], v41[4], v41[5], v41[6], v41[7]})
-	v59 := a.Re.Mul(b.Im)
-	v68 := a.Im.Mul(b.Re)
-	v77 := F8{v59[0], v59[1], v59[2], v59[3], v59[4], v59[5], v59[6], v59[7]}.Add(F8{v68[0], v68[1], v68[2], v68[3], v68[4], v68[5], v68[6], v68[7]})
-	return C8{F8{v50[0], v50[1], v50[2], v50[3], v50[4], v50[5], v50[6], v50[7]}, F8{v77[0], v77[1], v77[2], v77[3], v77[4], v77[5], v77[6], v77[7]}}
+func (a C8) Mul(b C8) (r C8) {
+	*(*c8l)(unsafe.Pointer(&r)) = c8mul(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c8mul is the kernel of C8.Mul.
+func c8mul(a c8l, b c8l) c8l {
+	v32 := f8mul(a.re, b.re)
+	v41 := f8mul(a.im, b.im)
+	v50 := f8sub(f8l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4, v32.l5, v32.l6, v32.l7}, f8l{v41.l0, v41.l1, v41.l2, v41.l3, v41.l4, v41.l5, v41.l6, v41.l7})
+	v59 := f8mul(a.re, b.im)
+	v68 := f8mul(a.im, b.re)
+	v77 := f8add(f8l{v59.l0, v59.l1, v59.l2, v59.l3, v59.l4, v59.l5, v59.l6, v59.l7}, f8l{v68.l0, v68.l1, v68.l2, v68.l3, v68.l4, v68.l5, v68.l6, v68.l7})
+	return c8l{f8l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4, v50.l5, v50.l6, v50.l7}, f8l{v77.l0, v77.l1, v77.l2, v77.l3, v77.l4, v77.l5, v77.l6, v77.l7}}
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
 // Cost: 5340 flops (5056 add/sub, 148 mul, 136 fma, 0 div/sqrt), 1476 selections.
-func (acc C8) MulAdd(x C8, y C8) C8 {
-	v56 := acc.Re.MulAdd(x.Re, y.Re)
-	v65 := F8{v56[0], v56[1], v56[2], v56[3], v56[4], v56[5], v56[6], v56[7]}.MulAdd(F8{(-x.Im[0]), (-x.Im[1]), (-x.Im[2]), (-x.Im[3]), (-x.Im[4]), (-x.Im[5]), (-x.Im[6]), (-x.Im[7])}, y.Im)
-	v74 := acc.Im.MulAdd(x.Re, y.Im)
-	v83 := F8{v74[0], v74[1], v74[2], v74[3], v74[4], v74[5], v74[6], v74[7]}.MulAdd(x.Im, y.Re)
-	return C8{F8{v65[0], v65[1], v65[2], v65[3], v65[4], v65[5], v65[6], v65[7]}, F8{v83[0], v83[1], v83[2], v83[3], v83[4], v83[5], v83[6], v83[7]}}
+func (acc C8) MulAdd(x C8, y C8) (r C8) {
+	*(*c8l)(unsafe.Pointer(&r)) = c8madd(*(*c8l)(unsafe.Pointer(&acc)), *(*c8l)(unsafe.Pointer(&x)), *(*c8l)(unsafe.Pointer(&y)))
+	return
+}
+
+// c8madd is the kernel of C8.MulAdd.
+func c8madd(acc c8l, x c8l, y c8l) c8l {
+	v56 := f8madd(acc.re, x.re, y.re)
+	v65 := f8madd(f8l{v56.l0, v56.l1, v56.l2, v56.l3, v56.l4, v56.l5, v56.l6, v56.l7}, f8l{(-x.im.l0), (-x.im.l1), (-x.im.l2), (-x.im.l3), (-x.im.l4), (-x.im.l5), (-x.im.l6), (-x.im.l7)}, y.im)
+	v74 := f8madd(acc.im, x.re, y.im)
+	v83 := f8madd(f8l{v74.l0, v74.l1, v74.l2, v74.l3, v74.l4, v74.l5, v74.l6, v74.l7}, x.im, y.re)
+	return c8l{f8l{v65.l0, v65.l1, v65.l2, v65.l3, v65.l4, v65.l5, v65.l6, v65.l7}, f8l{v83.l0, v83.l1, v83.l2, v83.l3, v83.l4, v83.l5, v83.l6, v83.l7}}
 }
 
 // Div returns a / b.
 // Cost: 14294 flops (13562 add/sub, 406 mul, 308 fma, 18 div/sqrt), 7636 selections.
-func (a C8) Div(b C8) C8 {
-	v32 := b.Re.Sqr()
-	v41 := b.Im.Sqr()
-	v50 := F8{v32[0], v32[1], v32[2], v32[3], v32[4], v32[5], v32[6], v32[7]}.Add(F8{v41[0], v41[1], v41[2], v41[3], v41[4], v41[5], v41[6], v41[7]})
-	v59 := a.Re.Mul(b.Re)
-	v68 := a.Im.Mul(b.Im)
-	v77 := F8{v59[0], v59[1], v59[2], v59[3], v59[4], v59[5], v59[6], v59[7]}.Add(F8{v68[0], v68[1], v68[2], v68[3], v68[4], v68[5], v68[6], v68[7]})
-	v86 := a.Im.Mul(b.Re)
-	v95 := a.Re.Mul(b.Im)
-	v104 := F8{v86[0], v86[1], v86[2], v86[3], v86[4], v86[5], v86[6], v86[7]}.Sub(F8{v95[0], v95[1], v95[2], v95[3], v95[4], v95[5], v95[6], v95[7]})
-	v113 := F8{v77[0], v77[1], v77[2], v77[3], v77[4], v77[5], v77[6], v77[7]}.Div(F8{v50[0], v50[1], v50[2], v50[3], v50[4], v50[5], v50[6], v50[7]})
-	v122 := F8{v104[0], v104[1], v104[2], v104[3], v104[4], v104[5], v104[6], v104[7]}.Div(F8{v50[0], v50[1], v50[2], v50[3], v50[4], v50[5], v50[6], v50[7]})
-	return C8{F8{v113[0], v113[1], v113[2], v113[3], v113[4], v113[5], v113[6], v113[7]}, F8{v122[0], v122[1], v122[2], v122[3], v122[4], v122[5], v122[6], v122[7]}}
+func (a C8) Div(b C8) (r C8) {
+	*(*c8l)(unsafe.Pointer(&r)) = c8div(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
+	return
+}
+
+// c8div is the kernel of C8.Div.
+func c8div(a c8l, b c8l) c8l {
+	v32 := f8sqr(b.re)
+	v41 := f8sqr(b.im)
+	v50 := f8add(f8l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4, v32.l5, v32.l6, v32.l7}, f8l{v41.l0, v41.l1, v41.l2, v41.l3, v41.l4, v41.l5, v41.l6, v41.l7})
+	v59 := f8mul(a.re, b.re)
+	v68 := f8mul(a.im, b.im)
+	v77 := f8add(f8l{v59.l0, v59.l1, v59.l2, v59.l3, v59.l4, v59.l5, v59.l6, v59.l7}, f8l{v68.l0, v68.l1, v68.l2, v68.l3, v68.l4, v68.l5, v68.l6, v68.l7})
+	v86 := f8mul(a.im, b.re)
+	v95 := f8mul(a.re, b.im)
+	v104 := f8sub(f8l{v86.l0, v86.l1, v86.l2, v86.l3, v86.l4, v86.l5, v86.l6, v86.l7}, f8l{v95.l0, v95.l1, v95.l2, v95.l3, v95.l4, v95.l5, v95.l6, v95.l7})
+	v113 := f8div(f8l{v77.l0, v77.l1, v77.l2, v77.l3, v77.l4, v77.l5, v77.l6, v77.l7}, f8l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4, v50.l5, v50.l6, v50.l7})
+	v122 := f8div(f8l{v104.l0, v104.l1, v104.l2, v104.l3, v104.l4, v104.l5, v104.l6, v104.l7}, f8l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4, v50.l5, v50.l6, v50.l7})
+	return c8l{f8l{v113.l0, v113.l1, v113.l2, v113.l3, v113.l4, v113.l5, v113.l6, v113.l7}, f8l{v122.l0, v122.l1, v122.l2, v122.l3, v122.l4, v122.l5, v122.l6, v122.l7}}
 }
 
 // Abs returns |a|.
 // Cost: 16739 flops (15647 add/sub, 651 mul, 438 fma, 3 div/sqrt), 4102 selections.
-func (a C8) Abs() F8 {
-	v16 := a.Re.Sqr()
-	v25 := a.Im.Sqr()
-	v34 := F8{v16[0], v16[1], v16[2], v16[3], v16[4], v16[5], v16[6], v16[7]}.Add(F8{v25[0], v25[1], v25[2], v25[3], v25[4], v25[5], v25[6], v25[7]})
-	v43 := F8{v34[0], v34[1], v34[2], v34[3], v34[4], v34[5], v34[6], v34[7]}.Sqrt()
-	return F8{v43[0], v43[1], v43[2], v43[3], v43[4], v43[5], v43[6], v43[7]}
+func (a C8) Abs() (r F8) {
+	*(*f8l)(unsafe.Pointer(&r)) = c8abs(*(*c8l)(unsafe.Pointer(&a)))
+	return
+}
+
+// c8abs is the kernel of C8.Abs.
+func c8abs(a c8l) f8l {
+	v16 := f8sqr(a.re)
+	v25 := f8sqr(a.im)
+	v34 := f8add(f8l{v16.l0, v16.l1, v16.l2, v16.l3, v16.l4, v16.l5, v16.l6, v16.l7}, f8l{v25.l0, v25.l1, v25.l2, v25.l3, v25.l4, v25.l5, v25.l6, v25.l7})
+	v43 := f8sqrt(f8l{v34.l0, v34.l1, v34.l2, v34.l3, v34.l4, v34.l5, v34.l6, v34.l7})
+	return f8l{v43.l0, v43.l1, v43.l2, v43.l3, v43.l4, v43.l5, v43.l6, v43.l7}
 }
 
 // ConvolveF8 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
@@ -5641,11 +5749,11 @@ func ConvolveF8(z, x, y []F8) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := f8mul(*(*f8l)(unsafe.Pointer(&x[0])), *(*f8l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = f8madd(acc, *(*f8l)(unsafe.Pointer(&x[i])), *(*f8l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*f8l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 
@@ -5673,11 +5781,11 @@ func ConvolveC8(z, x, y []C8) {
 	x = x[:len(z)]
 	y = y[:len(z)]
 	for k := range z {
-		acc := x[0].Mul(y[k])
-		for i := 1; i <= k; i++ {
-			acc = acc.MulAdd(x[i], y[k-i])
+		acc := c8mul(*(*c8l)(unsafe.Pointer(&x[0])), *(*c8l)(unsafe.Pointer(&y[k])))
+		for i := 1; i < k+1; i++ {
+			acc = c8madd(acc, *(*c8l)(unsafe.Pointer(&x[i])), *(*c8l)(unsafe.Pointer(&y[k-i])))
 		}
-		z[k] = acc
+		*(*c8l)(unsafe.Pointer(&z[k])) = acc
 	}
 }
 

@@ -89,65 +89,65 @@ MD_HD md1 md1_sqrt(md1 x) {
 // cmd1_add returns a + b.
 // Cost: 2 flops (2 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
 MD_HD cmd1 cmd1_add(cmd1 a, cmd1 b) {
-  const md1 v4 = md1_add(a.re, b.re);
-  const md1 v6 = md1_add(a.im, b.im);
-  return cmd1{{{v4.v[0]}}, {{v6.v[0]}}};
+  const double v4 = md_add(a.re.v[0], b.re.v[0]);
+  const double v5 = md_add(a.im.v[0], b.im.v[0]);
+  return cmd1{{{v4}}, {{v5}}};
 }
 
 // cmd1_sub returns a - b.
 // Cost: 2 flops (2 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
 MD_HD cmd1 cmd1_sub(cmd1 a, cmd1 b) {
-  const md1 v4 = md1_sub(a.re, b.re);
-  const md1 v6 = md1_sub(a.im, b.im);
-  return cmd1{{{v4.v[0]}}, {{v6.v[0]}}};
+  const double v5 = md_add(a.re.v[0], (-b.re.v[0]));
+  const double v7 = md_add(a.im.v[0], (-b.im.v[0]));
+  return cmd1{{{v5}}, {{v7}}};
 }
 
 // cmd1_mul returns a * b.
 // Cost: 6 flops (2 add/sub, 4 mul, 0 fma, 0 div/sqrt), 0 selections.
 MD_HD cmd1 cmd1_mul(cmd1 a, cmd1 b) {
-  const md1 v4 = md1_mul(a.re, b.re);
-  const md1 v6 = md1_mul(a.im, b.im);
-  const md1 v8 = md1_sub(md1{{v4.v[0]}}, md1{{v6.v[0]}});
-  const md1 v10 = md1_mul(a.re, b.im);
-  const md1 v12 = md1_mul(a.im, b.re);
-  const md1 v14 = md1_add(md1{{v10.v[0]}}, md1{{v12.v[0]}});
-  return cmd1{{{v8.v[0]}}, {{v14.v[0]}}};
+  const double v4 = md_mul(a.re.v[0], b.re.v[0]);
+  const double v5 = md_mul(a.im.v[0], b.im.v[0]);
+  const double v7 = md_add(v4, (-v5));
+  const double v8 = md_mul(a.re.v[0], b.im.v[0]);
+  const double v9 = md_mul(a.im.v[0], b.re.v[0]);
+  const double v10 = md_add(v8, v9);
+  return cmd1{{{v7}}, {{v10}}};
 }
 
 // cmd1_madd returns acc + x*y (two real MulAdds per part).
 // Cost: 4 flops (0 add/sub, 0 mul, 4 fma, 0 div/sqrt), 0 selections.
 MD_HD cmd1 cmd1_madd(cmd1 acc, cmd1 x, cmd1 y) {
-  const md1 v7 = md1_madd(acc.re, x.re, y.re);
-  const md1 v9 = md1_madd(md1{{v7.v[0]}}, md1{{(-x.im.v[0])}}, y.im);
-  const md1 v11 = md1_madd(acc.im, x.re, y.im);
-  const md1 v13 = md1_madd(md1{{v11.v[0]}}, x.im, y.re);
-  return cmd1{{{v9.v[0]}}, {{v13.v[0]}}};
+  const double v7 = md_fma(x.re.v[0], y.re.v[0], acc.re.v[0]);
+  const double v8 = md_fma((-x.im.v[0]), y.im.v[0], v7);
+  const double v9 = md_fma(x.re.v[0], y.im.v[0], acc.im.v[0]);
+  const double v10 = md_fma(x.im.v[0], y.re.v[0], v9);
+  return cmd1{{{v8}}, {{v10}}};
 }
 
 // cmd1_div returns a / b.
 // Cost: 11 flops (3 add/sub, 6 mul, 0 fma, 2 div/sqrt), 0 selections.
 MD_HD cmd1 cmd1_div(cmd1 a, cmd1 b) {
-  const md1 v4 = md1_sqr(b.re);
-  const md1 v6 = md1_sqr(b.im);
-  const md1 v8 = md1_add(md1{{v4.v[0]}}, md1{{v6.v[0]}});
-  const md1 v10 = md1_mul(a.re, b.re);
-  const md1 v12 = md1_mul(a.im, b.im);
-  const md1 v14 = md1_add(md1{{v10.v[0]}}, md1{{v12.v[0]}});
-  const md1 v16 = md1_mul(a.im, b.re);
-  const md1 v18 = md1_mul(a.re, b.im);
-  const md1 v20 = md1_sub(md1{{v16.v[0]}}, md1{{v18.v[0]}});
-  const md1 v22 = md1_div(md1{{v14.v[0]}}, md1{{v8.v[0]}});
-  const md1 v24 = md1_div(md1{{v20.v[0]}}, md1{{v8.v[0]}});
-  return cmd1{{{v22.v[0]}}, {{v24.v[0]}}};
+  const double v4 = md_mul(b.re.v[0], b.re.v[0]);
+  const double v5 = md_mul(b.im.v[0], b.im.v[0]);
+  const double v6 = md_add(v4, v5);
+  const double v7 = md_mul(a.re.v[0], b.re.v[0]);
+  const double v8 = md_mul(a.im.v[0], b.im.v[0]);
+  const double v9 = md_add(v7, v8);
+  const double v10 = md_mul(a.im.v[0], b.re.v[0]);
+  const double v11 = md_mul(a.re.v[0], b.im.v[0]);
+  const double v13 = md_add(v10, (-v11));
+  const double v14 = md_div(v9, v6);
+  const double v15 = md_div(v13, v6);
+  return cmd1{{{v14}}, {{v15}}};
 }
 
 // cmd1_abs returns |a|.
 // Cost: 4 flops (1 add/sub, 2 mul, 0 fma, 1 div/sqrt), 0 selections.
 MD_HD md1 cmd1_abs(cmd1 a) {
-  const md1 v2 = md1_sqr(a.re);
-  const md1 v4 = md1_sqr(a.im);
-  const md1 v6 = md1_add(md1{{v2.v[0]}}, md1{{v4.v[0]}});
-  const md1 v8 = md1_sqrt(md1{{v6.v[0]}});
-  return md1{{v8.v[0]}};
+  const double v2 = md_mul(a.re.v[0], a.re.v[0]);
+  const double v3 = md_mul(a.im.v[0], a.im.v[0]);
+  const double v4 = md_add(v2, v3);
+  const double v5 = md_sqrt(v4);
+  return md1{{v5}};
 }
 

@@ -190,10 +190,71 @@ func (b *Builder) Call(callee *Program, args ...[]Value) []Value {
 			panic(fmt.Sprintf("alg: call of %s: argument %d has %d limbs, want %d", callee.Op, i, len(a), callee.Params[i].Width))
 		}
 	}
+	if callee.N <= InlineMaxN {
+		return b.inline(callee, args)
+	}
 	c := b.emit(Instr{Op: OpCall, Callee: callee, CallArgs: args})
 	out := make([]Value, callee.N)
 	for k := range out {
 		out[k] = b.emit(Instr{Op: OpExtract, A: c, Limb: k})
+	}
+	return out
+}
+
+// InlineMaxN is the largest N whose calls are expanded in place: the
+// callee's instructions are copied into the caller, so a small operation
+// built from others (div, sqrt, madd and the complex operations for
+// N <= 2) is one straight-line program, which the printers emit as one
+// function (no call overhead, one register allocation). The instructions,
+// and so the bits, are those of the call.
+const InlineMaxN = 2
+
+// inline copies callee's instructions into b with its parameters bound to
+// args and returns its results.
+func (b *Builder) inline(callee *Program, args [][]Value) []Value {
+	m := make([]Value, len(callee.Instrs))
+	calls := map[int][]Value{}
+	for i := range callee.Instrs {
+		in := callee.Instrs[i]
+		switch in.Op {
+		case OpArg:
+			m[i] = args[in.Param][in.Limb]
+			continue
+		case OpConst:
+			m[i] = b.Const(in.Const)
+			continue
+		case OpCall:
+			cargs := make([][]Value, len(in.CallArgs))
+			for j, a := range in.CallArgs {
+				cargs[j] = make([]Value, len(a))
+				for k, v := range a {
+					cargs[j][k] = m[v]
+				}
+			}
+			calls[i] = b.Call(in.Callee, cargs...)
+			continue
+		case OpExtract:
+			m[i] = calls[int(in.A)][in.Limb]
+			continue
+		}
+		switch len(in.operands()) {
+		case 4:
+			in.D = m[in.D]
+			fallthrough
+		case 3:
+			in.C = m[in.C]
+			fallthrough
+		case 2:
+			in.B = m[in.B]
+			fallthrough
+		case 1:
+			in.A = m[in.A]
+		}
+		m[i] = b.emit(in)
+	}
+	out := make([]Value, len(callee.Results))
+	for k, r := range callee.Results {
+		out[k] = m[r]
 	}
 	return out
 }
