@@ -130,6 +130,14 @@ func TestSpecialValues(t *testing.T) {
 			{"sqr(Inf)", f.sqr(v(inf)), inf},
 			{"max+max", f.add(v(math.MaxFloat64), v(math.MaxFloat64)), inf},
 			{"max*2", f.mulFloat64(v(math.MaxFloat64), 2), inf},
+			{"Inf+1*1", f.madd(v(inf), one, one), inf},
+			{"1+Inf*2", f.madd(one, v(inf), v(2)), inf},
+			{"-Inf+Inf*2", f.madd(v(-inf), v(inf), v(2)), nan},
+			{"1+Inf*0", f.madd(one, v(inf), zero), nan},
+			{"NaN+1*1", f.madd(v(nan), one, one), nan},
+			{"1+NaN*1", f.madd(one, v(nan), one), nan},
+			{"max+max*2", f.madd(v(math.MaxFloat64), v(math.MaxFloat64), v(2)), inf},
+			{"0+1*0", f.madd(zero, one, zero), 0},
 		}
 		for _, c := range cases {
 			lead := c.got[0]

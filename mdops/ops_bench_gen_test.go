@@ -125,7 +125,7 @@ func benchOpsF2(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 29)
+		reportFlops(b, 19)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {

@@ -51,14 +51,21 @@ func BuildComplex(l *Library) *ComplexLibrary {
 	// acc + x*y = (acc.re + x.re y.re - x.im y.im) + i (acc.im + x.re y.im + x.im y.re),
 	// each part two real madds (the second with a negated factor, which is
 	// exact): the error is about twice madd's, relative to |acc.re| +
-	// |x.re y.re| + |x.im y.im| (resp. the imaginary terms).
+	// |x.re y.re| + |x.im y.im| (resp. the imaginary terms). For N = 2 each
+	// part is one three-term double-double sum (maddDD).
 	b, a = NewBuilder("cmadd", n, md(n, "acc.re", "acc.im", "x.re", "x.im", "y.re", "y.im")...)
 	nxi := make([]Value, n)
 	for k, v := range a[3] {
 		nxi[k] = b.Neg(v)
 	}
-	re = b.Call(l.MulAdd, b.Call(l.MulAdd, a[0], a[2], a[4]), nxi, a[5])
-	im = b.Call(l.MulAdd, b.Call(l.MulAdd, a[1], a[2], a[5]), a[3], a[4])
+	if n == 2 {
+		// Both products and acc in one double-double sum per part.
+		re = b.maddDD(a[0], [][2][]Value{{a[2], a[4]}, {nxi, a[5]}})
+		im = b.maddDD(a[1], [][2][]Value{{a[2], a[5]}, {a[3], a[4]}})
+	} else {
+		re = b.Call(l.MulAdd, b.Call(l.MulAdd, a[0], a[2], a[4]), nxi, a[5])
+		im = b.Call(l.MulAdd, b.Call(l.MulAdd, a[1], a[2], a[5]), a[3], a[4])
+	}
 	c.MulAdd = b.Finish(cat(re, im))
 
 	// a / b = a conj(b) / |b|^2; the textbook formula, with the precision's

@@ -398,12 +398,46 @@ func buildMulAdd(l *Library) *Program {
 	switch {
 	case n == 1:
 		return b.Finish([]Value{b.FMA(x[0], y[0], acc[0])})
+	case n == 2:
+		return b.Finish(b.maddDD(acc, [][2][]Value{{x, y}}))
 	case n <= 4:
 		return b.Finish(b.Call(l.Add, acc, b.Call(l.Mul, x, y)))
 	}
 	sums, lead := b.mulLevelSums(x, y)
 	r := b.renormalizeUnordered(b.mergeByKey(acc, sums, b.suffixMaxKeys(sums)), n, 3)
 	return b.Finish(b.specials(b.Add(acc[0], lead), r))
+}
+
+// maddDD returns acc + sum of x*y over the pairs of terms for double-doubles:
+// the heads exactly (TwoProd, TwoSum), everything of order 2^-53 (|acc| +
+// sum |x y|) summed with plain adds into one error term, and one TwoSum to
+// normalize. Its error is a few 2^-106 relative to |acc| + sum |x y| (the
+// terms; the result may cancel): 19 flops for one product where mul + add
+// take 29, and acc enters only at the last TwoSums, so a chain of madds on
+// one accumulator (a convolution) waits for little more than two TwoSums
+// per step.
+func (b *Builder) maddDD(acc []Value, terms [][2][]Value) []Value {
+	var heads, lows []Value
+	for _, xy := range terms {
+		x, y := xy[0], xy[1]
+		p, e := b.TwoProd(x[0], y[0])
+		heads = append(heads, p)
+		lows = append(lows, e, b.FMA(x[0], y[1], b.Mul(x[1], y[0])))
+	}
+	h := heads[0]
+	for _, p := range heads[1:] {
+		var t Value
+		h, t = b.TwoSum(h, p)
+		lows = append(lows, t)
+	}
+	s, t := b.TwoSum(acc[0], h)
+	low := lows[0]
+	for _, v := range lows[1:] {
+		low = b.Add(low, v)
+	}
+	low = b.Add(t, b.Add(acc[1], low))
+	r0, r1 := b.TwoSum(s, low)
+	return b.specials(s, []Value{r0, r1})
 }
 
 // buildMulFloat64 builds x * f for an N-double x and a float64 f.
