@@ -68,6 +68,7 @@ type benchConfig struct {
 	seed         uint64
 	maxBytes     int64
 	deadline     time.Duration
+	merge        []string
 }
 
 func parseIntList(s, what string) ([]int, error) {
@@ -118,6 +119,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	workers := fs.Int("workers", 0, "CPU workers with -cpu (0: one per CPU)")
 	seed := fs.Uint64("seed", 0, "seed of the random inputs (0: from the clock)")
 	maxGiB := fs.Float64("max-gib", 0, "skip cases whose data array needs more than this many GiB (0: what the device has free)")
+	merge := fs.String("merge", "", "no run: combine the bench.json files of earlier runs (comma-separated; a later file wins a case) into one report")
 	deadline := fs.Duration("deadline", 0, "stop starting cases and checks after this long and report what is done (0: no limit), e.g. 9m under a 10-minute device limit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -130,6 +132,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		check: *check, checkWorkers: *checkWorkers, overlap: *overlap, csv: *csvPath, plot: *plot, outDir: *outDir,
 		asJSON: *asJSON, cpu: *cpu, workers: *workers, seed: *seed, maxBytes: int64(*maxGiB * (1 << 30)),
 		deadline: *deadline}
+	for _, f := range strings.Split(*merge, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			c.merge = append(c.merge, f)
+		}
+	}
 	for _, s := range strings.Split(*systems, ",") {
 		s = strings.TrimSpace(s)
 		if !stager.IsBenchmarkName(s) {
@@ -277,6 +284,9 @@ func runBench(args []string, out io.Writer) error {
 
 func benchMain(cfg *benchConfig, out, stderr io.Writer) error {
 	s := &benchSession{cfg: cfg, log: stderr, kernels: map[int]*mdrt.GPUKernels{}, start: time.Now()}
+	if len(cfg.merge) > 0 {
+		return s.mergeReports(out)
+	}
 	if !cfg.cpu && !mdrt.GPUEnabled {
 		return benchErrNoGPU(errors.New("this mdgen was built without CUDA support"))
 	}
@@ -768,9 +778,13 @@ func (s *benchSession) report(out io.Writer) error {
 		}
 	}
 	var summary string
-	if !cfg.cpu {
+	if len(rs) > 0 && rs[0].Backend == "gpu" {
+		rule := cfg.checkRule()
+		if len(cfg.merge) > 0 {
+			rule = "as each merged run asked"
+		}
 		summary = fmt.Sprintf("checked against the CPU executor (%s): %d of %d cases, %d bit-identical, %d differ",
-			cfg.checkRule(), checked, len(rs), same, differ)
+			rule, checked, len(rs), same, differ)
 		if unfinished > 0 {
 			summary += fmt.Sprintf(", %d unfinished at the deadline", unfinished)
 		}
@@ -820,7 +834,7 @@ func (s *benchSession) report(out io.Writer) error {
 		return err
 	}
 	title := "mdgen GPU (solid) vs PHCpack (dashed) on the H200, real data: log2 of the wall clock in ms"
-	if cfg.cpu {
+	if len(rs) > 0 && rs[0].Backend == "cpu" {
 		title = "mdgen CPU executor (solid) vs PHCpack GPU (dashed), real data: log2 of the wall clock in ms"
 	}
 	if err := write(cfg.plot, func(w io.Writer) error { return writeSVG(w, rs, title) }); err != nil {
@@ -841,6 +855,85 @@ func (s *benchSession) report(out io.Writer) error {
 		return fmt.Errorf("bench: %d cases differ from the CPU executor", differ)
 	}
 	return nil
+}
+
+// mergeReports reads the bench.json files of earlier runs and reports them
+// as one run.
+func (s *benchSession) mergeReports(out io.Writer) error {
+	type key struct {
+		sys          string
+		prec, degree int
+		complex      bool
+		backend      string
+	}
+	at := map[key]int{}
+	for _, path := range s.cfg.merge {
+		notes, rs, err := readBenchJSON(path)
+		if err != nil {
+			return err
+		}
+		for _, n := range notes {
+			s.notes = append(s.notes, filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path)+": "+n)
+		}
+		for _, r := range rs {
+			k := key{r.System, r.Prec, r.Degree, r.Complex, r.Backend}
+			if i, ok := at[k]; ok && r.ran() {
+				s.results[i] = r
+				continue
+			} else if ok {
+				continue // keep a case that ran over one that did not
+			}
+			at[k] = len(s.results)
+			s.results = append(s.results, r)
+		}
+	}
+	s.logf("bench: merged %d cases from %d files", len(s.results), len(s.cfg.merge))
+	return s.report(out)
+}
+
+// readBenchJSON reads what writeBenchJSON wrote.
+func readBenchJSON(path string) (notes []string, rs []benchResult, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bench: %w", err)
+	}
+	var doc struct {
+		Notes   []string
+		Results []struct {
+			System, Backend, Skipped, Checksum, Check string
+			CPUChecksum                               string `json:"cpu_checksum"`
+			Prec, Degree, Repeat, Launches            int
+			Complex                                   bool
+			KernelMs                                  *float64 `json:"kernel_ms"`
+			WallMs                                    *float64 `json:"wall_ms"`
+			KernelMsLo                                *float64 `json:"kernel_ms_min"`
+			WallMsLo                                  *float64 `json:"wall_ms_min"`
+			DoubleOps                                 *float64 `json:"double_ops"`
+			ConvJobs                                  int      `json:"convolution_jobs"`
+			AddJobs                                   int      `json:"addition_jobs"`
+			DeviceBytes                               int64    `json:"device_bytes"`
+			Seed                                      uint64
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, nil, fmt.Errorf("bench: reading %s: %w", path, err)
+	}
+	f := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	for _, x := range doc.Results {
+		r := benchResult{System: x.System, Prec: x.Prec, Degree: x.Degree, Complex: x.Complex, Backend: x.Backend,
+			Skipped: x.Skipped, Repeat: x.Repeat, KernelMs: f(x.KernelMs), WallMs: f(x.WallMs),
+			KernelMsLo: f(x.KernelMsLo), WallMsLo: f(x.WallMsLo), ConvJobs: x.ConvJobs, AddJobs: x.AddJobs,
+			Launches: x.Launches, DeviceBytes: x.DeviceBytes, DoubleOps: f(x.DoubleOps), Seed: x.Seed,
+			Checksum: x.Checksum, Check: x.Check, CPUChecksum: x.CPUChecksum}
+		r.setPHC() // PHCpack's numbers come from this binary's table
+		rs = append(rs, r)
+	}
+	return doc.Notes, rs, nil
 }
 
 // writeBenchJSON writes the notes and the results; NaN becomes null.

@@ -314,3 +314,55 @@ func TestBenchDeadline(t *testing.T) {
 		t.Errorf("%d cases past the deadline, want 2:\n%s", n, out.String())
 	}
 }
+
+// Runs split over several device calls are merged from their bench.json.
+func TestBenchMerge(t *testing.T) {
+	dir := t.TempDir()
+	rs := fakeResults()
+	write := func(name string, part []benchResult) string {
+		p := filepath.Join(dir, name, "bench.json")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeBenchJSON(f, []string{"run " + name}, part); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return p
+	}
+	a := write("a", rs[:4])
+	b := write("b", rs[3:]) // rs[3] in both
+	out := filepath.Join(dir, "merged")
+	cfg, err := parseBenchFlags([]string{"-merge", a + "," + b, "-out", out}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := benchMain(cfg, &text, io.Discard); err != nil && !strings.Contains(err.Error(), "differ") {
+		t.Fatal(err)
+	}
+	_, merged, err := readBenchJSON(filepath.Join(out, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(merged) != len(rs) {
+		t.Fatalf("%d merged cases, want %d", len(merged), len(rs))
+	}
+	want := slices.Clone(rs)
+	sortResults(want)
+	for i := range want {
+		g, w := merged[i], want[i]
+		same := func(x, y float64) bool { return x == y || isNaN(x) && isNaN(y) }
+		if g.System != w.System || g.Prec != w.Prec || g.Degree != w.Degree || g.Complex != w.Complex || g.Skipped != w.Skipped ||
+			!same(g.WallMs, w.WallMs) || !same(g.KernelMs, w.KernelMs) || !same(g.PHCWallMs, w.PHCWallMs) || g.Check != w.Check {
+			t.Errorf("case %d: merged %+v, want %+v", i, g, w)
+		}
+	}
+	for _, note := range []string{"a/bench.json: run a", "b/bench.json: run b", "as each merged run asked"} {
+		if !strings.Contains(text.String(), note) {
+			t.Errorf("merged report lacks %q", note)
+		}
+	}
+}
