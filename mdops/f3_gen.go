@@ -208,7 +208,7 @@ func f3sub(x f3l, y f3l) f3l {
 }
 
 // MulFloat64 returns x * f for a float64 f.
-// Cost: 51 flops (45 add/sub, 3 mul, 3 fma, 0 div/sqrt), 16 selections.
+// Cost: 37 flops (32 add/sub, 3 mul, 2 fma, 0 div/sqrt), 16 selections.
 func (x F3) MulFloat64(f float64) (r F3) {
 	*(*f3l)(unsafe.Pointer(&r)) = f3mulf64(*(*f3l)(unsafe.Pointer(&x)), f)
 	return
@@ -221,69 +221,55 @@ func f3mulf64(x f3l, f float64) f3l {
 	v7 := float64(x.l1 * f)
 	v9 := math.FMA(x.l1, f, (-v7))
 	v10 := float64(x.l2 * f)
-	v12 := math.FMA(x.l2, f, (-v10))
-	v13 := v6 + v7
-	v14 := v13 - v7
-	v15 := v13 - v14
-	v16 := v6 - v14
-	v17 := v7 - v15
+	v11 := v6 + v7
+	v12 := v11 - v7
+	v13 := v11 - v12
+	v14 := v6 - v12
+	v15 := v7 - v13
+	v16 := v14 + v15
+	v17 := v9 + v10
 	v18 := v16 + v17
-	v19 := v9 + v10
-	v20 := v19 - v10
-	v21 := v19 - v20
-	v22 := v9 - v20
-	v23 := v10 - v21
-	v24 := v22 + v23
-	v25 := v18 + v19
-	v26 := v25 - v19
-	v27 := v25 - v26
-	v28 := v18 - v26
-	v29 := v19 - v27
-	v30 := v28 + v29
-	v31 := v12 + v24
-	v32 := v30 + v31
-	v33 := v25 + v32
-	v35 := v13 + v33
-	v36 := v35 - v33
-	v37 := v35 - v36
-	v38 := v13 - v36
-	v39 := v33 - v37
-	v40 := v38 + v39
-	v41 := v4 + v35
-	v42 := v41 - v35
-	v43 := v41 - v42
-	v44 := v4 - v42
-	v45 := v35 - v43
-	v46 := v44 + v45
-	v47 := v41 + v46
-	v48 := v47 - v41
-	v49 := v46 - v48
-	v50 := selNonZero(v49, v47, 0.0)
-	v51 := selNonZero(0.0, 0.0, v50)
-	v52 := selNonZero(v49, v49, v47)
-	v53 := v52 + v40
-	v54 := v53 - v52
-	v55 := v40 - v54
-	v56 := selNonZero(v55, v53, 0.0)
-	v57 := selNonZero(v51, v56, 0.0)
-	v58 := selNonZero(0.0, 0.0, v57)
-	v59 := selNonZero(v51, v51, v56)
-	v60 := selNonZero(v55, v55, v53)
-	v61 := selNonZero(v58, v60, 0.0)
-	v62 := selNonZero(0.0, 0.0, v61)
-	v63 := selNonZero(v59, v60, 0.0)
-	v64 := selNonZero(v58, v58, v63)
-	v65 := selNonZero(v59, v59, v60)
-	v66 := v65 + v64
-	v67 := v66 - v65
-	v68 := v64 - v67
-	v69 := v68 + v62
-	v70 := v69 - v68
-	v71 := v62 - v70
-	v72 := selFinite(v4, v66, v4)
-	v73 := selFinite(v72, v69, 0.0)
-	v74 := selFinite(v72, v71, 0.0)
-	return f3l{v72, v73, v74}
+	v20 := v11 + v18
+	v21 := v20 - v18
+	v22 := v20 - v21
+	v23 := v11 - v21
+	v24 := v18 - v22
+	v25 := v23 + v24
+	v26 := v4 + v20
+	v27 := v26 - v20
+	v28 := v26 - v27
+	v29 := v4 - v27
+	v30 := v20 - v28
+	v31 := v29 + v30
+	v32 := v26 + v31
+	v33 := v32 - v26
+	v34 := v31 - v33
+	v35 := selNonZero(v34, v32, 0.0)
+	v36 := selNonZero(0.0, 0.0, v35)
+	v37 := selNonZero(v34, v34, v32)
+	v38 := v37 + v25
+	v39 := v38 - v37
+	v40 := v25 - v39
+	v41 := selNonZero(v40, v38, 0.0)
+	v42 := selNonZero(v36, v41, 0.0)
+	v43 := selNonZero(0.0, 0.0, v42)
+	v44 := selNonZero(v36, v36, v41)
+	v45 := selNonZero(v40, v40, v38)
+	v46 := selNonZero(v43, v45, 0.0)
+	v47 := selNonZero(0.0, 0.0, v46)
+	v48 := selNonZero(v44, v45, 0.0)
+	v49 := selNonZero(v43, v43, v48)
+	v50 := selNonZero(v44, v44, v45)
+	v51 := v50 + v49
+	v52 := v51 - v50
+	v53 := v49 - v52
+	v54 := v53 + v47
+	v55 := v54 - v53
+	v56 := v47 - v55
+	v57 := selFinite(v4, v51, v4)
+	v58 := selFinite(v57, v54, 0.0)
+	v59 := selFinite(v57, v56, 0.0)
+	return f3l{v57, v58, v59}
 }
 
 // Mul returns x * y.
@@ -421,7 +407,7 @@ func f3madd(acc f3l, x f3l, y f3l) f3l {
 }
 
 // Div returns x / y.
-// Cost: 387 flops (359 add/sub, 15 mul, 9 fma, 4 div/sqrt), 85 selections.
+// Cost: 345 flops (320 add/sub, 15 mul, 6 fma, 4 div/sqrt), 85 selections.
 func (x F3) Div(y F3) (r F3) {
 	*(*f3l)(unsafe.Pointer(&r)) = f3div(*(*f3l)(unsafe.Pointer(&x)), *(*f3l)(unsafe.Pointer(&y)))
 	return
@@ -677,7 +663,7 @@ func c3madd(acc c3l, x c3l, y c3l) c3l {
 }
 
 // Div returns a / b.
-// Cost: 1233 flops (1123 add/sub, 66 mul, 36 fma, 8 div/sqrt), 197 selections.
+// Cost: 1149 flops (1045 add/sub, 66 mul, 30 fma, 8 div/sqrt), 197 selections.
 func (a C3) Div(b C3) (r C3) {
 	*(*c3l)(unsafe.Pointer(&r)) = c3div(*(*c3l)(unsafe.Pointer(&a)), *(*c3l)(unsafe.Pointer(&b)))
 	return

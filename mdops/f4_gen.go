@@ -333,7 +333,7 @@ func f4sub(x f4l, y f4l) f4l {
 }
 
 // MulFloat64 returns x * f for a float64 f.
-// Cost: 84 flops (76 add/sub, 4 mul, 4 fma, 0 div/sqrt), 26 selections.
+// Cost: 64 flops (57 add/sub, 4 mul, 3 fma, 0 div/sqrt), 26 selections.
 func (x F4) MulFloat64(f float64) (r F4) {
 	*(*f4l)(unsafe.Pointer(&r)) = f4mulf64(*(*f4l)(unsafe.Pointer(&x)), f)
 	return
@@ -348,110 +348,90 @@ func f4mulf64(x f4l, f float64) f4l {
 	v11 := float64(x.l2 * f)
 	v13 := math.FMA(x.l2, f, (-v11))
 	v14 := float64(x.l3 * f)
-	v16 := math.FMA(x.l3, f, (-v14))
-	v17 := v7 + v8
-	v18 := v17 - v8
-	v19 := v17 - v18
-	v20 := v7 - v18
-	v21 := v8 - v19
-	v22 := v20 + v21
-	v23 := v10 + v11
-	v24 := v23 - v11
-	v25 := v23 - v24
-	v26 := v10 - v24
-	v27 := v11 - v25
-	v28 := v26 + v27
-	v29 := v22 + v23
-	v30 := v29 - v23
-	v31 := v29 - v30
-	v32 := v22 - v30
-	v33 := v23 - v31
-	v34 := v32 + v33
-	v35 := v13 + v14
-	v36 := v35 - v14
-	v37 := v35 - v36
-	v38 := v13 - v36
-	v39 := v14 - v37
-	v40 := v38 + v39
-	v41 := v28 + v34
-	v42 := v41 - v34
-	v43 := v41 - v42
-	v44 := v28 - v42
-	v45 := v34 - v43
-	v46 := v44 + v45
-	v47 := v35 + v41
-	v48 := v47 - v41
-	v49 := v47 - v48
-	v50 := v35 - v48
-	v51 := v41 - v49
-	v52 := v50 + v51
-	v53 := v16 + v40
-	v54 := v46 + v52
-	v55 := v53 + v54
-	v56 := v47 + v55
-	v58 := v29 + v56
-	v59 := v58 - v56
-	v60 := v58 - v59
-	v61 := v29 - v59
-	v62 := v56 - v60
-	v63 := v61 + v62
-	v64 := v17 + v58
-	v65 := v64 - v58
-	v66 := v64 - v65
-	v67 := v17 - v65
-	v68 := v58 - v66
-	v69 := v67 + v68
-	v70 := v5 + v64
-	v71 := v70 - v64
-	v72 := v70 - v71
-	v73 := v5 - v71
-	v74 := v64 - v72
-	v75 := v73 + v74
-	v76 := v70 + v75
-	v77 := v76 - v70
-	v78 := v75 - v77
-	v79 := selNonZero(v78, v76, 0.0)
+	v15 := v7 + v8
+	v16 := v15 - v8
+	v17 := v15 - v16
+	v18 := v7 - v16
+	v19 := v8 - v17
+	v20 := v18 + v19
+	v21 := v10 + v11
+	v22 := v21 - v11
+	v23 := v21 - v22
+	v24 := v10 - v22
+	v25 := v11 - v23
+	v26 := v24 + v25
+	v27 := v20 + v21
+	v28 := v27 - v21
+	v29 := v27 - v28
+	v30 := v20 - v28
+	v31 := v21 - v29
+	v32 := v30 + v31
+	v33 := v13 + v14
+	v34 := v26 + v32
+	v35 := v33 + v34
+	v37 := v27 + v35
+	v38 := v37 - v35
+	v39 := v37 - v38
+	v40 := v27 - v38
+	v41 := v35 - v39
+	v42 := v40 + v41
+	v43 := v15 + v37
+	v44 := v43 - v37
+	v45 := v43 - v44
+	v46 := v15 - v44
+	v47 := v37 - v45
+	v48 := v46 + v47
+	v49 := v5 + v43
+	v50 := v49 - v43
+	v51 := v49 - v50
+	v52 := v5 - v50
+	v53 := v43 - v51
+	v54 := v52 + v53
+	v55 := v49 + v54
+	v56 := v55 - v49
+	v57 := v54 - v56
+	v58 := selNonZero(v57, v55, 0.0)
+	v59 := selNonZero(0.0, 0.0, v58)
+	v60 := selNonZero(v57, v57, v55)
+	v61 := v60 + v48
+	v62 := v61 - v60
+	v63 := v48 - v62
+	v64 := selNonZero(v63, v61, 0.0)
+	v65 := selNonZero(v59, v64, 0.0)
+	v66 := selNonZero(0.0, 0.0, v65)
+	v67 := selNonZero(v59, v59, v64)
+	v68 := selNonZero(v63, v63, v61)
+	v69 := v68 + v42
+	v70 := v69 - v68
+	v71 := v42 - v70
+	v72 := selNonZero(v71, v69, 0.0)
+	v73 := selNonZero(v66, v72, 0.0)
+	v74 := selNonZero(0.0, 0.0, v73)
+	v75 := selNonZero(v67, v72, 0.0)
+	v76 := selNonZero(v66, v66, v75)
+	v77 := selNonZero(v67, v67, v72)
+	v78 := selNonZero(v71, v71, v69)
+	v79 := selNonZero(v74, v78, 0.0)
 	v80 := selNonZero(0.0, 0.0, v79)
-	v81 := selNonZero(v78, v78, v76)
-	v82 := v81 + v69
-	v83 := v82 - v81
-	v84 := v69 - v83
-	v85 := selNonZero(v84, v82, 0.0)
-	v86 := selNonZero(v80, v85, 0.0)
-	v87 := selNonZero(0.0, 0.0, v86)
-	v88 := selNonZero(v80, v80, v85)
-	v89 := selNonZero(v84, v84, v82)
-	v90 := v89 + v63
-	v91 := v90 - v89
-	v92 := v63 - v91
-	v93 := selNonZero(v92, v90, 0.0)
-	v94 := selNonZero(v87, v93, 0.0)
-	v95 := selNonZero(0.0, 0.0, v94)
-	v96 := selNonZero(v88, v93, 0.0)
-	v97 := selNonZero(v87, v87, v96)
-	v98 := selNonZero(v88, v88, v93)
-	v99 := selNonZero(v92, v92, v90)
-	v100 := selNonZero(v95, v99, 0.0)
-	v101 := selNonZero(0.0, 0.0, v100)
-	v102 := selNonZero(v97, v99, 0.0)
-	v103 := selNonZero(v95, v95, v102)
-	v104 := selNonZero(v98, v99, 0.0)
-	v105 := selNonZero(v97, v97, v104)
-	v106 := selNonZero(v98, v98, v99)
-	v107 := v106 + v105
-	v108 := v107 - v106
-	v109 := v105 - v108
-	v110 := v109 + v103
-	v111 := v110 - v109
-	v112 := v103 - v111
-	v113 := v112 + v101
-	v114 := v113 - v112
-	v115 := v101 - v114
-	v116 := selFinite(v5, v107, v5)
-	v117 := selFinite(v116, v110, 0.0)
-	v118 := selFinite(v116, v113, 0.0)
-	v119 := selFinite(v116, v115, 0.0)
-	return f4l{v116, v117, v118, v119}
+	v81 := selNonZero(v76, v78, 0.0)
+	v82 := selNonZero(v74, v74, v81)
+	v83 := selNonZero(v77, v78, 0.0)
+	v84 := selNonZero(v76, v76, v83)
+	v85 := selNonZero(v77, v77, v78)
+	v86 := v85 + v84
+	v87 := v86 - v85
+	v88 := v84 - v87
+	v89 := v88 + v82
+	v90 := v89 - v88
+	v91 := v82 - v90
+	v92 := v91 + v80
+	v93 := v92 - v91
+	v94 := v80 - v93
+	v95 := selFinite(v5, v86, v5)
+	v96 := selFinite(v95, v89, 0.0)
+	v97 := selFinite(v95, v92, 0.0)
+	v98 := selFinite(v95, v94, 0.0)
+	return f4l{v95, v96, v97, v98}
 }
 
 // Mul returns x * y.
@@ -749,7 +729,7 @@ func f4madd(acc f4l, x f4l, y f4l) f4l {
 }
 
 // Div returns x / y.
-// Cost: 892 flops (847 add/sub, 24 mul, 16 fma, 5 div/sqrt), 161 selections.
+// Cost: 812 flops (771 add/sub, 24 mul, 12 fma, 5 div/sqrt), 161 selections.
 func (x F4) Div(y F4) (r F4) {
 	*(*f4l)(unsafe.Pointer(&r)) = f4div(*(*f4l)(unsafe.Pointer(&x)), *(*f4l)(unsafe.Pointer(&y)))
 	return
@@ -1046,7 +1026,7 @@ func c4madd(acc c4l, x c4l, y c4l) c4l {
 }
 
 // Div returns a / b.
-// Cost: 2900 flops (2714 add/sub, 108 mul, 68 fma, 10 div/sqrt), 358 selections.
+// Cost: 2740 flops (2562 add/sub, 108 mul, 60 fma, 10 div/sqrt), 358 selections.
 func (a C4) Div(b C4) (r C4) {
 	*(*c4l)(unsafe.Pointer(&r)) = c4div(*(*c4l)(unsafe.Pointer(&a)), *(*c4l)(unsafe.Pointer(&b)))
 	return

@@ -186,7 +186,7 @@ func benchOpsF3(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].MulFloat64(f[j])
 		}
-		reportFlops(b, 51)
+		reportFlops(b, 37)
 	})
 	b.Run("madd", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -200,7 +200,7 @@ func benchOpsF3(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 387)
+		reportFlops(b, 345)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -254,7 +254,7 @@ func benchOpsF4(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].MulFloat64(f[j])
 		}
-		reportFlops(b, 84)
+		reportFlops(b, 64)
 	})
 	b.Run("madd", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -268,7 +268,7 @@ func benchOpsF4(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 892)
+		reportFlops(b, 812)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -308,42 +308,42 @@ func benchOpsF5(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Mul(y[j])
 		}
-		reportFlops(b, 338)
+		reportFlops(b, 218)
 	})
 	b.Run("sqr", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sqr()
 		}
-		reportFlops(b, 208)
+		reportFlops(b, 148)
 	})
 	b.Run("mulf64", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].MulFloat64(f[j])
 		}
-		reportFlops(b, 123)
+		reportFlops(b, 97)
 	})
 	b.Run("madd", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 408)
+		reportFlops(b, 288)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 1220)
+		reportFlops(b, 1090)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 3646)
+		reportFlops(b, 2626)
 	})
 }
 
@@ -376,42 +376,42 @@ func benchOpsF8(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Mul(y[j])
 		}
-		reportFlops(b, 1220)
+		reportFlops(b, 884)
 	})
 	b.Run("sqr", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sqr()
 		}
-		reportFlops(b, 688)
+		reportFlops(b, 520)
 	})
 	b.Run("mulf64", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].MulFloat64(f[j])
 		}
-		reportFlops(b, 276)
+		reportFlops(b, 232)
 	})
 	b.Run("madd", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 1335)
+		reportFlops(b, 999)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 3752)
+		reportFlops(b, 3400)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 15185)
+		reportFlops(b, 11489)
 	})
 }
 
@@ -444,42 +444,42 @@ func benchOpsF10(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Mul(y[j])
 		}
-		reportFlops(b, 2288)
+		reportFlops(b, 1748)
 	})
 	b.Run("sqr", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sqr()
 		}
-		reportFlops(b, 1253)
+		reportFlops(b, 983)
 	})
 	b.Run("mulf64", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].MulFloat64(f[j])
 		}
-		reportFlops(b, 408)
+		reportFlops(b, 352)
 	})
 	b.Run("madd", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 2433)
+		reportFlops(b, 1893)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 6490)
+		reportFlops(b, 5930)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 27447)
+		reportFlops(b, 21507)
 	})
 }
 
@@ -512,42 +512,42 @@ func benchOpsF16(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Mul(y[j])
 		}
-		reportFlops(b, 8852)
+		reportFlops(b, 7412)
 	})
 	b.Run("sqr", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sqr()
 		}
-		reportFlops(b, 4652)
+		reportFlops(b, 3932)
 	})
 	b.Run("mulf64", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].MulFloat64(f[j])
 		}
-		reportFlops(b, 948)
+		reportFlops(b, 856)
 	})
 	b.Run("madd", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 9087)
+		reportFlops(b, 7647)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 21328)
+		reportFlops(b, 19856)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 124385)
+		reportFlops(b, 104945)
 	})
 }
 func init() {

@@ -177,76 +177,62 @@ MD_HD md3 md3_sub(md3 x, md3 y) {
 }
 
 // md3_mulf64 returns x * f for a float64 f.
-// Cost: 51 flops (45 add/sub, 3 mul, 3 fma, 0 div/sqrt), 16 selections.
+// Cost: 37 flops (32 add/sub, 3 mul, 2 fma, 0 div/sqrt), 16 selections.
 MD_HD md3 md3_mulf64(md3 x, double f) {
   const double v4 = md_mul(x.v[0], f);
   const double v6 = md_fma(x.v[0], f, (-v4));
   const double v7 = md_mul(x.v[1], f);
   const double v9 = md_fma(x.v[1], f, (-v7));
   const double v10 = md_mul(x.v[2], f);
-  const double v12 = md_fma(x.v[2], f, (-v10));
-  const double v13 = md_add(v6, v7);
-  const double v14 = md_sub(v13, v7);
-  const double v15 = md_sub(v13, v14);
-  const double v16 = md_sub(v6, v14);
-  const double v17 = md_sub(v7, v15);
+  const double v11 = md_add(v6, v7);
+  const double v12 = md_sub(v11, v7);
+  const double v13 = md_sub(v11, v12);
+  const double v14 = md_sub(v6, v12);
+  const double v15 = md_sub(v7, v13);
+  const double v16 = md_add(v14, v15);
+  const double v17 = md_add(v9, v10);
   const double v18 = md_add(v16, v17);
-  const double v19 = md_add(v9, v10);
-  const double v20 = md_sub(v19, v10);
-  const double v21 = md_sub(v19, v20);
-  const double v22 = md_sub(v9, v20);
-  const double v23 = md_sub(v10, v21);
-  const double v24 = md_add(v22, v23);
-  const double v25 = md_add(v18, v19);
-  const double v26 = md_sub(v25, v19);
-  const double v27 = md_sub(v25, v26);
-  const double v28 = md_sub(v18, v26);
-  const double v29 = md_sub(v19, v27);
-  const double v30 = md_add(v28, v29);
-  const double v31 = md_add(v12, v24);
-  const double v32 = md_add(v30, v31);
-  const double v33 = md_add(v25, v32);
-  const double v35 = md_add(v13, v33);
-  const double v36 = md_sub(v35, v33);
-  const double v37 = md_sub(v35, v36);
-  const double v38 = md_sub(v13, v36);
-  const double v39 = md_sub(v33, v37);
-  const double v40 = md_add(v38, v39);
-  const double v41 = md_add(v4, v35);
-  const double v42 = md_sub(v41, v35);
-  const double v43 = md_sub(v41, v42);
-  const double v44 = md_sub(v4, v42);
-  const double v45 = md_sub(v35, v43);
-  const double v46 = md_add(v44, v45);
-  const double v47 = md_add(v41, v46);
-  const double v48 = md_sub(v47, v41);
-  const double v49 = md_sub(v46, v48);
-  const double v50 = md_sel_nonzero(v49, v47, 0.0);
-  const double v51 = md_sel_nonzero(0.0, 0.0, v50);
-  const double v52 = md_sel_nonzero(v49, v49, v47);
-  const double v53 = md_add(v52, v40);
-  const double v54 = md_sub(v53, v52);
-  const double v55 = md_sub(v40, v54);
-  const double v56 = md_sel_nonzero(v55, v53, 0.0);
-  const double v57 = md_sel_nonzero(v51, v56, 0.0);
-  const double v58 = md_sel_nonzero(0.0, 0.0, v57);
-  const double v59 = md_sel_nonzero(v51, v51, v56);
-  const double v60 = md_sel_nonzero(v55, v55, v53);
-  const double v61 = md_sel_nonzero(v58, v60, 0.0);
-  const double v62 = md_sel_nonzero(0.0, 0.0, v61);
-  const double v63 = md_sel_nonzero(v59, v60, 0.0);
-  const double v64 = md_sel_nonzero(v58, v58, v63);
-  const double v65 = md_sel_nonzero(v59, v59, v60);
-  const double v66 = md_add(v65, v64);
-  const double v67 = md_sub(v66, v65);
-  const double v68 = md_sub(v64, v67);
-  const double v69 = md_add(v68, v62);
-  const double v70 = md_sub(v69, v68);
-  const double v71 = md_sub(v62, v70);
-  const double v72 = md_sel_finite(v4, v66, v4);
-  const double v73 = md_sel_finite(v72, v69, 0.0);
-  const double v74 = md_sel_finite(v72, v71, 0.0);
-  return md3{{v72, v73, v74}};
+  const double v20 = md_add(v11, v18);
+  const double v21 = md_sub(v20, v18);
+  const double v22 = md_sub(v20, v21);
+  const double v23 = md_sub(v11, v21);
+  const double v24 = md_sub(v18, v22);
+  const double v25 = md_add(v23, v24);
+  const double v26 = md_add(v4, v20);
+  const double v27 = md_sub(v26, v20);
+  const double v28 = md_sub(v26, v27);
+  const double v29 = md_sub(v4, v27);
+  const double v30 = md_sub(v20, v28);
+  const double v31 = md_add(v29, v30);
+  const double v32 = md_add(v26, v31);
+  const double v33 = md_sub(v32, v26);
+  const double v34 = md_sub(v31, v33);
+  const double v35 = md_sel_nonzero(v34, v32, 0.0);
+  const double v36 = md_sel_nonzero(0.0, 0.0, v35);
+  const double v37 = md_sel_nonzero(v34, v34, v32);
+  const double v38 = md_add(v37, v25);
+  const double v39 = md_sub(v38, v37);
+  const double v40 = md_sub(v25, v39);
+  const double v41 = md_sel_nonzero(v40, v38, 0.0);
+  const double v42 = md_sel_nonzero(v36, v41, 0.0);
+  const double v43 = md_sel_nonzero(0.0, 0.0, v42);
+  const double v44 = md_sel_nonzero(v36, v36, v41);
+  const double v45 = md_sel_nonzero(v40, v40, v38);
+  const double v46 = md_sel_nonzero(v43, v45, 0.0);
+  const double v47 = md_sel_nonzero(0.0, 0.0, v46);
+  const double v48 = md_sel_nonzero(v44, v45, 0.0);
+  const double v49 = md_sel_nonzero(v43, v43, v48);
+  const double v50 = md_sel_nonzero(v44, v44, v45);
+  const double v51 = md_add(v50, v49);
+  const double v52 = md_sub(v51, v50);
+  const double v53 = md_sub(v49, v52);
+  const double v54 = md_add(v53, v47);
+  const double v55 = md_sub(v54, v53);
+  const double v56 = md_sub(v47, v55);
+  const double v57 = md_sel_finite(v4, v51, v4);
+  const double v58 = md_sel_finite(v57, v54, 0.0);
+  const double v59 = md_sel_finite(v57, v56, 0.0);
+  return md3{{v57, v58, v59}};
 }
 
 // md3_mul returns x * y.
@@ -366,7 +352,7 @@ MD_HD md3 md3_madd(md3 acc, md3 x, md3 y) {
 }
 
 // md3_div returns x / y.
-// Cost: 387 flops (359 add/sub, 15 mul, 9 fma, 4 div/sqrt), 85 selections.
+// Cost: 345 flops (320 add/sub, 15 mul, 6 fma, 4 div/sqrt), 85 selections.
 MD_HD md3 md3_div(md3 x, md3 y) {
   const double v6 = fabs(y.v[0]);
   const double v8 = md_sub(v6, 3.054936363499605e-151);
@@ -535,7 +521,7 @@ MD_HD cmd3 cmd3_madd(cmd3 acc, cmd3 x, cmd3 y) {
 }
 
 // cmd3_div returns a / b.
-// Cost: 1233 flops (1123 add/sub, 66 mul, 36 fma, 8 div/sqrt), 197 selections.
+// Cost: 1149 flops (1045 add/sub, 66 mul, 30 fma, 8 div/sqrt), 197 selections.
 MD_HD cmd3 cmd3_div(cmd3 a, cmd3 b) {
   const md3 v12 = md3_sqr(b.re);
   const md3 v16 = md3_sqr(b.im);

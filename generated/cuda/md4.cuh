@@ -302,7 +302,7 @@ MD_HD md4 md4_sub(md4 x, md4 y) {
 }
 
 // md4_mulf64 returns x * f for a float64 f.
-// Cost: 84 flops (76 add/sub, 4 mul, 4 fma, 0 div/sqrt), 26 selections.
+// Cost: 64 flops (57 add/sub, 4 mul, 3 fma, 0 div/sqrt), 26 selections.
 MD_HD md4 md4_mulf64(md4 x, double f) {
   const double v5 = md_mul(x.v[0], f);
   const double v7 = md_fma(x.v[0], f, (-v5));
@@ -311,110 +311,90 @@ MD_HD md4 md4_mulf64(md4 x, double f) {
   const double v11 = md_mul(x.v[2], f);
   const double v13 = md_fma(x.v[2], f, (-v11));
   const double v14 = md_mul(x.v[3], f);
-  const double v16 = md_fma(x.v[3], f, (-v14));
-  const double v17 = md_add(v7, v8);
-  const double v18 = md_sub(v17, v8);
-  const double v19 = md_sub(v17, v18);
-  const double v20 = md_sub(v7, v18);
-  const double v21 = md_sub(v8, v19);
-  const double v22 = md_add(v20, v21);
-  const double v23 = md_add(v10, v11);
-  const double v24 = md_sub(v23, v11);
-  const double v25 = md_sub(v23, v24);
-  const double v26 = md_sub(v10, v24);
-  const double v27 = md_sub(v11, v25);
-  const double v28 = md_add(v26, v27);
-  const double v29 = md_add(v22, v23);
-  const double v30 = md_sub(v29, v23);
-  const double v31 = md_sub(v29, v30);
-  const double v32 = md_sub(v22, v30);
-  const double v33 = md_sub(v23, v31);
-  const double v34 = md_add(v32, v33);
-  const double v35 = md_add(v13, v14);
-  const double v36 = md_sub(v35, v14);
-  const double v37 = md_sub(v35, v36);
-  const double v38 = md_sub(v13, v36);
-  const double v39 = md_sub(v14, v37);
-  const double v40 = md_add(v38, v39);
-  const double v41 = md_add(v28, v34);
-  const double v42 = md_sub(v41, v34);
-  const double v43 = md_sub(v41, v42);
-  const double v44 = md_sub(v28, v42);
-  const double v45 = md_sub(v34, v43);
-  const double v46 = md_add(v44, v45);
-  const double v47 = md_add(v35, v41);
-  const double v48 = md_sub(v47, v41);
-  const double v49 = md_sub(v47, v48);
-  const double v50 = md_sub(v35, v48);
-  const double v51 = md_sub(v41, v49);
-  const double v52 = md_add(v50, v51);
-  const double v53 = md_add(v16, v40);
-  const double v54 = md_add(v46, v52);
-  const double v55 = md_add(v53, v54);
-  const double v56 = md_add(v47, v55);
-  const double v58 = md_add(v29, v56);
-  const double v59 = md_sub(v58, v56);
-  const double v60 = md_sub(v58, v59);
-  const double v61 = md_sub(v29, v59);
-  const double v62 = md_sub(v56, v60);
-  const double v63 = md_add(v61, v62);
-  const double v64 = md_add(v17, v58);
-  const double v65 = md_sub(v64, v58);
-  const double v66 = md_sub(v64, v65);
-  const double v67 = md_sub(v17, v65);
-  const double v68 = md_sub(v58, v66);
-  const double v69 = md_add(v67, v68);
-  const double v70 = md_add(v5, v64);
-  const double v71 = md_sub(v70, v64);
-  const double v72 = md_sub(v70, v71);
-  const double v73 = md_sub(v5, v71);
-  const double v74 = md_sub(v64, v72);
-  const double v75 = md_add(v73, v74);
-  const double v76 = md_add(v70, v75);
-  const double v77 = md_sub(v76, v70);
-  const double v78 = md_sub(v75, v77);
-  const double v79 = md_sel_nonzero(v78, v76, 0.0);
+  const double v15 = md_add(v7, v8);
+  const double v16 = md_sub(v15, v8);
+  const double v17 = md_sub(v15, v16);
+  const double v18 = md_sub(v7, v16);
+  const double v19 = md_sub(v8, v17);
+  const double v20 = md_add(v18, v19);
+  const double v21 = md_add(v10, v11);
+  const double v22 = md_sub(v21, v11);
+  const double v23 = md_sub(v21, v22);
+  const double v24 = md_sub(v10, v22);
+  const double v25 = md_sub(v11, v23);
+  const double v26 = md_add(v24, v25);
+  const double v27 = md_add(v20, v21);
+  const double v28 = md_sub(v27, v21);
+  const double v29 = md_sub(v27, v28);
+  const double v30 = md_sub(v20, v28);
+  const double v31 = md_sub(v21, v29);
+  const double v32 = md_add(v30, v31);
+  const double v33 = md_add(v13, v14);
+  const double v34 = md_add(v26, v32);
+  const double v35 = md_add(v33, v34);
+  const double v37 = md_add(v27, v35);
+  const double v38 = md_sub(v37, v35);
+  const double v39 = md_sub(v37, v38);
+  const double v40 = md_sub(v27, v38);
+  const double v41 = md_sub(v35, v39);
+  const double v42 = md_add(v40, v41);
+  const double v43 = md_add(v15, v37);
+  const double v44 = md_sub(v43, v37);
+  const double v45 = md_sub(v43, v44);
+  const double v46 = md_sub(v15, v44);
+  const double v47 = md_sub(v37, v45);
+  const double v48 = md_add(v46, v47);
+  const double v49 = md_add(v5, v43);
+  const double v50 = md_sub(v49, v43);
+  const double v51 = md_sub(v49, v50);
+  const double v52 = md_sub(v5, v50);
+  const double v53 = md_sub(v43, v51);
+  const double v54 = md_add(v52, v53);
+  const double v55 = md_add(v49, v54);
+  const double v56 = md_sub(v55, v49);
+  const double v57 = md_sub(v54, v56);
+  const double v58 = md_sel_nonzero(v57, v55, 0.0);
+  const double v59 = md_sel_nonzero(0.0, 0.0, v58);
+  const double v60 = md_sel_nonzero(v57, v57, v55);
+  const double v61 = md_add(v60, v48);
+  const double v62 = md_sub(v61, v60);
+  const double v63 = md_sub(v48, v62);
+  const double v64 = md_sel_nonzero(v63, v61, 0.0);
+  const double v65 = md_sel_nonzero(v59, v64, 0.0);
+  const double v66 = md_sel_nonzero(0.0, 0.0, v65);
+  const double v67 = md_sel_nonzero(v59, v59, v64);
+  const double v68 = md_sel_nonzero(v63, v63, v61);
+  const double v69 = md_add(v68, v42);
+  const double v70 = md_sub(v69, v68);
+  const double v71 = md_sub(v42, v70);
+  const double v72 = md_sel_nonzero(v71, v69, 0.0);
+  const double v73 = md_sel_nonzero(v66, v72, 0.0);
+  const double v74 = md_sel_nonzero(0.0, 0.0, v73);
+  const double v75 = md_sel_nonzero(v67, v72, 0.0);
+  const double v76 = md_sel_nonzero(v66, v66, v75);
+  const double v77 = md_sel_nonzero(v67, v67, v72);
+  const double v78 = md_sel_nonzero(v71, v71, v69);
+  const double v79 = md_sel_nonzero(v74, v78, 0.0);
   const double v80 = md_sel_nonzero(0.0, 0.0, v79);
-  const double v81 = md_sel_nonzero(v78, v78, v76);
-  const double v82 = md_add(v81, v69);
-  const double v83 = md_sub(v82, v81);
-  const double v84 = md_sub(v69, v83);
-  const double v85 = md_sel_nonzero(v84, v82, 0.0);
-  const double v86 = md_sel_nonzero(v80, v85, 0.0);
-  const double v87 = md_sel_nonzero(0.0, 0.0, v86);
-  const double v88 = md_sel_nonzero(v80, v80, v85);
-  const double v89 = md_sel_nonzero(v84, v84, v82);
-  const double v90 = md_add(v89, v63);
-  const double v91 = md_sub(v90, v89);
-  const double v92 = md_sub(v63, v91);
-  const double v93 = md_sel_nonzero(v92, v90, 0.0);
-  const double v94 = md_sel_nonzero(v87, v93, 0.0);
-  const double v95 = md_sel_nonzero(0.0, 0.0, v94);
-  const double v96 = md_sel_nonzero(v88, v93, 0.0);
-  const double v97 = md_sel_nonzero(v87, v87, v96);
-  const double v98 = md_sel_nonzero(v88, v88, v93);
-  const double v99 = md_sel_nonzero(v92, v92, v90);
-  const double v100 = md_sel_nonzero(v95, v99, 0.0);
-  const double v101 = md_sel_nonzero(0.0, 0.0, v100);
-  const double v102 = md_sel_nonzero(v97, v99, 0.0);
-  const double v103 = md_sel_nonzero(v95, v95, v102);
-  const double v104 = md_sel_nonzero(v98, v99, 0.0);
-  const double v105 = md_sel_nonzero(v97, v97, v104);
-  const double v106 = md_sel_nonzero(v98, v98, v99);
-  const double v107 = md_add(v106, v105);
-  const double v108 = md_sub(v107, v106);
-  const double v109 = md_sub(v105, v108);
-  const double v110 = md_add(v109, v103);
-  const double v111 = md_sub(v110, v109);
-  const double v112 = md_sub(v103, v111);
-  const double v113 = md_add(v112, v101);
-  const double v114 = md_sub(v113, v112);
-  const double v115 = md_sub(v101, v114);
-  const double v116 = md_sel_finite(v5, v107, v5);
-  const double v117 = md_sel_finite(v116, v110, 0.0);
-  const double v118 = md_sel_finite(v116, v113, 0.0);
-  const double v119 = md_sel_finite(v116, v115, 0.0);
-  return md4{{v116, v117, v118, v119}};
+  const double v81 = md_sel_nonzero(v76, v78, 0.0);
+  const double v82 = md_sel_nonzero(v74, v74, v81);
+  const double v83 = md_sel_nonzero(v77, v78, 0.0);
+  const double v84 = md_sel_nonzero(v76, v76, v83);
+  const double v85 = md_sel_nonzero(v77, v77, v78);
+  const double v86 = md_add(v85, v84);
+  const double v87 = md_sub(v86, v85);
+  const double v88 = md_sub(v84, v87);
+  const double v89 = md_add(v88, v82);
+  const double v90 = md_sub(v89, v88);
+  const double v91 = md_sub(v82, v90);
+  const double v92 = md_add(v91, v80);
+  const double v93 = md_sub(v92, v91);
+  const double v94 = md_sub(v80, v93);
+  const double v95 = md_sel_finite(v5, v86, v5);
+  const double v96 = md_sel_finite(v95, v89, 0.0);
+  const double v97 = md_sel_finite(v95, v92, 0.0);
+  const double v98 = md_sel_finite(v95, v94, 0.0);
+  return md4{{v95, v96, v97, v98}};
 }
 
 // md4_mul returns x * y.
@@ -694,7 +674,7 @@ MD_HD md4 md4_madd(md4 acc, md4 x, md4 y) {
 }
 
 // md4_div returns x / y.
-// Cost: 892 flops (847 add/sub, 24 mul, 16 fma, 5 div/sqrt), 161 selections.
+// Cost: 812 flops (771 add/sub, 24 mul, 12 fma, 5 div/sqrt), 161 selections.
 MD_HD md4 md4_div(md4 x, md4 y) {
   const double v8 = fabs(y.v[0]);
   const double v10 = md_sub(v8, 3.054936363499605e-151);
@@ -904,7 +884,7 @@ MD_HD cmd4 cmd4_madd(cmd4 acc, cmd4 x, cmd4 y) {
 }
 
 // cmd4_div returns a / b.
-// Cost: 2900 flops (2714 add/sub, 108 mul, 68 fma, 10 div/sqrt), 358 selections.
+// Cost: 2740 flops (2562 add/sub, 108 mul, 60 fma, 10 div/sqrt), 358 selections.
 MD_HD cmd4 cmd4_div(cmd4 a, cmd4 b) {
   const md4 v16 = md4_sqr(b.re);
   const md4 v21 = md4_sqr(b.im);

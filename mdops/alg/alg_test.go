@@ -25,6 +25,63 @@ func TestFlopCounts(t *testing.T) {
 			t.Errorf("N=%d add: %d flops, not fewer than CAMPARY's %d", n, got, c)
 		}
 	}
+	// CAMPARY's mul with FMA: 326, 1196, 2256 flops.
+	camparyMul := map[int]int{5: 326, 8: 1196, 10: 2256}
+	for n, c := range camparyMul {
+		if got := Build(n).Mul.Count().Flops(); got >= c {
+			t.Errorf("N=%d mul: %d flops, not fewer than CAMPARY's %d", n, got, c)
+		}
+	}
+	// The fused madd costs less than mul then add.
+	for _, n := range []int{1, 2, 5, 8, 10, 16} {
+		l := Build(n)
+		if got, sep := l.MulAdd.Count().Flops(), l.Mul.Count().Flops()+l.Add.Count().Flops(); got >= sep {
+			t.Errorf("N=%d madd: %d flops, not fewer than mul + add (%d)", n, got, sep)
+		}
+	}
+}
+
+// TestMulMaxLimbs checks mul and sqr on operands whose limbs are all of one
+// sign and as large as normalization allows (just below half an ulp of the
+// limb before), where the products of every level add up instead of
+// cancelling: the worst case for mul's plainly summed last level.
+func TestMulMaxLimbs(t *testing.T) {
+	for _, n := range []int{3, 4, 5, 8, 10, 16} {
+		l := Build(n)
+		mk := func(lead, frac float64) []float64 {
+			x := make([]float64, n)
+			x[0] = lead
+			for k := 1; k < n; k++ {
+				_, e := math.Frexp(x[k-1])
+				x[k] = math.Ldexp(frac, e-54)
+			}
+			return RoundToN(Exact(x), n)
+		}
+		for i, fr := range []float64{1 - 0x1p-53, 0.75, 0.999, 0.5 + 0x1p-30, 1 - 0x1p-20} {
+			for j, lead := range []float64{2 - 0x1p-52, 1.5, 1 + 0x1p-52, 1.9} {
+				x := mk(lead, fr)
+				y := mk(2-0x1p-51, 1-0x1p-52)
+				if j%2 == 1 {
+					y = mk(lead, fr)
+				}
+				c := Case{X: x, Y: y}
+				target := float64(53*n - 6)
+				for _, p := range []*Program{l.Mul, l.Sqr} {
+					args := [][]float64{x, y}
+					if p.Op == "sqr" {
+						args, c.Y = [][]float64{x}, x
+					}
+					got := p.Eval(args...)
+					if bits := AccurateBits(got, Reference(p.Op, c, uint(64*n+200))); bits < target {
+						t.Errorf("N=%d %s case %d/%d: %.1f accurate bits < %.0f", n, p.Op, i, j, bits, target)
+					}
+					if !IsNormalized(got) {
+						t.Errorf("N=%d %s case %d/%d: not normalized: %v", n, p.Op, i, j, got)
+					}
+				}
+			}
+		}
+	}
 }
 
 // TestBlocksExact checks the error-free transforms on values where the

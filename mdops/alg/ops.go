@@ -308,10 +308,15 @@ func buildMul(n int, op string) *Program {
 
 // mulGeneral multiplies N-doubles for N >= 5: the partial products
 // x_i*y_j with i+j <= N-2 are split exactly by TwoProd (product at level
-// i+j, error at level i+j+1), those at level N-1 and N are rounded
-// products; the levels are accumulated error-free up to level N-1 and the
-// N+1 level sums are renormalized. Products below level N are dropped: they
-// are at most N terms of 2^(-53(N+1)) relative size.
+// i+j, error at level i+j+1), those at level N-1 are rounded products and
+// those at level N one FMA chain. Levels 0..N-2 are accumulated error-free
+// (TwoSum trees, each error carried to the next level); level N-1, the
+// last kept, gathers its products, the errors and carries from level N-2
+// and the level-N chain, and is summed with plain adds in a balanced tree:
+// its rounding errors are of order 2^(-53N) relative (measured: at most a
+// bit of the accuracy, for a third of the flops of summing it exactly).
+// The N level sums are renormalized. Products below level N are dropped:
+// they are at most N terms of 2^(-53(N+1)) relative size.
 func (b *Builder) mulGeneral(x, y []Value) (r []Value, lead Value) {
 	sums, lead := b.mulLevelSums(x, y)
 	return b.renormalizeUnordered(sums, len(x), 1), lead
@@ -322,7 +327,7 @@ func (b *Builder) mulGeneral(x, y []Value) (r []Value, lead Value) {
 // exact sum within about 2^(-53N) of x*y) and fl(x0*y0).
 func (b *Builder) mulLevelSums(x, y []Value) (sums []Value, lead Value) {
 	n := len(x)
-	levels := make([][]Value, n+1)
+	levels := make([][]Value, n)
 	for k := 0; k <= n-2; k++ {
 		for i := 0; i <= k; i++ {
 			p, e := b.TwoProd(x[i], y[k-i])
@@ -341,8 +346,8 @@ func (b *Builder) mulLevelSums(x, y []Value) (sums []Value, lead Value) {
 	for i := 2; i < n; i++ {
 		acc = b.FMA(x[i], y[n-i], acc)
 	}
-	levels[n] = append(levels[n], acc)
-	return foldLast(b, b.accumulate(levels)), lead
+	levels[n-1] = append(levels[n-1], acc)
+	return b.accumulate(levels), lead
 }
 
 // sqrGeneral squares an N-double for N >= 5 like mulGeneral, using the
@@ -351,7 +356,7 @@ func (b *Builder) mulLevelSums(x, y []Value) (sums []Value, lead Value) {
 func (b *Builder) sqrGeneral(x []Value) (r []Value, lead Value) {
 	n := len(x)
 	two := b.Const(2)
-	levels := make([][]Value, n+1)
+	levels := make([][]Value, n)
 	for k := 0; k <= n-2; k++ {
 		for i := 0; 2*i <= k; i++ {
 			j := k - i
@@ -378,8 +383,8 @@ func (b *Builder) sqrGeneral(x []Value) (r []Value, lead Value) {
 	for i := 2; i < n; i++ {
 		acc = b.FMA(x[i], x[n-i], acc)
 	}
-	levels[n] = append(levels[n], acc)
-	return b.renormalizeUnordered(foldLast(b, b.accumulate(levels)), n, 1), lead
+	levels[n-1] = append(levels[n-1], acc)
+	return b.renormalizeUnordered(b.accumulate(levels), n, 1), lead
 }
 
 // buildMulAdd builds the fused multiply-add acc + x*y. N = 1 is one FMA.
@@ -453,9 +458,11 @@ func buildMulFloat64(n int) *Program {
 		r0, r1 := b.FastTwoSum(p, e)
 		return b.Finish(b.specials(p, []Value{r0, r1}))
 	}
-	levels := make([][]Value, n+1)
+	// Levels 0..N-2 exactly (TwoProd), level N-1 (the last kept) a
+	// rounded product summed with plain adds (see mulGeneral).
+	levels := make([][]Value, n)
 	var lead Value
-	for k := 0; k < n; k++ {
+	for k := 0; k < n-1; k++ {
 		p, e := b.TwoProd(x[k], f)
 		if k == 0 {
 			lead = p
@@ -463,7 +470,8 @@ func buildMulFloat64(n int) *Program {
 		levels[k] = append(levels[k], p)
 		levels[k+1] = append(levels[k+1], e)
 	}
-	return b.Finish(b.specials(lead, b.renormalize(foldLast(b, b.accumulate(levels)), n, 1)))
+	levels[n-1] = append(levels[n-1], b.Mul(x[n-1], f))
+	return b.Finish(b.specials(lead, b.renormalize(b.accumulate(levels), n, 1)))
 }
 
 // buildDiv builds x / y by long division: N+1 float64 quotient digits, each
@@ -580,12 +588,3 @@ func (b *Builder) scaleLimbs(x []Value, s Value) []Value {
 	return out
 }
 
-// foldLast adds the last level sum (below the precision kept) into the one
-// before it: one rounding far below the result, and one term fewer to
-// renormalize.
-func foldLast(b *Builder, sums []Value) []Value {
-	k := len(sums) - 1
-	out := append([]Value(nil), sums[:k]...)
-	out[k-1] = b.Add(out[k-1], sums[k])
-	return out
-}
