@@ -193,7 +193,7 @@ func benchOpsF3(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 108)
+		reportFlops(b, 76)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -261,7 +261,7 @@ func benchOpsF4(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 248)
+		reportFlops(b, 157)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
