@@ -188,8 +188,10 @@ type GPU struct {
 	outValid bool
 	zero     []float64
 
-	buf    []float64 // host buffer for moving ranges of slots
-	err    error     // sticky error of a failed download
+	buf    []float64   // host buffer for moving ranges of slots
+	slot   []float64   // one slot in the CPU layout, for moving ranges
+	inVar  map[int]int // input slot → variable
+	err    error       // sticky error of a failed download
 	closed bool
 }
 
@@ -356,6 +358,11 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 	// Host buffers, once.
 	slotLen := g.layout.SlotLen()
 	g.zero = make([]float64, slotLen)
+	g.slot = make([]float64, slotLen)
+	g.inVar = make(map[int]int, len(plan.Inputs))
+	for v, s := range plan.Inputs {
+		g.inVar[int(s)] = v
+	}
 	g.inputs = make([][]float64, plan.NumVars)
 	for v := range g.inputs {
 		g.inputs[v] = make([]float64, slotLen)
@@ -441,7 +448,6 @@ func firstDiff(a, b []int32) int {
 
 // uploadReadOnly rounds the read-only slots and uploads them, in chunks.
 func (g *GPU) uploadReadOnly(r slotRun) error {
-	slot := make([]float64, g.layout.SlotLen())
 	var err error
 	return g.moveRange(r, true, func(s int, dst []float64) bool {
 		v, ok := g.plan.Values[stager.Slot(s)]
@@ -449,11 +455,8 @@ func (g *GPU) uploadReadOnly(r slotRun) error {
 			clear(dst)
 			return true
 		}
-		if err = RoundSeries(slot, v, g.layout); err != nil {
-			return false
-		}
-		copy(dst, slot)
-		return true
+		err = RoundSeries(dst, v, g.layout)
+		return err == nil
 	}, &err)
 }
 
@@ -462,7 +465,7 @@ func (g *GPU) uploadReadOnly(r slotRun) error {
 // downloading, fill(s, series) receives it. fill returns false to stop,
 // with *ferr set.
 func (g *GPU) moveRange(r slotRun, upload bool, fill func(s int, series []float64) bool, ferr *error) error {
-	slot := make([]float64, g.layout.SlotLen())
+	slot := g.slot
 	step := g.geo.chunkSlots()
 	for lo := r.lo; lo < r.hi; lo += step {
 		hi := min(lo+step, r.hi)
@@ -533,12 +536,8 @@ func (g *GPU) flushInputs() error {
 	if !g.inPending {
 		return nil
 	}
-	slotOf := make(map[int]int, len(g.plan.Inputs))
-	for v, s := range g.plan.Inputs {
-		slotOf[int(s)] = v
-	}
 	err := g.moveRange(g.inRange, true, func(s int, dst []float64) bool {
-		if v, ok := slotOf[s]; ok {
+		if v, ok := g.inVar[s]; ok {
 			copy(dst, g.inputs[v])
 		} else {
 			clear(dst)
