@@ -13,4 +13,16 @@
 // comparison, printing and hashing are well defined. Conversions to and
 // from math/big and decimal text are exact or correctly rounded limb by
 // limb.
+//
+// MulAdd (acc.MulAdd(x, y) = acc + x*y) is fused: cheaper than Mul then
+// Add, with its error bounded relative to |acc| + |x*y| rather than to the
+// result. The series kernels ConvolveF<N>/C<N> (the product of truncated
+// power series, in a fixed order of Mul and MulAdd that the GPU kernels
+// reproduce bit for bit) and AddToF<N>/C<N> work on slices, and
+// SeriesKernelsFor(N) returns them on flat []float64 buffers for code that
+// picks the precision at run time.
+//
+// Each operation is an unexported kernel over float64 values, which the
+// register ABI passes in registers, behind a small method that the compiler
+// inlines (an array argument would go through memory).
 package mdops
