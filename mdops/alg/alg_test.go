@@ -33,7 +33,7 @@ func TestFlopCounts(t *testing.T) {
 		}
 	}
 	// The fused madd costs less than mul then add.
-	for _, n := range []int{1, 2, 5, 8, 10, 16} {
+	for _, n := range []int{1, 2, 3, 4, 5, 8, 10, 16} {
 		l := Build(n)
 		if got, sep := l.MulAdd.Count().Flops(), l.Mul.Count().Flops()+l.Add.Count().Flops(); got >= sep {
 			t.Errorf("N=%d madd: %d flops, not fewer than mul + add (%d)", n, got, sep)
