@@ -329,7 +329,7 @@ func benchOpsF5(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 288)
+		reportFlops(b, 324)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -397,7 +397,7 @@ func benchOpsF8(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 999)
+		reportFlops(b, 1062)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -465,7 +465,7 @@ func benchOpsF10(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 1893)
+		reportFlops(b, 1974)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -533,7 +533,7 @@ func benchOpsF16(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 7647)
+		reportFlops(b, 7782)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {

@@ -32,11 +32,25 @@ func TestFlopCounts(t *testing.T) {
 			t.Errorf("N=%d mul: %d flops, not fewer than CAMPARY's %d", n, got, c)
 		}
 	}
-	// The fused madd costs less than mul then add.
+	// The fused madd costs less than mul then add for N <= 4; for N >= 5
+	// madd is mul then add unless FusedMulAddAbove4 is set.
 	for _, n := range []int{1, 2, 3, 4, 5, 8, 10, 16} {
 		l := Build(n)
-		if got, sep := l.MulAdd.Count().Flops(), l.Mul.Count().Flops()+l.Add.Count().Flops(); got >= sep {
+		got, sep := l.MulAdd.Count().Flops(), l.Mul.Count().Flops()+l.Add.Count().Flops()
+		switch {
+		case n <= 4 && got >= sep:
 			t.Errorf("N=%d madd: %d flops, not fewer than mul + add (%d)", n, got, sep)
+		case n >= 5 && !FusedMulAddAbove4 && got != sep:
+			t.Errorf("N=%d madd: %d flops, want mul + add (%d)", n, got, sep)
+		}
+	}
+	// The fused form for N >= 5 stays available and cheaper.
+	FusedMulAddAbove4 = true
+	defer func() { FusedMulAddAbove4 = false }()
+	for _, n := range []int{5, 8, 10, 16} {
+		l := Build(n)
+		if got, sep := l.MulAdd.Count().Flops(), l.Mul.Count().Flops()+l.Add.Count().Flops(); got >= sep {
+			t.Errorf("N=%d fused madd: %d flops, not fewer than mul + add (%d)", n, got, sep)
 		}
 	}
 }

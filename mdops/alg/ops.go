@@ -423,10 +423,24 @@ func buildMulAdd(l *Library) *Program {
 		r := b.renormalizeUnordered(b.accumulate(levels), n, 1)
 		return b.Finish(b.specials(b.Add(acc[0], lead), r))
 	}
+	if !FusedMulAddAbove4 {
+		// mul then add, as calls: on the CPU the fused form's hundreds of
+		// magnitude selections compile to branches and run slower than
+		// mul + add (F8: 419 ns against 306; F10: 877 against 711), and
+		// CPU and GPU must run the same program.
+		return b.Finish(b.Call(l.Add, acc, b.Call(l.Mul, x, y)))
+	}
 	sums, lead := b.mulLevelSums(x, y)
 	r := b.renormalizeUnordered(b.mergeByKey(acc, sums, b.suffixMaxKeys(sums)), n, 3)
 	return b.Finish(b.specials(b.Add(acc[0], lead), r))
 }
+
+// FusedMulAddAbove4 selects, for N >= 5, the fused madd (one merge and
+// renormalization of acc's limbs with the product's level sums: 999 flops
+// at N = 8 against 1062 for mul + add) instead of mul followed by add. It
+// is off: the fused form is slower on the CPU (its selections become
+// branches in Go), and the evaluator needs one program for both back ends.
+var FusedMulAddAbove4 = false
 
 // maddDD returns acc + sum of x*y over the pairs of terms for double-doubles:
 // the heads exactly (TwoProd, TwoSum), everything of order 2^-53 (|acc| +
