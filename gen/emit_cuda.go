@@ -41,13 +41,14 @@ type kernelData struct {
 	N                             int
 	Complex                       bool
 	W                             int
-	Suffix, Type, Conv, Add       string
+	Suffix, Type, RealType        string
+	Conv, Add                     string
 	ConvMaxThreads, AddMaxThreads int
 	Complement                    bool
 }
 
 func newKernelData(n int, complex bool) kernelData {
-	k := kernelData{N: n, Complex: complex, W: n, Type: cudaType(n), Suffix: "r" + strconv.Itoa(n)}
+	k := kernelData{N: n, Complex: complex, W: n, Type: cudaType(n), RealType: cudaType(n), Suffix: "r" + strconv.Itoa(n)}
 	if complex {
 		k.W, k.Type, k.Suffix = 2*n, cudaCType(n), "c"+strconv.Itoa(n)
 	}
@@ -163,14 +164,15 @@ func KernelsCU(ns []int, complex []bool) []byte {
 }
 
 // kernelHeader returns md<n>.cuh restricted to what the kernels for real
-// or complex data call: add, mul, madd (or their complex versions) and
-// their callees, in the header's order.
+// or complex data call: add, mul, madd (complex: the complex add, and the
+// real add, sub, mul, madd of the convolution) and their callees, in the
+// header's order.
 func kernelHeader(n int, complex bool) ([]byte, error) {
 	l := alg.Build(n)
 	c := alg.BuildComplex(l)
 	roots := []*alg.Program{l.Add, l.Mul, l.MulAdd}
 	if complex {
-		roots = []*alg.Program{c.Add, c.Mul, c.MulAdd}
+		roots = []*alg.Program{c.Add, l.Add, l.Sub, l.Mul, l.MulAdd}
 	}
 	need := map[*alg.Program]bool{}
 	var visit func(p *alg.Program)

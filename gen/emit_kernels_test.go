@@ -216,8 +216,17 @@ func TestLaunchShapeWithinBounds(t *testing.T) {
 				if th < 32 || th > convMaxThreads(w) || th%32 != 0 {
 					t.Fatalf("conv n=%d complex=%v d=%d: %d threads, bound %d", n, c, d, th, convMaxThreads(w))
 				}
-				if stage := 16 * w * (d + 1); sh != 0 && sh != stage || sh > 48<<10 {
-					t.Fatalf("conv n=%d complex=%v d=%d: %d bytes of shared memory (staging needs %d)", n, c, d, sh, stage)
+				// Staging: 2 real series (a, b) real, else 7, 4 or 1 (Gauss), the most that fits.
+				set := 8 * n * (d + 1)
+				want := 0
+				for _, sets := range map[bool][]int{false: {2}, true: {7, 4, 1}}[c] {
+					if sets*set <= 48<<10 {
+						want = sets * set
+						break
+					}
+				}
+				if sh != want {
+					t.Fatalf("conv n=%d complex=%v d=%d: %d bytes of shared memory, want %d", n, c, d, sh, want)
 				}
 				best := int64(-1)
 				for T := 32; T <= convMaxThreads(w); T += 32 {
@@ -251,12 +260,14 @@ const emuSystem = `3 6
 // layer by layer on a plan, and compares every value and derivative with
 // the CPU executor's, bit for bit: real and complex data, several
 // precisions and degrees, the block size of GPULaunchShape and odd ones,
-// with a and b staged in shared memory and read from the data array.
+// and every staging: real a and b in shared memory or read from the data
+// array; complex (Gauss) with 7, 4, 1 or 0 sets of shared memory (and odd
+// amounts between), at degrees where GPULaunchShape gives each.
 func TestKernelEmulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles kernels with g++")
 	}
-	ns := []int{1, 2, 3, 5, 8}
+	ns := []int{1, 2, 3, 4, 5, 8, 10}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), KernelsCU(ns, []bool{false, true}), 0o644); err != nil {
 		t.Fatal(err)
@@ -277,22 +288,34 @@ func TestKernelEmulation(t *testing.T) {
 		complex bool
 		degree  int
 		threads int // 0: GPULaunchShape's
-		stage   bool
+		sets    int // shared memory in real series of n*(degree+1) doubles; -1: GPULaunchShape's
 	}
 	var cfgs []cfg
 	for _, n := range ns {
-		for _, c := range []bool{false, true} {
-			for _, d := range []int{0, 1, 6, 23} {
-				cfgs = append(cfgs, cfg{n, c, d, 0, true}, cfg{n, c, d, 0, false})
+		for _, d := range []int{0, 1, 6, 23} {
+			cfgs = append(cfgs, cfg{n, false, d, 0, 2}, cfg{n, false, d, 0, 0})
+			if n == 3 || n == 5 {
+				continue // real only: the complex kernels are checked at 1, 2, 4, 8, 10
+			}
+			for _, sets := range []int{7, 4, 1, 0} {
+				cfgs = append(cfgs, cfg{n, true, d, 0, sets})
 			}
 		}
 	}
-	cfgs = append(cfgs, cfg{3, false, 40, 7, true}, cfg{3, false, 40, 33, false}, cfg{5, true, 17, 1, true},
-		cfg{8, false, 31, 16, false}, cfg{2, false, 63, 96, true}, cfg{1, false, 100, 64, false},
-		cfg{3, true, 9, 160, true})
+	cfgs = append(cfgs, cfg{3, false, 40, 7, 2}, cfg{3, false, 40, 33, 0}, cfg{5, true, 17, 1, 7},
+		cfg{8, false, 31, 16, 0}, cfg{2, false, 63, 96, 2}, cfg{1, false, 100, 64, 0},
+		cfg{3, true, 9, 160, 7}, cfg{4, true, 31, 0, 6}, cfg{8, true, 31, 0, 5}, cfg{2, true, 31, 0, 3},
+		cfg{10, true, 13, 7, 1}, cfg{1, true, 40, 33, 0})
+	// Degrees above the limits of 7 and 4 sets in 48 KiB, with
+	// GPULaunchShape's staging (4 or 1 sets) and block.
+	cfgs = append(cfgs, cfg{8, true, 95, 0, -1}, cfg{8, true, 160, 0, -1}, cfg{10, true, 100, 0, -1},
+		cfg{10, true, 160, 0, -1}, cfg{4, true, 250, 0, -1}, cfg{2, true, 700, 0, -1}, cfg{1, true, 900, 0, -1})
 	for _, c := range cfgs {
-		name := fmt.Sprintf("n%d_complex%v_d%d_T%d_stage%v", c.n, c.complex, c.degree, c.threads, c.stage)
+		name := fmt.Sprintf("n%d_complex%v_d%d_T%d_sets%d", c.n, c.complex, c.degree, c.threads, c.sets)
 		t.Run(name, func(t *testing.T) {
+			if c.degree > 100 && testing.Short() {
+				t.Skip("high degree")
+			}
 			plan, err := stager.Stage(sys, c.degree)
 			if err != nil {
 				t.Fatal(err)
@@ -302,40 +325,78 @@ func TestKernelEmulation(t *testing.T) {
 			if c.threads > 0 {
 				convT, addT = c.threads, c.threads
 			}
-			w := c.n
-			if c.complex {
-				w *= 2
-			}
-			shared = 0
-			if c.stage {
-				shared = 16 * w * (c.degree + 1)
+			if c.sets >= 0 {
+				shared = c.sets * 8 * c.n * (c.degree + 1)
+			} else {
+				t.Logf("GPULaunchShape: %d threads, %d bytes (%d sets)", convT, shared, shared/(8*c.n*(c.degree+1)))
 			}
 			got := emulate(t, bin, plan, c.n, c.complex, convT, addT, shared)
-			cpu, err := mdrt.NewCPU(plan, c.n, c.complex, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in := mdrt.RandomInputs(plan.NumVars, mdrt.Layout{N: c.n, Degree: c.degree, Complex: c.complex}, 7)
-			for v := range in {
-				cpu.SetInput(v, in[v])
-			}
-			if err := cpu.Run(); err != nil {
-				t.Fatal(err)
-			}
-			check := func(what string, want, got []float64) {
-				for i := range want {
-					if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
-						t.Fatalf("%s: double %d: CPU %v, kernels %v", what, i, want[i], got[i])
-					}
-				}
-			}
-			for p := 0; p < plan.NumPolys; p++ {
-				check(fmt.Sprintf("value %d", p), cpu.Value(p), got.series(plan.Value[p]))
-				for v := 0; v < plan.NumVars; v++ {
-					check(fmt.Sprintf("d p%d/d x%d", p, v), cpu.Deriv(p, v), got.series(plan.Deriv[p][v]))
-				}
-			}
+			compareCPU(t, plan, c.n, c.complex, got)
 		})
+	}
+}
+
+// compareCPU runs the CPU executor on plan with emulate's inputs and
+// compares every value and derivative with got, bit for bit.
+func compareCPU(t *testing.T, plan *stager.Plan, n int, complex bool, got *emuData) {
+	t.Helper()
+	cpu, err := mdrt.NewCPU(plan, n, complex, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := mdrt.RandomInputs(plan.NumVars, mdrt.Layout{N: n, Degree: plan.Degree, Complex: complex}, 7)
+	for v := range in {
+		cpu.SetInput(v, in[v])
+	}
+	if err := cpu.Run(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, want, got []float64) {
+		for i := range want {
+			if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+				t.Fatalf("%s: double %d: CPU %v, kernels %v", what, i, want[i], got[i])
+			}
+		}
+	}
+	for p := 0; p < plan.NumPolys; p++ {
+		check(fmt.Sprintf("value %d", p), cpu.Value(p), got.series(plan.Value[p]))
+		for v := 0; v < plan.NumVars; v++ {
+			check(fmt.Sprintf("d p%d/d x%d", p, v), cpu.Deriv(p, v), got.series(plan.Deriv[p][v]))
+		}
+	}
+}
+
+// TestReferenceKernelEmulation runs runtime.GPUReferenceKernelsCU as host
+// C++ on plans, against the CPU executor, bit for bit.
+func TestReferenceKernelEmulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles kernels with g++")
+	}
+	sys, err := stager.Parse("emu", []byte(emuSystem), stager.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 8} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), mdrt.GPUReferenceKernelsCU(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		table := fmt.Sprintf("  if (c == 'r') { conv = mdgen_conv_r%d; add = mdgen_add_r%d; }\n", n, n) +
+			fmt.Sprintf("  if (c == 'c') { conv = mdgen_conv_c%d; add = mdgen_add_c%d; }\n", n, n)
+		bin := compileHost(t, dir, emuMain(table), "-O1")
+		for _, complex := range []bool{false, true} {
+			for _, d := range []int{0, 5, 40} {
+				t.Run(fmt.Sprintf("n%d_complex%v_d%d", n, complex, d), func(t *testing.T) {
+					plan, err := stager.Stage(sys, d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					convT, shared := mdrt.GPUReferenceShape("conv", n, complex, d)
+					addT, _ := mdrt.GPUReferenceShape("add", n, complex, d)
+					compareCPU(t, plan, n, complex, emulate(t, bin, plan, n, complex, convT, addT, shared))
+				})
+			}
+		}
 	}
 }
 

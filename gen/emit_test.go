@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	mdrt "github.com/mdgen/mdgen/runtime"
 )
 
 // emittedPackages are the packages `make generate` emits into generated/.
@@ -206,9 +209,10 @@ func TestEmittedPackageBuilds(t *testing.T) {
 		t.Fatalf("go test %s: %v\n%s", pkg, err, out)
 	}
 	src := string(em.Files["tiny.go"])
-	bumped := strings.Replace(src, "GPULayoutVersion        = 1", "GPULayoutVersion        = 2", 1)
+	v, next := mdrt.GPULayoutVersion, mdrt.GPULayoutVersion+1
+	bumped := strings.Replace(src, fmt.Sprintf("GPULayoutVersion        = %d", v), fmt.Sprintf("GPULayoutVersion        = %d", next), 1)
 	if bumped == src {
-		bumped = strings.Replace(src, "GPULayoutVersion = 1", "GPULayoutVersion = 2", 1)
+		bumped = strings.Replace(src, fmt.Sprintf("GPULayoutVersion = %d", v), fmt.Sprintf("GPULayoutVersion = %d", next), 1)
 	}
 	if bumped == src {
 		t.Fatal("cannot find the GPULayoutVersion constant in tiny.go")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,7 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 		goKernel(f, p)
 	}
 
-	goSeries(f, l, c)
+	goSeries(f, l)
 
 	// Register the limb-slice view used by tests and tools.
 	sl := func(v string) Code { return Id(v).Index(Op(":")) }
@@ -131,116 +132,59 @@ func asT(t string, w int, v string) *Statement {
 }
 
 // goSeries prints the slice kernels of the series arithmetic: ConvolveF<N>,
-// ConvolveC<N>, AddToF<N>, AddToC<N>. The convolutions call the mul and
-// madd kernels directly on the slices' memory, with the accumulator in a
-// limb struct (registers for small N), so that the inner loop copies
-// nothing; equal slice lengths let the compiler drop its bounds checks.
-func goSeries(f *File, l *alg.Library, c *alg.ComplexLibrary) {
+// AddToF<N>, ConvolveC<N> (goConvolveGauss), AddToC<N>. The convolutions
+// call the mul and madd kernels directly on the slices' memory, with the
+// accumulators in limb structs (registers for small N), so that the inner
+// loops copy nothing; equal slice lengths let the compiler drop their
+// bounds checks.
+func goSeries(f *File, l *alg.Library) {
 	n := l.N
-	for _, cplx := range []bool{false, true} {
-		t, lt, mul, madd := realType(n), limbType(n), l.Mul, l.MulAdd
-		if cplx {
-			t, lt, mul, madd = complexType(n), climbType(n), c.Mul, c.MulAdd
-		}
-		// limbs returns the limb expressions of v, an element of a []t
-		// (elem) or the accumulator, a limb struct.
-		limbs := func(v *Statement, elem bool) []Code {
-			var out []Code
-			parts := []string{""}
-			if cplx {
-				parts = []string{"re", "im"}
-			}
-			for _, part := range parts {
-				for k := 0; k < n; k++ {
-					e := v.Clone()
-					switch {
-					case elem && cplx:
-						e = e.Dot(strings.ToUpper(part[:1]) + part[1:]).Index(Lit(k))
-					case elem:
-						e = e.Index(Lit(k))
-					case cplx:
-						e = e.Dot(part).Dot(limbField(k))
-					default:
-						e = e.Dot(limbField(k))
-					}
-					out = append(out, e)
-				}
-			}
-			return out
-		}
-		// call returns the statement acc op= kernel(args), args being the
-		// accumulator (when withAcc) and the slice elements elems.
-		// (jennifer statements grow when used: every use builds a new one.)
-		call := func(p *alg.Program, define, withAcc bool, elems ...func() *Statement) Code {
-			acc := func() *Statement { return Id("acc") }
-			if kernelConv(p) == convStruct {
-				var args []Code
-				if withAcc {
-					args = append(args, acc())
-				}
-				for _, e := range elems {
-					args = append(args, reinterpret(lt, e()))
-				}
-				if define {
-					return acc().Op(":=").Id(kernelName(p)).Call(args...)
-				}
-				return acc().Op("=").Id(kernelName(p)).Call(args...)
-			}
-			var args []Code
-			if withAcc {
-				args = append(args, limbs(acc(), false)...)
-			}
-			for _, e := range elems {
-				args = append(args, limbs(e(), true)...)
-			}
-			return List(limbs(acc(), false)...).Op("=").Id(kernelName(p)).Call(args...)
-		}
-		elem := func(s string, idx func() *Statement) func() *Statement {
-			return func() *Statement { return Id(s).Index(idx()) }
-		}
-		zero := func() *Statement { return Lit(0) }
-		k := func() *Statement { return Id("k") }
-		i := func() *Statement { return Id("i") }
-		kmi := func() *Statement { return Id("k").Op("-").Id("i") }
-		first := []Code{call(mul, true, false, elem("x", zero), elem("y", k))}
-		if kernelConv(mul) == convScalar {
-			first = []Code{Var().Id("acc").Id(lt), call(mul, false, false, elem("x", zero), elem("y", k))}
-		}
-		name := "Convolve" + t
-		f.Commentf("%s sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the", name)
-		f.Comment("coefficients of the product of the power series x and y, truncated to")
-		f.Comment("len(z) terms. The order of the operations is fixed, and the GPU kernels")
-		f.Comment("reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])")
-		f.Comment("for i = 1, ..., k, then z[k] = acc.")
-		f.Comment("")
-		f.Comment("len(x) and len(y) must be at least len(z), and z must not overlap the first")
-		f.Comment("len(z) elements of x or y (x and y may be the same slice); it panics otherwise.")
-		f.Func().Id(name).Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Id(t)).Block(
-			Id("checkConvolve").Call(Lit(name), Id("z"), Id("x"), Id("y")),
-			Comment("Equal lengths let the compiler drop the inner loop's bounds checks."),
-			Id("x").Op("=").Id("x").Index(Op(":").Len(Id("z"))),
-			Id("y").Op("=").Id("y").Index(Op(":").Len(Id("z"))),
-			For(Id("k").Op(":=").Range().Id("z")).Block(
-				append(first,
-					// (i < k+1, not i <= k: the prove pass then drops x[i]'s check.)
-					For(Id("i").Op(":=").Lit(1), Id("i").Op("<").Id("k").Op("+").Lit(1), Id("i").Op("++")).Block(
-						call(madd, false, true, elem("x", i), elem("y", kmi)),
-					),
-					reinterpret(lt, Id("z").Index(Id("k"))).Op("=").Id("acc"),
-				)...,
-			),
-		)
-		name = "AddTo" + t
-		f.Commentf("%s sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at", name)
-		f.Comment("least len(dst) (it panics otherwise).")
-		f.Func().Id(name).Params(Id("dst").Op(",").Id("src").Index().Id(t)).Block(
-			Id("checkAddTo").Call(Lit(name), Len(Id("dst")), Len(Id("src"))),
-			Id("src").Op("=").Id("src").Index(Op(":").Len(Id("dst"))),
-			For(Id("k").Op(":=").Range().Id("dst")).Block(
-				Id("dst").Index(Id("k")).Op("=").Id("dst").Index(Id("k")).Dot("Add").Call(Id("src").Index(Id("k"))),
-			),
-		)
-	}
+	t, lt, mul, madd := realType(n), limbType(n), l.Mul, l.MulAdd
+	x0, yk := gaussMem("x", func() *Statement { return Lit(0) }, ""), gaussMem("y", func() *Statement { return Id("k") }, "")
+	xi, ykmi := gaussMem("x", func() *Statement { return Id("i") }, ""), gaussMem("y", func() *Statement { return Id("k").Op("-").Id("i") }, "")
+	acc := gaussAcc("acc")
+	name := "Convolve" + t
+	f.Commentf("%s sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the", name)
+	f.Comment("coefficients of the product of the power series x and y, truncated to")
+	f.Comment("len(z) terms. The order of the operations is fixed, and the GPU kernels")
+	f.Comment("reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])")
+	f.Comment("for i = 1, ..., k, then z[k] = acc.")
+	f.Comment("")
+	f.Comment("len(x) and len(y) must be at least len(z), and z must not overlap the first")
+	f.Comment("len(z) elements of x or y (x and y may be the same slice); it panics otherwise.")
+	f.Func().Id(name).Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Id(t)).Block(
+		Id("checkConvolve").Call(Lit(name), Id("z"), Id("x"), Id("y")),
+		Comment("Equal lengths let the compiler drop the inner loop's bounds checks."),
+		Id("x").Op("=").Id("x").Index(Op(":").Len(Id("z"))),
+		Id("y").Op("=").Id("y").Index(Op(":").Len(Id("z"))),
+		For(Id("k").Op(":=").Range().Id("z")).Block(
+			slices.Concat(
+				gaussCall(mul, acc, true, x0, yk),
+				// (i < k+1, not i <= k: the prove pass then drops x[i]'s check.)
+				[]Code{For(Id("i").Op(":=").Lit(1), Id("i").Op("<").Id("k").Op("+").Lit(1), Id("i").Op("++")).Block(
+					gaussCall(madd, acc, false, acc, xi, ykmi)...,
+				)},
+				[]Code{reinterpret(lt, Id("z").Index(Id("k"))).Op("=").Id("acc")},
+			)...,
+		),
+	)
+	goAddTo(f, t)
+	goConvolveGauss(f, l)
+	goAddTo(f, complexType(n))
+}
+
+// goAddTo prints AddTo<t>.
+func goAddTo(f *File, t string) {
+	name := "AddTo" + t
+	f.Commentf("%s sets dst[k] = dst[k] + src[k] for k < len(dst); len(src) must be at", name)
+	f.Comment("least len(dst) (it panics otherwise).")
+	f.Func().Id(name).Params(Id("dst").Op(",").Id("src").Index().Id(t)).Block(
+		Id("checkAddTo").Call(Lit(name), Len(Id("dst")), Len(Id("src"))),
+		Id("src").Op("=").Id("src").Index(Op(":").Len(Id("dst"))),
+		For(Id("k").Op(":=").Range().Id("dst")).Block(
+			Id("dst").Index(Id("k")).Op("=").Id("dst").Index(Id("k")).Dot("Add").Call(Id("src").Index(Id("k"))),
+		),
+	)
 }
 
 // splitParam splits a parameter name such as "acc.re" into the variable
@@ -706,4 +650,176 @@ func GoBenchFile(ns []int) ([]byte, error) {
 		return nil, fmt.Errorf("gen: rendering the benchmarks: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// gaussStackLen is the longest series whose complex convolution at
+// precision n keeps its scratch (three real series) in a stack array:
+// 768 bytes at most. Longer ones take it from a sync.Pool (mdops/series.go),
+// whose Get and Put cost about what zeroing a 1.5 KB array does (12 ns on
+// the development machine; a 3 KB array 22 ns, 12 KB 75 ns).
+func gaussStackLen(n int) int { return max(2, 32/n) }
+
+// gaussOperand is an operand of a kernel call in the series convolutions:
+// an accumulator (a limb struct variable) or an addressable F<N> in memory.
+type gaussOperand struct {
+	acc string
+	mem func() *Statement
+}
+
+func gaussAcc(name string) gaussOperand { return gaussOperand{acc: name} }
+
+func gaussMem(base string, idx func() *Statement, part string) gaussOperand {
+	return gaussOperand{mem: func() *Statement {
+		e := Id(base).Index(idx())
+		if part != "" {
+			e = e.Dot(part)
+		}
+		return e
+	}}
+}
+
+// limbs returns the limb expressions of the N-double o.
+func (o gaussOperand) limbs(n int) []Code {
+	out := make([]Code, n)
+	for k := range out {
+		if o.acc != "" {
+			out[k] = Id(o.acc).Dot(limbField(k))
+		} else {
+			out[k] = o.mem().Index(Lit(k))
+		}
+	}
+	return out
+}
+
+// whole returns o as a limb struct (in memory: reinterpreted in place).
+func (o gaussOperand) whole(lt string) *Statement {
+	if o.acc != "" {
+		return Id(o.acc)
+	}
+	return reinterpret(lt, o.mem())
+}
+
+// gaussCall returns the statements dst = p(args...) for the real kernel p,
+// in p's convention; define declares the accumulator dst.
+func gaussCall(p *alg.Program, dst gaussOperand, define bool, args ...gaussOperand) []Code {
+	n, lt := p.N, limbType(p.N)
+	var in []Code
+	if kernelConv(p) == convStruct {
+		for _, a := range args {
+			in = append(in, a.whole(lt))
+		}
+		switch {
+		case dst.acc != "" && define:
+			return []Code{Id(dst.acc).Op(":=").Id(kernelName(p)).Call(in...)}
+		default:
+			return []Code{dst.whole(lt).Op("=").Id(kernelName(p)).Call(in...)}
+		}
+	}
+	for _, a := range args {
+		in = append(in, a.limbs(n)...)
+	}
+	var out []Code
+	if define {
+		out = append(out, Var().Id(dst.acc).Id(lt))
+	}
+	return append(out, List(dst.limbs(n)...).Op("=").Id(kernelName(p)).Call(in...))
+}
+
+// gaussInterleave reports whether ConvolveC<N> runs the three (independent)
+// chains of a coefficient in one loop, so that their instructions overlap,
+// rather than one loop per chain. Measured (BenchmarkConvolve, degree 31,
+// amd64): one loop is 10-25% faster for N <= 3, even at N = 4, and three
+// loops 2-3% faster for N >= 5, whose madd kernels are calls of a few
+// hundred instructions each.
+func gaussInterleave(l *alg.Library) bool { return l.N <= 4 }
+
+// goConvolveGauss prints ConvolveC<N>, the complex series convolution as
+// Gauss's three real convolutions (stager.ConvJob's canonical order for
+// complex data; the GPU kernels of templates/kernels.cu.tmpl reproduce it
+// bit for bit), and convolveC<N>, its loops over caller-provided scratch.
+func goConvolveGauss(f *File, l *alg.Library) {
+	n := l.N
+	t, rt := complexType(n), realType(n)
+	name, inner := "Convolve"+t, "convolve"+t
+	k := func() *Statement { return Id("k") }
+	i := func() *Statement { return Id("i") }
+	j := func() *Statement { return Id("j") }
+	zero := func() *Statement { return Lit(0) }
+	kmi := func() *Statement { return Id("k").Op("-").Id("i") }
+	a1, a2, a3 := gaussAcc("a1"), gaussAcc("a2"), gaussAcc("a3")
+	var body []Code
+	// Precompute sx = xr + xi, dy = yi - yr, sy = yr + yi.
+	var pre []Code
+	pre = append(pre, gaussCall(l.Add, gaussMem("sx", j, ""), false, gaussMem("x", j, "Re"), gaussMem("x", j, "Im"))...)
+	pre = append(pre, gaussCall(l.Sub, gaussMem("dy", j, ""), false, gaussMem("y", j, "Im"), gaussMem("y", j, "Re"))...)
+	pre = append(pre, gaussCall(l.Add, gaussMem("sy", j, ""), false, gaussMem("y", j, "Re"), gaussMem("y", j, "Im"))...)
+	body = append(body, For(Id("j").Op(":=").Range().Id("z")).Block(pre...))
+	// The three (independent) chains of coefficient k: in one loop or three.
+	var chain []Code
+	chain = append(chain, gaussCall(l.Mul, a1, true, gaussMem("sx", zero, ""), gaussMem("y", k, "Re"))...)
+	chain = append(chain, gaussCall(l.Mul, a2, true, gaussMem("x", zero, "Re"), gaussMem("dy", k, ""))...)
+	chain = append(chain, gaussCall(l.Mul, a3, true, gaussMem("x", zero, "Im"), gaussMem("sy", k, ""))...)
+	steps := [][]Code{
+		gaussCall(l.MulAdd, a1, false, a1, gaussMem("sx", i, ""), gaussMem("y", kmi, "Re")),
+		gaussCall(l.MulAdd, a2, false, a2, gaussMem("x", i, "Re"), gaussMem("dy", kmi, "")),
+		gaussCall(l.MulAdd, a3, false, a3, gaussMem("x", i, "Im"), gaussMem("sy", kmi, "")),
+	}
+	// (i < k+1, not i <= k: the prove pass then drops x[i]'s check.)
+	loop := func(step ...Code) Code {
+		return For(Id("i").Op(":=").Lit(1), Id("i").Op("<").Id("k").Op("+").Lit(1), Id("i").Op("++")).Block(step...)
+	}
+	if gaussInterleave(l) {
+		chain = append(chain, loop(slices.Concat(steps...)...))
+	} else {
+		for _, s := range steps {
+			chain = append(chain, loop(s...))
+		}
+	}
+	chain = append(chain, gaussCall(l.Sub, gaussMem("z", k, "Re"), false, a1, a3)...)
+	chain = append(chain, gaussCall(l.Add, gaussMem("z", k, "Im"), false, a1, a2)...)
+	body = append(body, For(Id("k").Op(":=").Range().Id("z")).Block(chain...))
+
+	f.Commentf("%s sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the", name)
+	f.Comment("coefficients of the product of the power series x and y, truncated to")
+	f.Comment("len(z) terms, by Gauss's three real convolutions (three real multiply-adds")
+	f.Comment("per term instead of four). The order of the operations is fixed, and the GPU")
+	f.Comment("kernels reproduce it bit for bit: for each j, sx[j] = x[j].Re.Add(x[j].Im),")
+	f.Comment("dy[j] = y[j].Im.Sub(y[j].Re), sy[j] = y[j].Re.Add(y[j].Im); then the real")
+	f.Commentf("convolutions c1 = sx*y.Re, c2 = x.Re*dy, c3 = x.Im*sy, each in %s's order", "Convolve"+rt)
+	f.Comment("(acc = a[0].Mul(b[k]), then acc = acc.MulAdd(a[i], b[k-i]) for i = 1, ..., k);")
+	f.Comment("then z[k].Re = c1[k].Sub(c3[k]) and z[k].Im = c1[k].Add(c2[k]). The error of each")
+	f.Comment("part is relative to the sum over i of (|x[i].Re|+|x[i].Im|)(|y[k-i].Re|+|y[k-i].Im|).")
+	f.Comment("")
+	f.Comment("len(x) and len(y) must be at least len(z), and z must not overlap the first")
+	f.Comment("len(z) elements of x or y (x and y may be the same slice); it panics otherwise.")
+	f.Commentf("It does not allocate: the scratch (3*len(z) %ss) is on the stack up to %d", rt, gaussStackLen(n))
+	f.Comment("coefficients, else from a pool; concurrent calls are safe.")
+	args := func(s string) []Code {
+		return []Code{Id("z"), Id("x").Index(Op(":").Len(Id("z"))), Id("y").Index(Op(":").Len(Id("z"))),
+			Id(s).Index(Op(":").Len(Id("z"))), Id(s).Index(Len(Id("z")).Op(":").Lit(2).Op("*").Len(Id("z"))),
+			Id(s).Index(Lit(2).Op("*").Len(Id("z")).Op(":").Lit(3).Op("*").Len(Id("z")))}
+	}
+	f.Func().Id(name).Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Id(t)).Block(
+		Id("checkConvolve").Call(Lit(name), Id("z"), Id("x"), Id("y")),
+		If(Len(Id("z")).Op("<=").Lit(gaussStackLen(n))).Block(
+			Var().Id("s").Index(Lit(3*gaussStackLen(n))).Id(rt),
+			Id(inner).Call(args("s")...),
+			Return(),
+		),
+		Id("p").Op(":=").Id("getSeriesScratch").Call(Lit(3*n).Op("*").Len(Id("z"))),
+		Id("s").Op(":=").Id("limbsAs").Types(Id(rt)).Call(Op("*").Id("p"), Lit(n)),
+		Id(inner).Call(args("s")...),
+		Id("putSeriesScratch").Call(Id("p")),
+	)
+	f.Commentf("%s is %s's loops, with the scratch series sx, dy, sy (len(z) each).", inner, name)
+	f.Func().Id(inner).Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Id(t), Id("sx").Op(",").Id("dy").Op(",").Id("sy").Index().Id(rt)).Block(
+		append([]Code{
+			Comment("Equal lengths let the compiler drop the inner loop's bounds checks."),
+			Id("x").Op("=").Id("x").Index(Op(":").Len(Id("z"))),
+			Id("y").Op("=").Id("y").Index(Op(":").Len(Id("z"))),
+			Id("sx").Op("=").Id("sx").Index(Op(":").Len(Id("z"))),
+			Id("dy").Op("=").Id("dy").Index(Op(":").Len(Id("z"))),
+			Id("sy").Op("=").Id("sy").Index(Op(":").Len(Id("z"))),
+		}, body...)...,
+	)
 }

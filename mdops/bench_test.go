@@ -54,6 +54,7 @@ func BenchmarkConvolve(b *testing.B) {
 				name, conv, w = fmt.Sprintf("C%d", n), ks.ConvComplex, 2*n
 			}
 			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
 				for b.Loop() {
 					conv(z[:w*length], x[:w*length], y[:w*length])
 				}

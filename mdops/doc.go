@@ -18,7 +18,8 @@
 // Add, with its error bounded relative to |acc| + |x*y| rather than to the
 // result. The series kernels ConvolveF<N>/C<N> (the product of truncated
 // power series, in a fixed order of Mul and MulAdd that the GPU kernels
-// reproduce bit for bit) and AddToF<N>/C<N> work on slices, and
+// reproduce bit for bit; complex series as Gauss's three real
+// convolutions) and AddToF<N>/C<N> work on slices, and
 // SeriesKernelsFor(N) returns them on flat []float64 buffers for code that
 // picks the precision at run time.
 //

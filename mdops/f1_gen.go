@@ -340,24 +340,59 @@ func AddToF1(dst, src []F1) {
 
 // ConvolveC1 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
 // coefficients of the product of the power series x and y, truncated to
-// len(z) terms. The order of the operations is fixed, and the GPU kernels
-// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
-// for i = 1, ..., k, then z[k] = acc.
+// len(z) terms, by Gauss's three real convolutions (three real multiply-adds
+// per term instead of four). The order of the operations is fixed, and the GPU
+// kernels reproduce it bit for bit: for each j, sx[j] = x[j].Re.Add(x[j].Im),
+// dy[j] = y[j].Im.Sub(y[j].Re), sy[j] = y[j].Re.Add(y[j].Im); then the real
+// convolutions c1 = sx*y.Re, c2 = x.Re*dy, c3 = x.Im*sy, each in ConvolveF1's order
+// (acc = a[0].Mul(b[k]), then acc = acc.MulAdd(a[i], b[k-i]) for i = 1, ..., k);
+// then z[k].Re = c1[k].Sub(c3[k]) and z[k].Im = c1[k].Add(c2[k]). The error of each
+// part is relative to the sum over i of (|x[i].Re|+|x[i].Im|)(|y[k-i].Re|+|y[k-i].Im|).
 //
 // len(x) and len(y) must be at least len(z), and z must not overlap the first
 // len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+// It does not allocate: the scratch (3*len(z) F1s) is on the stack up to 32
+// coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC1(z, x, y []C1) {
 	checkConvolve("ConvolveC1", z, x, y)
+	if len(z) <= 32 {
+		var s [96]F1
+		convolveC1(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
+	p := getSeriesScratch(3 * len(z))
+	s := limbsAs[F1](*p, 1)
+	convolveC1(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+	putSeriesScratch(p)
+}
+
+// convolveC1 is ConvolveC1's loops, with the scratch series sx, dy, sy (len(z) each).
+func convolveC1(z, x, y []C1, sx, dy, sy []F1) {
 	// Equal lengths let the compiler drop the inner loop's bounds checks.
 	x = x[:len(z)]
 	y = y[:len(z)]
+	sx = sx[:len(z)]
+	dy = dy[:len(z)]
+	sy = sy[:len(z)]
+	for j := range z {
+		sx[j][0] = f1add(x[j].Re[0], x[j].Im[0])
+		dy[j][0] = f1sub(y[j].Im[0], y[j].Re[0])
+		sy[j][0] = f1add(y[j].Re[0], y[j].Im[0])
+	}
 	for k := range z {
-		var acc c1l
-		acc.re.l0, acc.im.l0 = c1mul(x[0].Re[0], x[0].Im[0], y[k].Re[0], y[k].Im[0])
+		var a1 f1l
+		a1.l0 = f1mul(sx[0][0], y[k].Re[0])
+		var a2 f1l
+		a2.l0 = f1mul(x[0].Re[0], dy[k][0])
+		var a3 f1l
+		a3.l0 = f1mul(x[0].Im[0], sy[k][0])
 		for i := 1; i < k+1; i++ {
-			acc.re.l0, acc.im.l0 = c1madd(acc.re.l0, acc.im.l0, x[i].Re[0], x[i].Im[0], y[k-i].Re[0], y[k-i].Im[0])
+			a1.l0 = f1madd(a1.l0, sx[i][0], y[k-i].Re[0])
+			a2.l0 = f1madd(a2.l0, x[i].Re[0], dy[k-i][0])
+			a3.l0 = f1madd(a3.l0, x[i].Im[0], sy[k-i][0])
 		}
-		*(*c1l)(unsafe.Pointer(&z[k])) = acc
+		z[k].Re[0] = f1sub(a1.l0, a3.l0)
+		z[k].Im[0] = f1add(a1.l0, a2.l0)
 	}
 }
 

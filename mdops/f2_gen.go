@@ -1508,23 +1508,59 @@ func AddToF2(dst, src []F2) {
 
 // ConvolveC2 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
 // coefficients of the product of the power series x and y, truncated to
-// len(z) terms. The order of the operations is fixed, and the GPU kernels
-// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
-// for i = 1, ..., k, then z[k] = acc.
+// len(z) terms, by Gauss's three real convolutions (three real multiply-adds
+// per term instead of four). The order of the operations is fixed, and the GPU
+// kernels reproduce it bit for bit: for each j, sx[j] = x[j].Re.Add(x[j].Im),
+// dy[j] = y[j].Im.Sub(y[j].Re), sy[j] = y[j].Re.Add(y[j].Im); then the real
+// convolutions c1 = sx*y.Re, c2 = x.Re*dy, c3 = x.Im*sy, each in ConvolveF2's order
+// (acc = a[0].Mul(b[k]), then acc = acc.MulAdd(a[i], b[k-i]) for i = 1, ..., k);
+// then z[k].Re = c1[k].Sub(c3[k]) and z[k].Im = c1[k].Add(c2[k]). The error of each
+// part is relative to the sum over i of (|x[i].Re|+|x[i].Im|)(|y[k-i].Re|+|y[k-i].Im|).
 //
 // len(x) and len(y) must be at least len(z), and z must not overlap the first
 // len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+// It does not allocate: the scratch (3*len(z) F2s) is on the stack up to 16
+// coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC2(z, x, y []C2) {
 	checkConvolve("ConvolveC2", z, x, y)
+	if len(z) <= 16 {
+		var s [48]F2
+		convolveC2(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
+	p := getSeriesScratch(6 * len(z))
+	s := limbsAs[F2](*p, 2)
+	convolveC2(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+	putSeriesScratch(p)
+}
+
+// convolveC2 is ConvolveC2's loops, with the scratch series sx, dy, sy (len(z) each).
+func convolveC2(z, x, y []C2, sx, dy, sy []F2) {
 	// Equal lengths let the compiler drop the inner loop's bounds checks.
 	x = x[:len(z)]
 	y = y[:len(z)]
+	sx = sx[:len(z)]
+	dy = dy[:len(z)]
+	sy = sy[:len(z)]
+	for j := range z {
+		sx[j][0], sx[j][1] = f2add(x[j].Re[0], x[j].Re[1], x[j].Im[0], x[j].Im[1])
+		dy[j][0], dy[j][1] = f2sub(y[j].Im[0], y[j].Im[1], y[j].Re[0], y[j].Re[1])
+		sy[j][0], sy[j][1] = f2add(y[j].Re[0], y[j].Re[1], y[j].Im[0], y[j].Im[1])
+	}
 	for k := range z {
-		acc := c2mul(*(*c2l)(unsafe.Pointer(&x[0])), *(*c2l)(unsafe.Pointer(&y[k])))
+		var a1 f2l
+		a1.l0, a1.l1 = f2mul(sx[0][0], sx[0][1], y[k].Re[0], y[k].Re[1])
+		var a2 f2l
+		a2.l0, a2.l1 = f2mul(x[0].Re[0], x[0].Re[1], dy[k][0], dy[k][1])
+		var a3 f2l
+		a3.l0, a3.l1 = f2mul(x[0].Im[0], x[0].Im[1], sy[k][0], sy[k][1])
 		for i := 1; i < k+1; i++ {
-			acc = c2madd(acc, *(*c2l)(unsafe.Pointer(&x[i])), *(*c2l)(unsafe.Pointer(&y[k-i])))
+			a1 = f2madd(a1, *(*f2l)(unsafe.Pointer(&sx[i])), *(*f2l)(unsafe.Pointer(&y[k-i].Re)))
+			a2 = f2madd(a2, *(*f2l)(unsafe.Pointer(&x[i].Re)), *(*f2l)(unsafe.Pointer(&dy[k-i])))
+			a3 = f2madd(a3, *(*f2l)(unsafe.Pointer(&x[i].Im)), *(*f2l)(unsafe.Pointer(&sy[k-i])))
 		}
-		*(*c2l)(unsafe.Pointer(&z[k])) = acc
+		z[k].Re[0], z[k].Re[1] = f2sub(a1.l0, a1.l1, a3.l0, a3.l1)
+		z[k].Im[0], z[k].Im[1] = f2add(a1.l0, a1.l1, a2.l0, a2.l1)
 	}
 }
 

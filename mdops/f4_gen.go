@@ -1285,23 +1285,56 @@ func AddToF4(dst, src []F4) {
 
 // ConvolveC4 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the
 // coefficients of the product of the power series x and y, truncated to
-// len(z) terms. The order of the operations is fixed, and the GPU kernels
-// reproduce it bit for bit: acc = x[0].Mul(y[k]), then acc = acc.MulAdd(x[i], y[k-i])
-// for i = 1, ..., k, then z[k] = acc.
+// len(z) terms, by Gauss's three real convolutions (three real multiply-adds
+// per term instead of four). The order of the operations is fixed, and the GPU
+// kernels reproduce it bit for bit: for each j, sx[j] = x[j].Re.Add(x[j].Im),
+// dy[j] = y[j].Im.Sub(y[j].Re), sy[j] = y[j].Re.Add(y[j].Im); then the real
+// convolutions c1 = sx*y.Re, c2 = x.Re*dy, c3 = x.Im*sy, each in ConvolveF4's order
+// (acc = a[0].Mul(b[k]), then acc = acc.MulAdd(a[i], b[k-i]) for i = 1, ..., k);
+// then z[k].Re = c1[k].Sub(c3[k]) and z[k].Im = c1[k].Add(c2[k]). The error of each
+// part is relative to the sum over i of (|x[i].Re|+|x[i].Im|)(|y[k-i].Re|+|y[k-i].Im|).
 //
 // len(x) and len(y) must be at least len(z), and z must not overlap the first
 // len(z) elements of x or y (x and y may be the same slice); it panics otherwise.
+// It does not allocate: the scratch (3*len(z) F4s) is on the stack up to 8
+// coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC4(z, x, y []C4) {
 	checkConvolve("ConvolveC4", z, x, y)
+	if len(z) <= 8 {
+		var s [24]F4
+		convolveC4(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
+	p := getSeriesScratch(12 * len(z))
+	s := limbsAs[F4](*p, 4)
+	convolveC4(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+	putSeriesScratch(p)
+}
+
+// convolveC4 is ConvolveC4's loops, with the scratch series sx, dy, sy (len(z) each).
+func convolveC4(z, x, y []C4, sx, dy, sy []F4) {
 	// Equal lengths let the compiler drop the inner loop's bounds checks.
 	x = x[:len(z)]
 	y = y[:len(z)]
+	sx = sx[:len(z)]
+	dy = dy[:len(z)]
+	sy = sy[:len(z)]
+	for j := range z {
+		*(*f4l)(unsafe.Pointer(&sx[j])) = f4add(*(*f4l)(unsafe.Pointer(&x[j].Re)), *(*f4l)(unsafe.Pointer(&x[j].Im)))
+		*(*f4l)(unsafe.Pointer(&dy[j])) = f4sub(*(*f4l)(unsafe.Pointer(&y[j].Im)), *(*f4l)(unsafe.Pointer(&y[j].Re)))
+		*(*f4l)(unsafe.Pointer(&sy[j])) = f4add(*(*f4l)(unsafe.Pointer(&y[j].Re)), *(*f4l)(unsafe.Pointer(&y[j].Im)))
+	}
 	for k := range z {
-		acc := c4mul(*(*c4l)(unsafe.Pointer(&x[0])), *(*c4l)(unsafe.Pointer(&y[k])))
+		a1 := f4mul(*(*f4l)(unsafe.Pointer(&sx[0])), *(*f4l)(unsafe.Pointer(&y[k].Re)))
+		a2 := f4mul(*(*f4l)(unsafe.Pointer(&x[0].Re)), *(*f4l)(unsafe.Pointer(&dy[k])))
+		a3 := f4mul(*(*f4l)(unsafe.Pointer(&x[0].Im)), *(*f4l)(unsafe.Pointer(&sy[k])))
 		for i := 1; i < k+1; i++ {
-			acc = c4madd(acc, *(*c4l)(unsafe.Pointer(&x[i])), *(*c4l)(unsafe.Pointer(&y[k-i])))
+			a1 = f4madd(a1, *(*f4l)(unsafe.Pointer(&sx[i])), *(*f4l)(unsafe.Pointer(&y[k-i].Re)))
+			a2 = f4madd(a2, *(*f4l)(unsafe.Pointer(&x[i].Re)), *(*f4l)(unsafe.Pointer(&dy[k-i])))
+			a3 = f4madd(a3, *(*f4l)(unsafe.Pointer(&x[i].Im)), *(*f4l)(unsafe.Pointer(&sy[k-i])))
 		}
-		*(*c4l)(unsafe.Pointer(&z[k])) = acc
+		*(*f4l)(unsafe.Pointer(&z[k].Re)) = f4sub(a1, a3)
+		*(*f4l)(unsafe.Pointer(&z[k].Im)) = f4add(a1, a2)
 	}
 }
 

@@ -2,6 +2,7 @@ package mdops
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 )
 
@@ -19,8 +20,9 @@ type SeriesKernels struct {
 	N int
 	// Conv and ConvComplex are ConvolveF<N> and ConvolveC<N>: z[k] = sum of
 	// x[i]*y[k-i], i = 0..k, for each coefficient k of z, in the canonical
-	// order. x and y need at least as many coefficients as z, and z must
-	// not overlap them.
+	// order (stager.ConvJob; complex: Gauss's three real convolutions). x
+	// and y need at least as many coefficients as z, and z must not overlap
+	// them. Both are safe for concurrent use.
 	Conv, ConvComplex func(z, x, y []float64)
 	// AddTo and AddToComplex are AddToF<N> and AddToC<N>: dst[k] += src[k]
 	// for each coefficient k of dst.
@@ -79,3 +81,23 @@ func overlaps[T any](a, b []T) bool {
 	pb := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	return pa < pb+uintptr(len(b))*size && pb < pa+uintptr(len(a))*size
 }
+
+// seriesScratch holds the scratch buffers of the complex convolutions of
+// series longer than their stack arrays (*[]float64, any length).
+var seriesScratch sync.Pool
+
+// getSeriesScratch returns a buffer of n float64s (contents undefined) from
+// seriesScratch; give it back with putSeriesScratch.
+func getSeriesScratch(n int) *[]float64 {
+	p, _ := seriesScratch.Get().(*[]float64)
+	if p == nil {
+		p = new([]float64)
+	}
+	if cap(*p) < n {
+		*p = make([]float64, n)
+	}
+	*p = (*p)[:n]
+	return p
+}
+
+func putSeriesScratch(p *[]float64) { seriesScratch.Put(p) }

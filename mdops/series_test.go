@@ -47,6 +47,57 @@ func convBits(n int, z, x, y []float64, k int) float64 {
 	return alg.AccurateBitsScaled(z[k*n:(k+1)*n], want, scale)
 }
 
+// gaussConv is the canonical complex convolution (stager.ConvJob), written
+// with the registry's real operations: sx = xr + xi, dy = yi - yr,
+// sy = yr + yi per coefficient; c1 = sx*yr, c2 = xr*dy, c3 = xi*sy in the
+// real order; z = (c1 - c3) + i (c1 + c2). x, y: flat complex series.
+func gaussConv(f limbFuncs, n int, x, y []float64, length int) []float64 {
+	part := func(v []float64, k, p int) []float64 { return v[(2*k+p)*n : (2*k+p+1)*n] }
+	sx, dy, sy := make([][]float64, length), make([][]float64, length), make([][]float64, length)
+	for j := 0; j < length; j++ {
+		sx[j] = f.add(part(x, j, 0), part(x, j, 1))
+		dy[j] = f.sub(part(y, j, 1), part(y, j, 0))
+		sy[j] = f.add(part(y, j, 0), part(y, j, 1))
+	}
+	z := make([]float64, 0, 2*n*length)
+	for k := 0; k < length; k++ {
+		c1 := f.mul(sx[0], part(y, k, 0))
+		c2 := f.mul(part(x, 0, 0), dy[k])
+		c3 := f.mul(part(x, 0, 1), sy[k])
+		for i := 1; i <= k; i++ {
+			c1 = f.madd(c1, sx[i], part(y, k-i, 0))
+			c2 = f.madd(c2, part(x, i, 0), dy[k-i])
+			c3 = f.madd(c3, part(x, i, 1), sy[k-i])
+		}
+		z = append(z, f.sub(c1, c3)...)
+		z = append(z, f.add(c1, c2)...)
+	}
+	return z
+}
+
+// complexConvBits returns the accuracy of the real and imaginary parts of
+// z, coefficient k of the product of the flat complex series x and y,
+// relative to sum_i (|xr_i|+|xi_i|)(|yr_{k-i}|+|yi_{k-i}|): the bound of
+// Gauss's form (whose terms are (xr+xi)yr, xr(yi-yr), xi(yr+yi)).
+func complexConvBits(n int, z, x, y []float64, k int) (re, im float64) {
+	prec := uint(8000)
+	part := func(v []float64, k, p int) *big.Float { return alg.Exact(v[(2*k+p)*n : (2*k+p+1)*n]) }
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	wantRe, wantIm, scale := nf(), nf(), nf()
+	for i := 0; i <= k; i++ {
+		xr, xi, yr, yi := part(x, i, 0), part(x, i, 1), part(y, k-i, 0), part(y, k-i, 1)
+		wantRe.Add(wantRe, nf().Mul(xr, yr))
+		wantRe.Sub(wantRe, nf().Mul(xi, yi))
+		wantIm.Add(wantIm, nf().Mul(xr, yi))
+		wantIm.Add(wantIm, nf().Mul(xi, yr))
+		ax := nf().Add(nf().Abs(xr), nf().Abs(xi))
+		ay := nf().Add(nf().Abs(yr), nf().Abs(yi))
+		scale.Add(scale, nf().Mul(ax, ay))
+	}
+	return alg.AccurateBitsScaled(z[2*k*n:(2*k+1)*n], wantRe, scale),
+		alg.AccurateBitsScaled(z[(2*k+1)*n:(2*k+2)*n], wantIm, scale)
+}
+
 // TestSeriesKernels checks ConvolveF<N>/C<N> and AddToF<N>/C<N> through the
 // SeriesKernels registry: bit-identical to a naive loop of Mul and MulAdd (the
 // canonical order) and to the typed API, accurate against math/big, and
@@ -59,7 +110,7 @@ func TestSeriesKernels(t *testing.T) {
 			t.Fatalf("SeriesKernelsFor(%d) = %+v, %v", n, ks.N, ok)
 		}
 		f := limbFuncsByN[n]
-		for _, length := range []int{1, 2, 3, 7, 17} {
+		for _, length := range []int{1, 2, 3, 7, 17, 32, 33, 40} {
 			t.Run(fmt.Sprintf("N%d/len%d", n, length), func(t *testing.T) {
 				// Real: x and y one coefficient longer than z.
 				x := seriesCoeffs(rng, n, length+1, 20)
@@ -104,17 +155,21 @@ func TestSeriesKernels(t *testing.T) {
 				cz := make([]float64, 2*n*length)
 				ks.ConvComplex(cz, cx, cy)
 				part := func(v []float64, k, p int) []float64 { return v[(2*k+p)*n : (2*k+p+1)*n] }
+				want := gaussConv(f, n, cx, cy, length)
 				for k := 0; k < length; k++ {
-					re, im := f.cmul(part(cx, 0, 0), part(cx, 0, 1), part(cy, k, 0), part(cy, k, 1))
-					for i := 1; i <= k; i++ {
-						re, im = f.cmadd(re, im, part(cx, i, 0), part(cx, i, 1), part(cy, k-i, 0), part(cy, k-i, 1))
-					}
-					got := append(append([]float64(nil), part(cz, k, 0)...), part(cz, k, 1)...)
-					want := append(append([]float64(nil), re...), im...)
-					for j := range want {
-						if math.Float64bits(want[j]) != math.Float64bits(got[j]) {
-							t.Fatalf("complex coefficient %d: ConvComplex %v differs from the Mul/MulAdd loop %v", k, got, want)
+					for j := 0; j < 2*n; j++ {
+						if math.Float64bits(want[2*k*n+j]) != math.Float64bits(cz[2*k*n+j]) {
+							t.Fatalf("complex coefficient %d: ConvComplex %v differs from Gauss's three Mul/MulAdd loops %v",
+								k, cz[2*k*n:2*(k+1)*n], want[2*k*n:2*(k+1)*n])
 						}
+					}
+					re, im := part(cz, k, 0), part(cz, k, 1)
+					if !alg.IsNormalized(re) || !alg.IsNormalized(im) {
+						t.Errorf("complex coefficient %d: not normalized", k)
+					}
+					rb, ib := complexConvBits(n, cz, cx, cy, k)
+					if rb < target-2 || ib < target-2 {
+						t.Errorf("complex coefficient %d: %.1f, %.1f accurate bits < %.1f", k, rb, ib, target-2)
 					}
 				}
 				cdst := append([]float64(nil), cz...)
@@ -181,6 +236,60 @@ func TestConvolveTyped(t *testing.T) {
 	ConvolveF8(z[:0], x[:0], y[:0])
 	if _, ok := SeriesKernelsFor(6); ok {
 		t.Errorf("SeriesKernelsFor(6) reports a precision that is not generated")
+	}
+}
+
+// TestConvolveComplexScratch checks that ConvolveC<N> allocates nothing,
+// with its scratch on the stack (up to 32 coefficients) or from the pool,
+// and that concurrent calls (the CPU executor's workers) agree with
+// sequential ones.
+func TestConvolveComplexScratch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, length := range []int{1, 32, 33, 100} {
+		xs, ys := seriesCoeffs(rng, 8, 2*length, 5), seriesCoeffs(rng, 8, 2*length, 5)
+		z := make([]float64, 2*8*length)
+		ks, _ := SeriesKernelsFor(8)
+		ks.ConvComplex(z, xs, ys) // fills the pool
+		if a := testing.AllocsPerRun(20, func() { ks.ConvComplex(z, xs, ys) }); a != 0 {
+			t.Errorf("length %d: %v allocations per call", length, a)
+		}
+		x, y := limbsAs[C4](seriesCoeffs(rng, 4, 2*length, 5), 8), limbsAs[C4](seriesCoeffs(rng, 4, 2*length, 5), 8)
+		zc := make([]C4, length)
+		if a := testing.AllocsPerRun(20, func() { ConvolveC4(zc, x, y) }); a != 0 {
+			t.Errorf("C4 length %d: %v allocations per call", length, a)
+		}
+	}
+	// Concurrent calls on different data, against sequential results.
+	const workers = 8
+	var xs, ys [workers][]C8
+	var want [workers][]C8
+	for w := range workers {
+		length := 20 + 10*w // both sides of the stack limit
+		xs[w] = limbsAs[C8](seriesCoeffs(rng, 8, 2*length, 5), 16)
+		ys[w] = limbsAs[C8](seriesCoeffs(rng, 8, 2*length, 5), 16)
+		want[w] = make([]C8, length)
+		ConvolveC8(want[w], xs[w], ys[w])
+	}
+	errs := make(chan string, workers)
+	for w := range workers {
+		go func() {
+			z := make([]C8, len(want[w]))
+			for range 20 {
+				ConvolveC8(z, xs[w], ys[w])
+				for k := range z {
+					if z[k] != want[w][k] {
+						errs <- fmt.Sprintf("worker %d: coefficient %d differs from the sequential result", w, k)
+						return
+					}
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range workers {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
 	}
 }
 

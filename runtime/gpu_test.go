@@ -277,7 +277,7 @@ echo "ptxas info: Used 42 registers"
 func TestGPUReferenceKernelsCU(t *testing.T) {
 	src := string(GPUReferenceKernelsCU(8))
 	for _, want := range []string{`#include "md8.cuh"`, GPUKernelName("conv", 8, false), GPUKernelName("conv", 8, true),
-		GPUKernelName("add", 8, false), GPUKernelName("add", 8, true), GPULayoutSymbol, "md8_madd", "cmd8_madd"} {
+		GPUKernelName("add", 8, false), GPUKernelName("add", 8, true), GPULayoutSymbol, "md8_madd", "md8_sub", "cmd8_add"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("reference kernels lack %q", want)
 		}

@@ -23,7 +23,8 @@ import "fmt"
 //
 // Kernels, one per precision N and real/complex (extern "C" names):
 //
-//	mdgen_conv_r<N>, mdgen_conv_c<N>: out = a * b (stager.ConvJob order, bit for bit)
+//	mdgen_conv_r<N>, mdgen_conv_c<N>: out = a * b (stager.ConvJob order, bit for bit;
+//	                                  complex: Gauss's three real convolutions)
 //	mdgen_add_r<N>,  mdgen_add_c<N>:  dst += src
 //
 // all with the same parameters, each 8 bytes (gorgonia.org/cu passes every
@@ -34,7 +35,7 @@ import "fmt"
 //
 // launched with gridDim.x = count (one block per job) and the block size and
 // dynamic shared memory that GPULaunchShape returns.
-const GPULayoutVersion = 1
+const GPULayoutVersion = 2
 
 // GPUKernelName returns the extern "C" name of a kernel: kind is "conv" or "add".
 func GPUKernelName(kind string, n int, complex bool) string {
@@ -74,9 +75,19 @@ func GPUKernelName(kind string, n int, complex bool) string {
 // GPULaunchShape picks the block size (a multiple of 32, at most the
 // kernel's bound) with the fewest warp-steps: blocks·warps·(L + products).
 //
-// Shared memory: a and b, 2·W·(d+1) doubles (W = n, or 2n for complex
-// data), when that is at most 48 KiB (no opt-in needed); otherwise 0 and the
-// kernel reads a and b through L1.
+// Complex data is three real chains per coefficient (stager.ConvJob:
+// Gauss's form), which a thread runs side by side in the same loop, so the
+// schedule is the real one.
+//
+// Shared memory, at most 48 KiB (no opt-in needed), else 0. Real data: a
+// and b, 2·n·(d+1) doubles, and with less the kernel reads them through
+// L1. Complex data, in sets of n·(d+1) doubles (one real series): 7 sets
+// stage the first products and last values of the third chain (c3) and the
+// six real series the chains read (sx = xr+xi, dy = yi-yr, sy = yr+yi, xr,
+// xi, yr); else 4 sets: c3, sx, dy, sy (xr, xi, yr through L1); else 1 set:
+// c3 (sx, dy, sy recomputed from a and b at each use); else 0, where each
+// thread computes the first product of c3 and the final sub/add of the
+// chains it runs (divergent, but only at degrees where chains are long).
 //
 // Addition: one block per job, threads over the coefficients, no shared
 // memory.
@@ -100,11 +111,7 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 				best, bestCost = t, cost
 			}
 		}
-		shared := 2 * w * (degree + 1) * 8
-		if shared > gpuStageLimit {
-			shared = 0
-		}
-		return best, shared
+		return best, gpuConvShared(n, complex, degree)
 	case "add":
 		t := (degree + 1 + 31) / 32 * 32
 		return min(t, 256), 0
@@ -115,6 +122,23 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 // gpuStageLimit is the largest dynamic shared memory GPULaunchShape asks
 // for: what every CUDA device gives a block without opting in.
 const gpuStageLimit = 48 << 10
+
+// gpuConvShared returns the dynamic shared memory of the convolution
+// kernel: the most of its staging (see GPULaunchShape) that fits
+// gpuStageLimit.
+func gpuConvShared(n int, complex bool, degree int) int {
+	set := n * (degree + 1) * 8 // bytes of one real series
+	sets := []int{2}
+	if complex {
+		sets = []int{7, 4, 1}
+	}
+	for _, s := range sets {
+		if s*set <= gpuStageLimit {
+			return s * set
+		}
+	}
+	return 0
+}
 
 // gpuConvMaxThreads is the __launch_bounds__ of the convolution kernel of
 // w doubles per number (n, or 2n complex): gen emits the same table.

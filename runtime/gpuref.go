@@ -9,8 +9,9 @@ import (
 // keep the GPU contract (gpulayout.go) for precision n, real and complex:
 // one block per job, thread k of a block computes coefficient k (stepping
 // by the block size), reading and writing global memory directly, with the
-// arithmetic of generated/cuda/md<n>.cuh in the order of stager.ConvJob, so
-// the bits are the CPU executor's. It also defines GPULayoutSymbol.
+// arithmetic of generated/cuda/md<n>.cuh in the order of stager.ConvJob
+// (complex: Gauss's three real convolutions), so the bits are the CPU
+// executor's. It also defines GPULayoutSymbol.
 //
 // They are a reference, not a contender: they test the GPU executor without
 // mdgen's generated kernels, and give the generated ones a baseline.
@@ -67,17 +68,28 @@ extern "C" __global__ void mdgen_conv_r%[1]d(double* data, long long stride, lon
 	}
 }
 
+// Complex: Gauss's three real convolutions (stager.ConvJob), with sx, dy,
+// sy recomputed at each use.
 extern "C" __global__ void mdgen_conv_c%[1]d(double* data, long long stride, long long degree,
 		const int* jobs, long long first, long long count) {
 	const long long j = first + blockIdx.x;
 	const long long d1 = degree + 1;
 	const long long out = jobs[3 * j] * d1, a = jobs[3 * j + 1] * d1, b = jobs[3 * j + 2] * d1;
 	for (long long k = threadIdx.x; k <= degree; k += blockDim.x) {
-		CT acc = cmd%[1]d_mul(cld(data, stride, a), cld(data, stride, b + k));
+		const T xr0 = ld(data, stride, a, 0), xi0 = ld(data, stride, a, 1);
+		const T yrk = ld(data, stride, b + k, 0), yik = ld(data, stride, b + k, 1);
+		T c1 = md%[1]d_mul(md%[1]d_add(xr0, xi0), yrk);
+		T c2 = md%[1]d_mul(xr0, md%[1]d_sub(yik, yrk));
+		T c3 = md%[1]d_mul(xi0, md%[1]d_add(yrk, yik));
 		for (long long i = 1; i <= k; i++) {
-			acc = cmd%[1]d_madd(acc, cld(data, stride, a + i), cld(data, stride, b + k - i));
+			const T xr = ld(data, stride, a + i, 0), xi = ld(data, stride, a + i, 1);
+			const T yr = ld(data, stride, b + k - i, 0), yi = ld(data, stride, b + k - i, 1);
+			c1 = md%[1]d_madd(c1, md%[1]d_add(xr, xi), yr);
+			c2 = md%[1]d_madd(c2, xr, md%[1]d_sub(yi, yr));
+			c3 = md%[1]d_madd(c3, xi, md%[1]d_add(yr, yi));
 		}
-		cst(data, stride, out + k, acc);
+		st(data, stride, out + k, 0, md%[1]d_sub(c1, c3));
+		st(data, stride, out + k, 1, md%[1]d_add(c1, c2));
 	}
 }
 

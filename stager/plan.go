@@ -28,7 +28,12 @@ const (
 //
 //	Out[k] = A[0]*B[k], then Out[k] += A[i]*B[k-i] for i = 1..k,
 //
-// so that every executor produces the same bits.
+// so that every executor produces the same bits (the first product a Mul,
+// each later term a fused MulAdd of the accumulator). Complex data is three
+// real convolutions in that order (Gauss): with A = xr + i·xi and
+// B = yr + i·yi, first sx[j] = xr[j] + xi[j], dy[j] = yi[j] - yr[j] and
+// sy[j] = yr[j] + yi[j] for every j, then C1 = sx*yr, C2 = xr*dy and
+// C3 = xi*sy, then Out[k] = (C1[k] - C3[k]) + i·(C1[k] + C2[k]).
 type ConvJob struct {
 	Out, A, B Slot
 }

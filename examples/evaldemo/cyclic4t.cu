@@ -3,7 +3,7 @@
 // cyclic4t.cu: the GPU kernels of the system cyclic4t_system.txt at degree 16 in 4-double real arithmetic, with the
 // job tables of its staged plan baked in. Self-contained: the multiple-double
 // headers it needs are inlined below. GPU contract: runtime/gpulayout.go,
-// layout version 1.
+// layout version 2.
 //
 // Build:
 //
@@ -339,11 +339,198 @@ MD_HD md4 md4_mul(md4 x, md4 y) {
 }
 
 // md4_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 248 flops (232 add/sub, 10 mul, 6 fma, 0 div/sqrt), 8 selections.
+// Cost: 157 flops (138 add/sub, 11 mul, 8 fma, 0 div/sqrt), 32 selections.
 MD_HD md4 md4_madd(md4 acc, md4 x, md4 y) {
-  const md4 v12 = md4_mul(x, y);
-  const md4 v17 = md4_add(acc, md4{{v12.v[0], v12.v[1], v12.v[2], v12.v[3]}});
-  return md4{{v17.v[0], v17.v[1], v17.v[2], v17.v[3]}};
+  const double v12 = md_mul(x.v[0], y.v[0]);
+  const double v14 = md_fma(x.v[0], y.v[0], (-v12));
+  const double v15 = md_mul(x.v[0], y.v[1]);
+  const double v17 = md_fma(x.v[0], y.v[1], (-v15));
+  const double v18 = md_mul(x.v[1], y.v[0]);
+  const double v20 = md_fma(x.v[1], y.v[0], (-v18));
+  const double v21 = md_mul(x.v[0], y.v[2]);
+  const double v23 = md_fma(x.v[0], y.v[2], (-v21));
+  const double v24 = md_mul(x.v[1], y.v[1]);
+  const double v26 = md_fma(x.v[1], y.v[1], (-v24));
+  const double v27 = md_mul(x.v[2], y.v[0]);
+  const double v29 = md_fma(x.v[2], y.v[0], (-v27));
+  const double v30 = md_mul(x.v[0], y.v[3]);
+  const double v31 = md_mul(x.v[1], y.v[2]);
+  const double v32 = md_mul(x.v[2], y.v[1]);
+  const double v33 = md_mul(x.v[3], y.v[0]);
+  const double v34 = md_mul(x.v[1], y.v[3]);
+  const double v35 = md_fma(x.v[2], y.v[2], v34);
+  const double v36 = md_fma(x.v[3], y.v[1], v35);
+  const double v37 = md_add(v14, v15);
+  const double v38 = md_sub(v37, v15);
+  const double v39 = md_sub(v37, v38);
+  const double v40 = md_sub(v14, v38);
+  const double v41 = md_sub(v15, v39);
+  const double v42 = md_add(v40, v41);
+  const double v43 = md_add(v18, v37);
+  const double v44 = md_sub(v43, v37);
+  const double v45 = md_sub(v43, v44);
+  const double v46 = md_sub(v18, v44);
+  const double v47 = md_sub(v37, v45);
+  const double v48 = md_add(v46, v47);
+  const double v49 = md_add(v17, v20);
+  const double v50 = md_sub(v49, v20);
+  const double v51 = md_sub(v49, v50);
+  const double v52 = md_sub(v17, v50);
+  const double v53 = md_sub(v20, v51);
+  const double v54 = md_add(v52, v53);
+  const double v55 = md_add(v21, v24);
+  const double v56 = md_sub(v55, v24);
+  const double v57 = md_sub(v55, v56);
+  const double v58 = md_sub(v21, v56);
+  const double v59 = md_sub(v24, v57);
+  const double v60 = md_add(v58, v59);
+  const double v61 = md_add(v27, v42);
+  const double v62 = md_sub(v61, v42);
+  const double v63 = md_sub(v61, v62);
+  const double v64 = md_sub(v27, v62);
+  const double v65 = md_sub(v42, v63);
+  const double v66 = md_add(v64, v65);
+  const double v67 = md_add(v48, v49);
+  const double v68 = md_sub(v67, v49);
+  const double v69 = md_sub(v67, v68);
+  const double v70 = md_sub(v48, v68);
+  const double v71 = md_sub(v49, v69);
+  const double v72 = md_add(v70, v71);
+  const double v73 = md_add(v55, v61);
+  const double v74 = md_sub(v73, v61);
+  const double v75 = md_sub(v73, v74);
+  const double v76 = md_sub(v55, v74);
+  const double v77 = md_sub(v61, v75);
+  const double v78 = md_add(v76, v77);
+  const double v79 = md_add(v67, v73);
+  const double v80 = md_sub(v79, v73);
+  const double v81 = md_sub(v79, v80);
+  const double v82 = md_sub(v67, v80);
+  const double v83 = md_sub(v73, v81);
+  const double v84 = md_add(v82, v83);
+  const double v85 = md_add(v23, v26);
+  const double v86 = md_add(v29, v30);
+  const double v87 = md_add(v31, v32);
+  const double v88 = md_add(v33, v36);
+  const double v89 = md_add(v54, v60);
+  const double v90 = md_add(v66, v72);
+  const double v91 = md_add(v78, v84);
+  const double v92 = md_add(v85, v86);
+  const double v93 = md_add(v87, v88);
+  const double v94 = md_add(v89, v90);
+  const double v95 = md_add(v91, v92);
+  const double v96 = md_add(v93, v94);
+  const double v97 = md_add(v95, v96);
+  const double v98 = md_add(acc.v[0], v12);
+  const double v99 = md_sub(v98, v12);
+  const double v100 = md_sub(v98, v99);
+  const double v101 = md_sub(acc.v[0], v99);
+  const double v102 = md_sub(v12, v100);
+  const double v103 = md_add(v101, v102);
+  const double v104 = md_add(acc.v[1], v43);
+  const double v105 = md_sub(v104, v43);
+  const double v106 = md_sub(v104, v105);
+  const double v107 = md_sub(acc.v[1], v105);
+  const double v108 = md_sub(v43, v106);
+  const double v109 = md_add(v107, v108);
+  const double v110 = md_add(v103, v104);
+  const double v111 = md_sub(v110, v104);
+  const double v112 = md_sub(v110, v111);
+  const double v113 = md_sub(v103, v111);
+  const double v114 = md_sub(v104, v112);
+  const double v115 = md_add(v113, v114);
+  const double v116 = md_add(acc.v[2], v79);
+  const double v117 = md_sub(v116, v79);
+  const double v118 = md_sub(v116, v117);
+  const double v119 = md_sub(acc.v[2], v117);
+  const double v120 = md_sub(v79, v118);
+  const double v121 = md_add(v119, v120);
+  const double v122 = md_add(v109, v115);
+  const double v123 = md_sub(v122, v115);
+  const double v124 = md_sub(v122, v123);
+  const double v125 = md_sub(v109, v123);
+  const double v126 = md_sub(v115, v124);
+  const double v127 = md_add(v125, v126);
+  const double v128 = md_add(v116, v122);
+  const double v129 = md_sub(v128, v122);
+  const double v130 = md_sub(v128, v129);
+  const double v131 = md_sub(v116, v129);
+  const double v132 = md_sub(v122, v130);
+  const double v133 = md_add(v131, v132);
+  const double v134 = md_add(acc.v[3], v97);
+  const double v135 = md_add(v121, v127);
+  const double v136 = md_add(v133, v134);
+  const double v137 = md_add(v135, v136);
+  const double v139 = md_add(v128, v137);
+  const double v140 = md_sub(v139, v137);
+  const double v141 = md_sub(v139, v140);
+  const double v142 = md_sub(v128, v140);
+  const double v143 = md_sub(v137, v141);
+  const double v144 = md_add(v142, v143);
+  const double v145 = md_add(v110, v139);
+  const double v146 = md_sub(v145, v139);
+  const double v147 = md_sub(v145, v146);
+  const double v148 = md_sub(v110, v146);
+  const double v149 = md_sub(v139, v147);
+  const double v150 = md_add(v148, v149);
+  const double v151 = md_add(v98, v145);
+  const double v152 = md_sub(v151, v145);
+  const double v153 = md_sub(v151, v152);
+  const double v154 = md_sub(v98, v152);
+  const double v155 = md_sub(v145, v153);
+  const double v156 = md_add(v154, v155);
+  const double v157 = md_sel_absless(v151, v156, v156, v151);
+  const double v158 = md_sel_absless(v151, v156, v151, v156);
+  const double v159 = md_add(v157, v158);
+  const double v160 = md_sub(v159, v157);
+  const double v161 = md_sub(v158, v160);
+  const double v162 = md_sel_nonzero(v161, v159, 0.0);
+  const double v163 = md_sel_nonzero(0.0, 0.0, v162);
+  const double v164 = md_sel_nonzero(v161, v161, v159);
+  const double v165 = md_sel_absless(v164, v150, v150, v164);
+  const double v166 = md_sel_absless(v164, v150, v164, v150);
+  const double v167 = md_add(v165, v166);
+  const double v168 = md_sub(v167, v165);
+  const double v169 = md_sub(v166, v168);
+  const double v170 = md_sel_nonzero(v169, v167, 0.0);
+  const double v171 = md_sel_nonzero(v163, v170, 0.0);
+  const double v172 = md_sel_nonzero(0.0, 0.0, v171);
+  const double v173 = md_sel_nonzero(v163, v163, v170);
+  const double v174 = md_sel_nonzero(v169, v169, v167);
+  const double v175 = md_sel_absless(v174, v144, v144, v174);
+  const double v176 = md_sel_absless(v174, v144, v174, v144);
+  const double v177 = md_add(v175, v176);
+  const double v178 = md_sub(v177, v175);
+  const double v179 = md_sub(v176, v178);
+  const double v180 = md_sel_nonzero(v179, v177, 0.0);
+  const double v181 = md_sel_nonzero(v172, v180, 0.0);
+  const double v182 = md_sel_nonzero(0.0, 0.0, v181);
+  const double v183 = md_sel_nonzero(v173, v180, 0.0);
+  const double v184 = md_sel_nonzero(v172, v172, v183);
+  const double v185 = md_sel_nonzero(v173, v173, v180);
+  const double v186 = md_sel_nonzero(v179, v179, v177);
+  const double v187 = md_sel_nonzero(v182, v186, 0.0);
+  const double v188 = md_sel_nonzero(0.0, 0.0, v187);
+  const double v189 = md_sel_nonzero(v184, v186, 0.0);
+  const double v190 = md_sel_nonzero(v182, v182, v189);
+  const double v191 = md_sel_nonzero(v185, v186, 0.0);
+  const double v192 = md_sel_nonzero(v184, v184, v191);
+  const double v193 = md_sel_nonzero(v185, v185, v186);
+  const double v194 = md_add(v193, v192);
+  const double v195 = md_sub(v194, v193);
+  const double v196 = md_sub(v192, v195);
+  const double v197 = md_add(v196, v190);
+  const double v198 = md_sub(v197, v196);
+  const double v199 = md_sub(v190, v198);
+  const double v200 = md_add(v199, v188);
+  const double v201 = md_sub(v200, v199);
+  const double v202 = md_sub(v188, v201);
+  const double v203 = md_add(acc.v[0], v12);
+  const double v204 = md_sel_finite(v203, v194, v203);
+  const double v205 = md_sel_finite(v204, v197, 0.0);
+  const double v206 = md_sel_finite(v204, v200, 0.0);
+  const double v207 = md_sel_finite(v204, v202, 0.0);
+  return md4{{v204, v205, v206, v207}};
 }
 
 
@@ -367,6 +554,22 @@ MD_HD md4 md4_madd(md4 acc, md4 x, md4 y) {
 // a and b are staged in shared memory when the launch gave the block
 // 2*W*(degree+1) doubles of dynamic shared memory, and read through L1
 // otherwise: any degree works with any block size.
+//
+// Complex data (mdgen_conv_gauss_body) is Gauss's three real convolutions
+// (stager.ConvJob): with a = xr + i xi, b = yr + i yi, the series
+// sx = xr + xi, dy = yi - yr, sy = yr + yi; then c1 = sx*yr, c2 = xr*dy,
+// c3 = xi*sy, three real chains per coefficient that a thread runs side by
+// side in its loop; then out = (c1 - c3) + i (c1 + c2). The block's
+// dynamic shared memory, in sets of N*(degree+1) doubles (one real
+// series), holds as much of [c3 | sx | dy | sy | xr | xi | yr] as fits:
+//   >= 7 sets: everything; the loop reads shared memory only;
+//   >= 4 sets: c3 and the derived series; xr, xi, yr through L1;
+//   >= 1 set:  c3; sx, dy, sy recomputed at each use from a and b (the
+//              same add, the same bits);
+//   0:         as 1 set, and the first product of c3 and the final sub/add
+//              are done by each chain's thread when it starts and ends it.
+// With c3 in shared memory the chains' last values wait in out (c1, c2)
+// and c3, and the final sub/add runs spread over the block.
 // ---------------------------------------------------------------------------
 
 #ifndef MDGEN_KERNEL_PRELUDE
@@ -511,6 +714,182 @@ __device__ __forceinline__ void mdgen_conv_body(double* data, long long stride, 
   }
 }
 
+// mdgen_gauss_src reads the six real series of the complex convolution:
+// the a side sx, xr, xi at i and the b side yr, dy, sy at j. Derive: sx,
+// dy, sy are computed from the rows of a and b (stride rs) at each use;
+// otherwise they are read from shared memory (stride ds).
+template <class Ops, bool Derive>
+struct mdgen_gauss_src {
+  typedef typename Ops::T T;
+  const double *xr, *xi, *yr, *yi;  // yi: only when Derive
+  const double *sx, *dy, *sy;       // only when !Derive
+  long long rs, ds;
+  __device__ __forceinline__ T ldxr(int i) const { return Ops::load(xr + i, rs); }
+  __device__ __forceinline__ T ldxi(int i) const { return Ops::load(xi + i, rs); }
+  __device__ __forceinline__ T ldyr(int j) const { return Ops::load(yr + j, rs); }
+  __device__ __forceinline__ T ldsx(int i) const {
+    if (Derive) return Ops::add(Ops::load(xr + i, rs), Ops::load(xi + i, rs));
+    return Ops::load(sx + i, ds);
+  }
+  __device__ __forceinline__ T lddy(int j) const {
+    if (Derive) return Ops::sub(Ops::load(yi + j, rs), Ops::load(yr + j, rs));
+    return Ops::load(dy + j, ds);
+  }
+  __device__ __forceinline__ T ldsy(int j) const {
+    if (Derive) return Ops::add(Ops::load(yr + j, rs), Ops::load(yi + j, rs));
+    return Ops::load(sy + j, ds);
+  }
+};
+
+// mdgen_gauss_chains is the loop of the complex convolution: this thread's
+// chains of c1, c2, c3 side by side. C3: c3 (shared memory, row stride n1)
+// holds the first products of c3 and receives its last values, and out
+// receives c1 and c2; otherwise the chain's thread computes c3's first
+// product and stores the finished coefficient.
+template <class Ops, bool Derive, bool C3>
+__device__ __forceinline__ void mdgen_gauss_chains(const mdgen_gauss_src<Ops, Derive>& s, double* out,
+                                                   long long stride, long long im, double* c3, int n1,
+                                                   mdgen_chains ch) {
+  typedef typename Ops::T T;
+  int k = ch.next();
+  if (k == 0) return;
+  const T xi0 = s.ldxi(0);
+  T acc1 = Ops::load(out + k, stride), acc2 = Ops::load(out + im + k, stride);
+  T acc3 = C3 ? Ops::load(c3 + k, n1) : Ops::mul(xi0, s.ldsy(k));
+  int i = 1;
+  for (;;) {
+    const int j = k - i;
+    acc1 = Ops::madd(acc1, s.ldsx(i), s.ldyr(j));
+    acc2 = Ops::madd(acc2, s.ldxr(i), s.lddy(j));
+    acc3 = Ops::madd(acc3, s.ldxi(i), s.ldsy(j));
+    if (i == k) {
+      if (C3) {
+        Ops::store(out + k, stride, acc1);
+        Ops::store(out + im + k, stride, acc2);
+        Ops::store(c3 + k, n1, acc3);
+      } else {
+        Ops::store(out + k, stride, Ops::sub(acc1, acc3));
+        Ops::store(out + im + k, stride, Ops::add(acc1, acc2));
+      }
+      k = ch.next();
+      if (k == 0) break;
+      acc1 = Ops::load(out + k, stride);
+      acc2 = Ops::load(out + im + k, stride);
+      acc3 = C3 ? Ops::load(c3 + k, n1) : Ops::mul(xi0, s.ldsy(k));
+      i = 1;
+    } else {
+      ++i;
+    }
+  }
+}
+
+// mdgen_gauss_first computes the first products of the chains, spread over
+// the block: c1 and c2 into out, c3 into c3 (when C3); coefficient 0 has no
+// chain, and without C3 it is finished here.
+template <class Ops, bool Derive, bool C3>
+__device__ __forceinline__ void mdgen_gauss_first(const mdgen_gauss_src<Ops, Derive>& s, double* out,
+                                                  long long stride, long long im, double* c3, int n1, int d) {
+  typedef typename Ops::T T;
+  const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+  const T sx0 = s.ldsx(0), xr0 = s.ldxr(0), xi0 = s.ldxi(0);
+  for (int k = tid; k <= d; k += nt) {
+    const T p1 = Ops::mul(sx0, s.ldyr(k));
+    const T p2 = Ops::mul(xr0, s.lddy(k));
+    if (C3) {
+      Ops::store(out + k, stride, p1);
+      Ops::store(out + im + k, stride, p2);
+      Ops::store(c3 + k, n1, Ops::mul(xi0, s.ldsy(k)));
+    } else if (k == 0) {
+      const T p3 = Ops::mul(xi0, s.ldsy(k));
+      Ops::store(out + k, stride, Ops::sub(p1, p3));
+      Ops::store(out + im + k, stride, Ops::add(p1, p2));
+    } else {
+      Ops::store(out + k, stride, p1);
+      Ops::store(out + im + k, stride, p2);
+    }
+  }
+}
+
+// mdgen_gauss_run is the complex convolution after staging: first
+// products, the chains, and (C3) the final sub/add spread over the block.
+template <class Ops, bool Derive, bool C3>
+__device__ __forceinline__ void mdgen_gauss_run(const mdgen_gauss_src<Ops, Derive>& s, double* out,
+                                                long long stride, long long im, double* c3, int n1, int d,
+                                                bool complement) {
+  typedef typename Ops::T T;
+  const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+  mdgen_gauss_first<Ops, Derive, C3>(s, out, stride, im, c3, n1, d);
+  __syncthreads();
+  mdgen_gauss_chains<Ops, Derive, C3>(s, out, stride, im, c3, n1, mdgen_schedule(d, nt, tid, complement));
+  if (C3) {
+    __syncthreads();
+    for (int k = tid; k <= d; k += nt) {
+      const T c1 = Ops::load(out + k, stride), c2 = Ops::load(out + im + k, stride);
+      const T c3k = Ops::load(c3 + k, n1);
+      Ops::store(out + k, stride, Ops::sub(c1, c3k));
+      Ops::store(out + im + k, stride, Ops::add(c1, c2));
+    }
+  }
+}
+
+// mdgen_conv_gauss_body is the convolution kernel of complex data, Ops the
+// operations of its real and imaginary parts (W = N rows per part).
+template <class Ops>
+__device__ __forceinline__ void mdgen_conv_gauss_body(double* data, long long stride, long long degree,
+                                                      const int* jobs, long long first, long long count,
+                                                      bool complement) {
+  typedef typename Ops::T T;
+  if ((long long)blockIdx.x >= count) return;
+  const long long j = first + (long long)blockIdx.x;
+  const int d = (int)degree;
+  const int n1 = d + 1;
+  const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+  const long long im = (long long)Ops::W * stride;  // the imaginary rows
+  double* out = data + (long long)jobs[3 * j] * n1;
+  const double* a = data + (long long)jobs[3 * j + 1] * n1;
+  const double* b = data + (long long)jobs[3 * j + 2] * n1;
+  extern __shared__ double mdgen_smem[];
+  const int set = Ops::W * n1;  // doubles of one real series
+  const unsigned long long sets = (unsigned long long)mdgen_dynamic_smem() / (8ull * (unsigned long long)set);
+  if (sets == 0) {
+    mdgen_gauss_src<Ops, true> s = {a, a + im, b, b + im, 0, 0, 0, stride, 0};
+    mdgen_gauss_run<Ops, true, false>(s, out, stride, im, 0, n1, d, complement);
+    return;
+  }
+  double* c3 = mdgen_smem;
+  if (sets < 4) {
+    mdgen_gauss_src<Ops, true> s = {a, a + im, b, b + im, 0, 0, 0, stride, 0};
+    mdgen_gauss_run<Ops, true, true>(s, out, stride, im, c3, n1, d, complement);
+    return;
+  }
+  // Stage sx, dy, sy (and with 7 sets xr, xi, yr), coefficient by coefficient.
+  double* sx = mdgen_smem + set;
+  double* dy = sx + set;
+  double* sy = dy + set;
+  const bool raw = sets >= 7;
+  for (int k = tid; k < n1; k += nt) {
+    const T xr = Ops::load(a + k, stride), xi = Ops::load(a + im + k, stride);
+    const T yr = Ops::load(b + k, stride), yi = Ops::load(b + im + k, stride);
+    Ops::store(sx + k, n1, Ops::add(xr, xi));
+    Ops::store(dy + k, n1, Ops::sub(yi, yr));
+    Ops::store(sy + k, n1, Ops::add(yr, yi));
+    if (raw) {
+      Ops::store(sy + set + k, n1, xr);
+      Ops::store(sy + 2 * set + k, n1, xi);
+      Ops::store(sy + 3 * set + k, n1, yr);
+    }
+  }
+  __syncthreads();
+  mdgen_gauss_src<Ops, false> s = {a, a + im, b, 0, sx, dy, sy, stride, n1};
+  if (raw) {
+    s.xr = sy + set;
+    s.xi = sy + 2 * set;
+    s.yr = sy + 3 * set;
+    s.rs = n1;
+  }
+  mdgen_gauss_run<Ops, false, true>(s, out, stride, im, c3, n1, d, complement);
+}
+
 // mdgen_add_body is the addition kernel: dst[k] += src[k], threads over k.
 template <class Ops>
 __device__ __forceinline__ void mdgen_add_body(double* data, long long stride, long long degree,
@@ -574,7 +953,7 @@ mdgen_add_r4(double* data, long long slotStride, long long degree, const int* jo
 // layer after layer; mdgen_*_layers lists (first job, job count) per layer.
 // ---------------------------------------------------------------------------
 
-extern "C" __device__ const long long mdgen_layout_version = 1;
+extern "C" __device__ const long long mdgen_layout_version = 2;
 extern "C" __device__ const unsigned long long mdgen_plan_hash = 0x8c6ab022c4a94bdcull;
 extern "C" __device__ const long long mdgen_plan_degree = 16;
 extern "C" __device__ const long long mdgen_plan_slots = 74;

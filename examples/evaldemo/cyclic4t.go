@@ -44,7 +44,7 @@ const (
 	ConvJobs                = 52                 // in 4 layers
 	AddJobs                 = 26                 // in 3 layers
 	PlanHash         uint64 = 0x8c6ab022c4a94bdc // emitrt.PlanHash of the staged plan
-	GPULayoutVersion        = 1                  // runtime.GPULayoutVersion the kernels follow
+	GPULayoutVersion        = 2                  // runtime.GPULayoutVersion the kernels follow
 	FatbinName              = "cyclic4t.fatbin"
 )
 

@@ -44,7 +44,7 @@ const (
 	ConvJobs                = 16380              // in 4 layers
 	AddJobs                 = 9084               // in 11 layers
 	PlanHash         uint64 = 0xd380bb9c230bdd2b // emitrt.PlanHash of the staged plan
-	GPULayoutVersion        = 1                  // runtime.GPULayoutVersion the kernels follow
+	GPULayoutVersion        = 2                  // runtime.GPULayoutVersion the kernels follow
 	FatbinName              = "p1.fatbin"
 )
 

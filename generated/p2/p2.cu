@@ -3,7 +3,7 @@
 // p2.cu: the GPU kernels of the benchmark system p2 (seed 1) at degree 31 in 8-double real arithmetic, with the
 // job tables of its staged plan baked in. Self-contained: the multiple-double
 // headers it needs are inlined below. GPU contract: runtime/gpulayout.go,
-// layout version 1.
+// layout version 2.
 //
 // Build:
 //
@@ -1559,6 +1559,22 @@ MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
 // a and b are staged in shared memory when the launch gave the block
 // 2*W*(degree+1) doubles of dynamic shared memory, and read through L1
 // otherwise: any degree works with any block size.
+//
+// Complex data (mdgen_conv_gauss_body) is Gauss's three real convolutions
+// (stager.ConvJob): with a = xr + i xi, b = yr + i yi, the series
+// sx = xr + xi, dy = yi - yr, sy = yr + yi; then c1 = sx*yr, c2 = xr*dy,
+// c3 = xi*sy, three real chains per coefficient that a thread runs side by
+// side in its loop; then out = (c1 - c3) + i (c1 + c2). The block's
+// dynamic shared memory, in sets of N*(degree+1) doubles (one real
+// series), holds as much of [c3 | sx | dy | sy | xr | xi | yr] as fits:
+//   >= 7 sets: everything; the loop reads shared memory only;
+//   >= 4 sets: c3 and the derived series; xr, xi, yr through L1;
+//   >= 1 set:  c3; sx, dy, sy recomputed at each use from a and b (the
+//              same add, the same bits);
+//   0:         as 1 set, and the first product of c3 and the final sub/add
+//              are done by each chain's thread when it starts and ends it.
+// With c3 in shared memory the chains' last values wait in out (c1, c2)
+// and c3, and the final sub/add runs spread over the block.
 // ---------------------------------------------------------------------------
 
 #ifndef MDGEN_KERNEL_PRELUDE
@@ -1703,6 +1719,182 @@ __device__ __forceinline__ void mdgen_conv_body(double* data, long long stride, 
   }
 }
 
+// mdgen_gauss_src reads the six real series of the complex convolution:
+// the a side sx, xr, xi at i and the b side yr, dy, sy at j. Derive: sx,
+// dy, sy are computed from the rows of a and b (stride rs) at each use;
+// otherwise they are read from shared memory (stride ds).
+template <class Ops, bool Derive>
+struct mdgen_gauss_src {
+  typedef typename Ops::T T;
+  const double *xr, *xi, *yr, *yi;  // yi: only when Derive
+  const double *sx, *dy, *sy;       // only when !Derive
+  long long rs, ds;
+  __device__ __forceinline__ T ldxr(int i) const { return Ops::load(xr + i, rs); }
+  __device__ __forceinline__ T ldxi(int i) const { return Ops::load(xi + i, rs); }
+  __device__ __forceinline__ T ldyr(int j) const { return Ops::load(yr + j, rs); }
+  __device__ __forceinline__ T ldsx(int i) const {
+    if (Derive) return Ops::add(Ops::load(xr + i, rs), Ops::load(xi + i, rs));
+    return Ops::load(sx + i, ds);
+  }
+  __device__ __forceinline__ T lddy(int j) const {
+    if (Derive) return Ops::sub(Ops::load(yi + j, rs), Ops::load(yr + j, rs));
+    return Ops::load(dy + j, ds);
+  }
+  __device__ __forceinline__ T ldsy(int j) const {
+    if (Derive) return Ops::add(Ops::load(yr + j, rs), Ops::load(yi + j, rs));
+    return Ops::load(sy + j, ds);
+  }
+};
+
+// mdgen_gauss_chains is the loop of the complex convolution: this thread's
+// chains of c1, c2, c3 side by side. C3: c3 (shared memory, row stride n1)
+// holds the first products of c3 and receives its last values, and out
+// receives c1 and c2; otherwise the chain's thread computes c3's first
+// product and stores the finished coefficient.
+template <class Ops, bool Derive, bool C3>
+__device__ __forceinline__ void mdgen_gauss_chains(const mdgen_gauss_src<Ops, Derive>& s, double* out,
+                                                   long long stride, long long im, double* c3, int n1,
+                                                   mdgen_chains ch) {
+  typedef typename Ops::T T;
+  int k = ch.next();
+  if (k == 0) return;
+  const T xi0 = s.ldxi(0);
+  T acc1 = Ops::load(out + k, stride), acc2 = Ops::load(out + im + k, stride);
+  T acc3 = C3 ? Ops::load(c3 + k, n1) : Ops::mul(xi0, s.ldsy(k));
+  int i = 1;
+  for (;;) {
+    const int j = k - i;
+    acc1 = Ops::madd(acc1, s.ldsx(i), s.ldyr(j));
+    acc2 = Ops::madd(acc2, s.ldxr(i), s.lddy(j));
+    acc3 = Ops::madd(acc3, s.ldxi(i), s.ldsy(j));
+    if (i == k) {
+      if (C3) {
+        Ops::store(out + k, stride, acc1);
+        Ops::store(out + im + k, stride, acc2);
+        Ops::store(c3 + k, n1, acc3);
+      } else {
+        Ops::store(out + k, stride, Ops::sub(acc1, acc3));
+        Ops::store(out + im + k, stride, Ops::add(acc1, acc2));
+      }
+      k = ch.next();
+      if (k == 0) break;
+      acc1 = Ops::load(out + k, stride);
+      acc2 = Ops::load(out + im + k, stride);
+      acc3 = C3 ? Ops::load(c3 + k, n1) : Ops::mul(xi0, s.ldsy(k));
+      i = 1;
+    } else {
+      ++i;
+    }
+  }
+}
+
+// mdgen_gauss_first computes the first products of the chains, spread over
+// the block: c1 and c2 into out, c3 into c3 (when C3); coefficient 0 has no
+// chain, and without C3 it is finished here.
+template <class Ops, bool Derive, bool C3>
+__device__ __forceinline__ void mdgen_gauss_first(const mdgen_gauss_src<Ops, Derive>& s, double* out,
+                                                  long long stride, long long im, double* c3, int n1, int d) {
+  typedef typename Ops::T T;
+  const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+  const T sx0 = s.ldsx(0), xr0 = s.ldxr(0), xi0 = s.ldxi(0);
+  for (int k = tid; k <= d; k += nt) {
+    const T p1 = Ops::mul(sx0, s.ldyr(k));
+    const T p2 = Ops::mul(xr0, s.lddy(k));
+    if (C3) {
+      Ops::store(out + k, stride, p1);
+      Ops::store(out + im + k, stride, p2);
+      Ops::store(c3 + k, n1, Ops::mul(xi0, s.ldsy(k)));
+    } else if (k == 0) {
+      const T p3 = Ops::mul(xi0, s.ldsy(k));
+      Ops::store(out + k, stride, Ops::sub(p1, p3));
+      Ops::store(out + im + k, stride, Ops::add(p1, p2));
+    } else {
+      Ops::store(out + k, stride, p1);
+      Ops::store(out + im + k, stride, p2);
+    }
+  }
+}
+
+// mdgen_gauss_run is the complex convolution after staging: first
+// products, the chains, and (C3) the final sub/add spread over the block.
+template <class Ops, bool Derive, bool C3>
+__device__ __forceinline__ void mdgen_gauss_run(const mdgen_gauss_src<Ops, Derive>& s, double* out,
+                                                long long stride, long long im, double* c3, int n1, int d,
+                                                bool complement) {
+  typedef typename Ops::T T;
+  const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+  mdgen_gauss_first<Ops, Derive, C3>(s, out, stride, im, c3, n1, d);
+  __syncthreads();
+  mdgen_gauss_chains<Ops, Derive, C3>(s, out, stride, im, c3, n1, mdgen_schedule(d, nt, tid, complement));
+  if (C3) {
+    __syncthreads();
+    for (int k = tid; k <= d; k += nt) {
+      const T c1 = Ops::load(out + k, stride), c2 = Ops::load(out + im + k, stride);
+      const T c3k = Ops::load(c3 + k, n1);
+      Ops::store(out + k, stride, Ops::sub(c1, c3k));
+      Ops::store(out + im + k, stride, Ops::add(c1, c2));
+    }
+  }
+}
+
+// mdgen_conv_gauss_body is the convolution kernel of complex data, Ops the
+// operations of its real and imaginary parts (W = N rows per part).
+template <class Ops>
+__device__ __forceinline__ void mdgen_conv_gauss_body(double* data, long long stride, long long degree,
+                                                      const int* jobs, long long first, long long count,
+                                                      bool complement) {
+  typedef typename Ops::T T;
+  if ((long long)blockIdx.x >= count) return;
+  const long long j = first + (long long)blockIdx.x;
+  const int d = (int)degree;
+  const int n1 = d + 1;
+  const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+  const long long im = (long long)Ops::W * stride;  // the imaginary rows
+  double* out = data + (long long)jobs[3 * j] * n1;
+  const double* a = data + (long long)jobs[3 * j + 1] * n1;
+  const double* b = data + (long long)jobs[3 * j + 2] * n1;
+  extern __shared__ double mdgen_smem[];
+  const int set = Ops::W * n1;  // doubles of one real series
+  const unsigned long long sets = (unsigned long long)mdgen_dynamic_smem() / (8ull * (unsigned long long)set);
+  if (sets == 0) {
+    mdgen_gauss_src<Ops, true> s = {a, a + im, b, b + im, 0, 0, 0, stride, 0};
+    mdgen_gauss_run<Ops, true, false>(s, out, stride, im, 0, n1, d, complement);
+    return;
+  }
+  double* c3 = mdgen_smem;
+  if (sets < 4) {
+    mdgen_gauss_src<Ops, true> s = {a, a + im, b, b + im, 0, 0, 0, stride, 0};
+    mdgen_gauss_run<Ops, true, true>(s, out, stride, im, c3, n1, d, complement);
+    return;
+  }
+  // Stage sx, dy, sy (and with 7 sets xr, xi, yr), coefficient by coefficient.
+  double* sx = mdgen_smem + set;
+  double* dy = sx + set;
+  double* sy = dy + set;
+  const bool raw = sets >= 7;
+  for (int k = tid; k < n1; k += nt) {
+    const T xr = Ops::load(a + k, stride), xi = Ops::load(a + im + k, stride);
+    const T yr = Ops::load(b + k, stride), yi = Ops::load(b + im + k, stride);
+    Ops::store(sx + k, n1, Ops::add(xr, xi));
+    Ops::store(dy + k, n1, Ops::sub(yi, yr));
+    Ops::store(sy + k, n1, Ops::add(yr, yi));
+    if (raw) {
+      Ops::store(sy + set + k, n1, xr);
+      Ops::store(sy + 2 * set + k, n1, xi);
+      Ops::store(sy + 3 * set + k, n1, yr);
+    }
+  }
+  __syncthreads();
+  mdgen_gauss_src<Ops, false> s = {a, a + im, b, 0, sx, dy, sy, stride, n1};
+  if (raw) {
+    s.xr = sy + set;
+    s.xi = sy + 2 * set;
+    s.yr = sy + 3 * set;
+    s.rs = n1;
+  }
+  mdgen_gauss_run<Ops, false, true>(s, out, stride, im, c3, n1, d, complement);
+}
+
 // mdgen_add_body is the addition kernel: dst[k] += src[k], threads over k.
 template <class Ops>
 __device__ __forceinline__ void mdgen_add_body(double* data, long long stride, long long degree,
@@ -1766,7 +1958,7 @@ mdgen_add_r8(double* data, long long slotStride, long long degree, const int* jo
 // layer after layer; mdgen_*_layers lists (first job, job count) per layer.
 // ---------------------------------------------------------------------------
 
-extern "C" __device__ const long long mdgen_layout_version = 1;
+extern "C" __device__ const long long mdgen_layout_version = 2;
 extern "C" __device__ const unsigned long long mdgen_plan_hash = 0x20a31787f3e3974bull;
 extern "C" __device__ const long long mdgen_plan_degree = 31;
 extern "C" __device__ const long long mdgen_plan_slots = 24449;

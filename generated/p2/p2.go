@@ -44,7 +44,7 @@ const (
 	ConvJobs                = 24192              // in 64 layers
 	AddJobs                 = 8192               // in 8 layers
 	PlanHash         uint64 = 0x20a31787f3e3974b // emitrt.PlanHash of the staged plan
-	GPULayoutVersion        = 1                  // runtime.GPULayoutVersion the kernels follow
+	GPULayoutVersion        = 2                  // runtime.GPULayoutVersion the kernels follow
 	FatbinName              = "p2.fatbin"
 )
 

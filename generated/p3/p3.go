@@ -44,7 +44,7 @@ const (
 	ConvJobs                = 24384              // in 2 layers
 	AddJobs                 = 24256              // in 13 layers
 	PlanHash         uint64 = 0xbb41298c2892d31a // emitrt.PlanHash of the staged plan
-	GPULayoutVersion        = 1                  // runtime.GPULayoutVersion the kernels follow
+	GPULayoutVersion        = 2                  // runtime.GPULayoutVersion the kernels follow
 	FatbinName              = "p3.fatbin"
 )
 
