@@ -1,7 +1,7 @@
 # mdgen: multiple-double arithmetic for Go and CUDA.
 GO ?= go
 
-.PHONY: gpu-kernels all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu gpu-runtime-test bench-gpu
+.PHONY: bench-cpu gpu-kernels all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu gpu-runtime-test bench-gpu
 
 all: build test
 
@@ -33,6 +33,16 @@ test-short:
 fuzz-smoke:
 	for f in FuzzAdd FuzzSub FuzzMul FuzzSqr FuzzMulFloat64 FuzzDiv FuzzSqrt; do \
 		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 5s ./mdops || exit 1; done
+
+# The CPU executor on p1, p2, p3 (time, speed-up from 1 to 2 workers, op
+# rate) and the bare multiply-add loops it is measured against. GOAMD64=v3
+# lets math.FMA compile to one instruction (about 10% faster; the results are
+# bit-identical: every product in the generated code is an explicit
+# float64(x*y), so nothing is fused). Narrow the grid with
+# MDGEN_BENCH_SYSTEMS, MDGEN_BENCH_DEGREES, MDGEN_BENCH_NS.
+CPU_GOAMD64 ?= v3
+bench-cpu:
+	GOAMD64=$(CPU_GOAMD64) $(GO) test -run '^$$' -bench 'BenchmarkCPU|BenchmarkBare' -benchtime 1x -timeout 0 ./runtime
 
 # ns/op of every operation at every N.
 bench:

@@ -220,7 +220,7 @@ func TestLaunchShapeWithinBounds(t *testing.T) {
 				set := 8 * n * (d + 1)
 				want := 0
 				for _, sets := range map[bool][]int{false: {2}, true: {7, 4, 1}}[c] {
-					if sets*set <= 48<<10 {
+					if sets*set <= mdrt.GPUStageLimit {
 						want = sets * set
 						break
 					}
@@ -229,7 +229,11 @@ func TestLaunchShapeWithinBounds(t *testing.T) {
 					t.Fatalf("conv n=%d complex=%v d=%d: %d bytes of shared memory, want %d", n, c, d, sh, want)
 				}
 				best := int64(-1)
-				for T := 32; T <= convMaxThreads(w); T += 32 {
+				first := 32 // one pair per thread when the bound allows (GPULaunchShape)
+				if u := (d/2 + 1 + 31) / 32 * 32; u <= convMaxThreads(w) && mdrt.GPUConvPairsOnly(n, c) {
+					first = u
+				}
+				for T := first; T <= convMaxThreads(w); T += 32 {
 					cost := int64(T/32) * int64(schedModel(d, T, convComplement(w))+(d+T)/T)
 					if best < 0 || cost < best {
 						best = cost
@@ -237,7 +241,7 @@ func TestLaunchShapeWithinBounds(t *testing.T) {
 				}
 				got := int64(th/32) * int64(schedModel(d, th, convComplement(w))+(d+th)/th)
 				if got != best {
-					t.Fatalf("conv n=%d complex=%v d=%d: %d threads cost %d warp-steps, the best %d", n, c, d, th, got, best)
+					t.Fatalf("conv n=%d complex=%v d=%d: %d threads cost %d warp-steps, the best from %d threads up %d", n, c, d, th, got, first, best)
 				}
 				th, sh = mdrt.GPULaunchShape("add", n, c, d)
 				if th < 32 || th > addMaxThreads || sh != 0 {

@@ -79,7 +79,7 @@ func GPUKernelName(kind string, n int, complex bool) string {
 // Gauss's form), which a thread runs side by side in the same loop, so the
 // schedule is the real one.
 //
-// Shared memory, at most 48 KiB (no opt-in needed), else 0. Real data: a
+// Shared memory, at most GPUStageLimit, else 0. Real data: a
 // and b, 2·n·(d+1) doubles, and with less the kernel reads them through
 // L1. Complex data, in sets of n·(d+1) doubles (one real series): 7 sets
 // stage the first products and last values of the third chain (c3) and the
@@ -104,7 +104,18 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 		maxT := gpuConvMaxThreads(w)
 		comp := gpuConvComplement(w)
 		best, bestCost := 32, int64(-1)
-		for t := 32; t <= maxT; t += 32 {
+		// Complex data and n <= 2: one pair of chains (d-u, u) per thread
+		// when the kernel's bound allows it. The packed schedules with two
+		// or more units per thread look cheaper in this model but measured
+		// slower there on the H200 (d = 152: 1d p2 real 2.73 ms -> 1.08,
+		// complex 8d p1 214 ms -> 151, complex 10d p1 751 -> 343), while
+		// real data at n >= 4 ran faster packed (8d p1 24.9 ms against
+		// 31.7 with one pair per thread; 10d p1 48.6 against 71.9).
+		first := 32
+		if units := (degree/2 + 1 + 31) / 32 * 32; units <= maxT && gpuConvPairsOnly(n, complex) {
+			first = units
+		}
+		for t := first; t <= maxT; t += 32 {
 			l, _ := gpuConvSchedule(degree, t, comp)
 			cost := int64(t/32) * int64(l+(degree+1+t-1)/t)
 			if bestCost < 0 || cost <= bestCost {
@@ -119,13 +130,18 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 	return 0, 0
 }
 
-// gpuStageLimit is the largest dynamic shared memory GPULaunchShape asks
-// for: what every CUDA device gives a block without opting in.
-const gpuStageLimit = 48 << 10
+// GPUStageLimit is the largest dynamic shared memory GPULaunchShape asks
+// for. Above 48 KiB a kernel must opt in (the GPU executor does, with
+// cuFuncSetAttribute); 96 KiB fits every card from sm_80 on (sm_86/89 allow
+// 99 KiB per block) and leaves room for two blocks per SM on the H100/H200.
+// Measured on the H200: with 48 KiB, complex 8d and 10d at d = 152 could
+// not stage all seven series and ran at 27-32% of the FP64 peak, against
+// 54% at d = 127 where they fit.
+const GPUStageLimit = 96 << 10
 
 // gpuConvShared returns the dynamic shared memory of the convolution
 // kernel: the most of its staging (see GPULaunchShape) that fits
-// gpuStageLimit.
+// GPUStageLimit.
 func gpuConvShared(n int, complex bool, degree int) int {
 	set := n * (degree + 1) * 8 // bytes of one real series
 	sets := []int{2}
@@ -133,7 +149,7 @@ func gpuConvShared(n int, complex bool, degree int) int {
 		sets = []int{7, 4, 1}
 	}
 	for _, s := range sets {
-		if s*set <= gpuStageLimit {
+		if s*set <= GPUStageLimit {
 			return s * set
 		}
 	}
@@ -202,3 +218,10 @@ func gpuCompBins(d, l int) int {
 	}
 	return b + nb
 }
+
+// gpuConvPairsOnly reports whether GPULaunchShape gives the convolution
+// kernel of n doubles one pair of chains per thread when it can (see there).
+func gpuConvPairsOnly(n int, complex bool) bool { return complex || n <= 2 }
+
+// GPUConvPairsOnly is gpuConvPairsOnly for the kernel tests in gen.
+func GPUConvPairsOnly(n int, complex bool) bool { return gpuConvPairsOnly(n, complex) }
