@@ -125,9 +125,6 @@ func TestCPUMatchesBigBenchmarkSystems(t *testing.T) {
 				if testing.Short() && n > 4 {
 					continue
 				}
-				if name != "p1" && n > 4 && n != 8 {
-					continue // p2, p3 are large: their staging is checked at every N by p1's code path
-				}
 				t.Run(fmt.Sprintf("%s/N%d/complex=%v", name, n, complex), func(t *testing.T) {
 					sys, err := stager.BenchmarkSystem(name, 1)
 					if err != nil {
