@@ -1,7 +1,7 @@
 # mdgen: multiple-double arithmetic for Go and CUDA.
 GO ?= go
 
-.PHONY: bench-cpu gpu-kernels all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu gpu-runtime-test bench-gpu
+.PHONY: cudacompat bench-cpu gpu-kernels all generate check-generated test test-short fuzz-smoke bench bench-qd ops build gpu gpu-runtime-test bench-gpu
 
 all: build test
 
@@ -61,8 +61,10 @@ ops:
 # CUDA_PATH when it is set (a toolkit: include/, lib64/stubs/), else from
 # .cuda-sdk/{include/cuda.h,lib/libcuda.so} when that exists (copied from a GPU
 # machine, never committed), else from /usr/local/cuda.
-# runtime/cudacompat goes first: its cuda.h lets gorgonia.org/cu v0.9.6 compile
-# against CUDA 13 headers.
+# Our compatibility header goes first: runtime/cudacompat/mdgen_cuda_compat.h,
+# installed as build/cudacompat/cuda.h (git-ignored, so that no file named
+# cuda.h is tracked), lets gorgonia.org/cu v0.9.6 compile against CUDA 13
+# headers.
 ifeq ($(origin CUDA_PATH),undefined)
 ifneq ($(wildcard .cuda-sdk/include/cuda.h),)
 CUDA_INC := $(CURDIR)/.cuda-sdk/include
@@ -75,9 +77,14 @@ ifdef CUDA_PATH
 CUDA_INC := $(CUDA_PATH)/include
 CUDA_LIB := $(CUDA_PATH)/lib64/stubs
 endif
-GPU_ENV = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -I$(CURDIR)/runtime/cudacompat -I$(CUDA_INC)" CGO_LDFLAGS="-L$(CUDA_LIB)"
+GPU_ENV = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -I$(CURDIR)/build/cudacompat -I$(CUDA_INC)" CGO_LDFLAGS="-L$(CUDA_LIB)"
 
-gpu:
+cudacompat: build/cudacompat/cuda.h
+build/cudacompat/cuda.h: runtime/cudacompat/mdgen_cuda_compat.h
+	@mkdir -p build/cudacompat
+	cp $< $@
+
+gpu: build/cudacompat/cuda.h
 	@test -f "$(CUDA_INC)/cuda.h" || { echo "gpu: no $(CUDA_INC)/cuda.h: set CUDA_PATH to a CUDA toolkit, or put cuda.h and libcuda.so under .cuda-sdk/include and .cuda-sdk/lib"; exit 1; }
 	@mkdir -p .gpu
 	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/cudadev.test ./runtime/cudadev
@@ -85,7 +92,7 @@ gpu:
 
 # The GPU executor's device tests (reference kernels vs the CPU executor):
 # .gpu/runtime.test, run there by scripts/gpu-bench.sh selftest.
-gpu-runtime-test:
+gpu-runtime-test: build/cudacompat/cuda.h
 	@mkdir -p .gpu
 	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/runtime.test ./runtime
 

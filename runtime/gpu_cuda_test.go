@@ -7,7 +7,7 @@ package runtime
 // for bit. Build here, run there (from the runtime folder, so that
 // ../generated/cuda is found):
 //
-//	CGO_CFLAGS="-I$PWD/runtime/cudacompat -I$PWD/.cuda-sdk/include" \
+//	CGO_CFLAGS="-I$PWD/build/cudacompat -I$PWD/.cuda-sdk/include" \
 //	CGO_LDFLAGS="-L$PWD/.cuda-sdk/lib" go test -c -tags cuda -o .gpu/runtime.test ./runtime
 //	cd runtime && ../.gpu/runtime.test -test.run GPU -test.v
 //

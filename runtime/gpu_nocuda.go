@@ -17,7 +17,7 @@ const GPUEnabled = false
 
 // errNoGPU says why there is no GPU executor and how to get one.
 func errNoGPU(what string) error {
-	return fmt.Errorf("runtime: %s: %w (or CGO_CFLAGS=\"-I$PWD/runtime/cudacompat -I$CUDA_PATH/include\" "+
+	return fmt.Errorf("runtime: %s: %w (or CGO_CFLAGS=\"-I$PWD/build/cudacompat -I$CUDA_PATH/include\" "+
 		"CGO_LDFLAGS=\"-L$CUDA_PATH/lib64/stubs\" go build -tags cuda)", what, cudadev.ErrNoCUDA)
 }
 

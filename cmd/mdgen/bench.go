@@ -233,7 +233,7 @@ func caseSeed(base uint64, sys string, prec, degree int, complex bool) uint64 {
 
 // benchErrNoGPU explains how to get a GPU run.
 func benchErrNoGPU(cause error) error {
-	how := "build the GPU binary with `make gpu` (or: CGO_CFLAGS=\"-I$PWD/runtime/cudacompat -I$CUDA_PATH/include\" " +
+	how := "build the GPU binary with `make gpu` (or: CGO_CFLAGS=\"-I$PWD/build/cudacompat -I$CUDA_PATH/include\" " +
 		"CGO_LDFLAGS=\"-L$CUDA_PATH/lib64/stubs\" go build -tags cuda -o .gpu/mdgen ./cmd/mdgen) and run it on a machine " +
 		"with an NVIDIA GPU (scripts/gpu-bench.sh does both), or run `mdgen bench -cpu` for the same table with the CPU executor"
 	return fmt.Errorf("bench: the GPU is unavailable: %v\n%s", cause, how)

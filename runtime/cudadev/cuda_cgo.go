@@ -61,7 +61,7 @@ const headerVersion = int(C.CUDA_VERSION)
 // attrMaxSharedPerBlockOptin is not among gorgonia.org/cu v0.9.6's constants.
 const attrMaxSharedPerBlockOptin = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
 
-// compatHeader reports whether runtime/cudacompat/cuda.h was first on the
+// compatHeader reports whether the compatibility header (runtime/cudacompat, installed as build/cudacompat/cuda.h) was first on the
 // include path when this package was compiled.
 func compatHeader() bool { return C.mdgen_compat_header() != 0 }
 

@@ -14,10 +14,10 @@
 //	make gpu
 //
 // or by hand, with mdgen's compatibility header first on the include path
-// (see runtime/cudacompat/cuda.h: it makes gorgonia.org/cu v0.9.6 compile
+// (see runtime/cudacompat/mdgen_cuda_compat.h, installed as build/cudacompat/cuda.h by make cudacompat: it makes gorgonia.org/cu v0.9.6 compile
 // against CUDA 13's cuda.h):
 //
-//	CGO_CFLAGS="-I$PWD/runtime/cudacompat -I$CUDA_PATH/include" \
+//	CGO_CFLAGS="-I$PWD/build/cudacompat -I$CUDA_PATH/include" \
 //	CGO_LDFLAGS="-L$CUDA_PATH/lib64/stubs" go build -tags cuda ./...
 //
 // A cuda-tagged binary links libcuda.so.1 dynamically: it starts only where

@@ -177,7 +177,7 @@ func TestDeviceInfo(t *testing.T) {
 		t.Errorf("versions: driver %d, header %d", info.DriverVersion, info.HeaderVersion)
 	}
 	if !compatHeader() {
-		t.Errorf("built without runtime/cudacompat first on the include path")
+		t.Errorf("built without the compatibility header (make cudacompat: build/cudacompat) first on the include path")
 	}
 	n, err := Count()
 	if err != nil || n < 1 {

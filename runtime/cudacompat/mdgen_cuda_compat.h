@@ -1,12 +1,14 @@
 /*
  * mdgen's CUDA driver API compatibility header.
  *
- * Put this directory FIRST on the C include path of every cgo package that
- * includes <cuda.h> (gorgonia.org/cu and runtime/cudadev), e.g.
+ * Installed as cuda.h in a folder put FIRST on the C include path of every
+ * cgo package that includes <cuda.h> (gorgonia.org/cu and runtime/cudadev):
+ * `make cudacompat` copies it to build/cudacompat/cuda.h (git-ignored; the
+ * repository tracks no file named cuda.h), then
  *
- *     CGO_CFLAGS="-I$PWD/runtime/cudacompat -I$CUDA_PATH/include"
+ *     CGO_CFLAGS="-I$PWD/build/cudacompat -I$CUDA_PATH/include"
  *
- * (`make gpu` does this). It includes the real cuda.h with #include_next and
+ * (`make gpu` does both). It includes the real cuda.h with #include_next and
  * then makes two adjustments:
  *
  * 1. CUDA 13 (CUDA_VERSION >= 13000) re-maps five driver API names to new
