@@ -52,18 +52,14 @@ func NewCPU(plan *stager.Plan, n int, complex bool, workers int) (*CPU, error) {
 	} else {
 		e.conv, e.addTo = k.Conv, k.AddTo
 	}
-	e.slotLen = (plan.Degree + 1) * n
-	if complex {
-		e.slotLen *= 2
-	}
-	need := int64(plan.NumSlots()) * int64(e.slotLen) * 8
-	if err := CheckMemory(need, "the CPU data array"); err != nil {
-		return nil, err
+	e.slotLen = e.layout().SlotLen()
+	if err := plan.CheckMemory(n, complex); err != nil {
+		return nil, fmt.Errorf("runtime: the CPU data array: %w", err)
 	}
 	e.data = make([]float64, plan.NumSlots()*e.slotLen)
 	e.zero = make([]float64, e.slotLen)
 	for s, v := range plan.Values {
-		if err := e.setExact(s, v); err != nil {
+		if err := RoundSeries(e.slot(s), v, e.layout()); err != nil {
 			return nil, err
 		}
 	}
@@ -77,29 +73,10 @@ func (e *CPU) SlotLen() int       { return e.slotLen }
 func (e *CPU) Workers() int       { return e.workers }
 func (e *CPU) Plan() *stager.Plan { return e.plan }
 
+func (e *CPU) layout() Layout { return Layout{N: e.n, Degree: e.plan.Degree, Complex: e.complex} }
+
 func (e *CPU) slot(s stager.Slot) []float64 {
 	return e.data[int(s)*e.slotLen : (int(s)+1)*e.slotLen : (int(s)+1)*e.slotLen]
-}
-
-// setExact rounds an exact series into slot s.
-func (e *CPU) setExact(s stager.Slot, v stager.Series) error {
-	dst := e.slot(s)
-	clear(dst)
-	w := e.n
-	if e.complex {
-		w = 2 * e.n
-	}
-	for k := 0; k < len(v) && k <= e.plan.Degree; k++ {
-		c := &v[k]
-		if !e.complex && !c.IsReal() {
-			return fmt.Errorf("runtime: the system has complex coefficients; use complex data")
-		}
-		RoundRat(dst[k*w:k*w+e.n], &c.Re)
-		if e.complex {
-			RoundRat(dst[k*w+e.n:k*w+2*e.n], &c.Im)
-		}
-	}
-	return nil
 }
 
 // SetInput copies the series of input variable v: SlotLen() doubles in the

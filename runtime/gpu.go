@@ -90,9 +90,9 @@ func describeSizes(plan *stager.Plan, n int, complex bool, s GPUSizes) string {
 	}
 	return fmt.Sprintf("degree %d in %d-double %s data needs %s of device memory "+
 		"(data array: %d series × %d coefficients × %d doubles = %s; job tables: %d convolution + %d addition jobs = %s)",
-		plan.Degree, n, kind, FormatBytes(s.Total()),
-		s.Slots, plan.Degree+1, gpuParts(complex)*n, FormatBytes(s.DataBytes),
-		plan.ConvJobs(), plan.AddJobs(), FormatBytes(s.TableBytes))
+		plan.Degree, n, kind, stager.FormatBytes(s.Total()),
+		s.Slots, plan.Degree+1, gpuParts(complex)*n, stager.FormatBytes(s.DataBytes),
+		plan.ConvJobs(), plan.AddJobs(), stager.FormatBytes(s.TableBytes))
 }
 
 func gpuParts(complex bool) int {

@@ -305,8 +305,8 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 	}
 	if need > free-gpuMemoryReserve {
 		return nil, fmt.Errorf("runtime: %w: %s, but %s of %s is free on %s (%s kept in reserve)",
-			ErrGPUMemory, describeSizes(plan, n, complex, g.sizes), FormatBytes(free), FormatBytes(info.TotalMemory), info.Name,
-			FormatBytes(gpuMemoryReserve))
+			ErrGPUMemory, describeSizes(plan, n, complex, g.sizes), stager.FormatBytes(free), stager.FormatBytes(info.TotalMemory), info.Name,
+			stager.FormatBytes(gpuMemoryReserve))
 	}
 
 	ok := false

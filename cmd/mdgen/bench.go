@@ -341,7 +341,7 @@ func (s *benchSession) openGPU() error {
 	}
 	s.dev = dev
 	free, _ := dev.FreeMemory()
-	s.notef("device: %s, %s free", dev.Info(), mdrt.FormatBytes(free))
+	s.notef("device: %s, %s free", dev.Info(), stager.FormatBytes(free))
 	return nil
 }
 
@@ -569,7 +569,7 @@ func (s *benchSession) newResult(plan *stager.Plan, name string, n, d int, compl
 func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex bool, keep bool) (r benchResult, out []float64) {
 	r = s.newResult(plan, name, n, d, complex)
 	if s.cfg.maxBytes > 0 && r.DeviceBytes > s.cfg.maxBytes {
-		r.Skipped = fmt.Sprintf("needs %s, more than -max-gib", mdrt.FormatBytes(r.DeviceBytes))
+		r.Skipped = fmt.Sprintf("needs %s, more than -max-gib", stager.FormatBytes(r.DeviceBytes))
 		return r, nil
 	}
 	var exec mdrt.Executor
@@ -619,7 +619,7 @@ func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex
 		}
 		ks[i], ws[i] = k, w
 	}
-	r.KernelMs, r.WallMs = benchMedian(ks), benchMedian(ws)
+	r.KernelMs, r.WallMs = median(ks), median(ws)
 	r.KernelMsLo, r.WallMsLo = slices.Min(ks), slices.Min(ws)
 	if g, ok := exec.(*mdrt.GPU); ok {
 		if err := g.Download(); err != nil {
@@ -690,19 +690,6 @@ func describeDiff(got, want []float64, plan *stager.Plan, l mdrt.Layout) string 
 	}
 	return fmt.Sprintf("%d of %d doubles, first at %s (GPU %g, CPU %g), largest difference %.2g of its number",
 		n, len(got), name(first), got[first], want[first], worst)
-}
-
-func benchMedian(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // startChecker runs the CPU comparisons, one case at a time, each on

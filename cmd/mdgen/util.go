@@ -44,10 +44,14 @@ func reorderFlags(fs *flag.FlagSet, args []string) []string {
 	return append(flags, pos...)
 }
 
+// median returns the median of xs (NaN for none), leaving xs as it is.
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
 	if n%2 == 1 {
 		return s[n/2]
 	}
