@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -197,7 +198,7 @@ func TestRoundRatExact(t *testing.T) {
 	for _, n := range testNs {
 		dst := make([]float64, n)
 		RoundRat(dst, third)
-		got := exactSum(dst)
+		got := alg.Exact(dst)
 		want := new(big.Float).SetPrec(2200).SetRat(third)
 		diff := new(big.Float).SetPrec(2200).Sub(got, want)
 		diff.Abs(diff)

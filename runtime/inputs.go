@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -134,21 +135,13 @@ func InputsToBig(in [][]float64, l Layout) []BigSeries {
 		}
 		for k := 0; k <= l.Degree; k++ {
 			off := k * l.W()
-			out[v].Re[k] = exactSum(s[off : off+l.N])
+			out[v].Re[k] = alg.Exact(s[off : off+l.N])
 			if l.Complex {
-				out[v].Im[k] = exactSum(s[off+l.N : off+2*l.N])
+				out[v].Im[k] = alg.Exact(s[off+l.N : off+2*l.N])
 			}
 		}
 	}
 	return out
-}
-
-func exactSum(limbs []float64) *big.Float {
-	sum := new(big.Float).SetPrec(2200) // any sum of finite doubles is exact at 2200 bits
-	for _, l := range limbs {
-		sum.Add(sum, new(big.Float).SetFloat64(l))
-	}
-	return sum
 }
 
 // Outputs is what an executor returns after a run.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -222,25 +223,8 @@ func EvaluateProgress(sys *stager.System, inputs []BigSeries, degree int, comple
 }
 
 // AccurateBits returns -log2(|got - want| / mag) for one real number given
-// as limbs, capped at capBits (also returned when got is exact or mag is 0
-// and got equals want).
+// as limbs (alg.AccurateBitsScaled), capped at capBits, which it also returns
+// when got equals want.
 func AccurateBits(got []float64, want, mag *big.Float, capBits float64) float64 {
-	prec := want.Prec() + 64
-	sum := new(big.Float).SetPrec(prec).Neg(want)
-	for _, l := range got {
-		sum.Add(sum, new(big.Float).SetFloat64(l))
-	}
-	if sum.Sign() == 0 {
-		return capBits
-	}
-	if mag.Sign() == 0 {
-		return 0
-	}
-	sum.Abs(sum)
-	sum.Quo(sum, mag)
-	m := new(big.Float)
-	e := sum.MantExp(m)
-	f, _ := m.Float64()
-	bits := -(math.Log2(f) + float64(e))
-	return math.Min(bits, capBits)
+	return math.Min(alg.AccurateBitsScaled(got, want, mag), capBits)
 }
