@@ -35,6 +35,20 @@ type GPUOptions struct {
 	ModuleTables bool
 }
 
+// GPUShapeInfo is the launch shape of one kernel of a GPU executor and what
+// the driver's occupancy calculator makes of it.
+type GPUShapeInfo struct {
+	Kernel      string // extern "C" name
+	Block       int    // threads per block
+	Shared      int    // bytes of dynamic shared memory per block
+	BlocksPerSM int    // blocks one SM runs at once (0: unknown)
+	Regs        int    // registers per thread
+}
+
+func (s GPUShapeInfo) String() string {
+	return fmt.Sprintf("%s %d threads, %d B shared, %d regs: %d blocks/SM", s.Kernel, s.Block, s.Shared, s.Regs, s.BlocksPerSM)
+}
+
 // Symbols an mdgen fatbin may carry (extern "C" __device__ globals).
 const (
 	// GPULayoutSymbol holds GPULayoutVersion (an int or a long long).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/mdgen/mdgen/runtime/cudadev"
@@ -172,6 +173,7 @@ type GPU struct {
 	data, convJobs, addJobs cudadev.Buffer
 	tablesOwned             bool
 	launches                []gpuLaunch
+	shapes                  []GPUShapeInfo
 	timer                   *cudadev.Timer
 
 	// Inputs: a mirror in the CPU layout, uploaded at the next Run.
@@ -291,6 +293,11 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 				return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
 			}
 		}
+		perSM, err := kk.fn.MaxActiveBlocks(block, shared)
+		if err != nil {
+			return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+		}
+		g.shapes = append(g.shapes, GPUShapeInfo{Kernel: kk.fn.Name(), Block: block, Shared: shared, BlocksPerSM: perSM, Regs: a.NumRegs})
 		shapes[kk.kind] = shaped{kk.fn, block, shared}
 	}
 
@@ -518,6 +525,9 @@ func (g *GPU) Launches() int { return len(g.launches) }
 
 // Kernels returns the loaded kernels.
 func (g *GPU) Kernels() *GPUKernels { return g.kernels }
+
+// Shapes returns the launch shapes of the convolution and addition kernels.
+func (g *GPU) Shapes() []GPUShapeInfo { return slices.Clone(g.shapes) }
 
 // SetInput sets the series of input variable v (Layout.SlotLen doubles in
 // the CPU layout). It is converted to the limb-major layout and uploaded

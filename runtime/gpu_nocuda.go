@@ -67,6 +67,7 @@ func (g *GPU) Complex() bool                                   { return false }
 func (g *GPU) Sizes() GPUSizes                                 { return GPUSizes{} }
 func (g *GPU) Launches() int                                   { return 0 }
 func (g *GPU) Kernels() *GPUKernels                            { return nil }
+func (g *GPU) Shapes() []GPUShapeInfo                          { return nil }
 func (g *GPU) SetInput(v int, series []float64)                {}
 func (g *GPU) Run() error                                      { return errNoGPU("running the GPU executor") }
 func (g *GPU) RunTimed() (kernelMs, wallMs float64, err error) { return 0, 0, g.Run() }

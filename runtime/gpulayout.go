@@ -76,8 +76,13 @@ func GPUKernelName(kind string, n int, complex bool) string {
 // kernel's bound) with the fewest warp-steps: blocks·warps·(L + products).
 //
 // Complex data is three real chains per coefficient (stager.ConvJob:
-// Gauss's form), which a thread runs side by side in the same loop, so the
-// schedule is the real one.
+// Gauss's form), which a thread runs in the same loop, so the schedule is
+// the real one: side by side for N <= 4, and for N >= 5 one after the other
+// through a single copy of the multiply-add (rotating registers), since
+// three inlined copies overflowed the instruction cache on the H200. One
+// pair per thread stays the fastest complex schedule with the single copy
+// too (8d p1 d = 152: 105 ms; complement bins 157 ms, 4-set staging with
+// 64 threads 146 ms).
 //
 // Shared memory, at most GPUStageLimit, else 0. Real data: a
 // and b, 2·n·(d+1) doubles, and with less the kernel reads them through

@@ -69,6 +69,11 @@ type benchConfig struct {
 	maxBytes     int64
 	deadline     time.Duration
 	merge        []string
+	// Tuning overrides of the convolution kernel's launch shape (0 / -1:
+	// runtime.GPULaunchShape's) and extra nvcc flags.
+	convBlock int
+	convSets  int
+	nvccFlags []string
 }
 
 func parseIntList(s, what string) ([]int, error) {
@@ -120,6 +125,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	seed := fs.Uint64("seed", 0, "seed of the random inputs (0: from the clock)")
 	maxGiB := fs.Float64("max-gib", 0, "skip cases whose data array needs more than this many GiB (0: what the device has free)")
 	merge := fs.String("merge", "", "no run: combine the bench.json files of earlier runs (comma-separated; a later file wins a case) into one report")
+	convBlock := fs.Int("conv-block", 0, "tuning: threads per block of the convolution kernel (0: runtime.GPULaunchShape's)")
+	convSets := fs.Int("conv-sets", -1, "tuning: dynamic shared memory of the convolution kernel, in real series of n*(degree+1) doubles (-1: runtime.GPULaunchShape's)")
+	nvccFlags := fs.String("nvcc-flags", "", "tuning: extra nvcc flags, space-separated (e.g. -DMDGEN_CONV_MIN_BLOCKS_r4=2)")
 	deadline := fs.Duration("deadline", 0, "stop starting cases and checks after this long and report what is done (0: no limit), e.g. 9m under a 10-minute device limit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -131,7 +139,10 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	c := &benchConfig{repeat: *repeat, kernels: *kernels, kernelsSrc: *kernelsSrc, nvcc: *nvcc, arch: *arch,
 		check: *check, checkWorkers: *checkWorkers, overlap: *overlap, csv: *csvPath, plot: *plot, outDir: *outDir,
 		asJSON: *asJSON, cpu: *cpu, workers: *workers, seed: *seed, maxBytes: int64(*maxGiB * (1 << 30)),
-		deadline: *deadline}
+		deadline: *deadline, convBlock: *convBlock, convSets: *convSets, nvccFlags: strings.Fields(*nvccFlags)}
+	if c.convBlock < 0 || c.convBlock > 1024 || c.convSets < -1 {
+		return nil, fmt.Errorf("bench: -conv-block %d -conv-sets %d: want 0..1024 threads (0: the default) and -1 (the default) or more sets", c.convBlock, c.convSets)
+	}
 	for _, f := range strings.Split(*merge, ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			c.merge = append(c.merge, f)
@@ -387,6 +398,9 @@ func (s *benchSession) buildKernels() error {
 		srcs = append(srcs, src)
 	}
 	comp := &mdrt.FatbinCompiler{NVCC: cfg.nvcc, Dir: cfg.kernels, Archs: archs, Log: s.log}
+	if len(cfg.nvccFlags) > 0 {
+		comp.Flags = append(slices.Clone(mdrt.DefaultNVCCFlags), cfg.nvccFlags...)
+	}
 	s.logf("nvcc: compiling %d kernel files for %s in parallel (cache %s)", len(srcs), strings.Join(archs, ","), cfg.kernels)
 	t0 := time.Now()
 	res, err := comp.Build(srcs)
@@ -420,7 +434,23 @@ func (s *benchSession) gpuOptions() mdrt.GPUOptions {
 	if s.cfg.kernelsSrc == "ref" {
 		return mdrt.GPUOptions{Shape: mdrt.GPUReferenceShape}
 	}
-	return mdrt.GPUOptions{}
+	if s.cfg.convBlock <= 0 && s.cfg.convSets < 0 {
+		return mdrt.GPUOptions{}
+	}
+	block, sets := s.cfg.convBlock, s.cfg.convSets
+	return mdrt.GPUOptions{Shape: func(kind string, n int, complex bool, degree int) (int, int) {
+		t, sh := mdrt.GPULaunchShape(kind, n, complex, degree)
+		if kind != "conv" {
+			return t, sh
+		}
+		if block > 0 {
+			t = block
+		}
+		if sets >= 0 {
+			sh = sets * n * (degree + 1) * 8
+		}
+		return t, sh
+	}}
 }
 
 func benchSystem(name string, complex bool) (*stager.System, error) {
@@ -598,6 +628,9 @@ func (s *benchSession) runCase(plan *stager.Plan, name string, n, d int, complex
 		}
 		defer g.Close()
 		r.Launches = g.Launches()
+		for _, sh := range g.Shapes() {
+			s.logf("shape %dd d=%d complex=%v: %v", n, d, complex, sh)
+		}
 		exec = g
 		timed = g.RunTimed
 	}

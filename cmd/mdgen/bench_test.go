@@ -214,6 +214,41 @@ func TestBenchFlags(t *testing.T) {
 	}
 }
 
+// The tuning flags override the convolution kernel's shape only, and add
+// nvcc flags after the defaults.
+func TestBenchTuningFlags(t *testing.T) {
+	cfg, err := parseBenchFlags([]string{"-prec", "8", "-conv-block", "64", "-conv-sets", "4", "-nvcc-flags", "-DA=1  -DB=2"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.nvccFlags) != 2 || cfg.nvccFlags[0] != "-DA=1" || cfg.nvccFlags[1] != "-DB=2" {
+		t.Errorf("nvcc flags %q", cfg.nvccFlags)
+	}
+	opt := (&benchSession{cfg: cfg}).gpuOptions()
+	if opt.Shape == nil {
+		t.Fatal("no shape override")
+	}
+	if tb, sh := opt.Shape("conv", 8, true, 152); tb != 64 || sh != 4*8*153*8 {
+		t.Errorf("conv shape %d threads, %d bytes; want 64, %d", tb, sh, 4*8*153*8)
+	}
+	wantT, wantS := mdrt.GPULaunchShape("add", 8, true, 152)
+	if tb, sh := opt.Shape("add", 8, true, 152); tb != wantT || sh != wantS {
+		t.Errorf("add shape %d, %d changed; want %d, %d", tb, sh, wantT, wantS)
+	}
+	def, err := parseBenchFlags([]string{"-prec", "8"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (&benchSession{cfg: def}).gpuOptions().Shape != nil {
+		t.Error("default flags override the shape")
+	}
+	for _, bad := range [][]string{{"-conv-block", "-1"}, {"-conv-block", "2048"}, {"-conv-sets", "-2"}} {
+		if _, err := parseBenchFlags(bad, io.Discard); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
 // The CPU mode runs the whole path at tiny degrees and writes every file.
 func TestBenchCPUSmoke(t *testing.T) {
 	dir := t.TempDir()

@@ -616,4 +616,3 @@ func (b *Builder) scaleLimbs(x []Value, s Value) []Value {
 	}
 	return out
 }
-

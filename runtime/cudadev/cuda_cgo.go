@@ -44,6 +44,10 @@ static const char *mdgen_error_string(int r) {
 static int mdgen_func_set_max_dynamic_shared(CUfunction f, int bytes) {
 	return (int)cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
 }
+
+static int mdgen_occupancy(CUfunction f, int block, size_t shared, int *blocks) {
+	return (int)cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, block, shared);
+}
 */
 import "C"
 
@@ -115,4 +119,12 @@ func setMaxDynamicShared(f *cu.Function, bytes int) error {
 		return newDriverError(r, nil)
 	}
 	return nil
+}
+
+func maxActiveBlocks(f *cu.Function, block, shared int) (int, error) {
+	var n C.int
+	if r := int(C.mdgen_occupancy(cFunction(f), C.int(block), C.size_t(shared), &n)); r != 0 {
+		return 0, newDriverError(r, nil)
+	}
+	return int(n), nil
 }

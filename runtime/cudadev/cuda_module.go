@@ -192,6 +192,27 @@ func (f *Function) SetMaxDynamicShared(bytes int) error {
 	return nil
 }
 
+// MaxActiveBlocks returns how many blocks of the given size and dynamic
+// shared memory one SM runs at once, by the driver's occupancy calculator
+// (cuOccupancyMaxActiveBlocksPerMultiprocessor): the limit that registers,
+// shared memory and the block count put on latency hiding.
+func (f *Function) MaxActiveBlocks(block, shared int) (int, error) {
+	d := f.m.d
+	var n int
+	err := d.Do(func() error {
+		if f.m.unloaded {
+			return errors.New("the module was unloaded")
+		}
+		var err error
+		n, err = maxActiveBlocks(&f.fn, block, shared)
+		return err
+	})
+	if err != nil {
+		return 0, d.fail(err, "computing the occupancy of kernel %s (%d threads, %d bytes of dynamic shared memory)", f.name, block, shared)
+	}
+	return n, nil
+}
+
 // Launch queues kernel fn on the device's stream with the given grid and
 // block shapes and dynamic shared memory, and returns without waiting.
 //

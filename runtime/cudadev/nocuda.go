@@ -57,13 +57,14 @@ func (d *Device) Launch(fn *Function, grid, block Dim3, sharedBytes int, args ..
 	return ErrNoCUDA
 }
 
-func (m *Module) Name() string                            { return "" }
-func (m *Module) Function(name string) (*Function, error) { return nil, ErrNoCUDA }
-func (m *Module) Global(name string) (Buffer, error)      { return Buffer{}, ErrNoCUDA }
-func (m *Module) Unload() error                           { return ErrNoCUDA }
-func (f *Function) Name() string                          { return "" }
-func (f *Function) Attributes() FuncAttributes            { return FuncAttributes{} }
-func (f *Function) SetMaxDynamicShared(bytes int) error   { return ErrNoCUDA }
-func (t *Timer) Start() error                             { return ErrNoCUDA }
-func (t *Timer) Stop() (float64, error)                   { return 0, ErrNoCUDA }
-func (t *Timer) Close() error                             { return ErrNoCUDA }
+func (m *Module) Name() string                                     { return "" }
+func (m *Module) Function(name string) (*Function, error)          { return nil, ErrNoCUDA }
+func (m *Module) Global(name string) (Buffer, error)               { return Buffer{}, ErrNoCUDA }
+func (m *Module) Unload() error                                    { return ErrNoCUDA }
+func (f *Function) Name() string                                   { return "" }
+func (f *Function) Attributes() FuncAttributes                     { return FuncAttributes{} }
+func (f *Function) SetMaxDynamicShared(bytes int) error            { return ErrNoCUDA }
+func (f *Function) MaxActiveBlocks(block, shared int) (int, error) { return 0, ErrNoCUDA }
+func (t *Timer) Start() error                                      { return ErrNoCUDA }
+func (t *Timer) Stop() (float64, error)                            { return 0, ErrNoCUDA }
+func (t *Timer) Close() error                                      { return ErrNoCUDA }
