@@ -14,10 +14,11 @@ build:
 generate:
 	$(GO) run ./cmd/mdgen generate
 	for p in p1 p2 p3; do $(GO) run ./cmd/mdgen emit $$p -prec 8 -degree 31 -nvcc none -o generated/$$p || exit 1; done
+	cd examples/evaldemo && $(GO) generate
 
 # Fail when the committed generated code differs from what the generator writes.
 check-generated: generate
-	@git diff --exit-code --stat -- mdops generated || { echo "generated code is stale: run make generate and commit"; exit 1; }
+	@git diff --exit-code --stat -- mdops generated examples || { echo "generated code is stale: run make generate and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- mdops generated)" || { git status --porcelain -- mdops generated; echo "untracked generated files"; exit 1; }
 
 # All tests: accuracy against math/big, special values, Go vs host-C++ bit

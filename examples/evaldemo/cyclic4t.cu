@@ -756,12 +756,37 @@ __device__ __forceinline__ void mdgen_gauss_chains(const mdgen_gauss_src<Ops, De
   const T xi0 = s.ldxi(0);
   T acc1 = Ops::load(out + k, stride), acc2 = Ops::load(out + im + k, stride);
   T acc3 = C3 ? Ops::load(c3 + k, n1) : Ops::mul(xi0, s.ldsy(k));
+  // Rotate: one copy of the multiply-add in the loop, run three times per
+  // step on rotating registers (acc1 <- acc2 <- acc3 <- the new value, and
+  // the operand pointers with them), instead of three inlined copies. At
+  // N >= 5 a copy is about a thousand instructions, and the H200 profile of
+  // the three-copy loop (8d, d = 152) showed warps stalled on instruction
+  // fetch half of the time. The chains, and so the bits, are the same.
+  const bool rotate = !Derive && Ops::W >= 5;
+  const double *u1 = s.sx, *u2 = s.xr, *u3 = s.xi, *v1 = s.yr, *v2 = s.dy, *v3 = s.sy;
+  long long us1 = s.ds, us2 = s.rs, us3 = s.rs, vs1 = s.rs, vs2 = s.ds, vs3 = s.ds;
   int i = 1;
   for (;;) {
     const int j = k - i;
-    acc1 = Ops::madd(acc1, s.ldsx(i), s.ldyr(j));
-    acc2 = Ops::madd(acc2, s.ldxr(i), s.lddy(j));
-    acc3 = Ops::madd(acc3, s.ldxi(i), s.ldsy(j));
+    if (rotate) {
+#pragma unroll 1
+      for (int c = 0; c < 3; ++c) {
+        const T t = Ops::madd(acc1, Ops::load(u1 + i, us1), Ops::load(v1 + j, vs1));
+        acc1 = acc2;
+        acc2 = acc3;
+        acc3 = t;
+        const double *pu = u1, *pv = v1;
+        const long long su = us1, sv = vs1;
+        u1 = u2; u2 = u3; u3 = pu;
+        v1 = v2; v2 = v3; v3 = pv;
+        us1 = us2; us2 = us3; us3 = su;
+        vs1 = vs2; vs2 = vs3; vs3 = sv;
+      }
+    } else {
+      acc1 = Ops::madd(acc1, s.ldsx(i), s.ldyr(j));
+      acc2 = Ops::madd(acc2, s.ldxr(i), s.lddy(j));
+      acc3 = Ops::madd(acc3, s.ldxi(i), s.ldsy(j));
+    }
     if (i == k) {
       if (C3) {
         Ops::store(out + k, stride, acc1);
@@ -931,11 +956,21 @@ struct mdgen_ops_r4 {
   static __device__ __forceinline__ T add(const T& x, const T& y) { return md4_add(x, y); }
 };
 
+// The convolution kernel's bounds: runtime.GPULaunchShape never asks for
+// more threads than 256. Tuning runs may redefine the macros with nvcc
+// -D (mdgen bench -nvcc-flags), MDGEN_CONV_BOUNDS_r4 as a whole, e.g. as
+// __maxnreg__(R); the executor refuses a block the kernel cannot take.
+#ifndef MDGEN_CONV_MAX_THREADS_r4
+#define MDGEN_CONV_MAX_THREADS_r4 256
+#endif
 #ifndef MDGEN_CONV_MIN_BLOCKS_r4
 #define MDGEN_CONV_MIN_BLOCKS_r4 1
 #endif
+#ifndef MDGEN_CONV_BOUNDS_r4
+#define MDGEN_CONV_BOUNDS_r4 __launch_bounds__(MDGEN_CONV_MAX_THREADS_r4, MDGEN_CONV_MIN_BLOCKS_r4)
+#endif
 
-extern "C" __global__ void __launch_bounds__(256, MDGEN_CONV_MIN_BLOCKS_r4)
+extern "C" __global__ void MDGEN_CONV_BOUNDS_r4
 mdgen_conv_r4(double* data, long long slotStride, long long degree, const int* jobs, long long first, long long count) {
   mdgen_conv_body<mdgen_ops_r4>(data, slotStride, degree, jobs, first, count, true);
 }
