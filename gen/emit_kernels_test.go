@@ -330,9 +330,9 @@ func TestKernelEmulation(t *testing.T) {
 				convT, addT = c.threads, c.threads
 			}
 			if c.sets >= 0 {
-				shared = c.sets * 8 * c.n * (c.degree + 1)
+				shared = c.sets * mdrt.GPUSetBytes(c.n, c.degree)
 			} else {
-				t.Logf("GPULaunchShape: %d threads, %d bytes (%d sets)", convT, shared, shared/(8*c.n*(c.degree+1)))
+				t.Logf("GPULaunchShape: %d threads, %d bytes (%d sets)", convT, shared, shared/mdrt.GPUSetBytes(c.n, c.degree))
 			}
 			got := emulate(t, bin, plan, c.n, c.complex, convT, addT, shared)
 			compareCPU(t, plan, c.n, c.complex, got)

@@ -144,11 +144,16 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 // 54% at d = 127 where they fit.
 const GPUStageLimit = 96 << 10
 
+// GPUSetBytes is the size of one staging set of the convolution kernel's
+// shared memory: one real series of n limbs at degree degree, in bytes.
+// GPULaunchShape's shared memory is a whole number of sets.
+func GPUSetBytes(n, degree int) int { return n * (degree + 1) * 8 }
+
 // gpuConvShared returns the dynamic shared memory of the convolution
 // kernel: the most of its staging (see GPULaunchShape) that fits
 // GPUStageLimit.
 func gpuConvShared(n int, complex bool, degree int) int {
-	set := n * (degree + 1) * 8 // bytes of one real series
+	set := GPUSetBytes(n, degree)
 	sets := []int{2}
 	if complex {
 		sets = []int{7, 4, 1}

@@ -447,7 +447,7 @@ func (s *benchSession) gpuOptions() mdrt.GPUOptions {
 			t = block
 		}
 		if sets >= 0 {
-			sh = sets * n * (degree + 1) * 8
+			sh = sets * mdrt.GPUSetBytes(n, degree)
 		}
 		return t, sh
 	}}
