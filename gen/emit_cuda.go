@@ -16,19 +16,6 @@ import (
 // The kernels of the GPU contract (runtime/gpulayout.go) come from
 // templates/kernels.cu.tmpl; this file fills it in.
 
-// convMaxThreads is the __launch_bounds__ of the convolution kernel for
-// values of w doubles (n real, 2n complex). runtime.GPULaunchShape never
-// asks for more (TestLaunchShapeWithinBounds).
-func convMaxThreads(w int) int {
-	switch {
-	case w <= 2:
-		return 512
-	case w <= 5:
-		return 256
-	}
-	return 128
-}
-
 // addMaxThreads is the __launch_bounds__ of the addition kernels.
 const addMaxThreads = 256
 
@@ -54,7 +41,7 @@ func newKernelData(n int, complex bool) kernelData {
 	}
 	k.Conv = mdrt.GPUKernelName("conv", n, complex)
 	k.Add = mdrt.GPUKernelName("add", n, complex)
-	k.ConvMaxThreads = convMaxThreads(k.W)
+	k.ConvMaxThreads = mdrt.GPUConvMaxThreads(n, complex)
 	k.AddMaxThreads = addMaxThreads
 	k.Complement = convComplement(k.W)
 	return k

@@ -83,7 +83,7 @@ func TestKernelsCUSyntax(t *testing.T) {
 
 // schedModel is runtime.gpuConvSchedule (unexported there), kept here to
 // check the kernel's mdgen_schedule and GPULaunchShape's choice.
-func schedModel(d, t int, complement bool) int {
+func schedModel(d, t int, complement, strict bool) int {
 	if d <= 0 {
 		return 0
 	}
@@ -93,7 +93,7 @@ func schedModel(d, t int, complement bool) int {
 	if complement && q >= 2 {
 		m := d * (d + 1) / 2
 		l := max(d, (m+t-1)/t)
-		for it := 0; it < 64 && l < lm && l < 2*d; it, l = it+1, l+1 {
+		for it := 0; it < 64 && l < lm && l < 2*d && (!strict || 4*l <= 3*lm); it, l = it+1, l+1 {
 			if compBinsModel(d, l) <= t {
 				return l
 			}
@@ -151,11 +151,11 @@ int main() {
   const int ds[] = {` + ds.String() + `};
   const int ts[] = {` + ts.String() + `};
   std::vector<int> seen;
-  for (int d : ds) for (int T : ts) for (int comp = 0; comp < 2; ++comp) {
+  for (int d : ds) for (int T : ts) for (int comp = 0; comp < 3; ++comp) {  // 2: complement, strict
     seen.assign(d + 1, 0);
     int L = 0;
     for (int t = 0; t < T; ++t) {
-      mdgen_chains c = mdgen_schedule(d, T, t, comp != 0);
+      mdgen_chains c = mdgen_schedule(d, T, t, comp != 0, comp == 2);
       int load = 0;
       for (int k = c.next(); k != 0; k = c.next()) {
         if (k < 1 || k > d) { printf("bad %d %d %d %d %d\n", d, T, comp, t, k); return 1; }
@@ -183,12 +183,12 @@ int main() {
 			t.Fatalf("%q: %v", sc.Text(), err)
 		}
 		// The largest load is at most the schedule's capacity L.
-		if want := schedModel(d, T, comp == 1); L > want {
-			t.Errorf("d=%d T=%d complement=%v: largest load %d, model L %d", d, T, comp == 1, L, want)
+		if want := schedModel(d, T, comp >= 1, comp == 2); L > want {
+			t.Errorf("d=%d T=%d complement=%d: largest load %d, model L %d", d, T, comp, L, want)
 		}
 		n++
 	}
-	if want := len(schedDegrees) * len(schedThreads) * 2; n != want {
+	if want := len(schedDegrees) * len(schedThreads) * 3; n != want {
 		t.Fatalf("%d results, want %d", n, want)
 	}
 }
@@ -203,45 +203,46 @@ func lastLines(b []byte, n int) string {
 
 // TestLaunchShapeWithinBounds checks runtime.GPULaunchShape against the
 // kernels' __launch_bounds__ and against the schedule model: its block is
-// the one with the fewest warp-steps.
+// the one with the fewest warp-steps (the split schedule's, from an
+// occupancy model, only in its range).
 func TestLaunchShapeWithinBounds(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 4, 5, 8, 10, 16} {
 		for _, c := range []bool{false, true} {
-			w := n
-			if c {
-				w = 2 * n
-			}
 			for d := 0; d <= 1100; d++ {
 				th, sh := mdrt.GPULaunchShape("conv", n, c, d)
-				if th < 32 || th > convMaxThreads(w) || th%32 != 0 {
-					t.Fatalf("conv n=%d complex=%v d=%d: %d threads, bound %d", n, c, d, th, convMaxThreads(w))
+				bound := mdrt.GPUConvMaxThreads(n, c)
+				if th < 32 || th > bound || th%32 != 0 {
+					t.Fatalf("conv n=%d complex=%v d=%d: %d threads, bound %d", n, c, d, th, bound)
 				}
 				// Staging: 2 real series (a, b) real, else 7, 4 or 1 (Gauss), the most that fits.
 				set := 8 * n * (d + 1)
-				want := 0
+				want, wantSets := 0, 0
 				for _, sets := range map[bool][]int{false: {2}, true: {7, 4, 1}}[c] {
 					if sets*set <= mdrt.GPUStageLimit {
-						want = sets * set
+						want, wantSets = sets*set, sets
 						break
 					}
 				}
 				if sh != want {
 					t.Fatalf("conv n=%d complex=%v d=%d: %d bytes of shared memory, want %d", n, c, d, sh, want)
 				}
-				best := int64(-1)
-				first := 32 // one pair per thread when the bound allows (GPULaunchShape)
-				if u := (d/2 + 1 + 31) / 32 * 32; u <= convMaxThreads(w) && mdrt.GPUConvPairsOnly(n, c) {
-					first = u
+				// The kernel splits the three chains of a complex coefficient
+				// over three threads at n >= 5 when the derived series are
+				// staged; without the split such a block holds at most 128.
+				split := c && n >= 5 && wantSets >= 4
+				if got := mdrt.GPUConvSplit(n, c, d); got != split {
+					t.Fatalf("conv n=%d complex=%v d=%d: split %v, want %v", n, c, d, got, split)
 				}
-				for T := first; T <= convMaxThreads(w); T += 32 {
-					cost := int64(T/32) * int64(schedModel(d, T, convComplement(w))+(d+T)/T)
-					if best < 0 || cost < best {
-						best = cost
+				if split {
+					// The split block comes from an occupancy model of the
+					// H200 (runtime.gpuConvSplitBlock); here only its range:
+					// at least 4 warps unless fewer give every pair three
+					// threads.
+					if lo := min(128, (3*(d/2+1)+31)/32*32); th < lo {
+						t.Fatalf("conv n=%d complex=%v d=%d: split block of %d threads, want >= %d", n, c, d, th, lo)
 					}
-				}
-				got := int64(th/32) * int64(schedModel(d, th, convComplement(w))+(d+th)/th)
-				if got != best {
-					t.Fatalf("conv n=%d complex=%v d=%d: %d threads cost %d warp-steps, the best from %d threads up %d", n, c, d, th, got, first, best)
+				} else {
+					checkFewestWarpSteps(t, n, c, d, th)
 				}
 				th, sh = mdrt.GPULaunchShape("add", n, c, d)
 				if th < 32 || th > addMaxThreads || sh != 0 {
@@ -249,6 +250,35 @@ func TestLaunchShapeWithinBounds(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkFewestWarpSteps checks that th, GPULaunchShape's convolution block
+// (without the split), has the fewest warp-steps in the schedule model.
+func checkFewestWarpSteps(t *testing.T, n int, c bool, d, th int) {
+	t.Helper()
+	w := n
+	if c {
+		w = 2 * n
+	}
+	limit := mdrt.GPUConvMaxThreads(n, c)
+	if c && n >= 5 {
+		limit = 128 // three accumulators per thread
+	}
+	best := int64(-1)
+	first := 32 // one pair per thread when the bound allows (GPULaunchShape)
+	if u := (d/2 + 1 + 31) / 32 * 32; u <= limit && mdrt.GPUConvPairsOnly(n, c) {
+		first = u
+	}
+	for T := first; T <= limit; T += 32 {
+		cost := int64(T/32) * int64(schedModel(d, T, convComplement(w), false)+(d+T)/T)
+		if best < 0 || cost < best {
+			best = cost
+		}
+	}
+	got := int64(th/32) * int64(schedModel(d, th, convComplement(w), false)+(d+th)/th)
+	if got != best {
+		t.Fatalf("conv n=%d complex=%v d=%d: %d threads cost %d warp-steps, the best from %d threads up %d", n, c, d, th, got, first, best)
 	}
 }
 
@@ -309,7 +339,11 @@ func TestKernelEmulation(t *testing.T) {
 	cfgs = append(cfgs, cfg{3, false, 40, 7, 2}, cfg{3, false, 40, 33, 0}, cfg{5, true, 17, 1, 7},
 		cfg{8, false, 31, 16, 0}, cfg{2, false, 63, 96, 2}, cfg{1, false, 100, 64, 0},
 		cfg{3, true, 9, 160, 7}, cfg{4, true, 31, 0, 6}, cfg{8, true, 31, 0, 5}, cfg{2, true, 31, 0, 3},
-		cfg{10, true, 13, 7, 1}, cfg{1, true, 40, 33, 0})
+		cfg{10, true, 13, 7, 1}, cfg{1, true, 40, 33, 0},
+		// The split schedule (complex, n >= 5, 4 or more sets): groups
+		// of unequal sizes, one thread per group, and no split below 3.
+		cfg{8, true, 23, 4, 7}, cfg{5, true, 40, 7, 4}, cfg{10, true, 31, 64, 7}, cfg{8, true, 17, 2, 7},
+		cfg{8, true, 40, 3, 4}, cfg{10, true, 9, 100, 7})
 	// Degrees above the limits of 7 and 4 sets in 48 KiB, with
 	// GPULaunchShape's staging (4 or 1 sets) and block.
 	cfgs = append(cfgs, cfg{8, true, 95, 0, -1}, cfg{8, true, 160, 0, -1}, cfg{10, true, 100, 0, -1},

@@ -76,13 +76,18 @@ func GPUKernelName(kind string, n int, complex bool) string {
 // kernel's bound) with the fewest warp-steps: blocks·warps·(L + products).
 //
 // Complex data is three real chains per coefficient (stager.ConvJob:
-// Gauss's form), which a thread runs in the same loop, so the schedule is
-// the real one: side by side for N <= 4, and for N >= 5 one after the other
-// through a single copy of the multiply-add (rotating registers), since
-// three inlined copies overflowed the instruction cache on the H200. One
-// pair per thread stays the fastest complex schedule with the single copy
-// too (8d p1 d = 152: 105 ms; complement bins 157 ms, 4-set staging with
-// 64 threads 146 ms).
+// Gauss's form). At N >= 5 with the derived series staged (GPUConvSplit)
+// the block splits them: thread t runs chain t % 3 of the schedule of its
+// group of block/3 threads, one accumulator per thread, and the block size
+// comes from an occupancy model (gpuConvSplitBlock). On the H200 this took
+// complex 8d p1 at d = 152 from 105 ms (one thread running all three
+// chains of a pair, 96 threads, 2 blocks of 3 warps per SM: two of the
+// four schedulers had one warp) to 70.6 ms, and 10d from 231 to 123.
+// Otherwise a thread runs the three chains of its coefficients in the same
+// loop, so the schedule is the real one: side by side for N <= 4, and for
+// N >= 5 one after the other through a single copy of the multiply-add
+// (rotating registers), since three inlined copies overflowed the
+// instruction cache on the H200.
 //
 // Shared memory, at most GPUStageLimit, else 0. Real data: a
 // and b, 2·n·(d+1) doubles, and with less the kernel reads them through
@@ -106,8 +111,9 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 	}
 	switch kind {
 	case "conv":
-		maxT := gpuConvMaxThreads(w)
+		maxT := gpuConvShapeLimit(n, complex, degree)
 		comp := gpuConvComplement(w)
+		split := GPUConvSplit(n, complex, degree)
 		best, bestCost := 32, int64(-1)
 		// Complex data and n <= 2: one pair of chains (d-u, u) per thread
 		// when the kernel's bound allows it. The packed schedules with two
@@ -116,12 +122,15 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 		// complex 8d p1 214 ms -> 151, complex 10d p1 751 -> 343), while
 		// real data at n >= 4 ran faster packed (8d p1 24.9 ms against
 		// 31.7 with one pair per thread; 10d p1 48.6 against 71.9).
+		if split {
+			return gpuConvSplitBlock(degree, maxT, comp, gpuConvShared(n, complex, degree)), gpuConvShared(n, complex, degree)
+		}
 		first := 32
 		if units := (degree/2 + 1 + 31) / 32 * 32; units <= maxT && gpuConvPairsOnly(n, complex) {
 			first = units
 		}
 		for t := first; t <= maxT; t += 32 {
-			l, _ := gpuConvSchedule(degree, t, comp)
+			l, _ := gpuConvSchedule(degree, t, comp, false)
 			cost := int64(t/32) * int64(l+(degree+1+t-1)/t)
 			if bestCost < 0 || cost <= bestCost {
 				best, bestCost = t, cost
@@ -133,6 +142,58 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 		return min(t, 256), 0
 	}
 	return 0, 0
+}
+
+// gpuConvSplitBlock picks the block of the split schedule (GPUConvSplit)
+// at degree d: the multiple of 32 up to maxT with the least time
+// per job in a model of one SM of the H100/H200, fitted to H200
+// measurements (8d, p1, d = 63..191, blocks of 32..256 threads):
+//
+//   - the kernels of n >= 5 take 255 registers, so an SM holds 8 warps:
+//     B = min(8 / warps per block, blocks that fit its 228 KiB of shared
+//     memory) blocks, W = B · warps per block warps;
+//   - each of the four schedulers of the SM runs ceil(W/4) warps, and a
+//     lone warp is no faster than two (the multiply-add's latency), so a
+//     round of B jobs takes max(ceil(W/4), 2) · (L + 3 · first products
+//     per thread) steps, L from the schedule of the smallest group
+//     (block/3 threads);
+//   - a step of complement bins costs 1.35 steps of pairs (the lanes leave
+//     step; measured 1.3-1.45), which is why the kernel takes complement
+//     bins here only when they cut L by a quarter (mdgen_schedule, strict).
+//
+// Blocks of fewer than 4 warps ran slower than this model says (d = 127:
+// 32 threads 88 ms, 64 threads 71 ms, 128 threads 55 ms), so they are
+// considered only when they give every pair its three threads. Ties go to
+// the larger block: the model ties where one pair per thread in a larger
+// block meets two pairs per thread in a smaller one, and the larger ran
+// faster in three of the four such cases measured (d = 127 and 152, 8d and
+// 10d p1: 8d 55.3 -> 60.6 ms and 73.3 -> 70.6, 10d 121 -> 109 and
+// 139 -> 124). Measured, 8d p1 (ms): d = 63: 128 threads 15.0, 256 22.6;
+// d = 95: 128 31.9, 256 46.0; d = 191: 128 123, 256 145.
+func gpuConvSplitBlock(d, maxT int, complement bool, shared int) int {
+	const smemPerSM, smemPerBlockReserved, warpsPerSM = 228 << 10, 1 << 10, 8
+	minT := min(128, (3*(d/2+1)+31)/32*32, maxT)
+	best, bestCost := minT, int64(-1)
+	for t := minT; t <= maxT; t += 32 {
+		wb := t / 32
+		blocks := warpsPerSM / wb
+		if shared > 0 {
+			blocks = min(blocks, smemPerSM/(shared+smemPerBlockReserved))
+		}
+		if blocks == 0 {
+			continue
+		}
+		l, comp := gpuConvSchedule(d, t/3, complement, true)
+		steps := int64(l + 3*((d+t)/t))
+		if comp {
+			steps = steps * 135 / 100
+		}
+		cost := int64(max((blocks*wb+3)/4, 2)) * steps * 1000 / int64(blocks)
+		if bestCost < 0 || cost <= bestCost {
+			best, bestCost = t, cost
+		}
+	}
+	return best
 }
 
 // GPUStageLimit is the largest dynamic shared memory GPULaunchShape asks
@@ -166,16 +227,41 @@ func gpuConvShared(n int, complex bool, degree int) int {
 	return 0
 }
 
-// gpuConvMaxThreads is the __launch_bounds__ of the convolution kernel of
-// w doubles per number (n, or 2n complex): gen emits the same table.
-func gpuConvMaxThreads(w int) int {
+// GPUConvMaxThreads is the __launch_bounds__ of the convolution kernel of
+// n doubles, real or complex: gen emits it.
+func GPUConvMaxThreads(n int, complex bool) int {
+	w := n
+	if complex {
+		w = 2 * n
+	}
 	switch {
 	case w <= 2:
 		return 512
 	case w <= 5:
 		return 256
+	case complex && n >= 5:
+		return 256 // the split schedule: three threads per pair
 	}
 	return 128
+}
+
+// GPUConvSplit reports whether the complex convolution kernel of n doubles
+// at degree degree runs the split schedule (templates/kernels.cu.tmpl,
+// mdgen_gauss_run: each thread runs one of the three chains of its
+// coefficients): at n >= 5, when GPULaunchShape stages the derived series
+// (4 or 7 sets).
+func GPUConvSplit(n int, complex bool, degree int) bool {
+	return complex && n >= 5 && gpuConvShared(n, complex, degree) >= 4*GPUSetBytes(n, degree)
+}
+
+// gpuConvShapeLimit is the largest block GPULaunchShape gives the
+// convolution kernel: its bound, but 128 for the complex kernels at n >= 5
+// without the split schedule, whose threads hold three accumulators.
+func gpuConvShapeLimit(n int, complex bool, degree int) int {
+	if complex && n >= 5 && !GPUConvSplit(n, complex, degree) {
+		return 128
+	}
+	return GPUConvMaxThreads(n, complex)
 }
 
 // gpuConvComplement reports whether the kernel of w doubles per number
@@ -185,8 +271,9 @@ func gpuConvComplement(w int) bool { return w >= 3 }
 
 // gpuConvSchedule returns the steps L (multiply-adds per thread) of the
 // convolution kernel's schedule for degree d and t threads, and whether it
-// uses complement bins. It is the kernel's mdgen_schedule, line for line.
-func gpuConvSchedule(d, t int, complement bool) (steps int, comp bool) {
+// uses complement bins. It is the kernel's mdgen_schedule, line for line;
+// strict accepts complement bins only when they save a quarter of the steps.
+func gpuConvSchedule(d, t int, complement, strict bool) (steps int, comp bool) {
 	if d <= 0 {
 		return 0, false
 	}
@@ -196,7 +283,7 @@ func gpuConvSchedule(d, t int, complement bool) (steps int, comp bool) {
 	if complement && q >= 2 {
 		m := d * (d + 1) / 2
 		l := max(d, (m+t-1)/t)
-		for it := 0; it < 64 && l < lm && l < 2*d; it, l = it+1, l+1 {
+		for it := 0; it < 64 && l < lm && l < 2*d && (!strict || 4*l <= 3*lm); it, l = it+1, l+1 {
 			if gpuCompBins(d, l) <= t {
 				return l, true
 			}

@@ -1564,7 +1564,8 @@ MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
 // (stager.ConvJob): with a = xr + i xi, b = yr + i yi, the series
 // sx = xr + xi, dy = yi - yr, sy = yr + yi; then c1 = sx*yr, c2 = xr*dy,
 // c3 = xi*sy, three real chains per coefficient that a thread runs side by
-// side in its loop; then out = (c1 - c3) + i (c1 + c2). The block's
+// side in its loop, or (N >= 5, derived series staged: the split schedule)
+// that three threads run; then out = (c1 - c3) + i (c1 + c2). The block's
 // dynamic shared memory, in sets of N*(degree+1) doubles (one real
 // series), holds as much of [c3 | sx | dy | sy | xr | xi | yr] as fits:
 //   >= 7 sets: everything; the loop reads shared memory only;
@@ -1579,6 +1580,13 @@ MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
 
 #ifndef MDGEN_KERNEL_PRELUDE
 #define MDGEN_KERNEL_PRELUDE
+
+// MDGEN_GAUSS_SPLIT: the split schedule of the complex convolution at
+// N >= 5 (mdgen_gauss_run); runtime.GPULaunchShape assumes it. Tuning runs
+// may turn it off with nvcc -DMDGEN_GAUSS_SPLIT=0 (and give a block size).
+#ifndef MDGEN_GAUSS_SPLIT
+#define MDGEN_GAUSS_SPLIT 1
+#endif
 
 #if defined(__CUDA_ARCH__)
 // mdgen_dynamic_smem returns the bytes of dynamic shared memory of the block.
@@ -1619,8 +1627,11 @@ struct mdgen_chains {
 };
 
 // mdgen_schedule returns the chains of thread t of T for degree d; with
-// complement false it uses pairs only (see runtime.GPULaunchShape).
-__device__ __forceinline__ mdgen_chains mdgen_schedule(int d, int T, int t, bool complement) {
+// complement false it uses pairs only (see runtime.GPULaunchShape). Strict:
+// complement bins only when they cut the steps by a quarter or more (the
+// lanes of a warp then leave step, and their loads of a stop being one
+// broadcast: measured 1.3-1.45 times the cost per step of pairs at 8d).
+__device__ __forceinline__ mdgen_chains mdgen_schedule(int d, int T, int t, bool complement, bool strict = false) {
   mdgen_chains c = {0, 0, 0, 0, 0, 0};
   if (d <= 0) return c;
   const int units = d / 2 + 1;  // pairs (d-u, u), u = 0..d/2
@@ -1629,7 +1640,7 @@ __device__ __forceinline__ mdgen_chains mdgen_schedule(int d, int T, int t, bool
     const int m = d * (d + 1) / 2;
     int L = (m + T - 1) / T;
     if (L < d) L = d;
-    for (int it = 0; it < 64 && L < q * d && L < 2 * d; ++it, ++L) {
+    for (int it = 0; it < 64 && L < q * d && L < 2 * d && (!strict || 4 * L <= 3 * q * d); ++it, ++L) {
       if (mdgen_comp_bins(d, L) > T) continue;
       const int h = L / 2, B = d - h;
       if (t < B) {  // the pair (d-t, L-(d-t))
@@ -1813,6 +1824,33 @@ __device__ __forceinline__ void mdgen_gauss_chains(const mdgen_gauss_src<Ops, De
   }
 }
 
+// mdgen_gauss_chain runs this thread's chains of one of c1, c2, c3 (the
+// split schedule of mdgen_gauss_run): u and v are the a and b side series
+// of that chain (row strides us, vs), dst (row stride ds) holds its first
+// products and receives its last values. One multiply-add per step and one
+// accumulator: the loop of mdgen_conv_body.
+template <class Ops>
+__device__ __forceinline__ void mdgen_gauss_chain(const double* u, long long us, const double* v, long long vs,
+                                                  double* dst, long long ds, mdgen_chains ch) {
+  typedef typename Ops::T T;
+  int k = ch.next();
+  if (k == 0) return;
+  T acc = Ops::load(dst + k, ds);
+  int i = 1;
+  for (;;) {
+    acc = Ops::madd(acc, Ops::load(u + i, us), Ops::load(v + (k - i), vs));
+    if (i == k) {
+      Ops::store(dst + k, ds, acc);
+      k = ch.next();
+      if (k == 0) break;
+      acc = Ops::load(dst + k, ds);
+      i = 1;
+    } else {
+      ++i;
+    }
+  }
+}
+
 // mdgen_gauss_first computes the first products of the chains, spread over
 // the block: c1 and c2 into out, c3 into c3 (when C3); coefficient 0 has no
 // chain, and without C3 it is finished here.
@@ -1850,7 +1888,26 @@ __device__ __forceinline__ void mdgen_gauss_run(const mdgen_gauss_src<Ops, Deriv
   const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
   mdgen_gauss_first<Ops, Derive, C3>(s, out, stride, im, c3, n1, d);
   __syncthreads();
-  mdgen_gauss_chains<Ops, Derive, C3>(s, out, stride, im, c3, n1, mdgen_schedule(d, nt, tid, complement));
+  // Split (N >= 5, the derived series staged): the block's threads take
+  // turns at the three chains, thread t running chain t % 3 of the pairs
+  // of the t / 3-th of its group, so that a thread holds one accumulator
+  // instead of three and a job spreads over three times the threads. The
+  // profile of one thread running all three (8d, d = 152, 77 threads of
+  // 96 per job) showed 2 blocks of 3 warps per SM: two of the four
+  // schedulers had one warp. Only a pointer differs between the groups, so
+  // the lanes of a warp stay in step.
+  if (MDGEN_GAUSS_SPLIT && !Derive && C3 && Ops::W >= 5 && nt >= 3) {
+    const int g = tid % 3;
+    const mdgen_chains ch = mdgen_schedule(d, (nt - g + 2) / 3, tid / 3, complement, true);
+    // Selected, not branched on: one inlined copy of the chain's loop.
+    const double* u = g == 0 ? s.sx : g == 1 ? s.xr : s.xi;
+    const double* v = g == 0 ? s.yr : g == 1 ? s.dy : s.sy;
+    const long long us = g == 0 ? s.ds : s.rs, vs = g == 0 ? s.rs : s.ds;
+    double* dst = g == 0 ? out : g == 1 ? out + im : c3;
+    mdgen_gauss_chain<Ops>(u, us, v, vs, dst, g == 2 ? (long long)n1 : stride, ch);
+  } else {
+    mdgen_gauss_chains<Ops, Derive, C3>(s, out, stride, im, c3, n1, mdgen_schedule(d, nt, tid, complement));
+  }
   if (C3) {
     __syncthreads();
     for (int k = tid; k <= d; k += nt) {
