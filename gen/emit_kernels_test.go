@@ -132,7 +132,7 @@ var schedThreads = []int{1, 2, 3, 7, 16, 31, 32, 33, 64, 96, 128, 160, 192, 256,
 // TestKernelSchedule runs the kernel's mdgen_schedule for every thread of
 // many (degree, block size) pairs: every coefficient 1..d must be computed
 // by exactly one thread, and no thread may run more multiply-adds than the
-// schedule's L, which must be the Go model's.
+// schedule's L, which must be the Go model's and every thread's steps.
 func TestKernelSchedule(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), KernelsCU([]int{1}, nil), 0o644); err != nil {
@@ -153,9 +153,11 @@ int main() {
   std::vector<int> seen;
   for (int d : ds) for (int T : ts) for (int comp = 0; comp < 3; ++comp) {  // 2: complement, strict
     seen.assign(d + 1, 0);
-    int L = 0;
+    int L = 0, steps = -1;
     for (int t = 0; t < T; ++t) {
       mdgen_chains c = mdgen_schedule(d, T, t, comp != 0, comp == 2);
+      if (steps < 0) steps = c.steps;
+      if (c.steps != steps) { printf("steps %d %d %d %d: %d, thread 0 %d\n", d, T, comp, t, c.steps, steps); return 1; }
       int load = 0;
       for (int k = c.next(); k != 0; k = c.next()) {
         if (k < 1 || k > d) { printf("bad %d %d %d %d %d\n", d, T, comp, t, k); return 1; }
@@ -165,7 +167,7 @@ int main() {
       if (load > L) L = load;
     }
     for (int k = 1; k <= d; ++k) if (seen[k] != 1) { printf("cover %d %d %d %d %d\n", d, T, comp, k, seen[k]); return 1; }
-    printf("%d %d %d %d\n", d, T, comp, L);
+    printf("%d %d %d %d %d\n", d, T, comp, L, steps);
   }
   return 0;
 }
@@ -178,13 +180,18 @@ int main() {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	n := 0
 	for sc.Scan() {
-		var d, T, comp, L int
-		if _, err := fmt.Sscan(sc.Text(), &d, &T, &comp, &L); err != nil {
+		var d, T, comp, L, steps int
+		if _, err := fmt.Sscan(sc.Text(), &d, &T, &comp, &L, &steps); err != nil {
 			t.Fatalf("%q: %v", sc.Text(), err)
 		}
-		// The largest load is at most the schedule's capacity L.
-		if want := schedModel(d, T, comp >= 1, comp == 2); L > want {
+		// The largest load is at most the schedule's capacity L, which
+		// every thread gets as its steps (the trip count of the chain loop).
+		want := schedModel(d, T, comp >= 1, comp == 2)
+		if L > want {
 			t.Errorf("d=%d T=%d complement=%d: largest load %d, model L %d", d, T, comp, L, want)
+		}
+		if steps != want {
+			t.Errorf("d=%d T=%d complement=%d: steps %d, model L %d", d, T, comp, steps, want)
 		}
 		n++
 	}
