@@ -695,6 +695,37 @@ __device__ __forceinline__ mdgen_chains mdgen_schedule(int d, int T, int t, bool
   return c;
 }
 
+// mdgen_chain_loop runs this thread's chains ch of one real convolution
+// dst = u * v (mdgen_conv_body; one of c1, c2, c3 in the split schedule of
+// mdgen_gauss_run): u and v are the series (row strides us, vs), dst (row
+// stride ds) holds the first products and receives the last values; steps
+// is the L of the warp's schedule(s). One multiply-add per step and one
+// accumulator.
+template <class Ops>
+__device__ __forceinline__ void mdgen_chain_loop(const double* u, long long us, const double* v, long long vs,
+                                                  double* dst, long long ds, mdgen_chains ch, int steps) {
+  typedef typename Ops::T T;
+  const unsigned lanes = mdgen_warp_lanes();
+  int k = ch.next();
+  T acc = T();
+  if (k != 0) acc = Ops::load(dst + k, ds);
+  int i = 1;
+  for (int step = 0; step < steps; ++step) {
+    if (k != 0) {
+      acc = Ops::madd(acc, Ops::load(u + i, us), Ops::load(v + (k - i), vs));
+      if (i == k) {
+        Ops::store(dst + k, ds, acc);
+        k = ch.next();
+        if (k != 0) acc = Ops::load(dst + k, ds);
+        i = 1;
+      } else {
+        ++i;
+      }
+    }
+    mdgen_syncwarp(lanes);
+  }
+}
+
 // mdgen_conv_body is the convolution kernel for the value operations Ops.
 template <class Ops>
 __device__ __forceinline__ void mdgen_conv_body(double* data, long long stride, long long degree,
@@ -730,26 +761,8 @@ __device__ __forceinline__ void mdgen_conv_body(double* data, long long stride, 
   }
   __syncthreads();
   // This thread's chains, in one loop of multiply-adds.
-  mdgen_chains ch = mdgen_schedule(d, nt, tid, complement);
-  const unsigned lanes = mdgen_warp_lanes();
-  int k = ch.next();
-  T acc = T();
-  if (k != 0) acc = Ops::load(out + k, stride);
-  int i = 1;
-  for (int step = 0; step < ch.steps; ++step) {
-    if (k != 0) {
-      acc = Ops::madd(acc, Ops::load(a + i, rs), Ops::load(b + (k - i), rs));
-      if (i == k) {
-        Ops::store(out + k, stride, acc);
-        k = ch.next();
-        if (k != 0) acc = Ops::load(out + k, stride);
-        i = 1;
-      } else {
-        ++i;
-      }
-    }
-    mdgen_syncwarp(lanes);
-  }
+  const mdgen_chains ch = mdgen_schedule(d, nt, tid, complement);
+  mdgen_chain_loop<Ops>(a, rs, b, rs, out, stride, ch, ch.steps);
 }
 
 // mdgen_gauss_src reads the six real series of the complex convolution:
@@ -854,37 +867,6 @@ __device__ __forceinline__ void mdgen_gauss_chains(const mdgen_gauss_src<Ops, De
   }
 }
 
-// mdgen_gauss_chain runs this thread's chains of one of c1, c2, c3 (the
-// split schedule of mdgen_gauss_run): u and v are the a and b side series
-// of that chain (row strides us, vs), dst (row stride ds) holds its first
-// products and receives its last values; steps is the largest L of the
-// block's three groups. One multiply-add per step and one accumulator: the
-// loop of mdgen_conv_body.
-template <class Ops>
-__device__ __forceinline__ void mdgen_gauss_chain(const double* u, long long us, const double* v, long long vs,
-                                                  double* dst, long long ds, mdgen_chains ch, int steps) {
-  typedef typename Ops::T T;
-  const unsigned lanes = mdgen_warp_lanes();
-  int k = ch.next();
-  T acc = T();
-  if (k != 0) acc = Ops::load(dst + k, ds);
-  int i = 1;
-  for (int step = 0; step < steps; ++step) {
-    if (k != 0) {
-      acc = Ops::madd(acc, Ops::load(u + i, us), Ops::load(v + (k - i), vs));
-      if (i == k) {
-        Ops::store(dst + k, ds, acc);
-        k = ch.next();
-        if (k != 0) acc = Ops::load(dst + k, ds);
-        i = 1;
-      } else {
-        ++i;
-      }
-    }
-    mdgen_syncwarp(lanes);
-  }
-}
-
 // mdgen_gauss_first computes the first products of the chains, spread over
 // the block: c1 and c2 into out, c3 into c3 (when C3); coefficient 0 has no
 // chain, and without C3 it is finished here.
@@ -941,7 +923,7 @@ __device__ __forceinline__ void mdgen_gauss_run(const mdgen_gauss_src<Ops, Deriv
     const double* v = g == 0 ? s.yr : g == 1 ? s.dy : s.sy;
     const long long us = g == 0 ? s.ds : s.rs, vs = g == 0 ? s.rs : s.ds;
     double* dst = g == 0 ? out : g == 1 ? out + im : c3;
-    mdgen_gauss_chain<Ops>(u, us, v, vs, dst, g == 2 ? (long long)n1 : stride, ch, s0 > s2 ? s0 : s2);
+    mdgen_chain_loop<Ops>(u, us, v, vs, dst, g == 2 ? (long long)n1 : stride, ch, s0 > s2 ? s0 : s2);
   } else {
     mdgen_gauss_chains<Ops, Derive, C3>(s, out, stride, im, c3, n1, mdgen_schedule(d, nt, tid, complement));
   }
