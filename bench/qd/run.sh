@@ -132,6 +132,16 @@ cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null |
     }' "$tmp/all.txt"
 } >"$tmp/table.txt"
 
+# --- accuracy ---------------------------------------------------------------------
+# The same libqd variants on mdgen's accuracy corpus, against math/big: what
+# the fast variants give up (bench/qd/accuracy).
+log "building qdaccuracy and measuring accuracy (a few seconds)..."
+"$cxx" "${sca_flags[@]}" -o "$tmp/qdaccuracy" bench/qd/qdaccuracy.cpp -lqd
+{
+  echo
+  go run ./bench/qd/accuracy -qd "$tmp/qdaccuracy"
+} >>"$tmp/table.txt" || die "bench/qd/accuracy failed"
+
 cat "$tmp/table.txt"
 if [ -n "${BENCH_QD_OUT:-}" ]; then
   out=$BENCH_QD_OUT
