@@ -96,20 +96,8 @@ func cudaProgram(p *alg.Program) string {
 		if scalar {
 			return expr(vals[0])
 		}
-		for i, prm := range p.Params {
-			if prm.Width != len(vals) || prm.Scalar {
-				continue
-			}
-			whole := true
-			for k, v := range vals {
-				if in := p.Instrs[v]; in.Op != alg.OpArg || in.Param != i || in.Limb != k {
-					whole = false
-					break
-				}
-			}
-			if whole {
-				return prm.Name
-			}
+		if i := p.WholeParam(vals); i >= 0 {
+			return p.Params[i].Name
 		}
 		items := make([]string, len(vals))
 		for k, v := range vals {

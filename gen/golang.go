@@ -376,20 +376,8 @@ func goKernel(f *File, p *alg.Program) {
 	// convStruct kernel by name, else a literal.
 	structArg := func(vals []alg.Value) *Statement {
 		if conv == convStruct {
-			for i, prm := range p.Params {
-				if prm.Scalar || prm.Width != len(vals) {
-					continue
-				}
-				whole := true
-				for k, v := range vals {
-					if in := p.Instrs[v]; in.Op != alg.OpArg || in.Param != i || in.Limb != k {
-						whole = false
-						break
-					}
-				}
-				if whole {
-					return kernelWhole(p, i)
-				}
+			if i := p.WholeParam(vals); i >= 0 {
+				return kernelWhole(p, i)
 			}
 		}
 		items := make([]Code, len(vals))

@@ -122,8 +122,9 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 		// complex 8d p1 214 ms -> 151, complex 10d p1 751 -> 343), while
 		// real data at n >= 4 ran faster packed (8d p1 24.9 ms against
 		// 31.7 with one pair per thread; 10d p1 48.6 against 71.9).
+		shared := gpuConvShared(n, complex, degree)
 		if split {
-			return gpuConvSplitBlock(degree, maxT, comp, gpuConvShared(n, complex, degree)), gpuConvShared(n, complex, degree)
+			return gpuConvSplitBlock(degree, maxT, comp, shared), shared
 		}
 		first := 32
 		if units := (degree/2 + 1 + 31) / 32 * 32; units <= maxT && gpuConvPairsOnly(n, complex) {
@@ -136,7 +137,7 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 				best, bestCost = t, cost
 			}
 		}
-		return best, gpuConvShared(n, complex, degree)
+		return best, shared
 	case "add":
 		t := (degree + 1 + 31) / 32 * 32
 		return min(t, 256), 0

@@ -352,6 +352,28 @@ func (c Counts) add(o Counts) Counts {
 	return Counts{c.Adds + o.Adds, c.Muls + o.Muls, c.FMAs + o.FMAs, c.Divs + o.Divs, c.Selects + o.Selects}
 }
 
+// WholeParam returns the index of the vector parameter whose limbs 0..k-1
+// are exactly vals (so that a printer can pass the parameter itself instead
+// of building the vector limb by limb), or -1.
+func (p *Program) WholeParam(vals []Value) int {
+	for i, prm := range p.Params {
+		if prm.Scalar || prm.Width != len(vals) {
+			continue
+		}
+		whole := true
+		for k, v := range vals {
+			if in := p.Instrs[v]; in.Op != OpArg || in.Param != i || in.Limb != k {
+				whole = false
+				break
+			}
+		}
+		if whole {
+			return i
+		}
+	}
+	return -1
+}
+
 // Count returns the instruction counts of p with every call expanded.
 func (p *Program) Count() Counts {
 	var c Counts
