@@ -5,6 +5,7 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/mdgen/mdgen/mdops/alg"
@@ -15,28 +16,19 @@ var DefaultNs = []int{1, 2, 3, 4, 5, 8, 10, 16}
 
 // ArithmeticFiles returns every generated arithmetic file for the
 // precisions ns, keyed by slash-separated path relative to the repository
-// root. The output depends on ns alone: no time stamps, paths or map order.
+// root: PrecisionFiles of each, the shared CUDA base and index
+// (mdgen.cuh includes the headers of ns) and the operation benchmarks of
+// ns. The output depends on ns alone: no time stamps, paths or map order.
 func ArithmeticFiles(ns []int) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, n := range ns {
-		l := alg.Build(n)
-		c := alg.BuildComplex(l)
-		src, err := GoFile(l, c)
+		pf, err := PrecisionFiles(n)
 		if err != nil {
 			return nil, err
 		}
-		if f, err := format.Source(src); err == nil {
-			src = f
-		} else {
-			// Keep the unformatted source so the compiler points at the bug.
-			fmt.Fprintf(os.Stderr, "mdgen: formatting f%d_gen.go: %v\n", n, err)
+		for p, b := range pf {
+			files[p] = b
 		}
-		files[fmt.Sprintf("mdops/f%d_gen.go", n)] = src
-		h, err := CUDAHeader(l, c)
-		if err != nil {
-			return nil, err
-		}
-		files[fmt.Sprintf("generated/cuda/md%d.cuh", n)] = h
 	}
 	base, err := CUDABase()
 	if err != nil {
@@ -57,6 +49,84 @@ func ArithmeticFiles(ns []int) (map[string][]byte, error) {
 	}
 	files["mdops/ops_bench_gen_test.go"] = bench
 	return files, nil
+}
+
+// PrecisionFiles returns the files of precision n alone:
+// mdops/f<n>_gen.go (types F<n>, C<n>, registered with mdops at init) and
+// generated/cuda/md<n>.cuh (which includes mdbase.cuh).
+func PrecisionFiles(n int) (map[string][]byte, error) {
+	if n < 1 || n > alg.MaxN {
+		return nil, fmt.Errorf("gen: precision %d out of range 1..%d", n, alg.MaxN)
+	}
+	l := alg.Build(n)
+	c := alg.BuildComplex(l)
+	src, err := GoFile(l, c)
+	if err != nil {
+		return nil, err
+	}
+	if f, err := format.Source(src); err == nil {
+		src = f
+	} else {
+		// Keep the unformatted source so the compiler points at the bug.
+		fmt.Fprintf(os.Stderr, "mdgen: formatting f%d_gen.go: %v\n", n, err)
+	}
+	h, err := CUDAHeader(l, c)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{
+		fmt.Sprintf("mdops/f%d_gen.go", n):        src,
+		fmt.Sprintf("generated/cuda/md%d.cuh", n): h,
+	}, nil
+}
+
+// RepositoryFiles returns what `mdgen generate` writes into the
+// repository: ArithmeticFiles(DefaultNs), always, so that the shared files
+// (mdgen.cuh, the benchmarks) stay what the tests and `make
+// check-generated` expect, plus PrecisionFiles of every extra precision
+// (not in DefaultNs), which stand alone: include md<n>.cuh directly; mdops
+// registers F<n> (mdops.SeriesKernelsFor(n)) from f<n>_gen.go. Extras are
+// local to a checkout; to make one permanent, add it to DefaultNs.
+func RepositoryFiles(extra []int) (map[string][]byte, error) {
+	files, err := ArithmeticFiles(DefaultNs)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range extra {
+		if slices.Contains(DefaultNs, n) {
+			continue
+		}
+		pf, err := PrecisionFiles(n)
+		if err != nil {
+			return nil, err
+		}
+		for p, b := range pf {
+			files[p] = b
+		}
+	}
+	return files, nil
+}
+
+// ExtraPrecisions returns the precisions outside DefaultNs whose
+// mdops/f<n>_gen.go exists under root (written by an earlier `mdgen
+// generate -n`), ascending.
+func ExtraPrecisions(root string) ([]int, error) {
+	ents, err := os.ReadDir(filepath.Join(root, "mdops"))
+	if err != nil {
+		return nil, err
+	}
+	var ns []int
+	for _, e := range ents {
+		var n int
+		if _, err := fmt.Sscanf(e.Name(), "f%d_gen.go", &n); err != nil || e.Name() != fmt.Sprintf("f%d_gen.go", n) {
+			continue
+		}
+		if n >= 1 && n <= alg.MaxN && !slices.Contains(DefaultNs, n) {
+			ns = append(ns, n)
+		}
+	}
+	sort.Ints(ns)
+	return ns, nil
 }
 
 // WriteFiles writes files under root. Each file is written to a temporary

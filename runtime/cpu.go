@@ -6,10 +6,12 @@ import (
 	"math"
 	"math/big"
 	goruntime "runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -29,6 +31,11 @@ type CPU struct {
 	slotLen int
 	data    []float64
 	zero    []float64
+
+	progress func(layer, layers int, work float64)
+	// work[i] is the fraction of a run's arithmetic done after layer i
+	// (convolution layers, then addition layers).
+	work []float64
 }
 
 // ErrPrecision is returned for a precision without generated kernels.
@@ -41,7 +48,7 @@ var ErrPrecision = errors.New("no generated kernels for this precision")
 func NewCPU(plan *stager.Plan, n int, complex bool, workers int) (*CPU, error) {
 	k, ok := mdops.SeriesKernelsFor(n)
 	if !ok {
-		return nil, fmt.Errorf("runtime: %w: %d doubles (run mdgen generate -n %d)", ErrPrecision, n, n)
+		return nil, precisionError(n)
 	}
 	if workers <= 0 {
 		workers = goruntime.GOMAXPROCS(0)
@@ -62,8 +69,57 @@ func NewCPU(plan *stager.Plan, n int, complex bool, workers int) (*CPU, error) {
 		if err := RoundSeries(e.slot(s), v, e.layout()); err != nil {
 			return nil, err
 		}
+		if err := checkFiniteSlot(e.slot(s), v); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
+}
+
+// GeneratedPrecisions returns the precisions (doubles per number) with
+// generated kernels, in increasing order.
+func GeneratedPrecisions() []int {
+	var ns []int
+	for n := 1; n <= alg.MaxN; n++ {
+		if _, ok := mdops.SeriesKernelsFor(n); ok {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// precisionError explains that n has no generated kernels: which
+// precisions exist, and, for an n the generator can make, how to add it.
+func precisionError(n int) error {
+	have := GeneratedPrecisions()
+	list := make([]string, len(have))
+	for i, h := range have {
+		list[i] = fmt.Sprint(h)
+	}
+	hint := ""
+	if n >= 1 && n <= alg.MaxN {
+		hint = fmt.Sprintf("; add it with `mdgen generate -n %d` and rebuild", n)
+	}
+	return fmt.Errorf("runtime: %w: %d doubles (generated: %s%s)", ErrPrecision, n, strings.Join(list, ","), hint)
+}
+
+// checkFiniteSlot returns an error when rounding the exact series v gave a
+// limb that is ±Inf: a coefficient outside the float64 range.
+func checkFiniteSlot(limbs []float64, v stager.Series) error {
+	for _, x := range limbs {
+		if math.IsInf(x, 0) {
+			for k := range v {
+				for _, r := range []*big.Rat{&v[k].Re, &v[k].Im} {
+					if f, _ := r.Float64(); math.IsInf(f, 0) {
+						return fmt.Errorf("runtime: the system has a coefficient %s outside the float64 range (magnitudes up to %.4g)",
+							new(big.Float).SetRat(r).Text('g', 6), math.MaxFloat64)
+					}
+				}
+			}
+			return fmt.Errorf("runtime: the system has a coefficient outside the float64 range")
+		}
+	}
+	return nil
 }
 
 // N returns the precision in doubles; Complex whether data is complex.
@@ -99,20 +155,58 @@ func (e *CPU) out(s stager.Slot) []float64 {
 	return e.slot(s)
 }
 
+// SetProgress sets a function that Run calls after each layer, in Run's
+// goroutine, with the layers done, the layers of a run (convolution layers,
+// then addition layers) and the fraction of the run's arithmetic done (a
+// convolution weighs (d+1)(d+2)/2 multiply-adds, an addition job d+1
+// additions at half a multiply-add each). nil removes it.
+func (e *CPU) SetProgress(f func(layer, layers int, work float64)) {
+	e.progress = f
+	if f == nil || e.work != nil {
+		return
+	}
+	d := float64(e.plan.Degree)
+	conv, add := (d+1)*(d+2)/2, (d+1)/2
+	var total float64
+	for _, l := range e.plan.ConvLayers {
+		total += conv * float64(len(l))
+		e.work = append(e.work, total)
+	}
+	for _, l := range e.plan.AddLayers {
+		total += add * float64(len(l))
+		e.work = append(e.work, total)
+	}
+	for i := range e.work {
+		if total > 0 {
+			e.work[i] /= total
+		} else {
+			e.work[i] = 1
+		}
+	}
+}
+
+func (e *CPU) layerDone(i int) {
+	if e.progress != nil {
+		e.progress(i+1, len(e.work), e.work[i])
+	}
+}
+
 // Run evaluates and differentiates the system at the current inputs. It
 // cannot fail; the error is there to satisfy Executor.
 func (e *CPU) Run() error {
-	for _, layer := range e.plan.ConvLayers {
+	for i, layer := range e.plan.ConvLayers {
 		e.parallel(len(layer), func(j int) {
 			job := layer[j]
 			e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
 		})
+		e.layerDone(i)
 	}
-	for _, layer := range e.plan.AddLayers {
+	for i, layer := range e.plan.AddLayers {
 		e.parallel(len(layer), func(j int) {
 			job := layer[j]
 			e.addTo(e.slot(job.Dst), e.slot(job.Src))
 		})
+		e.layerDone(len(e.plan.ConvLayers) + i)
 	}
 	return nil
 }

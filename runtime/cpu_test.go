@@ -1,12 +1,19 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/mdgen/mdgen/mdops/alg"
+	"github.com/mdgen/mdgen/runtime/ref"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -88,15 +95,22 @@ func checkAgainstBig(t *testing.T, sys *stager.System, degree, n int, complex bo
 		e.SetInput(v, s)
 	}
 	e.Run()
-	ref := Evaluate(sys, InputsToBig(in, l), degree, complex, uint(64*n+200))
-	got := Verify(e, ref, l)
+	bin, err := ref.SeriesFromLimbs(in, ref.Layout(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ref.Evaluate(sys, bin, degree, complex, uint(64*n+200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ref.Verify(e, want, ref.Layout(l))
 	// Every output coefficient is a sum of products of a few series: its
 	// error is a small multiple of one operation's (>= 53N-6 bits) relative
 	// to the sum of the magnitudes of the terms.
-	want := float64(53*n - 20)
-	if got.WorstBits < want {
+	target := float64(53*n - 20)
+	if got.WorstBits < target {
 		t.Errorf("N=%d complex=%v degree %d: worst %.1f accurate bits at %s, want >= %.0f",
-			n, complex, degree, got.WorstBits, got.Where, want)
+			n, complex, degree, got.WorstBits, got.Where, target)
 	}
 	if got.Checked == 0 {
 		t.Fatal("nothing compared")
@@ -209,5 +223,194 @@ func TestRoundRatExact(t *testing.T) {
 		if diff.Cmp(bound) > 0 {
 			t.Errorf("N=%d: 1/3 rounded with error %g > bound %g", n, diff, bound)
 		}
+	}
+}
+
+// writeInputs writes an input file for ReadInputs into a temporary
+// directory and returns its path.
+func writeInputs(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestReadInputsOutOfRange: a value outside the float64 range is refused at
+// its file:line:col; it never becomes an infinity (issue 10).
+func TestReadInputsOutOfRange(t *testing.T) {
+	vars := []string{"x", "y"}
+	l := Layout{N: 2, Degree: 4}
+	for _, c := range []struct{ text, pos, msg string }{
+		{"x 0 1\ny 1 1e400\n", ":2:5: ", "outside the float64 range"},
+		{"x 0 1\n  y  0  -1e400  # big\n", ":2:9: ", "outside the float64 range"},
+		{"x 0 1.8e308\n", ":1:5: ", "outside the float64 range"},
+		{"x 0 1e-400\n", ":1:5: ", "underflows to zero"},
+		{"x 0 1e999999999\n", ":1:5: ", "outside the float64 range"},
+		{"x 0 -1e-999999999\n", ":1:5: ", "underflows to zero"},
+		{"x 0 Inf\n", ":1:5: ", "not a finite number"},
+		{"x 0 nan\n", ":1:5: ", "malformed number"},
+		{"x 9 1e400\n", ":1:5: ", "outside the float64 range"}, // past the degree: still checked
+		{"x 0 1 1\n", ":1:7: ", "imaginary part given for real data"},
+		{"z 0 1\n", ":1:1: ", "unknown variable"},
+		{"x -1 1\n", ":1:3: ", "bad power"},
+		{"x 0\n", ":1:1: ", "want `name k re [im]`"},
+		{"x 0 1 2 3\n", ":1:9: ", "want `name k re [im]`"},
+	} {
+		path := writeInputs(t, c.text)
+		_, err := ReadInputs(path, vars, l)
+		if err == nil || !strings.Contains(err.Error(), path+c.pos) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: error %v, want %s...%s", c.text, err, c.pos, c.msg)
+		}
+	}
+	// The largest double and the smallest subnormal are in range; 1/3 is read exactly.
+	path := writeInputs(t, "x 0 1.7976931348623157e308\ny 0 4.9e-324\ny 1 1/3")
+	in, err := ReadInputs(path, vars, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in[0][0] != math.MaxFloat64 || in[1][0] != math.SmallestNonzeroFloat64 || in[1][2] != 1.0/3 {
+		t.Errorf("read %v %v", in[0][:2], in[1][:4])
+	}
+}
+
+// TestReadInputsLongLine: a line longer than bufio.Scanner's 64 KiB token
+// limit is read (issue 10).
+func TestReadInputsLongLine(t *testing.T) {
+	long := "0." + strings.Repeat("0", 100000) + "1e100000" // exactly 0.1, written long
+	path := writeInputs(t, "x 0 1\n"+"y 0 "+long+strings.Repeat(" ", 70000)+"# pad\nx 1 2\n")
+	in, err := ReadInputs(path, []string{"x", "y"}, Layout{N: 2, Degree: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in[1][0] != 0.1 || in[0][0] != 1 || in[0][2] != 2 {
+		t.Errorf("read x %v, y %v", in[0], in[1])
+	}
+	// An error after a long line still has its position.
+	path = writeInputs(t, strings.Repeat(" ", 70000)+"x 0 1e400\n")
+	if _, err := ReadInputs(path, []string{"x"}, Layout{N: 1}); err == nil || !strings.Contains(err.Error(), ":1:70005: ") {
+		t.Errorf("error %v, want at 1:70005", err)
+	}
+}
+
+// TestVerifyNames: accuracy locations use the system's variable names and
+// polynomials numbered from 1 (issue 10).
+func TestVerifyNames(t *testing.T) {
+	sys, err := stager.Parse("s", []byte("2\nalpha^2 + beta - 1;\nalpha*beta - 3;\n"), stager.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := stager.Stage(sys, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Layout{N: 2, Degree: 2}
+	e, err := NewCPU(plan, 2, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := RandomInputs(2, l, 3)
+	for v, s := range in {
+		e.SetInput(v, s)
+	}
+	e.Run()
+	bin, _ := ref.SeriesFromLimbs(in, ref.Layout(l))
+	want, err := ref.Evaluate(sys, bin, 2, false, 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spoil one output: d f2/d beta, coefficient t^1.
+	e.Deriv(1, 1)[2] += 1
+	v := ref.Verify(e, want, ref.Layout(l))
+	if v.Where != "d f2/d beta coefficient t^1 (re)" || v.WorstBits > 10 {
+		t.Errorf("worst %.1f bits at %q, want d f2/d beta coefficient t^1 (re)", v.WorstBits, v.Where)
+	}
+	e.Deriv(1, 1)[2] -= 1
+	e.Value(0)[0] = math.Inf(1)
+	if v := ref.Verify(e, want, ref.Layout(l)); v.NonFinite != 1 || v.WorstBits != 0 || v.Where != "f1 coefficient t^0 (re), not finite" {
+		t.Errorf("with an infinite output: %+v", v)
+	}
+}
+
+// TestCPUProgress: SetProgress reports every layer in order, the work
+// fraction rising to 1.
+func TestCPUProgress(t *testing.T) {
+	sys, err := stager.BenchmarkSystem("p1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := stager.Stage(sys, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewCPU(plan, 1, false, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers := len(plan.ConvLayers) + len(plan.AddLayers)
+	var got []int
+	last := 0.0
+	e.SetProgress(func(layer, total int, work float64) {
+		if total != layers || work < last || work > 1 {
+			t.Errorf("layer %d/%d work %v after %v", layer, total, work, last)
+		}
+		got = append(got, layer)
+		last = work
+	})
+	e.Run()
+	if len(got) != layers || got[0] != 1 || got[layers-1] != layers || last != 1 {
+		t.Errorf("progress calls %v (last work %v), want 1..%d ending at 1", got, last, layers)
+	}
+	e.SetProgress(nil)
+	got = nil
+	e.Run()
+	if got != nil {
+		t.Errorf("progress called after SetProgress(nil): %v", got)
+	}
+}
+
+// TestNewCPUPrecisionError: the error lists the generated precisions and
+// suggests mdgen generate only for an N it can make (issue 10).
+func TestNewCPUPrecisionError(t *testing.T) {
+	plan, err := stager.Stage(randomSystem(rand.New(rand.NewPCG(1, 2)), 1, 2, 2, 1, 1, false), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, -1, 17, 7} {
+		_, err := NewCPU(plan, n, false, 1)
+		if err == nil || !errors.Is(err, ErrPrecision) || !strings.Contains(err.Error(), "generated: 1,2,3,4,5,8,10,16") {
+			t.Errorf("N=%d: %v", n, err)
+			continue
+		}
+		if hint := strings.Contains(err.Error(), "mdgen generate"); hint != (n == 7) {
+			t.Errorf("N=%d: %v", n, err)
+		}
+	}
+}
+
+// TestNewCPUCoefficientOutOfRange: a coefficient outside the float64 range
+// is refused, never rounded to an infinity (stager.Stage refuses one too;
+// this is NewCPU's own guard, for plans made or changed otherwise).
+func TestNewCPUCoefficientOutOfRange(t *testing.T) {
+	sys, err := stager.Parse("s", []byte("1\n3*x^2 - 1;\n"), stager.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := stager.Stage(sys, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewCPU(plan, 2, false, 1); err != nil {
+		t.Fatal(err)
+	}
+	huge := stager.Series{{}}
+	huge[0].Re.SetString("1e400")
+	for s := range plan.Values {
+		plan.Values[s] = huge
+	}
+	_, err = NewCPU(plan, 2, false, 1)
+	if err == nil || !regexp.MustCompile(`coefficient 1e\+0?400 outside the float64 range`).MatchString(err.Error()) {
+		t.Errorf("NewCPU: %v", err)
 	}
 }

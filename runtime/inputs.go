@@ -4,15 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
-
-	"github.com/mdgen/mdgen/mdops/alg"
-	"github.com/mdgen/mdgen/stager"
 )
 
 // Layout describes how one series is stored: Degree+1 coefficients of W
@@ -68,13 +66,43 @@ func RandomInputs(nvars int, l Layout, seed uint64) [][]float64 {
 // ReadInputs reads input series from a text file: one coefficient per line,
 // `name k re [im]` (variable name, power of t, decimal real and imaginary
 // parts, read exactly and rounded once); '#' starts a comment; coefficients
-// not given are zero. Errors carry file:line.
+// not given are zero. Lines may be of any length. A value whose leading
+// limb would overflow to ±Inf, or underflow to zero, is refused. Errors carry
+// file:line:col (1-based; col counts bytes, as stager's do).
 func ReadInputs(path string, vars []string, l Layout) ([][]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readInputs(path, bufio.NewReader(f), vars, l)
+}
+
+// inputField is one blank-separated word of an input line and its byte
+// offset in the line.
+type inputField struct {
+	text string
+	off  int
+}
+
+// inputFields splits line (a comment removed) into blank-separated words.
+func inputFields(line string) []inputField {
+	var fs []inputField
+	start := -1
+	for i := 0; i <= len(line); i++ {
+		blank := i == len(line) || line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\v' || line[i] == '\f'
+		switch {
+		case blank && start >= 0:
+			fs = append(fs, inputField{line[start:i], start})
+			start = -1
+		case !blank && start < 0:
+			start = i
+		}
+	}
+	return fs
+}
+
+func readInputs(path string, r *bufio.Reader, vars []string, l Layout) ([][]float64, error) {
 	index := map[string]int{}
 	for i, v := range vars {
 		index[v] = i
@@ -83,65 +111,105 @@ func ReadInputs(path string, vars []string, l Layout) ([][]float64, error) {
 	for v := range in {
 		in[v] = make([]float64, l.SlotLen())
 	}
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		text, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.Fields(text)
+	for line := 1; ; line++ {
+		raw, rerr := r.ReadString('\n')
+		if rerr != nil && rerr != io.EOF {
+			return nil, fmt.Errorf("%s:%d: %v", path, line, rerr)
+		}
+		if rerr == io.EOF && raw == "" {
+			break
+		}
+		text, _, _ := strings.Cut(strings.TrimSuffix(raw, "\n"), "#")
+		fields := inputFields(text)
+		badAt := func(col int, format string, a ...any) error {
+			return fmt.Errorf("%s:%d:%d: %s", path, line, col, fmt.Sprintf(format, a...))
+		}
 		if len(fields) == 0 {
+			if rerr == io.EOF {
+				break
+			}
 			continue
 		}
-		bad := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, a...))
-		}
 		if len(fields) < 3 || len(fields) > 4 {
-			return nil, bad("want `name k re [im]`, got %d fields", len(fields))
+			col := 1 + fields[0].off
+			if len(fields) > 4 {
+				col = 1 + fields[4].off
+			}
+			return nil, badAt(col, "want `name k re [im]`, got %d fields", len(fields))
 		}
-		v, ok := index[fields[0]]
+		v, ok := index[fields[0].text]
 		if !ok {
-			return nil, bad("unknown variable %q (the system has %s)", fields[0], strings.Join(vars, ", "))
+			return nil, badAt(1+fields[0].off, "unknown variable %q (the system has %s)", fields[0].text, strings.Join(vars, ", "))
 		}
-		k, err := strconv.Atoi(fields[1])
+		k, err := strconv.Atoi(fields[1].text)
 		if err != nil || k < 0 {
-			return nil, bad("bad power %q", fields[1])
-		}
-		if k > l.Degree {
-			continue // truncated
+			return nil, badAt(1+fields[1].off, "bad power %q (want an integer >= 0)", fields[1].text)
 		}
 		w := l.W()
-		for part, txt := range fields[2:] {
+		for part, fld := range fields[2:] {
 			if part == 1 && !l.Complex {
-				return nil, bad("imaginary part given for real data (use -complex)")
+				return nil, badAt(1+fld.off, "imaginary part given for real data (use -complex)")
 			}
-			var r big.Rat
-			if _, ok := r.SetString(txt); !ok {
-				return nil, bad("malformed number %q", txt)
+			r, err := parseInputNumber(fld.text)
+			if err != nil {
+				return nil, badAt(1+fld.off, "%v", err)
+			}
+			if k > l.Degree {
+				continue // truncated, but checked
 			}
 			off := k*w + part*l.N
-			RoundRat(in[v][off:off+l.N], &r)
+			RoundRat(in[v][off:off+l.N], r)
+		}
+		if rerr == io.EOF {
+			break
 		}
 	}
-	return in, sc.Err()
+	return in, nil
 }
 
-// InputsToBig converts input series to exact big values.
-func InputsToBig(in [][]float64, l Layout) []BigSeries {
-	out := make([]BigSeries, len(in))
-	for v, s := range in {
-		out[v].Re = make([]*big.Float, l.Degree+1)
-		if l.Complex {
-			out[v].Im = make([]*big.Float, l.Degree+1)
-		}
-		for k := 0; k <= l.Degree; k++ {
-			off := k * l.W()
-			out[v].Re[k] = alg.Exact(s[off : off+l.N])
-			if l.Complex {
-				out[v].Im[k] = alg.Exact(s[off+l.N : off+2*l.N])
+// parseInputNumber reads txt, a decimal (or a fraction a/b), exactly. A
+// value outside the float64 range, whose leading limb would be ±Inf, or a
+// nonzero value that would round to zero, is an error.
+func parseInputNumber(txt string) (*big.Rat, error) {
+	tooLarge := func() error {
+		return fmt.Errorf("%s is outside the float64 range (magnitudes up to %.4g)", txt, math.MaxFloat64)
+	}
+	tooSmall := func() error {
+		return fmt.Errorf("%s underflows to zero in float64 (smallest magnitude %.4g)", txt, math.SmallestNonzeroFloat64)
+	}
+	floatZero := false
+	if !strings.Contains(txt, "/") {
+		// A cheap look at the exponent first: big.Rat would build 10^e
+		// exactly, for exponents of up to a million digits.
+		var f big.Float
+		if _, ok := f.SetPrec(64).SetString(txt); ok {
+			floatZero = f.Sign() == 0
+			switch e := f.MantExp(nil); {
+			case f.IsInf() && strings.ContainsAny(txt, "0123456789"):
+				return nil, tooLarge() // the exponent overflowed big.Float's
+			case f.IsInf():
+				return nil, fmt.Errorf("%q is not a finite number", txt)
+			case e > 1100:
+				return nil, tooLarge()
+			case e < -1100 && f.Sign() != 0:
+				return nil, tooSmall()
 			}
 		}
 	}
-	return out
+	r, ok := new(big.Rat).SetString(txt)
+	if !ok && floatZero {
+		return nil, tooSmall() // big.Rat refuses exponents below -1e6; big.Float rounded to 0
+	}
+	if !ok {
+		return nil, fmt.Errorf("malformed number %q (want a decimal such as -1.25e-3, or a fraction such as 1/3)", txt)
+	}
+	switch lead, _ := r.Float64(); {
+	case math.IsInf(lead, 0):
+		return nil, tooLarge()
+	case lead == 0 && r.Sign() != 0:
+		return nil, tooSmall()
+	}
+	return r, nil
 }
 
 // Outputs is what an executor returns after a run.
@@ -174,52 +242,3 @@ func Checksum(o Outputs, npolys, nvars int) string {
 	}
 	return fmt.Sprintf("%016x", h.Sum64())
 }
-
-// Verification is the worst error of an executor's outputs against the
-// Reference, in accurate bits relative to the sum of the magnitudes of the
-// terms of each output coefficient.
-type Verification struct {
-	WorstBits float64
-	Where     string // which output coefficient was worst
-	Checked   int    // real numbers compared
-}
-
-// Verify compares every output coefficient with ref.
-func Verify(o Outputs, ref *Reference, l Layout) Verification {
-	capBits := float64(64*l.N + 64)
-	res := Verification{WorstBits: capBits}
-	check := func(got []float64, want, mag BigSeries, name string) {
-		for k := 0; k <= l.Degree; k++ {
-			parts := []struct {
-				w   *big.Float
-				off int
-				tag string
-			}{{want.Re[k], 0, "re"}}
-			if l.Complex {
-				parts = append(parts, struct {
-					w   *big.Float
-					off int
-					tag string
-				}{want.Im[k], l.N, "im"})
-			}
-			for _, pt := range parts {
-				off := k*l.W() + pt.off
-				b := AccurateBits(got[off:off+l.N], pt.w, mag.Re[k], capBits)
-				res.Checked++
-				if b < res.WorstBits {
-					res.WorstBits = b
-					res.Where = fmt.Sprintf("%s coefficient t^%d (%s)", name, k, pt.tag)
-				}
-			}
-		}
-	}
-	for p := range ref.Value {
-		check(o.Value(p), ref.Value[p], ref.ValueMag[p], fmt.Sprintf("p%d", p))
-		for v := range ref.Deriv[p] {
-			check(o.Deriv(p, v), ref.Deriv[p][v], ref.DerivMag[p][v], fmt.Sprintf("d p%d/d z%d", p, v))
-		}
-	}
-	return res
-}
-
-var _ = stager.NoSlot

@@ -5,67 +5,84 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
+	"github.com/mdgen/mdgen/gen"
 	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/ref"
 	"github.com/mdgen/mdgen/stager"
 )
 
-// evalReport is the JSON output of `mdgen eval`.
+// evalReport is the JSON output of `mdgen eval`. The verification fields
+// are present exactly when -verify was given (a worst of 0 bits included).
 type evalReport struct {
-	System            string  `json:"system"`
-	Prec              int     `json:"prec"`
-	Degree            int     `json:"degree"`
-	Complex           bool    `json:"complex"`
-	Workers           int     `json:"workers"`
-	Repeat            int     `json:"repeat"`
-	Seconds           float64 `json:"seconds"` // median over repeats, one evaluation and differentiation
-	MinSeconds        float64 `json:"min_seconds"`
-	ConvolutionJobs   int     `json:"convolution_jobs"`
-	AdditionJobs      int     `json:"addition_jobs"`
-	MulAdds           float64 `json:"md_multiply_adds"`
-	MulAddsPerSecond  float64 `json:"md_multiply_adds_per_second"`
-	DoubleOps         float64 `json:"double_ops"`
-	DoubleOpsPerSec   float64 `json:"double_ops_per_second"`
-	Checksum          string  `json:"checksum"`
-	WorstAccurateBits float64 `json:"worst_accurate_bits,omitempty"`
-	WorstAt           string  `json:"worst_at,omitempty"`
-	Verified          int     `json:"verified_numbers,omitempty"`
+	System            string   `json:"system"`
+	Prec              int      `json:"prec"`
+	Degree            int      `json:"degree"`
+	Complex           bool     `json:"complex"`
+	Workers           int      `json:"workers"`
+	Repeat            int      `json:"repeat"`
+	Seconds           float64  `json:"seconds"` // median over repeats, one evaluation and differentiation
+	MinSeconds        float64  `json:"min_seconds"`
+	ConvolutionJobs   int      `json:"convolution_jobs"`
+	AdditionJobs      int      `json:"addition_jobs"`
+	MulAdds           float64  `json:"md_multiply_adds"`
+	MulAddsPerSecond  float64  `json:"md_multiply_adds_per_second"`
+	DoubleOps         float64  `json:"double_ops"`
+	DoubleOpsPerSec   float64  `json:"double_ops_per_second"`
+	Checksum          string   `json:"checksum"`
+	WorstAccurateBits *float64 `json:"worst_accurate_bits,omitempty"`
+	WorstAt           *string  `json:"worst_at,omitempty"`
+	Verified          *int     `json:"verified_numbers,omitempty"`
+	NonFinite         *int     `json:"non_finite_numbers,omitempty"`
 }
 
-func runEval(args []string, out io.Writer) error {
+// longRunOps is the double-precision operations of one evaluation above
+// which eval reports its progress layer by layer (a few tenths of a second
+// or more; the progress printer is quiet for the first second anyway).
+var longRunOps = 5e8 // a variable for the tests
+
+func runEval(args []string, out, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen eval system.txt|p1|p2|p3 [flags]\n\nEvaluates a system and its Jacobian at random (or given) power series on the CPU.")
+		fmt.Fprintln(fs.Output(), "usage: mdgen eval system.txt|p1|p2|p3|family [flags]\n\n"+
+			"Evaluates a system and its Jacobian at random (or given) power series on the CPU.\n"+
+			"A system with complex coefficients gets complex data without -complex.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	prec := fs.Int("prec", 4, "doubles per number (a generated precision: 1,2,3,4,5,8,10,16)")
+	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(mdrt.GeneratedPrecisions())+")")
 	degree := fs.Int("degree", 32, "truncation degree d of the series (d+1 coefficients)")
-	complex := fs.Bool("complex", false, "complex data")
+	complex := fs.Bool("complex", false, "complex data (chosen for a system with complex coefficients)")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs (and of generated benchmark systems)")
-	input := fs.String("input", "", "read the input series from this file (lines `var k re [im]`) instead of random ones")
-	workers := fs.Int("workers", 0, "worker goroutines (0: one per CPU)")
+	input := fs.String("input", "", "read the input series from this `file` (lines: var k re [im]) instead of random ones")
+	workers := fs.Int("workers", 0, fmt.Sprintf("worker goroutines, 0..%d (0: one per CPU)", maxWorkers))
 	verify := fs.Bool("verify", false, "compare every output coefficient with a math/big.Float evaluation")
 	repeat := fs.Int("repeat", 1, "evaluations to time (the median is reported)")
 	param := fs.String("param", "", "name of the series parameter (default: t when there is one more variable than equations)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := fs.Parse(reorderFlags(fs, args)); err != nil {
+	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("eval: want one system file (or p1, p2, p3)")
+	if err := checkArgs(fs, 1, "one system file (or p1, p2, p3, a family)"); err != nil {
+		return err
 	}
-	if *degree < 0 {
-		return fmt.Errorf("eval: negative degree %d", *degree)
-	}
-	if *repeat < 1 {
-		*repeat = 1
+	for _, err := range []error{checkPrec("-prec", *prec), checkDegree("-degree", *degree),
+		checkWorkers("-workers", *workers), checkRepeat("-repeat", *repeat)} {
+		if err != nil {
+			return err
+		}
 	}
 	sys, err := loadSystem(fs.Arg(0), *param, int64(*seed), *complex)
 	if err != nil {
 		return err
+	}
+	if !*complex && gen.HasComplexCoefficients(sys) {
+		if flagGiven(fs, "complex") {
+			return usagef("eval: %s has complex coefficients, which real data (-complex=false) cannot hold", fs.Arg(0))
+		}
+		*complex = true
+		fmt.Fprintf(stderr, "mdgen: %s has complex coefficients: using complex data (as with -complex)\n", fs.Arg(0))
 	}
 	plan, err := stager.Stage(sys, *degree)
 	if err != nil {
@@ -87,32 +104,61 @@ func runEval(args []string, out io.Writer) error {
 	for v, s := range inputs {
 		exec.SetInput(v, s)
 	}
+	// Progress: per run, and, when one run is long (estimated from its
+	// double-precision operations), per layer. The hook stays off for short
+	// runs so that it costs their timing nothing.
+	ops := mdrt.CountOps(plan, *prec, *complex)
+	layerProgress := ops.DoubleOps > longRunOps
 	times := make([]float64, *repeat)
-	progress := newProgress(os.Stderr, "eval", *repeat)
+	progress := newProgress(stderr)
 	for r := range times {
+		if layerProgress {
+			run := ""
+			if *repeat > 1 {
+				run = fmt.Sprintf(" run %d/%d,", r+1, *repeat)
+			}
+			exec.SetProgress(func(layer, layers int, work float64) {
+				progress.fraction(fmt.Sprintf("eval%s layer %d/%d", run, layer, layers), (float64(r)+work)/float64(*repeat))
+			})
+		}
 		start := time.Now()
 		if err := exec.Run(); err != nil {
 			return err
 		}
 		times[r] = time.Since(start).Seconds()
-		progress.step(r + 1)
+		if !layerProgress && *repeat > 1 {
+			progress.count("eval run", r+1, *repeat)
+		}
 	}
+	exec.SetProgress(nil)
 	progress.done()
 	rep := evalReport{System: fs.Arg(0), Prec: *prec, Degree: *degree, Complex: *complex,
 		Workers: exec.Workers(), Repeat: *repeat, Seconds: median(times), MinSeconds: minOf(times),
 		ConvolutionJobs: plan.ConvJobs(), AdditionJobs: plan.AddJobs(),
 		Checksum: mdrt.Checksum(exec, plan.NumPolys, plan.NumVars)}
-	ops := mdrt.CountOps(plan, *prec, *complex)
 	rep.MulAdds, rep.DoubleOps = ops.MulAdds, ops.DoubleOps
 	rep.MulAddsPerSecond = ops.MulAdds / rep.Seconds
 	rep.DoubleOpsPerSec = ops.DoubleOps / rep.Seconds
 	if *verify {
-		fmt.Fprintf(os.Stderr, "mdgen: verifying against math/big.Float at %d bits...\n", 64**prec+200)
-		ref := mdrt.EvaluateProgress(sys, mdrt.InputsToBig(inputs, layout), *degree, *complex, uint(64**prec+200),
-			func(done, total int) { progress.fraction("verify", done, total) })
+		bits := uint(64**prec + 200)
+		fmt.Fprintf(stderr, "mdgen: verifying against math/big.Float at %d bits...\n", bits)
+		bigIn, err := ref.SeriesFromLimbs(inputs, ref.Layout(layout))
+		if err != nil {
+			return err
+		}
+		want, err := ref.EvaluateProgress(sys, bigIn, *degree, *complex, bits,
+			func(done, total int) { progress.count("verify", done, total) })
 		progress.done()
-		v := mdrt.Verify(exec, ref, layout)
-		rep.WorstAccurateBits, rep.WorstAt, rep.Verified = round1(v.WorstBits), v.Where, v.Checked
+		if err != nil {
+			return err
+		}
+		v := ref.Verify(exec, want, ref.Layout(layout))
+		worst := round1(v.WorstBits)
+		rep.WorstAccurateBits, rep.WorstAt, rep.Verified, rep.NonFinite = &worst, &v.Where, &v.Checked, &v.NonFinite
+		if v.NonFinite > 0 {
+			fmt.Fprintf(stderr, "mdgen: %d of %d output numbers are not finite (overflow in %d-double arithmetic)\n",
+				v.NonFinite, v.Checked, *prec)
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(out)
@@ -131,7 +177,7 @@ func runEval(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "checksum:  %s\n", rep.Checksum)
 	if *verify {
 		fmt.Fprintf(out, "verified:  %d numbers, worst %.1f accurate bits (at %s; 53N = %d)\n",
-			rep.Verified, rep.WorstAccurateBits, rep.WorstAt, 53**prec)
+			*rep.Verified, *rep.WorstAccurateBits, *rep.WorstAt, 53**prec)
 	}
 	return nil
 }

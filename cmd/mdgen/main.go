@@ -1,59 +1,98 @@
-// Command mdgen generates multiple-double arithmetic for Go and CUDA.
+// Command mdgen generates multiple-double arithmetic for Go and CUDA and
+// evaluates polynomial systems at power series with it.
 //
-//	mdgen generate [-root dir] [-n 1,2,3,4,5,8,10,16]   write mdops/ and generated/cuda/
+//	mdgen generate [-n list] [-root dir | -o dir]       write mdops/ and generated/cuda/
 //	mdgen ops [-n list] [-samples k] [-json]            operation counts and measured accuracy
+//	mdgen system NAME                                   write a system in PHCpack's format
+//	mdgen plan sys.txt -degree d                        the staging's sizes
+//	mdgen eval sys.txt -prec N -degree d [-verify]      evaluate and differentiate on the CPU
+//	mdgen emit sys.txt -prec N -degree d                write a solver package
+//	mdgen bench [...]                                   the GPU table beside PHCpack's
+//	mdgen version                                       module, Go and VCS versions
 //
-// Later subcommands (plan, eval, emit, bench) act on polynomial systems.
+// Exit status: 0 on success (and for -h), 2 for a usage error (a bad flag or
+// flag value, a missing argument), 1 for any other error.
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 )
 
+// usage lists every command; keep it in step with run's switch (TestUsageListsEveryCommand).
 const usage = `usage: mdgen <command> [flags]
 
 commands:
-  generate   write the generated arithmetic (mdops/f<N>_gen.go, generated/cuda/*.cuh)
-  ops        print flop counts and measured worst-case accurate bits per N and operation
-  system     write a benchmark system (p1, p2, p3) in PHCpack's format
-  plan       stage a system: jobs, layers, slots and memory at a degree
   eval       evaluate and differentiate a system at power series on the CPU (-verify: against math/big)
+  plan       stage a system: jobs, layers, slots and memory at a degree
+  system     write a system (p1, p2, p3 and other families) in PHCpack's format
   emit       write a Go solver package for a system: kernels and job tables (.cu, nvcc), GPU or CPU back end
+  bench      time the evaluation on the GPU (or -cpu) beside PHCpack's published numbers
+  ops        print flop counts and measured worst-case accurate bits per N and operation
+  generate   write the generated arithmetic (mdops/f<N>_gen.go, generated/cuda/*.cuh) in the repository
+  version    print the module version, the Go version and the VCS revision (also: mdgen -version)
 
 Run 'mdgen <command> -h' for the flags of a command.
 `
 
+// commands are the subcommands run dispatches to, in usage's order.
+var commands = []string{"eval", "plan", "system", "emit", "bench", "ops", "generate", "version"}
+
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs the command line args (without the program name) and returns
+// the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		fmt.Fprint(stderr, usage)
+		return 2
 	}
 	var err error
-	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	switch cmd, rest := args[0], args[1:]; cmd {
 	case "generate":
-		err = runGenerate(args)
+		err = runGenerate(rest, stdout, stderr)
 	case "ops":
-		err = runOps(args, os.Stdout)
+		err = runOps(rest, stdout, stderr)
 	case "plan":
-		err = runPlan(args, os.Stdout)
+		err = runPlan(rest, stdout, stderr)
 	case "system":
-		err = runSystem(args, os.Stdout)
+		err = runSystem(rest, stdout)
 	case "eval":
-		err = runEval(args, os.Stdout)
+		err = runEval(rest, stdout, stderr)
 	case "emit":
-		err = runEmit(args, os.Stdout, os.Stderr)
+		err = runEmit(rest, stdout, stderr)
 	case "bench":
-		err = runBench(args, os.Stdout)
-	case "-h", "-help", "--help", "help":
-		fmt.Print(usage)
-		return
+		err = runBench(rest, stdout)
+	case "version", "-version", "--version":
+		err = runVersion(rest, stdout, stderr)
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "help":
+		if len(rest) == 0 {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		return run([]string{rest[0], "-h"}, stdout, stderr)
 	default:
-		fmt.Fprintf(os.Stderr, "mdgen: unknown command %q\n%s", cmd, usage)
-		os.Exit(2)
+		fmt.Fprintf(stderr, "mdgen: unknown command %q\n%s", cmd, usage)
+		return 2
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "mdgen: %v\n", err)
-		os.Exit(1)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0 // the command printed its usage
+	case isUsageError(err):
+		fmt.Fprintf(stderr, "mdgen: %v\n", err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "mdgen: %v\n", err)
+		return 1
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"text/tabwriter"
 
 	"github.com/mdgen/mdgen/gen"
@@ -28,13 +27,26 @@ type opReport struct {
 	Samples      int     `json:"samples"`
 }
 
-func runOps(args []string, out io.Writer) error {
+func runOps(args []string, out, stderr io.Writer) error {
 	fs := flag.NewFlagSet("ops", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: mdgen ops [-n list] [-samples k] [-seed s] [-json]\n\n"+
+			"Prints the flop counts and the measured worst-case accurate bits of every operation,\n"+
+			"built from the IR (any N in 1..16, generated or not).\n\nflags:")
+		fs.PrintDefaults()
+	}
 	nlist := fs.String("n", joinInts(gen.DefaultNs), "comma-separated precisions (any of 1..16)")
 	samples := fs.Int("samples", 2000, "corpus size per operation for the accuracy measurement")
 	seed := fs.Uint64("seed", 1, "corpus seed")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
+	}
+	if err := checkArgs(fs, 0, "no arguments (flags only)"); err != nil {
+		return err
+	}
+	if err := checkRange("-samples", *samples, 1, 10000000, "cases per operation"); err != nil {
 		return err
 	}
 	ns, err := parseNs(*nlist)
@@ -43,7 +55,7 @@ func runOps(args []string, out io.Writer) error {
 	}
 	var rows []opReport
 	for _, n := range ns {
-		fmt.Fprintf(os.Stderr, "mdgen: measuring N = %d on %d cases per operation...\n", n, *samples)
+		fmt.Fprintf(stderr, "mdgen: measuring N = %d on %d cases per operation...\n", n, *samples)
 		l := alg.Build(n)
 		for _, op := range alg.MeasuredOps {
 			p := l.Program(op)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mdgen/mdgen/gen"
+	mdrt "github.com/mdgen/mdgen/runtime"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -38,36 +40,50 @@ type planReport struct {
 	Checked           bool   `json:"checked"`
 }
 
-func runPlan(args []string, out io.Writer) error {
+func runPlan(args []string, out, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen plan system.txt|p1|p2|p3 -degree d [flags]\n\n"+
-			"Stages a system at series of degree d and prints its jobs, layers and data size.")
+		fmt.Fprintln(fs.Output(), "usage: mdgen plan system.txt|p1|p2|p3|family -degree d [flags]\n\n"+
+			"Stages a system at series of degree d and prints its jobs, layers and data size.\n"+
+			"A system with complex coefficients gets complex data without -complex.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	degree := fs.Int("degree", -1, "truncation degree d of the series (d+1 coefficients); required")
-	prec := fs.Int("prec", 1, "doubles per number, for the size of the data array")
+	prec := fs.Int("prec", 1, "doubles per number, for the size of the data array (a generated precision: "+
+		joinInts(mdrt.GeneratedPrecisions())+")")
 	complex := fs.Bool("complex", false, "complex data (twice the size; complex benchmark coefficients)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	param := fs.String("param", "", "name of the series parameter (default: PHCpack's convention)")
 	seed := fs.Int64("seed", 1, "seed of the coefficients of p1, p2, p3")
 	check := fs.Bool("check", true, "prove the plan race-free and complete and check it symbolically")
-	if err := fs.Parse(reorderFlags(fs, args)); err != nil {
+	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("plan: want one system file (or p1, p2, p3)")
+	if err := checkArgs(fs, 1, "one system file (or p1, p2, p3, a family)"); err != nil {
+		return err
 	}
-	if *degree < 0 {
-		return fmt.Errorf("plan: -degree d >= 0 is required")
+	if *degree < 0 && !flagGiven(fs, "degree") {
+		return usagef("plan: -degree d >= 0 is required")
 	}
-	if *prec < 1 || *prec > 16 {
-		return fmt.Errorf("plan: -prec %d out of range 1..16", *prec)
+	if err := checkDegree("-degree", *degree); err != nil {
+		return err
+	}
+	// The same precisions as eval and emit: a size for one that cannot run
+	// would mislead.
+	if err := checkPrec("-prec", *prec); err != nil {
+		return err
 	}
 	sys, err := loadSystem(fs.Arg(0), *param, *seed, *complex)
 	if err != nil {
 		return err
+	}
+	if !*complex && gen.HasComplexCoefficients(sys) {
+		if flagGiven(fs, "complex") {
+			return usagef("plan: %s has complex coefficients, which real data (-complex=false) cannot hold", fs.Arg(0))
+		}
+		*complex = true
+		fmt.Fprintf(stderr, "mdgen: %s has complex coefficients: sizing complex data (as with -complex)\n", fs.Arg(0))
 	}
 	plan, err := stager.Stage(sys, *degree)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestPlanCommandBenchmarkCounts(t *testing.T) {
 		{"p3", 24384, 24256, 2, 13},
 	} {
 		var out bytes.Buffer
-		if err := runPlan([]string{c.name, "-degree", "8", "-prec", "4", "-complex", "-json"}, &out); err != nil {
+		if err := runPlan([]string{c.name, "-degree", "8", "-prec", "4", "-complex", "-json"}, &out, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		var rep map[string]any
@@ -37,7 +38,7 @@ func TestPlanCommandBenchmarkCounts(t *testing.T) {
 			t.Errorf("%s: bytes = %d, want %d", c.name, got, 9*slots*8*4*2)
 		}
 		out.Reset()
-		if err := runPlan([]string{c.name, "-degree", "3"}, &out); err != nil {
+		if err := runPlan([]string{c.name, "-degree", "3"}, &out, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(out.String(), "convolution jobs") {
@@ -55,7 +56,7 @@ func TestPlanCommandErrors(t *testing.T) {
 		{"/nonexistent/system.txt", "-degree", "2"},
 	} {
 		var out bytes.Buffer
-		if err := runPlan(args, &out); err == nil {
+		if err := runPlan(args, &out, io.Discard); err == nil {
 			t.Errorf("%v: no error", args)
 		}
 	}

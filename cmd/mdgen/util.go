@@ -1,13 +1,17 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
-	"time"
+
+	"github.com/mdgen/mdgen/mdops/alg"
+	mdrt "github.com/mdgen/mdgen/runtime"
 )
 
 // reorderFlags moves flags after positional arguments to the front, so that
@@ -62,38 +66,131 @@ func minOf(xs []float64) float64 { return slices.Min(xs) }
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
-// progress prints at most one line per second to w while long work runs.
-type progress struct {
-	w     io.Writer
-	what  string
-	total int
-	start time.Time
-	last  time.Time
-	shown bool
+// usageError is a mistake on the command line (a bad flag, a flag value
+// out of range, a missing argument): main prints it and exits with status
+// 2, where other errors exit with 1.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usageError with the message fmt.Sprintf(format, a...).
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// isUsageError reports whether err (or an error it wraps) is a usageError.
+func isUsageError(err error) bool {
+	var u usageError
+	return errors.As(err, &u)
 }
 
-func newProgress(w io.Writer, what string, total int) *progress {
-	now := time.Now()
-	return &progress{w: w, what: what, total: total, start: now, last: now}
-}
-
-func (p *progress) step(done int) { p.fraction(p.what, done, p.total) }
-
-func (p *progress) fraction(what string, done, total int) {
-	now := time.Now()
-	if now.Sub(p.last) < time.Second || total == 0 {
-		return
+// parseFlags parses args into fs, flags also after the positional
+// arguments (reorderFlags). -h, -help and --help print fs.Usage to help
+// (stdout: the usage was asked for) and return flag.ErrHelp, which main
+// turns into exit status 0; a bad flag prints the usage to fs.Output()
+// (stderr unless set) and returns a usageError (exit status 2). fs must be
+// made with flag.ContinueOnError.
+func parseFlags(fs *flag.FlagSet, args []string, help io.Writer) error {
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package would print the usage itself
+	err := fs.Parse(reorderFlags(fs, args))
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(help)
+		fs.Usage()
+		fs.SetOutput(out)
+		return flag.ErrHelp
+	default:
+		fs.Usage()
+		return usageError{fmt.Errorf("%s: %w", fs.Name(), err)}
 	}
-	p.last = now
-	p.shown = true
-	fmt.Fprintf(p.w, "\rmdgen: %s %d/%d (%.0f%%, %s)   ", what, done, total, 100*float64(done)/float64(total),
-		now.Sub(p.start).Round(time.Second))
 }
 
-func (p *progress) done() {
-	if p.shown {
-		fmt.Fprintln(p.w)
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// Limits of the validators.
+const (
+	maxWorkers = 1024    // worker goroutines
+	maxRepeat  = 1000000 // timed repetitions
+)
+
+// checkPrec returns a usageError unless n is a precision with generated
+// arithmetic in this build. The message lists the generated precisions and
+// suggests `mdgen generate -n N` only for an N the generator can make
+// (1..16) that is not generated. flagName is the flag as written, "-prec".
+func checkPrec(flagName string, n int) error {
+	have := mdrt.GeneratedPrecisions()
+	if slices.Contains(have, n) {
+		return nil
 	}
-	p.shown = false
-	p.start, p.last = time.Now(), time.Now()
+	if n < 1 || n > alg.MaxN {
+		return usagef("%s %d: not a precision; the generated precisions (doubles per number) are %s", flagName, n, joinInts(have))
+	}
+	return usagef("%s %d: no generated arithmetic for %d doubles (generated: %s); add it with `mdgen generate -n %d` in the repository and rebuild mdgen",
+		flagName, n, n, joinInts(have), n)
+}
+
+// checkPrecs is checkPrec for each of ns.
+func checkPrecs(flagName string, ns []int) error {
+	for _, n := range ns {
+		if err := checkPrec(flagName, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkWorkers returns a usageError unless n is 0 (one worker per CPU) or
+// 1..maxWorkers.
+func checkWorkers(flagName string, n int) error {
+	if n < 0 || n > maxWorkers {
+		return usagef("%s %d: want 0 (one per CPU) or 1..%d worker goroutines", flagName, n, maxWorkers)
+	}
+	return nil
+}
+
+// checkRepeat returns a usageError unless n is in 1..maxRepeat.
+func checkRepeat(flagName string, n int) error {
+	if n < 1 || n > maxRepeat {
+		return usagef("%s %d: want 1..%d runs", flagName, n, maxRepeat)
+	}
+	return nil
+}
+
+// checkDegree returns a usageError unless d >= 0 (the memory a degree
+// needs is checked by the plan, stager.Plan.CheckMemory).
+func checkDegree(flagName string, d int) error {
+	if d < 0 {
+		return usagef("%s %d: want a truncation degree d >= 0", flagName, d)
+	}
+	return nil
+}
+
+// checkRange returns a usageError unless lo <= n <= hi; what says what n
+// counts ("cases per operation").
+func checkRange(flagName string, n, lo, hi int, what string) error {
+	if n < lo || n > hi {
+		return usagef("%s %d: want %d..%d %s", flagName, n, lo, hi, what)
+	}
+	return nil
+}
+
+// checkArgs returns a usageError (after printing fs's usage to its output)
+// unless there are exactly want positional arguments; what describes them.
+func checkArgs(fs *flag.FlagSet, want int, what string) error {
+	if fs.NArg() == want {
+		return nil
+	}
+	fs.Usage()
+	if fs.NArg() < want {
+		return usagef("%s: want %s", fs.Name(), what)
+	}
+	return usagef("%s: want %s, got %s", fs.Name(), what, strconv.Quote(strings.Join(fs.Args(), " ")))
 }
