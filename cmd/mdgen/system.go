@@ -5,54 +5,165 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/mdgen/mdgen/stager"
 )
 
-// runSystem writes a benchmark system in PHCpack's plain format:
+// runSystem writes a system of a family in PHCpack's plain format, then a
+// TITLE line and, when the family knows its start solutions, PHCpack's
+// solution list:
 //
-//	mdgen system p1|p2|p3 [-seed s] [-complex]
+//	mdgen system NAME[N][:options] [-n N] [-seed s] [-complex] [-c c] [-degree d] [-columns 1|2] [-newton] [-sols=false] [-series]
+//	mdgen system -list
 func runSystem(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("system", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen system p1|p2|p3 [-seed s] [-complex]\n\n"+
-			"Writes a benchmark system (random series coefficients in t) in PHCpack's format to stdout.")
+		fmt.Fprintln(fs.Output(), "usage: mdgen system NAME [-n N] [flags]   (mdgen system -list: the families)\n\n"+
+			"Writes a system of a family (exact rational coefficients) in PHCpack's format to stdout,\n"+
+			"then a TITLE line and, when the start solutions are known, PHCpack's solution list.\n"+
+			"NAME is a family (cyclic, katsura, chandra, noon, eco, monomial, p1, p2, p3), optionally\n"+
+			"with its size and options as every command reads them: cyclic7, chandra64:c=t,\n"+
+			"monomial64:degree=32,columns=2, cyclic7:newton,seed=3,complex.")
 		fs.PrintDefaults()
 	}
-	seed := fs.Int64("seed", 1, "seed of the random coefficients")
-	complex := fs.Bool("complex", false, "complex coefficients")
+	n := fs.Int("n", 0, "size n (0: the family's default)")
+	seed := fs.Int64("seed", 1, "seed of the random data (p1..p3 coefficients, Newton start points, monomial rates)")
+	complex := fs.Bool("complex", false, "complex random data")
+	c := fs.String("c", "", "chandra: the constant c, a rational (default 33/64) or t (a series in c = t, H = 1 at t = 0); noon: c (default 11/10)")
+	degree := fs.Int("degree", 8, "monomial: truncation degree d >= 1 of the right-hand sides b(t)")
+	columns := fs.Int("columns", 1, "monomial: 1 or 2 columns of monomials")
+	newton := fs.Bool("newton", false, "the Newton homotopy f(x) - (1-t) f(z) with a random exact z, x(0) = z (cyclic, katsura, chandra, noon, eco)")
+	sols := fs.Bool("sols", true, "append the known start solutions (t = 0) as a PHCpack solution list")
+	series := fs.Bool("series", false, "monomial: give the start solution its exact series x_i(t) = exp(c_i t) to degree d (MDGEN EXACT SOLUTIONS block)")
+	list := fs.Bool("list", false, "list the families and exit")
 	if err := fs.Parse(reorderFlags(fs, args)); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || !stager.IsBenchmarkName(fs.Arg(0)) {
-		fs.Usage()
-		return fmt.Errorf("system: want one of p1, p2, p3")
+	if *list {
+		return listFamilies(out)
 	}
-	sys, err := benchmarkSystem(fs.Arg(0), *seed, *complex)
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("system: want one family name (mdgen system -list)")
+	}
+	if *degree < 1 {
+		return fmt.Errorf("system: -degree %d: want a degree >= 1", *degree)
+	}
+	base := stager.FamilyOptions{N: *n, Seed: *seed, Complex: *complex, C: *c, Degree: *degree, Columns: *columns, Newton: *newton}
+	name, opt, err := stager.ApplyFamilySpec(fs.Arg(0), base)
+	if err != nil {
+		return fmt.Errorf("system: %w", err)
+	}
+	// A flag given on the command line and an option of the spec must agree.
+	var conflict error
+	fs.Visit(func(f *flag.Flag) {
+		var same bool
+		switch f.Name {
+		case "n":
+			same = opt.N == base.N
+		case "seed":
+			same = opt.Seed == base.Seed
+		case "complex":
+			same = opt.Complex == base.Complex
+		case "c":
+			same = opt.C == base.C
+		case "degree":
+			same = opt.Degree == base.Degree
+		case "columns":
+			same = opt.Columns == base.Columns
+		case "newton":
+			same = opt.Newton == base.Newton
+		default:
+			same = true
+		}
+		if !same && conflict == nil {
+			conflict = fmt.Errorf("system: -%s %s disagrees with %s", f.Name, f.Value, fs.Arg(0))
+		}
+	})
+	if conflict != nil {
+		return conflict
+	}
+	fam, _ := stager.LookupFamily(name)
+	if err := checkFamilyFlags(fam, fs); err != nil {
+		return err
+	}
+	inst, err := stager.BuildFamily(name, opt)
 	if err != nil {
 		return err
 	}
-	_, err = out.Write(stager.Format(sys))
+	if *series {
+		if inst.Exact == nil {
+			return fmt.Errorf("system: -series: %s has no exact solution series (only monomial has)", name)
+		}
+		if len(inst.Start) == 1 {
+			inst.Start[0].Series = inst.Exact
+		}
+	}
+	text := stager.Format(inst.System)
+	text = append(text, "\nTITLE : "...)
+	text = append(text, inst.Title...)
+	text = append(text, "\n\nNOTE : written by mdgen system "...)
+	text = append(text, inst.Spec...)
+	text = append(text, '\n')
+	if *sols && len(inst.Start) > 0 {
+		text = append(text, '\n')
+		text = append(text, stager.FormatSolutions(inst.Start, stager.SolutionFormat{})...)
+	}
+	_, err = out.Write(text)
 	return err
 }
 
-func benchmarkSystem(name string, seed int64, complex bool) (*stager.System, error) {
-	if complex {
-		return stager.BenchmarkSystemComplex(name, seed)
+// checkFamilyFlags rejects flags the family does not take (given on the
+// command line).
+func checkFamilyFlags(fam stager.Family, fs *flag.FlagSet) error {
+	var err error
+	takes := map[string]bool{"n": true, "sols": true, "list": true, "series": true}
+	for _, o := range fam.Options {
+		takes[o] = true
 	}
-	return stager.BenchmarkSystem(name, seed)
+	fs.Visit(func(f *flag.Flag) {
+		if !takes[f.Name] && err == nil {
+			err = fmt.Errorf("system: %s takes no -%s (it takes -n, %s)", fam.Name, f.Name, "-"+strings.Join(fam.Options, ", -"))
+		}
+	})
+	return err
 }
 
-// loadSystem returns the benchmark system p1, p2 or p3 (random coefficients
-// from seed, complex or real) or the system read from the file arg, with the
-// series parameter param ("" for PHCpack's convention). A file wins over a
-// benchmark name only when the name is not p1, p2 or p3.
-func loadSystem(arg, param string, seed int64, complex bool) (*stager.System, error) {
-	if stager.IsBenchmarkName(arg) {
-		if _, err := os.Stat(arg); err == nil {
-			fmt.Fprintf(os.Stderr, "mdgen: %s is the benchmark system, not the file of that name (use ./%s)\n", arg, arg)
+func listFamilies(out io.Writer) error {
+	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tN\tOPTIONS\tSYSTEM")
+	for _, f := range stager.Families() {
+		size := fmt.Sprintf("%d (%d..%d)", f.DefaultN, f.MinN, f.MaxN)
+		if f.MinN == f.MaxN {
+			size = fmt.Sprintf("%d", f.MinN)
 		}
-		return benchmarkSystem(arg, seed, complex)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, size, strings.Join(f.Options, ","), f.Summary)
+	}
+	return tw.Flush()
+}
+
+// loadSystem returns the system named by arg: a benchmark system p1, p2 or
+// p3 (random coefficients from seed, complex or real), a family spec such as
+// cyclic7, chandra64:c=t or cyclic7:newton (stager.ApplyFamilySpec; seed and
+// complex fill in what the spec leaves out), or else the system read from
+// the file arg, with the series parameter param ("" for PHCpack's
+// convention). A name wins over a file of that name (use ./cyclic5 for the
+// file); a note on stderr says so when both exist.
+func loadSystem(arg, param string, seed int64, complex bool) (*stager.System, error) {
+	if stager.IsBenchmarkName(arg) || stager.IsFamilySpec(arg) {
+		if _, err := os.Stat(arg); err == nil {
+			fmt.Fprintf(os.Stderr, "mdgen: %s is the generated system, not the file of that name (use ./%s)\n", arg, arg)
+		}
+		inst, err := stager.FamilySystem(arg, stager.FamilyOptions{Seed: seed, Complex: complex})
+		if err != nil {
+			return nil, err
+		}
+		if !stager.IsBenchmarkName(arg) && param != "" && param != inst.System.Param {
+			return nil, fmt.Errorf("%s: -param %s, but its parameter is %q", arg, param, inst.System.Param)
+		}
+		return inst.System, nil
 	}
 	return stager.ParseFile(arg, stager.ParseOptions{Param: param})
 }

@@ -1,0 +1,963 @@
+package stager
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Families of test systems, with exact rational coefficients.
+//
+// Every family has a name and a size n; a few take options. A family member
+// is named on the command line by a spec (see ParseFamilySpec):
+//
+//	cyclic7                 cyclic 7-roots
+//	katsura8                katsura 8 (9 equations)
+//	chandra64:c=t           Chandrasekhar's H-equation, a series in c = t
+//	monomial64:degree=32    the monomial homotopy x^A = b(t), b exact to t^32
+//	cyclic7:newton,seed=3   the Newton homotopy f(x) - (1-t) f(z) for cyclic 7
+//	p1                      the benchmark system p1 (BenchmarkSystem)
+//
+// The systems:
+//
+//   - cyclic n (variables x1..xn): for k = 1..n-1, the sum over i of the
+//     products of k cyclically consecutive variables x_i···x_{i+k-1}; then
+//     x1···xn - 1. n equations of n terms (the last: one term and a
+//     constant); mixed volume 70 for n = 5, 924 for n = 7.
+//   - katsura n (variables u0..un, n+1 equations): for m = 0..n-1,
+//     sum_{l=-n..n} u_|l| u_|m-l| - u_m = 0 (u_k = 0 for k > n), and
+//     u0 + 2 u1 + ... + 2 un - 1 = 0. Bezout number 2^n, all solutions
+//     isolated (PHCpack's katsura5 is n = 5).
+//   - chandra n (variables H1..Hn): Chandrasekhar's H-equation discretized
+//     as in the 2014 paper, 2n H_i - c H_i sum_{j=1..n} i/(i+j) H_j - 2n = 0:
+//     n equations of n+1 terms and a constant, n^2 + n monomials in all. c is
+//     a fixed rational (default 33/64) or the series parameter t (c=t), in
+//     which case H_i = 1 at t = 0 is the start solution.
+//   - noon n (variables x1..xn): x_i sum_{j != i} x_j^2 - c x_i + 1 = 0, with
+//     c = 11/10 (PHCpack's noon3); n equations of n terms and a constant.
+//   - eco n (variables x1..xn): for k = 1..n-2,
+//     (x_k + sum_{i=1..n-k-1} x_i x_{i+k}) x_n - k = 0; x_{n-1} x_n - (n-1) = 0;
+//     x1 + ... + x_{n-1} + 1 = 0 (PHCpack's eco6 is n = 6).
+//   - monomial n: the monomial homotopies of the Newton papers (PHCpack's
+//     problem -1): the exponent matrix A is lower triangular with ones, one
+//     column of monomials, row i: x1···x_i - b_i(t) = 0; with columns=2 a
+//     second column x_i···x_n is added: x1···x_i + x_i···x_n - b_i(t) = 0
+//     (the Jacobian at x = 1 is the all-ones matrix plus the identity). b(t)
+//     is chosen so that x_i(t) = exp(c_i t) solves the system exactly:
+//     b_i(t) = exp((c_1 + ... + c_i) t) (+ exp((c_i + ... + c_n) t)), as a
+//     series truncated at degree d (degree=d, default 8). The rates c_i are
+//     rationals from the seed: in [-2,-1] or [1,2] with denominator 8, or
+//     with complex, exactly on the unit circle ((q²-p²) + 2pq i)/(q²+p²)
+//     (MonomialRates). The exact solution series, c_i^k / k!, is
+//     Instance.Exact (MonomialSolution). Start point x(0) = 1.
+//   - p1, p2, p3: the benchmark systems (BenchmarkSystem); their size is fixed.
+//
+// Newton homotopies (newton; for cyclic, katsura, chandra with a fixed c,
+// noon and eco): f(x) - (1 - t) f(z) for a random exact point z from the
+// seed (RandomPoint: real, or complex with complex), so that x(0) = z is a
+// regular start solution for a generic z; only the constant terms depend on
+// t (NewtonHomotopy).
+//
+// Instances that have a known start solution carry it (Instance.Start) for
+// `mdgen system` to append as a PHCpack solution list.
+
+// famDefaultDegree is the truncation degree of the monomial homotopies'
+// right-hand sides when none is given.
+const famDefaultDegree = 8
+
+// FamilyOptions selects a member of a family. Fields a family does not use
+// are ignored by Family.Build (ApplyFamilySpec rejects them in a spec).
+type FamilyOptions struct {
+	N       int    // size; 0: the family's default
+	Degree  int    // monomial: truncation degree d >= 1 of b(t); 0: 8
+	Columns int    // monomial: 1 or 2 columns of monomials; 0: 1
+	C       string // chandra: the constant c, a rational ("33/64", "0.51234") or "t"; noon: a rational; "": default
+	Seed    int64  // random data: p1..p3 coefficients, Newton start points, monomial rates
+	Complex bool   // complex random data
+	Newton  bool   // the Newton homotopy f(x) - (1-t) f(z)
+}
+
+// Instance is one member of a family.
+type Instance struct {
+	Spec   string     // canonical spec, e.g. "cyclic7:newton,seed=3" (FamilySpec)
+	Title  string     // one line describing the system
+	System *System    // the system, exact
+	Start  []Solution // known solutions at t = 0 (T = 0); nil when none is known
+	// Exact is the exact solution series of a monomial homotopy: Exact[i][k]
+	// is the coefficient of t^k of x_i, k = 0..Degree (nil for others).
+	Exact [][]Rational
+}
+
+// Family describes a family of systems.
+type Family struct {
+	Name     string
+	Summary  string   // one line
+	DefaultN int      // size when FamilyOptions.N is 0
+	MinN     int      // smallest size
+	MaxN     int      // largest size (memory: see the family's doc); MinN == MaxN: fixed
+	Options  []string // spec keys it takes besides n: seed, complex, c, degree, columns, newton
+	build    func(n int, opt FamilyOptions) (*Instance, error)
+}
+
+var famRegistry = []Family{
+	{Name: "p1", Summary: "benchmark p1: one polynomial, all 1,820 products of 4 of 16 variables, random series coefficients",
+		DefaultN: 16, MinN: 16, MaxN: 16, Options: []string{"seed", "complex"}, build: famBenchmark("p1")},
+	{Name: "p2", Summary: "benchmark p2: one polynomial, 128 products of 64 cyclically consecutive of 128 variables",
+		DefaultN: 128, MinN: 128, MaxN: 128, Options: []string{"seed", "complex"}, build: famBenchmark("p2")},
+	{Name: "p3", Summary: "benchmark p3: one polynomial, all 8,128 products of 2 of 128 variables",
+		DefaultN: 128, MinN: 128, MaxN: 128, Options: []string{"seed", "complex"}, build: famBenchmark("p3")},
+	{Name: "cyclic", Summary: "cyclic n-roots: n equations, n^2-n+1 monomials",
+		DefaultN: 5, MinN: 2, MaxN: 256, Options: []string{"newton", "seed", "complex"}, build: famPlain(Cyclic, "cyclic %d-roots")},
+	{Name: "katsura", Summary: "katsura n: n+1 equations in u0..un, 2^n solutions",
+		DefaultN: 5, MinN: 1, MaxN: 1024, Options: []string{"newton", "seed", "complex"}, build: famPlain(Katsura, "katsura %d")},
+	{Name: "chandra", Summary: "Chandrasekhar's H-equation 2n H_i - c H_i sum_j i/(i+j) H_j - 2n, c = 33/64 or c=t",
+		DefaultN: 4, MinN: 1, MaxN: 4096, Options: []string{"c", "newton", "seed", "complex"}, build: famChandra},
+	{Name: "noon", Summary: "noon n: x_i sum_{j!=i} x_j^2 - c x_i + 1, c = 11/10",
+		DefaultN: 3, MinN: 2, MaxN: 4096, Options: []string{"c", "newton", "seed", "complex"}, build: famNoon},
+	{Name: "eco", Summary: "eco n: the economics problem, n equations",
+		DefaultN: 6, MinN: 2, MaxN: 4096, Options: []string{"newton", "seed", "complex"}, build: famPlain(Eco, "eco %d, the economics problem")},
+	{Name: "monomial", Summary: "monomial homotopy x^A = b(t), A lower triangular ones, exact solution x_i = exp(c_i t)",
+		DefaultN: 8, MinN: 1, MaxN: 4096, Options: []string{"degree", "columns", "seed", "complex"}, build: famMonomial},
+}
+
+// Families returns the registered families, in a fixed order.
+func Families() []Family { return slices.Clone(famRegistry) }
+
+// LookupFamily returns the family named name.
+func LookupFamily(name string) (Family, bool) {
+	for _, f := range famRegistry {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Family{}, false
+}
+
+// BuildFamily returns the member of family name selected by opt.
+func BuildFamily(name string, opt FamilyOptions) (*Instance, error) {
+	f, ok := LookupFamily(name)
+	if !ok {
+		return nil, fmt.Errorf("stager: unknown family %q (have %s)", name, famNames())
+	}
+	return f.Build(opt)
+}
+
+// Build returns the member of f selected by opt.
+func (f Family) Build(opt FamilyOptions) (*Instance, error) {
+	n := opt.N
+	if n == 0 {
+		n = f.DefaultN
+	}
+	if n < f.MinN || n > f.MaxN {
+		if f.MinN == f.MaxN {
+			return nil, fmt.Errorf("stager: %s has the fixed size n = %d", f.Name, f.MinN)
+		}
+		return nil, fmt.Errorf("stager: %s: n = %d out of range %d..%d", f.Name, n, f.MinN, f.MaxN)
+	}
+	if opt.Newton && !slices.Contains(f.Options, "newton") {
+		return nil, fmt.Errorf("stager: %s has no Newton homotopy", f.Name)
+	}
+	inst, err := f.build(n, opt)
+	if err != nil {
+		return nil, err
+	}
+	inst.Spec = FamilySpec(f.Name, n, opt)
+	return inst, nil
+}
+
+func famNames() string {
+	var names []string
+	for _, f := range famRegistry {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// IsFamilySpec reports whether arg has the shape of a family spec: a
+// registered family name, then optional digits (the size), then optionally
+// ':' and options. It does not check the options (ApplyFamilySpec does), so
+// that a command can tell a misspelt option from a missing file.
+func IsFamilySpec(arg string) bool {
+	name, rest := famSplitName(arg)
+	if _, ok := LookupFamily(name); !ok {
+		return false
+	}
+	i := 0
+	for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
+		i++
+	}
+	return i == len(rest) || rest[i] == ':'
+}
+
+// famSplitName splits a spec into its family name and the rest: the name is
+// the longest registered name that is a prefix (p1 before p), else the
+// leading letters.
+func famSplitName(spec string) (name, rest string) {
+	head := spec
+	if k := strings.IndexByte(head, ':'); k >= 0 {
+		head = head[:k]
+	}
+	for _, f := range famRegistry {
+		if head == f.Name {
+			return f.Name, spec[len(f.Name):]
+		}
+	}
+	i := 0
+	for i < len(spec) && ('a' <= spec[i] && spec[i] <= 'z' || 'A' <= spec[i] && spec[i] <= 'Z') {
+		i++
+	}
+	return spec[:i], spec[i:]
+}
+
+// ApplyFamilySpec reads a family spec
+//
+//	NAME[N][:OPTION[,OPTION]...]
+//
+// where N is the size and an OPTION is key=value or a bare key for true:
+// n=N, seed=S, complex (complex=false), c=RATIONAL|t, degree=D (d=D),
+// columns=1|2, newton (newton=false). It returns the family name and base
+// with the options the spec gives overriding it (so a command can pass its
+// -seed and -complex as base). Options the family does not take are errors.
+func ApplyFamilySpec(spec string, base FamilyOptions) (string, FamilyOptions, error) {
+	name, rest := famSplitName(spec)
+	f, ok := LookupFamily(name)
+	if !ok {
+		return "", base, fmt.Errorf("stager: %q: unknown family (have %s)", spec, famNames())
+	}
+	opt := base
+	i := 0
+	for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
+		i++
+	}
+	if i > 0 {
+		n, err := strconv.Atoi(rest[:i])
+		if err != nil || n < 1 || n > 1<<20 {
+			return "", base, fmt.Errorf("stager: %q: size %s out of range", spec, rest[:i])
+		}
+		opt.N = n
+	}
+	rest = rest[i:]
+	if rest == "" {
+		return name, opt, nil
+	}
+	if rest[0] != ':' {
+		return "", base, fmt.Errorf("stager: %q: want NAME[N][:option,...] after %s", spec, name)
+	}
+	for _, item := range strings.Split(rest[1:], ",") {
+		key, val, hasVal := strings.Cut(item, "=")
+		key = strings.TrimSpace(key)
+		val = strings.TrimSpace(val)
+		if key == "d" {
+			key = "degree"
+		}
+		if key != "n" && !slices.Contains(f.Options, key) {
+			return "", base, fmt.Errorf("stager: %q: %s takes no option %q (options: n, %s)", spec, name, key, strings.Join(f.Options, ", "))
+		}
+		boolVal := func() (bool, error) {
+			if !hasVal {
+				return true, nil
+			}
+			b, err := strconv.ParseBool(val)
+			if err != nil {
+				return false, fmt.Errorf("stager: %q: %s=%s: want true or false", spec, key, val)
+			}
+			return b, nil
+		}
+		intVal := func() (int, error) {
+			v, err := strconv.Atoi(val)
+			if err != nil || !hasVal {
+				return 0, fmt.Errorf("stager: %q: %s=%s: want an integer", spec, key, val)
+			}
+			return v, nil
+		}
+		var err error
+		switch key {
+		case "n":
+			opt.N, err = intVal()
+			if err == nil && opt.N < 1 {
+				err = fmt.Errorf("stager: %q: n=%d: want n >= 1", spec, opt.N)
+			}
+		case "degree":
+			opt.Degree, err = intVal()
+			if err == nil && opt.Degree < 1 {
+				err = fmt.Errorf("stager: %q: degree=%d: want a degree >= 1", spec, opt.Degree)
+			}
+		case "columns":
+			opt.Columns, err = intVal()
+		case "seed":
+			var v int64
+			v, err = strconv.ParseInt(val, 10, 64)
+			if err != nil || !hasVal {
+				err = fmt.Errorf("stager: %q: seed=%s: want an integer", spec, val)
+			}
+			opt.Seed = v
+		case "complex":
+			opt.Complex, err = boolVal()
+		case "newton":
+			opt.Newton, err = boolVal()
+		case "c":
+			if !hasVal || val == "" {
+				err = fmt.Errorf("stager: %q: c wants a value (c=33/64 or c=t)", spec)
+			}
+			opt.C = val
+		}
+		if err != nil {
+			return "", base, err
+		}
+	}
+	return name, opt, nil
+}
+
+// FamilySpec writes the canonical spec of the member n of family name with
+// the options opt: NAME then N (left out for a fixed size), then the options
+// that the family takes and that differ from their defaults, seed always when
+// random data are drawn.
+func FamilySpec(name string, n int, opt FamilyOptions) string {
+	f, ok := LookupFamily(name)
+	if !ok {
+		return name
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	if f.MinN != f.MaxN {
+		if n == 0 {
+			n = f.DefaultN
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	var opts []string
+	has := func(k string) bool { return slices.Contains(f.Options, k) }
+	if has("c") && opt.C != "" {
+		opts = append(opts, "c="+opt.C)
+	}
+	if has("degree") && opt.Degree != 0 && opt.Degree != famDefaultDegree {
+		opts = append(opts, "degree="+strconv.Itoa(opt.Degree))
+	}
+	if has("columns") && opt.Columns > 1 {
+		opts = append(opts, "columns="+strconv.Itoa(opt.Columns))
+	}
+	if has("newton") && opt.Newton {
+		opts = append(opts, "newton")
+	}
+	random := opt.Newton || name == "monomial" || f.MinN == f.MaxN
+	if random && has("seed") {
+		opts = append(opts, "seed="+strconv.FormatInt(opt.Seed, 10))
+	}
+	if random && has("complex") && opt.Complex {
+		opts = append(opts, "complex")
+	}
+	if len(opts) > 0 {
+		b.WriteByte(':')
+		b.WriteString(strings.Join(opts, ","))
+	}
+	return b.String()
+}
+
+// FamilySystem builds the system of a spec, with base supplying the options
+// the spec leaves out (a command's -seed and -complex).
+func FamilySystem(spec string, base FamilyOptions) (*Instance, error) {
+	name, opt, err := ApplyFamilySpec(spec, base)
+	if err != nil {
+		return nil, err
+	}
+	return BuildFamily(name, opt)
+}
+
+func famBenchmark(name string) func(int, FamilyOptions) (*Instance, error) {
+	return func(_ int, opt FamilyOptions) (*Instance, error) {
+		s, err := benchmarkSystem(name, opt.Seed, opt.Complex)
+		if err != nil {
+			return nil, err
+		}
+		kind := "real"
+		if opt.Complex {
+			kind = "complex"
+		}
+		return &Instance{System: s, Title: fmt.Sprintf("benchmark system %s, random %s series coefficients, seed %d", name, kind, opt.Seed)}, nil
+	}
+}
+
+// famPlain builds a family without options but newton.
+func famPlain(mk func(n int) *System, title string) func(int, FamilyOptions) (*Instance, error) {
+	return func(n int, opt FamilyOptions) (*Instance, error) {
+		return famMaybeNewton(mk(n), fmt.Sprintf(title, n), opt)
+	}
+}
+
+func famMaybeNewton(s *System, title string, opt FamilyOptions) (*Instance, error) {
+	if !opt.Newton {
+		return &Instance{System: s, Title: title}, nil
+	}
+	z := RandomPoint(len(s.Vars), opt.Seed, opt.Complex)
+	h, err := NewtonHomotopy(s, z)
+	if err != nil {
+		return nil, err
+	}
+	kind := "real"
+	if opt.Complex {
+		kind = "complex"
+	}
+	return &Instance{
+		System: h,
+		Title:  fmt.Sprintf("Newton homotopy f(x) - (1-%s) f(z) for %s, random %s z (seed %d), x(0) = z", h.Param, title, kind, opt.Seed),
+		Start:  []Solution{StartSolution(s.Vars, z)},
+	}, nil
+}
+
+func famChandra(n int, opt FamilyOptions) (*Instance, error) {
+	cs := opt.C
+	if cs == "" {
+		cs = "33/64"
+	}
+	if cs == "t" {
+		if opt.Newton {
+			return nil, fmt.Errorf("stager: chandra with c=t is a homotopy already (no newton)")
+		}
+		s := Chandrasekhar(n, nil)
+		ones := make([]Rational, n)
+		for i := range ones {
+			ones[i].Re.SetInt64(1)
+		}
+		return &Instance{System: s, Title: fmt.Sprintf("Chandrasekhar's H-equation, n = %d, c = t (H_i = 1 at t = 0)", n),
+			Start: []Solution{StartSolution(s.Vars, ones)}}, nil
+	}
+	c, ok := new(big.Rat).SetString(cs)
+	if !ok {
+		return nil, fmt.Errorf("stager: chandra: c=%s is not a rational number (33/64, 0.51234) or t", cs)
+	}
+	return famMaybeNewton(Chandrasekhar(n, c), fmt.Sprintf("Chandrasekhar's H-equation, n = %d, c = %s", n, c.RatString()), opt)
+}
+
+func famNoon(n int, opt FamilyOptions) (*Instance, error) {
+	c := big.NewRat(11, 10)
+	if opt.C != "" {
+		var ok bool
+		if c, ok = new(big.Rat).SetString(opt.C); !ok {
+			return nil, fmt.Errorf("stager: noon: c=%s is not a rational number", opt.C)
+		}
+	}
+	return famMaybeNewton(Noon(n, c), fmt.Sprintf("noon %d, c = %s", n, c.RatString()), opt)
+}
+
+func famMonomial(n int, opt FamilyOptions) (*Instance, error) {
+	d := opt.Degree
+	if d == 0 {
+		d = famDefaultDegree
+	}
+	if d < 1 || d > 1024 {
+		return nil, fmt.Errorf("stager: monomial: degree %d out of range 1..1024", d)
+	}
+	cols := opt.Columns
+	if cols == 0 {
+		cols = 1
+	}
+	if cols != 1 && cols != 2 {
+		return nil, fmt.Errorf("stager: monomial: columns=%d (want 1 or 2)", cols)
+	}
+	rates := MonomialRates(n, opt.Seed, opt.Complex)
+	s := MonomialHomotopy(rates, cols, d)
+	ones := make([]Rational, n)
+	for i := range ones {
+		ones[i].Re.SetInt64(1)
+	}
+	kind := "real"
+	if opt.Complex {
+		kind = "complex"
+	}
+	col := "one column"
+	if cols == 2 {
+		col = "two columns"
+	}
+	return &Instance{
+		System: s,
+		Title: fmt.Sprintf("monomial homotopy x^A = b(t), %s of monomials, n = %d, b exact to degree %d, solution x_i = exp(c_i t) with random %s rational c_i (seed %d)",
+			col, n, d, kind, opt.Seed),
+		Start: []Solution{StartSolution(s.Vars, ones)},
+		Exact: MonomialSolution(rates, d),
+	}, nil
+}
+
+// StartSolution returns the solution at t = 0 with the coordinates x of the
+// variables vars (M = 1, no diagnostics).
+func StartSolution(vars []string, x []Rational) Solution {
+	sol := Solution{M: 1, Names: slices.Clone(vars), Values: make([]Rational, len(x))}
+	for i := range x {
+		sol.Values[i].Re.Set(&x[i].Re)
+		sol.Values[i].Im.Set(&x[i].Im)
+	}
+	return sol
+}
+
+// famVars returns prefix1..prefixN (from 0 when zero is true).
+func famVars(prefix string, n int, zero bool) []string {
+	vs := make([]string, n)
+	for i := range vs {
+		k := i + 1
+		if zero {
+			k = i
+		}
+		vs[i] = prefix + strconv.Itoa(k)
+	}
+	return vs
+}
+
+// famPoly collects the terms of one polynomial, combining like terms, in the
+// order of their first appearance. Zero terms are dropped and series are
+// trimmed when the polynomial is done, as Parse does.
+type famPoly struct {
+	idx   map[string]int
+	terms []Monomial
+	cnst  Series
+	key   []byte
+	vars  []int
+}
+
+// add adds c·x_{vs[0]}·x_{vs[1]}··· (a variable may repeat: x·x = x^2).
+func (p *famPoly) add(c Series, vs ...int) {
+	if len(vs) == 0 {
+		p.cnst = famSeriesAdd(p.cnst, c)
+		return
+	}
+	p.vars = append(p.vars[:0], vs...)
+	slices.Sort(p.vars)
+	var m Monomial
+	for i := 0; i < len(p.vars); {
+		j := i
+		for j < len(p.vars) && p.vars[j] == p.vars[i] {
+			j++
+		}
+		m.Vars = append(m.Vars, p.vars[i])
+		m.Pows = append(m.Pows, j-i)
+		i = j
+	}
+	p.key = p.key[:0]
+	for k := range m.Vars {
+		p.key = binary.AppendUvarint(p.key, uint64(m.Vars[k]))
+		p.key = binary.AppendUvarint(p.key, uint64(m.Pows[k]))
+	}
+	if p.idx == nil {
+		p.idx = map[string]int{}
+	}
+	if k, ok := p.idx[string(p.key)]; ok {
+		p.terms[k].Coef = famSeriesAdd(p.terms[k].Coef, c)
+		return
+	}
+	p.idx[string(p.key)] = len(p.terms)
+	m.Coef = famSeriesAdd(nil, c)
+	p.terms = append(p.terms, m)
+}
+
+func (p *famPoly) done() Polynomial {
+	var q Polynomial
+	for _, m := range p.terms {
+		m.Coef = famTrim(m.Coef)
+		if len(m.Coef) > 0 {
+			q.Terms = append(q.Terms, m)
+		}
+	}
+	q.Const = famTrim(p.cnst)
+	return q
+}
+
+// famSeriesAdd returns a + b in a fresh series (a may be nil).
+func famSeriesAdd(a, b Series) Series {
+	out := make(Series, max(len(a), len(b)))
+	for k := range out {
+		if k < len(a) {
+			out[k].Re.Set(&a[k].Re)
+			out[k].Im.Set(&a[k].Im)
+		}
+		if k < len(b) {
+			out[k].Re.Add(&out[k].Re, &b[k].Re)
+			out[k].Im.Add(&out[k].Im, &b[k].Im)
+		}
+	}
+	return out
+}
+
+func famTrim(s Series) Series {
+	n := len(s)
+	for n > 0 && s[n-1].IsZero() {
+		n--
+	}
+	if n == 0 {
+		return nil
+	}
+	return s[:n]
+}
+
+// famConst returns the series of the real rational r (one coefficient).
+func famConst(r *big.Rat) Series {
+	s := make(Series, 1)
+	s[0].Re.Set(r)
+	return s
+}
+
+func famInt(v int64) Series { return famConst(new(big.Rat).SetInt64(v)) }
+
+// Cyclic returns the cyclic n-roots system in x1..xn.
+func Cyclic(n int) *System {
+	s := &System{Vars: famVars("x", n, false), Polys: make([]Polynomial, n)}
+	one := famInt(1)
+	vs := make([]int, 0, n)
+	for k := 1; k < n; k++ {
+		var p famPoly
+		for i := range n {
+			vs = vs[:0]
+			for j := range k {
+				vs = append(vs, (i+j)%n)
+			}
+			p.add(one, vs...)
+		}
+		s.Polys[k-1] = p.done()
+	}
+	var p famPoly
+	vs = vs[:0]
+	for i := range n {
+		vs = append(vs, i)
+	}
+	p.add(one, vs...)
+	p.add(famInt(-1))
+	s.Polys[n-1] = p.done()
+	return s
+}
+
+// Katsura returns katsura n: n+1 equations in u0..un.
+func Katsura(n int) *System {
+	s := &System{Vars: famVars("u", n+1, true), Polys: make([]Polynomial, n+1)}
+	one := famInt(1)
+	for m := range n {
+		var p famPoly
+		// the products u_a u_b with a = |l|, b = |m-l|, listed by (min, max)
+		type pair struct{ a, b int }
+		count := map[pair]int64{}
+		var order []pair
+		for l := -n; l <= n; l++ {
+			a, b := famAbs(l), famAbs(m-l)
+			if b > n {
+				continue
+			}
+			pr := pair{min(a, b), max(a, b)}
+			if count[pr] == 0 {
+				order = append(order, pr)
+			}
+			count[pr]++
+		}
+		slices.SortFunc(order, func(x, y pair) int {
+			if x.a != y.a {
+				return x.a - y.a
+			}
+			return x.b - y.b
+		})
+		for _, pr := range order {
+			p.add(famInt(count[pr]), pr.a, pr.b)
+		}
+		p.add(famInt(-1), m)
+		s.Polys[m] = p.done()
+	}
+	var p famPoly
+	p.add(one, 0)
+	for i := 1; i <= n; i++ {
+		p.add(famInt(2), i)
+	}
+	p.add(famInt(-1))
+	s.Polys[n] = p.done()
+	return s
+}
+
+func famAbs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Chandrasekhar returns Chandrasekhar's H-equation in H1..Hn,
+//
+//	2n H_i - c H_i sum_{j=1..n} i/(i+j) H_j - 2n = 0,  i = 1..n,
+//
+// with the rational c, or with c = t (the series parameter) when c is nil.
+// Terms: H_i, then H_i H_j for j = 1..n, then the constant.
+func Chandrasekhar(n int, c *big.Rat) *System {
+	s := &System{Vars: famVars("H", n, false), Polys: make([]Polynomial, n)}
+	if c == nil {
+		s.Param = "t"
+	}
+	twoN := int64(2 * n)
+	var q big.Rat
+	for i := 1; i <= n; i++ {
+		p := &s.Polys[i-1]
+		p.Terms = make([]Monomial, 0, n+1)
+		p.Terms = append(p.Terms, Monomial{Coef: famInt(twoN), Vars: []int{i - 1}, Pows: []int{1}})
+		for j := 1; j <= n; j++ {
+			q.SetFrac64(int64(-i), int64(i+j)) // -i/(i+j)
+			var coef Series
+			if c == nil {
+				coef = make(Series, 2)
+				coef[1].Re.Set(&q)
+			} else {
+				coef = make(Series, 1)
+				coef[0].Re.Mul(&q, c)
+			}
+			if famTrim(coef) == nil {
+				continue
+			}
+			var m Monomial
+			switch {
+			case j < i:
+				m = Monomial{Coef: coef, Vars: []int{j - 1, i - 1}, Pows: []int{1, 1}}
+			case j == i:
+				m = Monomial{Coef: coef, Vars: []int{i - 1}, Pows: []int{2}}
+			default:
+				m = Monomial{Coef: coef, Vars: []int{i - 1, j - 1}, Pows: []int{1, 1}}
+			}
+			p.Terms = append(p.Terms, m)
+		}
+		p.Const = famInt(-twoN)
+	}
+	return s
+}
+
+// Noon returns noon n in x1..xn: x_i sum_{j != i} x_j^2 - c x_i + 1 = 0.
+func Noon(n int, c *big.Rat) *System {
+	s := &System{Vars: famVars("x", n, false), Polys: make([]Polynomial, n)}
+	one := famInt(1)
+	negC := famConst(new(big.Rat).Neg(c))
+	for i := range n {
+		var p famPoly
+		for j := range n {
+			if j != i {
+				p.add(one, i, j, j)
+			}
+		}
+		p.add(negC, i)
+		p.add(one)
+		s.Polys[i] = p.done()
+	}
+	return s
+}
+
+// Eco returns eco n in x1..xn.
+func Eco(n int) *System {
+	s := &System{Vars: famVars("x", n, false), Polys: make([]Polynomial, n)}
+	one := famInt(1)
+	last := n - 1
+	for k := 1; k <= n-2; k++ {
+		var p famPoly
+		p.add(one, k-1, last)
+		for i := 1; i <= n-k-1; i++ {
+			p.add(one, i-1, i+k-1, last)
+		}
+		p.add(famInt(int64(-k)))
+		s.Polys[k-1] = p.done()
+	}
+	var p famPoly
+	p.add(one, n-2, last)
+	p.add(famInt(int64(-(n - 1))))
+	s.Polys[n-2] = p.done()
+	var q famPoly
+	for i := 0; i < n-1; i++ {
+		q.add(one, i)
+	}
+	q.add(one)
+	s.Polys[n-1] = q.done()
+	return s
+}
+
+// MonomialRates returns n rates c_i for the monomial homotopies, drawn from
+// seed: real c_i = ±k/8 with k in 8..16 (|c_i| in [1, 2], as PHCpack draws
+// them from [-2,-1] ∪ [1,2]); complex c_i = ((q²-p²) + 2pq i)/(q²+p²) with
+// small integers p, q (exactly on the unit circle, as PHCpack's complex
+// exponentials).
+func MonomialRates(n int, seed int64, complex bool) []Rational {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d6f6e6f)) // "mono"
+	c := make([]Rational, n)
+	for i := range c {
+		if !complex {
+			k := 8 + rng.Int64N(9)
+			if rng.IntN(2) == 0 {
+				k = -k
+			}
+			c[i].Re.SetFrac64(k, 8)
+			continue
+		}
+		p := rng.Int64N(17) - 8 // -8..8
+		q := 1 + rng.Int64N(8)  // 1..8
+		den := q*q + p*p
+		c[i].Re.SetFrac64(q*q-p*p, den)
+		c[i].Im.SetFrac64(2*p*q, den)
+	}
+	return c
+}
+
+// MonomialSolution returns the exact series of x_i(t) = exp(c_i t) to degree
+// d: out[i][k] = c_i^k / k!.
+func MonomialSolution(rates []Rational, d int) [][]Rational {
+	out := make([][]Rational, len(rates))
+	for i := range rates {
+		out[i] = famExpSeries(&rates[i], d)
+	}
+	return out
+}
+
+// famExpSeries returns exp(c t) mod t^(d+1): s_k = c^k/k!.
+func famExpSeries(c *Rational, d int) []Rational {
+	s := make([]Rational, d+1)
+	s[0].Re.SetInt64(1)
+	var k big.Rat
+	for j := 1; j <= d; j++ {
+		famMul(&s[j], &s[j-1], c)
+		k.SetInt64(int64(j))
+		s[j].Re.Quo(&s[j].Re, &k)
+		s[j].Im.Quo(&s[j].Im, &k)
+	}
+	return s
+}
+
+// MonomialHomotopy returns the monomial homotopy with the given rates:
+// row i (1-based) x1···x_i - b_i(t) = 0 (columns = 1), or
+// x1···x_i + x_i···x_n - b_i(t) = 0 (columns = 2), with b_i the series of
+// exp((c_1+...+c_i) t) (+ exp((c_i+...+c_n) t)) truncated at degree d, so
+// that x_i(t) = exp(c_i t) (MonomialSolution) solves it mod t^(d+1).
+// Variables x1..xn, parameter t.
+func MonomialHomotopy(rates []Rational, columns, d int) *System {
+	n := len(rates)
+	s := &System{Vars: famVars("x", n, false), Param: "t", Polys: make([]Polynomial, n)}
+	one := famInt(1)
+	prefix := make([]Rational, n) // c_1 + ... + c_i
+	suffix := make([]Rational, n) // c_i + ... + c_n
+	for i := range n {
+		if i > 0 {
+			famAdd(&prefix[i], &prefix[i-1], &rates[i])
+		} else {
+			famSet(&prefix[i], &rates[i])
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		if i < n-1 {
+			famAdd(&suffix[i], &suffix[i+1], &rates[i])
+		} else {
+			famSet(&suffix[i], &rates[i])
+		}
+	}
+	vs := make([]int, 0, n)
+	for i := range n {
+		var p famPoly
+		vs = vs[:0]
+		for j := 0; j <= i; j++ {
+			vs = append(vs, j)
+		}
+		p.add(one, vs...)
+		b := Series(famExpSeries(&prefix[i], d))
+		if columns == 2 {
+			vs = vs[:0]
+			for j := i; j < n; j++ {
+				vs = append(vs, j)
+			}
+			p.add(one, vs...)
+			b = famSeriesAdd(b, famExpSeries(&suffix[i], d))
+		}
+		for k := range b {
+			b[k].Re.Neg(&b[k].Re)
+			b[k].Im.Neg(&b[k].Im)
+		}
+		p.add(b)
+		s.Polys[i] = p.done()
+	}
+	return s
+}
+
+// RandomPoint returns n random exact coordinates drawn from seed: r/2^20
+// with r uniform in [-2^20, 2^20] \ {0} (exact doubles, exact short
+// decimals), with a random imaginary part of the same kind when complex.
+func RandomPoint(n int, seed int64, complex bool) []Rational {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x7374617274)) // "start"
+	z := make([]Rational, n)
+	draw := func(r *big.Rat) {
+		const m = 1 << 20
+		v := int64(0)
+		for v == 0 {
+			v = rng.Int64N(2*m+1) - m
+		}
+		r.SetFrac64(v, m)
+	}
+	for i := range z {
+		draw(&z[i].Re)
+		if complex {
+			draw(&z[i].Im)
+		}
+	}
+	return z
+}
+
+// NewtonHomotopy returns f(x) - (1 - t) f(z) = f(x) - f(z) + t f(z) for a
+// system f without a parameter and a point z (one coordinate per variable):
+// the constant term of polynomial i becomes the series
+// (c_i - f_i(z)) + f_i(z) t, so that x(0) = z. The parameter is t (t0, t1,
+// ... when a variable is named t).
+func NewtonHomotopy(f *System, z []Rational) (*System, error) {
+	if f.Param != "" || f.MaxCoefDegree() > 0 {
+		return nil, fmt.Errorf("stager: Newton homotopy of a system that has a parameter already")
+	}
+	if len(z) != len(f.Vars) {
+		return nil, fmt.Errorf("stager: Newton homotopy: %d coordinates for %d variables", len(z), len(f.Vars))
+	}
+	param := "t"
+	for k := 0; slices.Contains(f.Vars, param); k++ {
+		param = "t" + strconv.Itoa(k)
+	}
+	var zero Rational
+	fz := f.EvalAt(z, &zero)
+	h := &System{Vars: slices.Clone(f.Vars), Param: param, Polys: make([]Polynomial, len(f.Polys))}
+	for i := range f.Polys {
+		p := &f.Polys[i]
+		q := &h.Polys[i]
+		q.Terms = make([]Monomial, len(p.Terms))
+		for j, m := range p.Terms {
+			q.Terms[j] = Monomial{Coef: famSeriesAdd(nil, m.Coef), Vars: slices.Clone(m.Vars), Pows: slices.Clone(m.Pows)}
+		}
+		c := make(Series, 2)
+		if len(p.Const) > 0 {
+			famSet(&c[0], &p.Const[0])
+		}
+		c[0].Re.Sub(&c[0].Re, &fz[i].Re)
+		c[0].Im.Sub(&c[0].Im, &fz[i].Im)
+		famSet(&c[1], &fz[i])
+		q.Const = famTrim(c)
+	}
+	return h, nil
+}
+
+// famSet sets z = x.
+func famSet(z, x *Rational) {
+	z.Re.Set(&x.Re)
+	z.Im.Set(&x.Im)
+}
+
+// famAdd sets z = a + b (z may be a or b).
+func famAdd(z, a, b *Rational) {
+	z.Re.Add(&a.Re, &b.Re)
+	z.Im.Add(&a.Im, &b.Im)
+}
+
+// famMul sets z = a·b (z may be a or b).
+func famMul(z, a, b *Rational) {
+	if a.IsReal() && b.IsReal() {
+		z.Re.Mul(&a.Re, &b.Re)
+		z.Im.SetInt64(0)
+		return
+	}
+	var re, im, u big.Rat
+	re.Mul(&a.Re, &b.Re)
+	u.Mul(&a.Im, &b.Im)
+	re.Sub(&re, &u)
+	im.Mul(&a.Re, &b.Im)
+	u.Mul(&a.Im, &b.Re)
+	im.Add(&im, &u)
+	z.Re.Set(&re)
+	z.Im.Set(&im)
+}
