@@ -61,7 +61,7 @@ func NewCPU(plan *stager.Plan, n int, complex bool, workers int) (*CPU, error) {
 	}
 	e.slotLen = e.layout().SlotLen()
 	if err := plan.CheckMemory(n, complex); err != nil {
-		return nil, fmt.Errorf("runtime: the CPU data array: %w", err)
+		return nil, fmt.Errorf("runtime: the CPU executor: %w", err)
 	}
 	e.data = make([]float64, plan.NumSlots()*e.slotLen)
 	e.zero = make([]float64, e.slotLen)
@@ -146,7 +146,7 @@ func (e *CPU) SetInput(v int, series []float64) {
 func (e *CPU) Value(p int) []float64 { return e.out(e.plan.Value[p]) }
 
 // Deriv returns the series of ∂p/∂z[v] (valid after Run).
-func (e *CPU) Deriv(p, v int) []float64 { return e.out(e.plan.Deriv[p][v]) }
+func (e *CPU) Deriv(p, v int) []float64 { return e.out(e.plan.DerivSlot(p, v)) }
 
 func (e *CPU) out(s stager.Slot) []float64 {
 	if s == stager.NoSlot {

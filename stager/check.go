@@ -14,8 +14,11 @@ import (
 // Shape: slots are numbered [constants | coefficients | inputs | work];
 // Values holds exactly the constant and coefficient slots, with series of at
 // most Degree+1 coefficients; Inputs lists the input slots, one per variable;
-// Value and Deriv have one entry per polynomial and per polynomial and
-// variable.
+// Value has one entry per polynomial; Partials (when set) one list per
+// polynomial, by increasing variable, of slots other than NoSlot; Deriv
+// (when set) one row per polynomial of one entry per variable, the same
+// slots as Partials. Check takes time linear in the size of the plan and of
+// p.System: it never walks NumPolys·NumVars unless Deriv is set.
 //
 // Race-free: within a convolution layer no two jobs write one slot, every
 // job writes a work slot, and no job reads a slot written in its own layer;
@@ -110,12 +113,52 @@ func checkShape(p *Plan) error {
 		}
 		seen[s] = true
 	}
-	if len(p.Value) != p.NumPolys || len(p.Deriv) != p.NumPolys {
-		return fmt.Errorf("%d values and %d derivative rows for %d polynomials", len(p.Value), len(p.Deriv), p.NumPolys)
+	if len(p.Value) != p.NumPolys {
+		return fmt.Errorf("%d values for %d polynomials", len(p.Value), p.NumPolys)
 	}
-	for i, row := range p.Deriv {
-		if len(row) != p.NumVars {
-			return fmt.Errorf("polynomial %d: %d derivatives for %d variables", i+1, len(row), p.NumVars)
+	if p.Partials == nil && p.Deriv == nil && p.NumPolys > 0 {
+		return errors.New("no derivatives: Partials and Deriv are both nil")
+	}
+	if p.Partials != nil {
+		if len(p.Partials) != p.NumPolys {
+			return fmt.Errorf("%d derivative lists for %d polynomials", len(p.Partials), p.NumPolys)
+		}
+		for i, row := range p.Partials {
+			for k, e := range row {
+				if e.Var < 0 || int(e.Var) >= p.NumVars || k > 0 && e.Var <= row[k-1].Var {
+					return fmt.Errorf("polynomial %d: derivative list not by increasing variable in [0, %d) at entry %d (variable %d)",
+						i+1, p.NumVars, k, e.Var)
+				}
+				if e.Slot == NoSlot {
+					return fmt.Errorf("polynomial %d: derivative in variable %d listed as NoSlot", i+1, e.Var+1)
+				}
+			}
+		}
+	}
+	if p.Deriv != nil {
+		if len(p.Deriv) != p.NumPolys {
+			return fmt.Errorf("%d derivative rows for %d polynomials", len(p.Deriv), p.NumPolys)
+		}
+		for i, row := range p.Deriv {
+			if len(row) != p.NumVars {
+				return fmt.Errorf("polynomial %d: %d derivatives for %d variables", i+1, len(row), p.NumVars)
+			}
+			if p.Partials == nil {
+				continue
+			}
+			// The dense table is the sparse lists written out.
+			k := 0
+			list := p.Partials[i]
+			for v, s := range row {
+				want := NoSlot
+				if k < len(list) && int(list[k].Var) == v {
+					want = list[k].Slot
+					k++
+				}
+				if s != want {
+					return fmt.Errorf("polynomial %d: Deriv gives slot %d in variable %d, Partials %d", i+1, s, v+1, want)
+				}
+			}
 		}
 	}
 	if s := p.System; s != nil && (len(s.Polys) != p.NumPolys || len(s.Vars) != p.NumVars) {
@@ -210,10 +253,14 @@ func checkLayers(p *Plan) error {
 		if err := checkOut(fmt.Sprintf("value of polynomial %d", i+1), s); err != nil {
 			return err
 		}
-		for v, s := range p.Deriv[i] {
-			if err := checkOut(fmt.Sprintf("derivative of polynomial %d in variable %d", i+1, v+1), s); err != nil {
-				return err
+		var err error
+		p.forEachDeriv(i, func(v int, s Slot) {
+			if err == nil {
+				err = checkOut(fmt.Sprintf("derivative of polynomial %d in variable %d", i+1, v+1), s)
 			}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -348,33 +395,41 @@ func checkSemantics(p *Plan) error {
 		inputs[v] = data[s]
 	}
 	powCache := make(map[[2]int]gfSeries) // lookups only
-	power := func(v, a int) gfSeries {
+	var power func(v, a int) gfSeries     // x_v^a by squaring, a >= 1
+	power = func(v, a int) gfSeries {
 		if a == 1 {
 			return inputs[v]
 		}
 		if r, ok := powCache[[2]int{v, a}]; ok {
 			return r
 		}
+		h := power(v, a/2)
 		r := make(gfSeries, l)
-		r[0] = gf{1, 0}
-		tmp := make(gfSeries, l)
-		for range a {
+		r.mul(h, h)
+		if a%2 == 1 {
+			tmp := make(gfSeries, l)
 			tmp.mul(r, inputs[v])
-			copy(r, tmp)
+			r = tmp
 		}
 		powCache[[2]int{v, a}] = r
 		return r
 	}
+	// The direct derivatives of one polynomial, for its variables only:
+	// at[v] indexes deriv (-1: the variable does not occur).
+	at := make([]int32, p.NumVars)
+	for v := range at {
+		at[v] = -1
+	}
+	var derivVars []int
+	var deriv []gfSeries
 	for i := range p.System.Polys {
 		poly := &p.System.Polys[i]
 		value, err := seriesModQ(truncate(poly.Const, p.Degree), l)
 		if err != nil {
 			return fmt.Errorf("constant of polynomial %d: %w", i+1, err)
 		}
-		deriv := make([]gfSeries, p.NumVars)
-		for v := range deriv {
-			deriv[v] = make(gfSeries, l)
-		}
+		derivVars = derivVars[:0]
+		deriv = deriv[:0]
 		for _, t := range poly.Terms {
 			c, err := seriesModQ(truncate(t.Coef, p.Degree), l)
 			if err != nil {
@@ -408,7 +463,12 @@ func checkSemantics(p *Plan) error {
 				for j := range tmp {
 					tmp[j] = tmp[j].mul(gf{uint64(a) % modQ, 0})
 				}
-				deriv[v].addTo(tmp)
+				if at[v] < 0 {
+					at[v] = int32(len(derivVars))
+					derivVars = append(derivVars, v)
+					deriv = append(deriv, make(gfSeries, l))
+				}
+				deriv[at[v]].addTo(tmp)
 			}
 		}
 		get := func(s Slot) gfSeries {
@@ -420,11 +480,26 @@ func checkSemantics(p *Plan) error {
 		if !equalSeries(get(p.Value[i]), value) {
 			return fmt.Errorf("value of polynomial %d (slot %d) differs from the direct evaluation", i+1, p.Value[i])
 		}
-		for v := range deriv {
-			if !equalSeries(get(p.Deriv[i][v]), deriv[v]) {
+		for k, v := range derivVars {
+			if s := p.DerivSlot(i, v); !equalSeries(get(s), deriv[k]) {
 				return fmt.Errorf("derivative of polynomial %d in variable %d (slot %d) differs from the direct evaluation",
-					i+1, v+1, p.Deriv[i][v])
+					i+1, v+1, s)
 			}
+		}
+		// A derivative the plan lists in a variable the polynomial lacks
+		// must be zero.
+		var bad error
+		p.forEachDeriv(i, func(v int, s Slot) {
+			if bad == nil && at[v] < 0 && !equalSeries(get(s), zero) {
+				bad = fmt.Errorf("derivative of polynomial %d in variable %d (slot %d) differs from the direct evaluation (zero)",
+					i+1, v+1, s)
+			}
+		})
+		if bad != nil {
+			return bad
+		}
+		for _, v := range derivVars {
+			at[v] = -1
 		}
 	}
 	return nil

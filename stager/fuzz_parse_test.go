@@ -30,6 +30,27 @@ var parseSeeds = []struct{ src, param string }{
 	{"1\n x - 1;\nx : 1.0 0.0\n", ""},
 	{"2\n x*t - 1;\n x + t;\n", "t"},
 	{"1\n x^2 - t^3 + (1/7 - 2/9*i)*t^2*x;\n", "t"},
+	// Byte order mark, CR LF and lone CR line ends.
+	{"\xEF\xBB\xBF2\n x + y;\n x - y;\n", ""},
+	{"2 2\r x + y;\r x - $;\r", ""},
+	{"2\r\n x*y\r\n - 1;\r x - y;\n", ""},
+	{"\xFF\xFE2\x00\n\x00", ""},
+	// Coefficients outside the range of doubles.
+	{"1\n 1e400*x + 1e-400*y + 1.7976931348623157e308*z;\n", ""},
+	{"1\n 1e200*1e200*x + (1e-200*i)*1e-200*y + z;\n", ""},
+	{"1\n x*1e308 + y + x*1e308 - 2.2250738585072014e-308*z;\n", ""},
+	// Work limits: huge exponents, powers of sums, nesting, long literals.
+	{"1\n x^1000000000 + (x + y)^65536 + ((((x+1)^9)^9)^9)^9;\n", ""},
+	{"1\n ((((((((((((x + y)^2)^2)^2)^2)^2)^2)^2)^2)^2)^2)^2)^2;\n", ""},
+	{"1\n x1*x2*x3*x4*x5*x6*x7*x8*x9*x10*x11*x12 - x1^2*x3^5*(x2 + x4)*x6/3;\n", ""},
+	{"1\n (x - x)*(y + 1)*3 + (x + y)*(x - y)*2 + x*y + (x + y - y) + z + y;\n", ""},
+	{"1\n 0.00000000000000000000000000000000000000001e-300*x + 1.000000000000000000000*y + z;\n", ""},
+	// The series parameter named after the polynomials.
+	{"1 3\n x*y - s;\n\nSERIES PARAMETER : s\n", ""},
+	{"1 2\n x - t;\n\nNO SERIES PARAMETER\n", ""},
+	{"1\n x - t;\nSERIES PARAMETER : t\nseries parameter : x\n", ""},
+	{"1\n x*s + y*t;\n\nSERIES PARAMETER : s\n", "t"},
+	{"1 129\n x*t + y*z;\n", ""},
 }
 
 func addParseSeeds(f *testing.F) {

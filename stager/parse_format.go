@@ -10,11 +10,25 @@ import (
 
 // Format writes s in PHCpack's plain format, exactly, so that
 //
-//	Parse(name, Format(s), ParseOptions{Param: s.Param})
+//	Parse(name, Format(s), ParseOptions{})
 //
-// gives s back (Source aside). The first line is `neq nvar` (nvar counts the
-// parameter); every polynomial ends with ';' and wraps before an operator
-// after about 78 columns. Coefficients are integers or rationals p/q, complex
+// gives s back (Source and Warnings aside), with no options: the file says
+// which variable is the series parameter. The first line is `neq nvar`
+// (nvar counts the parameter); every polynomial ends with ';' and wraps
+// before an operator after about 78 columns.
+//
+// The parameter. By PHCpack's convention it is the extra variable t of a
+// system with one more variable than equations, and there is none with any
+// other count. When that convention would read the file differently from s
+// (p2 is one equation in 128 variables and t; a parameter named s; or a
+// variable named t, no parameter and one more variable than equations),
+// Format writes one line after the last polynomial, in the trailing text
+// that PHCpack ignores and Parse reads:
+//
+//	SERIES PARAMETER : t
+//	NO SERIES PARAMETER
+//
+// Coefficients are integers or rationals p/q, complex
 // ones (a + b*i); a series coefficient c0 + c1*t + ... is written as one
 // parenthesized factor, (c0 + c1*t + c2*t^2)*x*y, or as c*t^k*x*y when it has
 // one term. Monomials come in their order, the constant last.
@@ -106,6 +120,23 @@ func (f *sysFormatter) format() []byte {
 			f.put("", "0")
 		}
 		f.b.WriteString(";\n")
+	}
+	// Would PHCpack's convention find the parameter that s has? With one
+	// more variable than equations it takes t, and refuses a file without
+	// a t; with other counts there is none.
+	conv := ""
+	if nvar == len(s.Polys)+1 {
+		conv = "(refused)"
+		if slices.Contains(s.Vars, "t") || f.param == "t" {
+			conv = "t"
+		}
+	}
+	switch {
+	case conv == f.param:
+	case f.param != "":
+		f.b.WriteString("\nSERIES PARAMETER : " + f.param + "\n")
+	default:
+		f.b.WriteString("\nNO SERIES PARAMETER\n")
 	}
 	return f.b.Bytes()
 }

@@ -240,8 +240,26 @@ func parseNumberValue(text string) (*big.Rat, string) {
 			exp = -exp
 		}
 	}
+	// Without leading zeros, and without the trailing zeros of the
+	// fraction (1.000 is 1), the digits bound the size of the value: refuse
+	// a long mantissa before converting it (big.Int's decimal conversion
+	// is quadratic), and a scale 10^(exp-frac) beyond the exponent limit.
+	for len(digits) > 0 && digits[0] == '0' {
+		digits = digits[1:]
+	}
+	for frac > 0 && len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		frac--
+	}
 	if len(digits) == 0 {
-		digits = append(digits, '0')
+		return new(big.Rat), ""
+	}
+	if len(digits) > parseMaxDigits {
+		return nil, fmt.Sprintf("number too large (more than %d significant digits)", parseMaxDigits)
+	}
+	if e := exp - frac; e > parseMaxNumberExp || e < -parseMaxNumberExp {
+		return nil, fmt.Sprintf("number %s: exponent out of range (at most %d in magnitude, counting the digits after the point)",
+			text, parseMaxNumberExp)
 	}
 	mant.SetString(string(digits), 10)
 	exp -= frac

@@ -3,6 +3,7 @@ package stager
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -108,16 +109,33 @@ func checkInvariants(s *System) error {
 		seen[v] = true
 	}
 	trimmed := func(c Series) bool { return len(c) == 0 || !c[len(c)-1].IsZero() }
+	// Every coefficient rounds to a finite, normal double (or is 0).
+	inRange := func(c Series) error {
+		for k := range c {
+			for _, r := range []*big.Rat{&c[k].Re, &c[k].Im} {
+				if f, _ := r.Float64(); r.Sign() != 0 && (math.IsInf(f, 0) || math.Abs(f) < 0x1p-1022) {
+					return fmt.Errorf("coefficient %s outside the range of normal doubles", r.RatString())
+				}
+			}
+		}
+		return nil
+	}
 	for i := range s.Polys {
 		p := &s.Polys[i]
 		if !trimmed(p.Const) {
 			return fmt.Errorf("poly %d: const not trimmed", i)
+		}
+		if err := inRange(p.Const); err != nil {
+			return fmt.Errorf("poly %d: const: %v", i, err)
 		}
 		exps := map[string]bool{}
 		for j := range p.Terms {
 			m := &p.Terms[j]
 			if len(m.Coef) == 0 || !trimmed(m.Coef) {
 				return fmt.Errorf("poly %d term %d: zero or untrimmed coefficient", i, j)
+			}
+			if err := inRange(m.Coef); err != nil {
+				return fmt.Errorf("poly %d term %d: %v", i, j, err)
 			}
 			if s.Param == "" && len(m.Coef) != 1 {
 				return fmt.Errorf("poly %d term %d: series without a parameter", i, j)
@@ -140,15 +158,22 @@ func checkInvariants(s *System) error {
 	return nil
 }
 
-// roundTrip checks Parse(Format(s)) == s.
+// roundTrip checks Parse(Format(s)) == s with no options (the file says
+// which variable is the parameter) and no warnings, and that naming the
+// parameter changes nothing.
 func roundTrip(s *System) error {
 	out := Format(s)
-	s2, err := Parse("formatted", out, ParseOptions{Param: s.Param})
-	if err != nil {
-		return fmt.Errorf("reparse: %v\n%s", err, out)
-	}
-	if err := systemsEqual(s, s2); err != nil {
-		return fmt.Errorf("round trip: %v\n%s", err, out)
+	for _, opt := range []ParseOptions{{}, {Param: s.Param}} {
+		s2, err := Parse("formatted", out, opt)
+		if err != nil {
+			return fmt.Errorf("reparse with %+v: %v\n%s", opt, err, out)
+		}
+		if err := systemsEqual(s, s2); err != nil {
+			return fmt.Errorf("round trip with %+v: %v\n%s", opt, err, out)
+		}
+		if len(s2.Warnings) > 0 {
+			return fmt.Errorf("round trip with %+v: warnings %v\n%s", opt, s2.Warnings, out)
+		}
 	}
 	return nil
 }
@@ -682,7 +707,7 @@ func TestParseFormat(t *testing.T) {
 		},
 	}
 	got = string(Format(sys))
-	if want := "2 4\n0*a*b*c*s + b^2;\na + 1;\n"; got != want {
+	if want := "2 4\n0*a*b*c*s + b^2;\na + 1;\n\nSERIES PARAMETER : s\n"; got != want {
 		t.Errorf("Format:\n%s\nwant\n%s", got, want)
 	}
 	if err := roundTrip(sys); err != nil {
@@ -690,7 +715,7 @@ func TestParseFormat(t *testing.T) {
 	}
 	// Series coefficients without a named parameter are written in t.
 	sys = &System{Vars: []string{"t"}, Polys: []Polynomial{{Const: Series{one, one}}}}
-	if got := string(Format(sys)); got != "1 2\n0*t*t0 + (1 + t0);\n" {
+	if got := string(Format(sys)); got != "1 2\n0*t*t0 + (1 + t0);\n\nSERIES PARAMETER : t0\n" {
 		t.Errorf("Format:\n%s", got)
 	}
 	// Long polynomials wrap before an operator.

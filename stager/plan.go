@@ -1,5 +1,10 @@
 package stager
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Slot indexes one series in a Plan's data array. In an executor's memory a
 // slot holds Degree+1 coefficients, each of N limbs (and a real and an
 // imaginary part for complex data). How limbs are laid out (one array per
@@ -64,9 +69,20 @@ type Plan struct {
 	AddLayers  [][]AddJob
 
 	// Value[p] is the slot that holds polynomial p at z once the plan has
-	// run; Deriv[p][v] holds ∂p/∂z[v], or NoSlot when the derivative is
-	// identically zero. Executors treat NoSlot as the zero series.
+	// run, or NoSlot for the zero polynomial. Executors treat NoSlot as the
+	// zero series.
 	Value []Slot
+	// Partials[p] lists the partial derivatives of polynomial p that are
+	// not identically zero, by increasing variable: ∂p/∂z[e.Var] is in
+	// slot e.Slot for each entry e; every other derivative is zero. A sparse
+	// system (10^5 linear equations) has a short list per polynomial;
+	// DerivSlot looks one up.
+	Partials [][]Partial
+	// Deriv[p][v] holds ∂p/∂z[v], or NoSlot when the derivative is
+	// identically zero: the dense form of Partials, made by Stage only when
+	// NumPolys·NumVars is at most 2^20 or at most 4 times the number of
+	// nonzero derivatives, and nil otherwise. Use DerivSlot, which works
+	// either way.
 	Deriv [][]Slot
 
 	// System is the system that was staged (coefficients before truncation
@@ -78,6 +94,49 @@ type Plan struct {
 
 // NoSlot marks an identically zero output.
 const NoSlot Slot = -1
+
+// Partial is one nonzero partial derivative of a polynomial: ∂p/∂z[Var]
+// is held in Slot.
+type Partial struct {
+	Var  int32
+	Slot Slot
+}
+
+// DerivSlot returns the slot of ∂p/∂z[v] (poly = p), or NoSlot when that
+// derivative is identically zero: a binary search in Partials, or the
+// dense Deriv of a Plan made without Partials.
+func (p *Plan) DerivSlot(poly, v int) Slot {
+	if p.Partials == nil {
+		if p.Deriv == nil {
+			return NoSlot
+		}
+		return p.Deriv[poly][v]
+	}
+	row := p.Partials[poly]
+	i, ok := slices.BinarySearchFunc(row, v, func(e Partial, v int) int { return cmp.Compare(int(e.Var), v) })
+	if !ok {
+		return NoSlot
+	}
+	return row[i].Slot
+}
+
+// forEachDeriv calls f for every derivative of polynomial poly that the
+// plan lists (Partials, or the entries of Deriv that are not NoSlot).
+func (p *Plan) forEachDeriv(poly int, f func(v int, s Slot)) {
+	if p.Partials != nil {
+		for _, e := range p.Partials[poly] {
+			f(int(e.Var), e.Slot)
+		}
+		return
+	}
+	if p.Deriv != nil {
+		for v, s := range p.Deriv[poly] {
+			if s != NoSlot {
+				f(v, s)
+			}
+		}
+	}
+}
 
 // NumSlots returns the number of series in the data array.
 func (p *Plan) NumSlots() int { return len(p.Kinds) }

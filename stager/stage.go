@@ -1,9 +1,13 @@
 package stager
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -56,9 +60,16 @@ import (
 // terms is NoSlot.
 //
 // Coefficients are truncated after t^degree; a monomial whose truncated
-// coefficient is zero is left out. Stage refuses a degree whose data array
-// (one limb, real data) would not fit in the available memory; executors
-// should check p.Bytes(n, complex) against MemAvailable themselves.
+// coefficient is zero is left out.
+//
+// Cost: Stage takes time and memory linear in the size of s (its terms and
+// their variables) plus the sizes of the job tables it makes; nothing is
+// sized by NumPolys·NumVars except the optional dense table Plan.Deriv (see
+// denseDeriv). Before it allocates anything big, Stage counts the slots and
+// jobs exactly and refuses, with the sizes, a plan whose tables and data
+// array at one limb of real data (the least any executor needs) would not
+// fit in the available memory. Executors check their precision with
+// p.CheckMemory(n, complex).
 //
 // The Plan is deterministic: the same System and degree give the same Plan.
 func Stage(s *System, degree int) (*Plan, error) {
@@ -71,65 +82,49 @@ func Stage(s *System, degree int) (*Plan, error) {
 	if err := validate(s); err != nil {
 		return nil, err
 	}
+	sv, err := survey(s, degree)
+	if err != nil {
+		return nil, err
+	}
+	// Refuse before allocating: every table Stage makes, and the data array
+	// at one limb of real data (the least any executor needs).
+	if err := sv.estimate(1, false).check(true); err != nil {
+		return nil, fmt.Errorf("stager: %w", err)
+	}
 	n := len(s.Vars)
 	b := &builder{
 		plan: &Plan{
 			Degree:   degree,
 			NumVars:  n,
 			NumPolys: len(s.Polys),
-			Values:   make(map[Slot]Series),
+			Values:   make(map[Slot]Series, sv.consts+sv.monos+len(sv.exps)),
 			System:   s,
 		},
 	}
+	b.plan.Kinds = make([]SlotKind, 0, sv.slots)
+	b.avail = make([]int, 0, sv.slots)
 
 	// Read-only slots: constants, then coefficients, then exponent factors.
-	type mono struct {
-		coef       Slot
-		vars, pows []int
-	}
 	consts := make([]Slot, len(s.Polys))
-	monos := make([][]mono, len(s.Polys))
 	for i := range s.Polys {
 		consts[i] = NoSlot
-		if c := truncate(s.Polys[i].Const, degree); len(c) > 0 {
+		if c := sv.constOf[i]; len(c) > 0 {
 			consts[i] = b.readOnly(SlotConst, c)
 		}
 	}
-	maxPow := make([]int, n) // largest exponent of each variable
-	maxExp := 0
-	for i := range s.Polys {
-		for _, t := range s.Polys[i].Terms {
-			c := truncate(t.Coef, degree)
-			if len(c) == 0 {
-				continue
-			}
-			if len(t.Vars) == 0 {
-				return nil, fmt.Errorf("stager: %s: constant term among the monomials", polyName(s, i))
-			}
-			monos[i] = append(monos[i], mono{coef: b.readOnly(SlotCoef, c), vars: t.Vars, pows: t.Pows})
-			for k, v := range t.Vars {
-				maxPow[v] = max(maxPow[v], t.Pows[k])
-				maxExp = max(maxExp, t.Pows[k])
-			}
+	coefs := make([][]Slot, len(s.Polys))
+	for i, ms := range sv.polys {
+		coefs[i] = make([]Slot, len(ms))
+		for j := range ms {
+			coefs[i][j] = b.readOnly(SlotCoef, ms[j].coef)
 		}
 	}
 	// One slot per distinct exponent a >= 2 that occurs, in increasing order.
-	expSlot := make([]Slot, maxExp+1)
-	usedExp := make([]bool, maxExp+1)
-	for i := range monos {
-		for _, m := range monos[i] {
-			for _, a := range m.pows {
-				usedExp[a] = true
-			}
-		}
-	}
-	for a := 2; a <= maxExp; a++ {
-		expSlot[a] = NoSlot
-		if usedExp[a] {
-			var r Rational
-			r.Re.SetInt64(int64(a))
-			expSlot[a] = b.readOnly(SlotCoef, Series{r})
-		}
+	expSlot := make(map[int]Slot, len(sv.exps))
+	for _, a := range sv.exps {
+		var r Rational
+		r.Re.SetInt64(int64(a))
+		expSlot[a] = b.readOnly(SlotCoef, Series{r})
 	}
 
 	// Inputs.
@@ -138,101 +133,301 @@ func Stage(s *System, degree int) (*Plan, error) {
 		b.plan.Inputs[v] = b.newSlot(SlotInput)
 	}
 
-	// Table of powers: pow[v][k] = x_v^k for the k needed (pow[v][1] = z_v).
-	pow := make([][]Slot, n)
-	for v := range n {
-		if maxPow[v] < 3 {
-			continue
+	// Table of powers: x_v^k for the k needed, by variable and then k
+	// increasing (x_v^1 is z_v).
+	pow := make(map[powKey]Slot, sv.powJobs)
+	powOf := func(v, k int) Slot {
+		if k == 1 {
+			return b.plan.Inputs[v]
 		}
-		need := make([]bool, maxPow[v]) // powers k = a-1 <= maxPow-1
-		for i := range monos {
-			for _, m := range monos[i] {
-				for k, w := range m.vars {
-					if w == v && m.pows[k] >= 3 {
-						need[m.pows[k]-1] = true
-					}
-				}
-			}
-		}
-		for k := len(need) - 1; k >= 2; k-- {
-			if need[k] {
-				need[(k+1)/2] = true
-				need[k/2] = true
-			}
-		}
-		pow[v] = make([]Slot, len(need))
-		pow[v][1] = b.plan.Inputs[v]
-		for k := 2; k < len(need); k++ {
-			if need[k] {
-				pow[v][k] = b.conv(pow[v][(k+1)/2], pow[v][k/2])
-			}
+		return pow[powKey{v, k}]
+	}
+	for _, vp := range sv.powers {
+		for _, k := range vp.ks {
+			pow[powKey{vp.v, k}] = b.conv(powOf(vp.v, (k+1)/2), powOf(vp.v, k/2))
 		}
 	}
 
-	// Monomials, and the term lists of the outputs.
+	// Monomials, and the term lists of the outputs. The derivative lists of
+	// a polynomial are kept for its variables only: pos[v] indexes the list
+	// of variable v in the polynomial being staged (-1: none yet).
 	b.plan.Value = make([]Slot, len(s.Polys))
-	b.plan.Deriv = make([][]Slot, len(s.Polys))
-	valueTerms := make([][]Slot, len(s.Polys))
-	derivTerms := make([][][]Slot, len(s.Polys))
-	for i := range s.Polys {
-		derivTerms[i] = make([][]Slot, n)
-		for _, m := range monos[i] {
-			c := m.coef
-			var factors []Slot
+	b.plan.Partials = make([][]Partial, len(s.Polys))
+	inSum := make([]bool, sv.slots)
+	pos := make([]int32, n)
+	for v := range pos {
+		pos[v] = -1
+	}
+	var valueTerms []Slot
+	var derivVars []int
+	var derivTerms [][]Slot
+	var factors, xs []Slot
+	nnz := 0
+	for i, ms := range sv.polys {
+		valueTerms = valueTerms[:0]
+		derivVars = derivVars[:0]
+		for j := range ms {
+			m := &ms[j]
+			c := coefs[i][j]
+			factors = append(factors[:0], c)
 			for k, v := range m.vars {
-				switch a := m.pows[k]; {
-				case a == 2:
-					factors = append(factors, b.plan.Inputs[v])
-				case a > 2:
-					factors = append(factors, pow[v][a-1])
+				if a := m.pows[k]; a >= 2 {
+					factors = append(factors, powOf(v, a-1))
 				}
 			}
-			if len(factors) > 0 {
-				c = b.productTree(append([]Slot{c}, factors...))
+			if len(factors) > 1 {
+				c = b.productTree(factors)
 			}
-			xs := make([]Slot, len(m.vars))
-			for k, v := range m.vars {
-				xs[k] = b.plan.Inputs[v]
+			xs = xs[:0]
+			for _, v := range m.vars {
+				xs = append(xs, b.plan.Inputs[v])
 			}
 			val, ders := b.multilinear(c, xs)
-			valueTerms[i] = append(valueTerms[i], val)
+			valueTerms = append(valueTerms, val)
 			for k, v := range m.vars {
 				d := ders[k]
 				if a := m.pows[k]; a >= 2 {
 					d = b.conv(d, expSlot[a])
 				}
-				derivTerms[i][v] = append(derivTerms[i][v], d)
+				if pos[v] < 0 {
+					pos[v] = int32(len(derivVars))
+					derivVars = append(derivVars, v)
+					if len(derivTerms) < len(derivVars) {
+						derivTerms = append(derivTerms, nil)
+					}
+					derivTerms[pos[v]] = derivTerms[pos[v]][:0]
+				}
+				derivTerms[pos[v]] = append(derivTerms[pos[v]], d)
 			}
 		}
 		if consts[i] != NoSlot {
-			valueTerms[i] = append(valueTerms[i], consts[i])
+			valueTerms = append(valueTerms, consts[i])
 		}
-	}
 
-	// Additions: one tree per output, all trees sharing the layers.
-	inSum := make([]bool, len(b.plan.Kinds))
-	for i := range s.Polys {
-		out, err := b.sum(valueTerms[i], inSum)
+		// Additions: one tree per output, all trees sharing the layers;
+		// the value first, then the derivatives by increasing variable.
+		out, err := b.sum(valueTerms, inSum)
 		if err != nil {
 			return nil, fmt.Errorf("stager: value of %s: %w", polyName(s, i), err)
 		}
 		b.plan.Value[i] = out
-		b.plan.Deriv[i] = make([]Slot, n)
-		for v := range n {
-			out, err := b.sum(derivTerms[i][v], inSum)
+		slices.Sort(derivVars)
+		row := make([]Partial, 0, len(derivVars))
+		for _, v := range derivVars {
+			out, err := b.sum(derivTerms[pos[v]], inSum)
 			if err != nil {
 				return nil, fmt.Errorf("stager: ∂%s/∂%s: %w", polyName(s, i), s.Vars[v], err)
 			}
-			b.plan.Deriv[i][v] = out
+			row = append(row, Partial{Var: int32(v), Slot: out})
+			pos[v] = -1
 		}
+		b.plan.Partials[i] = row
+		nnz += len(row)
 	}
 	b.plan.ConvLayers = b.convs
 	b.plan.AddLayers = b.adds
-
-	if err := b.plan.CheckMemory(1, false); err != nil {
-		return nil, fmt.Errorf("stager: %w", err)
+	if denseDeriv(len(s.Polys), n, nnz) {
+		b.plan.Deriv = make([][]Slot, len(s.Polys))
+		for i, row := range b.plan.Partials {
+			d := make([]Slot, n)
+			for v := range d {
+				d[v] = NoSlot
+			}
+			for _, e := range row {
+				d[e.Var] = e.Slot
+			}
+			b.plan.Deriv[i] = d
+		}
+	}
+	if len(b.plan.Kinds) != sv.slots || b.plan.ConvJobs() != sv.convJobs || b.plan.AddJobs() != sv.addJobs {
+		return nil, fmt.Errorf("stager: internal error: %d slots, %d/%d jobs staged, %d slots, %d/%d jobs counted",
+			len(b.plan.Kinds), b.plan.ConvJobs(), b.plan.AddJobs(), sv.slots, sv.convJobs, sv.addJobs)
 	}
 	return b.plan, nil
+}
+
+// denseDeriv reports whether Stage fills the dense table Plan.Deriv for np
+// polynomials in nv variables with nnz nonzero derivatives: when the table
+// is small (at most 2^20 entries) or at most 4 times the sparse lists.
+func denseDeriv(np, nv, nnz int) bool {
+	cells := int64(np) * int64(nv)
+	return cells <= denseDerivCells || cells <= 4*int64(nnz)
+}
+
+const denseDerivCells = 1 << 20
+
+type powKey struct{ v, k int }
+
+// stageSurvey is what Stage learns from one pass over a System before it
+// allocates the Plan: the monomials that survive truncation, the exponent
+// slots and powers they need, and the exact numbers of slots and jobs.
+type stageSurvey struct {
+	degree   int
+	constOf  []Series      // truncated constant terms, per polynomial
+	polys    [][]stageMono // surviving monomials, per polynomial
+	exps     []int         // distinct exponents a >= 2, increasing
+	powers   []stagePowers // powers x_v^k (k >= 2) to make, by variable
+	powJobs  int           // jobs of the table of powers
+	consts   int           // constant slots
+	monos    int           // coefficient slots (monomials)
+	slots    int           // all slots
+	convJobs int
+	addJobs  int
+	partials int   // nonzero derivatives over all polynomials
+	layers   int   // an upper bound on the number of layers, for the estimate
+	valueMem int64 // bytes of the exact read-only Values
+	npolys   int
+	nvars    int
+	// Stage's temporary tables at their largest: term lists and indices.
+	staging int64
+}
+
+type stageMono struct {
+	coef       Series
+	vars, pows []int
+}
+
+type stagePowers struct {
+	v  int
+	ks []int // increasing, each >= 2
+}
+
+// seriesRange checks that every coefficient of c rounds to a finite,
+// normal double, as Parse does with positions: a System made in code (not
+// read) gets the same guarantee before any executor rounds it.
+func seriesRange(c Series) error {
+	for k := range c {
+		if msg := coefRange(&c[k]); msg != "" {
+			return fmt.Errorf("coefficient %s of t^%d %s", coefText(&c[k]), k, msg)
+		}
+	}
+	return nil
+}
+
+// survey makes the first pass of Stage over a validated s.
+func survey(s *System, degree int) (*stageSurvey, error) {
+	n := len(s.Vars)
+	sv := &stageSurvey{degree: degree, npolys: len(s.Polys), nvars: n}
+	sv.constOf = make([]Series, len(s.Polys))
+	sv.polys = make([][]stageMono, len(s.Polys))
+	usedExp := map[int]bool{}
+	need := map[int][]int{} // variable → powers k = a-1 >= 2 that monomials need
+	pos := make([]int32, n) // variable → last polynomial (1-based) that used it
+	cnt := make([]int32, n) // variable → terms of its derivative list there
+	var maxTerms, maxList int
+	for i := range s.Polys {
+		if c := truncate(s.Polys[i].Const, degree); len(c) > 0 {
+			if err := seriesRange(c); err != nil {
+				return nil, fmt.Errorf("stager: %s, constant term: %w", polyName(s, i), err)
+			}
+			sv.constOf[i] = c
+			sv.consts++
+			sv.valueMem += seriesBytes(c)
+		}
+		for j, t := range s.Polys[i].Terms {
+			c := truncate(t.Coef, degree)
+			if len(c) == 0 {
+				continue
+			}
+			if len(t.Vars) == 0 {
+				return nil, fmt.Errorf("stager: %s: constant term among the monomials", polyName(s, i))
+			}
+			if err := seriesRange(c); err != nil {
+				return nil, fmt.Errorf("stager: %s, term %d: %w", polyName(s, i), j+1, err)
+			}
+			sv.polys[i] = append(sv.polys[i], stageMono{coef: c, vars: t.Vars, pows: t.Pows})
+			sv.monos++
+			sv.valueMem += seriesBytes(c)
+			m := len(t.Vars)
+			switch m {
+			case 1:
+				sv.convJobs++
+			case 2:
+				sv.convJobs += 3
+			default:
+				sv.convJobs += 3*m - 3
+			}
+			sv.addJobs += m // one more term in each derivative list
+			for k, v := range t.Vars {
+				a := t.Pows[k]
+				if a >= 2 {
+					usedExp[a] = true
+					sv.convJobs += 2 // a factor of c' and the exponent factor
+					if a >= 3 {
+						need[v] = append(need[v], a-1)
+					}
+				}
+				if pos[v] != int32(i+1) {
+					pos[v] = int32(i + 1)
+					cnt[v] = 0
+					sv.partials++
+					sv.addJobs-- // a list of L terms takes L-1 additions
+				}
+				cnt[v]++
+				maxList = max(maxList, int(cnt[v]))
+			}
+			sv.layers = max(sv.layers, m)
+		}
+		terms := len(sv.polys[i])
+		if sv.constOf[i] != nil {
+			terms++
+		}
+		if terms > 0 {
+			sv.addJobs += terms - 1
+		}
+		maxTerms = max(maxTerms, terms, maxList)
+	}
+	for a := range usedExp {
+		sv.exps = append(sv.exps, a)
+	}
+	slices.Sort(sv.exps)
+	for range sv.exps {
+		sv.valueMem += seriesBytes(Series{{}}) + 8
+	}
+	// The powers x^k = x^⌈k/2⌉·x^⌊k/2⌋ needed, closed under halving.
+	vars := make([]int, 0, len(need))
+	for v := range need {
+		vars = append(vars, v)
+	}
+	slices.Sort(vars)
+	maxPowJobs := 0
+	for _, v := range vars {
+		set := map[int]bool{}
+		stack := need[v]
+		for len(stack) > 0 {
+			k := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if k < 2 || set[k] {
+				continue
+			}
+			set[k] = true
+			stack = append(stack, (k+1)/2, k/2)
+		}
+		ks := make([]int, 0, len(set))
+		for k := range set {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		sv.powers = append(sv.powers, stagePowers{v: v, ks: ks})
+		sv.powJobs += len(ks)
+		maxPowJobs = max(maxPowJobs, bits.Len(uint(ks[len(ks)-1])))
+	}
+	sv.convJobs += sv.powJobs
+	sv.slots = sv.consts + sv.monos + len(sv.exps) + n + sv.convJobs
+	if sv.slots > math.MaxInt32 {
+		return nil, fmt.Errorf("stager: %d slots, more than a Slot (int32) can number", sv.slots)
+	}
+	// Convolution layers: at most the longest chain (powers, the product
+	// tree of c', the forward products, the exponent factor); addition
+	// layers: ⌈log2⌉ of the longest list.
+	sv.layers += 2*maxPowJobs + 64 + bits.Len(uint(maxTerms))
+	// Stage's temporaries: per slot its layer (8 bytes) and a flag (1), the
+	// Values map's own table, the coefficient slots, and the term lists of
+	// one polynomial at a time (bounded by the whole).
+	sv.staging = int64(sv.slots)*9 + int64(sv.monos)*4 + int64(n)*4 +
+		int64(sv.consts+sv.monos+len(sv.exps))*valueEntryBytes +
+		int64(sv.powJobs)*powEntryBytes + 4*int64(maxTerms+sv.addJobs)
+	return sv, nil
 }
 
 // builder accumulates a Plan.
@@ -276,30 +471,45 @@ func (b *builder) conv(a, c Slot) Slot {
 }
 
 // productTree multiplies the factors (at least two), always the two that are
-// available earliest first (ties: the first in the list), and returns the
-// slot of the product.
+// available earliest first (ties: the first in the list; the product takes
+// the place of the first of the two), and returns the slot of the product.
+// A heap ordered by (layer, place) makes that O(f log f) for f factors.
 func (b *builder) productTree(fs []Slot) Slot {
-	fs = append([]Slot(nil), fs...)
-	for len(fs) > 1 {
-		i := 0
-		for k := range fs {
-			if b.avail[fs[k]] < b.avail[fs[i]] {
-				i = k
-			}
-		}
-		j := -1
-		for k := range fs {
-			if k != i && (j < 0 || b.avail[fs[k]] < b.avail[fs[j]]) {
-				j = k
-			}
-		}
-		if j < i {
-			i, j = j, i
-		}
-		fs[i] = b.conv(fs[i], fs[j])
-		fs = append(fs[:j], fs[j+1:]...)
+	h := make(factorHeap, len(fs))
+	for k, s := range fs {
+		h[k] = factorItem{avail: b.avail[s], place: k, slot: s}
 	}
-	return fs[0]
+	heap.Init(&h)
+	for h.Len() > 1 {
+		x := heap.Pop(&h).(factorItem)
+		y := heap.Pop(&h).(factorItem)
+		if y.place < x.place {
+			x, y = y, x
+		}
+		out := b.conv(x.slot, y.slot)
+		heap.Push(&h, factorItem{avail: b.avail[out], place: x.place, slot: out})
+	}
+	return h[0].slot
+}
+
+type factorItem struct {
+	avail, place int
+	slot         Slot
+}
+
+type factorHeap []factorItem
+
+func (h factorHeap) Len() int { return len(h) }
+func (h factorHeap) Less(i, j int) bool {
+	return h[i].avail < h[j].avail || h[i].avail == h[j].avail && h[i].place < h[j].place
+}
+func (h factorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *factorHeap) Push(x any)   { *h = append(*h, x.(factorItem)) }
+func (h *factorHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // multilinear stages c·x[0]···x[m-1] and returns the slot of its value and
@@ -448,8 +658,13 @@ func polyName(s *System, i int) string {
 // coefficient (×2 for complex data): (Degree+1)·NumSlots·8·n, or -1 when
 // that overflows an int64.
 func (p *Plan) Bytes(n int, complex bool) int64 {
-	f := new(big.Int).SetInt64(int64(p.Degree) + 1)
-	f.Mul(f, big.NewInt(int64(p.NumSlots())))
+	return bytesOf(p.Degree, p.NumSlots(), n, complex)
+}
+
+// bytesOf is (degree+1)·slots·8·n (×2 complex), or -1 on overflow.
+func bytesOf(degree, slots, n int, complex bool) int64 {
+	f := new(big.Int).SetInt64(int64(degree) + 1)
+	f.Mul(f, big.NewInt(int64(slots)))
 	f.Mul(f, big.NewInt(8*int64(n)))
 	if complex {
 		f.Lsh(f, 1)

@@ -3,6 +3,8 @@ package stager
 import (
 	"bufio"
 	"fmt"
+	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
@@ -19,6 +21,9 @@ func MemAvailable() (int64, bool) {
 	defer f.Close()
 	return parseMemAvailable(bufio.NewScanner(f))
 }
+
+// memAvailable is MemAvailable; tests replace it.
+var memAvailable = MemAvailable
 
 func parseMemAvailable(sc *bufio.Scanner) (int64, bool) {
 	for sc.Scan() {
@@ -42,25 +47,202 @@ func parseMemAvailable(sc *bufio.Scanner) (int64, bool) {
 	return 0, false
 }
 
-// CheckMemory returns an error, with the sizes, when the data array of p at n
-// limbs (complex or real) would not fit in the available memory. It returns
-// nil when the available memory is unknown.
-func (p *Plan) CheckMemory(n int, complex bool) error {
-	need := p.Bytes(n, complex)
+// MemEstimate is the memory, in bytes, that a Plan and the data array of a
+// run of it take, part by part. Sizes are those of the Go values (slice
+// elements, map entries, big.Rat words), not counting allocator slack.
+type MemEstimate struct {
+	Degree  int
+	Limbs   int  // doubles per coefficient in the data array
+	Complex bool // a real and an imaginary part
+	Series  int  // slots: series in the data array
+
+	// Data is the data array: Series·(Degree+1)·Limbs·8 bytes, twice that
+	// for complex data; -1 when that overflows an int64.
+	Data int64
+	// Jobs is the job tables: 12 bytes a convolution, 8 an addition, and
+	// the layer headers.
+	Jobs int64
+	// Slots is the slot tables: Kinds, Inputs and the exact read-only
+	// Values (map entries, big.Rat values and their words).
+	Slots int64
+	// Outputs is Value, Partials and the dense Deriv when there is one.
+	Outputs int64
+	// Staging is what Stage holds only while it builds (per-slot layers,
+	// term lists, the table of powers); zero in Plan.Memory.
+	Staging int64
+}
+
+// Total returns the sum of the parts, or -1 when Data overflows or the sum
+// does.
+func (m MemEstimate) Total() int64 {
+	if m.Data < 0 {
+		return -1
+	}
+	t := m.Data
+	for _, x := range []int64{m.Jobs, m.Slots, m.Outputs, m.Staging} {
+		if t > math.MaxInt64-x {
+			return -1
+		}
+		t += x
+	}
+	return t
+}
+
+// DataShape describes the data array: "18,217 series × 100,000,001
+// coefficients × 16 limbs × 2 parts × 8 bytes".
+func (m MemEstimate) DataShape() string {
+	s := fmt.Sprintf("%s series × %s × %s", groupDigits(int64(m.Series)),
+		plural(int64(m.Degree)+1, "coefficient"), plural(int64(m.Limbs), "limb"))
+	if m.Complex {
+		s += " × 2 parts"
+	}
+	return s + " × 8 bytes"
+}
+
+// String lists the parts: "data array 1.2 GiB (18,217 series × ...) + job
+// tables 312.4 KiB + slot tables 1.2 MiB + outputs 1.1 KiB".
+func (m MemEstimate) String() string {
+	data := "more than 8 EiB"
+	if m.Data >= 0 {
+		data = FormatBytes(m.Data)
+	}
+	s := fmt.Sprintf("data array %s (%s) + job tables %s + slot tables %s + outputs %s",
+		data, m.DataShape(), FormatBytes(m.Jobs), FormatBytes(m.Slots), FormatBytes(m.Outputs))
+	if m.Staging > 0 {
+		s += " + staging " + FormatBytes(m.Staging)
+	}
+	return s
+}
+
+// precision names the precision of the estimate: "16 limbs, complex".
+func (m MemEstimate) precision() string {
 	kind := "real"
-	if complex {
+	if m.Complex {
 		kind = "complex"
 	}
-	if need < 0 {
-		return fmt.Errorf("degree %d: the data array of %d series at %d limbs (%s) overflows 64-bit sizes",
-			p.Degree, p.NumSlots(), n, kind)
+	return plural(int64(m.Limbs), "limb") + ", " + kind
+}
+
+// check returns an error with the breakdown when m overflows or does not
+// fit in the available memory (nil when that is unknown). stage says that
+// the estimate is Stage's own, at one limb of real data.
+func (m MemEstimate) check(stage bool) error {
+	at := fmt.Sprintf("degree %d at %s", m.Degree, m.precision())
+	if stage {
+		at = fmt.Sprintf("degree %d, even at %s (the least any precision needs)", m.Degree, m.precision())
 	}
-	if avail, ok := MemAvailable(); ok && need > avail {
-		return fmt.Errorf("degree %d: the data array of %d series × %d coefficients × %d limbs (%s) needs %s, "+
-			"more than the %s of memory available", p.Degree, p.NumSlots(), p.Degree+1, n, kind,
-			FormatBytes(need), FormatBytes(avail))
+	need := m.Total()
+	if need < 0 {
+		return fmt.Errorf("%s: the data array of %s overflows 64-bit sizes", at, m.DataShape())
+	}
+	if avail, ok := memAvailable(); ok && need > avail {
+		return fmt.Errorf("%s: the plan and its data array need %s, more than the %s of memory available: %s",
+			at, FormatBytes(need), FormatBytes(avail), m)
 	}
 	return nil
+}
+
+// Memory returns the memory that p and the data array of a run of it at n
+// limbs per coefficient (complex or real) take, part by part.
+func (p *Plan) Memory(n int, complex bool) MemEstimate {
+	m := MemEstimate{Degree: p.Degree, Limbs: n, Complex: complex, Series: p.NumSlots(), Data: p.Bytes(n, complex)}
+	m.Jobs = int64(p.ConvJobs())*convJobBytes + int64(p.AddJobs())*addJobBytes +
+		int64(len(p.ConvLayers)+len(p.AddLayers))*sliceHeaderBytes
+	m.Slots = int64(len(p.Kinds)) + int64(len(p.Inputs))*slotBytes
+	for _, v := range p.Values {
+		m.Slots += valueEntryBytes + seriesBytes(v)
+	}
+	m.Outputs = int64(len(p.Value))*slotBytes + int64(len(p.Partials))*sliceHeaderBytes
+	for _, row := range p.Partials {
+		m.Outputs += int64(len(row)) * partialBytes
+	}
+	for _, row := range p.Deriv {
+		m.Outputs += sliceHeaderBytes + int64(len(row))*slotBytes
+	}
+	return m
+}
+
+// estimate is Memory for the Plan that Stage will make from sv, plus
+// Stage's temporaries, at n limbs.
+func (sv *stageSurvey) estimate(n int, complex bool) MemEstimate {
+	m := MemEstimate{Degree: sv.degree, Limbs: n, Complex: complex, Series: sv.slots}
+	m.Data = bytesOf(sv.degree, sv.slots, n, complex)
+	m.Jobs = int64(sv.convJobs)*convJobBytes + int64(sv.addJobs)*addJobBytes + int64(sv.layers)*sliceHeaderBytes
+	m.Slots = int64(sv.slots) + int64(sv.nvars)*slotBytes + sv.valueMem +
+		int64(sv.consts+sv.monos+len(sv.exps))*valueEntryBytes
+	m.Outputs = int64(sv.npolys)*(slotBytes+sliceHeaderBytes) + int64(sv.partials)*partialBytes
+	if denseDeriv(sv.npolys, sv.nvars, sv.partials) {
+		m.Outputs += int64(sv.npolys)*sliceHeaderBytes + int64(sv.npolys)*int64(sv.nvars)*slotBytes
+	}
+	m.Staging = sv.staging
+	return m
+}
+
+// Sizes of the Go values a Plan is made of.
+const (
+	slotBytes        = 4
+	convJobBytes     = 12
+	addJobBytes      = 8
+	partialBytes     = 8
+	sliceHeaderBytes = 24
+	valueEntryBytes  = 48 // a map[Slot]Series entry: key, slice header, hash table overhead
+	powEntryBytes    = 40 // a map[powKey]Slot entry
+	ratBytes         = 64 // a big.Rat without its words
+)
+
+// seriesBytes is the size of a Series: two big.Rat per coefficient and
+// their words.
+func seriesBytes(s Series) int64 {
+	b := int64(len(s)) * 2 * ratBytes
+	for i := range s {
+		for _, r := range []*big.Rat{&s[i].Re, &s[i].Im} {
+			b += int64(len(r.Num().Bits())) * 8
+			if !r.IsInt() {
+				b += int64(len(r.Denom().Bits())) * 8
+			}
+		}
+	}
+	return b
+}
+
+// CheckMemory returns an error, with the sizes part by part, when p and the
+// data array of a run of it at n limbs per coefficient (complex or real)
+// would not fit in the available memory. It returns nil when the available
+// memory is unknown.
+//
+// The count includes the plan's own tables (job tables, slot tables and
+// Values, outputs; see Memory) although they are already allocated when
+// CheckMemory runs: a garbage-collected heap needs about that much room
+// again (GOGC=100 lets the heap grow to twice what is live before a
+// collection), so the margin is the one a run needs anyway.
+func (p *Plan) CheckMemory(n int, complex bool) error {
+	return p.Memory(n, complex).check(false)
+}
+
+// plural writes "1 limb", "16 limbs".
+func plural(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%s %ss", groupDigits(n), unit)
+}
+
+// groupDigits writes n with thousands separators: 100,000,001.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // FormatBytes writes a byte count with a binary unit: "512 B", "1.5 MiB".

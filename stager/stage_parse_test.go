@@ -17,7 +17,7 @@ func TestBenchmarkSystemRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := Parse(name, Format(s), ParseOptions{Param: "t"})
+			back, err := Parse(name, Format(s), ParseOptions{})
 			if err != nil {
 				t.Fatalf("%s complex %v: %v", name, complex, err)
 			}

@@ -47,6 +47,14 @@ type System struct {
 	Polys []Polynomial // one per equation
 	// Source is the file name used in error messages; "" for generated systems.
 	Source string
+	// Warnings are what Parse accepted but a user should hear about,
+	// positioned like errors (Error() gives "file:line:col: text"); nil
+	// for generated systems and for most files. Commands print them to
+	// standard error. For now: a variable t read as an ordinary variable
+	// by PHCpack's convention in a system that is not square with it (it
+	// looks like a series parameter), and a SERIES PARAMETER line that
+	// ParseOptions.Param overrides.
+	Warnings []*ParseError
 }
 
 // MaxCoefDegree returns the largest power of the parameter in any

@@ -165,5 +165,12 @@ func loadSystem(arg, param string, seed int64, complex bool) (*stager.System, er
 		}
 		return inst.System, nil
 	}
-	return stager.ParseFile(arg, stager.ParseOptions{Param: param})
+	sys, err := stager.ParseFile(arg, stager.ParseOptions{Param: param})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range sys.Warnings {
+		fmt.Fprintf(os.Stderr, "mdgen: warning: %v\n", w)
+	}
+	return sys, nil
 }
