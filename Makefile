@@ -95,7 +95,7 @@ gpu: build/cudacompat/cuda.h
 # .gpu/runtime.test, run there by scripts/gpu-bench.sh selftest.
 gpu-runtime-test: build/cudacompat/cuda.h
 	@mkdir -p .gpu
-	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/runtime.test ./runtime
+	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/runtime.test ./runtime/gpu
 
 # The GPU bench on a machine with a GPU and nvcc (no Go needed there): build
 # .gpu here with `scripts/gpu-bench.sh build`, carry it, then `make bench-gpu`
@@ -106,8 +106,9 @@ bench-gpu:
 # The fatbins of the emitted packages generated/p1, p2, p3 (git-ignored), on
 # a machine with nvcc (no Go needed): the command each package's README and
 # doc comment give. A later Go build embeds them (run with -tags cuda).
+# The nvcc command is the one each package's fatbin/README.txt prints (one
+# flag set: runtime/nvcc); the stamp ties the fatbin to its .cu.
 NVCC ?= nvcc
 gpu-kernels:
-	for p in p1 p2 p3; do (cd generated/$$p && $(NVCC) -fatbin -gencode arch=compute_90,code=sm_90 \
-		-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90 \
-		-fmad=false -O3 -std=c++17 -o fatbin/$$p.fatbin $$p.cu) || exit 1; done
+	for p in p1 p2 p3; do (cd generated/$$p && eval "$$(sed -n 's/^  nvcc /$(NVCC) /p' fatbin/README.txt)" && \
+		sha256sum $$p.cu > fatbin/$$p.fatbin.sha256) || exit 1; done

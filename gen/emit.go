@@ -10,8 +10,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/mdgen/mdgen/gen/emitrt"
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -31,7 +32,7 @@ type EmitSpec struct {
 	Prec    int    // doubles per number (a generated precision: mdops has F<Prec>)
 	Degree  int
 	Complex bool
-	Archs   []int // nvcc SASS targets (DefaultArchs when empty)
+	Archs   []string // nvcc SASS targets, e.g. "90" (nvcc.DefaultArchs when empty)
 
 	// Args is the command line after "mdgen emit" for the generated-code
 	// header, without paths (e.g. "p1 -prec 8 -degree 31").
@@ -50,6 +51,12 @@ type Emitted struct {
 	// arguments, run in that directory.
 	CU, Fatbin string
 	NVCC       []string
+	// SourceHash is the hex SHA-256 of the kernel source (the package's
+	// SourceHash constant); Stamp is the path of the file next to the
+	// fatbin that records the hash of the source it was built from
+	// (FatbinStamp): a fatbin whose stamp differs is stale.
+	SourceHash string
+	Stamp      string
 }
 
 // EmitHeader returns the first line of every emitted file.
@@ -59,7 +66,7 @@ func EmitHeader(args string) string {
 
 // Emit stages the system and returns the files of its solver package:
 //
-//	<name>.go          the API (New, Solver, options) over gen/emitrt
+//	<name>.go          the API (New, Solver, options) over runtime/solver
 //	<name>_test.go     the package's tests: CPU path == runtime.NewCPU, GPU == CPU when there is a GPU
 //	<name>.cu          kernels of the precision, job tables, plan hash (self-contained)
 //	<name>_system.txt  the system file (when not a benchmark), embedded
@@ -70,7 +77,7 @@ func Emit(s EmitSpec) (*Emitted, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	spec := &emitrt.Spec{Name: s.Name, Prec: s.Prec, Degree: s.Degree, Complex: s.Complex,
+	spec := &solver.Spec{Name: s.Name, Prec: s.Prec, Degree: s.Degree, Complex: s.Complex,
 		Benchmark: s.Benchmark, Seed: s.Seed, Text: string(s.Text), Param: s.Param}
 	sys, err := spec.System()
 	if err != nil {
@@ -92,18 +99,19 @@ func Emit(s EmitSpec) (*Emitted, error) {
 			}
 		}
 	}
-	e := &Emitted{Files: map[string][]byte{}, Plan: plan, Hash: emitrt.PlanHash(plan),
-		CU: s.Name + ".cu", Fatbin: "fatbin/" + s.Name + ".fatbin"}
-	e.NVCC = NVCCArgs(s.Archs, e.Fatbin, e.CU)
-	nvcc := "nvcc " + ShellQuote(e.NVCC)
+	e := &Emitted{Files: map[string][]byte{}, Plan: plan, Hash: plan.Hash(),
+		CU: s.Name + ".cu", Fatbin: "fatbin/" + s.Name + ".fatbin", Stamp: "fatbin/" + s.Name + ".fatbin.sha256"}
+	e.NVCC = nvcc.FatbinArgs(s.Archs, e.Fatbin, e.CU)
+	cmd := "nvcc " + nvcc.Quote(e.NVCC)
 	header := EmitHeader(s.Args)
 
-	cu, err := systemCU(header, s.Name, s.describe(), nvcc, plan, s.Prec, s.Complex, e.Hash)
+	cu, err := systemCU(header, s.Name, s.describe(), cmd, plan, s.Prec, s.Complex, e.Hash)
 	if err != nil {
 		return nil, err
 	}
 	e.Files[e.CU] = cu
-	goSrc, err := emitGo(s, plan, e.Hash, header, nvcc)
+	e.SourceHash = SourceHash(cu)
+	goSrc, err := emitGo(s, plan, e.Hash, e.SourceHash, header, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -126,17 +134,21 @@ with
   %s
 
 The fatbin has machine code for %s and PTX for newer GPUs.
-`, header, s.Name, s.Package, nvcc, archList(s.Archs)))
+When mdgen emit builds it, it writes %s.fatbin.sha256 next to it: the
+SHA-256 of the %s.cu it was built from. A fatbin whose stamp names
+another source is stale: mdgen emit removes it, and the package does not
+load it.
+`, header, s.Name, s.Package, cmd, archList(s.Archs), s.Name, s.Name))
 	return e, nil
 }
 
-func archList(archs []int) string {
+func archList(archs []string) string {
 	if len(archs) == 0 {
-		archs = DefaultArchs
+		archs = nvcc.DefaultArchs
 	}
 	var s []string
 	for _, a := range archs {
-		s = append(s, fmt.Sprintf("sm_%d", a))
+		s = append(s, "sm_"+nvcc.Arch(a))
 	}
 	return strings.Join(s, ", ")
 }
@@ -220,4 +232,25 @@ func formatGo(name string, src []byte) []byte {
 }
 
 // gpuLayoutVersion is the GPU contract's version the kernels follow.
-func gpuLayoutVersion() int { return mdrt.GPULayoutVersion }
+func gpuLayoutVersion() int { return gpuabi.LayoutVersion }
+
+// HasComplexCoefficients reports whether a coefficient of sys has an
+// imaginary part: such a system needs complex data.
+func HasComplexCoefficients(sys *stager.System) bool {
+	for i := range sys.Polys {
+		p := &sys.Polys[i]
+		for k := range p.Const {
+			if !p.Const[k].IsReal() {
+				return true
+			}
+		}
+		for j := range p.Terms {
+			for k := range p.Terms[j].Coef {
+				if !p.Terms[j].Coef[k].IsReal() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

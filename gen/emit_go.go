@@ -3,14 +3,23 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	. "github.com/dave/jennifer/jen"
 
 	"github.com/mdgen/mdgen/stager"
 )
 
+// What the doc comments of an emitted package call the fingerprint of the
+// plan and the GPU layout version.
 const (
-	emitrtPath  = "github.com/mdgen/mdgen/gen/emitrt"
+	planHashDoc      = "stager.Plan.Hash"
+	layoutVersionDoc = "gpuabi.LayoutVersion"
+)
+
+const (
+	solverPath  = "github.com/mdgen/mdgen/runtime/solver"
+	gpuabiPath  = "github.com/mdgen/mdgen/runtime/gpuabi"
 	runtimePath = "github.com/mdgen/mdgen/runtime"
 	stagerPath  = "github.com/mdgen/mdgen/stager"
 )
@@ -19,9 +28,18 @@ func newEmitFile(pkg, header string) *File {
 	f := NewFile(pkg)
 	f.HeaderComment(header)
 	f.ImportAlias(runtimePath, "mdrt")
-	f.ImportName(emitrtPath, "emitrt")
+	f.ImportName(solverPath, "solver")
+	f.ImportName(gpuabiPath, "gpuabi")
 	f.ImportName(stagerPath, "stager")
 	return f
+}
+
+// comment writes a comment of one or more lines: a line comment each (a
+// string with a newline given to jennifer's Comment becomes a /* */ block).
+func comment(f *File, text string) {
+	for _, line := range strings.Split(text, "\n") {
+		f.Comment(line)
+	}
 }
 
 func renderGo(name string, f *File) ([]byte, error) {
@@ -34,8 +52,8 @@ func renderGo(name string, f *File) ([]byte, error) {
 
 // emitGo returns <name>.go: constants, the compile-time guard on the GPU
 // layout, the embedded fatbin folder (and system text), and the API, which
-// forwards to gen/emitrt.
-func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, header, nvcc string) ([]byte, error) {
+// forwards to runtime/solver.
+func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, sourceHash, header, nvcc string) ([]byte, error) {
 	f := newEmitFile(s.Package, header)
 	f.PackageComment(fmt.Sprintf("Package %s evaluates and differentiates %s:", s.Package, s.describe()))
 	f.PackageComment("on a GPU when the program has the GPU executor (build tag cuda), the fatbin")
@@ -59,28 +77,41 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, header, nvcc string) ([]
 	f.PackageComment("\t" + nvcc)
 	f.PackageComment("")
 	f.PackageComment("The plan is staged again when first needed and checked against PlanHash;")
-	f.PackageComment("the build fails when runtime.GPULayoutVersion changes: regenerate the")
+	f.PackageComment("the build fails when gpuabi.LayoutVersion changes: regenerate the")
 	f.PackageComment("package then (mdgen emit " + s.Args + ").")
 
 	f.Comment("What the package was emitted for.")
 	f.Const().Defs(
+		Comment("Name is the base name of the package's files: "+s.Name+".cu, fatbin/"+s.Name+".fatbin."),
 		Id("Name").Op("=").Lit(s.Name),
-		Id("Precision").Op("=").Lit(s.Prec).Comment("doubles per number"),
-		Id("Degree").Op("=").Lit(s.Degree).Comment("series are truncated after t^Degree"),
-		Id("Complex").Op("=").Lit(s.Complex).Comment("complex data"),
+		Comment("Precision is the number of doubles per number."),
+		Id("Precision").Op("=").Lit(s.Prec),
+		Comment("Degree is the truncation degree: series have Degree+1 coefficients."),
+		Id("Degree").Op("=").Lit(s.Degree),
+		Comment("Complex reports whether the data are complex."),
+		Id("Complex").Op("=").Lit(s.Complex),
+		Comment("NumVars is the number of variables: one input series each."),
 		Id("NumVars").Op("=").Lit(plan.NumVars),
+		Comment("NumPolys is the number of polynomials."),
 		Id("NumPolys").Op("=").Lit(plan.NumPolys),
-		Id("ConvJobs").Op("=").Lit(plan.ConvJobs()).Comment(fmt.Sprintf("in %d layers", len(plan.ConvLayers))),
-		Id("AddJobs").Op("=").Lit(plan.AddJobs()).Comment(fmt.Sprintf("in %d layers", len(plan.AddLayers))),
-		Id("PlanHash").Uint64().Op("=").Id(fmt.Sprintf("0x%016x", hash)).Comment("emitrt.PlanHash of the staged plan"),
-		Id("GPULayoutVersion").Op("=").Lit(gpuLayoutVersion()).Comment("runtime.GPULayoutVersion the kernels follow"),
+		Comment(fmt.Sprintf("ConvJobs is the number of convolution jobs, in %d layers.", len(plan.ConvLayers))),
+		Id("ConvJobs").Op("=").Lit(plan.ConvJobs()),
+		Comment(fmt.Sprintf("AddJobs is the number of addition jobs, in %d layers.", len(plan.AddLayers))),
+		Id("AddJobs").Op("=").Lit(plan.AddJobs()),
+		Comment("PlanHash is "+planHashDoc+" of the staged plan."),
+		Id("PlanHash").Uint64().Op("=").Id(fmt.Sprintf("0x%016x", hash)),
+		Comment("GPULayoutVersion is the version of the GPU contract ("+layoutVersionDoc+") the kernels follow."),
+		Id("GPULayoutVersion").Op("=").Lit(gpuLayoutVersion()),
+		Comment("FatbinName is the file in fatbin/ that nvcc builds from "+s.Name+".cu."),
 		Id("FatbinName").Op("=").Lit(s.Name+".fatbin"),
+		Comment("SourceHash is the SHA-256 of "+s.Name+".cu: a fatbin whose stamp names another source is stale."),
+		Id("SourceHash").Op("=").Lit(sourceHash),
 	)
 	f.Line()
-	f.Comment("This stops the build when runtime.GPULayoutVersion is not the version the")
+	f.Comment("This stops the build when gpuabi.LayoutVersion is not the version the")
 	f.Comment("kernels of this package were emitted for: regenerate the package.")
 	f.Var().Id("_").Op("=").Index(Lit(1)).Struct().Values().Index(
-		Qual(runtimePath, "GPULayoutVersion").Op("-").Id("GPULayoutVersion"))
+		Qual(gpuabiPath, "LayoutVersion").Op("-").Id("GPULayoutVersion"))
 	f.Line()
 	f.Comment("fatbins holds fatbin/" + s.Name + ".fatbin when nvcc built it (and fatbin/README.txt always).")
 	f.Comment("")
@@ -96,6 +127,7 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, header, nvcc string) ([]
 		Id("LayoutVersion"): Id("GPULayoutVersion"),
 		Id("Fatbins"):       Id("fatbins"),
 		Id("FatbinName"):    Id("FatbinName"),
+		Id("SourceHash"):    Id("SourceHash"),
 		Id("NVCC"):          Lit(nvcc),
 		Id("GPU"):           Id("newGPU"),
 	}
@@ -112,19 +144,19 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, header, nvcc string) ([]
 		specFields[Id("Param")] = Lit(s.Param)
 	}
 	f.Line()
-	f.Var().Id("spec").Op("=").Op("&").Qual(emitrtPath, "Spec").Values(specFields)
+	f.Var().Id("spec").Op("=").Op("&").Qual(solverPath, "Spec").Values(specFields)
 	f.Line()
 	f.Type().Defs(
-		Comment("Solver evaluates the system and its Jacobian at power series (see emitrt.Solver)."),
-		Id("Solver").Op("=").Qual(emitrtPath, "Solver"),
+		Comment("Solver evaluates the system and its Jacobian at power series (see solver.Solver)."),
+		Id("Solver").Op("=").Qual(solverPath, "Solver"),
 		Comment("Option configures New."),
-		Id("Option").Op("=").Qual(emitrtPath, "Option"),
+		Id("Option").Op("=").Qual(solverPath, "Option"),
 	)
 	f.Line()
 	f.Comment("New prepares a solver: on the GPU when it can, on the CPU otherwise")
 	f.Comment("(Solver.FallbackReason says why).")
 	f.Func().Id("New").Params(Id("opts").Op("...").Id("Option")).Params(Op("*").Id("Solver"), Error()).Block(
-		Return(Qual(emitrtPath, "New").Call(Id("spec"), Id("opts").Op("..."))),
+		Return(Qual(solverPath, "New").Call(Id("spec"), Id("opts").Op("..."))),
 	)
 	f.Line()
 	f.Comment("Plan returns the staged plan (staged once, checked against PlanHash).")
@@ -147,7 +179,7 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, header, nvcc string) ([]
 		{"RequireGPU", "RequireGPU makes New fail when the GPU cannot be used, instead of falling back.", "", ""},
 		{"WithWorkers", "WithWorkers sets the goroutines of the CPU executor (default: one per CPU).", "n", "int"},
 		{"WithDevice", "WithDevice picks the CUDA device (default 0).", "ordinal", "int"},
-		{"WithModuleTables", "WithModuleTables says whether the GPU executor uses the job tables baked into the\n// fatbin (default: yes for the embedded fatbin, no with WithFatbin).", "use", "bool"},
+		{"WithModuleTables", "WithModuleTables says whether the GPU executor uses the job tables baked into the\nfatbin (default: yes for the embedded fatbin, no with WithFatbin).", "use", "bool"},
 	} {
 		var params, args []Code
 		if o.param != "" {
@@ -155,18 +187,18 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, header, nvcc string) ([]
 			args = append(args, Id(o.param))
 		}
 		f.Line()
-		f.Comment(o.doc)
+		comment(f, o.doc)
 		f.Func().Id(o.name).Params(params...).Id("Option").Block(
-			Return(Qual(emitrtPath, o.name).Call(args...)),
+			Return(Qual(solverPath, o.name).Call(args...)),
 		)
 	}
 	f.Line()
-	f.Comment("newGPU is the package's one call into the GPU executor (package runtime,")
-	f.Comment("through emitrt.NewGPU: it opens the device and loads the fatbin).")
+	f.Comment("newGPU is the package's one call into the GPU executor (package runtime/gpu,")
+	f.Comment("through solver.NewGPU: it opens the device and loads the fatbin).")
 	f.Func().Id("newGPU").Params(
-		Id("plan").Op("*").Qual(stagerPath, "Plan"), Id("fatbin").Index().Byte(), Id("cfg").Qual(emitrtPath, "GPUConfig"),
+		Id("plan").Op("*").Qual(stagerPath, "Plan"), Id("fatbin").Index().Byte(), Id("cfg").Qual(solverPath, "GPUConfig"),
 	).Params(Qual(runtimePath, "Executor"), Error()).Block(
-		Return(Qual(emitrtPath, "NewGPU").Call(Id("plan"), Id("fatbin"), Id("cfg"))),
+		Return(Qual(solverPath, "NewGPU").Call(Id("plan"), Id("fatbin"), Id("cfg"))),
 	)
 	return renderGo(s.Name+".go", f)
 }
@@ -207,7 +239,7 @@ func emitGoTest(s EmitSpec, header string) ([]byte, error) {
 			Id("t").Dot("Fatalf").Call(Lit("plan: %d/%d jobs, %d vars, %d polys"), Id("p").Dot("ConvJobs").Call(),
 				Id("p").Dot("AddJobs").Call(), Id("p").Dot("NumVars"), Id("p").Dot("NumPolys")),
 		),
-		If(Qual(emitrtPath, "PlanHash").Call(Id("p")).Op("!=").Id("PlanHash")).Block(
+		If(Id("p").Dot("Hash").Call().Op("!=").Id("PlanHash")).Block(
 			Id("t").Dot("Fatal").Call(Lit("plan hash differs")),
 		),
 	)
@@ -219,7 +251,7 @@ func emitGoTest(s EmitSpec, header string) ([]byte, error) {
 		List(Id("s"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
 		fatal(),
 		Defer().Id("s").Dot("Close").Call(),
-		If(Id("s").Dot("Backend").Call().Op("!=").Qual(emitrtPath, "CPU").Op("||").Id("s").Dot("FallbackReason").Call().Op("!=").Nil()).Block(
+		If(Id("s").Dot("Backend").Call().Op("!=").Qual(solverPath, "CPU").Op("||").Id("s").Dot("FallbackReason").Call().Op("!=").Nil()).Block(
 			Id("t").Dot("Fatalf").Call(Lit("WithCPU: backend %s, reason %v"), Id("s").Dot("Backend").Call(), Id("s").Dot("FallbackReason").Call()),
 		),
 		List(Id("sys"), Err()).Op(":=").Add(sysCall()),
@@ -252,7 +284,7 @@ func emitGoTest(s EmitSpec, header string) ([]byte, error) {
 		List(Id("g"), Err()).Op(":=").Id("New").Call(Id("opts").Op("...")),
 		fatal(),
 		Defer().Id("g").Dot("Close").Call(),
-		If(Id("g").Dot("Backend").Call().Op("!=").Qual(emitrtPath, "GPU")).Block(
+		If(Id("g").Dot("Backend").Call().Op("!=").Qual(solverPath, "GPU")).Block(
 			Id("t").Dot("Skipf").Call(Lit("not on the GPU: %v"), Id("g").Dot("FallbackReason").Call()),
 		),
 		List(Id("c"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -81,44 +82,6 @@ func TestKernelsCUSyntax(t *testing.T) {
 	}
 }
 
-// schedModel is runtime.gpuConvSchedule (unexported there), kept here to
-// check the kernel's mdgen_schedule and GPULaunchShape's choice.
-func schedModel(d, t int, complement, strict bool) int {
-	if d <= 0 {
-		return 0
-	}
-	units := d/2 + 1
-	q := (units + t - 1) / t
-	lm := q * d
-	if complement && q >= 2 {
-		m := d * (d + 1) / 2
-		l := max(d, (m+t-1)/t)
-		for it := 0; it < 64 && l < lm && l < 2*d && (!strict || 4*l <= 3*lm); it, l = it+1, l+1 {
-			if compBinsModel(d, l) <= t {
-				return l
-			}
-		}
-	}
-	return lm
-}
-
-func compBinsModel(d, l int) int {
-	h := l / 2
-	nb, load := 0, 0
-	if l%2 == 0 {
-		nb, load = 1, h
-	}
-	for x := l - d - 1; x >= 1; x-- {
-		if nb == 0 || load+x > l {
-			nb++
-			load = x
-		} else {
-			load += x
-		}
-	}
-	return d - h + nb
-}
-
 var schedDegrees = func() []int {
 	var ds []int
 	for d := 0; d <= 260; d++ {
@@ -129,10 +92,28 @@ var schedDegrees = func() []int {
 
 var schedThreads = []int{1, 2, 3, 7, 16, 31, 32, 33, 64, 96, 128, 160, 192, 256, 384, 512}
 
-// TestKernelSchedule runs the kernel's mdgen_schedule for every thread of
-// many (degree, block size) pairs: every coefficient 1..d must be computed
-// by exactly one thread, and no thread may run more multiply-adds than the
-// schedule's L, which must be the Go model's and every thread's steps.
+// schedHash folds one thread's chains into h as the C++ side of
+// TestKernelSchedule does (FNV-1a over 64-bit words: the thread, its
+// chains, then 0).
+func schedHash(h uint64, t int, chains []int) uint64 {
+	mix := func(v uint64) {
+		h ^= v
+		h *= 1099511628211
+	}
+	mix(uint64(t))
+	for _, k := range chains {
+		mix(uint64(k))
+	}
+	mix(0)
+	return h
+}
+
+// TestKernelSchedule runs the kernel's mdgen_schedule, compiled as host
+// C++, for every thread of many (degree, block size) pairs and compares it
+// with its specification, gpuabi.ThreadChains and gpuabi.Schedule: the
+// same chains for every thread, in the same order, and every thread's
+// steps the schedule's L. (That every coefficient is computed once and no
+// thread runs more than L multiply-adds is gpuabi's own test.)
 func TestKernelSchedule(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), KernelsCU([]int{1}, nil), 0o644); err != nil {
@@ -147,27 +128,36 @@ func TestKernelSchedule(t *testing.T) {
 	}
 	src := `#include "kernels.cu"
 #include <cstdio>
-int main() {
-  const int ds[] = {` + ds.String() + `};
-  const int ts[] = {` + ts.String() + `};
-  std::vector<int> seen;
-  for (int d : ds) for (int T : ts) for (int comp = 0; comp < 3; ++comp) {  // 2: complement, strict
-    seen.assign(d + 1, 0);
-    int L = 0, steps = -1;
+#include <cstdlib>
+// No arguments: one line "d T comp steps hash" per case (comp 0: pairs,
+// 1: complement, 2: complement, strict; steps -1 when the threads
+// disagree). "d T comp": one line "t steps k..." per thread.
+static unsigned long long mix(unsigned long long h, unsigned long long v) { return (h ^ v) * 1099511628211ull; }
+int main(int argc, char** argv) {
+  if (argc == 4) {
+    const int d = atoi(argv[1]), T = atoi(argv[2]), comp = atoi(argv[3]);
     for (int t = 0; t < T; ++t) {
       mdgen_chains c = mdgen_schedule(d, T, t, comp != 0, comp == 2);
-      if (steps < 0) steps = c.steps;
-      if (c.steps != steps) { printf("steps %d %d %d %d: %d, thread 0 %d\n", d, T, comp, t, c.steps, steps); return 1; }
-      int load = 0;
-      for (int k = c.next(); k != 0; k = c.next()) {
-        if (k < 1 || k > d) { printf("bad %d %d %d %d %d\n", d, T, comp, t, k); return 1; }
-        seen[k]++;
-        load += k;
-      }
-      if (load > L) L = load;
+      printf("%d %d", t, c.steps);
+      for (int k = c.next(); k != 0; k = c.next()) printf(" %d", k);
+      printf("\n");
     }
-    for (int k = 1; k <= d; ++k) if (seen[k] != 1) { printf("cover %d %d %d %d %d\n", d, T, comp, k, seen[k]); return 1; }
-    printf("%d %d %d %d %d\n", d, T, comp, L, steps);
+    return 0;
+  }
+  const int ds[] = {` + ds.String() + `};
+  const int ts[] = {` + ts.String() + `};
+  for (int d : ds) for (int T : ts) for (int comp = 0; comp < 3; ++comp) {
+    unsigned long long h = 14695981039346656037ull;
+    int steps = -2;
+    for (int t = 0; t < T; ++t) {
+      mdgen_chains c = mdgen_schedule(d, T, t, comp != 0, comp == 2);
+      if (steps == -2) steps = c.steps;
+      if (c.steps != steps) steps = -1;
+      h = mix(h, (unsigned long long)t);
+      for (int k = c.next(); k != 0; k = c.next()) h = mix(h, (unsigned long long)k);
+      h = mix(h, 0);
+    }
+    printf("%d %d %d %d %llu\n", d, T, comp, steps, h);
   }
   return 0;
 }
@@ -178,26 +168,47 @@ int main() {
 		t.Fatalf("%v\n%s", err, lastLines(out, 5))
 	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
-	n := 0
+	n, bad := 0, 0
 	for sc.Scan() {
-		var d, T, comp, L, steps int
-		if _, err := fmt.Sscan(sc.Text(), &d, &T, &comp, &L, &steps); err != nil {
+		var d, T, comp, steps int
+		var h uint64
+		if _, err := fmt.Sscan(sc.Text(), &d, &T, &comp, &steps, &h); err != nil {
 			t.Fatalf("%q: %v", sc.Text(), err)
 		}
-		// The largest load is at most the schedule's capacity L, which
-		// every thread gets as its steps (the trip count of the chain loop).
-		want := schedModel(d, T, comp >= 1, comp == 2)
-		if L > want {
-			t.Errorf("d=%d T=%d complement=%d: largest load %d, model L %d", d, T, comp, L, want)
-		}
-		if steps != want {
-			t.Errorf("d=%d T=%d complement=%d: steps %d, model L %d", d, T, comp, steps, want)
-		}
 		n++
+		complement, strict := comp >= 1, comp == 2
+		want, _ := gpuabi.Schedule(d, T, complement, strict)
+		wh := uint64(14695981039346656037)
+		for th := 0; th < T; th++ {
+			wh = schedHash(wh, th, gpuabi.ThreadChains(d, T, th, complement, strict))
+		}
+		if steps == want && h == wh {
+			continue
+		}
+		if bad++; bad > 5 {
+			continue
+		}
+		t.Errorf("d=%d T=%d mode=%d: the kernel's schedule differs from gpuabi's (steps %d, want %d): %s",
+			d, T, comp, steps, want, firstScheduleDiff(t, bin, d, T, comp))
 	}
 	if want := len(schedDegrees) * len(schedThreads) * 3; n != want {
 		t.Fatalf("%d results, want %d", n, want)
 	}
+}
+
+// firstScheduleDiff names the first thread whose chains differ.
+func firstScheduleDiff(t *testing.T, bin string, d, T, comp int) string {
+	out, err := exec.Command(bin, strconv.Itoa(d), strconv.Itoa(T), strconv.Itoa(comp)).Output()
+	if err != nil {
+		return err.Error()
+	}
+	for th, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		want := gpuabi.ThreadChains(d, T, th, comp >= 1, comp == 2)
+		if got := strings.Fields(line)[2:]; fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Sprintf("thread %d: kernel %v, gpuabi %v", th, got, want)
+		}
+	}
+	return "same chains"
 }
 
 func lastLines(b []byte, n int) string {
@@ -206,87 +217,6 @@ func lastLines(b []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// TestLaunchShapeWithinBounds checks runtime.GPULaunchShape against the
-// kernels' __launch_bounds__ and against the schedule model: its block is
-// the one with the fewest warp-steps (the split schedule's, from an
-// occupancy model, only in its range).
-func TestLaunchShapeWithinBounds(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 4, 5, 8, 10, 16} {
-		for _, c := range []bool{false, true} {
-			for d := 0; d <= 1100; d++ {
-				th, sh := mdrt.GPULaunchShape("conv", n, c, d)
-				bound := mdrt.GPUConvMaxThreads(n, c)
-				if th < 32 || th > bound || th%32 != 0 {
-					t.Fatalf("conv n=%d complex=%v d=%d: %d threads, bound %d", n, c, d, th, bound)
-				}
-				// Staging: 2 real series (a, b) real, else 7, 4 or 1 (Gauss), the most that fits.
-				set := 8 * n * (d + 1)
-				want, wantSets := 0, 0
-				for _, sets := range map[bool][]int{false: {2}, true: {7, 4, 1}}[c] {
-					if sets*set <= mdrt.GPUStageLimit {
-						want, wantSets = sets*set, sets
-						break
-					}
-				}
-				if sh != want {
-					t.Fatalf("conv n=%d complex=%v d=%d: %d bytes of shared memory, want %d", n, c, d, sh, want)
-				}
-				// The kernel splits the three chains of a complex coefficient
-				// over three threads at n >= 5 when the derived series are
-				// staged; without the split such a block holds at most 128.
-				split := c && n >= 5 && wantSets >= 4
-				if got := mdrt.GPUConvSplit(n, c, d); got != split {
-					t.Fatalf("conv n=%d complex=%v d=%d: split %v, want %v", n, c, d, got, split)
-				}
-				if split {
-					// The split block comes from an occupancy model of the
-					// H200 (runtime.gpuConvSplitBlock); here only its range:
-					// at least 4 warps unless fewer give every pair three
-					// threads.
-					if lo := min(128, (3*(d/2+1)+31)/32*32); th < lo {
-						t.Fatalf("conv n=%d complex=%v d=%d: split block of %d threads, want >= %d", n, c, d, th, lo)
-					}
-				} else {
-					checkFewestWarpSteps(t, n, c, d, th)
-				}
-				th, sh = mdrt.GPULaunchShape("add", n, c, d)
-				if th < 32 || th > addMaxThreads || sh != 0 {
-					t.Fatalf("add n=%d d=%d: shape (%d, %d)", n, d, th, sh)
-				}
-			}
-		}
-	}
-}
-
-// checkFewestWarpSteps checks that th, GPULaunchShape's convolution block
-// (without the split), has the fewest warp-steps in the schedule model.
-func checkFewestWarpSteps(t *testing.T, n int, c bool, d, th int) {
-	t.Helper()
-	w := n
-	if c {
-		w = 2 * n
-	}
-	limit := mdrt.GPUConvMaxThreads(n, c)
-	if c && n >= 5 {
-		limit = 128 // three accumulators per thread
-	}
-	best := int64(-1)
-	first := 32 // one pair per thread when the bound allows (GPULaunchShape)
-	if u := (d/2 + 1 + 31) / 32 * 32; u <= limit && mdrt.GPUConvPairsOnly(n, c) {
-		first = u
-	}
-	for T := first; T <= limit; T += 32 {
-		cost := int64(T/32) * int64(schedModel(d, T, convComplement(w), false)+(d+T)/T)
-		if best < 0 || cost < best {
-			best = cost
-		}
-	}
-	got := int64(th/32) * int64(schedModel(d, th, convComplement(w), false)+(d+th)/th)
-	if got != best {
-		t.Fatalf("conv n=%d complex=%v d=%d: %d threads cost %d warp-steps, the best from %d threads up %d", n, c, d, th, got, first, best)
-	}
 }
 
 // emuSystem is a small system with powers, a constant, a linear term and
@@ -300,10 +230,10 @@ const emuSystem = `3 6
 // TestKernelEmulation runs the kernels of KernelsCU, compiled as host C++,
 // layer by layer on a plan, and compares every value and derivative with
 // the CPU executor's, bit for bit: real and complex data, several
-// precisions and degrees, the block size of GPULaunchShape and odd ones,
+// precisions and degrees, the block size of gpuabi.LaunchShape and odd ones,
 // and every staging: real a and b in shared memory or read from the data
 // array; complex (Gauss) with 7, 4, 1 or 0 sets of shared memory (and odd
-// amounts between), at degrees where GPULaunchShape gives each.
+// amounts between), at degrees where gpuabi.LaunchShape gives each.
 func TestKernelEmulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles kernels with g++")
@@ -328,8 +258,8 @@ func TestKernelEmulation(t *testing.T) {
 		n       int
 		complex bool
 		degree  int
-		threads int // 0: GPULaunchShape's
-		sets    int // shared memory in real series of n*(degree+1) doubles; -1: GPULaunchShape's
+		threads int // 0: LaunchShape's
+		sets    int // shared memory in real series of n*(degree+1) doubles; -1: LaunchShape's
 	}
 	var cfgs []cfg
 	for _, n := range ns {
@@ -352,7 +282,7 @@ func TestKernelEmulation(t *testing.T) {
 		cfg{8, true, 23, 4, 7}, cfg{5, true, 40, 7, 4}, cfg{10, true, 31, 64, 7}, cfg{8, true, 17, 2, 7},
 		cfg{8, true, 40, 3, 4}, cfg{10, true, 9, 100, 7})
 	// Degrees above the limits of 7 and 4 sets in 48 KiB, with
-	// GPULaunchShape's staging (4 or 1 sets) and block.
+	// LaunchShape's staging (4 or 1 sets) and block.
 	cfgs = append(cfgs, cfg{8, true, 95, 0, -1}, cfg{8, true, 160, 0, -1}, cfg{10, true, 100, 0, -1},
 		cfg{10, true, 160, 0, -1}, cfg{4, true, 250, 0, -1}, cfg{2, true, 700, 0, -1}, cfg{1, true, 900, 0, -1})
 	for _, c := range cfgs {
@@ -365,15 +295,15 @@ func TestKernelEmulation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			convT, shared := mdrt.GPULaunchShape("conv", c.n, c.complex, c.degree)
-			addT, _ := mdrt.GPULaunchShape("add", c.n, c.complex, c.degree)
+			convT, shared := gpuabi.LaunchShape(gpuabi.Conv, c.n, c.complex, c.degree)
+			addT, _ := gpuabi.LaunchShape(gpuabi.Add, c.n, c.complex, c.degree)
 			if c.threads > 0 {
 				convT, addT = c.threads, c.threads
 			}
 			if c.sets >= 0 {
-				shared = c.sets * mdrt.GPUSetBytes(c.n, c.degree)
+				shared = c.sets * gpuabi.SetBytes(c.n, c.degree)
 			} else {
-				t.Logf("GPULaunchShape: %d threads, %d bytes (%d sets)", convT, shared, shared/mdrt.GPUSetBytes(c.n, c.degree))
+				t.Logf("LaunchShape: %d threads, %d bytes (%d sets)", convT, shared, shared/gpuabi.SetBytes(c.n, c.degree))
 			}
 			got := emulate(t, bin, plan, c.n, c.complex, convT, addT, shared)
 			compareCPU(t, plan, c.n, c.complex, got)
@@ -406,12 +336,12 @@ func compareCPU(t *testing.T, plan *stager.Plan, n int, complex bool, got *emuDa
 	for p := 0; p < plan.NumPolys; p++ {
 		check(fmt.Sprintf("value %d", p), cpu.Value(p), got.series(plan.Value[p]))
 		for v := 0; v < plan.NumVars; v++ {
-			check(fmt.Sprintf("d p%d/d x%d", p, v), cpu.Deriv(p, v), got.series(plan.Deriv[p][v]))
+			check(fmt.Sprintf("d p%d/d x%d", p, v), cpu.Deriv(p, v), got.series(plan.DerivSlot(p, v)))
 		}
 	}
 }
 
-// TestReferenceKernelEmulation runs runtime.GPUReferenceKernelsCU as host
+// TestReferenceKernelEmulation runs gpuabi.ReferenceKernelsCU as host
 // C++ on plans, against the CPU executor, bit for bit.
 func TestReferenceKernelEmulation(t *testing.T) {
 	if testing.Short() {
@@ -423,7 +353,7 @@ func TestReferenceKernelEmulation(t *testing.T) {
 	}
 	for _, n := range []int{2, 8} {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), mdrt.GPUReferenceKernelsCU(n), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), gpuabi.ReferenceKernelsCU(n), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		table := fmt.Sprintf("  if (c == 'r') { conv = mdgen_conv_r%d; add = mdgen_add_r%d; }\n", n, n) +
@@ -436,8 +366,8 @@ func TestReferenceKernelEmulation(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					convT, shared := mdrt.GPUReferenceShape("conv", n, complex, d)
-					addT, _ := mdrt.GPUReferenceShape("add", n, complex, d)
+					convT, shared := gpuabi.ReferenceShape(gpuabi.Conv, n, complex, d)
+					addT, _ := gpuabi.ReferenceShape(gpuabi.Add, n, complex, d)
 					compareCPU(t, plan, n, complex, emulate(t, bin, plan, n, complex, convT, addT, shared))
 				})
 			}
@@ -479,7 +409,7 @@ int main() {
 `
 }
 
-// emuData is the data array of gpulayout.go after a run.
+// emuData is the data array of the GPU contract (gpuabi) after a run.
 type emuData struct {
 	data            []float64
 	n, w, d1        int
@@ -541,7 +471,7 @@ func emulate(t *testing.T, bin string, plan *stager.Plan, n int, complex bool, c
 	for _, v := range []int{n, cplx, plan.Degree, plan.NumSlots(), convT, addT, shared} {
 		w64(int64(v))
 	}
-	conv, add, convLayers, addLayers := mdrt.GPUJobTables(plan)
+	conv, add, convLayers, addLayers := gpuabi.JobTables(plan)
 	for _, ls := range [][][2]int{convLayers, addLayers} {
 		w64(int64(len(ls)))
 		for _, x := range ls {
@@ -573,5 +503,3 @@ func emulate(t *testing.T, bin string, plan *stager.Plan, n int, complex bool, c
 	}
 	return e
 }
-
-var _ = strconv.Itoa

@@ -2,18 +2,21 @@ package gen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
+	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
 )
 
 // emittedPackages are the packages `make generate` emits into generated/.
@@ -49,7 +52,7 @@ func TestEmittedPackagesFresh(t *testing.T) {
 			}
 			rel, _ := filepath.Rel(dir, path)
 			rel = filepath.ToSlash(rel)
-			if _, ok := em.Files[rel]; !ok && rel != em.Fatbin {
+			if _, ok := em.Files[rel]; !ok && rel != em.Fatbin && rel != em.Stamp {
 				t.Errorf("generated/%s/%s is not written by mdgen emit: remove it", s.Name, rel)
 			}
 			return nil
@@ -209,7 +212,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 		t.Fatalf("go test %s: %v\n%s", pkg, err, out)
 	}
 	src := string(em.Files["tiny.go"])
-	v, next := mdrt.GPULayoutVersion, mdrt.GPULayoutVersion+1
+	v, next := gpuabi.LayoutVersion, gpuabi.LayoutVersion+1
 	bumped := strings.Replace(src, fmt.Sprintf("GPULayoutVersion        = %d", v), fmt.Sprintf("GPULayoutVersion        = %d", next), 1)
 	if bumped == src {
 		bumped = strings.Replace(src, fmt.Sprintf("GPULayoutVersion = %d", v), fmt.Sprintf("GPULayoutVersion = %d", next), 1)
@@ -221,5 +224,184 @@ func TestEmittedPackageBuilds(t *testing.T) {
 	out, err := exec.Command(goTool, "build", pkg).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "GPULayoutVersion") {
 		t.Fatalf("a package for another layout version built (err %v):\n%s", err, out)
+	}
+}
+
+// snapshot returns every file under dir (path -> content), folders as "/".
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			m[rel] = "/"
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		m[rel] = string(b)
+		return nil
+	})
+	return m
+}
+
+// WritePackage is all or nothing: a failure at any step, in a folder that
+// holds user files and an earlier package, leaves the folder as it was.
+func TestWritePackageAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	old := map[string][]byte{"a.go": []byte("old a"), "b.cu": []byte("old b"), "fatbin/x.fatbin": []byte("old fatbin")}
+	if err := WritePackage(dir, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("user file"), 0o644)
+	before := snapshot(t, dir)
+	files := map[string][]byte{"a.go": []byte("new a"), "b.cu": []byte("new b"), "c_test.go": []byte("new c"),
+		"sub/deep/d.txt": []byte("new d")}
+	remove := []string{"fatbin/x.fatbin", "gone.txt"}
+	var steps []string
+	writeFault = func(op, rel string) error { steps = append(steps, op+" "+rel); return nil }
+	if err := WritePackage(t.TempDir(), files, remove); err != nil {
+		t.Fatal(err)
+	}
+	all := steps
+	if len(all) != 2*len(files)+len(remove) {
+		t.Fatalf("steps %v", all)
+	}
+	for _, failAt := range all {
+		writeFault = func(op, rel string) error {
+			if op+" "+rel == failAt {
+				return errors.New("injected failure")
+			}
+			return nil
+		}
+		err := WritePackage(dir, files, remove)
+		if err == nil || !strings.Contains(err.Error(), "injected failure") {
+			t.Fatalf("failing at %q: err = %v", failAt, err)
+		}
+		if after := snapshot(t, dir); !maps.Equal(after, before) {
+			t.Fatalf("failing at %q changed the folder:\nbefore %v\nafter  %v", failAt, before, after)
+		}
+	}
+	writeFault = nil
+	// A folder where a file should go fails the write, after other files
+	// were replaced: they are put back.
+	os.MkdirAll(filepath.Join(dir, "c_test.go", "x"), 0o755)
+	before = snapshot(t, dir)
+	if err := WritePackage(dir, files, remove); err == nil || !strings.Contains(err.Error(), "folder") {
+		t.Fatalf("a folder in the way: err = %v", err)
+	}
+	if after := snapshot(t, dir); !maps.Equal(after, before) {
+		t.Fatalf("a failed write changed the folder:\nbefore %v\nafter  %v", before, after)
+	}
+	os.RemoveAll(filepath.Join(dir, "c_test.go"))
+	if err := WritePackage(dir, files, remove); err != nil {
+		t.Fatal(err)
+	}
+	got := snapshot(t, dir)
+	want := map[string]string{".": "/", "main.go": "user file", "fatbin": "/", "sub": "/", "sub/deep": "/"}
+	for p, b := range files {
+		want[filepath.FromSlash(p)] = string(b)
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("after the write:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestEmittedDocComments parses the emitted files with go/parser and
+// go/doc: every exported identifier has a doc comment that begins with its
+// name, and every comment is a line comment (no stray /* */ block).
+func TestEmittedDocComments(t *testing.T) {
+	specs := []EmitSpec{textSpec(), emittedPackages[0]}
+	cs := textSpec()
+	cs.Complex, cs.Name, cs.Package = true, "ctiny", "ctiny"
+	specs = append(specs, cs)
+	for _, s := range specs {
+		em, err := Emit(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		var files, tests []*ast.File
+		for p, src := range em.Files {
+			if !strings.HasSuffix(p, ".go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, p, src, parser.ParseComments)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			for _, cg := range f.Comments {
+				for _, c := range cg.List {
+					if !strings.HasPrefix(c.Text, "//") || strings.Contains(c.Text, "/*") {
+						t.Errorf("%s/%s: %s: a block comment: %q", s.Name, p, fset.Position(c.Pos()), c.Text)
+					}
+				}
+			}
+			if strings.HasSuffix(p, "_test.go") {
+				tests = append(tests, f)
+			} else {
+				files = append(files, f)
+			}
+		}
+		pkg, err := doc.NewFromFiles(fset, files, "example.com/"+s.Package)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(pkg.Doc, "Package "+s.Package+" ") {
+			t.Errorf("%s: package doc %q", s.Name, pkg.Doc)
+		}
+		check := func(name, text string) {
+			t.Helper()
+			if !strings.HasPrefix(text, name+" ") {
+				t.Errorf("%s: the doc comment of %s is %q", s.Name, name, text)
+			}
+		}
+		names := 0
+		values := func(vs []*doc.Value) {
+			for _, v := range vs {
+				for _, spec := range v.Decl.Specs {
+					vs := spec.(*ast.ValueSpec)
+					text := v.Doc
+					if len(v.Decl.Specs) > 1 || vs.Doc != nil {
+						text = vs.Doc.Text()
+					}
+					for _, id := range vs.Names {
+						if id.IsExported() {
+							check(id.Name, text)
+							names++
+						}
+					}
+				}
+			}
+		}
+		values(pkg.Consts)
+		values(pkg.Vars)
+		for _, ty := range pkg.Types {
+			check(ty.Name, ty.Doc)
+			names++
+			values(ty.Consts)
+			values(ty.Vars)
+			for _, f := range append(ty.Funcs, ty.Methods...) {
+				check(f.Name, f.Doc)
+				names++
+			}
+		}
+		for _, f := range pkg.Funcs {
+			check(f.Name, f.Doc)
+			names++
+		}
+		for _, f := range tests {
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok {
+					check(fd.Name.Name, fd.Doc.Text())
+					names++
+				}
+			}
+		}
+		if names < 25 {
+			t.Errorf("%s: only %d identifiers checked", s.Name, names)
+		}
 	}
 }

@@ -2,7 +2,7 @@
 # The GPU bench in two steps: build here (Go, no GPU), run there (GPU, nvcc,
 # no Go).
 #
-#   scripts/gpu-bench.sh build            # here: .gpu/mdgen and .gpu/runtime.test (make gpu + the runtime test binary)
+#   scripts/gpu-bench.sh build            # here: .gpu/mdgen and .gpu/runtime.test (make gpu + the test binary of runtime/gpu)
 #   scripts/gpu-bench.sh run [flags]      # there: compile the kernels, run the table, write $OUT (or bench-out/)
 #   scripts/gpu-bench.sh part K [flags]   # there: part K (1..5) of the full table, each inside one 10-minute device call
 #   scripts/gpu-bench.sh selftest         # there: the GPU executor's own tests (reference kernels vs the CPU executor)
@@ -60,9 +60,9 @@ run | part | selftest)
 	nvcc --version | tail -n 2
 	if [ "$mode" = selftest ]; then
 		[ -x .gpu/runtime.test ] || { echo "gpu-bench: no .gpu/runtime.test (scripts/gpu-bench.sh build)" >&2; exit 1; }
-		cd runtime
+		cd runtime/gpu # the test binary of the GPU executor (package runtime/gpu; make gpu-runtime-test)
 		set -o pipefail
-		MDGEN_GPU_TEST_CACHE=../build/kernels-test ../.gpu/runtime.test -test.run 'GPU' -test.v -test.count=1 "$@" 2>&1 | tee "$out/selftest.log"
+		MDGEN_GPU_TEST_CACHE=../../build/kernels-test ../../.gpu/runtime.test -test.run 'GPU' -test.v -test.count=1 "$@" 2>&1 | tee "$out/selftest.log"
 		exit "${PIPESTATUS[0]}"
 	fi
 	preset=()

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // demoDir holds PHCpack's demo systems, shared by the workspace (read in
@@ -597,11 +596,9 @@ func TestParseErrors(t *testing.T) {
 		{"2\n x + y;\n x - y;\n", "s", "bad:1:1: series parameter s does not occur in the polynomials (variables: x y)"},
 		{"1\n t^65536*x + t^65535*y + t^65534*z + t^65533*u + t^65532*v + t^65531*w + t^65530*a + t^65529*b + t^65528*c;\n", "t", "bad:1:1: series coefficients too large"},
 	} {
-		start := time.Now()
+		// The hostile cases are bounded by the parser's work limits; their
+		// cost is measured by the scale tests' allocation bounds, not here.
 		_, err := Parse("bad", []byte(c.src), ParseOptions{Param: c.param})
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("%q took %v", c.src, d)
-		}
 		wantErr(t, err, c.want)
 	}
 }

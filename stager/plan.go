@@ -120,6 +120,15 @@ func (p *Plan) DerivSlot(poly, v int) Slot {
 	return row[i].Slot
 }
 
+// EachDeriv calls f for every derivative slot the plan lists, polynomial
+// by polynomial in increasing variable order: the sparse Partials, or the
+// entries of a dense Deriv that are not NoSlot.
+func (p *Plan) EachDeriv(f func(poly, v int, s Slot)) {
+	for poly := 0; poly < p.NumPolys; poly++ {
+		p.forEachDeriv(poly, func(v int, s Slot) { f(poly, v, s) })
+	}
+}
+
 // forEachDeriv calls f for every derivative of polynomial poly that the
 // plan lists (Partials, or the entries of Deriv that are not NoSlot).
 func (p *Plan) forEachDeriv(poly int, f func(v int, s Slot)) {

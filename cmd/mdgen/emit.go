@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,7 +14,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/mdgen/mdgen/gen"
-	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/nvcc"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -26,15 +23,19 @@ const emitUsage = `usage: mdgen emit system.txt|p1|p2|p3 -degree d [-prec n] [-c
 Writes a Go package that evaluates and differentiates the system at power
 series of degree d: <name>.go (New, Solver; GPU when it can, CPU otherwise),
 <name>_test.go, <name>.cu (kernels and the staged job tables), and, when
-nvcc is found, fatbin/<name>.fatbin, which the package embeds. Without nvcc
-it prints the command that builds the fatbin.
+nvcc is found, fatbin/<name>.fatbin, which the package embeds (with
+fatbin/<name>.fatbin.sha256, the hash of the .cu it was built from). Without
+nvcc it prints the command that builds the fatbin. The package is written
+all or nothing, and a fatbin built from another .cu is removed with it.
+
+A system file with complex coefficients gets complex data without -complex.
 
 Under go generate (//go:generate go run github.com/mdgen/mdgen/cmd/mdgen emit
 system.txt -degree 16) it writes into the package of the directive, under
 its name, so -o and -pkg are not needed.
 
 nvcc is -nvcc, else $NVCC, else $CUDA_PATH/bin/nvcc, else nvcc on PATH, else
-/usr/local/cuda/bin/nvcc; -nvcc none skips it.
+/usr/local/cuda/bin/nvcc (runtime/nvcc's one search order); -nvcc none skips it.
 `
 
 func runEmit(args []string, stdout, stderr io.Writer) error {
@@ -54,22 +55,21 @@ func runEmit(args []string, stdout, stderr io.Writer) error {
 	archList := fs.String("arch", "90,80", "SASS targets (sm_XX) of the fatbin; PTX of the highest is added")
 	param := fs.String("param", "", "name of the series parameter (default: PHCpack's convention)")
 	seed := fs.Int64("seed", 1, "seed of the coefficients of p1, p2, p3")
-	if err := fs.Parse(reorderFlags(fs, args)); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("emit: want one system file (or p1, p2, p3)")
+		return usagef("emit: want one system file (or p1, p2, p3)")
 	}
 	if *degree < 0 {
-		return errors.New("emit: -degree d >= 0 is required")
+		return usagef("emit: -degree d >= 0 is required")
 	}
-	if _, ok := mdops.SeriesKernelsFor(*prec); !ok {
-		return fmt.Errorf("emit: no generated arithmetic for %d doubles (have %s; mdgen generate -n adds more)", *prec, joinInts(gen.DefaultNs))
-	}
-	archs, err := parseArchs(*archList)
-	if err != nil {
+	if err := checkPrec("-prec", *prec); err != nil {
 		return err
+	}
+	archs, err := nvcc.ParseArchs(*archList)
+	if err != nil {
+		return fmt.Errorf("emit: -arch: %w", err)
 	}
 
 	// The system and the names.
@@ -91,8 +91,17 @@ func runEmit(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("emit: %w", err)
 		}
 		// Read it once here, so that errors name the file as given.
-		if _, err := stager.Parse(arg, text, stager.ParseOptions{Param: *param}); err != nil {
+		sys, err := stager.Parse(arg, text, stager.ParseOptions{Param: *param})
+		if err != nil {
 			return err
+		}
+		// Complex coefficients need complex data: chosen unless -complex=false.
+		if !*complex && gen.HasComplexCoefficients(sys) {
+			if flagSet(fs, "complex") {
+				return fmt.Errorf("emit: %s has complex coefficients, which real data (-complex=false) cannot hold", arg)
+			}
+			spec.Complex = true
+			fmt.Fprintf(stderr, "mdgen: %s has complex coefficients: emitting complex data (as with -complex)\n", arg)
 		}
 		spec.Text = text
 		spec.Name, _ = gen.SanitizeName(filepath.Base(arg))
@@ -108,7 +117,7 @@ func runEmit(args []string, stdout, stderr io.Writer) error {
 	if *param != "" {
 		hdr = append(hdr, "-param", *param)
 	}
-	if !slices.Equal(archs, gen.DefaultArchs) {
+	if !slices.Equal(archs, nvcc.DefaultArchs) {
 		hdr = append(hdr, "-arch", *archList)
 	}
 	spec.Args = strings.Join(hdr, " ")
@@ -123,35 +132,45 @@ func runEmit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// A fatbin built from another .cu is stale: rebuild it or remove it.
-	cuPath := filepath.Join(dir, filepath.FromSlash(em.CU))
-	fatPath := filepath.Join(dir, filepath.FromSlash(em.Fatbin))
-	old, _ := os.ReadFile(cuPath)
-	changed := !bytes.Equal(old, em.Files[em.CU])
-	if err := gen.WriteFiles(dir, em.Files); err != nil {
-		return fmt.Errorf("emit: %w", err)
+	// All files or none; a fatbin built from another .cu goes in the same step.
+	state, why, err := em.Write(dir)
+	if err != nil {
+		return fmt.Errorf("emit: %w (nothing was changed)", err)
 	}
 	fmt.Fprintf(stderr, "mdgen: wrote package %s in %s: %s (%d convolution and %d addition jobs, %s of kernels and tables, plan hash %016x)\n",
 		pkg, displayPath(dir), emitDescribe(spec), em.Plan.ConvJobs(), em.Plan.AddJobs(),
 		humanBytes(len(em.Files[em.CU])), em.Hash)
+	fatPath := filepath.Join(dir, filepath.FromSlash(em.Fatbin))
+	if state == gen.FatbinStale {
+		fmt.Fprintf(stderr, "mdgen: removed the stale %s (%s)\n", displayPath(fatPath), why)
+	}
 
-	nvcc, how := findNVCC(*nvccFlag)
-	cmdLine := "nvcc " + gen.ShellQuote(em.NVCC)
-	if nvcc == "" {
-		if _, err := os.Stat(fatPath); err == nil && changed {
-			if err := os.Remove(fatPath); err == nil {
-				fmt.Fprintf(stderr, "mdgen: removed the stale %s (built from another %s)\n", displayPath(fatPath), em.CU)
-			}
-		}
+	nvccPath, how := findNVCC(*nvccFlag)
+	cmdLine := "nvcc " + nvcc.Quote(em.NVCC)
+	if nvccPath == "" {
 		fmt.Fprintf(stderr, "mdgen: %s; to build the fatbin (then rebuild the Go program with -tags cuda):\n  %s%s\n",
 			how, cdPrefix(dir), cmdLine)
 		return nil
 	}
-	if _, err := os.Stat(fatPath); err == nil && !changed {
+	if state == gen.FatbinCurrent {
 		fmt.Fprintf(stderr, "mdgen: %s is up to date\n", displayPath(fatPath))
 		return nil
 	}
-	return runNVCC(nvcc, dir, em.NVCC, em.Fatbin, stderr)
+	if err := runNVCC(nvccPath, dir, em.NVCC, em.Fatbin, stderr); err != nil {
+		return err
+	}
+	if err := em.WriteStamp(dir); err != nil {
+		os.Remove(fatPath) // no fatbin rather than one whose source is not on record
+		return fmt.Errorf("emit: %w", err)
+	}
+	return nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func emitDescribe(s gen.EmitSpec) string {
@@ -160,21 +179,6 @@ func emitDescribe(s gen.EmitSpec) string {
 		kind = "complex"
 	}
 	return fmt.Sprintf("%s at degree %d, %d-double %s", s.Name, s.Degree, s.Prec, kind)
-}
-
-func parseArchs(s string) ([]int, error) {
-	var archs []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimPrefix(strings.TrimSpace(f), "sm_")
-		a, err := strconv.Atoi(f)
-		if err != nil || a < 50 || a > 200 {
-			return nil, fmt.Errorf("emit: -arch: %q is not an SM version such as 80 or 90", f)
-		}
-		if !slices.Contains(archs, a) {
-			archs = append(archs, a)
-		}
-	}
-	return archs, nil
 }
 
 // emitTarget returns the output folder and the package name: -o and -pkg
@@ -228,89 +232,41 @@ func generatingPackage() (dir, name string, err error) {
 	return dir, p.Name, nil
 }
 
-// findNVCC returns nvcc's path, or "" and why there is none.
+// findNVCC returns nvcc's path (nvcc.Find: -nvcc, else $NVCC, else
+// $CUDA_PATH/bin, else PATH, else /usr/local/cuda/bin), or "" and why there
+// is none.
 func findNVCC(flagValue string) (path, why string) {
 	switch flagValue {
 	case "none", "off", "no", "false":
 		return "", "-nvcc " + flagValue + ": not running nvcc"
-	case "":
-	default:
-		if p, err := exec.LookPath(flagValue); err == nil {
-			return p, ""
+	}
+	p, err := nvcc.Find(flagValue)
+	if err != nil {
+		if flagValue != "" {
+			return "", "-nvcc " + flagValue + ": not found"
 		}
-		return "", fmt.Sprintf("-nvcc %s: not found", flagValue)
+		return "", err.Error()
 	}
-	if v := os.Getenv("NVCC"); v != "" {
-		if p, err := exec.LookPath(v); err == nil {
-			return p, ""
-		}
-	}
-	if c := os.Getenv("CUDA_PATH"); c != "" {
-		if p, err := exec.LookPath(filepath.Join(c, "bin", "nvcc")); err == nil {
-			return p, ""
-		}
-	}
-	if p, err := exec.LookPath("nvcc"); err == nil {
-		return p, ""
-	}
-	if p, err := exec.LookPath("/usr/local/cuda/bin/nvcc"); err == nil {
-		return p, ""
-	}
-	return "", "nvcc not found (-nvcc, $NVCC, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)"
+	return p, ""
 }
 
-// runNVCC runs nvcc in dir, writing the fatbin under a temporary name and
-// renaming it when nvcc succeeds, and prints the elapsed time every few
-// seconds while it runs.
-func runNVCC(nvcc, dir string, args []string, fatbin string, stderr io.Writer) error {
-	tmp := filepath.Join(filepath.Dir(fatbin), "."+filepath.Base(fatbin)+".tmp"+strconv.Itoa(os.Getpid()))
-	targs := slices.Clone(args)
-	for i := range targs {
-		if i > 0 && targs[i-1] == "-o" {
-			targs[i] = filepath.ToSlash(tmp)
-		}
-	}
-	cmdLine := cdPrefix(dir) + gen.ShellQuote(append([]string{nvcc}, args...))
+// runNVCC builds the fatbin in dir (nvcc.RunFatbin: under a temporary name,
+// renamed when nvcc succeeds), printing the elapsed time every few seconds
+// while it runs.
+func runNVCC(path, dir string, args []string, fatbin string, stderr io.Writer) error {
+	cmdLine := cdPrefix(dir) + nvcc.Quote(append([]string{path}, args...))
 	fmt.Fprintf(stderr, "mdgen: %s\n", cmdLine)
-	cmd := exec.Command(nvcc, targs...)
-	cmd.Dir = dir
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("emit: starting nvcc: %w\n  %s", err, cmdLine)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	tick := time.NewTicker(5 * time.Second)
-	defer tick.Stop()
-	var err error
-wait:
-	for {
-		select {
-		case err = <-done:
-			break wait
-		case <-tick.C:
-			fmt.Fprintf(stderr, "mdgen: nvcc running, %.0f s\n", time.Since(start).Seconds())
-		}
-	}
-	tmpPath := filepath.Join(dir, tmp)
+	out, err := nvcc.RunFatbin(path, dir, args, 5*time.Second, func(el time.Duration) {
+		fmt.Fprintf(stderr, "mdgen: nvcc running, %.0f s\n", el.Seconds())
+	})
 	if err != nil {
-		os.Remove(tmpPath)
-		return fmt.Errorf("emit: nvcc failed (%v) after %.1f s:\n%s\ncommand: %s", err, time.Since(start).Seconds(),
-			strings.TrimRight(output.String(), "\n"), cmdLine)
+		return fmt.Errorf("emit: %v:\n%s\ncommand: %s", err, strings.TrimRight(string(out), "\n"), cmdLine)
 	}
-	if output.Len() > 0 {
-		stderr.Write(output.Bytes())
-	}
+	stderr.Write(out)
 	final := filepath.Join(dir, filepath.FromSlash(fatbin))
-	if err := os.Rename(tmpPath, final); err != nil {
-		os.Remove(tmpPath)
-		return fmt.Errorf("emit: %w", err)
-	}
-	st, _ := os.Stat(final)
 	size := int64(0)
-	if st != nil {
+	if st, err := os.Stat(final); err == nil {
 		size = st.Size()
 	}
 	fmt.Fprintf(stderr, "mdgen: built %s (%s) in %.1f s; build the Go program with -tags cuda to run on the GPU\n",
@@ -321,7 +277,7 @@ wait:
 // cdPrefix returns "cd dir && " for a folder other than the current one.
 func cdPrefix(dir string) string {
 	if d := displayPath(dir); d != "." {
-		return "cd " + gen.ShellQuote([]string{d}) + " && "
+		return "cd " + nvcc.Quote([]string{d}) + " && "
 	}
 	return ""
 }

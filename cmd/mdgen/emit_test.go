@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -97,7 +99,7 @@ func TestEmitRunsNVCC(t *testing.T) {
 		}
 	}
 	ents, _ := os.ReadDir(filepath.Join(out, "fatbin"))
-	if len(ents) != 2 {
+	if len(ents) != 3 { // README.txt, s.fatbin, s.fatbin.sha256
 		t.Errorf("fatbin/ holds %d files (temporary files left?)", len(ents))
 	}
 	// Unchanged sources: the fatbin is up to date.
@@ -165,5 +167,127 @@ func TestEmitBadInputWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("output folder written despite the errors")
+	}
+}
+
+// readTree returns every file under dir (path -> content).
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			b, _ := os.ReadFile(p)
+			m[rel] = string(b)
+		}
+		return nil
+	})
+	return m
+}
+
+// A write that fails half-way leaves the package as it was (the old .cu,
+// .go, test and the fatbin built from that .cu), and a fatbin is tied to
+// the hash of its source: one built from another .cu is removed by the
+// next emit even when the .cu on disk is already the new one (what a
+// half-written emit used to leave).
+func TestEmitAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	nv := fakeNVCC(t, dir)
+	sys := filepath.Join(dir, "s.txt")
+	os.WriteFile(sys, []byte(emitSys), 0o644)
+	out := filepath.Join(dir, "pkg")
+	var stdout, stderr bytes.Buffer
+	emit := func(degree string, nvcc string) error {
+		stderr.Reset()
+		return runEmit([]string{sys, "-degree", degree, "-prec", "1", "-o", out, "-nvcc", nvcc}, &stdout, &stderr)
+	}
+	if err := emit("3", nv); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	stamp, err := os.ReadFile(filepath.Join(out, "fatbin", "s.fatbin.sha256"))
+	if err != nil || !strings.HasSuffix(string(stamp), "  s.cu\n") {
+		t.Fatalf("no stamp next to the fatbin: %q, %v", stamp, err)
+	}
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("a user file"), 0o644)
+	before := readTree(t, out)
+
+	// Inject a failure at the last file (s_test.go): a folder in its place.
+	testFile := filepath.Join(out, "s_test.go")
+	oldTest, _ := os.ReadFile(testFile)
+	os.Remove(testFile)
+	os.MkdirAll(filepath.Join(testFile, "in-the-way"), 0o755)
+	err = emit("4", "none")
+	if err == nil || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("emit over a folder: err = %v", err)
+	}
+	os.RemoveAll(testFile)
+	os.WriteFile(testFile, oldTest, 0o644)
+	if after := readTree(t, out); !maps.Equal(after, before) {
+		for p := range before {
+			if before[p] != after[p] {
+				t.Errorf("%s changed", p)
+			}
+		}
+		t.Fatalf("a failed emit changed the package: %d files before, %d after", len(before), len(after))
+	}
+	// The same emit with the fault gone: new sources, the stale fatbin removed.
+	if err := emit("4", "none"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "fatbin", "s.fatbin")); !os.IsNotExist(err) || !strings.Contains(stderr.String(), "removed the stale") {
+		t.Fatalf("stale fatbin kept: %v\n%s", err, stderr.String())
+	}
+	// The state a half-written emit left: the new .cu, the old fatbin and
+	// stamp. The .cu on disk equals the new one, the stamp does not.
+	if err := emit("3", nv); err != nil {
+		t.Fatal(err)
+	}
+	fat, _ := os.ReadFile(filepath.Join(out, "fatbin", "s.fatbin"))
+	stamp, _ = os.ReadFile(filepath.Join(out, "fatbin", "s.fatbin.sha256"))
+	if err := emit("4", "none"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(out, "fatbin", "s.fatbin"), fat, 0o644)
+	os.WriteFile(filepath.Join(out, "fatbin", "s.fatbin.sha256"), stamp, 0o644)
+	if err := emit("4", nv); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr.String(), "up to date") || !strings.Contains(stderr.String(), "removed the stale") {
+		t.Fatalf("a fatbin of another source was taken as up to date:\n%s", stderr.String())
+	}
+	fat, _ = os.ReadFile(filepath.Join(out, "fatbin", "s.fatbin"))
+	cu, _ := os.ReadFile(filepath.Join(out, "s.cu"))
+	if !bytes.Equal(fat, cu) {
+		t.Error("the rebuilt fatbin is not from the new .cu")
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 6 { // s.go s_test.go s.cu s_system.txt fatbin notes.txt
+		t.Errorf("the package folder holds %d entries (temporary files left?)", len(ents))
+	}
+}
+
+// A system with complex coefficients gets complex data without -complex,
+// and says so; -complex=false is refused.
+func TestEmitComplexAutomatically(t *testing.T) {
+	dir := t.TempDir()
+	sys := filepath.Join(dir, "c.txt")
+	os.WriteFile(sys, []byte("2 3\n x*y - (1 + 2*i)*t*x + 1/3;\n y^2 - x + i;\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	if err := runEmit([]string{sys, "-prec", "2", "-degree", "3", "-o", out, "-nvcc", "none"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "complex coefficients: emitting complex data") {
+		t.Errorf("not said:\n%s", stderr.String())
+	}
+	src, _ := os.ReadFile(filepath.Join(out, "c.go"))
+	if !regexp.MustCompile(`Complex\s*= true`).Match(src) {
+		t.Error("the package is not for complex data")
+	}
+	if err := runEmit([]string{sys, "-prec", "2", "-degree", "3", "-o", out, "-nvcc", "none", "-complex=false"}, &stdout, &stderr); err == nil ||
+		!strings.Contains(err.Error(), "complex coefficients") {
+		t.Errorf("-complex=false: err = %v", err)
 	}
 }

@@ -4,8 +4,8 @@ package main
 
 import (
 	"fmt"
-	"github.com/mdgen/mdgen/gen/emitrt"
 	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 	"math"
 	"os"
@@ -33,7 +33,7 @@ func TestPlan(t *testing.T) {
 	if p.ConvJobs() != ConvJobs || p.AddJobs() != AddJobs || p.NumVars != NumVars || p.NumPolys != NumPolys {
 		t.Fatalf("plan: %d/%d jobs, %d vars, %d polys", p.ConvJobs(), p.AddJobs(), p.NumVars, p.NumPolys)
 	}
-	if emitrt.PlanHash(p) != PlanHash {
+	if p.Hash() != PlanHash {
 		t.Fatal("plan hash differs")
 	}
 }
@@ -49,7 +49,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.Backend() != emitrt.CPU || s.FallbackReason() != nil {
+	if s.Backend() != solver.CPU || s.FallbackReason() != nil {
 		t.Fatalf("WithCPU: backend %s, reason %v", s.Backend(), s.FallbackReason())
 	}
 	sys, err := stager.Parse(Name, []byte(systemText), stager.ParseOptions{Param: ""})
@@ -91,7 +91,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if g.Backend() != emitrt.GPU {
+	if g.Backend() != solver.GPU {
 		t.Skipf("not on the GPU: %v", g.FallbackReason())
 	}
 	c, err := New(WithCPU())

@@ -2,7 +2,7 @@
 
 // p1.cu: the GPU kernels of the benchmark system p1 (seed 1) at degree 31 in 8-double real arithmetic, with the
 // job tables of its staged plan baked in. Self-contained: the multiple-double
-// headers it needs are inlined below. GPU contract: runtime/gpulayout.go,
+// headers it needs are inlined below. GPU contract: runtime/gpuabi,
 // layout version 2.
 //
 // Build:
@@ -1550,7 +1550,7 @@ MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
 //   acc = mul(a[0], b[k]); acc = madd(acc, a[i], b[k-i]) for i = 1..k
 // (stager.ConvJob's order, bit for bit the CPU's). The chain of k has k
 // multiply-adds; the block packs whole chains onto its threads
-// (mdgen_schedule, the same computation as runtime.GPULaunchShape):
+// (mdgen_schedule: gpuabi.ThreadChains, the specification, in CUDA):
 // thread t runs chains whose lengths sum to at most L, in one loop of
 // multiply-adds that switches chains in place, so that the lanes of a warp
 // stay in step. The first products of all chains come first, spread over
@@ -1582,7 +1582,7 @@ MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
 #define MDGEN_KERNEL_PRELUDE
 
 // MDGEN_GAUSS_SPLIT: the split schedule of the complex convolution at
-// N >= 5 (mdgen_gauss_run); runtime.GPULaunchShape assumes it. Tuning runs
+// N >= 5 (mdgen_gauss_run); gpuabi.LaunchShape assumes it. Tuning runs
 // may turn it off with nvcc -DMDGEN_GAUSS_SPLIT=0 (and give a block size).
 #ifndef MDGEN_GAUSS_SPLIT
 #define MDGEN_GAUSS_SPLIT 1
@@ -1649,7 +1649,7 @@ struct mdgen_chains {
 };
 
 // mdgen_schedule returns the chains of thread t of T for degree d; with
-// complement false it uses pairs only (see runtime.GPULaunchShape). Strict:
+// complement false it uses pairs only (see gpuabi.ThreadChains). Strict:
 // complement bins only when they cut the steps by a quarter or more (the
 // lanes of a warp then leave step, and their loads of a stop being one
 // broadcast: measured 1.3-1.45 times the cost per step of pairs at 8d).
@@ -2042,7 +2042,7 @@ struct mdgen_ops_r8 {
   static __device__ __forceinline__ T add(const T& x, const T& y) { return md8_add(x, y); }
 };
 
-// The convolution kernel's bounds: runtime.GPULaunchShape never asks for
+// The convolution kernel's bounds: gpuabi.LaunchShape never asks for
 // more threads than 128. Tuning runs may redefine the macros with nvcc
 // -D (mdgen bench -nvcc-flags), MDGEN_CONV_BOUNDS_r8 as a whole, e.g. as
 // __maxnreg__(R); the executor refuses a block the kernel cannot take.

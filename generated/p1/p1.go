@@ -22,42 +22,56 @@
 //	nvcc -fatbin -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90 -fmad=false -O3 -std=c++17 -o fatbin/p1.fatbin p1.cu
 //
 // The plan is staged again when first needed and checked against PlanHash;
-// the build fails when runtime.GPULayoutVersion changes: regenerate the
+// the build fails when gpuabi.LayoutVersion changes: regenerate the
 // package then (mdgen emit p1 -prec 8 -degree 31).
 package p1
 
 import (
 	"embed"
-	"github.com/mdgen/mdgen/gen/emitrt"
 	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 )
 
 // What the package was emitted for.
 const (
-	Name                    = "p1"
-	Precision               = 8     // doubles per number
-	Degree                  = 31    // series are truncated after t^Degree
-	Complex                 = false // complex data
-	NumVars                 = 16
-	NumPolys                = 1
-	ConvJobs                = 16380              // in 4 layers
-	AddJobs                 = 9084               // in 11 layers
-	PlanHash         uint64 = 0xd380bb9c230bdd2b // emitrt.PlanHash of the staged plan
-	GPULayoutVersion        = 2                  // runtime.GPULayoutVersion the kernels follow
-	FatbinName              = "p1.fatbin"
+	// Name is the base name of the package's files: p1.cu, fatbin/p1.fatbin.
+	Name = "p1"
+	// Precision is the number of doubles per number.
+	Precision = 8
+	// Degree is the truncation degree: series have Degree+1 coefficients.
+	Degree = 31
+	// Complex reports whether the data are complex.
+	Complex = false
+	// NumVars is the number of variables: one input series each.
+	NumVars = 16
+	// NumPolys is the number of polynomials.
+	NumPolys = 1
+	// ConvJobs is the number of convolution jobs, in 4 layers.
+	ConvJobs = 16380
+	// AddJobs is the number of addition jobs, in 11 layers.
+	AddJobs = 9084
+	// PlanHash is stager.Plan.Hash of the staged plan.
+	PlanHash uint64 = 0xd380bb9c230bdd2b
+	// GPULayoutVersion is the version of the GPU contract (gpuabi.LayoutVersion) the kernels follow.
+	GPULayoutVersion = 2
+	// FatbinName is the file in fatbin/ that nvcc builds from p1.cu.
+	FatbinName = "p1.fatbin"
+	// SourceHash is the SHA-256 of p1.cu: a fatbin whose stamp names another source is stale.
+	SourceHash = "4876acb68a784a57af708808f4f899dc6d40b596acd7a0a2494d024ba827ab47"
 )
 
-// This stops the build when runtime.GPULayoutVersion is not the version the
+// This stops the build when gpuabi.LayoutVersion is not the version the
 // kernels of this package were emitted for: regenerate the package.
-var _ = [1]struct{}{}[mdrt.GPULayoutVersion-GPULayoutVersion]
+var _ = [1]struct{}{}[gpuabi.LayoutVersion-GPULayoutVersion]
 
 // fatbins holds fatbin/p1.fatbin when nvcc built it (and fatbin/README.txt always).
 //
 //go:embed fatbin
 var fatbins embed.FS
 
-var spec = &emitrt.Spec{
+var spec = &solver.Spec{
 	Benchmark:     "p1",
 	Complex:       Complex,
 	Degree:        Degree,
@@ -70,19 +84,20 @@ var spec = &emitrt.Spec{
 	PlanHash:      PlanHash,
 	Prec:          Precision,
 	Seed:          int64(1),
+	SourceHash:    SourceHash,
 }
 
 type (
-	// Solver evaluates the system and its Jacobian at power series (see emitrt.Solver).
-	Solver = emitrt.Solver
+	// Solver evaluates the system and its Jacobian at power series (see solver.Solver).
+	Solver = solver.Solver
 	// Option configures New.
-	Option = emitrt.Option
+	Option = solver.Option
 )
 
 // New prepares a solver: on the GPU when it can, on the CPU otherwise
 // (Solver.FallbackReason says why).
 func New(opts ...Option) (*Solver, error) {
-	return emitrt.New(spec, opts...)
+	return solver.New(spec, opts...)
 }
 
 // Plan returns the staged plan (staged once, checked against PlanHash).
@@ -102,39 +117,37 @@ func Layout() mdrt.Layout {
 
 // WithFatbin loads the kernels from the fatbin at path instead of the embedded one.
 func WithFatbin(path string) Option {
-	return emitrt.WithFatbin(path)
+	return solver.WithFatbin(path)
 }
 
 // WithCPU runs on the CPU without trying the GPU.
 func WithCPU() Option {
-	return emitrt.WithCPU()
+	return solver.WithCPU()
 }
 
 // RequireGPU makes New fail when the GPU cannot be used, instead of falling back.
 func RequireGPU() Option {
-	return emitrt.RequireGPU()
+	return solver.RequireGPU()
 }
 
 // WithWorkers sets the goroutines of the CPU executor (default: one per CPU).
 func WithWorkers(n int) Option {
-	return emitrt.WithWorkers(n)
+	return solver.WithWorkers(n)
 }
 
 // WithDevice picks the CUDA device (default 0).
 func WithDevice(ordinal int) Option {
-	return emitrt.WithDevice(ordinal)
+	return solver.WithDevice(ordinal)
 }
 
-/*
-WithModuleTables says whether the GPU executor uses the job tables baked into the
+// WithModuleTables says whether the GPU executor uses the job tables baked into the
 // fatbin (default: yes for the embedded fatbin, no with WithFatbin).
-*/
 func WithModuleTables(use bool) Option {
-	return emitrt.WithModuleTables(use)
+	return solver.WithModuleTables(use)
 }
 
-// newGPU is the package's one call into the GPU executor (package runtime,
-// through emitrt.NewGPU: it opens the device and loads the fatbin).
-func newGPU(plan *stager.Plan, fatbin []byte, cfg emitrt.GPUConfig) (mdrt.Executor, error) {
-	return emitrt.NewGPU(plan, fatbin, cfg)
+// newGPU is the package's one call into the GPU executor (package runtime/gpu,
+// through solver.NewGPU: it opens the device and loads the fatbin).
+func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (mdrt.Executor, error) {
+	return solver.NewGPU(plan, fatbin, cfg)
 }

@@ -1,6 +1,6 @@
 // Package cudadev is mdgen's thin layer over the CUDA driver API: one device,
 // one context, device buffers, fatbin modules, kernel launches and event
-// timers. It is what the GPU executor of runtime/ builds on; nothing else in
+// timers. It is what the GPU executor (runtime/gpu) builds on; nothing else in
 // mdgen talks to the driver.
 //
 // # Builds

@@ -3,7 +3,7 @@
 package cudadev
 
 // The GPU smoke test: run on a machine with an NVIDIA GPU and driver, and
-// nvcc on PATH or at /usr/local/cuda/bin/nvcc (which compiles
+// nvcc where runtime/nvcc's Find looks (which compiles
 // testdata/smoke.cu for the GPU at hand). Build here, run there:
 //
 //	make gpu    # also writes .gpu/cudadev.test
@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"gorgonia.org/cu"
+
+	"github.com/mdgen/mdgen/runtime/nvcc"
 )
 
 var (
@@ -83,31 +85,18 @@ func gibFree(d *Device) float64 {
 	return gib(f)
 }
 
-func nvcc() string {
-	if p, err := exec.LookPath("nvcc"); err == nil {
-		return p
-	}
-	if _, err := os.Stat("/usr/local/cuda/bin/nvcc"); err == nil {
-		return "/usr/local/cuda/bin/nvcc"
-	}
-	return ""
-}
-
 // smokeModule compiles testdata/smoke.cu for the device (once) and loads it.
 func smokeModule(t testing.TB, d *Device) *Module {
 	t.Helper()
 	fatbinOnce.Do(func() {
-		nv := nvcc()
-		if nv == "" {
-			fatbinSkip = "nvcc not found on PATH or at /usr/local/cuda/bin/nvcc: the kernel tests compile testdata/smoke.cu with it"
+		nv, err := nvcc.Find("")
+		if err != nil {
+			fatbinSkip = err.Error() + ": the kernel tests compile testdata/smoke.cu with it"
 			return
 		}
 		cc := fmt.Sprintf("%d%d", d.Info().Major, d.Info().Minor)
 		fatbinPath = filepath.Join(smokeDir, "smoke.fatbin")
-		args := []string{"-fatbin", "-O3", "-Xptxas", "-v",
-			"-gencode", "arch=compute_" + cc + ",code=sm_" + cc,
-			"-gencode", "arch=compute_" + cc + ",code=compute_" + cc,
-			"-o", fatbinPath, filepath.Join("testdata", "smoke.cu")}
+		args := nvcc.FatbinArgs([]string{cc}, fatbinPath, filepath.Join("testdata", "smoke.cu"), nvcc.ReportFlags...)
 		start := time.Now()
 		out, err := exec.Command(nv, args...).CombinedOutput()
 		if err != nil {

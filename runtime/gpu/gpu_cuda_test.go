@@ -1,14 +1,14 @@
 //go:build cuda
 
-package runtime
+package gpu
 
-// The GPU executor on a real GPU, with the reference kernels of gpuref.go
-// (compiled here with nvcc): its outputs must be the CPU executor's, bit
-// for bit. Build here, run there (from the runtime folder, so that
-// ../generated/cuda is found):
+// The GPU executor on a real GPU, with the reference kernels of
+// gpuabi.ReferenceKernelsCU (compiled here with nvcc): its outputs must be
+// the CPU executor's, bit for bit. Build here, run there (from anywhere in
+// the repository: the test finds generated/cuda above its folder):
 //
 //	CGO_CFLAGS="-I$PWD/build/cudacompat -I$PWD/.cuda-sdk/include" \
-//	CGO_LDFLAGS="-L$PWD/.cuda-sdk/lib" go test -c -tags cuda -o .gpu/runtime.test ./runtime
+//	CGO_LDFLAGS="-L$PWD/.cuda-sdk/lib" go test -c -tags cuda -o .gpu/runtime.test ./runtime/gpu
 //	cd runtime && ../.gpu/runtime.test -test.run GPU -test.v
 //
 // MDGEN_GPU_TEST_NS picks the precisions (default 2,5; each costs an nvcc
@@ -26,7 +26,10 @@ import (
 	"sync"
 	"testing"
 
+	mdrt "github.com/mdgen/mdgen/runtime"
 	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/nvcc"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -57,7 +60,7 @@ func gpuDevice(t *testing.T) *cudadev.Device {
 	gpuOnce.Do(func() {
 		gpuDev, gpuDevErr = cudadev.Open(0)
 		if gpuDevErr == nil {
-			fmt.Println("runtime:", gpuDev.Info())
+			fmt.Println("gpu:", gpuDev.Info())
 		}
 	})
 	if gpuDevErr != nil {
@@ -71,28 +74,33 @@ func gpuRefFatbins(t *testing.T) map[int][]byte {
 	t.Helper()
 	dev := gpuDevice(t)
 	gpuFatOnce.Do(func() {
-		if FindNVCC() == "" {
-			gpuFatErr = errors.New("nvcc not found")
+		if _, err := nvcc.Find(""); err != nil {
+			gpuFatErr = err
 			return
 		}
-		var srcs []FatbinSource
+		inc, err := headerDir()
+		if err != nil {
+			gpuFatErr = err
+			return
+		}
+		var srcs []nvcc.Source
 		for _, n := range gpuTestNs() {
 			h := map[string][]byte{}
 			for _, name := range []string{"mdbase.cuh", fmt.Sprintf("md%d.cuh", n)} {
-				b, err := os.ReadFile(filepath.Join("..", "generated", "cuda", name))
+				b, err := os.ReadFile(filepath.Join(inc, name))
 				if err != nil {
-					gpuFatErr = fmt.Errorf("run the test from the runtime folder: %w", err)
+					gpuFatErr = err
 					return
 				}
 				h[name] = b
 			}
-			srcs = append(srcs, FatbinSource{Name: fmt.Sprintf("ref%d", n), Source: GPUReferenceKernelsCU(n), Headers: h})
+			srcs = append(srcs, nvcc.Source{Name: fmt.Sprintf("ref%d", n), Source: gpuabi.ReferenceKernelsCU(n), Headers: h})
 		}
 		cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
 		if cache == "" {
 			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
 		}
-		c := &FatbinCompiler{Dir: cache, Archs: []string{dev.Info().Arch()}, Log: os.Stdout}
+		c := &nvcc.Compiler{Dir: cache, Archs: []string{dev.Info().Arch()}, Log: os.Stdout}
 		res, err := c.Build(srcs)
 		if err != nil {
 			gpuFatErr = err
@@ -109,18 +117,18 @@ func gpuRefFatbins(t *testing.T) map[int][]byte {
 	return gpuFat
 }
 
-var refOpt = GPUOptions{Shape: GPUReferenceShape}
+var refOpt = Options{Shape: gpuabi.ReferenceShape}
 
 // gpuVsCPU runs plan on both executors with the same random inputs and
 // compares every output bit.
-func gpuVsCPU(t *testing.T, g *GPU, plan *stager.Plan, n int, complex bool, seed uint64) {
+func gpuVsCPU(t *testing.T, g *Executor, plan *stager.Plan, n int, complex bool, seed uint64) {
 	t.Helper()
-	cpu, err := NewCPU(plan, n, complex, 0)
+	cpu, err := mdrt.NewCPU(plan, n, complex, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := Layout{N: n, Degree: plan.Degree, Complex: complex}
-	for v, s := range RandomInputs(plan.NumVars, l, seed) {
+	l := mdrt.Layout{N: n, Degree: plan.Degree, Complex: complex}
+	for v, s := range mdrt.RandomInputs(plan.NumVars, l, seed) {
 		cpu.SetInput(v, s)
 		g.SetInput(v, s)
 	}
@@ -148,7 +156,7 @@ func gpuVsCPU(t *testing.T, g *GPU, plan *stager.Plan, n int, complex bool, seed
 			cmp(fmt.Sprintf("d p%d/d x%d", p, v), g.Deriv(p, v), cpu.Deriv(p, v))
 		}
 	}
-	if a, b := Checksum(g, plan.NumPolys, plan.NumVars), Checksum(cpu, plan.NumPolys, plan.NumVars); a != b {
+	if a, b := mdrt.Checksum(g, plan.NumPolys, plan.NumVars), mdrt.Checksum(cpu, plan.NumPolys, plan.NumVars); a != b {
 		t.Fatalf("checksums differ: GPU %s, CPU %s", a, b)
 	}
 }
@@ -158,11 +166,11 @@ func TestGPUMatchesCPU(t *testing.T) {
 	fat := gpuRefFatbins(t)
 	r := rand.New(rand.NewPCG(3, 5))
 	for _, n := range gpuTestNs() {
-		k, err := LoadGPUKernels(dev, fat[n], n, false, true)
+		k, err := LoadKernels(dev, fat[n], n, false, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("N=%d: layout version in the module %d; conv_r attrs %+v", n, k.LayoutVersion(), must(k.Attributes("conv", false)))
+		t.Logf("N=%d: layout version in the module %d; conv_r attrs %+v", n, k.LayoutVersion(), must(k.Attributes(gpuabi.Conv, false)))
 		for _, complex := range []bool{false, true} {
 			var plans []*stager.Plan
 			for _, c := range []struct {
@@ -172,7 +180,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 				if c.d > 100 && n > 5 {
 					c.d = 70 // the CPU side takes minutes at 8 and 10 doubles
 				}
-				plans = append(plans, gpuTestPlan(t, c.name, c.d, complex))
+				plans = append(plans, testPlan(t, c.name, c.d, complex))
 			}
 			for trial := 0; trial < 4; trial++ {
 				sys := randomSystem(r, 1+r.IntN(3), 1+r.IntN(5), 6, 5, 3, complex)
@@ -184,7 +192,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 			}
 			for i, plan := range plans {
 				t.Run(fmt.Sprintf("N%d/complex=%v/%d-d%d", n, complex, i, plan.Degree), func(t *testing.T) {
-					g, err := NewGPUFromKernels(plan, complex, k, refOpt)
+					g, err := NewFromKernels(plan, complex, k, refOpt)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -210,14 +218,33 @@ func TestGPUMatchesCPU(t *testing.T) {
 
 func must[T any](v T, ok bool) T { return v }
 
-// NewGPU (which loads the fatbin itself) and the refusals: too little
+// headerDir finds generated/cuda in the working folder or above it.
+func headerDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "generated", "cuda")
+		if _, err := os.Stat(filepath.Join(p, "mdbase.cuh")); err == nil {
+			return p, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("generated/cuda not found in the working folder or above it: run the test inside the repository")
+		}
+		dir = up
+	}
+}
+
+// New (which loads the fatbin itself) and the refusals: too little
 // memory, a fatbin of another precision, a block the kernel cannot take.
 func TestGPURefusals(t *testing.T) {
 	dev := gpuDevice(t)
 	fat := gpuRefFatbins(t)
 	n := gpuTestNs()[0]
-	plan := gpuTestPlan(t, "p1", 5, false)
-	g, err := NewGPUWithOptions(plan, n, false, fat[n], dev, refOpt)
+	plan := testPlan(t, "p1", 5, false)
+	g, err := NewWithOptions(plan, n, false, fat[n], dev, refOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,21 +263,21 @@ func TestGPURefusals(t *testing.T) {
 	if n < 2 {
 		t.Skip("the memory refusal needs N >= 2")
 	}
-	huge := gpuTestPlan(t, "p2", 200_000, true)
-	_, err = NewGPUWithOptions(huge, n, true, fat[n], dev, refOpt)
-	if !errors.Is(err, ErrGPUMemory) || !strings.Contains(err.Error(), "free") {
-		t.Fatalf("p2 at degree 200000: err = %v, want ErrGPUMemory with the sizes", err)
+	huge := testPlan(t, "p2", 200_000, true)
+	_, err = NewWithOptions(huge, n, true, fat[n], dev, refOpt)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "free") {
+		t.Fatalf("p2 at degree 200000: err = %v, want ErrMemory with the sizes", err)
 	}
 	t.Log(err)
 
 	other := n + 1
-	_, err = LoadGPUKernels(dev, fat[n], other, false)
-	if !errors.Is(err, ErrGPUModule) || !strings.Contains(err.Error(), GPUKernelName("conv", other, false)) {
+	_, err = LoadKernels(dev, fat[n], other, false)
+	if !errors.Is(err, ErrModule) || !strings.Contains(err.Error(), gpuabi.KernelName(gpuabi.Conv, other, false)) {
 		t.Fatalf("a %d-double fatbin asked for %d doubles: err = %v", n, other, err)
 	}
 	t.Log(err)
 
-	_, err = NewGPUWithOptions(plan, n, false, fat[n], dev, GPUOptions{Shape: func(string, int, bool, int) (int, int) { return 4096, 0 }})
+	_, err = NewWithOptions(plan, n, false, fat[n], dev, Options{Shape: func(gpuabi.Kind, int, bool, int) (int, int) { return 4096, 0 }})
 	if err == nil || !strings.Contains(err.Error(), "4096") {
 		t.Fatalf("block of 4096 threads: err = %v", err)
 	}

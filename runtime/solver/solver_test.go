@@ -1,4 +1,4 @@
-package emitrt
+package solver
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 
 	mdrt "github.com/mdgen/mdgen/runtime"
 	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -29,35 +30,8 @@ func testSpec(t *testing.T) *Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.PlanHash = PlanHash(plan)
+	s.PlanHash = plan.Hash()
 	return s
-}
-
-func TestPlanHash(t *testing.T) {
-	s := testSpec(t)
-	sys, _ := s.System()
-	p, _ := stager.Stage(sys, 4)
-	h := PlanHash(p)
-	if h != s.PlanHash {
-		t.Fatal("the hash of the same plan differs")
-	}
-	q, _ := stager.Stage(sys, 5)
-	if PlanHash(q) == h {
-		t.Error("degree not hashed")
-	}
-	p.ConvLayers[0][0].A, p.ConvLayers[0][0].B = p.ConvLayers[0][0].B, p.ConvLayers[0][0].A
-	if PlanHash(p) == h {
-		t.Error("job tables not hashed")
-	}
-	p, _ = stager.Stage(sys, 4)
-	for slot, v := range p.Values {
-		v[0].Re.SetFrac64(1, 5)
-		p.Values[slot] = v
-		break
-	}
-	if PlanHash(p) == h {
-		t.Error("coefficients not hashed")
-	}
 }
 
 func TestStalePlan(t *testing.T) {
@@ -80,7 +54,7 @@ func run(t *testing.T, s *Solver) string {
 }
 
 func TestFallbackWithoutCUDA(t *testing.T) {
-	if mdrt.GPUEnabled {
+	if gpu.Enabled {
 		t.Skip("a cuda build")
 	}
 	s, err := New(testSpec(t))
@@ -179,5 +153,34 @@ func TestSetInputsChecks(t *testing.T) {
 	in[1] = in[1][:3]
 	if err := s.SetInputs(in); err == nil {
 		t.Error("no error for a short series")
+	}
+}
+
+// A stamp next to the embedded fatbin that names another source keeps the
+// fatbin from loading; one that names this source, or none, does not.
+func TestStaleFatbin(t *testing.T) {
+	s := testSpec(t)
+	s.SourceHash = "aaaa"
+	var loaded bool
+	s.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error) {
+		loaded = true
+		return mdrt.NewCPU(plan, cfg.N, cfg.Complex, 1)
+	}
+	for _, c := range []struct {
+		stamp string // "": none
+		ok    bool
+	}{{"", true}, {"aaaa  tiny.cu\n", true}, {"bbbb  tiny.cu\n", false}, {"\n", false}} {
+		fsys := fstest.MapFS{"fatbin/tiny.fatbin": {Data: []byte("k")}}
+		if c.stamp != "" {
+			fsys["fatbin/tiny.fatbin.sha256"] = &fstest.MapFile{Data: []byte(c.stamp)}
+		}
+		s.Fatbins, loaded = fsys, false
+		g, err := New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loaded != c.ok || (g.Backend() == GPU) != c.ok || !c.ok && !errors.Is(g.FallbackReason(), ErrStaleFatbin) {
+			t.Errorf("stamp %q: loaded %v, backend %s, reason %v", c.stamp, loaded, g.Backend(), g.FallbackReason())
+		}
 	}
 }

@@ -1,23 +1,23 @@
-package emitrt
+package stager
 
 import (
 	"encoding/binary"
 	"hash/fnv"
 	"slices"
-
-	"github.com/mdgen/mdgen/stager"
 )
 
-// PlanHash fingerprints a staged plan: its degree, sizes, slot kinds,
-// inputs, both job tables layer by layer, the output slots and the exact
-// coefficient series. mdgen emit bakes it into the package and the .cu; the
-// package recomputes it from the plan it rebuilds, so a stager or reader
-// that stages the system differently (a different table, a different
-// coefficient) is caught before anything runs.
+// Hash fingerprints a staged plan: its degree, sizes, slot kinds, inputs,
+// both job tables layer by layer, the output slots and the exact
+// coefficient series (not System, which Stage keeps for Check). mdgen emit
+// bakes it into the package and the .cu; the package recomputes it from
+// the plan it rebuilds, so a stager or reader that stages the system
+// differently (a different table, a different coefficient) is caught
+// before anything runs.
 //
 // It is FNV-1a (64 bits) over a fixed little-endian encoding; it is stable
-// across runs, machines and Go versions.
-func PlanHash(p *stager.Plan) uint64 {
+// across runs, machines and Go versions. Emitted packages carry its value:
+// change the encoding only with a new version string (and regenerate them).
+func (p *Plan) Hash() uint64 {
 	h := fnv.New64a()
 	var buf [8]byte
 	put := func(v int64) {
@@ -68,7 +68,20 @@ func PlanHash(p *stager.Plan) uint64 {
 			put(int64(s))
 		}
 	}
-	slots := make([]stager.Slot, 0, len(p.Values))
+	if p.Deriv == nil {
+		// A sparse plan (Deriv too large to be dense): its Partials. Plans
+		// with a dense Deriv hash as before, so emitted packages keep
+		// matching.
+		put(int64(len(p.Partials)))
+		for _, row := range p.Partials {
+			put(int64(len(row)))
+			for _, e := range row {
+				put(int64(e.Var))
+				put(int64(e.Slot))
+			}
+		}
+	}
+	slots := make([]Slot, 0, len(p.Values))
 	for s := range p.Values {
 		slots = append(slots, s)
 	}

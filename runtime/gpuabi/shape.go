@@ -1,53 +1,18 @@
-package runtime
+package gpuabi
 
-import "fmt"
+// ShapeFunc returns the launch shape of a kernel: block is the number of
+// threads of a block and shared the bytes of dynamic shared memory a block
+// gets. LaunchShape is the contract's; ReferenceShape the reference
+// kernels'.
+type ShapeFunc func(kind Kind, n int, complex bool, degree int) (block, shared int)
 
-// The GPU contract: what the emitted CUDA code (gen/, templates/) and the
-// GPU executor (runtime/gpu*.go, build tag cuda) agree on. Change
-// GPULayoutVersion with any change here; generated packages carry a
-// compile-time guard on it and fatbins carry it in a symbol, so a stale one
-// is refused at build or load time.
-//
-// Data: one device array of doubles. Limb l (0..N-1) of part q (0 real, 1
-// imaginary; real data has part 0 only) of coefficient k of slot s is at
-//
-//	data[(q*N + l)*slotStride + s*(degree+1) + k],  slotStride = numSlots*(degree+1)
-//
-// that is one array per limb and part, every series degree+1 consecutive
-// doubles (PHCpack's layout: threads of a block reading consecutive
-// coefficients of one limb coalesce).
-//
-// Job tables: int32. Convolution job j is (out, a, b) at jobs[3j:3j+3];
-// addition job j is (dst, src) at jobs[2j:2j+2]; jobs are stored layer after
-// layer, so a layer is the range [first, first+count).
-//
-// Kernels, one per precision N and real/complex (extern "C" names):
-//
-//	mdgen_conv_r<N>, mdgen_conv_c<N>: out = a * b (stager.ConvJob order, bit for bit;
-//	                                  complex: Gauss's three real convolutions)
-//	mdgen_add_r<N>,  mdgen_add_c<N>:  dst += src
-//
-// all with the same parameters, each 8 bytes (gorgonia.org/cu passes every
-// kernel argument as 8 bytes):
-//
-//	(double* data, long long slotStride, long long degree,
-//	 const int* jobs, long long first, long long count)
-//
-// launched with gridDim.x = count (one block per job) and the block size and
-// dynamic shared memory that GPULaunchShape returns.
-const GPULayoutVersion = 2
+var _ ShapeFunc = LaunchShape
 
-// GPUKernelName returns the extern "C" name of a kernel: kind is "conv" or "add".
-func GPUKernelName(kind string, n int, complex bool) string {
-	rc := "r"
-	if complex {
-		rc = "c"
-	}
-	return fmt.Sprintf("mdgen_%s_%s%d", kind, rc, n)
-}
+// AddMaxThreads is the __launch_bounds__ of the addition kernels.
+const AddMaxThreads = 256
 
-// GPULaunchShape returns the block size and the bytes of dynamic shared
-// memory of a launch of kernel kind ("conv" or "add") at precision n, real
+// LaunchShape returns the block size and the bytes of dynamic shared
+// memory of a launch of kernel kind at precision n, real
 // or complex data, series of degree degree; (0, 0) for an unknown kind or a
 // negative degree. The emitted kernels (templates/kernels.cu.tmpl) accept
 // any block size up to their __launch_bounds__ and any shared memory size
@@ -60,7 +25,8 @@ func GPUKernelName(kind string, n int, complex bool) string {
 // order), so the block balances whole chains over its threads: the items
 // are the coefficients 1..d with sizes 1..d, and thread t gets a set of
 // items whose sizes sum to at most L, from a closed-form packing that the
-// kernel computes from (d, blockDim.x) alone:
+// kernel computes from (d, blockDim.x) alone (Schedule and ThreadChains,
+// the kernel's mdgen_schedule):
 //
 //   - pairs (k, d-k) have size d, so with (d+2)/2 threads or more every
 //     thread takes one pair and L = d;
@@ -72,14 +38,14 @@ func GPUKernelName(kind string, n int, complex bool) string {
 // Every thread first computes the products a[0]*b[k] of its share of k
 // (the first term of each chain), then runs one loop of L multiply-adds
 // that moves from chain to chain, so the lanes of a warp stay in step.
-// GPULaunchShape picks the block size (a multiple of 32, at most the
+// LaunchShape picks the block size (a multiple of 32, at most the
 // kernel's bound) with the fewest warp-steps: blocks·warps·(L + products).
 //
 // Complex data is three real chains per coefficient (stager.ConvJob:
-// Gauss's form). At N >= 5 with the derived series staged (GPUConvSplit)
+// Gauss's form). At N >= 5 with the derived series staged (ConvSplit)
 // the block splits them: thread t runs chain t % 3 of the schedule of its
 // group of block/3 threads, one accumulator per thread, and the block size
-// comes from an occupancy model (gpuConvSplitBlock). On the H200 this took
+// comes from an occupancy model (splitBlock). On the H200 this took
 // complex 8d p1 at d = 152 from 105 ms (one thread running all three
 // chains of a pair, 96 threads, 2 blocks of 3 warps per SM: two of the
 // four schedulers had one warp) to 70.6 ms, and 10d from 231 to 123.
@@ -89,7 +55,7 @@ func GPUKernelName(kind string, n int, complex bool) string {
 // (rotating registers), since three inlined copies overflowed the
 // instruction cache on the H200.
 //
-// Shared memory, at most GPUStageLimit, else 0. Real data: a
+// Shared memory, at most StageLimit, else 0. Real data: a
 // and b, 2·n·(d+1) doubles, and with less the kernel reads them through
 // L1. Complex data, in sets of n·(d+1) doubles (one real series): 7 sets
 // stage the first products and last values of the third chain (c3) and the
@@ -101,7 +67,7 @@ func GPUKernelName(kind string, n int, complex bool) string {
 //
 // Addition: one block per job, threads over the coefficients, no shared
 // memory.
-func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, sharedBytes int) {
+func LaunchShape(kind Kind, n int, complex bool, degree int) (threads, sharedBytes int) {
 	if degree < 0 || n < 1 {
 		return 0, 0
 	}
@@ -110,10 +76,10 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 		w = 2 * n
 	}
 	switch kind {
-	case "conv":
-		maxT := gpuConvShapeLimit(n, complex, degree)
-		comp := gpuConvComplement(w)
-		split := GPUConvSplit(n, complex, degree)
+	case Conv:
+		maxT := convShapeLimit(n, complex, degree)
+		comp := Complement(w)
+		split := ConvSplit(n, complex, degree)
 		best, bestCost := 32, int64(-1)
 		// Complex data and n <= 2: one pair of chains (d-u, u) per thread
 		// when the kernel's bound allows it. The packed schedules with two
@@ -122,30 +88,30 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 		// complex 8d p1 214 ms -> 151, complex 10d p1 751 -> 343), while
 		// real data at n >= 4 ran faster packed (8d p1 24.9 ms against
 		// 31.7 with one pair per thread; 10d p1 48.6 against 71.9).
-		shared := gpuConvShared(n, complex, degree)
+		shared := convShared(n, complex, degree)
 		if split {
-			return gpuConvSplitBlock(degree, maxT, comp, shared), shared
+			return splitBlock(degree, maxT, comp, shared), shared
 		}
 		first := 32
-		if units := (degree/2 + 1 + 31) / 32 * 32; units <= maxT && gpuConvPairsOnly(n, complex) {
+		if units := (degree/2 + 1 + 31) / 32 * 32; units <= maxT && pairsOnly(n, complex) {
 			first = units
 		}
 		for t := first; t <= maxT; t += 32 {
-			l, _ := gpuConvSchedule(degree, t, comp, false)
+			l, _ := Schedule(degree, t, comp, false)
 			cost := int64(t/32) * int64(l+(degree+1+t-1)/t)
 			if bestCost < 0 || cost <= bestCost {
 				best, bestCost = t, cost
 			}
 		}
 		return best, shared
-	case "add":
+	case Add:
 		t := (degree + 1 + 31) / 32 * 32
-		return min(t, 256), 0
+		return min(t, AddMaxThreads), 0
 	}
 	return 0, 0
 }
 
-// gpuConvSplitBlock picks the block of the split schedule (GPUConvSplit)
+// splitBlock picks the block of the split schedule (ConvSplit)
 // at degree d: the multiple of 32 up to maxT with the least time
 // per job in a model of one SM of the H100/H200, fitted to H200
 // measurements (8d, p1, d = 63..191, blocks of 32..256 threads):
@@ -171,7 +137,7 @@ func GPULaunchShape(kind string, n int, complex bool, degree int) (threads, shar
 // 10d p1: 8d 55.3 -> 60.6 ms and 73.3 -> 70.6, 10d 121 -> 109 and
 // 139 -> 124). Measured, 8d p1 (ms): d = 63: 128 threads 15.0, 256 22.6;
 // d = 95: 128 31.9, 256 46.0; d = 191: 128 123, 256 145.
-func gpuConvSplitBlock(d, maxT int, complement bool, shared int) int {
+func splitBlock(d, maxT int, complement bool, shared int) int {
 	const smemPerSM, smemPerBlockReserved, warpsPerSM = 228 << 10, 1 << 10, 8
 	minT := min(128, (3*(d/2+1)+31)/32*32, maxT)
 	best, bestCost := minT, int64(-1)
@@ -184,7 +150,7 @@ func gpuConvSplitBlock(d, maxT int, complement bool, shared int) int {
 		if blocks == 0 {
 			continue
 		}
-		l, comp := gpuConvSchedule(d, t/3, complement, true)
+		l, comp := Schedule(d, t/3, complement, true)
 		steps := int64(l + 3*((d+t)/t))
 		if comp {
 			steps = steps * 135 / 100
@@ -197,40 +163,40 @@ func gpuConvSplitBlock(d, maxT int, complement bool, shared int) int {
 	return best
 }
 
-// GPUStageLimit is the largest dynamic shared memory GPULaunchShape asks
+// StageLimit is the largest dynamic shared memory LaunchShape asks
 // for. Above 48 KiB a kernel must opt in (the GPU executor does, with
 // cuFuncSetAttribute); 96 KiB fits every card from sm_80 on (sm_86/89 allow
 // 99 KiB per block) and leaves room for two blocks per SM on the H100/H200.
 // Measured on the H200: with 48 KiB, complex 8d and 10d at d = 152 could
 // not stage all seven series and ran at 27-32% of the FP64 peak, against
 // 54% at d = 127 where they fit.
-const GPUStageLimit = 96 << 10
+const StageLimit = 96 << 10
 
-// GPUSetBytes is the size of one staging set of the convolution kernel's
+// SetBytes is the size of one staging set of the convolution kernel's
 // shared memory: one real series of n limbs at degree degree, in bytes.
-// GPULaunchShape's shared memory is a whole number of sets.
-func GPUSetBytes(n, degree int) int { return n * (degree + 1) * 8 }
+// LaunchShape's shared memory is a whole number of sets.
+func SetBytes(n, degree int) int { return n * (degree + 1) * 8 }
 
-// gpuConvShared returns the dynamic shared memory of the convolution
-// kernel: the most of its staging (see GPULaunchShape) that fits
-// GPUStageLimit.
-func gpuConvShared(n int, complex bool, degree int) int {
-	set := GPUSetBytes(n, degree)
+// convShared returns the dynamic shared memory of the convolution
+// kernel: the most of its staging (see LaunchShape) that fits
+// StageLimit.
+func convShared(n int, complex bool, degree int) int {
+	set := SetBytes(n, degree)
 	sets := []int{2}
 	if complex {
 		sets = []int{7, 4, 1}
 	}
 	for _, s := range sets {
-		if s*set <= GPUStageLimit {
+		if s*set <= StageLimit {
 			return s * set
 		}
 	}
 	return 0
 }
 
-// GPUConvMaxThreads is the __launch_bounds__ of the convolution kernel of
+// ConvMaxThreads is the __launch_bounds__ of the convolution kernel of
 // n doubles, real or complex: gen emits it.
-func GPUConvMaxThreads(n int, complex bool) int {
+func ConvMaxThreads(n int, complex bool) int {
 	w := n
 	if complex {
 		w = 2 * n
@@ -246,80 +212,31 @@ func GPUConvMaxThreads(n int, complex bool) int {
 	return 128
 }
 
-// GPUConvSplit reports whether the complex convolution kernel of n doubles
+// ConvSplit reports whether the complex convolution kernel of n doubles
 // at degree degree runs the split schedule (templates/kernels.cu.tmpl,
 // mdgen_gauss_run: each thread runs one of the three chains of its
-// coefficients): at n >= 5, when GPULaunchShape stages the derived series
+// coefficients): at n >= 5, when LaunchShape stages the derived series
 // (4 or 7 sets).
-func GPUConvSplit(n int, complex bool, degree int) bool {
-	return complex && n >= 5 && gpuConvShared(n, complex, degree) >= 4*GPUSetBytes(n, degree)
+func ConvSplit(n int, complex bool, degree int) bool {
+	return complex && n >= 5 && convShared(n, complex, degree) >= 4*SetBytes(n, degree)
 }
 
-// gpuConvShapeLimit is the largest block GPULaunchShape gives the
+// convShapeLimit is the largest block LaunchShape gives the
 // convolution kernel: its bound, but 128 for the complex kernels at n >= 5
 // without the split schedule, whose threads hold three accumulators.
-func gpuConvShapeLimit(n int, complex bool, degree int) int {
-	if complex && n >= 5 && !GPUConvSplit(n, complex, degree) {
+func convShapeLimit(n int, complex bool, degree int) int {
+	if complex && n >= 5 && !ConvSplit(n, complex, degree) {
 		return 128
 	}
-	return GPUConvMaxThreads(n, complex)
+	return ConvMaxThreads(n, complex)
 }
 
-// gpuConvComplement reports whether the kernel of w doubles per number
-// searches for complement bins (a few hundred integer operations per
-// thread, worth it when a multiply-add costs more than that).
-func gpuConvComplement(w int) bool { return w >= 3 }
+// Complement reports whether the convolution kernel of w doubles per
+// number (N real, 2N complex) searches for complement bins (a few hundred
+// integer operations per thread, worth it when a multiply-add costs more
+// than that): gen emits it as the kernel's complement argument.
+func Complement(w int) bool { return w >= 3 }
 
-// gpuConvSchedule returns the steps L (multiply-adds per thread) of the
-// convolution kernel's schedule for degree d and t threads, and whether it
-// uses complement bins. It is the kernel's mdgen_schedule, line for line;
-// strict accepts complement bins only when they save a quarter of the steps.
-func gpuConvSchedule(d, t int, complement, strict bool) (steps int, comp bool) {
-	if d <= 0 {
-		return 0, false
-	}
-	units := d/2 + 1 // pairs (d-u, u), u = 0..d/2 (u = d/2 alone when d is even)
-	q := (units + t - 1) / t
-	lm := q * d
-	if complement && q >= 2 {
-		m := d * (d + 1) / 2
-		l := max(d, (m+t-1)/t)
-		for it := 0; it < 64 && l < lm && l < 2*d && (!strict || 4*l <= 3*lm); it, l = it+1, l+1 {
-			if gpuCompBins(d, l) <= t {
-				return l, true
-			}
-		}
-	}
-	return lm, false
-}
-
-// gpuCompBins counts the bins of capacity l (d <= l < 2d) of the complement
-// packing of the items 1..d.
-func gpuCompBins(d, l int) int {
-	h := l / 2
-	b := d - h
-	mid := 0
-	if l%2 == 0 {
-		mid = h
-	}
-	nb, load := 0, 0
-	if mid > 0 {
-		nb, load = 1, mid
-	}
-	for x := l - d - 1; x >= 1; x-- {
-		if nb == 0 || load+x > l {
-			nb++
-			load = x
-		} else {
-			load += x
-		}
-	}
-	return b + nb
-}
-
-// gpuConvPairsOnly reports whether GPULaunchShape gives the convolution
+// pairsOnly reports whether LaunchShape gives the convolution
 // kernel of n doubles one pair of chains per thread when it can (see there).
-func gpuConvPairsOnly(n int, complex bool) bool { return complex || n <= 2 }
-
-// GPUConvPairsOnly is gpuConvPairsOnly for the kernel tests in gen.
-func GPUConvPairsOnly(n int, complex bool) bool { return gpuConvPairsOnly(n, complex) }
+func pairsOnly(n int, complex bool) bool { return complex || n <= 2 }

@@ -1,4 +1,4 @@
-package runtime
+package nvcc
 
 import (
 	"bytes"
@@ -11,57 +11,40 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// FatbinSource is one CUDA translation unit to compile into a fatbin.
-type FatbinSource struct {
+// Source is one CUDA translation unit to compile into a fatbin.
+type Source struct {
 	Name    string            // file stem, e.g. "md8": md8.cu, md8-<hash>.fatbin
 	Source  []byte            // the .cu text
 	Headers map[string][]byte // files it includes, written next to it (e.g. md8.cuh, mdbase.cuh)
 }
 
-// FatbinCompiler compiles CUDA sources into fatbins with nvcc and caches
-// them by content: the key hashes the source, the headers, the nvcc command
-// line and nvcc's version, so a cached fatbin is reused exactly when the
-// same compilation would give it again.
-type FatbinCompiler struct {
-	NVCC  string   // path of nvcc; "" finds it on PATH or at /usr/local/cuda/bin/nvcc
+// Compiler compiles CUDA sources into fatbins with nvcc (Args, with the
+// resource report of ptxas) and caches them by content: the key hashes the
+// source, the headers, the nvcc command line and nvcc's version, so a
+// cached fatbin is reused exactly when the same compilation would give it
+// again.
+type Compiler struct {
+	NVCC  string   // path of nvcc; "" means Find("")
 	Dir   string   // cache folder (created); each build keeps its sources and nvcc's report there
-	Archs []string // SASS targets, e.g. "sm_90"; PTX of the highest is included for newer GPUs
-	Flags []string // more nvcc flags; nil means DefaultNVCCFlags
-	Log   io.Writer
+	Archs []string // SASS targets, e.g. "sm_90" (see Gencode; none: DefaultArchs); PTX of the highest is included
+	Extra []string // nvcc flags after Args' (Flags) and ReportFlags, e.g. tuning macros
+	// Log receives progress lines; Build writes them from several
+	// goroutines, one line per call and never two at once, so any writer
+	// will do.
+	Log io.Writer
 	// Parallel bounds the nvcc processes at once (<= 0: one per source).
 	Parallel int
+
+	logMu sync.Mutex // serializes the writes to Log
 }
 
-// DefaultNVCCFlags are the flags mdgen compiles its kernels with: no FMA
-// contraction (the bits must be the CPU's), the resource report of ptxas.
-var DefaultNVCCFlags = []string{"-O3", "-std=c++17", "-fmad=false", "-Xptxas", "-v"}
-
-// FindNVCC returns the path of nvcc: on PATH, under $CUDA_PATH/bin, or at
-// /usr/local/cuda/bin/nvcc; "" when there is none.
-func FindNVCC() string {
-	if p, err := exec.LookPath("nvcc"); err == nil {
-		return p
-	}
-	var cands []string
-	if cp := os.Getenv("CUDA_PATH"); cp != "" {
-		cands = append(cands, filepath.Join(cp, "bin", "nvcc"))
-	}
-	for _, p := range append(cands, "/usr/local/cuda/bin/nvcc") {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
-}
-
-// FatbinResult is the outcome of one compilation.
-type FatbinResult struct {
+// Result is the outcome of one compilation.
+type Result struct {
 	Name    string
 	Path    string // the fatbin in the cache folder
 	Fatbin  []byte
@@ -71,34 +54,22 @@ type FatbinResult struct {
 	Err     error
 }
 
-func (c *FatbinCompiler) logf(format string, a ...any) {
-	if c.Log != nil {
-		fmt.Fprintf(c.Log, format, a...)
+func (c *Compiler) logf(format string, a ...any) {
+	if c.Log == nil {
+		return
 	}
+	line := fmt.Sprintf(format, a...)
+	c.logMu.Lock()
+	defer c.logMu.Unlock()
+	io.WriteString(c.Log, line)
 }
 
-func (c *FatbinCompiler) args() []string {
-	flags := c.Flags
-	if flags == nil {
-		flags = DefaultNVCCFlags
-	}
-	args := []string{"-fatbin"}
-	hi, hiCC := -1, ""
-	for _, a := range c.Archs {
-		cc := strings.TrimPrefix(strings.TrimSpace(a), "sm_")
-		args = append(args, "-gencode", fmt.Sprintf("arch=compute_%s,code=sm_%s", cc, cc))
-		if v, err := strconv.Atoi(strings.TrimRight(cc, "af")); err == nil && v > hi {
-			hi, hiCC = v, cc
-		}
-	}
-	if hiCC != "" {
-		args = append(args, "-gencode", fmt.Sprintf("arch=compute_%s,code=compute_%s", hiCC, hiCC))
-	}
-	return append(args, flags...)
+func (c *Compiler) args() []string {
+	return Args(c.Archs, append(slices.Clone(ReportFlags), c.Extra...)...)
 }
 
 // nvccVersion returns `nvcc --version` (part of the cache key).
-func (c *FatbinCompiler) nvccVersion(nvcc string) (string, error) {
+func (c *Compiler) nvccVersion(nvcc string) (string, error) {
 	out, err := exec.Command(nvcc, "--version").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("running %s --version: %v\n%s", nvcc, err, out)
@@ -107,7 +78,7 @@ func (c *FatbinCompiler) nvccVersion(nvcc string) (string, error) {
 }
 
 // key hashes everything that decides the fatbin.
-func fatbinKey(src FatbinSource, args []string, version string) string {
+func cacheKey(src Source, args []string, version string) string {
 	h := sha256.New()
 	put := func(b []byte) {
 		fmt.Fprintf(h, "%d:", len(b))
@@ -134,26 +105,24 @@ func fatbinKey(src FatbinSource, args []string, version string) string {
 // Build compiles the sources in parallel (or takes them from the cache),
 // reporting progress to Log, and returns one result per source, in order.
 // The error joins the errors of the failed ones.
-func (c *FatbinCompiler) Build(srcs []FatbinSource) ([]FatbinResult, error) {
+func (c *Compiler) Build(srcs []Source) ([]Result, error) {
 	nvcc := c.NVCC
 	if nvcc == "" {
-		nvcc = FindNVCC()
-	}
-	if nvcc == "" {
-		return nil, errors.New("runtime: nvcc not found (on PATH, in $CUDA_PATH/bin or at /usr/local/cuda/bin): it compiles the kernels")
-	}
-	if len(c.Archs) == 0 {
-		return nil, errors.New("runtime: compiling kernels: no target architecture (e.g. sm_90)")
+		p, err := Find("")
+		if err != nil {
+			return nil, fmt.Errorf("%w: it compiles the kernels", err)
+		}
+		nvcc = p
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("runtime: creating the kernel cache folder: %w", err)
+		return nil, fmt.Errorf("nvcc: creating the kernel cache folder: %w", err)
 	}
 	version, err := c.nvccVersion(nvcc)
 	if err != nil {
-		return nil, fmt.Errorf("runtime: %w", err)
+		return nil, fmt.Errorf("nvcc: %w", err)
 	}
 	args := c.args()
-	res := make([]FatbinResult, len(srcs))
+	res := make([]Result, len(srcs))
 	par := c.Parallel
 	if par <= 0 {
 		par = len(srcs)
@@ -163,8 +132,11 @@ func (c *FatbinCompiler) Build(srcs []FatbinSource) ([]FatbinResult, error) {
 	var mu sync.Mutex
 	running := map[string]time.Time{}
 	done := make(chan struct{})
+	var ticker sync.WaitGroup
 	start := time.Now()
+	ticker.Add(1)
 	go func() { // progress while nvcc runs
+		defer ticker.Done()
 		t := time.NewTicker(10 * time.Second)
 		defer t.Stop()
 		for {
@@ -211,6 +183,7 @@ func (c *FatbinCompiler) Build(srcs []FatbinSource) ([]FatbinResult, error) {
 	}
 	wg.Wait()
 	close(done)
+	ticker.Wait() // no log line after Build returns
 	var errs []error
 	for _, r := range res {
 		if r.Err != nil {
@@ -220,9 +193,9 @@ func (c *FatbinCompiler) Build(srcs []FatbinSource) ([]FatbinResult, error) {
 	return res, errors.Join(errs...)
 }
 
-func (c *FatbinCompiler) buildOne(nvcc string, args []string, version string, src FatbinSource) FatbinResult {
-	r := FatbinResult{Name: src.Name}
-	key := fatbinKey(src, args, version)
+func (c *Compiler) buildOne(nvcc string, args []string, version string, src Source) Result {
+	r := Result{Name: src.Name}
+	key := cacheKey(src, args, version)
 	base := filepath.Join(c.Dir, src.Name+"-"+key)
 	r.Path = base + ".fatbin"
 	if b, err := os.ReadFile(r.Path); err == nil && len(b) > 0 {
@@ -235,18 +208,18 @@ func (c *FatbinCompiler) buildOne(nvcc string, args []string, version string, sr
 	// Sources in a folder of their own, kept for inspection.
 	dir := base + ".src"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		r.Err = fmt.Errorf("runtime: compiling %s: %w", src.Name, err)
+		r.Err = fmt.Errorf("nvcc: compiling %s: %w", src.Name, err)
 		return r
 	}
 	for name, text := range src.Headers {
 		if err := os.WriteFile(filepath.Join(dir, name), text, 0o644); err != nil {
-			r.Err = fmt.Errorf("runtime: compiling %s: %w", src.Name, err)
+			r.Err = fmt.Errorf("nvcc: compiling %s: %w", src.Name, err)
 			return r
 		}
 	}
 	cu := filepath.Join(dir, src.Name+".cu")
 	if err := os.WriteFile(cu, src.Source, 0o644); err != nil {
-		r.Err = fmt.Errorf("runtime: compiling %s: %w", src.Name, err)
+		r.Err = fmt.Errorf("nvcc: compiling %s: %w", src.Name, err)
 		return r
 	}
 	tmp := r.Path + ".tmp"
@@ -261,15 +234,15 @@ func (c *FatbinCompiler) buildOne(nvcc string, args []string, version string, sr
 	_ = os.WriteFile(base+".log", []byte(r.Report), 0o644)
 	if err != nil {
 		os.Remove(tmp)
-		r.Err = fmt.Errorf("runtime: nvcc failed on %s (%v); its output is in %s.log:\n%s", cu, err, base, tail(out.String(), 4000))
+		r.Err = fmt.Errorf("nvcc failed on %s (%v); its output is in %s.log:\n%s", cu, err, base, tail(out.String(), 4000))
 		return r
 	}
 	if err := os.Rename(tmp, r.Path); err != nil {
-		r.Err = fmt.Errorf("runtime: compiling %s: %w", src.Name, err)
+		r.Err = fmt.Errorf("nvcc: compiling %s: %w", src.Name, err)
 		return r
 	}
 	if r.Fatbin, err = os.ReadFile(r.Path); err != nil {
-		r.Err = fmt.Errorf("runtime: compiling %s: %w", src.Name, err)
+		r.Err = fmt.Errorf("nvcc: compiling %s: %w", src.Name, err)
 	}
 	return r
 }

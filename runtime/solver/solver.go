@@ -1,10 +1,12 @@
-// Package emitrt is the run-time support of the packages that `mdgen emit`
-// writes: the Solver type they export, its options, the choice between the
-// GPU and the CPU executor with the reason for a fallback, and the plan
-// fingerprint. An emitted package holds only what is specific to its
-// system (constants, the system text, the embedded fatbin, a compile-time
-// guard on the GPU layout) and calls New here; keeping the logic in one
-// package keeps the emitted code small and lets it change with the emitter.
+// Package solver is what the packages that `mdgen emit` writes call at run
+// time: the Solver type they export, its options, the choice between the
+// GPU and the CPU executor with the reason for a fallback, and the checks
+// that the package still matches this mdgen (the plan's fingerprint,
+// stager.Plan.Hash; the fatbin's source, SourceHash). An emitted package
+// holds only what is specific to its system (constants, the system text,
+// the embedded fatbin, a compile-time guard on gpuabi.LayoutVersion) and
+// calls New here; keeping the logic in one package keeps the emitted code
+// small and lets it change with the emitter.
 //
 // Emitted packages use it like this (see generated/p1):
 //
@@ -15,17 +17,19 @@
 //	s.SetInput(v, series)         // for every variable v
 //	err = s.Run()                 // values and Jacobian at the inputs
 //	y := s.Value(0)               // series of polynomial 0
-package emitrt
+package solver
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 
 	mdrt "github.com/mdgen/mdgen/runtime"
 	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -38,8 +42,8 @@ type Spec struct {
 	Degree  int    // series truncated after t^Degree
 	Complex bool   // complex data
 
-	PlanHash      uint64 // PlanHash of the plan at emit time
-	LayoutVersion int64  // runtime.GPULayoutVersion at emit time
+	PlanHash      uint64 // stager.Plan.Hash of the plan at emit time
+	LayoutVersion int64  // gpuabi.LayoutVersion at emit time
 
 	Benchmark string // "p1", "p2" or "p3": stager.BenchmarkSystem(Benchmark, Seed)
 	Seed      int64
@@ -53,6 +57,12 @@ type Spec struct {
 	// NVCC is the command that builds the fatbin, run in the package's
 	// directory; it is quoted in the fallback reason.
 	NVCC string
+	// SourceHash is the hex SHA-256 of the package's .cu. mdgen emit
+	// writes it next to a fatbin it builds (fatbin/<FatbinName>.sha256,
+	// sha256sum's format); an embedded fatbin whose stamp holds another
+	// hash was built from another source and is not loaded. A fatbin
+	// without a stamp (built by hand) is loaded.
+	SourceHash string
 
 	// GPU builds the GPU executor; nil means NewGPU.
 	GPU func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error)
@@ -91,7 +101,7 @@ func (s *Spec) Plan() (*stager.Plan, error) {
 			s.err = fmt.Errorf("%s: staging the system: %w", s.Name, err)
 			return
 		}
-		if h := PlanHash(plan); h != s.PlanHash {
+		if h := plan.Hash(); h != s.PlanHash {
 			s.err = fmt.Errorf("%s: %w: the plan staged now has hash %#016x, the package was emitted for %#016x "+
 				"(the stager changed since mdgen emit ran: regenerate the package)", s.Name, ErrStalePlan, h, s.PlanHash)
 			return
@@ -119,18 +129,18 @@ type GPUConfig struct {
 	ModuleTables bool // use the job tables baked into the fatbin
 }
 
-// NewGPU opens the CUDA device and prepares the GPU executor of
-// package runtime with the kernels of the fatbin; closing the executor
-// closes the device.
+// NewGPU opens the CUDA device and prepares the GPU executor (package
+// runtime/gpu) with the kernels of the fatbin; closing the executor closes
+// the device.
 func NewGPU(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error) {
-	if !mdrt.GPUEnabled {
+	if !gpu.Enabled {
 		return nil, fmt.Errorf("this program was built without the GPU executor: %w", cudadev.ErrNoCUDA)
 	}
 	dev, err := cudadev.Open(cfg.Device)
 	if err != nil {
 		return nil, err
 	}
-	g, err := mdrt.NewGPUWithOptions(plan, cfg.N, cfg.Complex, fatbin, dev, mdrt.GPUOptions{ModuleTables: cfg.ModuleTables})
+	g, err := gpu.NewWithOptions(plan, cfg.N, cfg.Complex, fatbin, dev, gpu.Options{ModuleTables: cfg.ModuleTables})
 	if err != nil {
 		return nil, errors.Join(err, dev.Close())
 	}
@@ -138,11 +148,11 @@ func NewGPU(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, err
 }
 
 type gpuExecutor struct {
-	*mdrt.GPU
+	*gpu.Executor
 	dev *cudadev.Device
 }
 
-func (g *gpuExecutor) Close() error { return errors.Join(g.GPU.Close(), g.dev.Close()) }
+func (g *gpuExecutor) Close() error { return errors.Join(g.Executor.Close(), g.dev.Close()) }
 
 // Option configures New.
 type Option func(*options)
@@ -234,7 +244,7 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 
 // tryGPU returns the GPU executor or the reason there is none.
 func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, error) {
-	if !mdrt.GPUEnabled && s.gpuTest == nil {
+	if !gpu.Enabled && s.gpuTest == nil {
 		return nil, fmt.Errorf("built without the GPU executor (build with -tags cuda; see runtime/cudadev): %w", cudadev.ErrNoCUDA)
 	}
 	var fatbin []byte
@@ -269,10 +279,20 @@ func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, error) {
 // built without its fatbin.
 var ErrNoFatbin = errors.New("no fatbin embedded")
 
+// ErrStaleFatbin is wrapped by the fallback reason of a package whose
+// embedded fatbin was built from another .cu than the package's.
+var ErrStaleFatbin = errors.New("stale fatbin")
+
 func (s *Spec) embeddedFatbin() ([]byte, error) {
 	if s.Fatbins != nil {
 		b, err := fs.ReadFile(s.Fatbins, "fatbin/"+s.FatbinName)
 		if err == nil && len(b) > 0 {
+			if stamp, err := fs.ReadFile(s.Fatbins, "fatbin/"+s.FatbinName+".sha256"); err == nil && s.SourceHash != "" {
+				if f := strings.Fields(string(stamp)); len(f) == 0 || f[0] != s.SourceHash {
+					return nil, fmt.Errorf("%w: fatbin/%s was built from another %s.cu (rebuild it, or run mdgen emit again)",
+						ErrStaleFatbin, s.FatbinName, s.Name)
+				}
+			}
 			return b, nil
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package runtime
+package gpu
 
 import (
 	"encoding/binary"
@@ -10,21 +10,23 @@ import (
 	"slices"
 	"time"
 
+	mdrt "github.com/mdgen/mdgen/runtime"
 	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
 	"github.com/mdgen/mdgen/stager"
 )
 
-// GPUEnabled reports whether this build has the GPU executor (build tag cuda).
-const GPUEnabled = true
+// Enabled reports whether this build has the GPU executor (build tag cuda).
+const Enabled = true
 
-// GPUKernels is a loaded fatbin of mdgen kernels of one precision: it may
+// Kernels is a loaded fatbin of mdgen kernels of one precision: it may
 // serve many GPU executors (plans, degrees) at once.
-type GPUKernels struct {
+type Kernels struct {
 	dev      *cudadev.Device
 	mod      *cudadev.Module // loaded here, unloaded by Close
-	borrowed *cudadev.Module // given to UseGPUKernels
+	borrowed *cudadev.Module // given to UseKernels
 	n        int
-	version  int64 // GPULayoutSymbol's value, or -1 when the module has none
+	version  int64 // gpuabi.LayoutSymbol's value, or -1 when the module has none
 	funcs    map[string]*cudadev.Function
 }
 
@@ -34,31 +36,31 @@ func isNotFound(err error) bool {
 	return errors.As(err, &de) && de.Code == 500
 }
 
-// LoadGPUKernels loads a fatbin (nvcc -fatbin output) of the kernels of
-// gpulayout.go for precision n and checks it: the layout version it carries
-// (GPULayoutSymbol, when present) must be GPULayoutVersion, and it must
-// have the conv and add kernels of n for every kind of data in complex
-// (false: real, true: complex). A fatbin built for another layout or
-// precision is refused here, with ErrGPUModule.
-func LoadGPUKernels(dev *cudadev.Device, fatbin []byte, n int, complex ...bool) (*GPUKernels, error) {
+// LoadKernels loads a fatbin (nvcc -fatbin output) of the kernels of the
+// contract (package gpuabi) for precision n and checks it: the layout
+// version it carries (gpuabi.LayoutSymbol, when present) must be
+// gpuabi.LayoutVersion, and it must have the conv and add kernels of n for
+// every kind of data in complex (false: real, true: complex). A fatbin
+// built for another layout or precision is refused here, with ErrModule.
+func LoadKernels(dev *cudadev.Device, fatbin []byte, n int, complex ...bool) (*Kernels, error) {
 	if dev == nil {
-		return nil, errors.New("runtime: loading GPU kernels: no device")
+		return nil, errors.New("gpu: loading GPU kernels: no device")
 	}
 	mod, err := dev.LoadModule(fatbin)
 	if err != nil {
-		return nil, fmt.Errorf("runtime: loading the %d-double kernels: %w", n, err)
+		return nil, fmt.Errorf("gpu: loading the %d-double kernels: %w", n, err)
 	}
-	k, err := checkGPUKernels(dev, mod, n, complex)
+	k, err := checkKernels(dev, mod, n, complex)
 	if err != nil {
 		return nil, errors.Join(err, mod.Unload())
 	}
 	return k, nil
 }
 
-// UseGPUKernels checks a module loaded already (a solver's embedded
-// fatbin, say) as LoadGPUKernels does. Close leaves the module loaded.
-func UseGPUKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex ...bool) (*GPUKernels, error) {
-	k, err := checkGPUKernels(dev, mod, n, complex)
+// UseKernels checks a module loaded already (a solver's embedded fatbin,
+// say) as LoadKernels does. Close leaves the module loaded.
+func UseKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex ...bool) (*Kernels, error) {
+	k, err := checkKernels(dev, mod, n, complex)
 	if err != nil {
 		return nil, err
 	}
@@ -66,25 +68,25 @@ func UseGPUKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex ...b
 	return k, nil
 }
 
-func checkGPUKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex []bool) (*GPUKernels, error) {
-	k := &GPUKernels{dev: dev, mod: mod, n: n, version: -1, funcs: map[string]*cudadev.Function{}}
+func checkKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex []bool) (*Kernels, error) {
+	k := &Kernels{dev: dev, mod: mod, n: n, version: -1, funcs: map[string]*cudadev.Function{}}
 	{
-		buf, err := mod.Global(GPULayoutSymbol)
+		buf, err := mod.Global(gpuabi.LayoutSymbol)
 		switch {
 		case err == nil:
 			v, err := readIntGlobal(dev, buf)
 			if err != nil {
-				return nil, fmt.Errorf("runtime: reading %s of module %s: %w", GPULayoutSymbol, mod.Name(), err)
+				return nil, fmt.Errorf("gpu: reading %s of module %s: %w", gpuabi.LayoutSymbol, mod.Name(), err)
 			}
 			k.version = v
-			if v != GPULayoutVersion {
-				return nil, fmt.Errorf("runtime: module %s: %w: it was built for GPU layout version %d, this mdgen has version %d (rebuild the kernels with this mdgen)",
-					mod.Name(), ErrGPUModule, v, GPULayoutVersion)
+			if v != gpuabi.LayoutVersion {
+				return nil, fmt.Errorf("gpu: module %s: %w: it was built for GPU layout version %d, this mdgen has version %d (rebuild the kernels with this mdgen)",
+					mod.Name(), ErrModule, v, gpuabi.LayoutVersion)
 			}
 		case isNotFound(err):
 			// an older or foreign module: the kernel names decide
 		default:
-			return nil, fmt.Errorf("runtime: looking up %s in module %s: %w", GPULayoutSymbol, mod.Name(), err)
+			return nil, fmt.Errorf("gpu: looking up %s in module %s: %w", gpuabi.LayoutSymbol, mod.Name(), err)
 		}
 	}
 	if len(complex) == 0 {
@@ -92,22 +94,22 @@ func checkGPUKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex []
 	}
 	var missing []string
 	for _, c := range complex {
-		for _, kind := range []string{"conv", "add"} {
-			name := GPUKernelName(kind, n, c)
+		for _, kind := range gpuabi.Kinds {
+			name := gpuabi.KernelName(kind, n, c)
 			f, err := mod.Function(name)
 			if err != nil {
 				if isNotFound(err) {
 					missing = append(missing, name)
 					continue
 				}
-				return nil, fmt.Errorf("runtime: looking up kernel %s: %w", name, err)
+				return nil, fmt.Errorf("gpu: looking up kernel %s: %w", name, err)
 			}
 			k.funcs[name] = f
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("runtime: module %s: %w: it lacks the kernels %v (built for another precision, or for another kind of data?)",
-			mod.Name(), ErrGPUModule, missing)
+		return nil, fmt.Errorf("gpu: module %s: %w: it lacks the kernels %v (built for another precision, or for another kind of data?)",
+			mod.Name(), ErrModule, missing)
 	}
 	return k, nil
 }
@@ -130,24 +132,24 @@ func readIntGlobal(dev *cudadev.Device, buf cudadev.Buffer) (int64, error) {
 }
 
 // N returns the precision of the kernels.
-func (k *GPUKernels) N() int { return k.n }
+func (k *Kernels) N() int { return k.n }
 
 // LayoutVersion returns the GPU layout version the module carries, or -1
 // when it carries none.
-func (k *GPUKernels) LayoutVersion() int64 { return k.version }
+func (k *Kernels) LayoutVersion() int64 { return k.version }
 
-// Attributes returns the resource figures of a kernel (kind "conv" or
-// "add"), as the driver reports them for the loaded code.
-func (k *GPUKernels) Attributes(kind string, complex bool) (cudadev.FuncAttributes, bool) {
-	f, ok := k.funcs[GPUKernelName(kind, k.n, complex)]
+// Attributes returns the resource figures of a kernel, as the driver
+// reports them for the loaded code.
+func (k *Kernels) Attributes(kind gpuabi.Kind, complex bool) (cudadev.FuncAttributes, bool) {
+	f, ok := k.funcs[gpuabi.KernelName(kind, k.n, complex)]
 	if !ok {
 		return cudadev.FuncAttributes{}, false
 	}
 	return f.Attributes(), true
 }
 
-// Close unloads the module (when LoadGPUKernels loaded it).
-func (k *GPUKernels) Close() error {
+// Close unloads the module (when LoadKernels loaded it).
+func (k *Kernels) Close() error {
 	if k.mod == nil {
 		return nil
 	}
@@ -156,24 +158,25 @@ func (k *GPUKernels) Close() error {
 	return m.Unload()
 }
 
-// GPU runs a stager.Plan on a CUDA device with the kernels of gpulayout.go.
-// NewGPU allocates the data array and the job tables once and uploads the
-// read-only slots; Run only launches. It implements Executor.
-type GPU struct {
+// Executor runs a stager.Plan on a CUDA device with the kernels of the
+// contract (package gpuabi). New allocates the data array and the job
+// tables once and uploads the read-only slots; Run only launches. It
+// implements runtime.Executor.
+type Executor struct {
 	plan    *stager.Plan
 	n       int
 	complex bool
 	dev     *cudadev.Device
-	kernels *GPUKernels
+	kernels *Kernels
 	ownsK   bool
-	geo     gpuGeometry
-	sizes   GPUSizes
-	layout  Layout
+	geo     geometry
+	sizes   gpuabi.Sizes
+	layout  mdrt.Layout
 
 	data, convJobs, addJobs cudadev.Buffer
 	tablesOwned             bool
-	launches                []gpuLaunch
-	shapes                  []GPUShapeInfo
+	launches                []launch
+	shapes                  []ShapeInfo
 	timer                   *cudadev.Timer
 
 	// Inputs: a mirror in the CPU layout, uploaded at the next Run.
@@ -197,31 +200,31 @@ type GPU struct {
 	closed bool
 }
 
-type gpuLaunch struct {
+type launch struct {
 	fn           *cudadev.Function
 	grid, block  cudadev.Dim3
 	shared       int
 	jobs         cudadev.Buffer
 	first, count int
-	kind         string
+	kind         gpuabi.Kind
 }
 
-var _ Executor = (*GPU)(nil)
+var _ mdrt.Executor = (*Executor)(nil)
 
-// NewGPU prepares plan on dev at precision n, real or complex data, with the
+// New prepares plan on dev at precision n, real or complex data, with the
 // kernels of the fatbin (loaded here, unloaded by Close) and the default
 // options.
-func NewGPU(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device) (*GPU, error) {
-	return NewGPUWithOptions(plan, n, complex, fatbin, dev, GPUOptions{})
+func New(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device) (*Executor, error) {
+	return NewWithOptions(plan, n, complex, fatbin, dev, Options{})
 }
 
-// NewGPUWithOptions is NewGPU with options.
-func NewGPUWithOptions(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device, opt GPUOptions) (*GPU, error) {
-	k, err := LoadGPUKernels(dev, fatbin, n, complex)
+// NewWithOptions is New with options.
+func NewWithOptions(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device, opt Options) (*Executor, error) {
+	k, err := LoadKernels(dev, fatbin, n, complex)
 	if err != nil {
 		return nil, err
 	}
-	g, err := NewGPUFromKernels(plan, complex, k, opt)
+	g, err := NewFromKernels(plan, complex, k, opt)
 	if err != nil {
 		return nil, errors.Join(err, k.Close())
 	}
@@ -229,11 +232,11 @@ func NewGPUWithOptions(plan *stager.Plan, n int, complex bool, fatbin []byte, de
 	return g, nil
 }
 
-// NewGPUFromKernels prepares plan with kernels loaded already (one fatbin
-// can serve many executors). Close leaves the kernels loaded.
-func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOptions) (*GPU, error) {
+// NewFromKernels prepares plan with kernels loaded already (one fatbin can
+// serve many executors). Close leaves the kernels loaded.
+func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*Executor, error) {
 	if plan == nil || k == nil {
-		return nil, errors.New("runtime: NewGPU: nil plan or kernels")
+		return nil, errors.New("gpu: New: nil plan or kernels")
 	}
 	n, dev := k.n, k.dev
 	kind := "real"
@@ -243,28 +246,28 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 	what := fmt.Sprintf("%d-double %s data at degree %d", n, kind, plan.Degree)
 	shape := opt.Shape
 	if shape == nil {
-		shape = GPULaunchShape
+		shape = gpuabi.LaunchShape
 	}
-	convFn, ok1 := k.funcs[GPUKernelName("conv", n, complex)]
-	addFn, ok2 := k.funcs[GPUKernelName("add", n, complex)]
+	convFn, ok1 := k.funcs[gpuabi.KernelName(gpuabi.Conv, n, complex)]
+	addFn, ok2 := k.funcs[gpuabi.KernelName(gpuabi.Add, n, complex)]
 	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w: the kernels were loaded without %s data", what, ErrGPUModule, kind)
+		return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w: the kernels were loaded without %s data", what, ErrModule, kind)
 	}
 	if !complex {
 		for s, v := range plan.Values {
 			for i := range v {
 				if !v[i].IsReal() {
-					return nil, fmt.Errorf("runtime: the system has complex coefficients (slot %d); use complex data", s)
+					return nil, fmt.Errorf("gpu: the system has complex coefficients (slot %d); use complex data", s)
 				}
 			}
 		}
 	}
 
-	g := &GPU{plan: plan, n: n, complex: complex, dev: dev, kernels: k,
-		geo: newGPUGeometry(plan, n, complex), sizes: GPUMemory(plan, n, complex),
-		layout: Layout{N: n, Degree: plan.Degree, Complex: complex}}
+	g := &Executor{plan: plan, n: n, complex: complex, dev: dev, kernels: k,
+		geo: newGeometry(plan, n, complex), sizes: gpuabi.Memory(plan, n, complex),
+		layout: mdrt.Layout{N: n, Degree: plan.Degree, Complex: complex}}
 	if g.geo.stride > math.MaxInt64/int64(8*g.geo.chunks()) || plan.NumSlots() > math.MaxInt32 {
-		return nil, fmt.Errorf("runtime: preparing %s on the GPU: the data array of %d series overflows 64-bit sizes", what, plan.NumSlots())
+		return nil, fmt.Errorf("gpu: preparing %s on the GPU: the data array of %d series overflows 64-bit sizes", what, plan.NumSlots())
 	}
 
 	// Launch shapes, checked against what the kernels allow.
@@ -273,31 +276,31 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 		fn            *cudadev.Function
 		block, shared int
 	}
-	shapes := map[string]shaped{}
+	shapes := map[gpuabi.Kind]shaped{}
 	for _, kk := range []struct {
-		kind string
+		kind gpuabi.Kind
 		fn   *cudadev.Function
-	}{{"conv", convFn}, {"add", addFn}} {
+	}{{gpuabi.Conv, convFn}, {gpuabi.Add, addFn}} {
 		block, shared := shape(kk.kind, n, complex, plan.Degree)
 		a := kk.fn.Attributes()
 		if block <= 0 || block > a.MaxThreadsPerBlock {
-			return nil, fmt.Errorf("runtime: preparing %s on the GPU: kernel %s: block of %d threads, the kernel allows 1..%d (%d registers per thread)",
+			return nil, fmt.Errorf("gpu: preparing %s on the GPU: kernel %s: block of %d threads, the kernel allows 1..%d (%d registers per thread)",
 				what, kk.fn.Name(), block, a.MaxThreadsPerBlock, a.NumRegs)
 		}
 		if shared+a.SharedBytes > info.MaxSharedPerBlockOptin {
-			return nil, fmt.Errorf("runtime: preparing %s on the GPU: kernel %s needs %d bytes of dynamic shared memory (+%d static), %s allows %d per block: lower the degree",
+			return nil, fmt.Errorf("gpu: preparing %s on the GPU: kernel %s needs %d bytes of dynamic shared memory (+%d static), %s allows %d per block: lower the degree",
 				what, kk.fn.Name(), shared, a.SharedBytes, info.Name, info.MaxSharedPerBlockOptin)
 		}
 		if shared+a.SharedBytes > info.MaxSharedPerBlock {
 			if err := kk.fn.SetMaxDynamicShared(shared); err != nil {
-				return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+				return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w", what, err)
 			}
 		}
 		perSM, err := kk.fn.MaxActiveBlocks(block, shared)
 		if err != nil {
-			return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+			return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w", what, err)
 		}
-		g.shapes = append(g.shapes, GPUShapeInfo{Kernel: kk.fn.Name(), Block: block, Shared: shared, BlocksPerSM: perSM, Regs: a.NumRegs})
+		g.shapes = append(g.shapes, ShapeInfo{Kernel: kk.fn.Name(), Block: block, Shared: shared, BlocksPerSM: perSM, Regs: a.NumRegs})
 		shapes[kk.kind] = shaped{kk.fn, block, shared}
 	}
 
@@ -308,12 +311,12 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 	}
 	free, err := dev.FreeMemory()
 	if err != nil {
-		return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+		return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w", what, err)
 	}
-	if need > free-gpuMemoryReserve {
-		return nil, fmt.Errorf("runtime: %w: %s, but %s of %s is free on %s (%s kept in reserve)",
-			ErrGPUMemory, describeSizes(plan, n, complex, g.sizes), stager.FormatBytes(free), stager.FormatBytes(info.TotalMemory), info.Name,
-			stager.FormatBytes(gpuMemoryReserve))
+	if need > free-memoryReserve {
+		return nil, fmt.Errorf("gpu: %w: %s, but %s of %s is free on %s (%s kept in reserve)",
+			ErrMemory, g.sizes.Describe(plan, n, complex), stager.FormatBytes(free), stager.FormatBytes(info.TotalMemory), info.Name,
+			stager.FormatBytes(memoryReserve))
 	}
 
 	ok := false
@@ -323,15 +326,15 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 		}
 	}()
 	if g.data, err = dev.Alloc(g.sizes.DataBytes); err != nil {
-		return nil, fmt.Errorf("runtime: allocating the data array for %s: %w", what, err)
+		return nil, fmt.Errorf("gpu: allocating the data array for %s: %w", what, err)
 	}
 	if err := dev.Memset(g.data, 0); err != nil {
-		return nil, fmt.Errorf("runtime: zeroing the data array for %s: %w", what, err)
+		return nil, fmt.Errorf("gpu: zeroing the data array for %s: %w", what, err)
 	}
-	conv, add, convLayers, addLayers := GPUJobTables(plan)
+	conv, add, convLayers, addLayers := gpuabi.JobTables(plan)
 	if opt.ModuleTables {
 		if err := g.useModuleTables(conv, add); err != nil {
-			return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+			return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w", what, err)
 		}
 	} else {
 		g.tablesOwned = true
@@ -346,20 +349,20 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 		if l[1] == 0 {
 			continue
 		}
-		s := shapes["conv"]
-		g.launches = append(g.launches, gpuLaunch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
-			shared: s.shared, jobs: g.convJobs, first: l[0], count: l[1], kind: "conv"})
+		s := shapes[gpuabi.Conv]
+		g.launches = append(g.launches, launch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
+			shared: s.shared, jobs: g.convJobs, first: l[0], count: l[1], kind: gpuabi.Conv})
 	}
 	for _, l := range addLayers {
 		if l[1] == 0 {
 			continue
 		}
-		s := shapes["add"]
-		g.launches = append(g.launches, gpuLaunch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
-			shared: s.shared, jobs: g.addJobs, first: l[0], count: l[1], kind: "add"})
+		s := shapes[gpuabi.Add]
+		g.launches = append(g.launches, launch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
+			shared: s.shared, jobs: g.addJobs, first: l[0], count: l[1], kind: gpuabi.Add})
 	}
 	if g.timer, err = dev.NewTimer(); err != nil {
-		return nil, fmt.Errorf("runtime: preparing %s on the GPU: %w", what, err)
+		return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w", what, err)
 	}
 
 	// Host buffers, once.
@@ -391,29 +394,29 @@ func NewGPUFromKernels(plan *stager.Plan, complex bool, k *GPUKernels, opt GPUOp
 
 	// Read-only slots, rounded as the CPU executor rounds them.
 	if err := g.uploadReadOnly(roRange); err != nil {
-		return nil, fmt.Errorf("runtime: uploading the coefficients for %s: %w", what, err)
+		return nil, fmt.Errorf("gpu: uploading the coefficients for %s: %w", what, err)
 	}
 	ok = true
 	return g, nil
 }
 
-func (g *GPU) uploadTable(t []int32, what string) (cudadev.Buffer, error) {
+func (g *Executor) uploadTable(t []int32, what string) (cudadev.Buffer, error) {
 	if len(t) == 0 {
 		return cudadev.Buffer{}, nil
 	}
 	b, err := g.dev.Alloc(4 * int64(len(t)))
 	if err != nil {
-		return b, fmt.Errorf("runtime: allocating the %s job table (%d jobs): %w", what, len(t), err)
+		return b, fmt.Errorf("gpu: allocating the %s job table (%d jobs): %w", what, len(t), err)
 	}
 	if err := g.dev.CopyHtoDInt32(b, t); err != nil {
-		return b, fmt.Errorf("runtime: uploading the %s job table (%d jobs): %w", what, len(t), err)
+		return b, fmt.Errorf("gpu: uploading the %s job table (%d jobs): %w", what, len(t), err)
 	}
 	return b, nil
 }
 
 // useModuleTables takes the job tables baked into the module, after
 // checking them against the plan's.
-func (g *GPU) useModuleTables(conv, add []int32) error {
+func (g *Executor) useModuleTables(conv, add []int32) error {
 	gl := g.kernels.mod
 	if gl == nil {
 		gl = g.kernels.borrowed
@@ -422,14 +425,14 @@ func (g *GPU) useModuleTables(conv, add []int32) error {
 		sym  string
 		want []int32
 		dst  *cudadev.Buffer
-	}{{GPUConvJobsSymbol, conv, &g.convJobs}, {GPUAddJobsSymbol, add, &g.addJobs}} {
+	}{{gpuabi.ConvJobsSymbol, conv, &g.convJobs}, {gpuabi.AddJobsSymbol, add, &g.addJobs}} {
 		buf, err := gl.Global(t.sym)
 		if err != nil {
 			return fmt.Errorf("looking up the job table %s: %w", t.sym, err)
 		}
 		if buf.Bytes() < 4*int64(len(t.want)) {
 			return fmt.Errorf("%w: the job table %s has %d bytes, the plan needs %d: the module was emitted for another system or degree",
-				ErrGPUModule, t.sym, buf.Bytes(), 4*len(t.want))
+				ErrModule, t.sym, buf.Bytes(), 4*len(t.want))
 		}
 		got := make([]int32, len(t.want))
 		if err := g.dev.CopyDtoHInt32(got, buf); err != nil {
@@ -437,7 +440,7 @@ func (g *GPU) useModuleTables(conv, add []int32) error {
 		}
 		if i := firstDiff(got, t.want); i >= 0 {
 			return fmt.Errorf("%w: the job table %s differs from the plan's at word %d (%d, want %d): the module was emitted for another system or degree",
-				ErrGPUModule, t.sym, i, got[i], t.want[i])
+				ErrModule, t.sym, i, got[i], t.want[i])
 		}
 		*t.dst = buf
 	}
@@ -454,7 +457,7 @@ func firstDiff(a, b []int32) int {
 }
 
 // uploadReadOnly rounds the read-only slots and uploads them, in chunks.
-func (g *GPU) uploadReadOnly(r slotRun) error {
+func (g *Executor) uploadReadOnly(r slotRun) error {
 	var err error
 	return g.moveRange(r, true, func(s int, dst []float64) bool {
 		v, ok := g.plan.Values[stager.Slot(s)]
@@ -462,7 +465,7 @@ func (g *GPU) uploadReadOnly(r slotRun) error {
 			clear(dst)
 			return true
 		}
-		err = RoundSeries(dst, v, g.layout)
+		err = mdrt.RoundSeries(dst, v, g.layout)
 		return err == nil
 	}, &err)
 }
@@ -471,7 +474,7 @@ func (g *GPU) uploadReadOnly(r slotRun) error {
 // chunks. Uploading, fill(s, series) gives slot s in the CPU layout;
 // downloading, fill(s, series) receives it. fill returns false to stop,
 // with *ferr set.
-func (g *GPU) moveRange(r slotRun, upload bool, fill func(s int, series []float64) bool, ferr *error) error {
+func (g *Executor) moveRange(r slotRun, upload bool, fill func(s int, series []float64) bool, ferr *error) error {
 	slot := g.slot
 	step := g.geo.chunkSlots()
 	for lo := r.lo; lo < r.hi; lo += step {
@@ -513,35 +516,35 @@ func (g *GPU) moveRange(r slotRun, upload bool, fill func(s int, series []float6
 }
 
 // Plan, N and Complex describe the executor.
-func (g *GPU) Plan() *stager.Plan { return g.plan }
-func (g *GPU) N() int             { return g.n }
-func (g *GPU) Complex() bool      { return g.complex }
+func (g *Executor) Plan() *stager.Plan { return g.plan }
+func (g *Executor) N() int             { return g.n }
+func (g *Executor) Complex() bool      { return g.complex }
 
 // Sizes returns the device memory of the executor's arrays.
-func (g *GPU) Sizes() GPUSizes { return g.sizes }
+func (g *Executor) Sizes() gpuabi.Sizes { return g.sizes }
 
 // Launches returns the number of kernel launches of one Run.
-func (g *GPU) Launches() int { return len(g.launches) }
+func (g *Executor) Launches() int { return len(g.launches) }
 
 // Kernels returns the loaded kernels.
-func (g *GPU) Kernels() *GPUKernels { return g.kernels }
+func (g *Executor) Kernels() *Kernels { return g.kernels }
 
 // Shapes returns the launch shapes of the convolution and addition kernels.
-func (g *GPU) Shapes() []GPUShapeInfo { return slices.Clone(g.shapes) }
+func (g *Executor) Shapes() []ShapeInfo { return slices.Clone(g.shapes) }
 
 // SetInput sets the series of input variable v (Layout.SlotLen doubles in
 // the CPU layout). It is converted to the limb-major layout and uploaded
 // with the other inputs at the start of the next Run (N·parts copies for
 // all inputs together), outside the timed part of RunTimed.
-func (g *GPU) SetInput(v int, series []float64) {
+func (g *Executor) SetInput(v int, series []float64) {
 	copy(g.inputs[v], series)
 	g.inPending = true
 }
 
 // flushInputs uploads the inputs set since the last run.
-func (g *GPU) flushInputs() error {
+func (g *Executor) flushInputs() error {
 	if g.closed {
-		return errors.New("runtime: the GPU executor is closed")
+		return errors.New("gpu: the GPU executor is closed")
 	}
 	if !g.inPending {
 		return nil
@@ -555,20 +558,20 @@ func (g *GPU) flushInputs() error {
 		return true
 	}, nil)
 	if err != nil {
-		return fmt.Errorf("runtime: uploading the input series: %w", err)
+		return fmt.Errorf("gpu: uploading the input series: %w", err)
 	}
 	g.inPending = false
 	return nil
 }
 
 // launchAll queues every layer; it runs on the device's thread (inside Do).
-func (g *GPU) launchAll() error {
+func (g *Executor) launchAll() error {
 	for i := range g.launches {
 		l := &g.launches[i]
 		err := g.dev.Launch(l.fn, l.grid, l.block, l.shared,
 			g.data, g.geo.stride, g.plan.Degree, l.jobs, l.first, l.count)
 		if err != nil {
-			return fmt.Errorf("runtime: launching %s layer %d of %d: %w", l.kind, i+1, len(g.launches), err)
+			return fmt.Errorf("gpu: launching %s layer %d of %d: %w", l.kind, i+1, len(g.launches), err)
 		}
 	}
 	return nil
@@ -577,7 +580,7 @@ func (g *GPU) launchAll() error {
 // Run evaluates and differentiates the system at the inputs: it uploads
 // inputs set since the last run, launches the convolution layers, then the
 // addition layers, and waits for them.
-func (g *GPU) Run() error {
+func (g *Executor) Run() error {
 	if err := g.flushInputs(); err != nil {
 		return err
 	}
@@ -589,7 +592,7 @@ func (g *GPU) Run() error {
 		return g.dev.Synchronize()
 	})
 	if err != nil {
-		return fmt.Errorf("runtime: evaluating on %s: %w", g.dev.Info().Name, err)
+		return fmt.Errorf("gpu: evaluating on %s: %w", g.dev.Info().Name, err)
 	}
 	return nil
 }
@@ -599,7 +602,7 @@ func (g *GPU) Run() error {
 // wallMs the host time from the first launch until the device has finished
 // the last (the result is ready on the device). Input and output transfers
 // are outside both.
-func (g *GPU) RunTimed() (kernelMs, wallMs float64, err error) {
+func (g *Executor) RunTimed() (kernelMs, wallMs float64, err error) {
 	if err := g.flushInputs(); err != nil {
 		return 0, 0, err
 	}
@@ -619,13 +622,13 @@ func (g *GPU) RunTimed() (kernelMs, wallMs float64, err error) {
 		return err
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("runtime: evaluating on %s: %w", g.dev.Info().Name, err)
+		return 0, 0, fmt.Errorf("gpu: evaluating on %s: %w", g.dev.Info().Name, err)
 	}
 	return kernelMs, wallMs, nil
 }
 
 // download fetches every output slot of the last run, once.
-func (g *GPU) download() {
+func (g *Executor) download() {
 	if g.outValid || g.closed {
 		return
 	}
@@ -638,7 +641,7 @@ func (g *GPU) download() {
 			return true
 		}, nil)
 		if err != nil {
-			g.err = fmt.Errorf("runtime: downloading the outputs: %w", err)
+			g.err = fmt.Errorf("gpu: downloading the outputs: %w", err)
 			for i := range g.out {
 				g.out[i] = math.NaN()
 			}
@@ -650,23 +653,23 @@ func (g *GPU) download() {
 
 // Err returns the error of a failed download of the outputs (Value and
 // Deriv then give NaNs), or nil.
-func (g *GPU) Err() error { return g.err }
+func (g *Executor) Err() error { return g.err }
 
 // Download fetches the outputs of the last Run now (Value and Deriv do it
 // on first use) and returns the error of that.
-func (g *GPU) Download() error {
+func (g *Executor) Download() error {
 	g.download()
 	return g.err
 }
 
 // Value returns the series of polynomial p (CPU layout), valid until the
 // next Run. The first Value or Deriv after a Run downloads all outputs.
-func (g *GPU) Value(p int) []float64 { return g.output(g.plan.Value[p]) }
+func (g *Executor) Value(p int) []float64 { return g.output(g.plan.Value[p]) }
 
 // Deriv returns the series of ∂p/∂z[v] (CPU layout), valid until the next Run.
-func (g *GPU) Deriv(p, v int) []float64 { return g.output(g.plan.Deriv[p][v]) }
+func (g *Executor) Deriv(p, v int) []float64 { return g.output(g.plan.DerivSlot(p, v)) }
 
-func (g *GPU) output(s stager.Slot) []float64 {
+func (g *Executor) output(s stager.Slot) []float64 {
 	if s == stager.NoSlot {
 		return g.zero
 	}
@@ -676,8 +679,8 @@ func (g *GPU) output(s stager.Slot) []float64 {
 	return g.out[i*n : (i+1)*n : (i+1)*n]
 }
 
-// Close frees the device arrays (and the kernels, when NewGPU loaded them).
-func (g *GPU) Close() error {
+// Close frees the device arrays (and the kernels, when New loaded them).
+func (g *Executor) Close() error {
 	if g.closed {
 		return nil
 	}
@@ -686,7 +689,7 @@ func (g *GPU) Close() error {
 	return err
 }
 
-func (g *GPU) release() error {
+func (g *Executor) release() error {
 	var errs []error
 	if g.timer != nil {
 		errs = append(errs, g.timer.Close())

@@ -1,0 +1,14 @@
+// Package bench is mdgen's benchmark of the paper's table (`mdgen bench`):
+// the systems p1, p2, p3 × precisions × degrees, real and complex data, on
+// the GPU executor (or the CPU executor), side by side with PHCpack's
+// numbers on the same H200 (phcpack_h200.csv, embedded), every GPU result
+// checked bit for bit against the CPU executor on fresh random inputs.
+//
+// A session (Run) builds the kernels (runtime/nvcc's content-hash cache,
+// one fatbin per precision, in parallel), times every case (kernel and
+// wall-clock ms as docs/gpu.md defines them), runs the CPU checks on a
+// goroutine of their own while the GPU times the next cases, and reports:
+// text tables in the shape of the paper, CSV, an SVG plot and JSON, which
+// Merge-mode runs combine. The command line (cmd/mdgen/bench.go) only
+// parses flags into a Config.
+package bench

@@ -1,0 +1,35 @@
+//go:build !cuda
+
+package gpu
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mdgen/mdgen/runtime/cudadev"
+)
+
+// Without the cuda tag every way to a GPU executor says why and how to get one.
+func TestNewNoCUDA(t *testing.T) {
+	plan := testPlan(t, "p1", 1, false)
+	g, err := New(plan, 2, false, []byte("not a fatbin"), nil)
+	if g != nil || !errors.Is(err, cudadev.ErrNoCUDA) {
+		t.Fatalf("New = %v, %v; want an error wrapping cudadev.ErrNoCUDA", g, err)
+	}
+	if !strings.Contains(err.Error(), "-tags cuda") || !strings.Contains(err.Error(), "make gpu") {
+		t.Errorf("the error does not say how to build with CUDA: %v", err)
+	}
+	if _, err := NewWithOptions(plan, 2, false, nil, nil, Options{}); !errors.Is(err, cudadev.ErrNoCUDA) {
+		t.Errorf("NewWithOptions: %v", err)
+	}
+	if _, err := LoadKernels(nil, nil, 2); !errors.Is(err, cudadev.ErrNoCUDA) {
+		t.Errorf("LoadKernels: %v", err)
+	}
+	if _, err := NewFromKernels(plan, false, nil, Options{}); !errors.Is(err, cudadev.ErrNoCUDA) {
+		t.Errorf("NewFromKernels: %v", err)
+	}
+	if Enabled {
+		t.Error("Enabled in a build without cuda")
+	}
+}
