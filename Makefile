@@ -23,9 +23,11 @@ check-generated: generate
 
 # All tests: accuracy against math/big, special values, Go vs host-C++ bit
 # identity of the CUDA headers (needs g++), fuzz seed corpora, freshness.
+# The report lists every skipped test at the end (demo files or a GPU
+# missing), so that a quiet skip cannot pass for a run.
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 20m -json ./... | $(GO) run ./internal/testreport
 
 test-short:
 	$(GO) test -short -count=1 ./...
