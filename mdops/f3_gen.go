@@ -501,7 +501,7 @@ func f3madd(acc f3l, x f3l, y f3l) f3l {
 }
 
 // Div returns x / y.
-// Cost: 345 flops (320 add/sub, 15 mul, 6 fma, 4 div/sqrt), 85 selections.
+// Cost: 355 flops (320 add/sub, 24 mul, 6 fma, 5 div/sqrt), 84 selections.
 func (x F3) Div(y F3) (r F3) {
 	*(*f3l)(unsafe.Pointer(&r)) = f3div(*(*f3l)(unsafe.Pointer(&x)), *(*f3l)(unsafe.Pointer(&y)))
 	return
@@ -509,91 +509,101 @@ func (x F3) Div(y F3) (r F3) {
 
 // f3div is the kernel of F3.Div.
 func f3div(x f3l, y f3l) f3l {
-	v6 := math.Abs(y.l0)
-	v8 := v6 - 3.054936363499605e-151
-	v10 := 3.273390607896142e+150 - v6
-	v14 := selNegative(v8, 4.149515568880993e+180, 1.0)
-	v15 := selNegative(v10, 2.409919865102884e-181, v14)
-	v16 := float64(x.l0 * v15)
-	v17 := float64(x.l1 * v15)
-	v18 := float64(x.l2 * v15)
-	v19 := float64(y.l0 * v15)
-	v20 := float64(y.l1 * v15)
-	v21 := float64(y.l2 * v15)
-	v22 := v16 / v19
-	v23 := f3mulf64(f3l{v19, v20, v21}, v22)
-	v27 := f3sub(f3l{v16, v17, v18}, f3l{v23.l0, v23.l1, v23.l2})
-	v31 := v27.l0 / v19
-	v32 := f3mulf64(f3l{v19, v20, v21}, v31)
-	v36 := f3sub(f3l{v27.l0, v27.l1, v27.l2}, f3l{v32.l0, v32.l1, v32.l2})
-	v40 := v36.l0 / v19
-	v41 := f3mulf64(f3l{v19, v20, v21}, v40)
-	v45 := f3sub(f3l{v36.l0, v36.l1, v36.l2}, f3l{v41.l0, v41.l1, v41.l2})
-	v47 := v45.l0 / v19
-	v49 := v40 + v47
-	v50 := v49 - v47
-	v51 := v49 - v50
-	v52 := v40 - v50
-	v53 := v47 - v51
-	v54 := v52 + v53
-	v55 := v31 + v49
-	v56 := v55 - v49
-	v57 := v55 - v56
-	v58 := v31 - v56
-	v59 := v49 - v57
-	v60 := v58 + v59
-	v61 := v22 + v55
-	v62 := v61 - v55
-	v63 := v61 - v62
-	v64 := v22 - v62
-	v65 := v55 - v63
-	v66 := v64 + v65
-	v67 := v61 + v66
-	v68 := v67 - v61
-	v69 := v66 - v68
-	v70 := selNonZero(v69, v67, 0.0)
-	v71 := selNonZero(0.0, 0.0, v70)
-	v72 := selNonZero(v69, v69, v67)
-	v73 := v72 + v60
-	v74 := v73 - v72
-	v75 := v60 - v74
-	v76 := selNonZero(v75, v73, 0.0)
-	v77 := selNonZero(v71, v76, 0.0)
-	v78 := selNonZero(0.0, 0.0, v77)
-	v79 := selNonZero(v71, v71, v76)
-	v80 := selNonZero(v75, v75, v73)
-	v81 := v80 + v54
-	v82 := v81 - v80
-	v83 := v54 - v82
-	v84 := selNonZero(v83, v81, 0.0)
-	v85 := selNonZero(v78, v84, 0.0)
-	v86 := selNonZero(0.0, 0.0, v85)
-	v87 := selNonZero(v79, v84, 0.0)
-	v88 := selNonZero(v78, v78, v87)
-	v89 := selNonZero(v79, v79, v84)
-	v90 := selNonZero(v83, v83, v81)
-	v91 := selNonZero(v88, v90, 0.0)
-	v92 := selNonZero(v86, v86, v91)
-	v93 := selNonZero(v89, v90, 0.0)
-	v94 := selNonZero(v88, v88, v93)
-	v95 := selNonZero(v89, v89, v90)
-	v96 := v95 + v94
-	v97 := v96 - v95
-	v98 := v94 - v97
-	v99 := v98 + v92
-	v100 := v99 - v98
-	v101 := v92 - v100
-	v102 := selFinite(v19, v96, v22)
-	v103 := selFinite(v19, v99, 0.0)
-	v104 := selFinite(v19, v101, 0.0)
-	v105 := selFinite(v22, v102, v22)
-	v106 := selFinite(v105, v103, 0.0)
-	v107 := selFinite(v105, v104, 0.0)
-	return f3l{v105, v106, v107}
+	v6 := x.l0 / y.l0
+	v8 := math.Abs(y.l0)
+	v10 := v8 - 1.1830521861667747e-271
+	v12 := selNegative(v10, 4.149515568880993e+180, 1.0)
+	v13 := float64(v8 * v12)
+	v14 := 1.0 / v13
+	v16 := float64(v14 * 4.503599627370497e+15)
+	v18 := float64(v16 * 0.9999999999999999)
+	v19 := v16 - v18
+	v20 := math.Abs(v19)
+	v21 := float64(x.l0 * v12)
+	v22 := float64(x.l1 * v12)
+	v23 := float64(x.l2 * v12)
+	v24 := float64(v21 * v20)
+	v25 := float64(v22 * v20)
+	v26 := float64(v23 * v20)
+	v27 := float64(y.l0 * v12)
+	v28 := float64(y.l1 * v12)
+	v29 := float64(y.l2 * v12)
+	v30 := float64(v27 * v20)
+	v31 := float64(v28 * v20)
+	v32 := float64(v29 * v20)
+	v33 := f3mulf64(f3l{v30, v31, v32}, v6)
+	v37 := f3sub(f3l{v24, v25, v26}, f3l{v33.l0, v33.l1, v33.l2})
+	v41 := v37.l0 / v30
+	v42 := f3mulf64(f3l{v30, v31, v32}, v41)
+	v46 := f3sub(f3l{v37.l0, v37.l1, v37.l2}, f3l{v42.l0, v42.l1, v42.l2})
+	v50 := v46.l0 / v30
+	v51 := f3mulf64(f3l{v30, v31, v32}, v50)
+	v55 := f3sub(f3l{v46.l0, v46.l1, v46.l2}, f3l{v51.l0, v51.l1, v51.l2})
+	v57 := v55.l0 / v30
+	v59 := v50 + v57
+	v60 := v59 - v57
+	v61 := v59 - v60
+	v62 := v50 - v60
+	v63 := v57 - v61
+	v64 := v62 + v63
+	v65 := v41 + v59
+	v66 := v65 - v59
+	v67 := v65 - v66
+	v68 := v41 - v66
+	v69 := v59 - v67
+	v70 := v68 + v69
+	v71 := v6 + v65
+	v72 := v71 - v65
+	v73 := v71 - v72
+	v74 := v6 - v72
+	v75 := v65 - v73
+	v76 := v74 + v75
+	v77 := v71 + v76
+	v78 := v77 - v71
+	v79 := v76 - v78
+	v80 := selNonZero(v79, v77, 0.0)
+	v81 := selNonZero(0.0, 0.0, v80)
+	v82 := selNonZero(v79, v79, v77)
+	v83 := v82 + v70
+	v84 := v83 - v82
+	v85 := v70 - v84
+	v86 := selNonZero(v85, v83, 0.0)
+	v87 := selNonZero(v81, v86, 0.0)
+	v88 := selNonZero(0.0, 0.0, v87)
+	v89 := selNonZero(v81, v81, v86)
+	v90 := selNonZero(v85, v85, v83)
+	v91 := v90 + v64
+	v92 := v91 - v90
+	v93 := v64 - v92
+	v94 := selNonZero(v93, v91, 0.0)
+	v95 := selNonZero(v88, v94, 0.0)
+	v96 := selNonZero(0.0, 0.0, v95)
+	v97 := selNonZero(v89, v94, 0.0)
+	v98 := selNonZero(v88, v88, v97)
+	v99 := selNonZero(v89, v89, v94)
+	v100 := selNonZero(v93, v93, v91)
+	v101 := selNonZero(v98, v100, 0.0)
+	v102 := selNonZero(v96, v96, v101)
+	v103 := selNonZero(v99, v100, 0.0)
+	v104 := selNonZero(v98, v98, v103)
+	v105 := selNonZero(v99, v99, v100)
+	v106 := v105 + v104
+	v107 := v106 - v105
+	v108 := v104 - v107
+	v109 := v108 + v102
+	v110 := v109 - v108
+	v111 := v102 - v110
+	v112 := selFinite(v30, v106, v6)
+	v113 := selFinite(v30, v109, 0.0)
+	v114 := selFinite(v30, v111, 0.0)
+	v115 := selFinite(v6, v112, v6)
+	v116 := selFinite(v115, v113, 0.0)
+	v117 := selFinite(v115, v114, 0.0)
+	return f3l{v115, v116, v117}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 581 flops (506 add/sub, 51 mul, 21 fma, 3 div/sqrt), 46 selections.
+// Cost: 598 flops (514 add/sub, 61 mul, 21 fma, 2 div/sqrt), 42 selections.
 func (x F3) Sqrt() (r F3) {
 	r[0], r[1], r[2] = f3sqrt(x[0], x[1], x[2])
 	return
@@ -602,45 +612,59 @@ func (x F3) Sqrt() (r F3) {
 // f3sqrt is the kernel of F3.Sqrt.
 func f3sqrt(x0, x1, x2 float64) (float64, float64, float64) {
 	v3 := math.Sqrt(x0)
-	v5 := math.Abs(x0)
-	v7 := v5 - 3.054936363499605e-151
-	v9 := 3.273390607896142e+150 - v5
-	v13 := selNegative(v7, 4.149515568880993e+180, 1.0)
-	v14 := selNegative(v9, 2.409919865102884e-181, v13)
-	v17 := selNegative(v7, 4.909093465297727e-91, 1.0)
-	v18 := selNegative(v9, 2.037035976334486e+90, v17)
-	v19 := float64(x0 * v14)
-	v20 := float64(x1 * v14)
-	v21 := float64(x2 * v14)
-	v23 := float64(v19 * 0.5)
-	v24 := float64(v20 * 0.5)
-	v25 := float64(v21 * 0.5)
-	v27 := math.Sqrt(v19)
-	v28 := 1.0 / v27
-	v30, v31, v32 := f3sqr(v28, 0.0, 0.0)
-	v33 := f3mul(f3l{v23, v24, v25}, f3l{v30, v31, v32})
-	v37 := f3sub(f3l{0.5, 0.0, 0.0}, f3l{v33.l0, v33.l1, v33.l2})
-	v41 := f3mul(f3l{v28, 0.0, 0.0}, f3l{v37.l0, v37.l1, v37.l2})
-	v45 := f3add(f3l{v28, 0.0, 0.0}, f3l{v41.l0, v41.l1, v41.l2})
-	v50, v51, v52 := f3sqr(v45.l0, v45.l1, v45.l2)
-	v53 := f3mul(f3l{v23, v24, v25}, f3l{v50, v51, v52})
-	v57 := f3sub(f3l{0.5, 0.0, 0.0}, f3l{v53.l0, v53.l1, v53.l2})
-	v61 := f3mul(f3l{v45.l0, v45.l1, v45.l2}, f3l{v57.l0, v57.l1, v57.l2})
-	v65 := f3add(f3l{v45.l0, v45.l1, v45.l2}, f3l{v61.l0, v61.l1, v61.l2})
-	v69 := f3mul(f3l{v65.l0, v65.l1, v65.l2}, f3l{v19, v20, v21})
-	v73 := float64(v69.l0 * v18)
-	v74 := float64(v69.l1 * v18)
-	v75 := float64(v69.l2 * v18)
-	v76 := selFinite(v19, v73, v3)
-	v77 := selNonZero(v19, v76, v3)
-	v78 := selFinite(v19, v74, 0.0)
-	v79 := selNonZero(v19, v78, 0.0)
-	v80 := selFinite(v19, v75, 0.0)
-	v81 := selNonZero(v19, v80, 0.0)
-	v82 := selFinite(v3, v77, v3)
-	v83 := selFinite(v82, v79, 0.0)
-	v84 := selFinite(v82, v81, 0.0)
-	return v82, v83, v84
+	v6 := float64(v3 * 4.503599627370497e+15)
+	v8 := float64(v6 * 0.9999999999999999)
+	v9 := v6 - v8
+	v10 := math.Abs(v9)
+	v12 := 1.0 / v3
+	v14 := float64(v12 * 4.503599627370497e+15)
+	v16 := float64(v14 * 0.9999999999999999)
+	v17 := v14 - v16
+	v18 := math.Abs(v17)
+	v19 := float64(v18 * v10)
+	v21 := v19 + v19
+	v22 := 3.0 - v21
+	v23 := float64(v18 * v22)
+	v24 := float64(x0 * v23)
+	v25 := float64(x1 * v23)
+	v26 := float64(x2 * v23)
+	v27 := float64(v24 * v23)
+	v28 := float64(v25 * v23)
+	v29 := float64(v26 * v23)
+	v31 := float64(v27 * 0.5)
+	v32 := float64(v28 * 0.5)
+	v33 := float64(v29 * 0.5)
+	v34 := float64(v12 * v10)
+	v36, v37, v38 := f3sqr(v34, 0.0, 0.0)
+	v39 := f3mul(f3l{v31, v32, v33}, f3l{v36, v37, v38})
+	v43 := f3sub(f3l{0.5, 0.0, 0.0}, f3l{v39.l0, v39.l1, v39.l2})
+	v47 := f3mul(f3l{v34, 0.0, 0.0}, f3l{v43.l0, v43.l1, v43.l2})
+	v51 := f3add(f3l{v34, 0.0, 0.0}, f3l{v47.l0, v47.l1, v47.l2})
+	v56, v57, v58 := f3sqr(v51.l0, v51.l1, v51.l2)
+	v59 := f3mul(f3l{v31, v32, v33}, f3l{v56, v57, v58})
+	v63 := f3sub(f3l{0.5, 0.0, 0.0}, f3l{v59.l0, v59.l1, v59.l2})
+	v67 := f3mul(f3l{v51.l0, v51.l1, v51.l2}, f3l{v63.l0, v63.l1, v63.l2})
+	v71 := f3add(f3l{v51.l0, v51.l1, v51.l2}, f3l{v67.l0, v67.l1, v67.l2})
+	v75 := f3mul(f3l{v71.l0, v71.l1, v71.l2}, f3l{v27, v28, v29})
+	v79 := float64(v75.l0 * v10)
+	v80 := float64(v75.l1 * v10)
+	v81 := float64(v75.l2 * v10)
+	v82 := v79 + v80
+	v83 := v82 - v79
+	v84 := v80 - v83
+	v85 := v84 + v81
+	v86 := v85 - v84
+	v87 := v81 - v86
+	v88 := selFinite(v27, v82, v3)
+	v89 := selNonZero(v27, v88, v3)
+	v90 := selFinite(v27, v85, 0.0)
+	v91 := selNonZero(v27, v90, 0.0)
+	v92 := selFinite(v27, v87, 0.0)
+	v93 := selNonZero(v27, v92, 0.0)
+	v94 := selFinite(v3, v89, v3)
+	v95 := selFinite(v94, v91, 0.0)
+	v96 := selFinite(v94, v93, 0.0)
+	return v94, v95, v96
 }
 
 // F3FromFloat64 returns x as a F3.
@@ -757,7 +781,7 @@ func c3madd(acc c3l, x c3l, y c3l) c3l {
 }
 
 // Div returns a / b.
-// Cost: 1149 flops (1045 add/sub, 66 mul, 30 fma, 8 div/sqrt), 197 selections.
+// Cost: 1169 flops (1045 add/sub, 84 mul, 30 fma, 10 div/sqrt), 195 selections.
 func (a C3) Div(b C3) (r C3) {
 	*(*c3l)(unsafe.Pointer(&r)) = c3div(*(*c3l)(unsafe.Pointer(&a)), *(*c3l)(unsafe.Pointer(&b)))
 	return
@@ -780,7 +804,7 @@ func c3div(a c3l, b c3l) c3l {
 }
 
 // Abs returns |a|.
-// Cost: 734 flops (641 add/sub, 63 mul, 27 fma, 3 div/sqrt), 55 selections.
+// Cost: 751 flops (649 add/sub, 73 mul, 27 fma, 2 div/sqrt), 51 selections.
 func (a C3) Abs() (r F3) {
 	*(*f3l)(unsafe.Pointer(&r)) = c3abs(*(*c3l)(unsafe.Pointer(&a)))
 	return

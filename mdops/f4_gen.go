@@ -916,7 +916,7 @@ func f4madd(acc f4l, x f4l, y f4l) f4l {
 }
 
 // Div returns x / y.
-// Cost: 812 flops (771 add/sub, 24 mul, 12 fma, 5 div/sqrt), 161 selections.
+// Cost: 824 flops (771 add/sub, 35 mul, 12 fma, 6 div/sqrt), 160 selections.
 func (x F4) Div(y F4) (r F4) {
 	*(*f4l)(unsafe.Pointer(&r)) = f4div(*(*f4l)(unsafe.Pointer(&x)), *(*f4l)(unsafe.Pointer(&y)))
 	return
@@ -924,121 +924,133 @@ func (x F4) Div(y F4) (r F4) {
 
 // f4div is the kernel of F4.Div.
 func f4div(x f4l, y f4l) f4l {
-	v8 := math.Abs(y.l0)
-	v10 := v8 - 3.054936363499605e-151
-	v12 := 3.273390607896142e+150 - v8
-	v16 := selNegative(v10, 4.149515568880993e+180, 1.0)
-	v17 := selNegative(v12, 2.409919865102884e-181, v16)
-	v18 := float64(x.l0 * v17)
-	v19 := float64(x.l1 * v17)
-	v20 := float64(x.l2 * v17)
-	v21 := float64(x.l3 * v17)
-	v22 := float64(y.l0 * v17)
-	v23 := float64(y.l1 * v17)
-	v24 := float64(y.l2 * v17)
-	v25 := float64(y.l3 * v17)
-	v26 := v18 / v22
-	v27 := f4mulf64(f4l{v22, v23, v24, v25}, v26)
-	v32 := f4sub(f4l{v18, v19, v20, v21}, f4l{v27.l0, v27.l1, v27.l2, v27.l3})
-	v37 := v32.l0 / v22
-	v38 := f4mulf64(f4l{v22, v23, v24, v25}, v37)
-	v43 := f4sub(f4l{v32.l0, v32.l1, v32.l2, v32.l3}, f4l{v38.l0, v38.l1, v38.l2, v38.l3})
-	v48 := v43.l0 / v22
-	v49 := f4mulf64(f4l{v22, v23, v24, v25}, v48)
-	v54 := f4sub(f4l{v43.l0, v43.l1, v43.l2, v43.l3}, f4l{v49.l0, v49.l1, v49.l2, v49.l3})
-	v59 := v54.l0 / v22
-	v60 := f4mulf64(f4l{v22, v23, v24, v25}, v59)
-	v65 := f4sub(f4l{v54.l0, v54.l1, v54.l2, v54.l3}, f4l{v60.l0, v60.l1, v60.l2, v60.l3})
-	v67 := v65.l0 / v22
-	v69 := v59 + v67
-	v70 := v69 - v67
-	v71 := v69 - v70
-	v72 := v59 - v70
-	v73 := v67 - v71
-	v74 := v72 + v73
-	v75 := v48 + v69
-	v76 := v75 - v69
-	v77 := v75 - v76
-	v78 := v48 - v76
-	v79 := v69 - v77
-	v80 := v78 + v79
-	v81 := v37 + v75
-	v82 := v81 - v75
+	v8 := x.l0 / y.l0
+	v10 := math.Abs(y.l0)
+	v12 := v10 - 1.1830521861667747e-271
+	v14 := selNegative(v12, 4.149515568880993e+180, 1.0)
+	v15 := float64(v10 * v14)
+	v16 := 1.0 / v15
+	v18 := float64(v16 * 4.503599627370497e+15)
+	v20 := float64(v18 * 0.9999999999999999)
+	v21 := v18 - v20
+	v22 := math.Abs(v21)
+	v23 := float64(x.l0 * v14)
+	v24 := float64(x.l1 * v14)
+	v25 := float64(x.l2 * v14)
+	v26 := float64(x.l3 * v14)
+	v27 := float64(v23 * v22)
+	v28 := float64(v24 * v22)
+	v29 := float64(v25 * v22)
+	v30 := float64(v26 * v22)
+	v31 := float64(y.l0 * v14)
+	v32 := float64(y.l1 * v14)
+	v33 := float64(y.l2 * v14)
+	v34 := float64(y.l3 * v14)
+	v35 := float64(v31 * v22)
+	v36 := float64(v32 * v22)
+	v37 := float64(v33 * v22)
+	v38 := float64(v34 * v22)
+	v39 := f4mulf64(f4l{v35, v36, v37, v38}, v8)
+	v44 := f4sub(f4l{v27, v28, v29, v30}, f4l{v39.l0, v39.l1, v39.l2, v39.l3})
+	v49 := v44.l0 / v35
+	v50 := f4mulf64(f4l{v35, v36, v37, v38}, v49)
+	v55 := f4sub(f4l{v44.l0, v44.l1, v44.l2, v44.l3}, f4l{v50.l0, v50.l1, v50.l2, v50.l3})
+	v60 := v55.l0 / v35
+	v61 := f4mulf64(f4l{v35, v36, v37, v38}, v60)
+	v66 := f4sub(f4l{v55.l0, v55.l1, v55.l2, v55.l3}, f4l{v61.l0, v61.l1, v61.l2, v61.l3})
+	v71 := v66.l0 / v35
+	v72 := f4mulf64(f4l{v35, v36, v37, v38}, v71)
+	v77 := f4sub(f4l{v66.l0, v66.l1, v66.l2, v66.l3}, f4l{v72.l0, v72.l1, v72.l2, v72.l3})
+	v79 := v77.l0 / v35
+	v81 := v71 + v79
+	v82 := v81 - v79
 	v83 := v81 - v82
-	v84 := v37 - v82
-	v85 := v75 - v83
+	v84 := v71 - v82
+	v85 := v79 - v83
 	v86 := v84 + v85
-	v87 := v26 + v81
+	v87 := v60 + v81
 	v88 := v87 - v81
 	v89 := v87 - v88
-	v90 := v26 - v88
+	v90 := v60 - v88
 	v91 := v81 - v89
 	v92 := v90 + v91
-	v93 := v87 + v92
+	v93 := v49 + v87
 	v94 := v93 - v87
-	v95 := v92 - v94
-	v96 := selNonZero(v95, v93, 0.0)
-	v97 := selNonZero(0.0, 0.0, v96)
-	v98 := selNonZero(v95, v95, v93)
-	v99 := v98 + v86
-	v100 := v99 - v98
-	v101 := v86 - v100
-	v102 := selNonZero(v101, v99, 0.0)
-	v103 := selNonZero(v97, v102, 0.0)
-	v104 := selNonZero(0.0, 0.0, v103)
-	v105 := selNonZero(v97, v97, v102)
-	v106 := selNonZero(v101, v101, v99)
-	v107 := v106 + v80
-	v108 := v107 - v106
-	v109 := v80 - v108
-	v110 := selNonZero(v109, v107, 0.0)
-	v111 := selNonZero(v104, v110, 0.0)
-	v112 := selNonZero(0.0, 0.0, v111)
-	v113 := selNonZero(v105, v110, 0.0)
-	v114 := selNonZero(v104, v104, v113)
-	v115 := selNonZero(v105, v105, v110)
-	v116 := selNonZero(v109, v109, v107)
-	v117 := v116 + v74
-	v118 := v117 - v116
-	v119 := v74 - v118
-	v120 := selNonZero(v119, v117, 0.0)
-	v121 := selNonZero(v112, v120, 0.0)
-	v122 := selNonZero(0.0, 0.0, v121)
-	v123 := selNonZero(v114, v120, 0.0)
-	v124 := selNonZero(v112, v112, v123)
-	v125 := selNonZero(v115, v120, 0.0)
-	v126 := selNonZero(v114, v114, v125)
-	v127 := selNonZero(v115, v115, v120)
-	v128 := selNonZero(v119, v119, v117)
-	v129 := selNonZero(v124, v128, 0.0)
-	v130 := selNonZero(v122, v122, v129)
-	v131 := selNonZero(v126, v128, 0.0)
-	v132 := selNonZero(v124, v124, v131)
-	v133 := selNonZero(v127, v128, 0.0)
-	v134 := selNonZero(v126, v126, v133)
-	v135 := selNonZero(v127, v127, v128)
-	v136 := v135 + v134
-	v137 := v136 - v135
-	v138 := v134 - v137
-	v139 := v138 + v132
-	v140 := v139 - v138
-	v141 := v132 - v140
-	v142 := v141 + v130
-	v143 := v142 - v141
-	v144 := v130 - v143
-	v145 := selFinite(v22, v136, v26)
-	v146 := selFinite(v22, v139, 0.0)
-	v147 := selFinite(v22, v142, 0.0)
-	v148 := selFinite(v22, v144, 0.0)
-	v149 := selFinite(v26, v145, v26)
-	v150 := selFinite(v149, v146, 0.0)
-	v151 := selFinite(v149, v147, 0.0)
-	v152 := selFinite(v149, v148, 0.0)
-	return f4l{v149, v150, v151, v152}
+	v95 := v93 - v94
+	v96 := v49 - v94
+	v97 := v87 - v95
+	v98 := v96 + v97
+	v99 := v8 + v93
+	v100 := v99 - v93
+	v101 := v99 - v100
+	v102 := v8 - v100
+	v103 := v93 - v101
+	v104 := v102 + v103
+	v105 := v99 + v104
+	v106 := v105 - v99
+	v107 := v104 - v106
+	v108 := selNonZero(v107, v105, 0.0)
+	v109 := selNonZero(0.0, 0.0, v108)
+	v110 := selNonZero(v107, v107, v105)
+	v111 := v110 + v98
+	v112 := v111 - v110
+	v113 := v98 - v112
+	v114 := selNonZero(v113, v111, 0.0)
+	v115 := selNonZero(v109, v114, 0.0)
+	v116 := selNonZero(0.0, 0.0, v115)
+	v117 := selNonZero(v109, v109, v114)
+	v118 := selNonZero(v113, v113, v111)
+	v119 := v118 + v92
+	v120 := v119 - v118
+	v121 := v92 - v120
+	v122 := selNonZero(v121, v119, 0.0)
+	v123 := selNonZero(v116, v122, 0.0)
+	v124 := selNonZero(0.0, 0.0, v123)
+	v125 := selNonZero(v117, v122, 0.0)
+	v126 := selNonZero(v116, v116, v125)
+	v127 := selNonZero(v117, v117, v122)
+	v128 := selNonZero(v121, v121, v119)
+	v129 := v128 + v86
+	v130 := v129 - v128
+	v131 := v86 - v130
+	v132 := selNonZero(v131, v129, 0.0)
+	v133 := selNonZero(v124, v132, 0.0)
+	v134 := selNonZero(0.0, 0.0, v133)
+	v135 := selNonZero(v126, v132, 0.0)
+	v136 := selNonZero(v124, v124, v135)
+	v137 := selNonZero(v127, v132, 0.0)
+	v138 := selNonZero(v126, v126, v137)
+	v139 := selNonZero(v127, v127, v132)
+	v140 := selNonZero(v131, v131, v129)
+	v141 := selNonZero(v136, v140, 0.0)
+	v142 := selNonZero(v134, v134, v141)
+	v143 := selNonZero(v138, v140, 0.0)
+	v144 := selNonZero(v136, v136, v143)
+	v145 := selNonZero(v139, v140, 0.0)
+	v146 := selNonZero(v138, v138, v145)
+	v147 := selNonZero(v139, v139, v140)
+	v148 := v147 + v146
+	v149 := v148 - v147
+	v150 := v146 - v149
+	v151 := v150 + v144
+	v152 := v151 - v150
+	v153 := v144 - v152
+	v154 := v153 + v142
+	v155 := v154 - v153
+	v156 := v142 - v155
+	v157 := selFinite(v35, v148, v8)
+	v158 := selFinite(v35, v151, 0.0)
+	v159 := selFinite(v35, v154, 0.0)
+	v160 := selFinite(v35, v156, 0.0)
+	v161 := selFinite(v8, v157, v8)
+	v162 := selFinite(v161, v158, 0.0)
+	v163 := selFinite(v161, v159, 0.0)
+	v164 := selFinite(v161, v160, 0.0)
+	return f4l{v161, v162, v163, v164}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 2001 flops (1826 add/sub, 112 mul, 60 fma, 3 div/sqrt), 80 selections.
+// Cost: 2022 flops (1837 add/sub, 123 mul, 60 fma, 2 div/sqrt), 76 selections.
 func (x F4) Sqrt() (r F4) {
 	*(*f4l)(unsafe.Pointer(&r)) = f4sqrt(*(*f4l)(unsafe.Pointer(&x)))
 	return
@@ -1047,56 +1059,74 @@ func (x F4) Sqrt() (r F4) {
 // f4sqrt is the kernel of F4.Sqrt.
 func f4sqrt(x f4l) f4l {
 	v4 := math.Sqrt(x.l0)
-	v6 := math.Abs(x.l0)
-	v8 := v6 - 3.054936363499605e-151
-	v10 := 3.273390607896142e+150 - v6
-	v14 := selNegative(v8, 4.149515568880993e+180, 1.0)
-	v15 := selNegative(v10, 2.409919865102884e-181, v14)
-	v18 := selNegative(v8, 4.909093465297727e-91, 1.0)
-	v19 := selNegative(v10, 2.037035976334486e+90, v18)
-	v20 := float64(x.l0 * v15)
-	v21 := float64(x.l1 * v15)
-	v22 := float64(x.l2 * v15)
-	v23 := float64(x.l3 * v15)
-	v25 := float64(v20 * 0.5)
-	v26 := float64(v21 * 0.5)
-	v27 := float64(v22 * 0.5)
-	v28 := float64(v23 * 0.5)
-	v30 := math.Sqrt(v20)
-	v31 := 1.0 / v30
-	v32 := f4sqr(f4l{v31, 0.0, 0.0, 0.0})
-	v37 := f4mul(f4l{v25, v26, v27, v28}, f4l{v32.l0, v32.l1, v32.l2, v32.l3})
-	v42 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v37.l0, v37.l1, v37.l2, v37.l3})
-	v47 := f4mul(f4l{v31, 0.0, 0.0, 0.0}, f4l{v42.l0, v42.l1, v42.l2, v42.l3})
-	v52 := f4add(f4l{v31, 0.0, 0.0, 0.0}, f4l{v47.l0, v47.l1, v47.l2, v47.l3})
-	v57 := f4sqr(f4l{v52.l0, v52.l1, v52.l2, v52.l3})
-	v62 := f4mul(f4l{v25, v26, v27, v28}, f4l{v57.l0, v57.l1, v57.l2, v57.l3})
-	v67 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v62.l0, v62.l1, v62.l2, v62.l3})
-	v72 := f4mul(f4l{v52.l0, v52.l1, v52.l2, v52.l3}, f4l{v67.l0, v67.l1, v67.l2, v67.l3})
-	v77 := f4add(f4l{v52.l0, v52.l1, v52.l2, v52.l3}, f4l{v72.l0, v72.l1, v72.l2, v72.l3})
-	v82 := f4sqr(f4l{v77.l0, v77.l1, v77.l2, v77.l3})
-	v87 := f4mul(f4l{v25, v26, v27, v28}, f4l{v82.l0, v82.l1, v82.l2, v82.l3})
-	v92 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v87.l0, v87.l1, v87.l2, v87.l3})
-	v97 := f4mul(f4l{v77.l0, v77.l1, v77.l2, v77.l3}, f4l{v92.l0, v92.l1, v92.l2, v92.l3})
-	v102 := f4add(f4l{v77.l0, v77.l1, v77.l2, v77.l3}, f4l{v97.l0, v97.l1, v97.l2, v97.l3})
-	v107 := f4mul(f4l{v102.l0, v102.l1, v102.l2, v102.l3}, f4l{v20, v21, v22, v23})
-	v112 := float64(v107.l0 * v19)
-	v113 := float64(v107.l1 * v19)
-	v114 := float64(v107.l2 * v19)
-	v115 := float64(v107.l3 * v19)
-	v116 := selFinite(v20, v112, v4)
-	v117 := selNonZero(v20, v116, v4)
-	v118 := selFinite(v20, v113, 0.0)
-	v119 := selNonZero(v20, v118, 0.0)
-	v120 := selFinite(v20, v114, 0.0)
-	v121 := selNonZero(v20, v120, 0.0)
-	v122 := selFinite(v20, v115, 0.0)
-	v123 := selNonZero(v20, v122, 0.0)
-	v124 := selFinite(v4, v117, v4)
-	v125 := selFinite(v124, v119, 0.0)
-	v126 := selFinite(v124, v121, 0.0)
-	v127 := selFinite(v124, v123, 0.0)
-	return f4l{v124, v125, v126, v127}
+	v7 := float64(v4 * 4.503599627370497e+15)
+	v9 := float64(v7 * 0.9999999999999999)
+	v10 := v7 - v9
+	v11 := math.Abs(v10)
+	v13 := 1.0 / v4
+	v15 := float64(v13 * 4.503599627370497e+15)
+	v17 := float64(v15 * 0.9999999999999999)
+	v18 := v15 - v17
+	v19 := math.Abs(v18)
+	v20 := float64(v19 * v11)
+	v22 := v20 + v20
+	v23 := 3.0 - v22
+	v24 := float64(v19 * v23)
+	v25 := float64(x.l0 * v24)
+	v26 := float64(x.l1 * v24)
+	v27 := float64(x.l2 * v24)
+	v28 := float64(x.l3 * v24)
+	v29 := float64(v25 * v24)
+	v30 := float64(v26 * v24)
+	v31 := float64(v27 * v24)
+	v32 := float64(v28 * v24)
+	v34 := float64(v29 * 0.5)
+	v35 := float64(v30 * 0.5)
+	v36 := float64(v31 * 0.5)
+	v37 := float64(v32 * 0.5)
+	v38 := float64(v13 * v11)
+	v39 := f4sqr(f4l{v38, 0.0, 0.0, 0.0})
+	v44 := f4mul(f4l{v34, v35, v36, v37}, f4l{v39.l0, v39.l1, v39.l2, v39.l3})
+	v49 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v44.l0, v44.l1, v44.l2, v44.l3})
+	v54 := f4mul(f4l{v38, 0.0, 0.0, 0.0}, f4l{v49.l0, v49.l1, v49.l2, v49.l3})
+	v59 := f4add(f4l{v38, 0.0, 0.0, 0.0}, f4l{v54.l0, v54.l1, v54.l2, v54.l3})
+	v64 := f4sqr(f4l{v59.l0, v59.l1, v59.l2, v59.l3})
+	v69 := f4mul(f4l{v34, v35, v36, v37}, f4l{v64.l0, v64.l1, v64.l2, v64.l3})
+	v74 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v69.l0, v69.l1, v69.l2, v69.l3})
+	v79 := f4mul(f4l{v59.l0, v59.l1, v59.l2, v59.l3}, f4l{v74.l0, v74.l1, v74.l2, v74.l3})
+	v84 := f4add(f4l{v59.l0, v59.l1, v59.l2, v59.l3}, f4l{v79.l0, v79.l1, v79.l2, v79.l3})
+	v89 := f4sqr(f4l{v84.l0, v84.l1, v84.l2, v84.l3})
+	v94 := f4mul(f4l{v34, v35, v36, v37}, f4l{v89.l0, v89.l1, v89.l2, v89.l3})
+	v99 := f4sub(f4l{0.5, 0.0, 0.0, 0.0}, f4l{v94.l0, v94.l1, v94.l2, v94.l3})
+	v104 := f4mul(f4l{v84.l0, v84.l1, v84.l2, v84.l3}, f4l{v99.l0, v99.l1, v99.l2, v99.l3})
+	v109 := f4add(f4l{v84.l0, v84.l1, v84.l2, v84.l3}, f4l{v104.l0, v104.l1, v104.l2, v104.l3})
+	v114 := f4mul(f4l{v109.l0, v109.l1, v109.l2, v109.l3}, f4l{v29, v30, v31, v32})
+	v119 := float64(v114.l0 * v11)
+	v120 := float64(v114.l1 * v11)
+	v121 := float64(v114.l2 * v11)
+	v122 := float64(v114.l3 * v11)
+	v123 := v119 + v120
+	v124 := v123 - v119
+	v125 := v120 - v124
+	v126 := v125 + v121
+	v127 := v126 - v125
+	v128 := v121 - v127
+	v129 := v128 + v122
+	v130 := v129 - v128
+	v131 := v122 - v130
+	v132 := selFinite(v29, v123, v4)
+	v133 := selNonZero(v29, v132, v4)
+	v134 := selFinite(v29, v126, 0.0)
+	v135 := selNonZero(v29, v134, 0.0)
+	v136 := selFinite(v29, v129, 0.0)
+	v137 := selNonZero(v29, v136, 0.0)
+	v138 := selFinite(v29, v131, 0.0)
+	v139 := selNonZero(v29, v138, 0.0)
+	v140 := selFinite(v4, v133, v4)
+	v141 := selFinite(v140, v135, 0.0)
+	v142 := selFinite(v140, v137, 0.0)
+	v143 := selFinite(v140, v139, 0.0)
+	return f4l{v140, v141, v142, v143}
 }
 
 // F4FromFloat64 returns x as a F4.
@@ -1213,7 +1243,7 @@ func c4madd(acc c4l, x c4l, y c4l) c4l {
 }
 
 // Div returns a / b.
-// Cost: 2740 flops (2562 add/sub, 108 mul, 60 fma, 10 div/sqrt), 358 selections.
+// Cost: 2764 flops (2562 add/sub, 130 mul, 60 fma, 12 div/sqrt), 356 selections.
 func (a C4) Div(b C4) (r C4) {
 	*(*c4l)(unsafe.Pointer(&r)) = c4div(*(*c4l)(unsafe.Pointer(&a)), *(*c4l)(unsafe.Pointer(&b)))
 	return
@@ -1236,7 +1266,7 @@ func c4div(a c4l, b c4l) c4l {
 }
 
 // Abs returns |a|.
-// Cost: 2373 flops (2166 add/sub, 132 mul, 72 fma, 3 div/sqrt), 92 selections.
+// Cost: 2394 flops (2177 add/sub, 143 mul, 72 fma, 2 div/sqrt), 88 selections.
 func (a C4) Abs() (r F4) {
 	*(*f4l)(unsafe.Pointer(&r)) = c4abs(*(*c4l)(unsafe.Pointer(&a)))
 	return

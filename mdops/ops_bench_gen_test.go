@@ -132,14 +132,14 @@ func benchOpsF2(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 80)
+		reportFlops(b, 88)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 154)
+		reportFlops(b, 167)
 	})
 }
 
@@ -200,14 +200,14 @@ func benchOpsF3(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 345)
+		reportFlops(b, 355)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 581)
+		reportFlops(b, 598)
 	})
 }
 
@@ -268,14 +268,14 @@ func benchOpsF4(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 812)
+		reportFlops(b, 824)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 2001)
+		reportFlops(b, 2022)
 	})
 }
 
@@ -336,14 +336,14 @@ func benchOpsF5(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 1090)
+		reportFlops(b, 1104)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 2626)
+		reportFlops(b, 2651)
 	})
 }
 
@@ -404,14 +404,14 @@ func benchOpsF8(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 3400)
+		reportFlops(b, 3420)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 11489)
+		reportFlops(b, 11526)
 	})
 }
 
@@ -472,14 +472,14 @@ func benchOpsF10(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 5930)
+		reportFlops(b, 5954)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 21507)
+		reportFlops(b, 21552)
 	})
 }
 
@@ -540,14 +540,14 @@ func benchOpsF16(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 19856)
+		reportFlops(b, 19892)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 104945)
+		reportFlops(b, 105014)
 	})
 }
 func init() {

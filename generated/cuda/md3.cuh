@@ -446,134 +446,158 @@ MD_HD md3 md3_madd(md3 acc, md3 x, md3 y) {
 }
 
 // md3_div returns x / y.
-// Cost: 345 flops (320 add/sub, 15 mul, 6 fma, 4 div/sqrt), 85 selections.
+// Cost: 355 flops (320 add/sub, 24 mul, 6 fma, 5 div/sqrt), 84 selections.
 MD_HD md3 md3_div(md3 x, md3 y) {
-  const double v6 = fabs(y.v[0]);
-  const double v8 = md_sub(v6, 3.054936363499605e-151);
-  const double v10 = md_sub(3.273390607896142e+150, v6);
-  const double v14 = md_sel_negative(v8, 4.149515568880993e+180, 1.0);
-  const double v15 = md_sel_negative(v10, 2.409919865102884e-181, v14);
-  const double v16 = md_mul(x.v[0], v15);
-  const double v17 = md_mul(x.v[1], v15);
-  const double v18 = md_mul(x.v[2], v15);
-  const double v19 = md_mul(y.v[0], v15);
-  const double v20 = md_mul(y.v[1], v15);
-  const double v21 = md_mul(y.v[2], v15);
-  const double v22 = md_div(v16, v19);
-  const md3 v23 = md3_mulf64(md3{{v19, v20, v21}}, v22);
-  const md3 v27 = md3_sub(md3{{v16, v17, v18}}, md3{{v23.v[0], v23.v[1], v23.v[2]}});
-  const double v31 = md_div(v27.v[0], v19);
-  const md3 v32 = md3_mulf64(md3{{v19, v20, v21}}, v31);
-  const md3 v36 = md3_sub(md3{{v27.v[0], v27.v[1], v27.v[2]}}, md3{{v32.v[0], v32.v[1], v32.v[2]}});
-  const double v40 = md_div(v36.v[0], v19);
-  const md3 v41 = md3_mulf64(md3{{v19, v20, v21}}, v40);
-  const md3 v45 = md3_sub(md3{{v36.v[0], v36.v[1], v36.v[2]}}, md3{{v41.v[0], v41.v[1], v41.v[2]}});
-  const double v47 = md_div(v45.v[0], v19);
-  const double v49 = md_add(v40, v47);
-  const double v50 = md_sub(v49, v47);
-  const double v51 = md_sub(v49, v50);
-  const double v52 = md_sub(v40, v50);
-  const double v53 = md_sub(v47, v51);
-  const double v54 = md_add(v52, v53);
-  const double v55 = md_add(v31, v49);
-  const double v56 = md_sub(v55, v49);
-  const double v57 = md_sub(v55, v56);
-  const double v58 = md_sub(v31, v56);
-  const double v59 = md_sub(v49, v57);
-  const double v60 = md_add(v58, v59);
-  const double v61 = md_add(v22, v55);
-  const double v62 = md_sub(v61, v55);
-  const double v63 = md_sub(v61, v62);
-  const double v64 = md_sub(v22, v62);
-  const double v65 = md_sub(v55, v63);
-  const double v66 = md_add(v64, v65);
-  const double v67 = md_add(v61, v66);
-  const double v68 = md_sub(v67, v61);
-  const double v69 = md_sub(v66, v68);
-  const double v70 = md_sel_nonzero(v69, v67, 0.0);
-  const double v71 = md_sel_nonzero(0.0, 0.0, v70);
-  const double v72 = md_sel_nonzero(v69, v69, v67);
-  const double v73 = md_add(v72, v60);
-  const double v74 = md_sub(v73, v72);
-  const double v75 = md_sub(v60, v74);
-  const double v76 = md_sel_nonzero(v75, v73, 0.0);
-  const double v77 = md_sel_nonzero(v71, v76, 0.0);
-  const double v78 = md_sel_nonzero(0.0, 0.0, v77);
-  const double v79 = md_sel_nonzero(v71, v71, v76);
-  const double v80 = md_sel_nonzero(v75, v75, v73);
-  const double v81 = md_add(v80, v54);
-  const double v82 = md_sub(v81, v80);
-  const double v83 = md_sub(v54, v82);
-  const double v84 = md_sel_nonzero(v83, v81, 0.0);
-  const double v85 = md_sel_nonzero(v78, v84, 0.0);
-  const double v86 = md_sel_nonzero(0.0, 0.0, v85);
-  const double v87 = md_sel_nonzero(v79, v84, 0.0);
-  const double v88 = md_sel_nonzero(v78, v78, v87);
-  const double v89 = md_sel_nonzero(v79, v79, v84);
-  const double v90 = md_sel_nonzero(v83, v83, v81);
-  const double v91 = md_sel_nonzero(v88, v90, 0.0);
-  const double v92 = md_sel_nonzero(v86, v86, v91);
-  const double v93 = md_sel_nonzero(v89, v90, 0.0);
-  const double v94 = md_sel_nonzero(v88, v88, v93);
-  const double v95 = md_sel_nonzero(v89, v89, v90);
-  const double v96 = md_add(v95, v94);
-  const double v97 = md_sub(v96, v95);
-  const double v98 = md_sub(v94, v97);
-  const double v99 = md_add(v98, v92);
-  const double v100 = md_sub(v99, v98);
-  const double v101 = md_sub(v92, v100);
-  const double v102 = md_sel_finite(v19, v96, v22);
-  const double v103 = md_sel_finite(v19, v99, 0.0);
-  const double v104 = md_sel_finite(v19, v101, 0.0);
-  const double v105 = md_sel_finite(v22, v102, v22);
-  const double v106 = md_sel_finite(v105, v103, 0.0);
-  const double v107 = md_sel_finite(v105, v104, 0.0);
-  return md3{{v105, v106, v107}};
+  const double v6 = md_div(x.v[0], y.v[0]);
+  const double v8 = fabs(y.v[0]);
+  const double v10 = md_sub(v8, 1.1830521861667747e-271);
+  const double v12 = md_sel_negative(v10, 4.149515568880993e+180, 1.0);
+  const double v13 = md_mul(v8, v12);
+  const double v14 = md_div(1.0, v13);
+  const double v16 = md_mul(v14, 4.503599627370497e+15);
+  const double v18 = md_mul(v16, 0.9999999999999999);
+  const double v19 = md_sub(v16, v18);
+  const double v20 = fabs(v19);
+  const double v21 = md_mul(x.v[0], v12);
+  const double v22 = md_mul(x.v[1], v12);
+  const double v23 = md_mul(x.v[2], v12);
+  const double v24 = md_mul(v21, v20);
+  const double v25 = md_mul(v22, v20);
+  const double v26 = md_mul(v23, v20);
+  const double v27 = md_mul(y.v[0], v12);
+  const double v28 = md_mul(y.v[1], v12);
+  const double v29 = md_mul(y.v[2], v12);
+  const double v30 = md_mul(v27, v20);
+  const double v31 = md_mul(v28, v20);
+  const double v32 = md_mul(v29, v20);
+  const md3 v33 = md3_mulf64(md3{{v30, v31, v32}}, v6);
+  const md3 v37 = md3_sub(md3{{v24, v25, v26}}, md3{{v33.v[0], v33.v[1], v33.v[2]}});
+  const double v41 = md_div(v37.v[0], v30);
+  const md3 v42 = md3_mulf64(md3{{v30, v31, v32}}, v41);
+  const md3 v46 = md3_sub(md3{{v37.v[0], v37.v[1], v37.v[2]}}, md3{{v42.v[0], v42.v[1], v42.v[2]}});
+  const double v50 = md_div(v46.v[0], v30);
+  const md3 v51 = md3_mulf64(md3{{v30, v31, v32}}, v50);
+  const md3 v55 = md3_sub(md3{{v46.v[0], v46.v[1], v46.v[2]}}, md3{{v51.v[0], v51.v[1], v51.v[2]}});
+  const double v57 = md_div(v55.v[0], v30);
+  const double v59 = md_add(v50, v57);
+  const double v60 = md_sub(v59, v57);
+  const double v61 = md_sub(v59, v60);
+  const double v62 = md_sub(v50, v60);
+  const double v63 = md_sub(v57, v61);
+  const double v64 = md_add(v62, v63);
+  const double v65 = md_add(v41, v59);
+  const double v66 = md_sub(v65, v59);
+  const double v67 = md_sub(v65, v66);
+  const double v68 = md_sub(v41, v66);
+  const double v69 = md_sub(v59, v67);
+  const double v70 = md_add(v68, v69);
+  const double v71 = md_add(v6, v65);
+  const double v72 = md_sub(v71, v65);
+  const double v73 = md_sub(v71, v72);
+  const double v74 = md_sub(v6, v72);
+  const double v75 = md_sub(v65, v73);
+  const double v76 = md_add(v74, v75);
+  const double v77 = md_add(v71, v76);
+  const double v78 = md_sub(v77, v71);
+  const double v79 = md_sub(v76, v78);
+  const double v80 = md_sel_nonzero(v79, v77, 0.0);
+  const double v81 = md_sel_nonzero(0.0, 0.0, v80);
+  const double v82 = md_sel_nonzero(v79, v79, v77);
+  const double v83 = md_add(v82, v70);
+  const double v84 = md_sub(v83, v82);
+  const double v85 = md_sub(v70, v84);
+  const double v86 = md_sel_nonzero(v85, v83, 0.0);
+  const double v87 = md_sel_nonzero(v81, v86, 0.0);
+  const double v88 = md_sel_nonzero(0.0, 0.0, v87);
+  const double v89 = md_sel_nonzero(v81, v81, v86);
+  const double v90 = md_sel_nonzero(v85, v85, v83);
+  const double v91 = md_add(v90, v64);
+  const double v92 = md_sub(v91, v90);
+  const double v93 = md_sub(v64, v92);
+  const double v94 = md_sel_nonzero(v93, v91, 0.0);
+  const double v95 = md_sel_nonzero(v88, v94, 0.0);
+  const double v96 = md_sel_nonzero(0.0, 0.0, v95);
+  const double v97 = md_sel_nonzero(v89, v94, 0.0);
+  const double v98 = md_sel_nonzero(v88, v88, v97);
+  const double v99 = md_sel_nonzero(v89, v89, v94);
+  const double v100 = md_sel_nonzero(v93, v93, v91);
+  const double v101 = md_sel_nonzero(v98, v100, 0.0);
+  const double v102 = md_sel_nonzero(v96, v96, v101);
+  const double v103 = md_sel_nonzero(v99, v100, 0.0);
+  const double v104 = md_sel_nonzero(v98, v98, v103);
+  const double v105 = md_sel_nonzero(v99, v99, v100);
+  const double v106 = md_add(v105, v104);
+  const double v107 = md_sub(v106, v105);
+  const double v108 = md_sub(v104, v107);
+  const double v109 = md_add(v108, v102);
+  const double v110 = md_sub(v109, v108);
+  const double v111 = md_sub(v102, v110);
+  const double v112 = md_sel_finite(v30, v106, v6);
+  const double v113 = md_sel_finite(v30, v109, 0.0);
+  const double v114 = md_sel_finite(v30, v111, 0.0);
+  const double v115 = md_sel_finite(v6, v112, v6);
+  const double v116 = md_sel_finite(v115, v113, 0.0);
+  const double v117 = md_sel_finite(v115, v114, 0.0);
+  return md3{{v115, v116, v117}};
 }
 
 // md3_sqrt returns the square root of x.
-// Cost: 581 flops (506 add/sub, 51 mul, 21 fma, 3 div/sqrt), 46 selections.
+// Cost: 598 flops (514 add/sub, 61 mul, 21 fma, 2 div/sqrt), 42 selections.
 MD_HD md3 md3_sqrt(md3 x) {
   const double v3 = md_sqrt(x.v[0]);
-  const double v5 = fabs(x.v[0]);
-  const double v7 = md_sub(v5, 3.054936363499605e-151);
-  const double v9 = md_sub(3.273390607896142e+150, v5);
-  const double v13 = md_sel_negative(v7, 4.149515568880993e+180, 1.0);
-  const double v14 = md_sel_negative(v9, 2.409919865102884e-181, v13);
-  const double v17 = md_sel_negative(v7, 4.909093465297727e-91, 1.0);
-  const double v18 = md_sel_negative(v9, 2.037035976334486e+90, v17);
-  const double v19 = md_mul(x.v[0], v14);
-  const double v20 = md_mul(x.v[1], v14);
-  const double v21 = md_mul(x.v[2], v14);
-  const double v23 = md_mul(v19, 0.5);
-  const double v24 = md_mul(v20, 0.5);
-  const double v25 = md_mul(v21, 0.5);
-  const double v27 = md_sqrt(v19);
-  const double v28 = md_div(1.0, v27);
-  const md3 v29 = md3_sqr(md3{{v28, 0.0, 0.0}});
-  const md3 v33 = md3_mul(md3{{v23, v24, v25}}, md3{{v29.v[0], v29.v[1], v29.v[2]}});
-  const md3 v37 = md3_sub(md3{{0.5, 0.0, 0.0}}, md3{{v33.v[0], v33.v[1], v33.v[2]}});
-  const md3 v41 = md3_mul(md3{{v28, 0.0, 0.0}}, md3{{v37.v[0], v37.v[1], v37.v[2]}});
-  const md3 v45 = md3_add(md3{{v28, 0.0, 0.0}}, md3{{v41.v[0], v41.v[1], v41.v[2]}});
-  const md3 v49 = md3_sqr(md3{{v45.v[0], v45.v[1], v45.v[2]}});
-  const md3 v53 = md3_mul(md3{{v23, v24, v25}}, md3{{v49.v[0], v49.v[1], v49.v[2]}});
-  const md3 v57 = md3_sub(md3{{0.5, 0.0, 0.0}}, md3{{v53.v[0], v53.v[1], v53.v[2]}});
-  const md3 v61 = md3_mul(md3{{v45.v[0], v45.v[1], v45.v[2]}}, md3{{v57.v[0], v57.v[1], v57.v[2]}});
-  const md3 v65 = md3_add(md3{{v45.v[0], v45.v[1], v45.v[2]}}, md3{{v61.v[0], v61.v[1], v61.v[2]}});
-  const md3 v69 = md3_mul(md3{{v65.v[0], v65.v[1], v65.v[2]}}, md3{{v19, v20, v21}});
-  const double v73 = md_mul(v69.v[0], v18);
-  const double v74 = md_mul(v69.v[1], v18);
-  const double v75 = md_mul(v69.v[2], v18);
-  const double v76 = md_sel_finite(v19, v73, v3);
-  const double v77 = md_sel_nonzero(v19, v76, v3);
-  const double v78 = md_sel_finite(v19, v74, 0.0);
-  const double v79 = md_sel_nonzero(v19, v78, 0.0);
-  const double v80 = md_sel_finite(v19, v75, 0.0);
-  const double v81 = md_sel_nonzero(v19, v80, 0.0);
-  const double v82 = md_sel_finite(v3, v77, v3);
-  const double v83 = md_sel_finite(v82, v79, 0.0);
-  const double v84 = md_sel_finite(v82, v81, 0.0);
-  return md3{{v82, v83, v84}};
+  const double v6 = md_mul(v3, 4.503599627370497e+15);
+  const double v8 = md_mul(v6, 0.9999999999999999);
+  const double v9 = md_sub(v6, v8);
+  const double v10 = fabs(v9);
+  const double v12 = md_div(1.0, v3);
+  const double v14 = md_mul(v12, 4.503599627370497e+15);
+  const double v16 = md_mul(v14, 0.9999999999999999);
+  const double v17 = md_sub(v14, v16);
+  const double v18 = fabs(v17);
+  const double v19 = md_mul(v18, v10);
+  const double v21 = md_add(v19, v19);
+  const double v22 = md_sub(3.0, v21);
+  const double v23 = md_mul(v18, v22);
+  const double v24 = md_mul(x.v[0], v23);
+  const double v25 = md_mul(x.v[1], v23);
+  const double v26 = md_mul(x.v[2], v23);
+  const double v27 = md_mul(v24, v23);
+  const double v28 = md_mul(v25, v23);
+  const double v29 = md_mul(v26, v23);
+  const double v31 = md_mul(v27, 0.5);
+  const double v32 = md_mul(v28, 0.5);
+  const double v33 = md_mul(v29, 0.5);
+  const double v34 = md_mul(v12, v10);
+  const md3 v35 = md3_sqr(md3{{v34, 0.0, 0.0}});
+  const md3 v39 = md3_mul(md3{{v31, v32, v33}}, md3{{v35.v[0], v35.v[1], v35.v[2]}});
+  const md3 v43 = md3_sub(md3{{0.5, 0.0, 0.0}}, md3{{v39.v[0], v39.v[1], v39.v[2]}});
+  const md3 v47 = md3_mul(md3{{v34, 0.0, 0.0}}, md3{{v43.v[0], v43.v[1], v43.v[2]}});
+  const md3 v51 = md3_add(md3{{v34, 0.0, 0.0}}, md3{{v47.v[0], v47.v[1], v47.v[2]}});
+  const md3 v55 = md3_sqr(md3{{v51.v[0], v51.v[1], v51.v[2]}});
+  const md3 v59 = md3_mul(md3{{v31, v32, v33}}, md3{{v55.v[0], v55.v[1], v55.v[2]}});
+  const md3 v63 = md3_sub(md3{{0.5, 0.0, 0.0}}, md3{{v59.v[0], v59.v[1], v59.v[2]}});
+  const md3 v67 = md3_mul(md3{{v51.v[0], v51.v[1], v51.v[2]}}, md3{{v63.v[0], v63.v[1], v63.v[2]}});
+  const md3 v71 = md3_add(md3{{v51.v[0], v51.v[1], v51.v[2]}}, md3{{v67.v[0], v67.v[1], v67.v[2]}});
+  const md3 v75 = md3_mul(md3{{v71.v[0], v71.v[1], v71.v[2]}}, md3{{v27, v28, v29}});
+  const double v79 = md_mul(v75.v[0], v10);
+  const double v80 = md_mul(v75.v[1], v10);
+  const double v81 = md_mul(v75.v[2], v10);
+  const double v82 = md_add(v79, v80);
+  const double v83 = md_sub(v82, v79);
+  const double v84 = md_sub(v80, v83);
+  const double v85 = md_add(v84, v81);
+  const double v86 = md_sub(v85, v84);
+  const double v87 = md_sub(v81, v86);
+  const double v88 = md_sel_finite(v27, v82, v3);
+  const double v89 = md_sel_nonzero(v27, v88, v3);
+  const double v90 = md_sel_finite(v27, v85, 0.0);
+  const double v91 = md_sel_nonzero(v27, v90, 0.0);
+  const double v92 = md_sel_finite(v27, v87, 0.0);
+  const double v93 = md_sel_nonzero(v27, v92, 0.0);
+  const double v94 = md_sel_finite(v3, v89, v3);
+  const double v95 = md_sel_finite(v94, v91, 0.0);
+  const double v96 = md_sel_finite(v94, v93, 0.0);
+  return md3{{v94, v95, v96}};
 }
 
 // cmd3_add returns a + b.
@@ -615,7 +639,7 @@ MD_HD cmd3 cmd3_madd(cmd3 acc, cmd3 x, cmd3 y) {
 }
 
 // cmd3_div returns a / b.
-// Cost: 1149 flops (1045 add/sub, 66 mul, 30 fma, 8 div/sqrt), 197 selections.
+// Cost: 1169 flops (1045 add/sub, 84 mul, 30 fma, 10 div/sqrt), 195 selections.
 MD_HD cmd3 cmd3_div(cmd3 a, cmd3 b) {
   const md3 v12 = md3_sqr(b.re);
   const md3 v16 = md3_sqr(b.im);
@@ -632,7 +656,7 @@ MD_HD cmd3 cmd3_div(cmd3 a, cmd3 b) {
 }
 
 // cmd3_abs returns |a|.
-// Cost: 734 flops (641 add/sub, 63 mul, 27 fma, 3 div/sqrt), 55 selections.
+// Cost: 751 flops (649 add/sub, 73 mul, 27 fma, 2 div/sqrt), 51 selections.
 MD_HD md3 cmd3_abs(cmd3 a) {
   const md3 v6 = md3_sqr(a.re);
   const md3 v10 = md3_sqr(a.im);

@@ -2,6 +2,7 @@ package alg
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -149,5 +150,88 @@ func TestAccurateBits(t *testing.T) {
 	}
 	if b := AccurateBits([]float64{1, 0}, want); math.Abs(b-60) > 0.01 {
 		t.Errorf("error 2^-60 gives %v bits, want 60", b)
+	}
+}
+
+// TestUfpAndScales checks ufp (Rump's unit in the first place) against
+// math.Frexp over every binade from the smallest subnormal up to 2^969, on
+// the significands where its rounding argument is tightest (1, 1 + 2^-52,
+// 1.5, just below 2, odd and random ones), and the promises of rootScale
+// (x0 u u in [1 - 2^-52, 4) exactly, undo = 1/u, rho = 1/sqrt(x0)) and
+// divisorScale (|y0| c u in (1/2, 1] up to 2^-51, exactly) for every
+// non-zero finite float64 of either sign.
+func TestUfpAndScales(t *testing.T) {
+	b, a := NewBuilder("t", 1, Param{Name: "v", Width: 1})
+	v := a[0][0]
+	u, undo, rho := b.rootScale(b.Sqrt(v))
+	c, ud := b.divisorScale(v)
+	scale := b.Finish([]Value{b.ufp(v), u, undo, rho, c, ud})
+	rng := rand.New(rand.NewPCG(3, 4))
+	sig := []float64{1, 1 + 0x1p-52, 1.5, 1.5 + 0x1p-52, 2 - 0x1p-52, 2 - 0x1p-51, 1.75 - 0x1p-52}
+	for e := MinSubnormalExp; e <= MaxFiniteExp; e++ {
+		ms := append([]float64(nil), sig...)
+		for range 8 {
+			ms = append(ms, 1+float64(rng.Int64N(1<<52))*0x1p-52)
+		}
+		for _, m := range ms {
+			v := math.Ldexp(m, e)
+			if v == 0 || math.IsInf(v, 0) {
+				continue
+			}
+			_, ev := math.Frexp(v)
+			want := math.Ldexp(1, ev-1)
+			got := scale.Eval([]float64{v})
+			if e < 970 && got[0] != want {
+				t.Errorf("ufp(%g = 2^%d * %v) = %g, want %g", v, e, m, got[0], want)
+			}
+			u, undo, rho := got[1], got[2], got[3]
+			s := v * u * u
+			if s < 1-0x1p-52 || s >= 4 || undo*u != 1 || s*undo*undo != v || rho != 1/math.Sqrt(v) {
+				t.Errorf("rootScale(sqrt(%g)): u = %g, undo = %g, rho = %g, v*u*u = %v", v, u, undo, rho, s)
+			}
+			for _, sign := range []float64{1, -1} {
+				got := scale.Eval([]float64{sign * v})
+				c, ud := got[4], got[5]
+				if y := math.Abs(v * c * ud); y <= 0.5-0x1p-52 || y > 1+0x1p-51 || y/ud/c != v {
+					t.Errorf("divisorScale(%g): c = %g, u = %g, |y0| c u = %v", sign*v, c, ud, y)
+				}
+			}
+		}
+	}
+}
+
+// TestCorpusExponents checks that every random case of the accuracy
+// corpora has its exact result (for madd: |acc| + |x*y|) in
+// ResultExpRange, and that the ranges reach both of its ends.
+func TestCorpusExponents(t *testing.T) {
+	if ceilHalf(-174) != -87 || ceilHalf(-173) != -86 || floorHalf(1019) != 509 || floorHalf(-3) != -2 {
+		t.Fatal("ceilHalf/floorHalf")
+	}
+	for _, n := range []int{1, 2, 4, 8, 16} {
+		lo, hi := ResultExpRange(n)
+		for _, op := range MeasuredOps {
+			seen := [2]bool{}
+			for _, c := range Corpus(op, n, 3000, 1) {
+				if c.Kind != "random" {
+					continue
+				}
+				want := Reference(op, c, uint(64*n+200))
+				if s := Scale(op, c); s != nil {
+					want = s
+				}
+				if want.Sign() == 0 {
+					continue
+				}
+				e := want.MantExp(nil) - 1
+				if e < lo || e > hi {
+					t.Errorf("N=%d %s: result exponent %d outside [%d, %d]", n, op, e, lo, hi)
+				}
+				seen[0] = seen[0] || e < lo+60
+				seen[1] = seen[1] || e > hi-60
+			}
+			if op != "sqrt" && (!seen[0] || !seen[1]) {
+				t.Errorf("N=%d %s: results do not reach both ends of [%d, %d]: %v", n, op, lo, hi, seen)
+			}
+		}
 	}
 }

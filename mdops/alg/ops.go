@@ -2,7 +2,6 @@ package alg
 
 import (
 	"fmt"
-	"math"
 )
 
 // Library is the set of operations for one precision N. Programs call each
@@ -505,8 +504,16 @@ func buildMulFloat64(n int) *Program {
 
 // buildDiv builds x / y by long division: N+1 float64 quotient digits, each
 // q_k = r_0 / y_0 of the running remainder r = x - y*(q_0 + ... + q_{k-1})
-// computed in N-double arithmetic, then renormalized. Division by zero and
-// non-finite operands follow IEEE through the leading quotient digit.
+// computed in N-double arithmetic, then renormalized. Both operands are
+// first scaled by exact powers of two (see divisorScale) that bring y0 into
+// (1/2, 1]: the quotient is unchanged, x becomes at most the quotient in
+// magnitude (no overflow when the quotient is finite) and at least half of
+// it, so the remainders' products and their error terms stay as far above
+// the subnormals as the quotient's own limbs. (Scaling only when |y0| was
+// outside [2^-500, 2^500], by 2^-600 or 2^600, overflowed x when the
+// quotient was large and left the remainders' error terms subnormal for
+// divisors far from 1.) Division by zero and non-finite operands follow
+// IEEE through the leading quotient digit x0 / y0.
 func buildDiv(l *Library) *Program {
 	n := l.N
 	b, a := NewBuilder("div", n, md(n, "x", "y")...)
@@ -514,19 +521,22 @@ func buildDiv(l *Library) *Program {
 	if n == 1 {
 		return b.Finish([]Value{b.Div(x[0], y[0])})
 	}
-	// Scale both operands by a power of two (exact; the quotient is
-	// unchanged) when |y0| is far from 1, so that the remainders' products do
-	// not underflow into subnormals or overflow.
-	sigma, _ := b.scaleFor(y[0], 0x1p600, 0x1p-600)
-	x, y = b.scaleLimbs(x, sigma), b.scaleLimbs(y, sigma)
+	// The first digit is the same on the scaled operands (scaling by a
+	// power of two commutes with the correctly rounded division): taken
+	// from x0 and y0 it does not wait for the scaling, and it carries the
+	// IEEE result of zero and non-finite operands.
 	q := []Value{b.Div(x[0], y[0])}
+	c, u := b.divisorScale(y[0])
+	x = b.scaleLimbs(b.scaleLimbs(x, c), u)
+	y = b.scaleLimbs(b.scaleLimbs(y, c), u)
 	r := x
 	for k := 1; k <= n; k++ {
 		r = b.Call(l.Sub, r, b.Call(l.MulFloat64, y, []Value{q[k-1]}))
 		q = append(q, b.Div(r[0], y[0]))
 	}
 	res := b.renormalize(q, n, 1)
-	// y infinite: the quotient is q0 (0 or NaN); the remainder would be NaN.
+	// y infinite: the quotient is q0 (0 or NaN); the scaled operands and
+	// the remainders are NaN. y zero: q0 is ±Inf or NaN (specials).
 	zero := b.Const(0)
 	for k := range res {
 		lead := q[0]
@@ -536,6 +546,21 @@ func buildDiv(l *Library) *Program {
 		res[k] = b.SelFinite(y[0], res[k], lead)
 	}
 	return b.Finish(b.specials(q[0], res))
+}
+
+// divisorScale returns powers of two c and u such that |y0| c u lies in
+// (1/2, 1] (up to a rounding of the reciprocal: within 2^-51 of it), to be
+// applied in that order: c = 2^600 when |y0| < 2^-900 (so that 1/(|y0| c)
+// below is at most 2^474, where ufp is exact; one factor 1/|y0| would
+// overflow for subnormal y0) and 1 otherwise, and u = ufp(1/(|y0| c)). x c
+// cannot overflow when x/y is finite: then |x| < 2^1024 |y0| (1 + 2^-52) <
+// 2^125. One division, a selection and five flops. y0 = ±0, ±Inf or NaN
+// make u NaN or 0: the caller selects the IEEE result.
+func (b *Builder) divisorScale(y0 Value) (c, u Value) {
+	one := b.Const(1)
+	ay := b.Abs(y0)
+	c = b.SelNegative(b.Sub(ay, b.Const(0x1p-900)), b.Const(0x1p600), one)
+	return c, b.ufp(b.Div(one, b.Mul(ay, c)))
 }
 
 // sqrtIterations is the number of Newton steps for 1/sqrt(x) from a float64
@@ -551,7 +576,14 @@ func sqrtIterations(n int) int {
 
 // buildSqrt builds sqrt(x) from Newton's iteration for r = 1/sqrt(x),
 // r <- r + r*(1/2 - (x/2)*r*r), which needs no division, then sqrt(x) = r*x.
-// Zero, infinity and negative inputs follow IEEE through sqrt(x0).
+// x is first scaled exactly into [1, 4) by an even power of two 2^-2k
+// (with 2^k = ufp(sqrt(x0)); see rootScale), and the root scaled back by
+// 2^k: so r, r*r and x/2 lie near 1 and their limbs, down to 2^(-53N),
+// stay far above the subnormals whatever x's exponent. (Scaling only when
+// x0 was outside [2^-500, 2^500], by 2^-600 or 2^600, let r*r's lower limbs
+// underflow at N = 16, costing up to 270 bits, and made x/2 inexact on
+// subnormal lower limbs.) Zero, infinity and negative inputs follow IEEE
+// through sqrt(x0).
 func buildSqrt(l *Library) *Program {
 	n := l.N
 	b, a := NewBuilder("sqrt", n, md(n, "x")...)
@@ -568,23 +600,26 @@ func buildSqrt(l *Library) *Program {
 		}
 		return out
 	}
-	// Bring x into [2^-500, 2^500] by an even power of two, so that r*r
-	// neither underflows nor overflows; undo it on the result.
-	sigma, undo := b.scaleFor(x[0], 0x1p600, 0x1p-600)
-	x = b.scaleLimbs(x, sigma)
+	u, undo, rho := b.rootScale(s0)
+	x = b.scaleLimbs(b.scaleLimbs(x, u), u)
 	half := pad(b.Const(0.5))
 	h := make([]Value, n)
 	for k := range x {
 		h[k] = b.Mul(x[k], half[0])
 	}
-	r := pad(b.Div(b.Const(1), b.Sqrt(x[0])))
+	// The start 1/sqrt(x0 u^2) = fl(1/fl(sqrt(x0)))/u, exactly.
+	r := pad(b.Mul(rho, undo))
 	for i := 0; i < sqrtIterations(n); i++ {
 		t := b.Call(l.Mul, h, b.Call(l.Sqr, r))
 		t = b.Call(l.Sub, half, t)
 		r = b.Call(l.Add, r, b.Call(l.Mul, r, t))
 	}
-	res := b.scaleLimbs(b.Call(l.Mul, r, x), undo)
-	// x0 == 0 gives r = Inf; x0 = Inf gives r = 0: both would make NaN.
+	// Scaling back is exact unless the root's lower limbs fall below
+	// 2^-1022, where each is rounded on its own and a limb can land on half
+	// an ulp of the one before: one FastTwoSum sweep restores the
+	// normalization (it changes nothing on normalized limbs).
+	res := b.tidy(b.scaleLimbs(b.Call(l.Mul, r, x), undo), 1)
+	// x0 == 0 and x0 = Inf make the scaled x NaN.
 	for k := range res {
 		lead := s0
 		if k > 0 {
@@ -595,16 +630,36 @@ func buildSqrt(l *Library) *Program {
 	return b.Finish(b.specials(s0, res))
 }
 
-// scaleFor returns sigma = up when |v| < 2^-500, down when |v| > 2^500 and 1
-// otherwise, and undo = 1/sqrt(sigma) (up and down are even powers of two).
-func (b *Builder) scaleFor(v Value, up, down float64) (sigma, undo Value) {
-	av := b.Abs(v)
-	small := b.Sub(av, b.Const(0x1p-500)) // negative when |v| < 2^-500
-	large := b.Sub(b.Const(0x1p500), av)  // negative when |v| > 2^500
-	one := b.Const(1)
-	sigma = b.SelNegative(large, b.Const(down), b.SelNegative(small, b.Const(up), one))
-	undo = b.SelNegative(large, b.Const(1/math.Sqrt(down)), b.SelNegative(small, b.Const(1/math.Sqrt(up)), one))
-	return sigma, undo
+// rootScale returns, for s0 = fl(sqrt(x0)) with x0 > 0 finite, undo = 2^k
+// = ufp(s0), u = 2^-k and rho = fl(1/s0): multiplying x0 by u twice
+// brings it exactly into [1, 4) (up to the rounding of the square root:
+// [1 - 2^-52, 4)). s0 lies in [2^-537, 2^512] for every positive finite
+// x0, subnormal ones included, and rho in [2^-(k+1), 2^-k], where ufp is
+// exact; ufp(rho) is 2^-(k+1), or 2^-k when rho = 2^-k, which t = ufp(rho)
+// undo (1/2 or 1) tells apart: u = ufp(rho) (3 - 2t). (u u alone would
+// overflow for subnormal x0, hence two multiplications per limb.) One
+// division, which also gives Newton's start, and ten flops. x0 = 0, Inf
+// or NaN make them NaN: the caller selects the IEEE result.
+func (b *Builder) rootScale(s0 Value) (u, undo, rho Value) {
+	undo = b.ufp(s0)
+	rho = b.Div(b.Const(1), s0)
+	w := b.ufp(rho)
+	t := b.Mul(w, undo)
+	return b.Mul(w, b.Sub(b.Const(3), b.Add(t, t))), undo, rho
+}
+
+// ufp returns the unit in the first place of v, the power of two 2^e with
+// 2^e <= |v| < 2^(e+1), exactly, for every |v| < 2^970, subnormals
+// included (Rump's ufp, "Ultimately fast accurate summation", SIAM J. Sci.
+// Comput. 31, 2009). With m = |v|/2^e in [1, 2): q = fl((2^52+1) |v|) is
+// 2^e (m 2^52 + 1) or 2^e (m 2^52 + 2), whose ulp is 2^e, or, when that
+// carries, exactly 2^(e+53). In the first case fl((1-2^-53) q) subtracts
+// more than half an ulp and less than an ulp of q, and rounds to q - 2^e; in
+// the second q - 2^e is representable. The difference of the two is exact
+// (Sterbenz): |q - fl((1-2^-53) q)| = 2^e. 3 flops and an absolute value.
+func (b *Builder) ufp(v Value) Value {
+	q := b.Mul(v, b.Const(0x1p52+1))
+	return b.Abs(b.Sub(q, b.Mul(q, b.Const(1-0x1p-53))))
 }
 
 // scaleLimbs multiplies every limb by the power of two s (exact barring
