@@ -82,7 +82,7 @@ func PrecisionFiles(n int) (map[string][]byte, error) {
 
 // RepositoryFiles returns what `mdgen generate` writes into the
 // repository: ArithmeticFiles(DefaultNs), always, so that the shared files
-// (mdgen.cuh, the benchmarks) stay what the tests and `make
+// (mdgen.cuh, the benchmarks, mdops/la) stay what the tests and `make
 // check-generated` expect, plus PrecisionFiles of every extra precision
 // (not in DefaultNs), which stand alone: include md<n>.cuh directly; mdops
 // registers F<n> (mdops.SeriesKernelsFor(n)) from f<n>_gen.go. Extras are
@@ -91,6 +91,15 @@ func RepositoryFiles(extra []int) (map[string][]byte, error) {
 	files, err := ArithmeticFiles(DefaultNs)
 	if err != nil {
 		return nil, err
+	}
+	// The linear algebra of mdops/la, for the default set (an extra
+	// precision has the arithmetic, not yet la.KernelsFor).
+	la, err := LAFiles(DefaultNs)
+	if err != nil {
+		return nil, err
+	}
+	for p, b := range la {
+		files[p] = b
 	}
 	for _, n := range extra {
 		if slices.Contains(DefaultNs, n) {

@@ -1,0 +1,1054 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"strings"
+	"text/template"
+)
+
+// This file generates package mdops/la, the dense multiple-double linear
+// algebra: every routine is written once below, as a text/template over a
+// variant (one precision N, real or complex), and instantiated for each
+// generated precision on the methods of mdops.F<N> and mdops.C<N>. Generated
+// code (rather than Go generics over the method sets) because a generic
+// loop calls the methods through a dictionary, without inlining and with
+// the array arguments in memory: 2 to 2.5 times slower at N = 2 (see
+// mdops/la/generic_bench_test.go).
+//
+// The small element helpers (conj, neg, the first product of a lane, ...)
+// are the only places where the real and the complex text differ, apart
+// from larfg and the sign vectors of the condition estimator.
+
+// laVariant is one instantiation of the templates.
+type laVariant struct {
+	N int
+	C bool   // complex
+	S string // suffix of the names: F4 or C4
+	T string // element type: mdops.F4 or mdops.C4
+	R string // real type: mdops.F4
+	W int    // float64s per element
+}
+
+func laVariants(ns []int) []laVariant {
+	var vs []laVariant
+	for _, n := range ns {
+		r := realType(n)
+		c := complexType(n)
+		vs = append(vs,
+			laVariant{N: n, S: r, T: "mdops." + r, R: "mdops." + r, W: n},
+			laVariant{N: n, C: true, S: c, T: "mdops." + c, R: "mdops." + r, W: 2 * n})
+	}
+	return vs
+}
+
+// LAFiles returns the generated files of package mdops/la for the
+// precisions ns, keyed by slash-separated path relative to the repository
+// root. The output depends on ns alone.
+func LAFiles(ns []int) (map[string][]byte, error) {
+	data := struct {
+		V  []laVariant
+		Ns []int
+	}{laVariants(ns), ns}
+	files := map[string][]byte{}
+	for _, f := range laTemplates {
+		t, err := template.New(f.name).Funcs(template.FuncMap{"trimPrefix": laTrimPrefix}).Parse(f.text)
+		if err != nil {
+			return nil, fmt.Errorf("la template %s: %v", f.name, err)
+		}
+		var b bytes.Buffer
+		b.WriteString("// " + Header + "\n\n")
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("la template %s: %v", f.name, err)
+		}
+		src, err := format.Source(b.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("la template %s: formatting: %v", f.name, err)
+		}
+		files["mdops/la/"+f.name] = src
+	}
+	return files, nil
+}
+
+var laTemplates = []struct{ name, text string }{
+	{"elem_gen.go", laElem},
+	{"reduce_gen.go", laReduce},
+	{"larfg_gen.go", laLarfg},
+	{"geqr2_gen.go", laGeqr2},
+	{"applyqh_gen.go", laApplyQH},
+	{"trsv_gen.go", laTrsv},
+	{"mulsub_gen.go", laMulSub},
+	{"cond_gen.go", laCond},
+	{"kernels_gen.go", laKernels},
+	{"types_gen_test.go", laTestTypes},
+}
+
+const laElem = `package la
+
+import (
+	"math"
+
+	"github.com/mdgen/mdgen/mdops"
+)
+
+// The element helpers: the only operations whose real and complex forms
+// differ. Each is a line or two of mdops methods, which the compiler inlines.
+{{range .V}}{{if not .C}}
+// conj{{.S}} returns x (the conjugate of a real number).
+func conj{{.S}}(x {{.T}}) {{.T}} { return x }
+
+// neg{{.S}} returns -x.
+func neg{{.S}}(x {{.T}}) {{.T}} { return x.Neg() }
+
+// prod{{.S}} is the first product of a lane: x.Mul(y).
+func prod{{.S}}(x, y {{.T}}) {{.T}} { return x.Mul(y) }
+
+// conjTail{{.S}} is a no-op: real Householder vectors are their own
+// conjugates (QR{{.S}}.vc aliases A).
+func conjTail{{.S}}(dst, src []{{.T}}) {}
+
+// abs{{.S}} returns |x|.
+func abs{{.S}}(x {{.T}}) {{.R}} { return x.Abs() }
+
+// scale{{.S}} returns x.MulFloat64(f).
+func scale{{.S}}(x {{.T}}, f float64) {{.T}} { return x.MulFloat64(f) }
+
+// mulReal{{.S}} returns x*r.
+func mulReal{{.S}}(x {{.T}}, r {{.R}}) {{.T}} { return x.Mul(r) }
+
+// isZero{{.S}} reports whether x is zero (its leading limb is).
+func isZero{{.S}}(x {{.T}}) bool { return x[0] == 0 }
+
+// lead{{.S}} returns the magnitude of x's leading limb.
+func lead{{.S}}(x {{.T}}) float64 { return math.Abs(x[0]) }
+
+// real{{.S}} returns the real part of x.
+func real{{.S}}(x {{.T}}) {{.R}} { return x }
+
+// fromReal{{.S}} returns r as an element.
+func fromReal{{.S}}(r {{.R}}) {{.T}} { return r }
+
+// fromFloat{{.S}} returns the element re + i im (im is ignored for real elements).
+func fromFloat{{.S}}(re, im float64) {{.T}} { return {{.R}}FromFloat64(re) }
+
+// lead2{{.S}} returns the leading limbs of the real and imaginary parts.
+func lead2{{.S}}(x {{.T}}) (re, im float64) { return x[0], 0 }
+
+// sqFirst{{.S}} is the first term of a lane of a sum of squares: y*y.
+func sqFirst{{.S}}(y {{.T}}) {{.R}} { return y.Mul(y) }
+
+// sqAcc{{.S}} adds a later term to a lane of a sum of squares: acc + y*y.
+func sqAcc{{.S}}(acc {{.R}}, y {{.T}}) {{.R}} { return acc.MulAdd(y, y) }
+{{else}}
+// conj{{.S}} returns the complex conjugate of x.
+func conj{{.S}}(x {{.T}}) {{.T}} { return {{.T}}{Re: x.Re, Im: x.Im.Neg()} }
+
+// neg{{.S}} returns -x.
+func neg{{.S}}(x {{.T}}) {{.T}} { return {{.T}}{Re: x.Re.Neg(), Im: x.Im.Neg()} }
+
+// prod{{.S}} is the first product of a lane: {{.T}}{}.MulAdd(x, y), from zero.
+func prod{{.S}}(x, y {{.T}}) {{.T}} { return {{.T}}{}.MulAdd(x, y) }
+
+// conjTail{{.S}} sets dst[i] = conj(src[i]): the conjugated Householder
+// vector, so that v^H c runs as plain MulAdds (building conj(v_i) inside
+// the loop costs twice as much).
+func conjTail{{.S}}(dst, src []{{.T}}) {
+	dst = dst[:len(src)]
+	for i := range src {
+		dst[i] = conj{{.S}}(src[i])
+	}
+}
+
+// abs{{.S}} returns |x|.
+func abs{{.S}}(x {{.T}}) {{.R}} { return x.Abs() }
+
+// scale{{.S}} multiplies both parts of x by f (MulFloat64).
+func scale{{.S}}(x {{.T}}, f float64) {{.T}} {
+	return {{.T}}{Re: x.Re.MulFloat64(f), Im: x.Im.MulFloat64(f)}
+}
+
+// mulReal{{.S}} multiplies both parts of x by the real r (Mul).
+func mulReal{{.S}}(x {{.T}}, r {{.R}}) {{.T}} { return {{.T}}{Re: x.Re.Mul(r), Im: x.Im.Mul(r)} }
+
+// isZero{{.S}} reports whether x is zero (the leading limbs of both parts are).
+func isZero{{.S}}(x {{.T}}) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
+
+// lead{{.S}} returns the larger magnitude of the leading limbs of the two parts.
+func lead{{.S}}(x {{.T}}) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
+
+// real{{.S}} returns the real part of x.
+func real{{.S}}(x {{.T}}) {{.R}} { return x.Re }
+
+// fromReal{{.S}} returns r as an element.
+func fromReal{{.S}}(r {{.R}}) {{.T}} { return {{.T}}{Re: r} }
+
+// fromFloat{{.S}} returns the element re + i im.
+func fromFloat{{.S}}(re, im float64) {{.T}} {
+	return {{.T}}{Re: {{.R}}FromFloat64(re), Im: {{.R}}FromFloat64(im)}
+}
+
+// lead2{{.S}} returns the leading limbs of the real and imaginary parts.
+func lead2{{.S}}(x {{.T}}) (re, im float64) { return x.Re[0], x.Im[0] }
+
+// sqFirst{{.S}} is the first term of a lane of a sum of squares:
+// y.Re*y.Re (Mul), then + y.Im*y.Im (MulAdd).
+func sqFirst{{.S}}(y {{.T}}) {{.R}} { return y.Re.Mul(y.Re).MulAdd(y.Im, y.Im) }
+
+// sqAcc{{.S}} adds a later term to a lane of a sum of squares:
+// acc + y.Re*y.Re, then + y.Im*y.Im (two MulAdds).
+func sqAcc{{.S}}(acc {{.R}}, y {{.T}}) {{.R}} { return acc.MulAdd(y.Re, y.Re).MulAdd(y.Im, y.Im) }
+{{end}}{{end}}`
+
+const laReduce = `package la
+
+import "github.com/mdgen/mdgen/mdops"
+
+// The lane reductions of the package documentation ("Reductions"): lane l
+// takes the terms t_i with i ≡ l (mod Lanes) in increasing i, then the
+// lanes are combined by the fixed tree of combine<T>.
+{{range .V}}
+// combine{{.S}} combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
+// a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
+// acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+func combine{{.S}}(acc *[Lanes]{{.T}}, f int) {{.T}} {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
+}
+
+// dotu{{.S}} returns the sum of x[i]*y[i], i = 0..len(x)-1 (term t_i =
+// x[i]*y[i], x the first operand), in the lane order.
+func dotu{{.S}}(x, y []{{.T}}) {{.T}} {
+	k := len(x)
+	y = y[:k]
+	var acc [Lanes]{{.T}}
+	f := min(k, Lanes)
+	for l := 0; l < f; l++ {
+		acc[l] = prod{{.S}}(x[l], y[l])
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		xs := (*[Lanes]{{.T}})(x[i : i+Lanes])
+		ys := (*[Lanes]{{.T}})(y[i : i+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for l := 0; i+l < k; l++ {
+		acc[l] = acc[l].MulAdd(x[i+l], y[i+l])
+	}
+	return combine{{.S}}(&acc, f)
+}
+
+// dotc{{.S}} returns the sum of conj(x[i])*y[i], i = 0..len(x)-1 (term t_i =
+// conj(x[i])*y[i]), in the lane order.
+func dotc{{.S}}(x, y []{{.T}}) {{.T}} {
+	k := len(x)
+	y = y[:k]
+	var acc [Lanes]{{.T}}
+	f := min(k, Lanes)
+	for l := 0; l < f; l++ {
+		acc[l] = prod{{.S}}(conj{{.S}}(x[l]), y[l])
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		xs := (*[Lanes]{{.T}})(x[i : i+Lanes])
+		ys := (*[Lanes]{{.T}})(y[i : i+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conj{{.S}}(xs[l]), ys[l])
+		}
+	}
+	for l := 0; i+l < k; l++ {
+		acc[l] = acc[l].MulAdd(conj{{.S}}(x[i+l]), y[i+l])
+	}
+	return combine{{.S}}(&acc, f)
+}
+
+// hdot{{.S}} returns head + sum of vc[i]*c[i], i = 0..len(vc)-1, where vc
+// holds conj(v): the dot product v^H c of a Householder vector (leading 1
+// implicit) with a column: K = len(vc)+1 terms, t_0 = head (it initializes
+// lane 0), t_i = conj(v[i-1])*c[i-1] for i >= 1.
+func hdot{{.S}}(head {{.T}}, vc, c []{{.T}}) {{.T}} {
+	k := len(vc) + 1
+	c = c[:len(vc)]
+	var acc [Lanes]{{.T}}
+	acc[0] = head
+	f := min(k, Lanes)
+	for l := 1; l < f; l++ {
+		acc[l] = prod{{.S}}(vc[l-1], c[l-1])
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]{{.T}})(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]{{.T}})(c[i-1 : i-1+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := 0; i+l < k; l++ {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l-1])
+	}
+	return combine{{.S}}(&acc, f)
+}
+
+// sumSq{{.S}} returns the sum of |y_i|^2 with y_i = x[i] scaled by f1 then
+// by f2 (MulFloat64; f2 only when it is not 1), term t_i = |y_i|^2 (see
+// sqFirst{{.S}}, sqAcc{{.S}}).
+func sumSq{{.S}}(x []{{.T}}, f1, f2 float64) {{.R}} {
+	k := len(x)
+	var acc [Lanes]{{.R}}
+	f := min(k, Lanes)
+	for l := 0; l < f; l++ {
+		acc[l] = sqFirst{{.S}}(scale2{{.S}}(x[l], f1, f2))
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		xs := (*[Lanes]{{.T}})(x[i : i+Lanes])
+		for l := range Lanes {
+			acc[l] = sqAcc{{.S}}(acc[l], scale2{{.S}}(xs[l], f1, f2))
+		}
+	}
+	for l := 0; i+l < k; l++ {
+		acc[l] = sqAcc{{.S}}(acc[l], scale2{{.S}}(x[i+l], f1, f2))
+	}
+	return combine{{.R | trimPrefix}}(&acc, f)
+}
+
+// scale2{{.S}} returns x scaled by f1, then by f2 unless f2 is 1.
+func scale2{{.S}}(x {{.T}}, f1, f2 float64) {{.T}} {
+	x = scale{{.S}}(x, f1)
+	if f2 != 1 {
+		x = scale{{.S}}(x, f2)
+	}
+	return x
+}
+
+// Norm1{{.S}} returns the 1-norm sum |x_i| of x: term t_i = |x_i|
+// ({{if .C}}the modulus, {{end}}Abs), the first term of a lane by assignment, the later
+// ones by Add, in the lane order.
+func Norm1{{.S}}(x []{{.T}}) {{.R}} {
+	k := len(x)
+	var acc [Lanes]{{.R}}
+	f := min(k, Lanes)
+	for l := 0; l < f; l++ {
+		acc[l] = abs{{.S}}(x[l])
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		xs := (*[Lanes]{{.T}})(x[i : i+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].Add(abs{{.S}}(xs[l]))
+		}
+	}
+	for l := 0; i+l < k; l++ {
+		acc[l] = acc[l].Add(abs{{.S}}(x[i+l]))
+	}
+	return combine{{.R | trimPrefix}}(&acc, f)
+}
+{{end}}
+var _ = mdops.F1{}
+`
+
+const laLarfg = `package la
+
+import "github.com/mdgen/mdgen/mdops"
+{{range .V}}
+// larfg{{.S}} generates an elementary reflector H = I - tau v v^H with
+// H^H x = beta e_1 (LAPACK's {{if .C}}zlarfg{{else}}dlarfg{{end}}): on entry x = (alpha, x_1, ...,
+// x_(K-1)) is the column below and on the diagonal; on return x[0] = beta
+// (real), x[1:] the tail of v (v_0 = 1 is implicit), and the result is tau.
+//
+// Order (the specification):
+//  1. amax = the largest magnitude of a leading limb of x_1..x_(K-1){{if .C}} (real
+//     and imaginary parts){{end}}. If amax is 0{{if .C}} and alpha is real{{end}}, H = I: tau = 0 and x
+//     is unchanged.
+//  2. e = the exponent of max(amax, |alpha|'s leading limb) (2^e <= max <
+//     2^(e+1)); x is scaled by 2^-e (scale2: MulFloat64 by f1 = 2^-e, or,
+//     when 2^-e is not a float64, by 2^1000 then by 2^(-e-1000)); this is
+//     exact (barring underflow of negligible limbs), so that no square
+//     overflows or underflows. a = alpha scaled.
+//  3. ss = sumSq of the scaled tail (the lane order, terms |y_i|^2{{if .C}}: Re*Re then Im*Im{{end}});
+//     nrm = ss{{if .C}}.MulAdd(a.Re, a.Re).MulAdd(a.Im, a.Im){{else}}.MulAdd(a, a){{end}}.Sqrt().
+//  4. beta' = -nrm if {{if .C}}a.Re{{else}}a{{end}}'s leading limb is >= 0 (-0 included), else +nrm.
+{{- if .C}}
+//  5. d = a.Re.Sub(beta'); tau = (d.Div(beta').Neg(), a.Im.Div(beta').Neg());
+//     r = {{.T}}{Re: 1}.Div({{.T}}{Re: d, Im: a.Im}); x_i = y_i.Mul(r) for i >= 1.
+{{- else}}
+//  5. d = a.Sub(beta'); tau = d.Div(beta').Neg(); r = 1.Div(d);
+//     x_i = y_i.Mul(r) for i >= 1.
+{{- end}}
+//  6. beta = beta' scaled back by 2^e (MulFloat64, split as in 2).
+func larfg{{.S}}(x []{{.T}}) (tau {{.T}}) {
+	if len(x) == 0 {
+		return
+	}
+	amax := 0.0
+	for _, xi := range x[1:] {
+		if a := lead{{.S}}(xi); a > amax || a != a {
+			amax = a
+		}
+	}
+	{{- if .C}}
+	if amax == 0 && x[0].Im[0] == 0 {
+		return
+	}
+	{{- else}}
+	if amax == 0 {
+		return
+	}
+	{{- end}}
+	f1, f2, g1, g2 := pow2Scales(max(amax, lead{{.S}}(x[0])))
+	a := scale2{{.S}}(x[0], f1, f2)
+	ss := sumSq{{.S}}(x[1:], f1, f2)
+	{{- if .C}}
+	nrm := ss.MulAdd(a.Re, a.Re).MulAdd(a.Im, a.Im).Sqrt()
+	beta := nrm
+	if a.Re[0] >= 0 {
+		beta = nrm.Neg()
+	}
+	d := a.Re.Sub(beta)
+	tau = {{.T}}{Re: d.Div(beta).Neg(), Im: a.Im.Div(beta).Neg()}
+	r := {{.T}}{Re: {{.R}}FromFloat64(1)}.Div({{.T}}{Re: d, Im: a.Im})
+	{{- else}}
+	nrm := ss.MulAdd(a, a).Sqrt()
+	beta := nrm
+	if a[0] >= 0 {
+		beta = nrm.Neg()
+	}
+	d := a.Sub(beta)
+	tau = d.Div(beta).Neg()
+	r := {{.R}}FromFloat64(1).Div(d)
+	{{- end}}
+	for i := 1; i < len(x); i++ {
+		x[i] = scale2{{.S}}(x[i], f1, f2).Mul(r)
+	}
+	x[0] = fromReal{{.S}}(scale2F{{.N}}(beta, g1, g2))
+	return tau
+}
+{{end}}
+var _ = mdops.F1{}
+`
+
+const laGeqr2 = `package la
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/mdgen/mdgen/mdops"
+)
+{{range .V}}
+// QR{{.S}} is the Householder QR factorization A = Q R of an m x n {{if .C}}complex{{else}}real{{end}}
+// matrix, m >= n, with Q = H_0 H_1 ... H_(n-1), H_k = I - tau_k v_k v_k^H
+// (LAPACK's {{if .C}}zgeqr2{{else}}dgeqr2{{end}}). R's diagonal is real.
+type QR{{.S}} struct {
+	// A is the factored matrix, column-major with leading dimension m: R on
+	// and above the diagonal, v_k[k+1:m] below it (v_k[k] = 1 is implicit).
+	A []{{.T}}
+	// Tau holds tau_k; tau_k = 0 means H_k = I.
+	Tau []{{.T}}
+
+	m, n     int
+	vc       []{{.T}} // conj(v_k) below the diagonal{{if not .C}} (aliases A){{end}}
+	rinv     []{{.R}} // 1.Div(R_kk), used by the back substitution
+	rrev     []{{.T}} // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
+	rowOff   []int    // start of row i in rrev
+	condOnce sync.Once
+	cond     float64
+}
+
+// NewQR{{.S}} computes the Householder QR factorization of the m x n
+// column-major matrix a (element (i, j) at a[i+j*lda]; m >= n, lda >= m),
+// which it copies and does not change. workers > 1 spreads the trailing
+// updates over that many goroutines; the result is bit-identical for every
+// worker count.
+//
+// Order: for k = 0, ..., n-1: larfg{{.S}} on A[k:m, k] (tau_k), then H_k^H is
+// applied to each column j = k+1, ..., n-1 (applyH{{.S}}); a column sees the
+// reflectors in increasing k. The worker count only decides which
+// goroutine updates which column.
+//
+// The error is nil or a *RankError naming the first column k (1-based) with
+// |R_kk| < Tol * max_j |R_jj|, Tol = n * Eps({{.N}}); with a *RankError the
+// factorization is still complete and returned.
+func NewQR{{.S}}(m, n int, a []{{.T}}, lda, workers int) (*QR{{.S}}, error) {
+	checkMatrix("NewQR{{.S}}", m, n, len(a), lda)
+	if m < n {
+		panic(fmt.Sprintf("la: NewQR{{.S}}: m = %d < n = %d", m, n))
+	}
+	q := &QR{{.S}}{A: make([]{{.T}}, m*n), Tau: make([]{{.T}}, n), m: m, n: n}
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	{{- if .C}}
+	q.vc = make([]{{.T}}, m*n)
+	{{- else}}
+	q.vc = q.A
+	{{- end}}
+	geqr2{{.S}}(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// Rows returns m.
+func (q *QR{{.S}}) Rows() int { return q.m }
+
+// Cols returns n.
+func (q *QR{{.S}}) Cols() int { return q.n }
+
+// Diag returns |R_kk| (0-based k).
+func (q *QR{{.S}}) Diag(k int) {{.R}} { return real{{.S}}(q.A[k+k*q.m]).Abs() }
+
+// finish computes rinv and the packed reversed rows of R, and checks the
+// rank.
+func (q *QR{{.S}}) finish() error {
+	m, n := q.m, q.n
+	q.rinv = make([]{{.R}}, n)
+	q.rowOff = make([]int, n+1)
+	for i := 0; i < n; i++ {
+		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	}
+	q.rrev = make([]{{.T}}, q.rowOff[n])
+	diag := make([]float64, n)
+	for i := 0; i < n; i++ {
+		d := real{{.S}}(q.A[i+i*m])
+		diag[i] = d[0]
+		if d[0] != 0 {
+			q.rinv[i] = {{.R}}FromFloat64(1).Div(d)
+		}
+		row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+		for t := range row {
+			row[t] = q.A[i+(n-1-t)*m]
+		}
+	}
+	return rankCheck(diag, {{.N}})
+}
+
+// geqr2{{.S}} factors the m x n matrix a (lda = m) in place; vc receives
+// the conjugated Householder vectors{{if not .C}} (it is a itself){{end}}.
+func geqr2{{.S}}(m, n int, a, tau, vc []{{.T}}, workers int) {
+	larfg := func(k int) {
+		tau[k] = larfg{{.S}}(a[k+k*m : (k+1)*m])
+		conjTail{{.S}}(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+	}
+	apply := func(k, j int) {
+		applyH{{.S}}(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+	}
+	w := min(workers, n-1)
+	if w <= 1 {
+		for k := 0; k < n; k++ {
+			larfg(k)
+			for j := k + 1; j < n; j++ {
+				apply(k, j)
+			}
+		}
+		return
+	}
+	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
+	// them in increasing k. The owner of column k+1 generates reflector k+1
+	// as soon as it has applied reflector k to that column (look-ahead) and
+	// publishes it by setting ready to k+2: reflectors 0..ready-1 are done.
+	var ready stepFlag
+	run := func(p int) {
+		for k := 0; k < n; k++ {
+			if k%w == p {
+				if k == 0 {
+					larfg(0)
+					ready.publish(1)
+				}
+			} else {
+				ready.wait(k)
+			}
+			j := k + 1 + ((p-(k+1))%w+w)%w
+			for ; j < n; j += w {
+				apply(k, j)
+				if j == k+1 {
+					larfg(j)
+					ready.publish(int64(j + 1))
+				}
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// applyH{{.S}} applies H^H = I - conj(tau) v v^H to c (len(c) = len(v)+1; v's
+// leading 1 implicit; vc = conj(v)). Order: nothing when tau is zero; else
+// w = hdot{{.S}}(c[0], vc, c[1:]) (= v^H c), s = {{if .C}}conj(tau).Mul(w){{else}}tau.Mul(w){{end}} negated, c[0] = c[0].Add(s),
+// c[i] = c[i].MulAdd(v[i-1], s) for i >= 1.
+func applyH{{.S}}(v, vc []{{.T}}, tau {{.T}}, c []{{.T}}) {
+	if isZero{{.S}}(tau) {
+		return
+	}
+	c = c[:len(v)+1]
+	w := hdot{{.S}}(c[0], vc, c[1:])
+	s := neg{{.S}}(conj{{.S}}(tau).Mul(w))
+	c[0] = c[0].Add(s)
+	c = c[1:]
+	for i := range v {
+		c[i] = c[i].MulAdd(v[i], s)
+	}
+}
+{{end}}
+var _ = mdops.F1{}
+`
+
+const laApplyQH = `package la
+
+import "github.com/mdgen/mdgen/mdops"
+{{range .V}}
+// ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
+// increasing k, each by applyH{{.S}} on b[k:m]. It runs in the calling
+// goroutine.
+func (q *QR{{.S}}) ApplyQH(b []{{.T}}) {
+	m := q.m
+	if len(b) < m {
+		panic("la: ApplyQH: len(b) < m")
+	}
+	for k := 0; k < q.n; k++ {
+		applyH{{.S}}(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
+	}
+}
+
+// ApplyQHMany applies Q^H to the nrhs columns of the column-major b
+// (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
+// spread over workers goroutines.
+func (q *QR{{.S}}) ApplyQHMany(nrhs int, b []{{.T}}, ldb, workers int) {
+	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	parallel(workers, nrhs, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+		}
+	})
+}
+{{end}}
+var _ = mdops.F1{}
+`
+
+const laTrsv = `package la
+
+import "github.com/mdgen/mdgen/mdops"
+{{range .V}}
+// SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
+// down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
+// lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
+// operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
+// 1.Div(R_ii) ({{if .C}}both parts, {{end}}Mul). It returns a *RankError, and leaves b
+// unchanged, when some R_kk is zero.
+func (q *QR{{.S}}) SolveR(b []{{.T}}) error {
+	if len(b) < q.n {
+		panic("la: SolveR: len(b) < n")
+	}
+	if err := q.singular(); err != nil {
+		return err
+	}
+	xr := make([]{{.T}}, q.n)
+	q.backsub(b, xr)
+	return nil
+}
+
+// backsub is SolveR's loop; xr is scratch of n elements (it ends holding x
+// reversed).
+func (q *QR{{.S}}) backsub(b, xr []{{.T}}) {
+	n := q.n
+	for t := 0; t < n; t++ {
+		i := n - 1 - t
+		x := b[i]
+		if t > 0 {
+			x = x.Sub(dotu{{.S}}(q.rrev[q.rowOff[i]:q.rowOff[i+1]], xr[:t]))
+		}
+		xr[t] = mulReal{{.S}}(x, q.rinv[i])
+	}
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// singular returns a *RankError for the first zero R_kk, or nil.
+func (q *QR{{.S}}) singular() error {
+	for k := 0; k < q.n; k++ {
+		if isZero{{.S}}(q.A[k+k*q.m]) {
+			return &RankError{Col: k + 1, Ratio: 0, Tol: float64(q.n) * Eps({{.N}})}
+		}
+	}
+	return nil
+}
+
+// SolveRMany applies SolveR to the nrhs columns of the column-major b
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+func (q *QR{{.S}}) SolveRMany(nrhs int, b []{{.T}}, ldb, workers int) error {
+	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
+	if err := q.singular(); err != nil {
+		return err
+	}
+	parallel(workers, nrhs, 1, func(lo, hi int) {
+		xr := make([]{{.T}}, q.n)
+		for c := lo; c < hi; c++ {
+			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+		}
+	})
+	return nil
+}
+
+// Solve solves the least-squares problem min ||A x - b||_2 (the linear
+// system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
+// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
+// zero R_kk it returns a *RankError and leaves b unchanged.
+func (q *QR{{.S}}) Solve(b []{{.T}}) error {
+	if len(b) < q.m {
+		panic("la: Solve: len(b) < m")
+	}
+	if err := q.singular(); err != nil {
+		return err
+	}
+	q.ApplyQH(b)
+	return q.SolveR(b)
+}
+
+// solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
+// estimator's transposed solves): for i = 0, ..., n-1, s_i = the sum of
+// conj(R_ji)*y_j over j = 0..i-1 (dotc, lane order), y_i = (b_i - s_i)*rinv_i.
+func (q *QR{{.S}}) solveRH(b []{{.T}}) {
+	m := q.m
+	for i := 0; i < q.n; i++ {
+		y := b[i]
+		if i > 0 {
+			y = y.Sub(dotc{{.S}}(q.A[i*m:i*m+i], b[:i]))
+		}
+		b[i] = mulReal{{.S}}(y, q.rinv[i])
+	}
+}
+{{end}}
+var _ = mdops.F1{}
+`
+
+const laMulSub = `package la
+
+import "github.com/mdgen/mdgen/mdops"
+{{range .V}}
+// MulSub{{.S}} sets b[:m] -= A x for the m x n column-major matrix a (lda >=
+// m) and x[:n]. Order: for each row i, s_i = the sum of A_ij*x_j over j =
+// 0..n-1 in the lane order (t_j = A_ij*x_j, A the first operand), then b_i =
+// b_i.Sub(s_i); b is unchanged when n = 0. Rows are spread over workers
+// goroutines; the result does not depend on workers.
+func MulSub{{.S}}(m, n int, a []{{.T}}, lda int, x, b []{{.T}}, workers int) {
+	checkMatrix("MulSub{{.S}}", m, n, len(a), lda)
+	if len(x) < n || len(b) < m {
+		panic("la: MulSub{{.S}}: x or b too short")
+	}
+	if n == 0 {
+		return
+	}
+	parallel(workers, m, rowGrain, func(lo, hi int) {
+		p := scratch{{.S}}.Get().(*[]{{.T}})
+		mulSubRows{{.S}}(lo, hi, n, a, lda, x, b, *p)
+		scratch{{.S}}.Put(p)
+	})
+}
+
+// mulSubRows{{.S}} is MulSub{{.S}} on rows lo..hi-1, in chunks of rowChunk rows;
+// s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
+func mulSubRows{{.S}}(lo, hi, n int, a []{{.T}}, lda int, x, b, s []{{.T}}) {
+	f := min(n, Lanes)
+	for r0 := lo; r0 < hi; r0 += rowChunk {
+		h := min(rowChunk, hi-r0)
+		for l := 0; l < f; l++ {
+			sl := s[l*rowChunk : l*rowChunk+h]
+			col := a[l*lda+r0 : l*lda+r0+h]
+			xl := x[l]
+			for i := range sl {
+				sl[i] = prod{{.S}}(col[i], xl)
+			}
+			for j := l + Lanes; j < n; j += Lanes {
+				col := a[j*lda+r0 : j*lda+r0+h]
+				xj := x[j]
+				for i := range sl {
+					sl[i] = sl[i].MulAdd(col[i], xj)
+				}
+			}
+		}
+		for st := Lanes / 2; st >= 1; st /= 2 {
+			for l := 0; l < st && l+st < f; l++ {
+				d := s[l*rowChunk : l*rowChunk+h]
+				e := s[(l+st)*rowChunk : (l+st)*rowChunk+h]
+				for i := range d {
+					d[i] = d[i].Add(e[i])
+				}
+			}
+		}
+		bb := b[r0 : r0+h]
+		for i := range bb {
+			bb[i] = bb[i].Sub(s[i])
+		}
+	}
+}
+
+// Residual1{{.S}} returns ||b - A x||_1 (Norm1{{.S}} of b - A x computed as by
+// MulSub{{.S}}); b is unchanged.
+func Residual1{{.S}}(m, n int, a []{{.T}}, lda int, x, b []{{.T}}, workers int) {{.R}} {
+	if len(b) < m {
+		panic("la: Residual1{{.S}}: len(b) < m")
+	}
+	r := make([]{{.T}}, m)
+	copy(r, b[:m])
+	MulSub{{.S}}(m, n, a, lda, x, r, workers)
+	return Norm1{{.S}}(r)
+}
+{{end}}
+var _ = mdops.F1{}
+`
+
+const laCond = `package la
+
+import (
+	"math"
+
+	"github.com/mdgen/mdgen/mdops"
+)
+{{range .V}}
+// Cond returns an estimate of the 1-norm condition number of R,
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
+// is exact up to rounding (the largest Norm1 of a column of R);
+// ||R^-1||_1 is estimated as LAPACK's {{if .C}}zlacn2{{else}}dlacn2{{end}} (Hager's method with
+// Higham's refinements) with multiple-double solves by R and R^H, which
+// gives a lower bound that is rarely off by more than a factor of 3. It is
+// computed once and cached; it runs on the CPU only (not part of the GPU
+// specification).
+func (q *QR{{.S}}) Cond() float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst() })
+	return q.cond
+}
+
+func (q *QR{{.S}}) condEst() float64 {
+	n, m := q.n, q.m
+	if n == 0 {
+		return 0
+	}
+	if q.singular() != nil {
+		return math.Inf(1)
+	}
+	anorm := 0.0
+	for j := 0; j < n; j++ {
+		anorm = max(anorm, Norm1{{.S}}(q.A[j*m:j*m+j+1])[0])
+	}
+	x := make([]{{.T}}, n)
+	xr := make([]{{.T}}, n)
+	solve := func() { q.backsub(x, xr) }
+	norm := func() float64 { return Norm1{{.S}}(x)[0] }
+	for i := range x {
+		x[i] = fromFloat{{.S}}(1/float64(n), 0)
+	}
+	solve()
+	if n == 1 {
+		return anorm * norm()
+	}
+	est := norm()
+	{{- if not .C}}
+	sgn := make([]float64, n)
+	signs := func() (same bool) {
+		same = true
+		for i := range x {
+			s := 1.0
+			if x[i][0] < 0 {
+				s = -1
+			}
+			if s != sgn[i] {
+				same = false
+			}
+			sgn[i] = s
+			x[i] = fromFloat{{.S}}(s, 0)
+		}
+		return same
+	}
+	{{- else}}
+	signs := func() bool {
+		for i := range x {
+			re, im := lead2{{.S}}(x[i])
+			if a := math.Hypot(re, im); a > 0 {
+				x[i] = fromFloat{{.S}}(re/a, im/a)
+			} else {
+				x[i] = fromFloat{{.S}}(1, 0)
+			}
+		}
+		return false
+	}
+	{{- end}}
+	argmax := func() int {
+		j, best := 0, -1.0
+		for i := range x {
+			re, im := lead2{{.S}}(x[i])
+			if a := math.Hypot(re, im); a > best {
+				j, best = i, a
+			}
+		}
+		return j
+	}
+	signs()
+	q.solveRH(x)
+	j := argmax()
+	for iter := 2; ; iter++ {
+		for i := range x {
+			x[i] = {{.T}}{}
+		}
+		x[j] = fromFloat{{.S}}(1, 0)
+		solve()
+		old := est
+		est = norm()
+		if signs() || est <= old {
+			break
+		}
+		q.solveRH(x)
+		jlast := j
+		j = argmax()
+		re1, im1 := lead2{{.S}}(x[jlast])
+		re2, im2 := lead2{{.S}}(x[j])
+		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+			break
+		}
+	}
+	alt := 1.0
+	for i := range x {
+		x[i] = fromFloat{{.S}}(alt*(1+float64(i)/float64(n-1)), 0)
+		alt = -alt
+	}
+	solve()
+	if t := 2 * norm() / float64(3*n); t > est {
+		est = t
+	}
+	return anorm * est
+}
+{{end}}
+var _ = mdops.F1{}
+`
+
+const laKernels = `package la
+
+import (
+	"sync"
+
+	"github.com/mdgen/mdgen/mdops"
+)
+{{range .V}}
+// scratch{{.S}} holds MulSub{{.S}}'s partial sums (Lanes*rowChunk elements).
+var scratch{{.S}} = sync.Pool{New: func() any {
+	s := make([]{{.T}}, Lanes*rowChunk)
+	return &s
+}}
+
+// flatQR{{.S}} is a *QR{{.S}} on flat []float64 buffers.
+type flatQR{{.S}} struct{ q *QR{{.S}} }
+
+func (f flatQR{{.S}}) Rows() int { return f.q.m }
+func (f flatQR{{.S}}) Cols() int { return f.q.n }
+func (f flatQR{{.S}}) ApplyQH(b []float64) { f.q.ApplyQH(as[{{.T}}](b, {{.W}})) }
+func (f flatQR{{.S}}) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
+	f.q.ApplyQHMany(nrhs, as[{{.T}}](b, {{.W}}), ldb, workers)
+}
+func (f flatQR{{.S}}) SolveR(b []float64) error { return f.q.SolveR(as[{{.T}}](b, {{.W}})) }
+func (f flatQR{{.S}}) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
+	return f.q.SolveRMany(nrhs, as[{{.T}}](b, {{.W}}), ldb, workers)
+}
+func (f flatQR{{.S}}) Solve(b []float64) error { return f.q.Solve(as[{{.T}}](b, {{.W}})) }
+func (f flatQR{{.S}}) Cond() float64 { return f.q.Cond() }
+
+// factors returns A and Tau as flat buffers (for the tests).
+func (f flatQR{{.S}}) factors() (a, tau []float64) {
+	return flat(f.q.A, {{.W}}), flat(f.q.Tau, {{.W}})
+}
+{{end}}
+func init() {
+{{- range .Ns}}
+	register(Kernels{
+		N: {{.}},
+		NewQR: func(m, n int, a []float64, lda, workers int) (Factorization, error) {
+			q, err := NewQRF{{.}}(m, n, as[mdops.F{{.}}](a, {{.}}), lda, workers)
+			return flatQRF{{.}}{q}, err
+		},
+		NewQRComplex: func(m, n int, a []float64, lda, workers int) (Factorization, error) {
+			q, err := NewQRC{{.}}(m, n, as[mdops.C{{.}}](a, 2*{{.}}), lda, workers)
+			return flatQRC{{.}}{q}, err
+		},
+		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
+			MulSubF{{.}}(m, n, as[mdops.F{{.}}](a, {{.}}), lda, as[mdops.F{{.}}](x, {{.}}), as[mdops.F{{.}}](b, {{.}}), workers)
+		},
+		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
+			MulSubC{{.}}(m, n, as[mdops.C{{.}}](a, 2*{{.}}), lda, as[mdops.C{{.}}](x, 2*{{.}}), as[mdops.C{{.}}](b, 2*{{.}}), workers)
+		},
+		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
+			r := Residual1F{{.}}(m, n, as[mdops.F{{.}}](a, {{.}}), lda, as[mdops.F{{.}}](x, {{.}}), as[mdops.F{{.}}](b, {{.}}), workers)
+			return r[0]
+		},
+		Residual1Complex: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
+			r := Residual1C{{.}}(m, n, as[mdops.C{{.}}](a, 2*{{.}}), lda, as[mdops.C{{.}}](x, 2*{{.}}), as[mdops.C{{.}}](b, 2*{{.}}), workers)
+			return r[0]
+		},
+		Norm1: func(x []float64) float64 {
+			r := Norm1F{{.}}(as[mdops.F{{.}}](x, {{.}}))
+			return r[0]
+		},
+		Norm1Complex: func(x []float64) float64 {
+			r := Norm1C{{.}}(as[mdops.C{{.}}](x, 2*{{.}}))
+			return r[0]
+		},
+	})
+{{- end}}
+}
+`
+
+const laTestTypes = `package la
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/mdgen/mdgen/mdops"
+)
+
+func init() {
+{{- range .Ns}}
+	testTypes[{{.}}] = testType{
+		fromBig: func(dst []float64, x *big.Float) {
+			v := mdops.F{{.}}FromBig(x)
+			copy(dst, v[:])
+		},
+		toBig: func(x []float64) *big.Float { return mdops.F{{.}}(x).Big() },
+		bare: bareF{{.}},
+		bareComplex: bareC{{.}},
+		bareRun: bareRunF{{.}},
+		bareRunComplex: bareRunC{{.}},
+	}
+{{- end}}
+}
+{{range .V}}
+// bare{{.S}} is the yardstick: acc = acc.MulAdd(x[i], y[i]) over 64 values, as
+// runtime's BenchmarkBareLoop; it reports {{if .C}}complex {{end}}multiply-adds per second.
+func bare{{.S}}(b *testing.B, x, y []float64) {
+	xs, ys := as[{{.T}}](x, {{.W}})[:64], as[{{.T}}](y, {{.W}})[:64]
+	var acc {{.T}}
+	for b.Loop() {
+		for i := range xs {
+			acc = acc.MulAdd(xs[i], ys[i])
+		}
+	}
+	sink = acc
+	b.ReportMetric(64*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mmadd/s")
+}
+
+// bareRun{{.S}} runs bare{{.S}}'s loop reps times.
+func bareRun{{.S}}(x, y []float64, reps int) {
+	xs, ys := as[{{.T}}](x, {{.W}})[:64], as[{{.T}}](y, {{.W}})[:64]
+	var acc {{.T}}
+	for range reps {
+		for i := range xs {
+			acc = acc.MulAdd(xs[i], ys[i])
+		}
+	}
+	sink = acc
+}
+{{end}}`
+
+// laTrimPrefix maps "mdops.F4" to "F4" (for the name of a real helper).
+func laTrimPrefix(s string) string { return strings.TrimPrefix(s, "mdops.") }

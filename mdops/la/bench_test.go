@@ -1,0 +1,292 @@
+package la
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Operation counts, in multiply-adds of the element type (a complex
+// multiply-add is one C<N>.MulAdd, four real ones), of the dominant work:
+//
+//	QR of m x n:        sum_k 2 (m-k-1)(n-k-1)  (v^H c and c -= s v per trailing
+//	                    column; about 2mn^2 - 2n^3/3; larfg's O(mn) not counted)
+//	ApplyQH, one b:     sum_k 2 (m-k-1)         (about 2mn - n^2)
+//	SolveR, one b:      n(n-1)/2
+//	MulSub, m x n:      m n
+//
+// The rate is compared with the bare loop acc = acc.MulAdd(x[i], y[i]) of
+// the same element type on one core (bare<T> in types_gen_test.go, as
+// runtime's BenchmarkBareLoop), measured in the same run: the metric
+// "of-bare" is the routine's rate over the bare rate.
+
+func qrMadds(m, n int) float64 {
+	s := 0.0
+	for k := 0; k < n; k++ {
+		s += 2 * float64(m-k-1) * float64(n-k-1)
+	}
+	return s
+}
+
+func applyMadds(m, n int) float64 {
+	s := 0.0
+	for k := 0; k < n; k++ {
+		s += 2 * float64(m-k-1)
+	}
+	return s
+}
+
+// benchInts reads a comma-separated list from the environment, or returns def.
+func benchInts(name string, def []int) []int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if v, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// BenchmarkLA measures every routine at n = 32, 64, 128 (square), N = 2, 4,
+// 8, real and complex, with 1 and 2 workers. Narrow it with LA_BENCH_NS,
+// LA_BENCH_SIZES, LA_BENCH_WORKERS (comma-separated lists).
+func BenchmarkLA(b *testing.B) {
+	ns := benchInts("LA_BENCH_NS", []int{2, 4, 8})
+	sizes := benchInts("LA_BENCH_SIZES", []int{32, 64, 128})
+	workers := benchInts("LA_BENCH_WORKERS", []int{1, 2})
+	for _, N := range ns {
+		k, _ := KernelsFor(N)
+		tt := testTypes[N]
+		for _, cplx := range []bool{false, true} {
+			im := impl{N: N, Complex: cplx, W: N, K: k, tt: tt, prec: uint(64*N + 200)}
+			if cplx {
+				im.W = 2 * N
+			}
+			rng := rand.New(rand.NewPCG(1, 1))
+			var bare float64
+			b.Run(fmt.Sprintf("%s/bare", im), func(b *testing.B) {
+				x, y := im.randMatrix(rng, 64, 1, 0), im.randMatrix(rng, 64, 1, 0)
+				if cplx {
+					tt.bareComplex(b, x, y)
+				} else {
+					tt.bare(b, x, y)
+				}
+				bare = 64 * float64(b.N) / b.Elapsed().Seconds()
+			})
+			report := func(b *testing.B, madds float64) {
+				r := madds * float64(b.N) / b.Elapsed().Seconds()
+				b.ReportMetric(r/1e6, "Mmadd/s")
+				if bare > 0 {
+					b.ReportMetric(r/bare, "of-bare")
+				}
+			}
+			for _, n := range sizes {
+				m := n
+				a := im.randMatrix(rng, m, n, 0)
+				f, err := im.newQR(m, n, a, m, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				const nrhs = 16
+				rhs := im.randMatrix(rng, m, nrhs, 0)
+				work := make([]float64, len(rhs))
+				for _, w := range workers {
+					b.Run(fmt.Sprintf("%s/QR/n%d/w%d", im, n, w), func(b *testing.B) {
+						for b.Loop() {
+							im.newQR(m, n, a, m, w)
+						}
+						report(b, qrMadds(m, n))
+					})
+					b.Run(fmt.Sprintf("%s/MulSub/n%d/w%d", im, n, w), func(b *testing.B) {
+						x, y := rhs[:n*im.W], work[:m*im.W]
+						for b.Loop() {
+							im.mulSub(m, n, a, m, x, y, w)
+						}
+						report(b, float64(m*n))
+					})
+					b.Run(fmt.Sprintf("%s/ApplyQHMany%d/n%d/w%d", im, nrhs, n, w), func(b *testing.B) {
+						for b.Loop() {
+							copy(work, rhs)
+							f.ApplyQHMany(nrhs, work, m, w)
+						}
+						report(b, nrhs*applyMadds(m, n))
+					})
+					b.Run(fmt.Sprintf("%s/SolveRMany%d/n%d/w%d", im, nrhs, n, w), func(b *testing.B) {
+						for b.Loop() {
+							copy(work, rhs)
+							f.SolveRMany(nrhs, work, m, w)
+						}
+						report(b, nrhs*float64(n*(n-1)/2))
+					})
+				}
+				b.Run(fmt.Sprintf("%s/ApplyQH/n%d/w1", im, n), func(b *testing.B) {
+					y := work[:m*im.W]
+					for b.Loop() {
+						copy(y, rhs)
+						f.ApplyQH(y)
+					}
+					report(b, applyMadds(m, n))
+				})
+				b.Run(fmt.Sprintf("%s/SolveR/n%d/w1", im, n), func(b *testing.B) {
+					y := work[:m*im.W]
+					for b.Loop() {
+						copy(y, rhs)
+						f.SolveR(y)
+					}
+					report(b, float64(n*(n-1)/2))
+				})
+			}
+		}
+	}
+}
+
+// minTime returns the shortest of several timings of f (at least 3, more
+// while the total stays under budget): robust against a noisy machine.
+func minTime(f func(), budget time.Duration) time.Duration {
+	best := time.Duration(1 << 62)
+	start := time.Now()
+	for k := 0; k < 3 || (k < 50 && time.Since(start) < budget); k++ {
+		t0 := time.Now()
+		f()
+		best = min(best, time.Since(t0))
+	}
+	return best
+}
+
+// pairedSpeedup times run(1) and run(2) in alternation, pair after pair
+// (at least 5 pairs, more within 2*budget), and returns the median of the
+// ratios time(1)/time(2): a drift of the machine's speed between pairs
+// (other tenants, clock changes) cancels out.
+func pairedSpeedup(run func(w int), budget time.Duration) float64 {
+	var r []float64
+	start := time.Now()
+	for k := 0; k < 5 || (k < 41 && time.Since(start) < 2*budget); k++ {
+		t0 := time.Now()
+		run(1)
+		t1 := time.Since(t0)
+		t0 = time.Now()
+		run(2)
+		t2 := time.Since(t0)
+		r = append(r, t1.Seconds()/t2.Seconds())
+	}
+	sort.Float64s(r)
+	return r[len(r)/2]
+}
+
+// BenchmarkRates is BenchmarkLA measured for a table: each case times the
+// routine with 1 and 2 workers alternately and keeps the shortest time of
+// each (and the bare loop the same way), and the speedup as the median
+// ratio of paired timings, so that a noisy machine distorts the ratios less. Run it with -benchtime 1x; it reports Mmadd/s with 1
+// worker, of-bare (that rate over the bare rate) and speedup (time with 1
+// worker over time with 2). Narrow it as BenchmarkLA; LA_BENCH_BUDGET_MS
+// (default 300) is the time spent on each timing of each case.
+func BenchmarkRates(b *testing.B) {
+	ns := benchInts("LA_BENCH_NS", []int{2, 4, 8})
+	sizes := benchInts("LA_BENCH_SIZES", []int{32, 64, 128})
+	budget := time.Duration(benchInts("LA_BENCH_BUDGET_MS", []int{300})[0]) * time.Millisecond
+	for _, N := range ns {
+		k, _ := KernelsFor(N)
+		tt := testTypes[N]
+		for _, cplx := range []bool{false, true} {
+			im := impl{N: N, Complex: cplx, W: N, K: k, tt: tt, prec: uint(64*N + 200)}
+			if cplx {
+				im.W = 2 * N
+			}
+			rng := rand.New(rand.NewPCG(1, 1))
+			x, y := im.randMatrix(rng, 64, 1, 0), im.randMatrix(rng, 64, 1, 0)
+			run := tt.bareRun
+			if cplx {
+				run = tt.bareRunComplex
+			}
+			const reps = 200
+			bare := 64 * reps / minTime(func() { run(x, y, reps) }, budget).Seconds()
+			for _, n := range sizes {
+				m := n
+				a := im.randMatrix(rng, m, n, 0)
+				f, _ := im.newQR(m, n, a, m, 1)
+				const nrhs = 16
+				rhs := im.randMatrix(rng, m, nrhs, 0)
+				work := make([]float64, len(rhs))
+				cases := []struct {
+					name  string
+					madds float64
+					run   func(w int)
+					par   bool
+				}{
+					{"QR", qrMadds(m, n), func(w int) { im.newQR(m, n, a, m, w) }, true},
+					{"MulSub", float64(m * n), func(w int) { im.mulSub(m, n, a, m, rhs[:n*im.W], work[:m*im.W], w) }, true},
+					{"ApplyQHMany16", nrhs * applyMadds(m, n), func(w int) { copy(work, rhs); f.ApplyQHMany(nrhs, work, m, w) }, true},
+					{"SolveRMany16", nrhs * float64(n*(n-1)/2), func(w int) { copy(work, rhs); f.SolveRMany(nrhs, work, m, w) }, true},
+					{"ApplyQH", applyMadds(m, n), func(int) { copy(work[:m*im.W], rhs); f.ApplyQH(work[:m*im.W]) }, false},
+					{"SolveR", float64(n * (n - 1) / 2), func(int) { copy(work[:m*im.W], rhs); f.SolveR(work[:m*im.W]) }, false},
+				}
+				for _, c := range cases {
+					// Each timing runs the routine back to back for at least a
+					// millisecond, as a solver calls it (helpers stay hot).
+					t := minTime(func() { c.run(1) }, budget/10)
+					reps := int(time.Millisecond/t) + 1
+					c.madds *= float64(reps)
+					one := c.run
+					c.run = func(w int) {
+						for range reps {
+							one(w)
+						}
+					}
+					b.Run(fmt.Sprintf("%s/%s/n%d", im, c.name, n), func(b *testing.B) {
+						t1 := minTime(func() { c.run(1) }, budget)
+						if c.par {
+							b.ReportMetric(pairedSpeedup(c.run, budget), "speedup")
+						}
+						r := c.madds / t1.Seconds()
+						b.ReportMetric(r/1e6, "Mmadd/s")
+						b.ReportMetric(r/bare, "of-bare")
+						b.ReportMetric(bare/1e6, "bare-Mmadd/s")
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkBareScaling measures how the machine itself scales: the bare
+// loop on one goroutine against the same loop on two at once (no sharing,
+// no synchronization but the final join). Its "speedup" bounds what any
+// 2-worker routine can reach (hyperthreads sharing a core, a lower clock
+// with two busy cores). Run with -benchtime 1x.
+func BenchmarkBareScaling(b *testing.B) {
+	ns := benchInts("LA_BENCH_NS", []int{2, 4, 8})
+	for _, N := range ns {
+		tt := testTypes[N]
+		for _, cplx := range []bool{false, true} {
+			im := impl{N: N, Complex: cplx, W: N, tt: tt, prec: uint(64*N + 200)}
+			run := tt.bareRun
+			if cplx {
+				im.W = 2 * N
+				run = tt.bareRunComplex
+			}
+			rng := rand.New(rand.NewPCG(1, 1))
+			x, y := im.randMatrix(rng, 64, 1, 0), im.randMatrix(rng, 64, 1, 0)
+			x2, y2 := im.randMatrix(rng, 64, 1, 0), im.randMatrix(rng, 64, 1, 0)
+			reps := 20000 / N / N
+			b.Run(im.String(), func(b *testing.B) {
+				t1 := minTime(func() { run(x, y, reps) }, 300*time.Millisecond)
+				t2 := minTime(func() {
+					done := make(chan bool)
+					go func() { run(x2, y2, reps); done <- true }()
+					run(x, y, reps)
+					<-done
+				}, 300*time.Millisecond)
+				b.ReportMetric(2*t1.Seconds()/t2.Seconds(), "speedup")
+			})
+		}
+	}
+}

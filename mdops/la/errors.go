@@ -1,0 +1,45 @@
+package la
+
+import (
+	"fmt"
+	"math"
+)
+
+// Eps returns 2^(-52 n), the tolerance unit of n-double arithmetic (a little
+// above its unit roundoff, about 2^(-53 n)).
+func Eps(n int) float64 { return math.Ldexp(1, -52*n) }
+
+// RankError reports a numerically rank-deficient R: Col is the first column
+// (1-based) whose diagonal entry is tiny next to the largest, Ratio =
+// |R_kk| / max_j |R_jj| (0 when R_kk is zero), and Tol = n * Eps(N) the
+// threshold it fell below.
+type RankError struct {
+	Col   int
+	Ratio float64
+	Tol   float64
+}
+
+func (e *RankError) Error() string {
+	return fmt.Sprintf("la: R is numerically rank deficient at column %d: |R_kk|/max|R_jj| = %.3g < %.3g", e.Col, e.Ratio, e.Tol)
+}
+
+// rankCheck returns a *RankError for the first k with |diag[k]| <
+// tol*max|diag| (diag holds the leading limbs of R_kk), or nil. The ratios
+// are taken in float64 from the leading limbs.
+func rankCheck(diag []float64, n int) error {
+	tol := float64(len(diag)) * Eps(n)
+	dmax := 0.0
+	for _, d := range diag {
+		dmax = max(dmax, math.Abs(d))
+	}
+	for k, d := range diag {
+		r := 0.0
+		if dmax > 0 {
+			r = math.Abs(d) / dmax
+		}
+		if !(r >= tol) {
+			return &RankError{Col: k + 1, Ratio: r, Tol: tol}
+		}
+	}
+	return nil
+}

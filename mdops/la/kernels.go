@@ -1,0 +1,38 @@
+package la
+
+// Factorization is a QR factorization of one precision, real or complex,
+// on flat []float64 buffers (see the package documentation for the layout;
+// sizes and leading dimensions count elements).
+type Factorization interface {
+	Rows() int
+	Cols() int
+	ApplyQH(b []float64)
+	ApplyQHMany(nrhs int, b []float64, ldb, workers int)
+	SolveR(b []float64) error
+	SolveRMany(nrhs int, b []float64, ldb, workers int) error
+	Solve(b []float64) error
+	Cond() float64
+}
+
+// Kernels are one precision's routines on flat []float64 buffers, for code
+// that selects the precision at run time (as mdops.SeriesKernels). Each is
+// the typed routine of the same name (NewQRF<N>, MulSubC<N>, ...) with the
+// buffers reinterpreted in place; the float64 results are the leading limbs.
+type Kernels struct {
+	N                           int
+	NewQR, NewQRComplex         func(m, n int, a []float64, lda, workers int) (Factorization, error)
+	MulSub, MulSubComplex       func(m, n int, a []float64, lda int, x, b []float64, workers int)
+	Residual1, Residual1Complex func(m, n int, a []float64, lda int, x, b []float64, workers int) float64
+	Norm1, Norm1Complex         func(x []float64) float64
+}
+
+var kernelsByN = map[int]Kernels{}
+
+func register(k Kernels) { kernelsByN[k.N] = k }
+
+// KernelsFor returns the routines of N-double elements, and false when N is
+// not one of the generated precisions.
+func KernelsFor(n int) (Kernels, bool) {
+	k, ok := kernelsByN[n]
+	return k, ok
+}
