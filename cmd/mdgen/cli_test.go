@@ -197,7 +197,7 @@ func TestUsageListsEveryCommand(t *testing.T) {
 			t.Errorf("run does not know %s", cmd)
 		}
 	}
-	for _, cmd := range []string{"eval", "plan", "system", "emit", "bench", "ops", "generate", "version"} {
+	for _, cmd := range []string{"solve", "eval", "plan", "system", "emit", "bench", "ops", "generate", "version"} {
 		if !slices.Contains(commands, cmd) {
 			t.Errorf("commands lacks %s", cmd)
 		}

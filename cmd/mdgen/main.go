@@ -5,6 +5,7 @@
 //	mdgen ops [-n list] [-samples k] [-json]            operation counts and measured accuracy
 //	mdgen system NAME                                   write a system in PHCpack's format
 //	mdgen plan sys.txt -degree d                        the staging's sizes
+//	mdgen solve sys.txt -prec N -degree d [-start f]    Newton's method on Taylor series (root refinement at d = 0)
 //	mdgen eval sys.txt -prec N -degree d [-verify]      evaluate and differentiate on the CPU
 //	mdgen emit sys.txt -prec N -degree d                write a solver package
 //	mdgen bench [...]                                   the GPU table beside PHCpack's
@@ -26,6 +27,7 @@ import (
 const usage = `usage: mdgen <command> [flags]
 
 commands:
+  solve      Newton's method on Taylor series from start solutions (root refinement with -degree 0), on the CPU
   eval       evaluate and differentiate a system at power series on the CPU (-verify: against math/big)
   plan       stage a system: jobs, layers, slots and memory at a degree
   system     write a system (p1, p2, p3 and other families) in PHCpack's format
@@ -39,7 +41,7 @@ Run 'mdgen <command> -h' for the flags of a command.
 `
 
 // commands are the subcommands run dispatches to, in usage's order.
-var commands = []string{"eval", "plan", "system", "emit", "bench", "ops", "generate", "version"}
+var commands = []string{"solve", "eval", "plan", "system", "emit", "bench", "ops", "generate", "version"}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -62,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runPlan(rest, stdout, stderr)
 	case "system":
 		err = runSystem(rest, stdout)
+	case "solve":
+		err = runSolve(rest, stdout, stderr)
 	case "eval":
 		err = runEval(rest, stdout, stderr)
 	case "emit":

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// solveReport is the JSON output of `mdgen solve`.
+type solveReport struct {
+	System    string          `json:"system"`
+	Prec      int             `json:"prec"`
+	Degree    int             `json:"degree"`
+	Complex   bool            `json:"complex"`
+	Workers   int             `json:"workers"`
+	Param     string          `json:"param"`
+	Setup     float64         `json:"setup_seconds"` // staging the plans of every working degree
+	Solutions []solveSolution `json:"solutions"`
+}
+
+type solveSolution struct {
+	Start       int            `json:"start"` // 1-based index in the start list
+	Converged   bool           `json:"converged"`
+	Reason      string         `json:"reason,omitempty"` // why not converged
+	Steps       int            `json:"steps"`
+	RefineSteps int            `json:"refine_steps"`
+	Variables   []string       `json:"variables"`
+	Series      [][][2]string  `json:"series"` // series[v][k] = [re, im]
+	Residual    string         `json:"residual"`
+	Condition   string         `json:"condition"`
+	Update      string         `json:"update"`
+	Stages      map[string]any `json:"stages_seconds"`
+	Seconds     float64        `json:"seconds"`
+}
+
+// runSolve runs Newton's method on Taylor series from each start solution:
+//
+//	mdgen solve SYSTEM -prec P -degree d [-complex] [-start FILE] [-steps k] [-json] [-o FILE] [-workers k] [-param name] [-seed s]
+//
+// The exit status is 0 only when every solution converged.
+func runSolve(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: mdgen solve SYSTEM [flags]\n\n"+
+			"Newton's method on Taylor series on the CPU: from each start solution x(0) at t = 0, refines\n"+
+			"x(0) to the working precision, then computes the series x(t) = x_0 + x_1 t + ... + x_d t^d of\n"+
+			"the solution path (staggered degrees 1, 2, 4, 7, 11, ... d). -degree 0 is a root refiner.\n"+
+			"SYSTEM is a PHCpack system file (n equations, n >= unknowns, in the unknowns and the series\n"+
+			"parameter: PHCpack's convention, or -param) or a family spec (cyclic5, monomial64:degree=32,\n"+
+			"chandra8:c=t, cyclic7:newton, ...; mdgen system -list). Start solutions: -start FILE (a PHCpack\n"+
+			"solution list or lines `name re [im]`), else the list in the system file, else the family's.\n"+
+			"Prints every coefficient with all the digits of the precision (or -json); -o FILE writes\n"+
+			"PHCpack's solution list with the series (written only when every solution converged).\n"+
+			"Exit status 0 only when every solution converged.")
+		fs.PrintDefaults()
+	}
+	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(mdrt.GeneratedPrecisions())+")")
+	degree := fs.Int("degree", 0, "truncation degree d of the series (0: refine the roots only)")
+	complex := fs.Bool("complex", false, "complex data (chosen when the system or a start needs it)")
+	startFile := fs.String("start", "", "read the start solutions from this `file` (PHCpack solution list, or lines: name re [im])")
+	steps := fs.Int("steps", 0, "most Newton steps per solution, refinement included (0: the default, "+
+		"ceil(log2(53 prec)) + 4 + the staggered degrees + 4)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	outFile := fs.String("o", "", "write the solutions and their series as a PHCpack solution list to this `file`")
+	workers := fs.Int("workers", 0, fmt.Sprintf("worker goroutines, 0..%d (0: one per CPU); the results do not depend on it", maxWorkers))
+	param := fs.String("param", "", "name of the series parameter (default: t when there is one more variable than equations)")
+	seed := fs.Int64("seed", 1, "seed of a family's random data (coefficients, Newton start points, monomial rates)")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if err := checkArgs(fs, 1, "one system file or family"); err != nil {
+		return err
+	}
+	for _, err := range []error{checkPrec("-prec", *prec), checkDegree("-degree", *degree), checkWorkers("-workers", *workers),
+		checkRange("-steps", *steps, 0, 1<<20, "Newton steps (0: the default)")} {
+		if err != nil {
+			return err
+		}
+	}
+	arg := fs.Arg(0)
+	sys, fileSols, err := loadSolveSystem(arg, *param, *seed, *complex, stderr)
+	if err != nil {
+		return err
+	}
+	n, m := len(sys.Vars), len(sys.Polys)
+	if m < n {
+		return fmt.Errorf("solve: %s has %d equations in %d unknowns (%s): Newton's method needs at least as many equations as unknowns",
+			arg, m, n, strings.Join(sys.Vars, ", "))
+	}
+	if *degree > 0 && sys.Param == "" {
+		return fmt.Errorf("solve: %s has no series parameter (%d equations in %d unknowns %s): name one with -param, or use -degree 0 to refine the roots",
+			arg, m, n, strings.Join(sys.Vars, ", "))
+	}
+	starts := fileSols
+	startWhere := arg
+	if *startFile != "" {
+		starts, err = stager.ParseSolutionsFile(*startFile, sys.Vars)
+		if err != nil {
+			return fmt.Errorf("solve: start solutions: %w", err)
+		}
+		startWhere = *startFile
+	}
+	if len(starts) == 0 {
+		return fmt.Errorf("solve: %s lists no start solutions: give them with -start FILE (a PHCpack solution list, or lines `name re [im]`)", arg)
+	}
+	for k := range starts {
+		if len(starts[k].Values) != n {
+			return fmt.Errorf("solve: %s: start solution %d has %d coordinates, the system %d unknowns (%s)", startWhere, k+1, len(starts[k].Values), n, strings.Join(sys.Vars, ", "))
+		}
+		if sys.Param != "" && !starts[k].T.IsZero() {
+			return fmt.Errorf("solve: %s: start solution %d is at %s = %s, not at %s = 0 (the series are expanded at %s = 0)",
+				startWhere, k+1, sys.Param, ratText(&starts[k].T), sys.Param, sys.Param)
+		}
+	}
+	if !*complex {
+		why := ""
+		if newton.SystemIsComplex(sys) {
+			why = arg + " has complex coefficients"
+		} else {
+			for k := range starts {
+				for v := range starts[k].Values {
+					if !starts[k].Values[v].IsReal() && why == "" {
+						why = fmt.Sprintf("start solution %d has a complex coordinate %s", k+1, sys.Vars[v])
+					}
+				}
+			}
+		}
+		if why != "" {
+			if flagGiven(fs, "complex") {
+				return usagef("solve: %s, which real data (-complex=false) cannot hold", why)
+			}
+			*complex = true
+			fmt.Fprintf(stderr, "mdgen: %s: using complex data (as with -complex)\n", why)
+		}
+	}
+	solver, err := newton.New(sys, newton.Options{Prec: *prec, Complex: *complex, Degree: *degree, MaxSteps: *steps, Workers: *workers})
+	if err != nil {
+		return fmt.Errorf("solve: %w", err)
+	}
+	defer solver.Close()
+	if err := solver.Prepare(); err != nil {
+		return fmt.Errorf("solve: %w", err)
+	}
+
+	progress := newProgress(stderr)
+	maxSteps := solver.Options().MaxSteps
+	results := make([]*newton.Result, len(starts))
+	secs := make([]float64, len(starts))
+	failed := 0
+	for k := range starts {
+		solver.SetProgress(func(si newton.StepInfo) {
+			phase := fmt.Sprintf("degree %d", si.Degree)
+			if si.Refine {
+				phase = "refining x(0)"
+			}
+			progress.fraction(fmt.Sprintf("solve %d/%d: step %d, %s, update %.2g", k+1, len(starts), si.Step, phase, si.Update),
+				(float64(k)+float64(si.Step)/float64(maxSteps))/float64(len(starts)))
+		})
+		t0 := time.Now()
+		res, err := solver.Solve(starts[k].Values)
+		if err != nil {
+			progress.done()
+			return fmt.Errorf("solve: %s: start solution %d: %w", startWhere, k+1, err)
+		}
+		secs[k] = time.Since(t0).Seconds()
+		results[k] = res
+		if !res.Converged {
+			failed++
+		}
+	}
+	progress.done()
+
+	if *asJSON {
+		rep := solveReport{System: arg, Prec: *prec, Degree: *degree, Complex: *complex, Workers: solver.Workers(),
+			Param: sys.Param, Setup: solver.Setup().Seconds()}
+		for k, res := range results {
+			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, secs[k]))
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := writeSolveText(stdout, arg, *prec, *degree, *complex, results, secs); err != nil {
+		return err
+	}
+	for k, res := range results {
+		if !res.Converged {
+			fmt.Fprintf(stderr, "mdgen: solve: start solution %d: %v\n", k+1, res.Err)
+		}
+	}
+	if failed > 0 {
+		if *outFile != "" {
+			fmt.Fprintf(stderr, "mdgen: solve: %s not written\n", *outFile)
+		}
+		return fmt.Errorf("solve: %d of %d solutions did not converge", failed, len(results))
+	}
+	if *outFile != "" {
+		sols := make([]stager.Solution, len(results))
+		for k, res := range results {
+			sols[k] = solutionOf(res, &starts[k], sys.Param != "")
+		}
+		if err := writeFileAtomic(*outFile, stager.FormatSolutions(sols, stager.SolutionFormat{})); err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+	}
+	return nil
+}
+
+// loadSolveSystem returns the system named by arg and the start solutions
+// that come with it: a family spec (its known start solutions) or a file
+// (the solution list after the system, if any).
+func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writer) (*stager.System, []stager.Solution, error) {
+	if stager.IsBenchmarkName(arg) || stager.IsFamilySpec(arg) {
+		if _, err := os.Stat(arg); err == nil {
+			fmt.Fprintf(stderr, "mdgen: %s is the generated system, not the file of that name (use ./%s)\n", arg, arg)
+		}
+		inst, err := stager.FamilySystem(arg, stager.FamilyOptions{Seed: seed, Complex: complex})
+		if err != nil {
+			return nil, nil, err
+		}
+		if param != "" && param != inst.System.Param {
+			return nil, nil, usagef("solve: %s: -param %s, but its parameter is %q", arg, param, inst.System.Param)
+		}
+		return inst.System, inst.Start, nil
+	}
+	return stager.ParseSystemAndSolutionsFile(arg, stager.ParseOptions{Param: param})
+}
+
+func ratText(z *stager.Rational) string {
+	if z.Im.Sign() == 0 {
+		return z.Re.RatString()
+	}
+	return z.Re.RatString() + " + " + z.Im.RatString() + "*i"
+}
+
+// e2 writes x with two significant digits, as the JSON report's residual
+// and condition ("1.2e-120").
+func e2(x float64) string { return strconv.FormatFloat(x, 'e', 1, 64) }
+
+func stageMap(t newton.Times) map[string]any {
+	return map[string]any{"evaluate": t.Evaluate.Seconds(), "qr": t.QR.Seconds(), "qhb": t.QHB.Seconds(),
+		"backsub": t.BackSub.Seconds(), "update": t.Update.Seconds(), "residual": t.Residual.Seconds()}
+}
+
+func jsonSolution(start int, res *newton.Result, secs float64) solveSolution {
+	s := solveSolution{Start: start, Converged: res.Converged, Steps: res.Steps, RefineSteps: res.RefineSteps,
+		Variables: res.Vars, Residual: e2(res.Residual), Condition: e2(res.Cond), Update: e2(res.Update),
+		Stages: stageMap(res.Times), Seconds: secs}
+	if res.Err != nil {
+		s.Reason = res.Err.Error()
+	}
+	s.Series = make([][][2]string, len(res.Vars))
+	for v := range res.Vars {
+		s.Series[v] = make([][2]string, res.Degree+1)
+		for k := 0; k <= res.Degree; k++ {
+			re, im := res.Text(v, k)
+			s.Series[v][k] = [2]string{re, im}
+		}
+	}
+	return s
+}
+
+func writeSolveText(w io.Writer, arg string, prec, degree int, complex bool, results []*newton.Result, secs []float64) error {
+	kind := "real"
+	if complex {
+		kind = "complex"
+	}
+	what := fmt.Sprintf("series to degree %d", degree)
+	if degree == 0 {
+		what = "roots refined"
+	}
+	fmt.Fprintf(w, "%s: %s in %d doubles, %s data, %s\n", arg, what, prec, kind, solveCount(len(results), "start solution"))
+	for k, res := range results {
+		fmt.Fprintf(w, "\nsolution %d: ", k+1)
+		if res.Converged {
+			fmt.Fprintf(w, "converged in %d steps (%d refining x(0))", res.Steps, res.RefineSteps)
+		} else {
+			fmt.Fprintf(w, "NOT converged after %d steps: %v", res.Steps, res.Err)
+		}
+		fmt.Fprintf(w, "\n  residual %s, condition %s, last update %s (relative), %.3g s\n", e2(res.Residual), e2(res.Cond), e2(res.Update), secs[k])
+		t := res.Times
+		fmt.Fprintf(w, "  stages (s): evaluate %.3g, qr %.3g, qhb %.3g, backsub %.3g, update %.3g, residual %.3g\n",
+			t.Evaluate.Seconds(), t.QR.Seconds(), t.QHB.Seconds(), t.BackSub.Seconds(), t.Update.Seconds(), t.Residual.Seconds())
+		if !res.Converged {
+			continue
+		}
+		for v, name := range res.Vars {
+			for d := 0; d <= res.Degree; d++ {
+				re, im := res.Text(v, d)
+				if !strings.HasPrefix(re, "-") {
+					re = " " + re
+				}
+				if !strings.HasPrefix(im, "-") {
+					im = " " + im
+				}
+				fmt.Fprintf(w, "  %s t^%d : %s  %s\n", name, d, re, im)
+			}
+		}
+	}
+	return nil
+}
+
+// solutionOf returns the result as a solution of a PHCpack list: the point
+// at t = 0 and, for d >= 1, the series; err, rco, res from the result; the
+// multiplicity of the start, and its t when the system has no series
+// parameter (PHCpack's continuation parameter, 1 in its lists of roots).
+func solutionOf(res *newton.Result, start *stager.Solution, param bool) stager.Solution {
+	mult := start.M
+	if mult <= 0 {
+		mult = 1
+	}
+	sol := stager.Solution{M: mult, Names: res.Vars, Values: make([]stager.Rational, len(res.Vars)),
+		Err: res.Update, Res: res.Residual, HasDiag: true}
+	if !param {
+		sol.T.Re.Set(&start.T.Re)
+		sol.T.Im.Set(&start.T.Im)
+	}
+	if res.Cond > 0 {
+		sol.Rco = 1 / res.Cond
+	}
+	series := res.Series()
+	for v := range series {
+		sol.Values[v].Re.Set(&series[v][0].Re)
+		sol.Values[v].Im.Set(&series[v][0].Im)
+	}
+	if res.Degree > 0 {
+		sol.Series = series
+	}
+	return sol
+}
+
+// writeFileAtomic writes data to path all or nothing: a temporary file in
+// the same directory, renamed over path once complete.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// solveCount writes "1 start solution", "7 start solutions".
+func solveCount(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}

@@ -1,0 +1,233 @@
+package newton
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// Times holds the time spent in the six kinds of work of the driver, summed
+// over the Newton steps of one Solve (see the package documentation for
+// what each one covers).
+type Times struct {
+	Evaluate time.Duration // inputs in, evaluation and differentiation, b = -G and the A_k gathered
+	QR       time.Duration // Householder QR of A_0, its condition estimate and ||A_0||_1
+	QHB      time.Duration // skip tests and y = Q^H b_k
+	BackSub  time.Duration // back substitution R dx_k = y
+	Update   time.Duration // b_j -= A_(j-k) dx_k, and x += dx
+	Residual time.Duration // sum over k of ||b_k - A_0 dx_k||_1
+}
+
+// Total returns the sum of the six times.
+func (t Times) Total() time.Duration {
+	return t.Evaluate + t.QR + t.QHB + t.BackSub + t.Update + t.Residual
+}
+
+// Add returns t + u.
+func (t Times) Add(u Times) Times {
+	return Times{t.Evaluate + u.Evaluate, t.QR + u.QR, t.QHB + u.QHB, t.BackSub + u.BackSub,
+		t.Update + u.Update, t.Residual + u.Residual}
+}
+
+// Result is the outcome of one Solve.
+type Result struct {
+	N       int  // doubles per number
+	Complex bool // complex data
+	Degree  int  // d: the series have d+1 coefficients
+	Vars    []string
+
+	// X holds the series of the variables in the executor's layout:
+	// coefficient k of variable v is X[(v*(Degree+1)+k)*W : ...+W], W = N
+	// or 2N (N real limbs, then N imaginary limbs). It is the last iterate,
+	// also when Newton failed.
+	X []float64
+
+	// Converged says whether the stop rule was met; otherwise Err says why
+	// not (a *Failure).
+	Converged bool
+	Err       error
+
+	Steps       int // Newton steps in all (refinement steps included)
+	RefineSteps int // steps of the refinement of x(0) (Newton at degree 0)
+
+	// Update is the max-norm of the last update dx relative to the max-norm
+	// of x (PHCpack's err, relative).
+	Update float64
+	// Residual: with Degree 0 (root refinement), ||G(x(0), 0)||_1 at the
+	// final x(0), as evaluated (PHCpack's res). With Degree d > 0, the
+	// 1-norm of the residual of the last linear system, sum over k = 0..d
+	// of ||b_k - sum_(i<=k) A_(k-i) dx_i||_1 with b = -G at the x before
+	// the last update (see the package documentation): to first order the
+	// 1-norm of G(x(t), t) mod t^(d+1) at the final x, at no extra
+	// evaluation.
+	Residual float64
+	// FNorm is ||G(x(t), t) mod t^(w+1)||_1 at the x of the start of the
+	// last step (before its update), as evaluated.
+	FNorm float64
+	// StartResidual is ||G(x(0), 0)||_1 at the start point as given.
+	StartResidual float64
+	// Cond is the 1-norm condition estimate of R in the QR of A_0 = J(x(0))
+	// at the final x(0) (la's Factorization.Cond).
+	Cond float64
+
+	Times Times
+}
+
+// W returns the doubles per number.
+func (r *Result) W() int {
+	if r.Complex {
+		return 2 * r.N
+	}
+	return r.N
+}
+
+// Coef returns the limbs of coefficient k of variable v (W doubles; a view
+// of X).
+func (r *Result) Coef(v, k int) []float64 {
+	w := r.W()
+	off := (v*(r.Degree+1) + k) * w
+	return r.X[off : off+w : off+w]
+}
+
+// Rat returns the exact value of coefficient k of variable v (zero parts
+// for non-finite limbs).
+func (r *Result) Rat(v, k int) stager.Rational {
+	var z stager.Rational
+	c := r.Coef(v, k)
+	if re := limbsRat(c[:r.N]); re != nil {
+		z.Re.Set(re)
+	}
+	if r.Complex {
+		if im := limbsRat(c[r.N:]); im != nil {
+			z.Im.Set(im)
+		}
+	}
+	return z
+}
+
+// Text returns coefficient k of variable v as decimal strings with all the
+// digits of the precision (ceil(53 N log10 2) + 1 significant digits, E
+// notation; "0" for zero); the imaginary part is "0" for real data.
+func (r *Result) Text(v, k int) (re, im string) {
+	c := r.Coef(v, k)
+	re = formatLimbs(c[:r.N], r.N)
+	im = "0"
+	if r.Complex {
+		im = formatLimbs(c[r.N:], r.N)
+	}
+	return re, im
+}
+
+// Series returns the exact series of the variables: out[v][k].
+func (r *Result) Series() [][]stager.Rational {
+	out := make([][]stager.Rational, len(r.Vars))
+	for v := range out {
+		out[v] = make([]stager.Rational, r.Degree+1)
+		for k := range out[v] {
+			z := r.Rat(v, k)
+			out[v][k].Re.Set(&z.Re)
+			out[v][k].Im.Set(&z.Im)
+		}
+	}
+	return out
+}
+
+// FailureKind classifies why Newton's method stopped without converging.
+type FailureKind int
+
+const (
+	// Singular: A_0 = J(x(0)) is rank deficient (la.RankError; the column
+	// is named).
+	Singular FailureKind = iota + 1
+	// IllConditioned: the condition estimate of A_0 is above Options.MaxCond.
+	IllConditioned
+	// Diverging: the update grew (or a value became Inf or NaN).
+	Diverging
+	// StepLimit: no convergence within Options.MaxSteps steps.
+	StepLimit
+)
+
+// Sentinel errors, matched by errors.Is on a *Failure of that kind.
+var (
+	ErrSingular       = errors.New("singular Jacobian at t = 0")
+	ErrIllConditioned = errors.New("ill-conditioned Jacobian at t = 0")
+	ErrDiverging      = errors.New("diverging")
+	ErrStepLimit      = errors.New("step limit")
+)
+
+// Failure says why Newton's method did not converge.
+type Failure struct {
+	Kind   FailureKind
+	Step   int // the step at which it stopped (1-based, counting refinement steps)
+	Degree int // the working degree w of that step
+	Refine bool
+	// Singular: the rank error of the QR of A_0 (Col is the 1-based column).
+	Rank *la.RankError
+	// Col is the 1-based column of A_0 found dependent (Singular), else 0.
+	Col int
+	// Cond is the condition estimate (IllConditioned; also set otherwise
+	// when known); MaxCond the limit it passed.
+	Cond, MaxCond float64
+	// Update and PrevUpdate: the last two relative updates (Diverging).
+	Update, PrevUpdate float64
+	// Residual is the residual of the last linear system, FNorm the 1-norm
+	// of G at the last iterate (before its update), StartResidual
+	// ||G(x(0), 0)||_1 at the start point.
+	Residual, FNorm, StartResidual float64
+	// NonFinite: a value of x or G became Inf or NaN.
+	NonFinite bool
+}
+
+func (f *Failure) sentinel() error {
+	switch f.Kind {
+	case Singular:
+		return ErrSingular
+	case IllConditioned:
+		return ErrIllConditioned
+	case Diverging:
+		return ErrDiverging
+	case StepLimit:
+		return ErrStepLimit
+	}
+	return nil
+}
+
+// Is makes errors.Is(f, ErrSingular) and the like work.
+func (f *Failure) Is(target error) bool { return target != nil && target == f.sentinel() }
+
+// Unwrap returns the la.RankError of a Singular failure.
+func (f *Failure) Unwrap() error {
+	if f.Rank != nil {
+		return f.Rank
+	}
+	return nil
+}
+
+func (f *Failure) Error() string {
+	where := fmt.Sprintf("step %d, degree %d", f.Step, f.Degree)
+	if f.Refine {
+		where = fmt.Sprintf("step %d, refining x(0)", f.Step)
+	}
+	switch f.Kind {
+	case Singular:
+		return fmt.Sprintf("singular Jacobian at t = 0: column %d is dependent on the columns before it (|R_kk| / max |R_jj| = %.3g below %.3g; %s)",
+			f.Col, f.Rank.Ratio, f.Rank.Tol, where)
+	case IllConditioned:
+		return fmt.Sprintf("ill-conditioned Jacobian at t = 0: condition estimate %.3g above %.3g (%s)", f.Cond, f.MaxCond, where)
+	case Diverging:
+		if f.NonFinite {
+			return fmt.Sprintf("diverging: a value became Inf or NaN (%s; residual of the start %.3g)", where, f.StartResidual)
+		}
+		msg := fmt.Sprintf("diverging: the update grew from %.3g to %.3g (relative; %s), ||f||_1 = %.3g there", f.PrevUpdate, f.Update, where, f.FNorm)
+		if f.Refine {
+			msg += fmt.Sprintf("; the start is not a solution at t = 0: ||f(x(0), 0)||_1 = %.3g", f.StartResidual)
+		}
+		return msg
+	case StepLimit:
+		return fmt.Sprintf("step limit: no convergence after %d steps (%s; last relative update %.3g, ||f||_1 = %.3g, residual of the linear system %.3g)", f.Step, where, f.Update, f.FNorm, f.Residual)
+	}
+	return "newton: unknown failure"
+}
