@@ -314,3 +314,208 @@ func TestSqrtFarFromOne(t *testing.T) {
 		}
 	}
 }
+
+// farPart returns a random N-double whose leading limb lies in [2^e,
+// 2^(e+1)), or zero when e is below the subnormals.
+func farPart(n, e int, rng *rand.Rand) []float64 {
+	if e < alg.MinSubnormalExp {
+		return make([]float64, n)
+	}
+	return alg.Random(n, e, rng)
+}
+
+// farGap returns how far below the larger part the smaller part of a complex
+// operand lies: 0..60 binades (every limb of both parts matters), 53N and
+// more (the smaller part only reaches the larger one's last limbs or not at
+// all), or, one time in eight, so far that the smaller part is zero.
+func farGap(n int, rng *rand.Rand) int {
+	switch rng.IntN(8) {
+	case 0:
+		return 1 << 20
+	case 1, 2:
+		return 53*n + rng.IntN(100)
+	}
+	return rng.IntN(61)
+}
+
+// farComplex returns a complex N-double whose larger part has leading
+// exponent e and whose smaller part lies gap binades below, in random order.
+func farComplex(n, e, gap int, rng *rand.Rand) [2][]float64 {
+	v := [2][]float64{farPart(n, e, rng), farPart(n, e-gap, rng)}
+	if rng.IntN(2) == 0 {
+		v[0], v[1] = v[1], v[0]
+	}
+	return v
+}
+
+// farBands returns the leading exponents of the regression tests of
+// C<N>.Abs and C<N>.Div far from 1: 2^-1000..2^-500 and 2^500..2^1020, cut
+// to [lo, hi]; where the lower band lies wholly below lo (N >= 10), its 40
+// exponents from lo up instead.
+func farBands(lo, hi int) [][2]int {
+	return [][2]int{{max(-1000, lo), max(-500, lo+40)}, {max(500, lo), min(1020, hi)}}
+}
+
+// TestComplexAbsFarFromOne is the regression test of C<N>.Abs (cabs) far
+// from 1: sqrt(re^2 + im^2) computed without scaling returned 0 for |z|
+// below about 2^-511 and +Inf above about 2^511 (the squares underflowed or
+// overflowed) and lost the lower limbs of the squares long before that.
+// Every leading exponent of 2^-1000..2^-500 and 2^500..2^1020 in which |z|
+// and all its limbs stay normal (|z| in [2^e, 2^(e+1.5)): e in [rlo, rhi-1]
+// of alg.ResultExpRange) is tried at every N, with the smaller part 0..60
+// binades below the larger, far below, or zero, against math/big.Float at
+// 64N+200 bits.
+func TestComplexAbsFarFromOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 1))
+	step := 1
+	if testing.Short() {
+		step = 3
+	}
+	for _, n := range generatedNs {
+		f := limbFuncsByN[n]
+		clib := alg.BuildComplex(alg.Build(n))
+		prec := uint(64*n + 200)
+		rlo, rhi := alg.ResultExpRange(n)
+		for _, band := range farBands(rlo, rhi-1) {
+			worst := math.Inf(1)
+			for e := band[0]; e <= band[1]; e += step {
+				c := alg.ComplexCase{Kind: "far", A: farComplex(n, e, farGap(n, rng), rng)}
+				got := f.cabs(c.A[0], c.A[1])
+				if n <= 4 || e%8 == 0 {
+					want := clib.Abs.Eval(alg.ComplexArgs("cabs", c)...)
+					for k := range want {
+						if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+							t.Fatalf("N=%d cabs: generated Go %v differs from the IR interpreter %v", n, got, want)
+						}
+					}
+				}
+				ref, _, _, _ := alg.ComplexReference("cabs", c, prec)
+				bits := alg.AccurateBits(got, ref)
+				if target := complexTargetBits("cabs", n); bits < target {
+					t.Errorf("N=%d cabs, leading exponent %d: %.1f accurate bits < %.0f\nre=%v\nim=%v\ngot=%v", n, e, bits, target, c.A[0], c.A[1], got)
+				}
+				if !alg.IsNormalized(got) {
+					t.Errorf("N=%d cabs, leading exponent %d: result %v not normalized", n, e, got)
+				}
+				worst = min(worst, bits)
+			}
+			t.Logf("N=%d cabs, exponents %d..%d: worst %.1f accurate bits", n, band[0], band[1], worst)
+		}
+	}
+}
+
+// TestComplexDivFarFromOne is the regression test of C<N>.Div (cdiv) with a
+// divisor far from 1: a conj(b) / |b|^2 computed without scaling overflowed
+// (|b|^2 for |b| above about 2^511, a conj(b) for large |a| |b|) or
+// underflowed (|b|^2 below about 2^-511) although the quotient was
+// representable. The divisor's larger part takes every leading exponent of
+// 2^-1000..2^-500 and 2^500..2^1020 (its smaller part 0..60 binades below,
+// far below, or zero), the dividend's an exponent ea with ea - eb in
+// [rlo+1, rhi-1] (the quotient's scale |a|/|b| and its limbs normal); each
+// part's error is measured relative to |a|/|b| at 64N+200 bits.
+func TestComplexDivFarFromOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 1))
+	step := 1
+	if testing.Short() {
+		step = 3
+	}
+	for _, n := range generatedNs {
+		f := limbFuncsByN[n]
+		clib := alg.BuildComplex(alg.Build(n))
+		prec := uint(64*n + 200)
+		rlo, rhi := alg.ResultExpRange(n)
+		for _, band := range farBands(alg.MinSubnormalExp, rhi-1) {
+			worst := math.Inf(1)
+			for eb := band[0]; eb <= band[1]; eb += step {
+				gb := farGap(n, rng)
+				if eb-gb < alg.MinSubnormalExp && gb < 1<<20 {
+					gb = rng.IntN(eb - alg.MinSubnormalExp + 1)
+				}
+				lo, hi := max(alg.MinSubnormalExp, eb+rlo+1), min(rhi, eb+rhi-1)
+				ea := lo + rng.IntN(hi-lo+1)
+				c := alg.ComplexCase{Kind: "far", A: farComplex(n, ea, farGap(n, rng), rng), B: farComplex(n, eb, gb, rng)}
+				re, im := f.cdiv(c.A[0], c.A[1], c.B[0], c.B[1])
+				if n <= 4 || eb%8 == 0 {
+					want := clib.Div.Eval(alg.ComplexArgs("cdiv", c)...)
+					got := append(append([]float64(nil), re...), im...)
+					for k := range want {
+						if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+							t.Fatalf("N=%d cdiv: generated Go %v differs from the IR interpreter %v", n, got, want)
+						}
+					}
+				}
+				wantRe, wantIm, scale, _ := alg.ComplexReference("cdiv", c, prec)
+				for _, p := range []struct {
+					name string
+					got  []float64
+					want *big.Float
+				}{{"real part", re, wantRe}, {"imaginary part", im, wantIm}} {
+					bits := alg.AccurateBitsScaled(p.got, p.want, scale)
+					if target := complexTargetBits("cdiv", n); bits < target {
+						t.Errorf("N=%d cdiv, divisor exponent %d, dividend %d: %s %.1f accurate bits < %.0f\na=%v\nb=%v\ngot=%v", n, eb, ea, p.name, bits, target, c.A, c.B, p.got)
+					}
+					if !alg.IsNormalized(p.got) {
+						t.Errorf("N=%d cdiv, divisor exponent %d: %s %v not normalized", n, eb, p.name, p.got)
+					}
+					worst = min(worst, bits)
+				}
+			}
+			t.Logf("N=%d cdiv, divisor exponents %d..%d: worst %.1f accurate bits", n, band[0], band[1], worst)
+		}
+	}
+}
+
+// TestComplexAbsSpecialValues checks C<N>.Abs on zeros, infinities, NaN and
+// the ends of the float64 range, after IEEE hypot: hypot(±Inf, y) = +Inf
+// even for y = NaN, otherwise NaN if a part is NaN, hypot(±0, ±0) = +0;
+// |z| is finite whenever its leading limb does not round to 2^1024 (parts
+// near 2^1022 or 2^1023, MaxFloat64), also on subnormal Pythagorean
+// triples. Non-finite results have zero lower limbs, finite ones the
+// accuracy of the corpus.
+func TestComplexAbsSpecialValues(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, n := range generatedNs {
+		f := limbFuncsByN[n]
+		v := func(x0 float64) []float64 { x := make([]float64, n); x[0] = x0; return x }
+		cases := []struct {
+			re, im float64
+			want   float64 // the leading limb; NaN means NaN
+		}{
+			{0, 0, 0}, {math.Copysign(0, -1), 0, 0}, {0, math.Copysign(0, -1), 0},
+			{math.Copysign(0, -1), math.Copysign(0, -1), 0},
+			{inf, 0, inf}, {-inf, 1, inf}, {1, -inf, inf}, {inf, nan, inf}, {nan, -inf, inf}, {-inf, inf, inf},
+			{nan, 0, nan}, {1, nan, nan}, {nan, nan, nan},
+			{-3, 4, 5}, {0x3p-1074, -0x4p-1074, 0x5p-1074}, {0x1p-1074, 0, 0x1p-1074}, {0, -math.SmallestNonzeroFloat64, math.SmallestNonzeroFloat64},
+			{0x1p1023, 0, 0x1p1023}, {math.MaxFloat64, 0, math.MaxFloat64}, {0, -math.MaxFloat64, math.MaxFloat64},
+			{0x3p1021, 0x4p1021, 0x5p1021}, {0x1p1023, 0x1.8p1023, 0x1.cd82b446159f3p1023},
+			{math.MaxFloat64, 0x1p900, math.MaxFloat64}, {math.MaxFloat64, 0x1p1000, inf},
+			{math.MaxFloat64, math.MaxFloat64, inf}, {0x1p1023, 0x1.cp1023, inf},
+			{0x3p1020, -0x4p1020, 0x5p1020},
+		}
+		for _, c := range cases {
+			got := f.cabs(v(c.re), v(c.im))
+			lead := got[0]
+			if !(lead == c.want && !math.Signbit(lead) || math.IsNaN(c.want) && math.IsNaN(lead)) {
+				t.Errorf("N=%d |%v + %vi|: leading limb %v, want %v (all %v)", n, c.re, c.im, lead, c.want, got)
+			}
+			if math.IsNaN(lead) || math.IsInf(lead, 0) {
+				for k := 1; k < n; k++ {
+					if got[k] != 0 {
+						t.Errorf("N=%d |%v + %vi|: lower limb %d = %v, want 0 (all %v)", n, c.re, c.im, k, got[k], got)
+					}
+				}
+				continue
+			}
+			ref, _, _, _ := alg.ComplexReference("cabs", alg.ComplexCase{A: [2][]float64{v(c.re), v(c.im)}}, uint(64*n+200))
+			if bits := alg.AccurateBits(got, ref); bits < complexTargetBits("cabs", n) {
+				t.Errorf("N=%d |%v + %vi| = %v: %.1f accurate bits", n, c.re, c.im, got, bits)
+			}
+		}
+		// Finite although both squares overflow: |z| = 2^1023 sqrt(2).
+		got := f.cabs(v(0x1p1023), v(-0x1p1023))
+		want := new(big.Float).SetPrec(uint(64*n + 200)).Sqrt(new(big.Float).SetMantExp(big.NewFloat(1), 2047))
+		if bits := alg.AccurateBits(got, want); bits < complexTargetBits("cabs", n) {
+			t.Errorf("N=%d |2^1023 - 2^1023 i| = %v: %.1f accurate bits", n, got, bits)
+		}
+	}
+}

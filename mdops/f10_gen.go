@@ -5550,7 +5550,7 @@ func c10madd(acc c10l, x c10l, y c10l) c10l {
 }
 
 // Div returns a / b.
-// Cost: 21544 flops (20400 add/sub, 662 mul, 458 fma, 24 div/sqrt), 13370 selections.
+// Cost: 21631 flops (20402 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
 func (a C10) Div(b C10) (r C10) {
 	*(*c10l)(unsafe.Pointer(&r)) = c10div(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
 	return
@@ -5558,22 +5558,115 @@ func (a C10) Div(b C10) (r C10) {
 
 // c10div is the kernel of C10.Div.
 func c10div(a c10l, b c10l) c10l {
-	v40 := f10sqr(b.re)
-	v51 := f10sqr(b.im)
-	v62 := f10add(f10l{v40.l0, v40.l1, v40.l2, v40.l3, v40.l4, v40.l5, v40.l6, v40.l7, v40.l8, v40.l9}, f10l{v51.l0, v51.l1, v51.l2, v51.l3, v51.l4, v51.l5, v51.l6, v51.l7, v51.l8, v51.l9})
-	v73 := f10mul(a.re, b.re)
-	v84 := f10mul(a.im, b.im)
-	v95 := f10add(f10l{v73.l0, v73.l1, v73.l2, v73.l3, v73.l4, v73.l5, v73.l6, v73.l7, v73.l8, v73.l9}, f10l{v84.l0, v84.l1, v84.l2, v84.l3, v84.l4, v84.l5, v84.l6, v84.l7, v84.l8, v84.l9})
-	v106 := f10mul(a.im, b.re)
-	v117 := f10mul(a.re, b.im)
-	v128 := f10sub(f10l{v106.l0, v106.l1, v106.l2, v106.l3, v106.l4, v106.l5, v106.l6, v106.l7, v106.l8, v106.l9}, f10l{v117.l0, v117.l1, v117.l2, v117.l3, v117.l4, v117.l5, v117.l6, v117.l7, v117.l8, v117.l9})
-	v139 := f10div(f10l{v95.l0, v95.l1, v95.l2, v95.l3, v95.l4, v95.l5, v95.l6, v95.l7, v95.l8, v95.l9}, f10l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4, v62.l5, v62.l6, v62.l7, v62.l8, v62.l9})
-	v150 := f10div(f10l{v128.l0, v128.l1, v128.l2, v128.l3, v128.l4, v128.l5, v128.l6, v128.l7, v128.l8, v128.l9}, f10l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4, v62.l5, v62.l6, v62.l7, v62.l8, v62.l9})
-	return c10l{f10l{v139.l0, v139.l1, v139.l2, v139.l3, v139.l4, v139.l5, v139.l6, v139.l7, v139.l8, v139.l9}, f10l{v150.l0, v150.l1, v150.l2, v150.l3, v150.l4, v150.l5, v150.l6, v150.l7, v150.l8, v150.l9}}
+	v40 := math.Abs(b.im.l0)
+	v41 := math.Abs(b.re.l0)
+	v42 := selAbsLess(b.re.l0, b.im.l0, v40, v41)
+	v44 := math.Abs(v42)
+	v46 := v44 - 1.1830521861667747e-271
+	v48 := selNegative(v46, 4.149515568880993e+180, 1.0)
+	v49 := float64(v44 * v48)
+	v50 := 1.0 / v49
+	v52 := float64(v50 * 4.503599627370497e+15)
+	v54 := float64(v52 * 0.9999999999999999)
+	v55 := v52 - v54
+	v56 := math.Abs(v55)
+	v58 := float64(v56 * 0.5)
+	v59 := float64(a.re.l0 * v48)
+	v60 := float64(a.re.l1 * v48)
+	v61 := float64(a.re.l2 * v48)
+	v62 := float64(a.re.l3 * v48)
+	v63 := float64(a.re.l4 * v48)
+	v64 := float64(a.re.l5 * v48)
+	v65 := float64(a.re.l6 * v48)
+	v66 := float64(a.re.l7 * v48)
+	v67 := float64(a.re.l8 * v48)
+	v68 := float64(a.re.l9 * v48)
+	v69 := float64(v59 * v58)
+	v70 := float64(v60 * v58)
+	v71 := float64(v61 * v58)
+	v72 := float64(v62 * v58)
+	v73 := float64(v63 * v58)
+	v74 := float64(v64 * v58)
+	v75 := float64(v65 * v58)
+	v76 := float64(v66 * v58)
+	v77 := float64(v67 * v58)
+	v78 := float64(v68 * v58)
+	v79 := float64(a.im.l0 * v48)
+	v80 := float64(a.im.l1 * v48)
+	v81 := float64(a.im.l2 * v48)
+	v82 := float64(a.im.l3 * v48)
+	v83 := float64(a.im.l4 * v48)
+	v84 := float64(a.im.l5 * v48)
+	v85 := float64(a.im.l6 * v48)
+	v86 := float64(a.im.l7 * v48)
+	v87 := float64(a.im.l8 * v48)
+	v88 := float64(a.im.l9 * v48)
+	v89 := float64(v79 * v58)
+	v90 := float64(v80 * v58)
+	v91 := float64(v81 * v58)
+	v92 := float64(v82 * v58)
+	v93 := float64(v83 * v58)
+	v94 := float64(v84 * v58)
+	v95 := float64(v85 * v58)
+	v96 := float64(v86 * v58)
+	v97 := float64(v87 * v58)
+	v98 := float64(v88 * v58)
+	v99 := float64(b.re.l0 * v48)
+	v100 := float64(b.re.l1 * v48)
+	v101 := float64(b.re.l2 * v48)
+	v102 := float64(b.re.l3 * v48)
+	v103 := float64(b.re.l4 * v48)
+	v104 := float64(b.re.l5 * v48)
+	v105 := float64(b.re.l6 * v48)
+	v106 := float64(b.re.l7 * v48)
+	v107 := float64(b.re.l8 * v48)
+	v108 := float64(b.re.l9 * v48)
+	v109 := float64(v99 * v58)
+	v110 := float64(v100 * v58)
+	v111 := float64(v101 * v58)
+	v112 := float64(v102 * v58)
+	v113 := float64(v103 * v58)
+	v114 := float64(v104 * v58)
+	v115 := float64(v105 * v58)
+	v116 := float64(v106 * v58)
+	v117 := float64(v107 * v58)
+	v118 := float64(v108 * v58)
+	v119 := float64(b.im.l0 * v48)
+	v120 := float64(b.im.l1 * v48)
+	v121 := float64(b.im.l2 * v48)
+	v122 := float64(b.im.l3 * v48)
+	v123 := float64(b.im.l4 * v48)
+	v124 := float64(b.im.l5 * v48)
+	v125 := float64(b.im.l6 * v48)
+	v126 := float64(b.im.l7 * v48)
+	v127 := float64(b.im.l8 * v48)
+	v128 := float64(b.im.l9 * v48)
+	v129 := float64(v119 * v58)
+	v130 := float64(v120 * v58)
+	v131 := float64(v121 * v58)
+	v132 := float64(v122 * v58)
+	v133 := float64(v123 * v58)
+	v134 := float64(v124 * v58)
+	v135 := float64(v125 * v58)
+	v136 := float64(v126 * v58)
+	v137 := float64(v127 * v58)
+	v138 := float64(v128 * v58)
+	v139 := f10sqr(f10l{v109, v110, v111, v112, v113, v114, v115, v116, v117, v118})
+	v150 := f10sqr(f10l{v129, v130, v131, v132, v133, v134, v135, v136, v137, v138})
+	v161 := f10add(f10l{v139.l0, v139.l1, v139.l2, v139.l3, v139.l4, v139.l5, v139.l6, v139.l7, v139.l8, v139.l9}, f10l{v150.l0, v150.l1, v150.l2, v150.l3, v150.l4, v150.l5, v150.l6, v150.l7, v150.l8, v150.l9})
+	v172 := f10mul(f10l{v69, v70, v71, v72, v73, v74, v75, v76, v77, v78}, f10l{v109, v110, v111, v112, v113, v114, v115, v116, v117, v118})
+	v183 := f10mul(f10l{v89, v90, v91, v92, v93, v94, v95, v96, v97, v98}, f10l{v129, v130, v131, v132, v133, v134, v135, v136, v137, v138})
+	v194 := f10add(f10l{v172.l0, v172.l1, v172.l2, v172.l3, v172.l4, v172.l5, v172.l6, v172.l7, v172.l8, v172.l9}, f10l{v183.l0, v183.l1, v183.l2, v183.l3, v183.l4, v183.l5, v183.l6, v183.l7, v183.l8, v183.l9})
+	v205 := f10mul(f10l{v89, v90, v91, v92, v93, v94, v95, v96, v97, v98}, f10l{v109, v110, v111, v112, v113, v114, v115, v116, v117, v118})
+	v216 := f10mul(f10l{v69, v70, v71, v72, v73, v74, v75, v76, v77, v78}, f10l{v129, v130, v131, v132, v133, v134, v135, v136, v137, v138})
+	v227 := f10sub(f10l{v205.l0, v205.l1, v205.l2, v205.l3, v205.l4, v205.l5, v205.l6, v205.l7, v205.l8, v205.l9}, f10l{v216.l0, v216.l1, v216.l2, v216.l3, v216.l4, v216.l5, v216.l6, v216.l7, v216.l8, v216.l9})
+	v238 := f10div(f10l{v194.l0, v194.l1, v194.l2, v194.l3, v194.l4, v194.l5, v194.l6, v194.l7, v194.l8, v194.l9}, f10l{v161.l0, v161.l1, v161.l2, v161.l3, v161.l4, v161.l5, v161.l6, v161.l7, v161.l8, v161.l9})
+	v249 := f10div(f10l{v227.l0, v227.l1, v227.l2, v227.l3, v227.l4, v227.l5, v227.l6, v227.l7, v227.l8, v227.l9}, f10l{v161.l0, v161.l1, v161.l2, v161.l3, v161.l4, v161.l5, v161.l6, v161.l7, v161.l8, v161.l9})
+	return c10l{f10l{v238.l0, v238.l1, v238.l2, v238.l3, v238.l4, v238.l5, v238.l6, v238.l7, v238.l8, v238.l9}, f10l{v249.l0, v249.l1, v249.l2, v249.l3, v249.l4, v249.l5, v249.l6, v249.l7, v249.l8, v249.l9}}
 }
 
 // Abs returns |a|.
-// Cost: 23744 flops (22060 add/sub, 1007 mul, 675 fma, 2 div/sqrt), 5982 selections.
+// Cost: 23830 flops (22091 add/sub, 1061 mul, 675 fma, 3 div/sqrt), 5999 selections.
 func (a C10) Abs() (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = c10abs(*(*c10l)(unsafe.Pointer(&a)))
 	return
@@ -5581,11 +5674,119 @@ func (a C10) Abs() (r F10) {
 
 // c10abs is the kernel of C10.Abs.
 func c10abs(a c10l) f10l {
-	v20 := f10sqr(a.re)
-	v31 := f10sqr(a.im)
-	v42 := f10add(f10l{v20.l0, v20.l1, v20.l2, v20.l3, v20.l4, v20.l5, v20.l6, v20.l7, v20.l8, v20.l9}, f10l{v31.l0, v31.l1, v31.l2, v31.l3, v31.l4, v31.l5, v31.l6, v31.l7, v31.l8, v31.l9})
-	v53 := f10sqrt(f10l{v42.l0, v42.l1, v42.l2, v42.l3, v42.l4, v42.l5, v42.l6, v42.l7, v42.l8, v42.l9})
-	return f10l{v53.l0, v53.l1, v53.l2, v53.l3, v53.l4, v53.l5, v53.l6, v53.l7, v53.l8, v53.l9}
+	v20 := math.Abs(a.im.l0)
+	v21 := math.Abs(a.re.l0)
+	v22 := selAbsLess(a.re.l0, a.im.l0, v20, v21)
+	v25 := v22 - 1.1830521861667747e-271
+	v27 := 8.452712498170644e+270 - v22
+	v30 := selNegative(v27, 2.409919865102884e-181, 1.0)
+	v31 := selNegative(v25, 4.149515568880993e+180, v30)
+	v34 := selNegative(v27, 4.149515568880993e+180, 1.0)
+	v35 := selNegative(v25, 2.409919865102884e-181, v34)
+	v36 := float64(v22 * v31)
+	v38 := v36 + 9.332636185032189e-302
+	v40 := float64(v38 * 4.503599627370497e+15)
+	v42 := float64(v40 * 0.9999999999999999)
+	v43 := v40 - v42
+	v44 := math.Abs(v43)
+	v45 := 1.0 / v44
+	v46 := float64(v44 * v35)
+	v47 := float64(a.re.l0 * v31)
+	v48 := float64(a.re.l1 * v31)
+	v49 := float64(a.re.l2 * v31)
+	v50 := float64(a.re.l3 * v31)
+	v51 := float64(a.re.l4 * v31)
+	v52 := float64(a.re.l5 * v31)
+	v53 := float64(a.re.l6 * v31)
+	v54 := float64(a.re.l7 * v31)
+	v55 := float64(a.re.l8 * v31)
+	v56 := float64(a.re.l9 * v31)
+	v57 := float64(v47 * v45)
+	v58 := float64(v48 * v45)
+	v59 := float64(v49 * v45)
+	v60 := float64(v50 * v45)
+	v61 := float64(v51 * v45)
+	v62 := float64(v52 * v45)
+	v63 := float64(v53 * v45)
+	v64 := float64(v54 * v45)
+	v65 := float64(v55 * v45)
+	v66 := float64(v56 * v45)
+	v67 := float64(a.im.l0 * v31)
+	v68 := float64(a.im.l1 * v31)
+	v69 := float64(a.im.l2 * v31)
+	v70 := float64(a.im.l3 * v31)
+	v71 := float64(a.im.l4 * v31)
+	v72 := float64(a.im.l5 * v31)
+	v73 := float64(a.im.l6 * v31)
+	v74 := float64(a.im.l7 * v31)
+	v75 := float64(a.im.l8 * v31)
+	v76 := float64(a.im.l9 * v31)
+	v77 := float64(v67 * v45)
+	v78 := float64(v68 * v45)
+	v79 := float64(v69 * v45)
+	v80 := float64(v70 * v45)
+	v81 := float64(v71 * v45)
+	v82 := float64(v72 * v45)
+	v83 := float64(v73 * v45)
+	v84 := float64(v74 * v45)
+	v85 := float64(v75 * v45)
+	v86 := float64(v76 * v45)
+	v87 := f10sqr(f10l{v57, v58, v59, v60, v61, v62, v63, v64, v65, v66})
+	v98 := f10sqr(f10l{v77, v78, v79, v80, v81, v82, v83, v84, v85, v86})
+	v109 := f10add(f10l{v87.l0, v87.l1, v87.l2, v87.l3, v87.l4, v87.l5, v87.l6, v87.l7, v87.l8, v87.l9}, f10l{v98.l0, v98.l1, v98.l2, v98.l3, v98.l4, v98.l5, v98.l6, v98.l7, v98.l8, v98.l9})
+	v120 := f10sqrt(f10l{v109.l0, v109.l1, v109.l2, v109.l3, v109.l4, v109.l5, v109.l6, v109.l7, v109.l8, v109.l9})
+	v131 := float64(v120.l0 * v46)
+	v132 := float64(v120.l1 * v46)
+	v133 := float64(v120.l2 * v46)
+	v134 := float64(v120.l3 * v46)
+	v135 := float64(v120.l4 * v46)
+	v136 := float64(v120.l5 * v46)
+	v137 := float64(v120.l6 * v46)
+	v138 := float64(v120.l7 * v46)
+	v139 := float64(v120.l8 * v46)
+	v140 := float64(v120.l9 * v46)
+	v141 := v131 + v132
+	v142 := v141 - v131
+	v143 := v132 - v142
+	v144 := v143 + v133
+	v145 := v144 - v143
+	v146 := v133 - v145
+	v147 := v146 + v134
+	v148 := v147 - v146
+	v149 := v134 - v148
+	v150 := v149 + v135
+	v151 := v150 - v149
+	v152 := v135 - v151
+	v153 := v152 + v136
+	v154 := v153 - v152
+	v155 := v136 - v154
+	v156 := v155 + v137
+	v157 := v156 - v155
+	v158 := v137 - v157
+	v159 := v158 + v138
+	v160 := v159 - v158
+	v161 := v138 - v160
+	v162 := v161 + v139
+	v163 := v162 - v161
+	v164 := v139 - v163
+	v165 := v164 + v140
+	v166 := v165 - v164
+	v167 := v140 - v166
+	v169 := math.Abs(a.re.l0)
+	v170 := math.Abs(a.im.l0)
+	v172 := selAbsLess(1.7976931348623157e+308, a.im.l0, v170, 0.0)
+	v173 := selAbsLess(1.7976931348623157e+308, a.re.l0, v169, v172)
+	v174 := selFinite(v173, v141, v173)
+	v175 := selFinite(v174, v144, 0.0)
+	v176 := selFinite(v174, v147, 0.0)
+	v177 := selFinite(v174, v150, 0.0)
+	v178 := selFinite(v174, v153, 0.0)
+	v179 := selFinite(v174, v156, 0.0)
+	v180 := selFinite(v174, v159, 0.0)
+	v181 := selFinite(v174, v162, 0.0)
+	v182 := selFinite(v174, v165, 0.0)
+	v183 := selFinite(v174, v167, 0.0)
+	return f10l{v174, v175, v176, v177, v178, v179, v180, v181, v182, v183}
 }
 
 // ConvolveF10 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the

@@ -267,7 +267,7 @@ func c1madd(accre0, accim0, xre0, xim0, yre0, yim0 float64) (float64, float64) {
 }
 
 // Div returns a / b.
-// Cost: 11 flops (3 add/sub, 6 mul, 0 fma, 2 div/sqrt), 0 selections.
+// Cost: 26 flops (5 add/sub, 18 mul, 0 fma, 3 div/sqrt), 2 selections.
 func (a C1) Div(b C1) (r C1) {
 	r.Re[0], r.Im[0] = c1div(a.Re[0], a.Im[0], b.Re[0], b.Im[0])
 	return
@@ -275,22 +275,43 @@ func (a C1) Div(b C1) (r C1) {
 
 // c1div is the kernel of C1.Div.
 func c1div(are0, aim0, bre0, bim0 float64) (float64, float64) {
-	v4 := float64(bre0 * bre0)
-	v5 := float64(bim0 * bim0)
-	v6 := v4 + v5
-	v7 := float64(are0 * bre0)
-	v8 := float64(aim0 * bim0)
-	v9 := v7 + v8
-	v10 := float64(aim0 * bre0)
-	v11 := float64(are0 * bim0)
-	v13 := v10 + (-v11)
-	v14 := v9 / v6
-	v15 := v13 / v6
-	return v14, v15
+	v4 := math.Abs(bim0)
+	v5 := math.Abs(bre0)
+	v6 := selAbsLess(bre0, bim0, v4, v5)
+	v8 := math.Abs(v6)
+	v10 := v8 - 1.1830521861667747e-271
+	v12 := selNegative(v10, 4.149515568880993e+180, 1.0)
+	v13 := float64(v8 * v12)
+	v14 := 1.0 / v13
+	v16 := float64(v14 * 4.503599627370497e+15)
+	v18 := float64(v16 * 0.9999999999999999)
+	v19 := v16 - v18
+	v20 := math.Abs(v19)
+	v22 := float64(v20 * 0.5)
+	v23 := float64(are0 * v12)
+	v24 := float64(v23 * v22)
+	v25 := float64(aim0 * v12)
+	v26 := float64(v25 * v22)
+	v27 := float64(bre0 * v12)
+	v28 := float64(v27 * v22)
+	v29 := float64(bim0 * v12)
+	v30 := float64(v29 * v22)
+	v31 := float64(v28 * v28)
+	v32 := float64(v30 * v30)
+	v33 := v31 + v32
+	v34 := float64(v24 * v28)
+	v35 := float64(v26 * v30)
+	v36 := v34 + v35
+	v37 := float64(v26 * v28)
+	v38 := float64(v24 * v30)
+	v40 := v37 + (-v38)
+	v41 := v36 / v33
+	v42 := v40 / v33
+	return v41, v42
 }
 
 // Abs returns |a|.
-// Cost: 4 flops (1 add/sub, 2 mul, 0 fma, 1 div/sqrt), 0 selections.
+// Cost: 18 flops (5 add/sub, 11 mul, 0 fma, 2 div/sqrt), 8 selections.
 func (a C1) Abs() (r F1) {
 	r[0] = c1abs(a.Re[0], a.Im[0])
 	return
@@ -298,11 +319,38 @@ func (a C1) Abs() (r F1) {
 
 // c1abs is the kernel of C1.Abs.
 func c1abs(are0, aim0 float64) float64 {
-	v2 := float64(are0 * are0)
-	v3 := float64(aim0 * aim0)
-	v4 := v2 + v3
-	v5 := math.Sqrt(v4)
-	return v5
+	v2 := math.Abs(aim0)
+	v3 := math.Abs(are0)
+	v4 := selAbsLess(are0, aim0, v2, v3)
+	v7 := v4 - 1.1830521861667747e-271
+	v9 := 8.452712498170644e+270 - v4
+	v12 := selNegative(v9, 2.409919865102884e-181, 1.0)
+	v13 := selNegative(v7, 4.149515568880993e+180, v12)
+	v16 := selNegative(v9, 4.149515568880993e+180, 1.0)
+	v17 := selNegative(v7, 2.409919865102884e-181, v16)
+	v18 := float64(v4 * v13)
+	v20 := v18 + 9.332636185032189e-302
+	v22 := float64(v20 * 4.503599627370497e+15)
+	v24 := float64(v22 * 0.9999999999999999)
+	v25 := v22 - v24
+	v26 := math.Abs(v25)
+	v27 := 1.0 / v26
+	v28 := float64(v26 * v17)
+	v29 := float64(are0 * v13)
+	v30 := float64(v29 * v27)
+	v31 := float64(aim0 * v13)
+	v32 := float64(v31 * v27)
+	v33 := float64(v30 * v30)
+	v34 := float64(v32 * v32)
+	v35 := v33 + v34
+	v36 := math.Sqrt(v35)
+	v37 := float64(v36 * v28)
+	v39 := math.Abs(are0)
+	v40 := math.Abs(aim0)
+	v42 := selAbsLess(1.7976931348623157e+308, aim0, v40, 0.0)
+	v43 := selAbsLess(1.7976931348623157e+308, are0, v39, v42)
+	v44 := selFinite(v43, v37, v43)
+	return v44
 }
 
 // ConvolveF1 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the

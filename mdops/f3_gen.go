@@ -781,7 +781,7 @@ func c3madd(acc c3l, x c3l, y c3l) c3l {
 }
 
 // Div returns a / b.
-// Cost: 1169 flops (1045 add/sub, 84 mul, 30 fma, 10 div/sqrt), 195 selections.
+// Cost: 1200 flops (1047 add/sub, 112 mul, 30 fma, 11 div/sqrt), 197 selections.
 func (a C3) Div(b C3) (r C3) {
 	*(*c3l)(unsafe.Pointer(&r)) = c3div(*(*c3l)(unsafe.Pointer(&a)), *(*c3l)(unsafe.Pointer(&b)))
 	return
@@ -789,22 +789,59 @@ func (a C3) Div(b C3) (r C3) {
 
 // c3div is the kernel of C3.Div.
 func c3div(a c3l, b c3l) c3l {
-	v13, v14, v15 := f3sqr(b.re.l0, b.re.l1, b.re.l2)
-	v17, v18, v19 := f3sqr(b.im.l0, b.im.l1, b.im.l2)
-	v20 := f3add(f3l{v13, v14, v15}, f3l{v17, v18, v19})
-	v24 := f3mul(a.re, b.re)
-	v28 := f3mul(a.im, b.im)
-	v32 := f3add(f3l{v24.l0, v24.l1, v24.l2}, f3l{v28.l0, v28.l1, v28.l2})
-	v36 := f3mul(a.im, b.re)
-	v40 := f3mul(a.re, b.im)
-	v44 := f3sub(f3l{v36.l0, v36.l1, v36.l2}, f3l{v40.l0, v40.l1, v40.l2})
-	v48 := f3div(f3l{v32.l0, v32.l1, v32.l2}, f3l{v20.l0, v20.l1, v20.l2})
-	v52 := f3div(f3l{v44.l0, v44.l1, v44.l2}, f3l{v20.l0, v20.l1, v20.l2})
-	return c3l{f3l{v48.l0, v48.l1, v48.l2}, f3l{v52.l0, v52.l1, v52.l2}}
+	v12 := math.Abs(b.im.l0)
+	v13 := math.Abs(b.re.l0)
+	v14 := selAbsLess(b.re.l0, b.im.l0, v12, v13)
+	v16 := math.Abs(v14)
+	v18 := v16 - 1.1830521861667747e-271
+	v20 := selNegative(v18, 4.149515568880993e+180, 1.0)
+	v21 := float64(v16 * v20)
+	v22 := 1.0 / v21
+	v24 := float64(v22 * 4.503599627370497e+15)
+	v26 := float64(v24 * 0.9999999999999999)
+	v27 := v24 - v26
+	v28 := math.Abs(v27)
+	v30 := float64(v28 * 0.5)
+	v31 := float64(a.re.l0 * v20)
+	v32 := float64(a.re.l1 * v20)
+	v33 := float64(a.re.l2 * v20)
+	v34 := float64(v31 * v30)
+	v35 := float64(v32 * v30)
+	v36 := float64(v33 * v30)
+	v37 := float64(a.im.l0 * v20)
+	v38 := float64(a.im.l1 * v20)
+	v39 := float64(a.im.l2 * v20)
+	v40 := float64(v37 * v30)
+	v41 := float64(v38 * v30)
+	v42 := float64(v39 * v30)
+	v43 := float64(b.re.l0 * v20)
+	v44 := float64(b.re.l1 * v20)
+	v45 := float64(b.re.l2 * v20)
+	v46 := float64(v43 * v30)
+	v47 := float64(v44 * v30)
+	v48 := float64(v45 * v30)
+	v49 := float64(b.im.l0 * v20)
+	v50 := float64(b.im.l1 * v20)
+	v51 := float64(b.im.l2 * v20)
+	v52 := float64(v49 * v30)
+	v53 := float64(v50 * v30)
+	v54 := float64(v51 * v30)
+	v56, v57, v58 := f3sqr(v46, v47, v48)
+	v60, v61, v62 := f3sqr(v52, v53, v54)
+	v63 := f3add(f3l{v56, v57, v58}, f3l{v60, v61, v62})
+	v67 := f3mul(f3l{v34, v35, v36}, f3l{v46, v47, v48})
+	v71 := f3mul(f3l{v40, v41, v42}, f3l{v52, v53, v54})
+	v75 := f3add(f3l{v67.l0, v67.l1, v67.l2}, f3l{v71.l0, v71.l1, v71.l2})
+	v79 := f3mul(f3l{v40, v41, v42}, f3l{v46, v47, v48})
+	v83 := f3mul(f3l{v34, v35, v36}, f3l{v52, v53, v54})
+	v87 := f3sub(f3l{v79.l0, v79.l1, v79.l2}, f3l{v83.l0, v83.l1, v83.l2})
+	v91 := f3div(f3l{v75.l0, v75.l1, v75.l2}, f3l{v63.l0, v63.l1, v63.l2})
+	v95 := f3div(f3l{v87.l0, v87.l1, v87.l2}, f3l{v63.l0, v63.l1, v63.l2})
+	return c3l{f3l{v91.l0, v91.l1, v91.l2}, f3l{v95.l0, v95.l1, v95.l2}}
 }
 
 // Abs returns |a|.
-// Cost: 751 flops (649 add/sub, 73 mul, 27 fma, 2 div/sqrt), 51 selections.
+// Cost: 781 flops (659 add/sub, 92 mul, 27 fma, 3 div/sqrt), 61 selections.
 func (a C3) Abs() (r F3) {
 	*(*f3l)(unsafe.Pointer(&r)) = c3abs(*(*c3l)(unsafe.Pointer(&a)))
 	return
@@ -812,11 +849,56 @@ func (a C3) Abs() (r F3) {
 
 // c3abs is the kernel of C3.Abs.
 func c3abs(a c3l) f3l {
-	v7, v8, v9 := f3sqr(a.re.l0, a.re.l1, a.re.l2)
-	v11, v12, v13 := f3sqr(a.im.l0, a.im.l1, a.im.l2)
-	v14 := f3add(f3l{v7, v8, v9}, f3l{v11, v12, v13})
-	v19, v20, v21 := f3sqrt(v14.l0, v14.l1, v14.l2)
-	return f3l{v19, v20, v21}
+	v6 := math.Abs(a.im.l0)
+	v7 := math.Abs(a.re.l0)
+	v8 := selAbsLess(a.re.l0, a.im.l0, v6, v7)
+	v11 := v8 - 1.1830521861667747e-271
+	v13 := 8.452712498170644e+270 - v8
+	v16 := selNegative(v13, 2.409919865102884e-181, 1.0)
+	v17 := selNegative(v11, 4.149515568880993e+180, v16)
+	v20 := selNegative(v13, 4.149515568880993e+180, 1.0)
+	v21 := selNegative(v11, 2.409919865102884e-181, v20)
+	v22 := float64(v8 * v17)
+	v24 := v22 + 9.332636185032189e-302
+	v26 := float64(v24 * 4.503599627370497e+15)
+	v28 := float64(v26 * 0.9999999999999999)
+	v29 := v26 - v28
+	v30 := math.Abs(v29)
+	v31 := 1.0 / v30
+	v32 := float64(v30 * v21)
+	v33 := float64(a.re.l0 * v17)
+	v34 := float64(a.re.l1 * v17)
+	v35 := float64(a.re.l2 * v17)
+	v36 := float64(v33 * v31)
+	v37 := float64(v34 * v31)
+	v38 := float64(v35 * v31)
+	v39 := float64(a.im.l0 * v17)
+	v40 := float64(a.im.l1 * v17)
+	v41 := float64(a.im.l2 * v17)
+	v42 := float64(v39 * v31)
+	v43 := float64(v40 * v31)
+	v44 := float64(v41 * v31)
+	v46, v47, v48 := f3sqr(v36, v37, v38)
+	v50, v51, v52 := f3sqr(v42, v43, v44)
+	v53 := f3add(f3l{v46, v47, v48}, f3l{v50, v51, v52})
+	v58, v59, v60 := f3sqrt(v53.l0, v53.l1, v53.l2)
+	v61 := float64(v58 * v32)
+	v62 := float64(v59 * v32)
+	v63 := float64(v60 * v32)
+	v64 := v61 + v62
+	v65 := v64 - v61
+	v66 := v62 - v65
+	v67 := v66 + v63
+	v68 := v67 - v66
+	v69 := v63 - v68
+	v71 := math.Abs(a.re.l0)
+	v72 := math.Abs(a.im.l0)
+	v74 := selAbsLess(1.7976931348623157e+308, a.im.l0, v72, 0.0)
+	v75 := selAbsLess(1.7976931348623157e+308, a.re.l0, v71, v74)
+	v76 := selFinite(v75, v64, v75)
+	v77 := selFinite(v76, v67, 0.0)
+	v78 := selFinite(v76, v69, 0.0)
+	return f3l{v76, v77, v78}
 }
 
 // ConvolveF3 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the

@@ -1243,7 +1243,7 @@ func c4madd(acc c4l, x c4l, y c4l) c4l {
 }
 
 // Div returns a / b.
-// Cost: 2764 flops (2562 add/sub, 130 mul, 60 fma, 12 div/sqrt), 356 selections.
+// Cost: 2803 flops (2564 add/sub, 166 mul, 60 fma, 13 div/sqrt), 358 selections.
 func (a C4) Div(b C4) (r C4) {
 	*(*c4l)(unsafe.Pointer(&r)) = c4div(*(*c4l)(unsafe.Pointer(&a)), *(*c4l)(unsafe.Pointer(&b)))
 	return
@@ -1251,22 +1251,67 @@ func (a C4) Div(b C4) (r C4) {
 
 // c4div is the kernel of C4.Div.
 func c4div(a c4l, b c4l) c4l {
-	v16 := f4sqr(b.re)
-	v21 := f4sqr(b.im)
-	v26 := f4add(f4l{v16.l0, v16.l1, v16.l2, v16.l3}, f4l{v21.l0, v21.l1, v21.l2, v21.l3})
-	v31 := f4mul(a.re, b.re)
-	v36 := f4mul(a.im, b.im)
-	v41 := f4add(f4l{v31.l0, v31.l1, v31.l2, v31.l3}, f4l{v36.l0, v36.l1, v36.l2, v36.l3})
-	v46 := f4mul(a.im, b.re)
-	v51 := f4mul(a.re, b.im)
-	v56 := f4sub(f4l{v46.l0, v46.l1, v46.l2, v46.l3}, f4l{v51.l0, v51.l1, v51.l2, v51.l3})
-	v61 := f4div(f4l{v41.l0, v41.l1, v41.l2, v41.l3}, f4l{v26.l0, v26.l1, v26.l2, v26.l3})
-	v66 := f4div(f4l{v56.l0, v56.l1, v56.l2, v56.l3}, f4l{v26.l0, v26.l1, v26.l2, v26.l3})
-	return c4l{f4l{v61.l0, v61.l1, v61.l2, v61.l3}, f4l{v66.l0, v66.l1, v66.l2, v66.l3}}
+	v16 := math.Abs(b.im.l0)
+	v17 := math.Abs(b.re.l0)
+	v18 := selAbsLess(b.re.l0, b.im.l0, v16, v17)
+	v20 := math.Abs(v18)
+	v22 := v20 - 1.1830521861667747e-271
+	v24 := selNegative(v22, 4.149515568880993e+180, 1.0)
+	v25 := float64(v20 * v24)
+	v26 := 1.0 / v25
+	v28 := float64(v26 * 4.503599627370497e+15)
+	v30 := float64(v28 * 0.9999999999999999)
+	v31 := v28 - v30
+	v32 := math.Abs(v31)
+	v34 := float64(v32 * 0.5)
+	v35 := float64(a.re.l0 * v24)
+	v36 := float64(a.re.l1 * v24)
+	v37 := float64(a.re.l2 * v24)
+	v38 := float64(a.re.l3 * v24)
+	v39 := float64(v35 * v34)
+	v40 := float64(v36 * v34)
+	v41 := float64(v37 * v34)
+	v42 := float64(v38 * v34)
+	v43 := float64(a.im.l0 * v24)
+	v44 := float64(a.im.l1 * v24)
+	v45 := float64(a.im.l2 * v24)
+	v46 := float64(a.im.l3 * v24)
+	v47 := float64(v43 * v34)
+	v48 := float64(v44 * v34)
+	v49 := float64(v45 * v34)
+	v50 := float64(v46 * v34)
+	v51 := float64(b.re.l0 * v24)
+	v52 := float64(b.re.l1 * v24)
+	v53 := float64(b.re.l2 * v24)
+	v54 := float64(b.re.l3 * v24)
+	v55 := float64(v51 * v34)
+	v56 := float64(v52 * v34)
+	v57 := float64(v53 * v34)
+	v58 := float64(v54 * v34)
+	v59 := float64(b.im.l0 * v24)
+	v60 := float64(b.im.l1 * v24)
+	v61 := float64(b.im.l2 * v24)
+	v62 := float64(b.im.l3 * v24)
+	v63 := float64(v59 * v34)
+	v64 := float64(v60 * v34)
+	v65 := float64(v61 * v34)
+	v66 := float64(v62 * v34)
+	v67 := f4sqr(f4l{v55, v56, v57, v58})
+	v72 := f4sqr(f4l{v63, v64, v65, v66})
+	v77 := f4add(f4l{v67.l0, v67.l1, v67.l2, v67.l3}, f4l{v72.l0, v72.l1, v72.l2, v72.l3})
+	v82 := f4mul(f4l{v39, v40, v41, v42}, f4l{v55, v56, v57, v58})
+	v87 := f4mul(f4l{v47, v48, v49, v50}, f4l{v63, v64, v65, v66})
+	v92 := f4add(f4l{v82.l0, v82.l1, v82.l2, v82.l3}, f4l{v87.l0, v87.l1, v87.l2, v87.l3})
+	v97 := f4mul(f4l{v47, v48, v49, v50}, f4l{v55, v56, v57, v58})
+	v102 := f4mul(f4l{v39, v40, v41, v42}, f4l{v63, v64, v65, v66})
+	v107 := f4sub(f4l{v97.l0, v97.l1, v97.l2, v97.l3}, f4l{v102.l0, v102.l1, v102.l2, v102.l3})
+	v112 := f4div(f4l{v92.l0, v92.l1, v92.l2, v92.l3}, f4l{v77.l0, v77.l1, v77.l2, v77.l3})
+	v117 := f4div(f4l{v107.l0, v107.l1, v107.l2, v107.l3}, f4l{v77.l0, v77.l1, v77.l2, v77.l3})
+	return c4l{f4l{v112.l0, v112.l1, v112.l2, v112.l3}, f4l{v117.l0, v117.l1, v117.l2, v117.l3}}
 }
 
 // Abs returns |a|.
-// Cost: 2394 flops (2177 add/sub, 143 mul, 72 fma, 2 div/sqrt), 88 selections.
+// Cost: 2432 flops (2190 add/sub, 167 mul, 72 fma, 3 div/sqrt), 99 selections.
 func (a C4) Abs() (r F4) {
 	*(*f4l)(unsafe.Pointer(&r)) = c4abs(*(*c4l)(unsafe.Pointer(&a)))
 	return
@@ -1274,11 +1319,65 @@ func (a C4) Abs() (r F4) {
 
 // c4abs is the kernel of C4.Abs.
 func c4abs(a c4l) f4l {
-	v8 := f4sqr(a.re)
-	v13 := f4sqr(a.im)
-	v18 := f4add(f4l{v8.l0, v8.l1, v8.l2, v8.l3}, f4l{v13.l0, v13.l1, v13.l2, v13.l3})
-	v23 := f4sqrt(f4l{v18.l0, v18.l1, v18.l2, v18.l3})
-	return f4l{v23.l0, v23.l1, v23.l2, v23.l3}
+	v8 := math.Abs(a.im.l0)
+	v9 := math.Abs(a.re.l0)
+	v10 := selAbsLess(a.re.l0, a.im.l0, v8, v9)
+	v13 := v10 - 1.1830521861667747e-271
+	v15 := 8.452712498170644e+270 - v10
+	v18 := selNegative(v15, 2.409919865102884e-181, 1.0)
+	v19 := selNegative(v13, 4.149515568880993e+180, v18)
+	v22 := selNegative(v15, 4.149515568880993e+180, 1.0)
+	v23 := selNegative(v13, 2.409919865102884e-181, v22)
+	v24 := float64(v10 * v19)
+	v26 := v24 + 9.332636185032189e-302
+	v28 := float64(v26 * 4.503599627370497e+15)
+	v30 := float64(v28 * 0.9999999999999999)
+	v31 := v28 - v30
+	v32 := math.Abs(v31)
+	v33 := 1.0 / v32
+	v34 := float64(v32 * v23)
+	v35 := float64(a.re.l0 * v19)
+	v36 := float64(a.re.l1 * v19)
+	v37 := float64(a.re.l2 * v19)
+	v38 := float64(a.re.l3 * v19)
+	v39 := float64(v35 * v33)
+	v40 := float64(v36 * v33)
+	v41 := float64(v37 * v33)
+	v42 := float64(v38 * v33)
+	v43 := float64(a.im.l0 * v19)
+	v44 := float64(a.im.l1 * v19)
+	v45 := float64(a.im.l2 * v19)
+	v46 := float64(a.im.l3 * v19)
+	v47 := float64(v43 * v33)
+	v48 := float64(v44 * v33)
+	v49 := float64(v45 * v33)
+	v50 := float64(v46 * v33)
+	v51 := f4sqr(f4l{v39, v40, v41, v42})
+	v56 := f4sqr(f4l{v47, v48, v49, v50})
+	v61 := f4add(f4l{v51.l0, v51.l1, v51.l2, v51.l3}, f4l{v56.l0, v56.l1, v56.l2, v56.l3})
+	v66 := f4sqrt(f4l{v61.l0, v61.l1, v61.l2, v61.l3})
+	v71 := float64(v66.l0 * v34)
+	v72 := float64(v66.l1 * v34)
+	v73 := float64(v66.l2 * v34)
+	v74 := float64(v66.l3 * v34)
+	v75 := v71 + v72
+	v76 := v75 - v71
+	v77 := v72 - v76
+	v78 := v77 + v73
+	v79 := v78 - v77
+	v80 := v73 - v79
+	v81 := v80 + v74
+	v82 := v81 - v80
+	v83 := v74 - v82
+	v85 := math.Abs(a.re.l0)
+	v86 := math.Abs(a.im.l0)
+	v88 := selAbsLess(1.7976931348623157e+308, a.im.l0, v86, 0.0)
+	v89 := selAbsLess(1.7976931348623157e+308, a.re.l0, v85, v88)
+	v90 := selFinite(v89, v75, v89)
+	v91 := selFinite(v90, v78, 0.0)
+	v92 := selFinite(v90, v81, 0.0)
+	v93 := selFinite(v90, v83, 0.0)
+	return f4l{v90, v91, v92, v93}
 }
 
 // ConvolveF4 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the

@@ -1550,7 +1550,7 @@ func c5madd(acc c5l, x c5l, y c5l) c5l {
 }
 
 // Div returns a / b.
-// Cost: 3694 flops (3370 add/sub, 200 mul, 110 fma, 14 div/sqrt), 2365 selections.
+// Cost: 3741 flops (3372 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
 func (a C5) Div(b C5) (r C5) {
 	*(*c5l)(unsafe.Pointer(&r)) = c5div(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
 	return
@@ -1558,22 +1558,75 @@ func (a C5) Div(b C5) (r C5) {
 
 // c5div is the kernel of C5.Div.
 func c5div(a c5l, b c5l) c5l {
-	v20 := f5sqr(b.re)
-	v26 := f5sqr(b.im)
-	v32 := f5add(f5l{v20.l0, v20.l1, v20.l2, v20.l3, v20.l4}, f5l{v26.l0, v26.l1, v26.l2, v26.l3, v26.l4})
-	v38 := f5mul(a.re, b.re)
-	v44 := f5mul(a.im, b.im)
-	v50 := f5add(f5l{v38.l0, v38.l1, v38.l2, v38.l3, v38.l4}, f5l{v44.l0, v44.l1, v44.l2, v44.l3, v44.l4})
-	v56 := f5mul(a.im, b.re)
-	v62 := f5mul(a.re, b.im)
-	v68 := f5sub(f5l{v56.l0, v56.l1, v56.l2, v56.l3, v56.l4}, f5l{v62.l0, v62.l1, v62.l2, v62.l3, v62.l4})
-	v74 := f5div(f5l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4}, f5l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4})
-	v80 := f5div(f5l{v68.l0, v68.l1, v68.l2, v68.l3, v68.l4}, f5l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4})
-	return c5l{f5l{v74.l0, v74.l1, v74.l2, v74.l3, v74.l4}, f5l{v80.l0, v80.l1, v80.l2, v80.l3, v80.l4}}
+	v20 := math.Abs(b.im.l0)
+	v21 := math.Abs(b.re.l0)
+	v22 := selAbsLess(b.re.l0, b.im.l0, v20, v21)
+	v24 := math.Abs(v22)
+	v26 := v24 - 1.1830521861667747e-271
+	v28 := selNegative(v26, 4.149515568880993e+180, 1.0)
+	v29 := float64(v24 * v28)
+	v30 := 1.0 / v29
+	v32 := float64(v30 * 4.503599627370497e+15)
+	v34 := float64(v32 * 0.9999999999999999)
+	v35 := v32 - v34
+	v36 := math.Abs(v35)
+	v38 := float64(v36 * 0.5)
+	v39 := float64(a.re.l0 * v28)
+	v40 := float64(a.re.l1 * v28)
+	v41 := float64(a.re.l2 * v28)
+	v42 := float64(a.re.l3 * v28)
+	v43 := float64(a.re.l4 * v28)
+	v44 := float64(v39 * v38)
+	v45 := float64(v40 * v38)
+	v46 := float64(v41 * v38)
+	v47 := float64(v42 * v38)
+	v48 := float64(v43 * v38)
+	v49 := float64(a.im.l0 * v28)
+	v50 := float64(a.im.l1 * v28)
+	v51 := float64(a.im.l2 * v28)
+	v52 := float64(a.im.l3 * v28)
+	v53 := float64(a.im.l4 * v28)
+	v54 := float64(v49 * v38)
+	v55 := float64(v50 * v38)
+	v56 := float64(v51 * v38)
+	v57 := float64(v52 * v38)
+	v58 := float64(v53 * v38)
+	v59 := float64(b.re.l0 * v28)
+	v60 := float64(b.re.l1 * v28)
+	v61 := float64(b.re.l2 * v28)
+	v62 := float64(b.re.l3 * v28)
+	v63 := float64(b.re.l4 * v28)
+	v64 := float64(v59 * v38)
+	v65 := float64(v60 * v38)
+	v66 := float64(v61 * v38)
+	v67 := float64(v62 * v38)
+	v68 := float64(v63 * v38)
+	v69 := float64(b.im.l0 * v28)
+	v70 := float64(b.im.l1 * v28)
+	v71 := float64(b.im.l2 * v28)
+	v72 := float64(b.im.l3 * v28)
+	v73 := float64(b.im.l4 * v28)
+	v74 := float64(v69 * v38)
+	v75 := float64(v70 * v38)
+	v76 := float64(v71 * v38)
+	v77 := float64(v72 * v38)
+	v78 := float64(v73 * v38)
+	v79 := f5sqr(f5l{v64, v65, v66, v67, v68})
+	v85 := f5sqr(f5l{v74, v75, v76, v77, v78})
+	v91 := f5add(f5l{v79.l0, v79.l1, v79.l2, v79.l3, v79.l4}, f5l{v85.l0, v85.l1, v85.l2, v85.l3, v85.l4})
+	v97 := f5mul(f5l{v44, v45, v46, v47, v48}, f5l{v64, v65, v66, v67, v68})
+	v103 := f5mul(f5l{v54, v55, v56, v57, v58}, f5l{v74, v75, v76, v77, v78})
+	v109 := f5add(f5l{v97.l0, v97.l1, v97.l2, v97.l3, v97.l4}, f5l{v103.l0, v103.l1, v103.l2, v103.l3, v103.l4})
+	v115 := f5mul(f5l{v54, v55, v56, v57, v58}, f5l{v64, v65, v66, v67, v68})
+	v121 := f5mul(f5l{v44, v45, v46, v47, v48}, f5l{v74, v75, v76, v77, v78})
+	v127 := f5sub(f5l{v115.l0, v115.l1, v115.l2, v115.l3, v115.l4}, f5l{v121.l0, v121.l1, v121.l2, v121.l3, v121.l4})
+	v133 := f5div(f5l{v109.l0, v109.l1, v109.l2, v109.l3, v109.l4}, f5l{v91.l0, v91.l1, v91.l2, v91.l3, v91.l4})
+	v139 := f5div(f5l{v127.l0, v127.l1, v127.l2, v127.l3, v127.l4}, f5l{v91.l0, v91.l1, v91.l2, v91.l3, v91.l4})
+	return c5l{f5l{v133.l0, v133.l1, v133.l2, v133.l3, v133.l4}, f5l{v139.l0, v139.l1, v139.l2, v139.l3, v139.l4}}
 }
 
 // Abs returns |a|.
-// Cost: 3053 flops (2676 add/sub, 239 mul, 136 fma, 2 div/sqrt), 1428 selections.
+// Cost: 3099 flops (2692 add/sub, 268 mul, 136 fma, 3 div/sqrt), 1440 selections.
 func (a C5) Abs() (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = c5abs(*(*c5l)(unsafe.Pointer(&a)))
 	return
@@ -1581,11 +1634,74 @@ func (a C5) Abs() (r F5) {
 
 // c5abs is the kernel of C5.Abs.
 func c5abs(a c5l) f5l {
-	v10 := f5sqr(a.re)
-	v16 := f5sqr(a.im)
-	v22 := f5add(f5l{v10.l0, v10.l1, v10.l2, v10.l3, v10.l4}, f5l{v16.l0, v16.l1, v16.l2, v16.l3, v16.l4})
-	v28 := f5sqrt(f5l{v22.l0, v22.l1, v22.l2, v22.l3, v22.l4})
-	return f5l{v28.l0, v28.l1, v28.l2, v28.l3, v28.l4}
+	v10 := math.Abs(a.im.l0)
+	v11 := math.Abs(a.re.l0)
+	v12 := selAbsLess(a.re.l0, a.im.l0, v10, v11)
+	v15 := v12 - 1.1830521861667747e-271
+	v17 := 8.452712498170644e+270 - v12
+	v20 := selNegative(v17, 2.409919865102884e-181, 1.0)
+	v21 := selNegative(v15, 4.149515568880993e+180, v20)
+	v24 := selNegative(v17, 4.149515568880993e+180, 1.0)
+	v25 := selNegative(v15, 2.409919865102884e-181, v24)
+	v26 := float64(v12 * v21)
+	v28 := v26 + 9.332636185032189e-302
+	v30 := float64(v28 * 4.503599627370497e+15)
+	v32 := float64(v30 * 0.9999999999999999)
+	v33 := v30 - v32
+	v34 := math.Abs(v33)
+	v35 := 1.0 / v34
+	v36 := float64(v34 * v25)
+	v37 := float64(a.re.l0 * v21)
+	v38 := float64(a.re.l1 * v21)
+	v39 := float64(a.re.l2 * v21)
+	v40 := float64(a.re.l3 * v21)
+	v41 := float64(a.re.l4 * v21)
+	v42 := float64(v37 * v35)
+	v43 := float64(v38 * v35)
+	v44 := float64(v39 * v35)
+	v45 := float64(v40 * v35)
+	v46 := float64(v41 * v35)
+	v47 := float64(a.im.l0 * v21)
+	v48 := float64(a.im.l1 * v21)
+	v49 := float64(a.im.l2 * v21)
+	v50 := float64(a.im.l3 * v21)
+	v51 := float64(a.im.l4 * v21)
+	v52 := float64(v47 * v35)
+	v53 := float64(v48 * v35)
+	v54 := float64(v49 * v35)
+	v55 := float64(v50 * v35)
+	v56 := float64(v51 * v35)
+	v57 := f5sqr(f5l{v42, v43, v44, v45, v46})
+	v63 := f5sqr(f5l{v52, v53, v54, v55, v56})
+	v69 := f5add(f5l{v57.l0, v57.l1, v57.l2, v57.l3, v57.l4}, f5l{v63.l0, v63.l1, v63.l2, v63.l3, v63.l4})
+	v75 := f5sqrt(f5l{v69.l0, v69.l1, v69.l2, v69.l3, v69.l4})
+	v81 := float64(v75.l0 * v36)
+	v82 := float64(v75.l1 * v36)
+	v83 := float64(v75.l2 * v36)
+	v84 := float64(v75.l3 * v36)
+	v85 := float64(v75.l4 * v36)
+	v86 := v81 + v82
+	v87 := v86 - v81
+	v88 := v82 - v87
+	v89 := v88 + v83
+	v90 := v89 - v88
+	v91 := v83 - v90
+	v92 := v91 + v84
+	v93 := v92 - v91
+	v94 := v84 - v93
+	v95 := v94 + v85
+	v96 := v95 - v94
+	v97 := v85 - v96
+	v99 := math.Abs(a.re.l0)
+	v100 := math.Abs(a.im.l0)
+	v102 := selAbsLess(1.7976931348623157e+308, a.im.l0, v100, 0.0)
+	v103 := selAbsLess(1.7976931348623157e+308, a.re.l0, v99, v102)
+	v104 := selFinite(v103, v86, v103)
+	v105 := selFinite(v104, v89, 0.0)
+	v106 := selFinite(v104, v92, 0.0)
+	v107 := selFinite(v104, v95, 0.0)
+	v108 := selFinite(v104, v97, 0.0)
+	return f5l{v104, v105, v106, v107, v108}
 }
 
 // ConvolveF5 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the

@@ -3501,7 +3501,7 @@ func c8madd(acc c8l, x c8l, y c8l) c8l {
 }
 
 // Div returns a / b.
-// Cost: 11950 flops (11194 add/sub, 444 mul, 292 fma, 20 div/sqrt), 7634 selections.
+// Cost: 12021 flops (11196 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
 func (a C8) Div(b C8) (r C8) {
 	*(*c8l)(unsafe.Pointer(&r)) = c8div(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
 	return
@@ -3509,22 +3509,99 @@ func (a C8) Div(b C8) (r C8) {
 
 // c8div is the kernel of C8.Div.
 func c8div(a c8l, b c8l) c8l {
-	v32 := f8sqr(b.re)
-	v41 := f8sqr(b.im)
-	v50 := f8add(f8l{v32.l0, v32.l1, v32.l2, v32.l3, v32.l4, v32.l5, v32.l6, v32.l7}, f8l{v41.l0, v41.l1, v41.l2, v41.l3, v41.l4, v41.l5, v41.l6, v41.l7})
-	v59 := f8mul(a.re, b.re)
-	v68 := f8mul(a.im, b.im)
-	v77 := f8add(f8l{v59.l0, v59.l1, v59.l2, v59.l3, v59.l4, v59.l5, v59.l6, v59.l7}, f8l{v68.l0, v68.l1, v68.l2, v68.l3, v68.l4, v68.l5, v68.l6, v68.l7})
-	v86 := f8mul(a.im, b.re)
-	v95 := f8mul(a.re, b.im)
-	v104 := f8sub(f8l{v86.l0, v86.l1, v86.l2, v86.l3, v86.l4, v86.l5, v86.l6, v86.l7}, f8l{v95.l0, v95.l1, v95.l2, v95.l3, v95.l4, v95.l5, v95.l6, v95.l7})
-	v113 := f8div(f8l{v77.l0, v77.l1, v77.l2, v77.l3, v77.l4, v77.l5, v77.l6, v77.l7}, f8l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4, v50.l5, v50.l6, v50.l7})
-	v122 := f8div(f8l{v104.l0, v104.l1, v104.l2, v104.l3, v104.l4, v104.l5, v104.l6, v104.l7}, f8l{v50.l0, v50.l1, v50.l2, v50.l3, v50.l4, v50.l5, v50.l6, v50.l7})
-	return c8l{f8l{v113.l0, v113.l1, v113.l2, v113.l3, v113.l4, v113.l5, v113.l6, v113.l7}, f8l{v122.l0, v122.l1, v122.l2, v122.l3, v122.l4, v122.l5, v122.l6, v122.l7}}
+	v32 := math.Abs(b.im.l0)
+	v33 := math.Abs(b.re.l0)
+	v34 := selAbsLess(b.re.l0, b.im.l0, v32, v33)
+	v36 := math.Abs(v34)
+	v38 := v36 - 1.1830521861667747e-271
+	v40 := selNegative(v38, 4.149515568880993e+180, 1.0)
+	v41 := float64(v36 * v40)
+	v42 := 1.0 / v41
+	v44 := float64(v42 * 4.503599627370497e+15)
+	v46 := float64(v44 * 0.9999999999999999)
+	v47 := v44 - v46
+	v48 := math.Abs(v47)
+	v50 := float64(v48 * 0.5)
+	v51 := float64(a.re.l0 * v40)
+	v52 := float64(a.re.l1 * v40)
+	v53 := float64(a.re.l2 * v40)
+	v54 := float64(a.re.l3 * v40)
+	v55 := float64(a.re.l4 * v40)
+	v56 := float64(a.re.l5 * v40)
+	v57 := float64(a.re.l6 * v40)
+	v58 := float64(a.re.l7 * v40)
+	v59 := float64(v51 * v50)
+	v60 := float64(v52 * v50)
+	v61 := float64(v53 * v50)
+	v62 := float64(v54 * v50)
+	v63 := float64(v55 * v50)
+	v64 := float64(v56 * v50)
+	v65 := float64(v57 * v50)
+	v66 := float64(v58 * v50)
+	v67 := float64(a.im.l0 * v40)
+	v68 := float64(a.im.l1 * v40)
+	v69 := float64(a.im.l2 * v40)
+	v70 := float64(a.im.l3 * v40)
+	v71 := float64(a.im.l4 * v40)
+	v72 := float64(a.im.l5 * v40)
+	v73 := float64(a.im.l6 * v40)
+	v74 := float64(a.im.l7 * v40)
+	v75 := float64(v67 * v50)
+	v76 := float64(v68 * v50)
+	v77 := float64(v69 * v50)
+	v78 := float64(v70 * v50)
+	v79 := float64(v71 * v50)
+	v80 := float64(v72 * v50)
+	v81 := float64(v73 * v50)
+	v82 := float64(v74 * v50)
+	v83 := float64(b.re.l0 * v40)
+	v84 := float64(b.re.l1 * v40)
+	v85 := float64(b.re.l2 * v40)
+	v86 := float64(b.re.l3 * v40)
+	v87 := float64(b.re.l4 * v40)
+	v88 := float64(b.re.l5 * v40)
+	v89 := float64(b.re.l6 * v40)
+	v90 := float64(b.re.l7 * v40)
+	v91 := float64(v83 * v50)
+	v92 := float64(v84 * v50)
+	v93 := float64(v85 * v50)
+	v94 := float64(v86 * v50)
+	v95 := float64(v87 * v50)
+	v96 := float64(v88 * v50)
+	v97 := float64(v89 * v50)
+	v98 := float64(v90 * v50)
+	v99 := float64(b.im.l0 * v40)
+	v100 := float64(b.im.l1 * v40)
+	v101 := float64(b.im.l2 * v40)
+	v102 := float64(b.im.l3 * v40)
+	v103 := float64(b.im.l4 * v40)
+	v104 := float64(b.im.l5 * v40)
+	v105 := float64(b.im.l6 * v40)
+	v106 := float64(b.im.l7 * v40)
+	v107 := float64(v99 * v50)
+	v108 := float64(v100 * v50)
+	v109 := float64(v101 * v50)
+	v110 := float64(v102 * v50)
+	v111 := float64(v103 * v50)
+	v112 := float64(v104 * v50)
+	v113 := float64(v105 * v50)
+	v114 := float64(v106 * v50)
+	v115 := f8sqr(f8l{v91, v92, v93, v94, v95, v96, v97, v98})
+	v124 := f8sqr(f8l{v107, v108, v109, v110, v111, v112, v113, v114})
+	v133 := f8add(f8l{v115.l0, v115.l1, v115.l2, v115.l3, v115.l4, v115.l5, v115.l6, v115.l7}, f8l{v124.l0, v124.l1, v124.l2, v124.l3, v124.l4, v124.l5, v124.l6, v124.l7})
+	v142 := f8mul(f8l{v59, v60, v61, v62, v63, v64, v65, v66}, f8l{v91, v92, v93, v94, v95, v96, v97, v98})
+	v151 := f8mul(f8l{v75, v76, v77, v78, v79, v80, v81, v82}, f8l{v107, v108, v109, v110, v111, v112, v113, v114})
+	v160 := f8add(f8l{v142.l0, v142.l1, v142.l2, v142.l3, v142.l4, v142.l5, v142.l6, v142.l7}, f8l{v151.l0, v151.l1, v151.l2, v151.l3, v151.l4, v151.l5, v151.l6, v151.l7})
+	v169 := f8mul(f8l{v75, v76, v77, v78, v79, v80, v81, v82}, f8l{v91, v92, v93, v94, v95, v96, v97, v98})
+	v178 := f8mul(f8l{v59, v60, v61, v62, v63, v64, v65, v66}, f8l{v107, v108, v109, v110, v111, v112, v113, v114})
+	v187 := f8sub(f8l{v169.l0, v169.l1, v169.l2, v169.l3, v169.l4, v169.l5, v169.l6, v169.l7}, f8l{v178.l0, v178.l1, v178.l2, v178.l3, v178.l4, v178.l5, v178.l6, v178.l7})
+	v196 := f8div(f8l{v160.l0, v160.l1, v160.l2, v160.l3, v160.l4, v160.l5, v160.l6, v160.l7}, f8l{v133.l0, v133.l1, v133.l2, v133.l3, v133.l4, v133.l5, v133.l6, v133.l7})
+	v205 := f8div(f8l{v187.l0, v187.l1, v187.l2, v187.l3, v187.l4, v187.l5, v187.l6, v187.l7}, f8l{v133.l0, v133.l1, v133.l2, v133.l3, v133.l4, v133.l5, v133.l6, v133.l7})
+	return c8l{f8l{v196.l0, v196.l1, v196.l2, v196.l3, v196.l4, v196.l5, v196.l6, v196.l7}, f8l{v205.l0, v205.l1, v205.l2, v205.l3, v205.l4, v205.l5, v205.l6, v205.l7}}
 }
 
 // Abs returns |a|.
-// Cost: 12744 flops (11638 add/sub, 666 mul, 438 fma, 2 div/sqrt), 4098 selections.
+// Cost: 12814 flops (11663 add/sub, 710 mul, 438 fma, 3 div/sqrt), 4113 selections.
 func (a C8) Abs() (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = c8abs(*(*c8l)(unsafe.Pointer(&a)))
 	return
@@ -3532,11 +3609,101 @@ func (a C8) Abs() (r F8) {
 
 // c8abs is the kernel of C8.Abs.
 func c8abs(a c8l) f8l {
-	v16 := f8sqr(a.re)
-	v25 := f8sqr(a.im)
-	v34 := f8add(f8l{v16.l0, v16.l1, v16.l2, v16.l3, v16.l4, v16.l5, v16.l6, v16.l7}, f8l{v25.l0, v25.l1, v25.l2, v25.l3, v25.l4, v25.l5, v25.l6, v25.l7})
-	v43 := f8sqrt(f8l{v34.l0, v34.l1, v34.l2, v34.l3, v34.l4, v34.l5, v34.l6, v34.l7})
-	return f8l{v43.l0, v43.l1, v43.l2, v43.l3, v43.l4, v43.l5, v43.l6, v43.l7}
+	v16 := math.Abs(a.im.l0)
+	v17 := math.Abs(a.re.l0)
+	v18 := selAbsLess(a.re.l0, a.im.l0, v16, v17)
+	v21 := v18 - 1.1830521861667747e-271
+	v23 := 8.452712498170644e+270 - v18
+	v26 := selNegative(v23, 2.409919865102884e-181, 1.0)
+	v27 := selNegative(v21, 4.149515568880993e+180, v26)
+	v30 := selNegative(v23, 4.149515568880993e+180, 1.0)
+	v31 := selNegative(v21, 2.409919865102884e-181, v30)
+	v32 := float64(v18 * v27)
+	v34 := v32 + 9.332636185032189e-302
+	v36 := float64(v34 * 4.503599627370497e+15)
+	v38 := float64(v36 * 0.9999999999999999)
+	v39 := v36 - v38
+	v40 := math.Abs(v39)
+	v41 := 1.0 / v40
+	v42 := float64(v40 * v31)
+	v43 := float64(a.re.l0 * v27)
+	v44 := float64(a.re.l1 * v27)
+	v45 := float64(a.re.l2 * v27)
+	v46 := float64(a.re.l3 * v27)
+	v47 := float64(a.re.l4 * v27)
+	v48 := float64(a.re.l5 * v27)
+	v49 := float64(a.re.l6 * v27)
+	v50 := float64(a.re.l7 * v27)
+	v51 := float64(v43 * v41)
+	v52 := float64(v44 * v41)
+	v53 := float64(v45 * v41)
+	v54 := float64(v46 * v41)
+	v55 := float64(v47 * v41)
+	v56 := float64(v48 * v41)
+	v57 := float64(v49 * v41)
+	v58 := float64(v50 * v41)
+	v59 := float64(a.im.l0 * v27)
+	v60 := float64(a.im.l1 * v27)
+	v61 := float64(a.im.l2 * v27)
+	v62 := float64(a.im.l3 * v27)
+	v63 := float64(a.im.l4 * v27)
+	v64 := float64(a.im.l5 * v27)
+	v65 := float64(a.im.l6 * v27)
+	v66 := float64(a.im.l7 * v27)
+	v67 := float64(v59 * v41)
+	v68 := float64(v60 * v41)
+	v69 := float64(v61 * v41)
+	v70 := float64(v62 * v41)
+	v71 := float64(v63 * v41)
+	v72 := float64(v64 * v41)
+	v73 := float64(v65 * v41)
+	v74 := float64(v66 * v41)
+	v75 := f8sqr(f8l{v51, v52, v53, v54, v55, v56, v57, v58})
+	v84 := f8sqr(f8l{v67, v68, v69, v70, v71, v72, v73, v74})
+	v93 := f8add(f8l{v75.l0, v75.l1, v75.l2, v75.l3, v75.l4, v75.l5, v75.l6, v75.l7}, f8l{v84.l0, v84.l1, v84.l2, v84.l3, v84.l4, v84.l5, v84.l6, v84.l7})
+	v102 := f8sqrt(f8l{v93.l0, v93.l1, v93.l2, v93.l3, v93.l4, v93.l5, v93.l6, v93.l7})
+	v111 := float64(v102.l0 * v42)
+	v112 := float64(v102.l1 * v42)
+	v113 := float64(v102.l2 * v42)
+	v114 := float64(v102.l3 * v42)
+	v115 := float64(v102.l4 * v42)
+	v116 := float64(v102.l5 * v42)
+	v117 := float64(v102.l6 * v42)
+	v118 := float64(v102.l7 * v42)
+	v119 := v111 + v112
+	v120 := v119 - v111
+	v121 := v112 - v120
+	v122 := v121 + v113
+	v123 := v122 - v121
+	v124 := v113 - v123
+	v125 := v124 + v114
+	v126 := v125 - v124
+	v127 := v114 - v126
+	v128 := v127 + v115
+	v129 := v128 - v127
+	v130 := v115 - v129
+	v131 := v130 + v116
+	v132 := v131 - v130
+	v133 := v116 - v132
+	v134 := v133 + v117
+	v135 := v134 - v133
+	v136 := v117 - v135
+	v137 := v136 + v118
+	v138 := v137 - v136
+	v139 := v118 - v138
+	v141 := math.Abs(a.re.l0)
+	v142 := math.Abs(a.im.l0)
+	v144 := selAbsLess(1.7976931348623157e+308, a.im.l0, v142, 0.0)
+	v145 := selAbsLess(1.7976931348623157e+308, a.re.l0, v141, v144)
+	v146 := selFinite(v145, v119, v145)
+	v147 := selFinite(v146, v122, 0.0)
+	v148 := selFinite(v146, v125, 0.0)
+	v149 := selFinite(v146, v128, 0.0)
+	v150 := selFinite(v146, v131, 0.0)
+	v151 := selFinite(v146, v134, 0.0)
+	v152 := selFinite(v146, v137, 0.0)
+	v153 := selFinite(v146, v139, 0.0)
+	return f8l{v146, v147, v148, v149, v150, v151, v152, v153}
 }
 
 // ConvolveF8 sets z[k] = x[0]*y[k] + x[1]*y[k-1] + ... + x[k]*y[0] for k < len(z): the

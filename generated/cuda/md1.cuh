@@ -125,29 +125,77 @@ MD_HD cmd1 cmd1_madd(cmd1 acc, cmd1 x, cmd1 y) {
 }
 
 // cmd1_div returns a / b.
-// Cost: 11 flops (3 add/sub, 6 mul, 0 fma, 2 div/sqrt), 0 selections.
+// Cost: 26 flops (5 add/sub, 18 mul, 0 fma, 3 div/sqrt), 2 selections.
 MD_HD cmd1 cmd1_div(cmd1 a, cmd1 b) {
-  const double v4 = md_mul(b.re.v[0], b.re.v[0]);
-  const double v5 = md_mul(b.im.v[0], b.im.v[0]);
-  const double v6 = md_add(v4, v5);
-  const double v7 = md_mul(a.re.v[0], b.re.v[0]);
-  const double v8 = md_mul(a.im.v[0], b.im.v[0]);
-  const double v9 = md_add(v7, v8);
-  const double v10 = md_mul(a.im.v[0], b.re.v[0]);
-  const double v11 = md_mul(a.re.v[0], b.im.v[0]);
-  const double v13 = md_add(v10, (-v11));
-  const double v14 = md_div(v9, v6);
-  const double v15 = md_div(v13, v6);
-  return cmd1{{{v14}}, {{v15}}};
+  const double v4 = fabs(b.im.v[0]);
+  const double v5 = fabs(b.re.v[0]);
+  const double v6 = md_sel_absless(b.re.v[0], b.im.v[0], v4, v5);
+  const double v8 = fabs(v6);
+  const double v10 = md_sub(v8, 1.1830521861667747e-271);
+  const double v12 = md_sel_negative(v10, 4.149515568880993e+180, 1.0);
+  const double v13 = md_mul(v8, v12);
+  const double v14 = md_div(1.0, v13);
+  const double v16 = md_mul(v14, 4.503599627370497e+15);
+  const double v18 = md_mul(v16, 0.9999999999999999);
+  const double v19 = md_sub(v16, v18);
+  const double v20 = fabs(v19);
+  const double v22 = md_mul(v20, 0.5);
+  const double v23 = md_mul(a.re.v[0], v12);
+  const double v24 = md_mul(v23, v22);
+  const double v25 = md_mul(a.im.v[0], v12);
+  const double v26 = md_mul(v25, v22);
+  const double v27 = md_mul(b.re.v[0], v12);
+  const double v28 = md_mul(v27, v22);
+  const double v29 = md_mul(b.im.v[0], v12);
+  const double v30 = md_mul(v29, v22);
+  const double v31 = md_mul(v28, v28);
+  const double v32 = md_mul(v30, v30);
+  const double v33 = md_add(v31, v32);
+  const double v34 = md_mul(v24, v28);
+  const double v35 = md_mul(v26, v30);
+  const double v36 = md_add(v34, v35);
+  const double v37 = md_mul(v26, v28);
+  const double v38 = md_mul(v24, v30);
+  const double v40 = md_add(v37, (-v38));
+  const double v41 = md_div(v36, v33);
+  const double v42 = md_div(v40, v33);
+  return cmd1{{{v41}}, {{v42}}};
 }
 
 // cmd1_abs returns |a|.
-// Cost: 4 flops (1 add/sub, 2 mul, 0 fma, 1 div/sqrt), 0 selections.
+// Cost: 18 flops (5 add/sub, 11 mul, 0 fma, 2 div/sqrt), 8 selections.
 MD_HD md1 cmd1_abs(cmd1 a) {
-  const double v2 = md_mul(a.re.v[0], a.re.v[0]);
-  const double v3 = md_mul(a.im.v[0], a.im.v[0]);
-  const double v4 = md_add(v2, v3);
-  const double v5 = md_sqrt(v4);
-  return md1{{v5}};
+  const double v2 = fabs(a.im.v[0]);
+  const double v3 = fabs(a.re.v[0]);
+  const double v4 = md_sel_absless(a.re.v[0], a.im.v[0], v2, v3);
+  const double v7 = md_sub(v4, 1.1830521861667747e-271);
+  const double v9 = md_sub(8.452712498170644e+270, v4);
+  const double v12 = md_sel_negative(v9, 2.409919865102884e-181, 1.0);
+  const double v13 = md_sel_negative(v7, 4.149515568880993e+180, v12);
+  const double v16 = md_sel_negative(v9, 4.149515568880993e+180, 1.0);
+  const double v17 = md_sel_negative(v7, 2.409919865102884e-181, v16);
+  const double v18 = md_mul(v4, v13);
+  const double v20 = md_add(v18, 9.332636185032189e-302);
+  const double v22 = md_mul(v20, 4.503599627370497e+15);
+  const double v24 = md_mul(v22, 0.9999999999999999);
+  const double v25 = md_sub(v22, v24);
+  const double v26 = fabs(v25);
+  const double v27 = md_div(1.0, v26);
+  const double v28 = md_mul(v26, v17);
+  const double v29 = md_mul(a.re.v[0], v13);
+  const double v30 = md_mul(v29, v27);
+  const double v31 = md_mul(a.im.v[0], v13);
+  const double v32 = md_mul(v31, v27);
+  const double v33 = md_mul(v30, v30);
+  const double v34 = md_mul(v32, v32);
+  const double v35 = md_add(v33, v34);
+  const double v36 = md_sqrt(v35);
+  const double v37 = md_mul(v36, v28);
+  const double v39 = fabs(a.re.v[0]);
+  const double v40 = fabs(a.im.v[0]);
+  const double v42 = md_sel_absless(1.7976931348623157e+308, a.im.v[0], v40, 0.0);
+  const double v43 = md_sel_absless(1.7976931348623157e+308, a.re.v[0], v39, v42);
+  const double v44 = md_sel_finite(v43, v37, v43);
+  return md1{{v44}};
 }
 

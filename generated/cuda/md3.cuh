@@ -639,29 +639,111 @@ MD_HD cmd3 cmd3_madd(cmd3 acc, cmd3 x, cmd3 y) {
 }
 
 // cmd3_div returns a / b.
-// Cost: 1169 flops (1045 add/sub, 84 mul, 30 fma, 10 div/sqrt), 195 selections.
+// Cost: 1200 flops (1047 add/sub, 112 mul, 30 fma, 11 div/sqrt), 197 selections.
 MD_HD cmd3 cmd3_div(cmd3 a, cmd3 b) {
-  const md3 v12 = md3_sqr(b.re);
-  const md3 v16 = md3_sqr(b.im);
-  const md3 v20 = md3_add(md3{{v12.v[0], v12.v[1], v12.v[2]}}, md3{{v16.v[0], v16.v[1], v16.v[2]}});
-  const md3 v24 = md3_mul(a.re, b.re);
-  const md3 v28 = md3_mul(a.im, b.im);
-  const md3 v32 = md3_add(md3{{v24.v[0], v24.v[1], v24.v[2]}}, md3{{v28.v[0], v28.v[1], v28.v[2]}});
-  const md3 v36 = md3_mul(a.im, b.re);
-  const md3 v40 = md3_mul(a.re, b.im);
-  const md3 v44 = md3_sub(md3{{v36.v[0], v36.v[1], v36.v[2]}}, md3{{v40.v[0], v40.v[1], v40.v[2]}});
-  const md3 v48 = md3_div(md3{{v32.v[0], v32.v[1], v32.v[2]}}, md3{{v20.v[0], v20.v[1], v20.v[2]}});
-  const md3 v52 = md3_div(md3{{v44.v[0], v44.v[1], v44.v[2]}}, md3{{v20.v[0], v20.v[1], v20.v[2]}});
-  return cmd3{{{v48.v[0], v48.v[1], v48.v[2]}}, {{v52.v[0], v52.v[1], v52.v[2]}}};
+  const double v12 = fabs(b.im.v[0]);
+  const double v13 = fabs(b.re.v[0]);
+  const double v14 = md_sel_absless(b.re.v[0], b.im.v[0], v12, v13);
+  const double v16 = fabs(v14);
+  const double v18 = md_sub(v16, 1.1830521861667747e-271);
+  const double v20 = md_sel_negative(v18, 4.149515568880993e+180, 1.0);
+  const double v21 = md_mul(v16, v20);
+  const double v22 = md_div(1.0, v21);
+  const double v24 = md_mul(v22, 4.503599627370497e+15);
+  const double v26 = md_mul(v24, 0.9999999999999999);
+  const double v27 = md_sub(v24, v26);
+  const double v28 = fabs(v27);
+  const double v30 = md_mul(v28, 0.5);
+  const double v31 = md_mul(a.re.v[0], v20);
+  const double v32 = md_mul(a.re.v[1], v20);
+  const double v33 = md_mul(a.re.v[2], v20);
+  const double v34 = md_mul(v31, v30);
+  const double v35 = md_mul(v32, v30);
+  const double v36 = md_mul(v33, v30);
+  const double v37 = md_mul(a.im.v[0], v20);
+  const double v38 = md_mul(a.im.v[1], v20);
+  const double v39 = md_mul(a.im.v[2], v20);
+  const double v40 = md_mul(v37, v30);
+  const double v41 = md_mul(v38, v30);
+  const double v42 = md_mul(v39, v30);
+  const double v43 = md_mul(b.re.v[0], v20);
+  const double v44 = md_mul(b.re.v[1], v20);
+  const double v45 = md_mul(b.re.v[2], v20);
+  const double v46 = md_mul(v43, v30);
+  const double v47 = md_mul(v44, v30);
+  const double v48 = md_mul(v45, v30);
+  const double v49 = md_mul(b.im.v[0], v20);
+  const double v50 = md_mul(b.im.v[1], v20);
+  const double v51 = md_mul(b.im.v[2], v20);
+  const double v52 = md_mul(v49, v30);
+  const double v53 = md_mul(v50, v30);
+  const double v54 = md_mul(v51, v30);
+  const md3 v55 = md3_sqr(md3{{v46, v47, v48}});
+  const md3 v59 = md3_sqr(md3{{v52, v53, v54}});
+  const md3 v63 = md3_add(md3{{v55.v[0], v55.v[1], v55.v[2]}}, md3{{v59.v[0], v59.v[1], v59.v[2]}});
+  const md3 v67 = md3_mul(md3{{v34, v35, v36}}, md3{{v46, v47, v48}});
+  const md3 v71 = md3_mul(md3{{v40, v41, v42}}, md3{{v52, v53, v54}});
+  const md3 v75 = md3_add(md3{{v67.v[0], v67.v[1], v67.v[2]}}, md3{{v71.v[0], v71.v[1], v71.v[2]}});
+  const md3 v79 = md3_mul(md3{{v40, v41, v42}}, md3{{v46, v47, v48}});
+  const md3 v83 = md3_mul(md3{{v34, v35, v36}}, md3{{v52, v53, v54}});
+  const md3 v87 = md3_sub(md3{{v79.v[0], v79.v[1], v79.v[2]}}, md3{{v83.v[0], v83.v[1], v83.v[2]}});
+  const md3 v91 = md3_div(md3{{v75.v[0], v75.v[1], v75.v[2]}}, md3{{v63.v[0], v63.v[1], v63.v[2]}});
+  const md3 v95 = md3_div(md3{{v87.v[0], v87.v[1], v87.v[2]}}, md3{{v63.v[0], v63.v[1], v63.v[2]}});
+  return cmd3{{{v91.v[0], v91.v[1], v91.v[2]}}, {{v95.v[0], v95.v[1], v95.v[2]}}};
 }
 
 // cmd3_abs returns |a|.
-// Cost: 751 flops (649 add/sub, 73 mul, 27 fma, 2 div/sqrt), 51 selections.
+// Cost: 781 flops (659 add/sub, 92 mul, 27 fma, 3 div/sqrt), 61 selections.
 MD_HD md3 cmd3_abs(cmd3 a) {
-  const md3 v6 = md3_sqr(a.re);
-  const md3 v10 = md3_sqr(a.im);
-  const md3 v14 = md3_add(md3{{v6.v[0], v6.v[1], v6.v[2]}}, md3{{v10.v[0], v10.v[1], v10.v[2]}});
-  const md3 v18 = md3_sqrt(md3{{v14.v[0], v14.v[1], v14.v[2]}});
-  return md3{{v18.v[0], v18.v[1], v18.v[2]}};
+  const double v6 = fabs(a.im.v[0]);
+  const double v7 = fabs(a.re.v[0]);
+  const double v8 = md_sel_absless(a.re.v[0], a.im.v[0], v6, v7);
+  const double v11 = md_sub(v8, 1.1830521861667747e-271);
+  const double v13 = md_sub(8.452712498170644e+270, v8);
+  const double v16 = md_sel_negative(v13, 2.409919865102884e-181, 1.0);
+  const double v17 = md_sel_negative(v11, 4.149515568880993e+180, v16);
+  const double v20 = md_sel_negative(v13, 4.149515568880993e+180, 1.0);
+  const double v21 = md_sel_negative(v11, 2.409919865102884e-181, v20);
+  const double v22 = md_mul(v8, v17);
+  const double v24 = md_add(v22, 9.332636185032189e-302);
+  const double v26 = md_mul(v24, 4.503599627370497e+15);
+  const double v28 = md_mul(v26, 0.9999999999999999);
+  const double v29 = md_sub(v26, v28);
+  const double v30 = fabs(v29);
+  const double v31 = md_div(1.0, v30);
+  const double v32 = md_mul(v30, v21);
+  const double v33 = md_mul(a.re.v[0], v17);
+  const double v34 = md_mul(a.re.v[1], v17);
+  const double v35 = md_mul(a.re.v[2], v17);
+  const double v36 = md_mul(v33, v31);
+  const double v37 = md_mul(v34, v31);
+  const double v38 = md_mul(v35, v31);
+  const double v39 = md_mul(a.im.v[0], v17);
+  const double v40 = md_mul(a.im.v[1], v17);
+  const double v41 = md_mul(a.im.v[2], v17);
+  const double v42 = md_mul(v39, v31);
+  const double v43 = md_mul(v40, v31);
+  const double v44 = md_mul(v41, v31);
+  const md3 v45 = md3_sqr(md3{{v36, v37, v38}});
+  const md3 v49 = md3_sqr(md3{{v42, v43, v44}});
+  const md3 v53 = md3_add(md3{{v45.v[0], v45.v[1], v45.v[2]}}, md3{{v49.v[0], v49.v[1], v49.v[2]}});
+  const md3 v57 = md3_sqrt(md3{{v53.v[0], v53.v[1], v53.v[2]}});
+  const double v61 = md_mul(v57.v[0], v32);
+  const double v62 = md_mul(v57.v[1], v32);
+  const double v63 = md_mul(v57.v[2], v32);
+  const double v64 = md_add(v61, v62);
+  const double v65 = md_sub(v64, v61);
+  const double v66 = md_sub(v62, v65);
+  const double v67 = md_add(v66, v63);
+  const double v68 = md_sub(v67, v66);
+  const double v69 = md_sub(v63, v68);
+  const double v71 = fabs(a.re.v[0]);
+  const double v72 = fabs(a.im.v[0]);
+  const double v74 = md_sel_absless(1.7976931348623157e+308, a.im.v[0], v72, 0.0);
+  const double v75 = md_sel_absless(1.7976931348623157e+308, a.re.v[0], v71, v74);
+  const double v76 = md_sel_finite(v75, v64, v75);
+  const double v77 = md_sel_finite(v76, v67, 0.0);
+  const double v78 = md_sel_finite(v76, v69, 0.0);
+  return md3{{v76, v77, v78}};
 }
 

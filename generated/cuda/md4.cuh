@@ -1101,29 +1101,128 @@ MD_HD cmd4 cmd4_madd(cmd4 acc, cmd4 x, cmd4 y) {
 }
 
 // cmd4_div returns a / b.
-// Cost: 2764 flops (2562 add/sub, 130 mul, 60 fma, 12 div/sqrt), 356 selections.
+// Cost: 2803 flops (2564 add/sub, 166 mul, 60 fma, 13 div/sqrt), 358 selections.
 MD_HD cmd4 cmd4_div(cmd4 a, cmd4 b) {
-  const md4 v16 = md4_sqr(b.re);
-  const md4 v21 = md4_sqr(b.im);
-  const md4 v26 = md4_add(md4{{v16.v[0], v16.v[1], v16.v[2], v16.v[3]}}, md4{{v21.v[0], v21.v[1], v21.v[2], v21.v[3]}});
-  const md4 v31 = md4_mul(a.re, b.re);
-  const md4 v36 = md4_mul(a.im, b.im);
-  const md4 v41 = md4_add(md4{{v31.v[0], v31.v[1], v31.v[2], v31.v[3]}}, md4{{v36.v[0], v36.v[1], v36.v[2], v36.v[3]}});
-  const md4 v46 = md4_mul(a.im, b.re);
-  const md4 v51 = md4_mul(a.re, b.im);
-  const md4 v56 = md4_sub(md4{{v46.v[0], v46.v[1], v46.v[2], v46.v[3]}}, md4{{v51.v[0], v51.v[1], v51.v[2], v51.v[3]}});
-  const md4 v61 = md4_div(md4{{v41.v[0], v41.v[1], v41.v[2], v41.v[3]}}, md4{{v26.v[0], v26.v[1], v26.v[2], v26.v[3]}});
-  const md4 v66 = md4_div(md4{{v56.v[0], v56.v[1], v56.v[2], v56.v[3]}}, md4{{v26.v[0], v26.v[1], v26.v[2], v26.v[3]}});
-  return cmd4{{{v61.v[0], v61.v[1], v61.v[2], v61.v[3]}}, {{v66.v[0], v66.v[1], v66.v[2], v66.v[3]}}};
+  const double v16 = fabs(b.im.v[0]);
+  const double v17 = fabs(b.re.v[0]);
+  const double v18 = md_sel_absless(b.re.v[0], b.im.v[0], v16, v17);
+  const double v20 = fabs(v18);
+  const double v22 = md_sub(v20, 1.1830521861667747e-271);
+  const double v24 = md_sel_negative(v22, 4.149515568880993e+180, 1.0);
+  const double v25 = md_mul(v20, v24);
+  const double v26 = md_div(1.0, v25);
+  const double v28 = md_mul(v26, 4.503599627370497e+15);
+  const double v30 = md_mul(v28, 0.9999999999999999);
+  const double v31 = md_sub(v28, v30);
+  const double v32 = fabs(v31);
+  const double v34 = md_mul(v32, 0.5);
+  const double v35 = md_mul(a.re.v[0], v24);
+  const double v36 = md_mul(a.re.v[1], v24);
+  const double v37 = md_mul(a.re.v[2], v24);
+  const double v38 = md_mul(a.re.v[3], v24);
+  const double v39 = md_mul(v35, v34);
+  const double v40 = md_mul(v36, v34);
+  const double v41 = md_mul(v37, v34);
+  const double v42 = md_mul(v38, v34);
+  const double v43 = md_mul(a.im.v[0], v24);
+  const double v44 = md_mul(a.im.v[1], v24);
+  const double v45 = md_mul(a.im.v[2], v24);
+  const double v46 = md_mul(a.im.v[3], v24);
+  const double v47 = md_mul(v43, v34);
+  const double v48 = md_mul(v44, v34);
+  const double v49 = md_mul(v45, v34);
+  const double v50 = md_mul(v46, v34);
+  const double v51 = md_mul(b.re.v[0], v24);
+  const double v52 = md_mul(b.re.v[1], v24);
+  const double v53 = md_mul(b.re.v[2], v24);
+  const double v54 = md_mul(b.re.v[3], v24);
+  const double v55 = md_mul(v51, v34);
+  const double v56 = md_mul(v52, v34);
+  const double v57 = md_mul(v53, v34);
+  const double v58 = md_mul(v54, v34);
+  const double v59 = md_mul(b.im.v[0], v24);
+  const double v60 = md_mul(b.im.v[1], v24);
+  const double v61 = md_mul(b.im.v[2], v24);
+  const double v62 = md_mul(b.im.v[3], v24);
+  const double v63 = md_mul(v59, v34);
+  const double v64 = md_mul(v60, v34);
+  const double v65 = md_mul(v61, v34);
+  const double v66 = md_mul(v62, v34);
+  const md4 v67 = md4_sqr(md4{{v55, v56, v57, v58}});
+  const md4 v72 = md4_sqr(md4{{v63, v64, v65, v66}});
+  const md4 v77 = md4_add(md4{{v67.v[0], v67.v[1], v67.v[2], v67.v[3]}}, md4{{v72.v[0], v72.v[1], v72.v[2], v72.v[3]}});
+  const md4 v82 = md4_mul(md4{{v39, v40, v41, v42}}, md4{{v55, v56, v57, v58}});
+  const md4 v87 = md4_mul(md4{{v47, v48, v49, v50}}, md4{{v63, v64, v65, v66}});
+  const md4 v92 = md4_add(md4{{v82.v[0], v82.v[1], v82.v[2], v82.v[3]}}, md4{{v87.v[0], v87.v[1], v87.v[2], v87.v[3]}});
+  const md4 v97 = md4_mul(md4{{v47, v48, v49, v50}}, md4{{v55, v56, v57, v58}});
+  const md4 v102 = md4_mul(md4{{v39, v40, v41, v42}}, md4{{v63, v64, v65, v66}});
+  const md4 v107 = md4_sub(md4{{v97.v[0], v97.v[1], v97.v[2], v97.v[3]}}, md4{{v102.v[0], v102.v[1], v102.v[2], v102.v[3]}});
+  const md4 v112 = md4_div(md4{{v92.v[0], v92.v[1], v92.v[2], v92.v[3]}}, md4{{v77.v[0], v77.v[1], v77.v[2], v77.v[3]}});
+  const md4 v117 = md4_div(md4{{v107.v[0], v107.v[1], v107.v[2], v107.v[3]}}, md4{{v77.v[0], v77.v[1], v77.v[2], v77.v[3]}});
+  return cmd4{{{v112.v[0], v112.v[1], v112.v[2], v112.v[3]}}, {{v117.v[0], v117.v[1], v117.v[2], v117.v[3]}}};
 }
 
 // cmd4_abs returns |a|.
-// Cost: 2394 flops (2177 add/sub, 143 mul, 72 fma, 2 div/sqrt), 88 selections.
+// Cost: 2432 flops (2190 add/sub, 167 mul, 72 fma, 3 div/sqrt), 99 selections.
 MD_HD md4 cmd4_abs(cmd4 a) {
-  const md4 v8 = md4_sqr(a.re);
-  const md4 v13 = md4_sqr(a.im);
-  const md4 v18 = md4_add(md4{{v8.v[0], v8.v[1], v8.v[2], v8.v[3]}}, md4{{v13.v[0], v13.v[1], v13.v[2], v13.v[3]}});
-  const md4 v23 = md4_sqrt(md4{{v18.v[0], v18.v[1], v18.v[2], v18.v[3]}});
-  return md4{{v23.v[0], v23.v[1], v23.v[2], v23.v[3]}};
+  const double v8 = fabs(a.im.v[0]);
+  const double v9 = fabs(a.re.v[0]);
+  const double v10 = md_sel_absless(a.re.v[0], a.im.v[0], v8, v9);
+  const double v13 = md_sub(v10, 1.1830521861667747e-271);
+  const double v15 = md_sub(8.452712498170644e+270, v10);
+  const double v18 = md_sel_negative(v15, 2.409919865102884e-181, 1.0);
+  const double v19 = md_sel_negative(v13, 4.149515568880993e+180, v18);
+  const double v22 = md_sel_negative(v15, 4.149515568880993e+180, 1.0);
+  const double v23 = md_sel_negative(v13, 2.409919865102884e-181, v22);
+  const double v24 = md_mul(v10, v19);
+  const double v26 = md_add(v24, 9.332636185032189e-302);
+  const double v28 = md_mul(v26, 4.503599627370497e+15);
+  const double v30 = md_mul(v28, 0.9999999999999999);
+  const double v31 = md_sub(v28, v30);
+  const double v32 = fabs(v31);
+  const double v33 = md_div(1.0, v32);
+  const double v34 = md_mul(v32, v23);
+  const double v35 = md_mul(a.re.v[0], v19);
+  const double v36 = md_mul(a.re.v[1], v19);
+  const double v37 = md_mul(a.re.v[2], v19);
+  const double v38 = md_mul(a.re.v[3], v19);
+  const double v39 = md_mul(v35, v33);
+  const double v40 = md_mul(v36, v33);
+  const double v41 = md_mul(v37, v33);
+  const double v42 = md_mul(v38, v33);
+  const double v43 = md_mul(a.im.v[0], v19);
+  const double v44 = md_mul(a.im.v[1], v19);
+  const double v45 = md_mul(a.im.v[2], v19);
+  const double v46 = md_mul(a.im.v[3], v19);
+  const double v47 = md_mul(v43, v33);
+  const double v48 = md_mul(v44, v33);
+  const double v49 = md_mul(v45, v33);
+  const double v50 = md_mul(v46, v33);
+  const md4 v51 = md4_sqr(md4{{v39, v40, v41, v42}});
+  const md4 v56 = md4_sqr(md4{{v47, v48, v49, v50}});
+  const md4 v61 = md4_add(md4{{v51.v[0], v51.v[1], v51.v[2], v51.v[3]}}, md4{{v56.v[0], v56.v[1], v56.v[2], v56.v[3]}});
+  const md4 v66 = md4_sqrt(md4{{v61.v[0], v61.v[1], v61.v[2], v61.v[3]}});
+  const double v71 = md_mul(v66.v[0], v34);
+  const double v72 = md_mul(v66.v[1], v34);
+  const double v73 = md_mul(v66.v[2], v34);
+  const double v74 = md_mul(v66.v[3], v34);
+  const double v75 = md_add(v71, v72);
+  const double v76 = md_sub(v75, v71);
+  const double v77 = md_sub(v72, v76);
+  const double v78 = md_add(v77, v73);
+  const double v79 = md_sub(v78, v77);
+  const double v80 = md_sub(v73, v79);
+  const double v81 = md_add(v80, v74);
+  const double v82 = md_sub(v81, v80);
+  const double v83 = md_sub(v74, v82);
+  const double v85 = fabs(a.re.v[0]);
+  const double v86 = fabs(a.im.v[0]);
+  const double v88 = md_sel_absless(1.7976931348623157e+308, a.im.v[0], v86, 0.0);
+  const double v89 = md_sel_absless(1.7976931348623157e+308, a.re.v[0], v85, v88);
+  const double v90 = md_sel_finite(v89, v75, v89);
+  const double v91 = md_sel_finite(v90, v78, 0.0);
+  const double v92 = md_sel_finite(v90, v81, 0.0);
+  const double v93 = md_sel_finite(v90, v83, 0.0);
+  return md4{{v90, v91, v92, v93}};
 }
 

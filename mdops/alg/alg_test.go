@@ -2,6 +2,7 @@ package alg
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -231,6 +232,61 @@ func TestCorpusExponents(t *testing.T) {
 			}
 			if op != "sqrt" && (!seen[0] || !seen[1]) {
 				t.Errorf("N=%d %s: results do not reach both ends of [%d, %d]: %v", n, op, lo, hi, seen)
+			}
+		}
+	}
+}
+
+// TestComplexCorpusExponents checks that every random case of the complex
+// corpora has the magnitudes its parts are measured against (see
+// ComplexReference) in ResultExpRange, allowing one binade below for cdiv's
+// |a|/|b|, that these reach both ends of the range, and that cdiv's
+// divisors and cabs's operands reach the ends of float64's range that the
+// scaling makes usable (below 2^-1000 and above 2^1000).
+func TestComplexCorpusExponents(t *testing.T) {
+	exp := func(v []float64) int { _, e := math.Frexp(v[0]); return e - 1 }
+	for _, n := range []int{1, 2, 4, 8, 16} {
+		lo, hi := ResultExpRange(n)
+		for _, op := range ComplexOpsMeasured {
+			seen := [2]bool{}
+			operand := [2]bool{}
+			for _, c := range ComplexCorpus(op, n, 3000, 1) {
+				if c.Kind != "random" {
+					continue
+				}
+				re, _, sre, sim := ComplexReference(op, c, uint(64*n+200))
+				scales, slack := []*big.Float{sre, sim}, 0
+				switch op {
+				case "cabs":
+					scales = []*big.Float{re}
+				case "cdiv":
+					slack = 1
+				}
+				for _, s := range scales {
+					if s.Sign() == 0 {
+						continue
+					}
+					e := s.MantExp(nil) - 1
+					if e < lo-slack || e > hi {
+						t.Errorf("N=%d %s: scale exponent %d outside [%d, %d]", n, op, e, lo-slack, hi)
+					}
+					seen[0] = seen[0] || e < lo+60
+					seen[1] = seen[1] || e > hi-60
+				}
+				v := c.A
+				if op == "cdiv" {
+					v = c.B
+				}
+				e := max(exp(v[0]), exp(v[1]))
+				operand[0] = operand[0] || e < -1000
+				operand[1] = operand[1] || e > 1000
+			}
+			if !seen[0] || !seen[1] {
+				t.Errorf("N=%d %s: scales do not reach both ends of [%d, %d]: %v", n, op, lo, hi, seen)
+			}
+			scaled := op == "cdiv" || op == "cabs"
+			if scaled && (!operand[0] && (op == "cdiv" || lo < -1000) || !operand[1]) {
+				t.Errorf("N=%d %s: operands do not reach below 2^-1000 and above 2^1000: %v", n, op, operand)
 			}
 		}
 	}

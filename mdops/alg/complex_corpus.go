@@ -22,18 +22,21 @@ type ComplexCase struct {
 // cmadd, cdiv, cabs) on n-doubles, with exponents over the whole range in
 // which every quantity that a part's accuracy is measured against (see
 // ComplexReference) stays in ResultExpRange(n) = [rlo, rhi] and no
-// intermediate of the textbook formulas overflows. With ea and eb the
-// leading exponents of a's and b's larger parts, and da, db >= 0 how far
-// below them the smaller parts lie:
+// intermediate of the formulas overflows. With ea and eb the leading
+// exponents of a's and b's larger parts, and da, db >= 0 how far below them
+// the smaller parts lie:
 //
 //   - cmul, cmadd: every product of parts is below 2^(ea+eb+2), the sum of
 //     two (three with acc, which is drawn below 2^(rhi-1)) below 2^(rhi+1):
 //     ea+eb <= rhi-2 (cmadd: rhi-3). Each part's scale |ar br| + |ai bi|
 //     (resp. |ar bi| + |ai br|) is at least 2^(ea+eb-max(da,db)) >= 2^rlo.
-//   - cdiv (a conj(b) / |b|^2): |b|^2 in [2^(2eb), 2^(2eb+3)): 2eb in
-//     [rlo, rhi-2]; a conj(b) as in cmul; the quotient's scale |a|/|b| in
-//     (2^(ea-eb-1), 2^(ea-eb+1)): ea-eb in [rlo+1, rhi-1].
-//   - cabs (sqrt(ar^2 + ai^2)): 2ea in [rlo, rhi-2].
+//   - cdiv (a conj(b) / |b|^2 on operands scaled exactly so that |b| is
+//     near 1/2, which cannot overflow when the quotient is finite): b
+//     anywhere in float64's range, eb in [-1074+db, rhi]; the quotient's
+//     scale |a|/|b| in (2^(ea-eb-1.5), 2^(ea-eb+1.5)): ea-eb in [rlo+1,
+//     rhi-1].
+//   - cabs (sqrt(ar^2 + ai^2) on a scaled exactly so that its larger part
+//     is near 1): |a| in [2^ea, 2^(ea+1.5)): ea in [rlo, rhi-1].
 //
 // Every part's leading exponent is at least -1074 (subnormal leading limbs
 // of small parts included). The kinds: random parts (da, db in 0..60),
@@ -67,13 +70,16 @@ func (g *corpusGen) complexExps(op, kind string) (ea, eb, da, db int) {
 		dm := max(da, db)
 		switch op {
 		case "cabs":
-			ea = g.uniform(ceilHalf(rlo), floorHalf(rhi-2))
+			ea = g.uniform(rlo, rhi-1)
+			if ea-da < MinSubnormalExp {
+				continue
+			}
 			return ea, ea, da, db
 		case "cdiv":
-			eb = g.uniform(ceilHalf(rlo), floorHalf(rhi-2))
-			lo := max(rlo+dm-eb, rlo+1+eb, MinSubnormalExp+da)
-			hi := min(rhi-2-eb, rhi-1+eb, rhi)
-			if eb-db < MinSubnormalExp || lo > hi {
+			eb = g.uniform(MinSubnormalExp+db, rhi)
+			lo := max(rlo+1+eb, MinSubnormalExp+da)
+			hi := min(rhi-1+eb, rhi)
+			if lo > hi {
 				continue
 			}
 			return g.uniform(lo, hi), eb, da, db
