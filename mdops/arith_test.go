@@ -79,7 +79,7 @@ func accuracyCases(t *testing.T, full, short int) int {
 // that the generated Go code is bit-identical to the IR interpreter.
 func TestAccuracyAgainstBig(t *testing.T) {
 	count := accuracyCases(t, 1500, 400)
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		lib := alg.Build(n)
 		f := limbFuncsByN[n]
 		for _, op := range arithOps {
@@ -118,7 +118,7 @@ func TestAccuracyAgainstBig(t *testing.T) {
 // never leave finite garbage, and that division by zero follows IEEE.
 func TestSpecialValues(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		f := limbFuncsByN[n]
 		v := func(x0 float64) []float64 { x := make([]float64, n); x[0] = x0; return x }
 		one, zero := v(1), v(0)
@@ -237,7 +237,7 @@ func applyComplex(f limbFuncs, op string, c alg.ComplexCase) (re, im []float64) 
 // generated Go code with the IR interpreter.
 func TestComplexAccuracyAgainstBig(t *testing.T) {
 	count := accuracyCases(t, 1000, 200)
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		clib := alg.BuildComplex(alg.Build(n))
 		f := limbFuncsByN[n]
 		for _, op := range alg.ComplexOpsMeasured {
@@ -290,7 +290,7 @@ func TestComplexAccuracyAgainstBig(t *testing.T) {
 func TestSqrtFarFromOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 1))
 	bands := [][2]int{{400, 450}, {-450, -400}, {-1074, -1000}, {500, 520}, {1000, 1023}}
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		f := limbFuncsByN[n]
 		prec := uint(64*n + 200)
 		for _, band := range bands {
@@ -371,7 +371,7 @@ func TestComplexAbsFarFromOne(t *testing.T) {
 	if testing.Short() {
 		step = 3
 	}
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		f := limbFuncsByN[n]
 		clib := alg.BuildComplex(alg.Build(n))
 		prec := uint(64*n + 200)
@@ -419,7 +419,7 @@ func TestComplexDivFarFromOne(t *testing.T) {
 	if testing.Short() {
 		step = 3
 	}
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		f := limbFuncsByN[n]
 		clib := alg.BuildComplex(alg.Build(n))
 		prec := uint(64*n + 200)
@@ -474,7 +474,7 @@ func TestComplexDivFarFromOne(t *testing.T) {
 // accuracy of the corpus.
 func TestComplexAbsSpecialValues(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		f := limbFuncsByN[n]
 		v := func(x0 float64) []float64 { x := make([]float64, n); x[0] = x0; return x }
 		cases := []struct {

@@ -16,7 +16,7 @@ var benchOpsByN = map[int]func(b *testing.B, cases []alg.Case){}
 // flop count). The loops call the typed methods directly, as user code
 // does, and allocate nothing.
 func BenchmarkOps(b *testing.B) {
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		cases := benchOperands(n, 256, 11)
 		b.Run(fmt.Sprintf("F%d", n), func(b *testing.B) { benchOpsByN[n](b, cases) })
 	}
@@ -54,7 +54,7 @@ func reportFlops(b *testing.B, flops int) {
 func BenchmarkConvolve(b *testing.B) {
 	const length = 32
 	const madds = length * (length + 1) / 2
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		ks, _ := SeriesKernelsFor(n)
 		x := make([]float64, 2*n*length)
 		y := make([]float64, 2*n*length)

@@ -104,7 +104,7 @@ func complexConvBits(n int, z, x, y []float64, k int) (re, im float64) {
 // writing in place through the []float64 views.
 func TestSeriesKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		ks, ok := SeriesKernelsFor(n)
 		if !ok || ks.N != n {
 			t.Fatalf("SeriesKernelsFor(%d) = %+v, %v", n, ks.N, ok)

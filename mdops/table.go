@@ -1,5 +1,7 @@
 package mdops
 
+import "slices"
+
 // limbFuncs holds one precision's operations on limb slices, so that tests
 // and tools can range over every generated precision without naming types.
 type limbFuncs struct {
@@ -15,5 +17,15 @@ type limbFuncs struct {
 // limbFuncsByN maps N to its operations, filled by the generated files' init functions.
 var limbFuncsByN = map[int]limbFuncs{}
 
-// generatedNs lists the precisions generated into this package, ascending.
-var generatedNs = []int{1, 2, 3, 4, 5, 8, 10, 16}
+// Precisions returns the precisions N generated into this package, ascending:
+// those whose f<N>_gen.go registered its kernels (gen.DefaultNs, plus any
+// that `mdgen generate -n` added). Tools and tests range over this list
+// rather than keeping their own.
+func Precisions() []int {
+	ns := make([]int, 0, len(seriesKernelsByN))
+	for n := range seriesKernelsByN {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	return ns
+}

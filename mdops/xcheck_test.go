@@ -241,7 +241,7 @@ func TestCUDAHeadersMatchGo(t *testing.T) {
 	}
 	for _, c := range cLines {
 		if !goByKey[c.key()] {
-			t.Errorf("%d %s: printed by the driver but not computed on the Go side (N missing from generatedNs?)", c.n, c.what)
+			t.Errorf("%d %s: printed by the driver but not computed on the Go side (N missing from Precisions()?)", c.n, c.what)
 		}
 	}
 	for k, g := range mismatches {
@@ -261,20 +261,20 @@ func TestCUDAHeadersMatchGo(t *testing.T) {
 // divisions do not end up last on one core.
 func xcheckGoSide(t *testing.T, count int) (map[int]*xcheckInputs, []xcheckLine) {
 	t.Helper()
-	inputs := make(map[int]*xcheckInputs, len(generatedNs))
-	inputHash := make(map[int]uint64, len(generatedNs))
-	funcs := make(map[int]*limbFuncs, len(generatedNs))
-	for _, n := range generatedNs {
+	inputs := make(map[int]*xcheckInputs, len(Precisions()))
+	inputHash := make(map[int]uint64, len(Precisions()))
+	funcs := make(map[int]*limbFuncs, len(Precisions()))
+	for _, n := range Precisions() {
 		f, ok := limbFuncsByN[n]
 		if !ok {
-			t.Fatalf("generatedNs lists N=%d but limbFuncsByN has no entry for it", n)
+			t.Fatalf("Precisions() lists N=%d but limbFuncsByN has no entry for it", n)
 		}
 		funcs[n] = &f
 		inputs[n] = &xcheckInputs{n: n, x: make([]float64, count*n), y: make([]float64, count*n)}
 	}
 
 	var wg sync.WaitGroup
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		wg.Add(1)
 		go func(in *xcheckInputs) {
 			defer wg.Done()
@@ -285,7 +285,7 @@ func xcheckGoSide(t *testing.T, count int) (map[int]*xcheckInputs, []xcheckLine)
 		}(inputs[n])
 	}
 	wg.Wait()
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		inputHash[n] = inputs[n].hash(count)
 	}
 
@@ -294,9 +294,9 @@ func xcheckGoSide(t *testing.T, count int) (map[int]*xcheckInputs, []xcheckLine)
 		op int
 	}
 	var jobs []job
-	for k := len(generatedNs) - 1; k >= 0; k-- {
+	for k := len(Precisions()) - 1; k >= 0; k-- {
 		for op := range xcheckOps {
-			jobs = append(jobs, job{generatedNs[k], op})
+			jobs = append(jobs, job{Precisions()[k], op})
 		}
 	}
 	results := make(map[job]uint64, len(jobs))
@@ -333,7 +333,7 @@ func xcheckGoSide(t *testing.T, count int) (map[int]*xcheckInputs, []xcheckLine)
 	}
 
 	if os.Getenv("MDGEN_XCHECK_TIMING") != "" {
-		for _, n := range generatedNs {
+		for _, n := range Precisions() {
 			var b strings.Builder
 			for op := range xcheckOps {
 				fmt.Fprintf(&b, " %s %.3fs", xcheckOps[op].name, durations[job{n, op}].Seconds())
@@ -343,7 +343,7 @@ func xcheckGoSide(t *testing.T, count int) (map[int]*xcheckInputs, []xcheckLine)
 	}
 
 	var lines []xcheckLine
-	for _, n := range generatedNs {
+	for _, n := range Precisions() {
 		// An operation writing into its argument slices would make every
 		// later hash meaningless (and race with the other goroutines).
 		if h := inputs[n].hash(count); h != inputHash[n] {

@@ -78,15 +78,7 @@ func NewCPU(plan *stager.Plan, n int, complex bool, workers int) (*CPU, error) {
 
 // GeneratedPrecisions returns the precisions (doubles per number) with
 // generated kernels, in increasing order.
-func GeneratedPrecisions() []int {
-	var ns []int
-	for n := 1; n <= alg.MaxN; n++ {
-		if _, ok := mdops.SeriesKernelsFor(n); ok {
-			ns = append(ns, n)
-		}
-	}
-	return ns
-}
+func GeneratedPrecisions() []int { return mdops.Precisions() }
 
 // precisionError explains that n has no generated kernels: which
 // precisions exist, and, for an n the generator can make, how to add it.
