@@ -1,0 +1,713 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
+)
+
+// The linear-algebra kernels (LAKernelsCU) compiled as host C++ and run by
+// an emulation of the launches (laHostShim: every CUDA thread a fiber of
+// one OS thread, __syncthreads a switch, the threads of a block resumed in
+// a fresh random order after every barrier, so that a missing barrier
+// shows as a wrong result), against mdops/la, bit for bit: the QR factors
+// A and Tau, Q^H b, the back substitution, the Toeplitz updates of Newton's
+// method, the residuals and their 1-norms, for real and complex data,
+// several precisions, sizes around multiples of 16, matrices scaled by
+// 2^±1000, with zero columns or already triangular, and several block
+// sizes. The launch sequences are gpuabi's (LAQR, LAApplyQH, ...), the
+// ones a device driver runs.
+
+// laHostShim makes the kernels compile as host C++ and runs launches.
+const laHostShim = `// la_host_shim.h: runs CUDA kernels on the host (gen's tests): each thread of
+// a block is a fiber (ucontext) of the one OS thread; __syncthreads switches
+// back to the scheduler, which resumes every thread of the block, in a new
+// random order, once all of them wait at the barrier; a block whose threads
+// disagree (some at a barrier, some finished) is an error.
+#pragma once
+
+#define MDGEN_HOST_EMULATION 1
+
+#include <ucontext.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __shared__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+
+struct la_emu_dim3 {
+  unsigned x, y, z;
+};
+inline la_emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+struct la_emu_fiber {
+  ucontext_t ctx;
+  std::vector<char> stack;
+  bool done, waiting;
+};
+inline std::vector<la_emu_fiber> la_emu_fibers;
+inline ucontext_t la_emu_main;
+inline la_emu_fiber* la_emu_cur;
+inline void (*la_emu_call)(const uint64_t*);
+inline const uint64_t* la_emu_args;
+inline uint64_t la_emu_rng = 0x9E3779B97F4A7C15ull;
+inline long long la_emu_barriers, la_emu_blocks;
+
+inline void __syncthreads() {
+  la_emu_cur->waiting = true;
+  swapcontext(&la_emu_cur->ctx, &la_emu_main);
+}
+
+inline void la_emu_entry() {
+  la_emu_call(la_emu_args);
+  la_emu_cur->done = true;
+}
+
+inline unsigned la_emu_rand(unsigned n) {
+  la_emu_rng ^= la_emu_rng << 13;
+  la_emu_rng ^= la_emu_rng >> 7;
+  la_emu_rng ^= la_emu_rng << 17;
+  return (unsigned)(la_emu_rng % n);
+}
+
+// la_emu_launch runs grid blocks of block threads, one block at a time.
+inline void la_emu_launch(void (*call)(const uint64_t*), const uint64_t* args, unsigned grid, unsigned block) {
+  if (la_emu_fibers.size() < block) la_emu_fibers.resize(block);
+  for (auto& f : la_emu_fibers)
+    if (f.stack.empty()) f.stack.resize(1 << 20);
+  blockDim = {block, 1, 1};
+  gridDim = {grid, 1, 1};
+  la_emu_call = call;
+  la_emu_args = args;
+  std::vector<unsigned> order(block);
+  for (unsigned b = 0; b < grid; ++b) {
+    blockIdx = {b, 0, 0};
+    ++la_emu_blocks;
+    for (unsigned t = 0; t < block; ++t) {
+      la_emu_fiber& f = la_emu_fibers[t];
+      getcontext(&f.ctx);
+      f.ctx.uc_stack.ss_sp = f.stack.data();
+      f.ctx.uc_stack.ss_size = f.stack.size();
+      f.ctx.uc_link = &la_emu_main;
+      makecontext(&f.ctx, la_emu_entry, 0);
+      f.done = false;
+    }
+    for (;;) {
+      for (unsigned t = 0; t < block; ++t) order[t] = t;
+      for (unsigned t = block; t > 1; --t) std::swap(order[t - 1], order[la_emu_rand(t)]);
+      unsigned done = 0, waiting = 0;
+      for (unsigned t : order) {
+        la_emu_fiber& f = la_emu_fibers[t];
+        f.waiting = false;
+        threadIdx = {t, 0, 0};
+        la_emu_cur = &f;
+        swapcontext(&la_emu_main, &f.ctx);
+        if (f.done) ++done; else ++waiting;
+      }
+      if (waiting == 0) break;
+      if (done != 0) {
+        fprintf(stderr, "block %u of %u: %u threads wait at a barrier, %u have finished\n", b, grid, waiting, done);
+        exit(4);
+      }
+      ++la_emu_barriers;
+    }
+  }
+}
+`
+
+// laDeviceStub declares what the device branch of the kernels uses, for a
+// syntax check by g++.
+const laDeviceStub = `#pragma once
+#define __CUDA_ARCH__ 900
+#define __global__
+#define __device__
+#define __host__
+#define __shared__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+struct la_stub_dim3 { unsigned x, y, z; };
+extern la_stub_dim3 threadIdx, blockIdx, blockDim;
+double __shfl_down_sync(unsigned mask, double v, unsigned delta, int width);
+double __shfl_sync(unsigned mask, double v, int src, int width);
+void __syncwarp(unsigned mask);
+double __dadd_rn(double, double);
+double __dsub_rn(double, double);
+double __dmul_rn(double, double);
+double __fma_rn(double, double, double);
+double __ddiv_rn(double, double);
+double __dsqrt_rn(double);
+`
+
+// laEmuMain returns the interpreter of launch scripts: stdin is a stream
+// of int64 commands (1 id count doubles...: a buffer; 2 kernel grid block
+// nargs (0 buf off | 1 value)...: a launch; 0: the end); at the end it
+// writes every buffer (count, doubles) to stdout.
+func laEmuMain(kernels []string) string {
+	var calls strings.Builder
+	for _, name := range kernels {
+		op := gpuabi.LAOp(strings.Split(strings.TrimPrefix(name, "mdgen_la_"), "_")[0])
+		var args []string
+		for i, p := range gpuabi.LAParams[op] {
+			if p.Pointer() {
+				args = append(args, fmt.Sprintf("(%s)(uintptr_t)a[%d]", p.Type, i))
+			} else {
+				args = append(args, fmt.Sprintf("(%s)a[%d]", p.Type, i))
+			}
+		}
+		fmt.Fprintf(&calls, "    [](const uint64_t* a) { %s(%s); },\n", name, strings.Join(args, ", "))
+	}
+	return `#include "la.cu"
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+typedef void (*la_call)(const uint64_t*);
+static const la_call la_calls[] = {
+` + calls.String() + `};
+
+static long long rd() {
+  long long v;
+  if (fread(&v, 8, 1, stdin) != 1) exit(3);
+  return v;
+}
+
+int main() {
+  std::vector<std::vector<double>> bufs;
+  for (;;) {
+    const long long op = rd();
+    if (op == 0) break;
+    if (op == 1) {
+      const long long id = rd(), n = rd();
+      if ((long long)bufs.size() <= id) bufs.resize(id + 1);
+      bufs[id].resize(n);
+      if (n > 0 && fread(bufs[id].data(), 8, n, stdin) != (size_t)n) return 3;
+    } else if (op == 2) {
+      const long long k = rd(), grid = rd(), block = rd(), nargs = rd();
+      std::vector<uint64_t> args;
+      for (long long i = 0; i < nargs; ++i) {
+        if (rd() == 0) {
+          const long long b = rd(), off = rd();
+          args.push_back((uint64_t)(uintptr_t)(bufs[b].data() + off));
+        } else {
+          args.push_back((uint64_t)rd());
+        }
+      }
+      la_emu_launch(la_calls[k], args.data(), (unsigned)grid, (unsigned)block);
+    } else {
+      return 5;
+    }
+  }
+  for (auto& b : bufs) {
+    const long long n = (long long)b.size();
+    fwrite(&n, 8, 1, stdout);
+    fwrite(b.data(), 8, n, stdout);
+  }
+  fprintf(stderr, "%lld blocks, %lld barriers\n", la_emu_blocks, la_emu_barriers);
+  return 0;
+}
+`
+}
+
+// laCompile compiles the kernels of ns (real and complex) with the
+// interpreter and returns the binary and the kernel indices.
+func laCompile(t *testing.T, ns []int) (string, map[string]int) {
+	t.Helper()
+	cxx := needCXX(t)
+	src, err := LAKernelsCU(ns, []bool{false, true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range ns {
+		for _, c := range []bool{false, true} {
+			for _, op := range gpuabi.LAOps {
+				names = append(names, gpuabi.LAKernelName(op, n, c))
+			}
+		}
+	}
+	index := map[string]int{}
+	for i, s := range names {
+		index[s] = i
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"la.cu": string(src), "la_host_shim.h": laHostShim, "main.cpp": laEmuMain(names)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "main")
+	// MD_HD: the arithmetic as functions of their own (compiled once,
+	// not inlined into every kernel): the same bits, a quicker build.
+	args := []string{"-std=c++20", "-O1", "-ffp-contract=off", "-DMD_HD=static __attribute__((noinline))",
+		"-include", filepath.Join(dir, "la_host_shim.h"), "-I", dir, "-o", bin, filepath.Join(dir, "main.cpp")}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, cxx, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("g++ %s: %v\n%s", strings.Join(args, " "), err, lastLines(out, 30))
+	}
+	t.Logf("g++: %d kernels of %v doubles in %.1f s", len(names), ns, time.Since(start).Seconds())
+	return bin, index
+}
+
+// The lanes of the kernels' reductions are mdops/la's.
+func TestLALanes(t *testing.T) {
+	if la.Lanes != gpuabi.LALanes {
+		t.Fatalf("la.Lanes = %d, gpuabi.LALanes = %d", la.Lanes, gpuabi.LALanes)
+	}
+}
+
+// TestLAKernelsCUSyntax compiles the linear-algebra kernels of every
+// default precision, real and complex, as host C++, with warnings as errors.
+func TestLAKernelsCUSyntax(t *testing.T) {
+	cxx := needCXX(t)
+	src, err := LAKernelsCU(DefaultNs, []bool{false, true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "la.cu")
+	shim := filepath.Join(dir, "la_host_shim.h")
+	if err := os.WriteFile(f, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shim, []byte(laHostShim), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The device branch (__CUDA_ARCH__) too, with declarations in place
+	// of CUDA's intrinsics: no nvcc here, but its code must at least be C++.
+	dev := filepath.Join(dir, "device_stub.h")
+	if err := os.WriteFile(dev, []byte(laDeviceStub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range []string{shim, "testdata/cuda_host_shim.h", dev} {
+		out, err := exec.Command(cxx, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Wno-unused-function",
+			"-Wno-unknown-pragmas", "-include", sh, "-x", "c++", f).CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Fatalf("g++ with %s: %v\n%s", sh, err, lastLines(out, 30))
+		}
+	}
+	for _, v := range []gpuabi.LAVariant{{N: 2}, {N: 16, Complex: true}} {
+		for _, op := range gpuabi.LAOps {
+			name := gpuabi.LAKernelName(op, v.N, v.Complex)
+			if !bytes.Contains(src, []byte(name+"("+gpuabi.LASignature(op)+")")) {
+				t.Errorf("%s(%s) is not in the source", name, gpuabi.LASignature(op))
+			}
+		}
+	}
+	if _, err := LAKernelsCU([]int{17}, nil); err == nil {
+		t.Error("LAKernelsCU(17) gave no error")
+	}
+}
+
+// laEmu is one run of the interpreter: buffers and launches.
+type laEmu struct {
+	index  map[string]int
+	script bytes.Buffer
+	bufs   [][]float64
+}
+
+// laGuard doubles before and after every buffer must survive the run.
+const laGuard = 64
+
+var laGuardBits = math.Float64bits(math.NaN()) | 0x5a5a
+
+// buffer adds a copy of x and returns a pointer to its first double.
+func (e *laEmu) buffer(x []float64) gpuabi.LAPtr {
+	b := make([]float64, len(x)+2*laGuard)
+	for i := range b {
+		b[i] = math.Float64frombits(laGuardBits)
+	}
+	copy(b[laGuard:], x)
+	e.bufs = append(e.bufs, b)
+	return gpuabi.LAPtr{Buf: len(e.bufs) - 1, Off: laGuard}
+}
+
+func (e *laEmu) w(v int64) { binary.Write(&e.script, binary.LittleEndian, v) }
+
+func (e *laEmu) launch(t *testing.T, ls []gpuabi.LALaunch) {
+	t.Helper()
+	for _, l := range ls {
+		k, ok := e.index[l.Kernel]
+		if !ok {
+			t.Fatalf("no kernel %s", l.Kernel)
+		}
+		if l.Block%gpuabi.LALanes != 0 || l.Block > gpuabi.LAMaxThreads || l.Grid < 1 ||
+			(l.Op == gpuabi.LAQRStep || l.Op == gpuabi.LAQH) && l.Block%32 != 0 {
+			t.Fatalf("%s: launch shape %d x %d", l.Kernel, l.Grid, l.Block)
+		}
+		for _, v := range []int64{2, int64(k), int64(l.Grid), int64(l.Block), int64(len(l.Args))} {
+			e.w(v)
+		}
+		for _, a := range l.Args {
+			switch a := a.(type) {
+			case gpuabi.LAPtr:
+				e.w(0)
+				e.w(int64(a.Buf))
+				e.w(a.Off)
+			case int64:
+				e.w(1)
+				e.w(a)
+			default:
+				t.Fatalf("%s: argument of type %T", l.Kernel, a)
+			}
+		}
+	}
+}
+
+// run runs the script and returns the buffers (without their guards).
+func (e *laEmu) run(t *testing.T, bin string) [][]float64 {
+	t.Helper()
+	var in bytes.Buffer
+	for id, b := range e.bufs {
+		for _, v := range []int64{1, int64(id), int64(len(b))} {
+			binary.Write(&in, binary.LittleEndian, v)
+		}
+		binary.Write(&in, binary.LittleEndian, b)
+	}
+	in.Write(e.script.Bytes())
+	binary.Write(&in, binary.LittleEndian, int64(0))
+	cmd := exec.Command(bin)
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("emulation: %v\n%s", err, stderr.String())
+	}
+	r := bytes.NewReader(out)
+	res := make([][]float64, len(e.bufs))
+	for id := range e.bufs {
+		var n int64
+		if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n != int64(len(e.bufs[id])) {
+			t.Fatalf("buffer %d: %d doubles back (%v), want %d", id, n, err, len(e.bufs[id]))
+		}
+		b := make([]float64, n)
+		if err := binary.Read(r, binary.LittleEndian, b); err != nil {
+			t.Fatal(err)
+		}
+		for i := range laGuard {
+			if math.Float64bits(b[i]) != laGuardBits || math.Float64bits(b[len(b)-1-i]) != laGuardBits {
+				t.Fatalf("buffer %d: a kernel wrote outside it", id)
+			}
+		}
+		res[id] = b[laGuard : len(b)-laGuard]
+	}
+	return res
+}
+
+// laTyped are the typed routines of one variant the flat API lacks: the
+// factors A, Tau of NewQR and the full N-double 1-norm.
+type laTyped struct {
+	qr    func(m, n int, a []float64, lda int) (A, tau []float64, err error)
+	norm1 func(x []float64) []float64
+}
+
+func mkLATyped[E, R, Q any](newQR func(int, int, []E, int, int) (*Q, error), parts func(*Q) ([]E, []E), norm1 func([]E) R) laTyped {
+	var e E
+	w := int(unsafe.Sizeof(e) / 8)
+	as := func(x []float64) []E {
+		if len(x) == 0 {
+			return nil
+		}
+		return unsafe.Slice((*E)(unsafe.Pointer(&x[0])), len(x)/w)
+	}
+	flat := func(x []E) []float64 {
+		if len(x) == 0 {
+			return nil
+		}
+		return slices.Clone(unsafe.Slice((*float64)(unsafe.Pointer(&x[0])), len(x)*w))
+	}
+	return laTyped{
+		qr: func(m, n int, a []float64, lda int) ([]float64, []float64, error) {
+			q, err := newQR(m, n, as(a), lda, 1)
+			A, tau := parts(q)
+			return flat(A), flat(tau), err
+		},
+		norm1: func(x []float64) []float64 {
+			r := norm1(as(x))
+			return slices.Clone(unsafe.Slice((*float64)(unsafe.Pointer(&r)), unsafe.Sizeof(r)/8))
+		},
+	}
+}
+
+var laTypedFns = map[gpuabi.LAVariant]laTyped{
+	{N: 1}:                 mkLATyped(la.NewQRF1, func(q *la.QRF1) ([]mdops.F1, []mdops.F1) { return q.A, q.Tau }, la.Norm1F1),
+	{N: 1, Complex: true}:  mkLATyped(la.NewQRC1, func(q *la.QRC1) ([]mdops.C1, []mdops.C1) { return q.A, q.Tau }, la.Norm1C1),
+	{N: 2}:                 mkLATyped(la.NewQRF2, func(q *la.QRF2) ([]mdops.F2, []mdops.F2) { return q.A, q.Tau }, la.Norm1F2),
+	{N: 2, Complex: true}:  mkLATyped(la.NewQRC2, func(q *la.QRC2) ([]mdops.C2, []mdops.C2) { return q.A, q.Tau }, la.Norm1C2),
+	{N: 3}:                 mkLATyped(la.NewQRF3, func(q *la.QRF3) ([]mdops.F3, []mdops.F3) { return q.A, q.Tau }, la.Norm1F3),
+	{N: 3, Complex: true}:  mkLATyped(la.NewQRC3, func(q *la.QRC3) ([]mdops.C3, []mdops.C3) { return q.A, q.Tau }, la.Norm1C3),
+	{N: 4}:                 mkLATyped(la.NewQRF4, func(q *la.QRF4) ([]mdops.F4, []mdops.F4) { return q.A, q.Tau }, la.Norm1F4),
+	{N: 4, Complex: true}:  mkLATyped(la.NewQRC4, func(q *la.QRC4) ([]mdops.C4, []mdops.C4) { return q.A, q.Tau }, la.Norm1C4),
+	{N: 5}:                 mkLATyped(la.NewQRF5, func(q *la.QRF5) ([]mdops.F5, []mdops.F5) { return q.A, q.Tau }, la.Norm1F5),
+	{N: 5, Complex: true}:  mkLATyped(la.NewQRC5, func(q *la.QRC5) ([]mdops.C5, []mdops.C5) { return q.A, q.Tau }, la.Norm1C5),
+	{N: 8}:                 mkLATyped(la.NewQRF8, func(q *la.QRF8) ([]mdops.F8, []mdops.F8) { return q.A, q.Tau }, la.Norm1F8),
+	{N: 8, Complex: true}:  mkLATyped(la.NewQRC8, func(q *la.QRC8) ([]mdops.C8, []mdops.C8) { return q.A, q.Tau }, la.Norm1C8),
+	{N: 10}:                mkLATyped(la.NewQRF10, func(q *la.QRF10) ([]mdops.F10, []mdops.F10) { return q.A, q.Tau }, la.Norm1F10),
+	{N: 10, Complex: true}: mkLATyped(la.NewQRC10, func(q *la.QRC10) ([]mdops.C10, []mdops.C10) { return q.A, q.Tau }, la.Norm1C10),
+	{N: 16}:                mkLATyped(la.NewQRF16, func(q *la.QRF16) ([]mdops.F16, []mdops.F16) { return q.A, q.Tau }, la.Norm1F16),
+	{N: 16, Complex: true}: mkLATyped(la.NewQRC16, func(q *la.QRC16) ([]mdops.C16, []mdops.C16) { return q.A, q.Tau }, la.Norm1C16),
+}
+
+// laRandom returns k random elements of w doubles, each part a normalized
+// multiple-double number (limb i+1 below half an ulp of limb i) times 2^scale.
+func laRandom(r *rand.Rand, k, w, n, scale int) []float64 {
+	x := make([]float64, k*w)
+	for p := 0; p < k*w; p += n {
+		v := r.NormFloat64()
+		for i := 0; i < n; i++ {
+			x[p+i] = math.Ldexp(v, scale)
+			v *= math.Ldexp(r.Float64()-0.5, -53)
+		}
+	}
+	return x
+}
+
+// laCase is one test: an m x n matrix and the right-hand sides.
+type laCase struct {
+	m, n, lda int
+	scale     int    // the matrix times 2^scale
+	shape     string // "": random; "triu": zero below the diagonal; "zerocol": column n/2 is zero
+	nrhs, ldb int
+	w, k      int // Toeplitz blocks 0..w, updates from block k
+	groups    int // gpuabi.LAVariant.Groups (0: the default shapes)
+	seed      uint64
+}
+
+func laSame(t *testing.T, what string, w int, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d doubles, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		// NaN payloads are not portable (x86 keeps an operand's, which
+		// depends on the compiler's operand order; CUDA makes its own):
+		// any NaN matches any NaN.
+		if math.IsNaN(got[i]) && math.IsNaN(want[i]) {
+			continue
+		}
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s: element %d, double %d of %d: kernels %v, mdops/la %v", what, i/w, i%w, w, got[i], want[i])
+		}
+	}
+}
+
+// laCheck runs one case on the kernels and on mdops/la and compares.
+func laCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant, c laCase) {
+	r := rand.New(rand.NewPCG(c.seed, uint64(v.N)))
+	w := v.W()
+	m, n, lda := c.m, c.n, c.lda
+	a := laRandom(r, lda*n, w, v.N, c.scale)
+	switch c.shape {
+	case "triu":
+		for j := 0; j < n; j++ {
+			for i := j + 1; i < lda; i++ {
+				clear(a[(i+j*lda)*w : (i+j*lda+1)*w])
+			}
+		}
+	case "zerocol":
+		clear(a[(n/2)*lda*w : (n/2+1)*lda*w])
+	}
+	bs := laRandom(r, c.ldb*c.nrhs, w, v.N, 0)
+	lk, _ := la.KernelsFor(v.N)
+	newQR, mulSub, residual1 := lk.NewQR, lk.MulSub, lk.Residual1
+	if v.Complex {
+		newQR, mulSub, residual1 = lk.NewQRComplex, lk.MulSubComplex, lk.Residual1Complex
+	}
+
+	// mdops/la.
+	wantA, wantTau, rankErr := laTypedFns[gpuabi.LAVariant{N: v.N, Complex: v.Complex}].qr(m, n, a, lda)
+	f, _ := newQR(m, n, a, lda, 1)
+	wantQH := slices.Clone(bs)
+	f.ApplyQHMany(c.nrhs, wantQH, c.ldb, 1)
+	wantX := slices.Clone(wantQH)
+	solveErr := f.SolveRMany(c.nrhs, wantX, c.ldb, 1)
+	// Newton's block Toeplitz system: blocks A_0..A_w (m x n, lda = m), b_0..b_w, dx_0..dx_w.
+	nb := c.w + 1
+	ta := laRandom(r, nb*m*n, w, v.N, 0)
+	tb := laRandom(r, nb*m, w, v.N, 0)
+	tdx := laRandom(r, nb*n, w, v.N, -3)
+	wantB := slices.Clone(tb)
+	for j := c.k + 1; j <= c.w; j++ {
+		mulSub(m, n, ta[(j-c.k)*m*n*w:(j-c.k+1)*m*n*w], m, tdx[c.k*n*w:(c.k+1)*n*w], wantB[j*m*w:(j+1)*m*w], 1)
+	}
+	wantR := slices.Clone(wantB)
+	var wantNorm []float64
+	for k := 0; k < nb; k++ {
+		rk := wantR[k*m*w : (k+1)*m*w]
+		mulSub(m, n, ta[:m*n*w], m, tdx[k*n*w:(k+1)*n*w], rk, 1)
+		nrm := laTypedFns[gpuabi.LAVariant{N: v.N, Complex: v.Complex}].norm1(rk)
+		if lead := residual1(m, n, ta[:m*n*w], m, tdx[k*n*w:(k+1)*n*w], wantB[k*m*w:(k+1)*m*w], 1); lead != nrm[0] {
+			t.Fatalf("Residual1 %v, Norm1 of the MulSub %v", lead, nrm[0])
+		}
+		wantNorm = append(wantNorm, nrm...)
+	}
+
+	// The kernels, with gpuabi's launch sequences.
+	e := &laEmu{index: index}
+	pa := e.buffer(a)
+	ptau := e.buffer(make([]float64, n*w))
+	prinv := e.buffer(make([]float64, n*v.N))
+	prrev := e.buffer(make([]float64, gpuabi.LARRevLen(n)*w))
+	pb := e.buffer(bs)
+	e.launch(t, v.LAQR(m, n, lda, pa, ptau))
+	e.launch(t, v.LAPackR(m, n, lda, pa, prinv, prrev))
+	e.launch(t, v.LAApplyQH(m, n, lda, pa, ptau, c.nrhs, pb, c.ldb))
+	e.launch(t, v.LABackSub(n, prrev, prinv, c.nrhs, pb, c.ldb))
+	pta, ptb, ptdx := e.buffer(ta), e.buffer(tb), e.buffer(tdx)
+	e.launch(t, v.LAToeplitzUpdate(m, n, pta, ptb, ptdx, c.k, c.w))
+	pr, pout := e.buffer(make([]float64, nb*m*w)), e.buffer(make([]float64, nb*v.N))
+	e.launch(t, v.LAResiduals(m, n, pta, ptb, ptdx, c.w, pr, pout))
+	got := e.run(t, bin)
+
+	// A and Tau (rows m..lda-1 of a are not the factorization's).
+	gotA := make([]float64, 0, m*n*w)
+	for j := 0; j < n; j++ {
+		gotA = append(gotA, got[pa.Buf][j*lda*w:(j*lda+m)*w]...)
+	}
+	laSame(t, "QR: A", w, gotA, wantA)
+	laSame(t, "QR: Tau", w, got[ptau.Buf], wantTau)
+	// rrev is a copy of R's rows.
+	for i := 0; i < n; i++ {
+		for q := 0; q < n-1-i; q++ {
+			o := (gpuabi.LARowOff(n, i) + q) * w
+			laSame(t, "packr: rrev", w, got[prrev.Buf][o:o+w], wantA[(i+(n-1-q)*m)*w:(i+(n-1-q)*m+1)*w])
+		}
+	}
+	if solveErr == nil {
+		laSame(t, "Q^H b then R^-1", w, got[pb.Buf], wantX)
+	} else if rankErr == nil {
+		t.Fatalf("SolveRMany: %v, but NewQR found the rank full", solveErr)
+	}
+	laSame(t, "Toeplitz updates", w, got[ptb.Buf], wantB)
+	laSame(t, "residuals b_k - A_0 dx_k", w, got[pr.Buf], wantR)
+	laSame(t, "residual 1-norms", v.N, got[pout.Buf], wantNorm)
+
+	// Q^H b alone (without the back substitution), when SolveR refused.
+	if solveErr != nil {
+		e := &laEmu{index: index}
+		pa, ptau, pb := e.buffer(got[pa.Buf]), e.buffer(got[ptau.Buf]), e.buffer(bs)
+		e.launch(t, v.LAApplyQH(m, n, lda, pa, ptau, c.nrhs, pb, c.ldb))
+		laSame(t, "Q^H b", w, e.run(t, bin)[pb.Buf], wantQH)
+	}
+}
+
+// laEdges checks mulsub with n = 0 (r = b, as la's MulSub leaves b) and
+// norm1 of empty and one-element vectors.
+func laEdges(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant) {
+	r := rand.New(rand.NewPCG(5, uint64(v.N)))
+	w := v.W()
+	b := laRandom(r, 2*5, w, v.N, 0)
+	e := &laEmu{index: index}
+	pa, pb, pr := e.buffer(laRandom(r, 5, w, v.N, 0)), e.buffer(b), e.buffer(make([]float64, 2*5*w))
+	px := e.buffer(nil)
+	e.launch(t, v.LAMulSub(5, 0, pa, 5, 0, px, 0, pb, 5, pr, 5, 2))
+	pout := e.buffer(make([]float64, 3*v.N))
+	e.launch(t, v.LANorm1(pb, 0, 5, 2, pout))
+	e.launch(t, v.LANorm1(pb, 1, 0, 1, pout.At(2, v.N)))
+	got := e.run(t, bin)
+	laSame(t, "mulsub, n = 0", w, got[pr.Buf], b)
+	want := append(make([]float64, 2*v.N), laTypedFns[gpuabi.LAVariant{N: v.N, Complex: v.Complex}].norm1(b[:w])...)
+	laSame(t, "norm1 of 0 and 1 elements", v.N, got[pout.Buf], want)
+}
+
+// TestLAKernelEmulation checks the kernels against mdops/la at 1, 2, 4, 8
+// and 16 doubles (MDGEN_LA_NS picks others, e.g. 3,5,10).
+func TestLAKernelEmulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles kernels with g++")
+	}
+	ns := []int{1, 2, 4, 8, 16}
+	if s := os.Getenv("MDGEN_LA_NS"); s != "" {
+		ns = nil
+		for _, f := range strings.Split(s, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err != nil {
+				t.Fatalf("MDGEN_LA_NS=%q: %v", s, err)
+			}
+			ns = append(ns, n)
+		}
+	}
+	bin, index := laCompile(t, ns)
+	base := []laCase{
+		{m: 1, n: 1},
+		{m: 2, n: 2},
+		{m: 5, n: 3},
+		{m: 16, n: 16},
+		{m: 17, n: 17, nrhs: 1},
+		{m: 33, n: 20},
+		{m: 40, n: 37, w: 4, k: 1},
+	}
+	special := []laCase{
+		{m: 20, n: 18, lda: 23, ldb: 25, nrhs: 4},
+		{m: 19, n: 19, scale: 1000},
+		{m: 19, n: 17, scale: -1030},
+		{m: 18, n: 18, scale: -1070},
+		{m: 21, n: 18, shape: "triu"},
+		{m: 21, n: 21, shape: "zerocol"},
+		{m: 34, n: 34, groups: 3, nrhs: 5, w: 2},
+		{m: 35, n: 33, groups: 5, nrhs: 7, w: 3, k: 2},
+		{m: 50, n: 3, groups: 16, nrhs: 33},
+	}
+	for _, n := range ns {
+		cases := base
+		switch {
+		case n <= 4:
+			cases = append(slices.Clone(base), special...)
+		case n <= 8:
+			cases = append(slices.Clone(base[:6]), special[1], special[4], special[6])
+		default:
+			cases = []laCase{base[2], base[4], special[4], {m: 24, n: 21, groups: 3, w: 2}}
+		}
+		for _, complex := range []bool{false, true} {
+			t.Run(fmt.Sprintf("N%d_complex%v_edges", n, complex), func(t *testing.T) {
+				laEdges(t, bin, index, gpuabi.LAVariant{N: n, Complex: complex})
+			})
+			for i, c := range cases {
+				if c.lda == 0 {
+					c.lda = c.m
+				}
+				if c.nrhs == 0 {
+					c.nrhs = 3
+				}
+				if c.ldb == 0 {
+					c.ldb = c.m + 1
+				}
+				if c.w == 0 {
+					c.w = 3
+				}
+				c.seed = uint64(100*i + 7)
+				v := gpuabi.LAVariant{N: n, Complex: complex, Groups: c.groups}
+				name := fmt.Sprintf("N%d_complex%v_%dx%d", n, complex, c.m, c.n)
+				if c.scale != 0 || c.shape != "" || c.groups != 0 {
+					name += fmt.Sprintf("_s%d%s_g%d", c.scale, c.shape, c.groups)
+				}
+				t.Run(name, func(t *testing.T) { laCheck(t, bin, index, v, c) })
+			}
+		}
+	}
+}
