@@ -29,6 +29,9 @@ type laVariant struct {
 	T string // element type: mdops.F4 or mdops.C4
 	R string // real type: mdops.F4
 	W int    // float64s per element
+	// QHMin and TRMin are the team thresholds of ApplyQH and SolveR on one
+	// vector (laThresholds).
+	QHMin, TRMin int
 }
 
 func laVariants(ns []int) []laVariant {
@@ -36,11 +39,62 @@ func laVariants(ns []int) []laVariant {
 	for _, n := range ns {
 		r := realType(n)
 		c := complexType(n)
+		qr, tr := laThresholds(n, false)
+		qc, tc := laThresholds(n, true)
 		vs = append(vs,
-			laVariant{N: n, S: r, T: "mdops." + r, R: "mdops." + r, W: n},
-			laVariant{N: n, C: true, S: c, T: "mdops." + c, R: "mdops." + r, W: 2 * n})
+			laVariant{N: n, S: r, T: "mdops." + r, R: "mdops." + r, W: n, QHMin: qr, TRMin: tr},
+			laVariant{N: n, C: true, S: c, T: "mdops." + c, R: "mdops." + r, W: 2 * n, QHMin: qc, TRMin: tc})
 	}
 	return vs
+}
+
+// laThresholds returns the team thresholds of ApplyQH and SolveR on one
+// vector for N doubles, real or complex: ApplyQH forms a team of w (a
+// power of two) when m >= 2 w qhMin and applies with it the reflectors
+// with m-k >= w qhMin; SolveR forms one when n >= 2 trMin + 2 w, and its
+// worker 0 computes the first trMin rows alone. Measured on the 2-core
+// x86-64 KVM guest of issue 11 with the thresholds at their minimum
+// (LA_BENCH_QHMIN=1 LA_BENCH_TRMIN=0, BenchmarkRates), 2 workers against
+// 1, medians of paired timings:
+//
+//	        ApplyQH                 SolveR
+//	        n=16  32    64    128   n=16  32    64    128
+//	F2      -     0.57  0.68  0.66  0.45  0.85  1.05  1.14-1.24
+//	C2      0.60  0.77  0.77  0.72  0.66  0.99  1.13-1.26  1.29-1.52
+//	F4      0.91  1.07  1.23  1.31  0.76  1.01  1.33  1.46-1.59
+//	C4      1.21  1.46  (load) 1.74 1.35  1.58  1.69  1.74-1.76
+//	F8      1.48  1.52  1.73  -     1.36  1.55  1.73  -
+//	C8      1.58  1.78  1.91  -     1.64  1.48  1.86  -
+//
+// ApplyQH's team splits each reflector's lanes by residue (see
+// applyQHPar), so that rows change hands at every reflector: with
+// elements of less than 64 bytes two workers write into the same cache
+// lines at every reflector, which ApplyQH does not recover at N <= 3 or
+// complex N = 2 (no team). 1 << 20 stands for never.
+func laThresholds(n int, complex bool) (qhMin, trMin int) {
+	const never = 1 << 20
+	bytes := 8 * n
+	if complex {
+		bytes *= 2
+	}
+	switch {
+	case bytes <= 8: // F1
+		return never, never
+	case bytes <= 16: // F2, C1
+		return never, 64
+	case bytes <= 24: // F3
+		return never, 48
+	case complex && n == 2: // C2
+		return never, 32
+	case bytes <= 40: // F4, F5
+		return 8, 12
+	case bytes < 64: // C3
+		return 8, 8
+	case n <= 4: // C4
+		return 2, 4
+	default: // F8, C5 and up
+		return 1, 2
+	}
 }
 
 // LAFiles returns the generated files of package mdops/la for the
@@ -457,6 +511,8 @@ type QR{{.S}} struct {
 	rinv     []{{.R}} // 1.Div(R_kk), used by the back substitution
 	rrev     []{{.T}} // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int    // start of row i in rrev
+	qhMin    int      // ApplyQH's team: at least qhMin rows per worker (qhMin{{.S}})
+	trMin    int      // SolveR's team: rows worker 0 computes alone (trMin{{.S}})
 	condOnce sync.Once
 	cond     float64
 }
@@ -480,7 +536,7 @@ func NewQR{{.S}}(m, n int, a []{{.T}}, lda, workers int) (*QR{{.S}}, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQR{{.S}}: m = %d < n = %d", m, n))
 	}
-	q := &QR{{.S}}{A: make([]{{.T}}, m*n), Tau: make([]{{.T}}, n), m: m, n: n}
+	q := &QR{{.S}}{A: make([]{{.T}}, m*n), Tau: make([]{{.T}}, n), m: m, n: n, qhMin: qhMin{{.S}}, trMin: trMin{{.S}}}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -526,6 +582,16 @@ func (q *QR{{.S}}) finish() error {
 	}
 	return rankCheck(diag, {{.N}})
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMin{{.S}}, for the reflectors with m-k >= w
+// qhMin{{.S}}; SolveR when n >= 2 trMin{{.S}} + 2 w, worker 0 computing the
+// first trMin{{.S}} rows alone.
+const (
+	qhMin{{.S}} = {{.QHMin}}
+	trMin{{.S}} = {{.TRMin}}
+)
 
 // geqr2{{.S}} factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors{{if not .C}} (it is a itself){{end}}.
@@ -601,26 +667,161 @@ const laApplyQH = `package la
 import "github.com/mdgen/mdgen/mdops"
 {{range .V}}
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyH{{.S}} on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QR{{.S}}) ApplyQH(b []{{.T}}) {
+// increasing k, each by applyH{{.S}} on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QR{{.S}}) ApplyQH(b []{{.T}}, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyH{{.S}}(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
+	}
+}
+
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QR{{.S}}) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyH{{.S}}.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdot{{.S}}): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClass{{.S}}); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QR{{.S}}) applyQHPar(b []{{.T}}, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZero{{.S}}(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]{{.T}}
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]{{.T}}
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClass{{.S}}(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := neg{{.S}}(conj{{.S}}(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClass{{.S}} computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdot{{.S}}(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combine{{.S}} on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClass{{.S}}(acc *[Lanes]{{.T}}, p, w int, c, vc []{{.T}}) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prod{{.S}}(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]{{.T}})(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]{{.T}})(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
 	}
 }
 
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QR{{.S}}) ApplyQHMany(nrhs int, b []{{.T}}, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
@@ -636,9 +837,11 @@ import "github.com/mdgen/mdgen/mdops"
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) ({{if .C}}both parts, {{end}}Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QR{{.S}}) SolveR(b []{{.T}}) error {
+// 1.Div(R_ii) ({{if .C}}both parts, {{end}}Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QR{{.S}}) SolveR(b []{{.T}}, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -646,7 +849,11 @@ func (q *QR{{.S}}) SolveR(b []{{.T}}) error {
 		return err
 	}
 	xr := make([]{{.T}}, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -667,6 +874,92 @@ func (q *QR{{.S}}) backsub(b, xr []{{.T}}) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QR{{.S}}) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotu{{.S}}: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QR{{.S}}) backsubPar(b, xr []{{.T}}, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]{{.T}}
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFrom{{.S}}(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combine{{.S}}(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulReal{{.S}}(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFrom{{.S}} adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotu{{.S}} (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotu{{.S}}(x[:K], y[:K]).
+func dotuFrom{{.S}}(acc *[Lanes]{{.T}}, x, y []{{.T}}, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prod{{.S}}(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]{{.T}})(x[q : q+Lanes])
+		ys := (*[Lanes]{{.T}})(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QR{{.S}}) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -678,16 +971,23 @@ func (q *QR{{.S}}) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QR{{.S}}) SolveRMany(nrhs int, b []{{.T}}, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]{{.T}}, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -695,17 +995,18 @@ func (q *QR{{.S}}) SolveRMany(nrhs int, b []{{.T}}, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QR{{.S}}) Solve(b []{{.T}}) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QR{{.S}}) Solve(b []{{.T}}, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -745,6 +1046,39 @@ func MulSub{{.S}}(m, n int, a []{{.T}}, lda int, x, b []{{.T}}, workers int) {
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratch{{.S}}.Get().(*[]{{.T}})
 		mulSubRows{{.S}}(lo, hi, n, a, lda, x, b, *p)
+		scratch{{.S}}.Put(p)
+	})
+}
+
+// MulSubBatch{{.S}} runs count independent MulSub{{.S}}s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSub{{.S}} (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatch{{.S}}(count, m, n int, a []{{.T}}, lda, strideA int, x []{{.T}}, strideX int, b []{{.T}}, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatch{{.S}}: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatch{{.S}}", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatch{{.S}}: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratch{{.S}}.Get().(*[]{{.T}})
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRows{{.S}}(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratch{{.S}}.Put(p)
 	})
 }
@@ -943,21 +1277,33 @@ type flatQR{{.S}} struct{ q *QR{{.S}} }
 
 func (f flatQR{{.S}}) Rows() int { return f.q.m }
 func (f flatQR{{.S}}) Cols() int { return f.q.n }
-func (f flatQR{{.S}}) ApplyQH(b []float64) { f.q.ApplyQH(as[{{.T}}](b, {{.W}})) }
+func (f flatQR{{.S}}) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[{{.T}}](b, {{.W}}), workers)
+}
 func (f flatQR{{.S}}) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[{{.T}}](b, {{.W}}), ldb, workers)
 }
-func (f flatQR{{.S}}) SolveR(b []float64) error { return f.q.SolveR(as[{{.T}}](b, {{.W}})) }
+func (f flatQR{{.S}}) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[{{.T}}](b, {{.W}}), workers)
+}
 func (f flatQR{{.S}}) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[{{.T}}](b, {{.W}}), ldb, workers)
 }
-func (f flatQR{{.S}}) Solve(b []float64) error { return f.q.Solve(as[{{.T}}](b, {{.W}})) }
+func (f flatQR{{.S}}) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[{{.T}}](b, {{.W}}), workers)
+}
 func (f flatQR{{.S}}) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQR{{.S}}) factors() (a, tau []float64) {
 	return flat(f.q.A, {{.W}}), flat(f.q.Tau, {{.W}})
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQR{{.S}}) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQR{{.S}}) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 {{end}}
 func init() {
 {{- range .Ns}}
@@ -976,6 +1322,12 @@ func init() {
 		},
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC{{.}}(m, n, as[mdops.C{{.}}](a, 2*{{.}}), lda, as[mdops.C{{.}}](x, 2*{{.}}), as[mdops.C{{.}}](b, 2*{{.}}), workers)
+		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF{{.}}(count, m, n, as[mdops.F{{.}}](a, {{.}}), lda, strideA, as[mdops.F{{.}}](x, {{.}}), strideX, as[mdops.F{{.}}](b, {{.}}), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC{{.}}(count, m, n, as[mdops.C{{.}}](a, 2*{{.}}), lda, strideA, as[mdops.C{{.}}](x, 2*{{.}}), strideX, as[mdops.C{{.}}](b, 2*{{.}}), strideB, workers)
 		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F{{.}}(m, n, as[mdops.F{{.}}](a, {{.}}), lda, as[mdops.F{{.}}](x, {{.}}), as[mdops.F{{.}}](b, {{.}}), workers)

@@ -5,401 +5,2561 @@ package la
 import "github.com/mdgen/mdgen/mdops"
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHF1 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRF1) ApplyQH(b []mdops.F1) {
+// increasing k, each by applyHF1 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRF1) ApplyQH(b []mdops.F1, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHF1(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRF1) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHF1.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotF1): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassF1); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRF1) applyQHPar(b []mdops.F1, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroF1(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.F1
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.F1
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassF1(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negF1(conjF1(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassF1 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotF1(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineF1 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassF1(acc *[Lanes]mdops.F1, p, w int, c, vc []mdops.F1) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodF1(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.F1)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.F1)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRF1) ApplyQHMany(nrhs int, b []mdops.F1, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHC1 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRC1) ApplyQH(b []mdops.C1) {
+// increasing k, each by applyHC1 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRC1) ApplyQH(b []mdops.C1, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHC1(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRC1) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHC1.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotC1): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassC1); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRC1) applyQHPar(b []mdops.C1, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroC1(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.C1
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.C1
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassC1(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negC1(conjC1(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassC1 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotC1(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineC1 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassC1(acc *[Lanes]mdops.C1, p, w int, c, vc []mdops.C1) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodC1(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.C1)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.C1)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRC1) ApplyQHMany(nrhs int, b []mdops.C1, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHF2 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRF2) ApplyQH(b []mdops.F2) {
+// increasing k, each by applyHF2 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRF2) ApplyQH(b []mdops.F2, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHF2(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRF2) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHF2.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotF2): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassF2); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRF2) applyQHPar(b []mdops.F2, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroF2(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.F2
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.F2
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassF2(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negF2(conjF2(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassF2 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotF2(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineF2 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassF2(acc *[Lanes]mdops.F2, p, w int, c, vc []mdops.F2) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodF2(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.F2)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.F2)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRF2) ApplyQHMany(nrhs int, b []mdops.F2, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHC2 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRC2) ApplyQH(b []mdops.C2) {
+// increasing k, each by applyHC2 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRC2) ApplyQH(b []mdops.C2, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHC2(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRC2) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHC2.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotC2): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassC2); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRC2) applyQHPar(b []mdops.C2, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroC2(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.C2
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.C2
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassC2(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negC2(conjC2(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassC2 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotC2(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineC2 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassC2(acc *[Lanes]mdops.C2, p, w int, c, vc []mdops.C2) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodC2(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.C2)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.C2)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRC2) ApplyQHMany(nrhs int, b []mdops.C2, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHF3 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRF3) ApplyQH(b []mdops.F3) {
+// increasing k, each by applyHF3 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRF3) ApplyQH(b []mdops.F3, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHF3(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRF3) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHF3.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotF3): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassF3); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRF3) applyQHPar(b []mdops.F3, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroF3(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.F3
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.F3
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassF3(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negF3(conjF3(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassF3 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotF3(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineF3 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassF3(acc *[Lanes]mdops.F3, p, w int, c, vc []mdops.F3) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodF3(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.F3)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.F3)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRF3) ApplyQHMany(nrhs int, b []mdops.F3, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHC3 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRC3) ApplyQH(b []mdops.C3) {
+// increasing k, each by applyHC3 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRC3) ApplyQH(b []mdops.C3, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHC3(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRC3) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHC3.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotC3): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassC3); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRC3) applyQHPar(b []mdops.C3, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroC3(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.C3
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.C3
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassC3(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negC3(conjC3(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassC3 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotC3(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineC3 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassC3(acc *[Lanes]mdops.C3, p, w int, c, vc []mdops.C3) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodC3(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.C3)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.C3)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRC3) ApplyQHMany(nrhs int, b []mdops.C3, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHF4 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRF4) ApplyQH(b []mdops.F4) {
+// increasing k, each by applyHF4 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRF4) ApplyQH(b []mdops.F4, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHF4(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRF4) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHF4.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotF4): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassF4); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRF4) applyQHPar(b []mdops.F4, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroF4(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.F4
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.F4
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassF4(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negF4(conjF4(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassF4 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotF4(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineF4 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassF4(acc *[Lanes]mdops.F4, p, w int, c, vc []mdops.F4) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodF4(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.F4)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.F4)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRF4) ApplyQHMany(nrhs int, b []mdops.F4, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHC4 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRC4) ApplyQH(b []mdops.C4) {
+// increasing k, each by applyHC4 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRC4) ApplyQH(b []mdops.C4, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHC4(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRC4) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHC4.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotC4): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassC4); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRC4) applyQHPar(b []mdops.C4, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroC4(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.C4
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.C4
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassC4(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negC4(conjC4(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassC4 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotC4(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineC4 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassC4(acc *[Lanes]mdops.C4, p, w int, c, vc []mdops.C4) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodC4(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.C4)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.C4)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRC4) ApplyQHMany(nrhs int, b []mdops.C4, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHF5 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRF5) ApplyQH(b []mdops.F5) {
+// increasing k, each by applyHF5 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRF5) ApplyQH(b []mdops.F5, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHF5(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRF5) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHF5.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotF5): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassF5); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRF5) applyQHPar(b []mdops.F5, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroF5(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.F5
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.F5
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassF5(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negF5(conjF5(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassF5 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotF5(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineF5 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassF5(acc *[Lanes]mdops.F5, p, w int, c, vc []mdops.F5) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodF5(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.F5)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.F5)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRF5) ApplyQHMany(nrhs int, b []mdops.F5, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHC5 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRC5) ApplyQH(b []mdops.C5) {
+// increasing k, each by applyHC5 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRC5) ApplyQH(b []mdops.C5, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHC5(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRC5) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHC5.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotC5): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassC5); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRC5) applyQHPar(b []mdops.C5, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroC5(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.C5
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.C5
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassC5(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negC5(conjC5(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassC5 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotC5(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineC5 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassC5(acc *[Lanes]mdops.C5, p, w int, c, vc []mdops.C5) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodC5(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.C5)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.C5)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRC5) ApplyQHMany(nrhs int, b []mdops.C5, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHF8 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRF8) ApplyQH(b []mdops.F8) {
+// increasing k, each by applyHF8 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRF8) ApplyQH(b []mdops.F8, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHF8(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRF8) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHF8.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotF8): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassF8); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRF8) applyQHPar(b []mdops.F8, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroF8(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.F8
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.F8
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassF8(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negF8(conjF8(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassF8 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotF8(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineF8 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassF8(acc *[Lanes]mdops.F8, p, w int, c, vc []mdops.F8) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodF8(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.F8)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.F8)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRF8) ApplyQHMany(nrhs int, b []mdops.F8, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHC8 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRC8) ApplyQH(b []mdops.C8) {
+// increasing k, each by applyHC8 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRC8) ApplyQH(b []mdops.C8, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHC8(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRC8) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHC8.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotC8): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassC8); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRC8) applyQHPar(b []mdops.C8, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroC8(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.C8
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.C8
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassC8(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negC8(conjC8(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassC8 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotC8(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineC8 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassC8(acc *[Lanes]mdops.C8, p, w int, c, vc []mdops.C8) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodC8(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.C8)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.C8)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRC8) ApplyQHMany(nrhs int, b []mdops.C8, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHF10 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRF10) ApplyQH(b []mdops.F10) {
+// increasing k, each by applyHF10 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRF10) ApplyQH(b []mdops.F10, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHF10(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRF10) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHF10.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotF10): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassF10); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRF10) applyQHPar(b []mdops.F10, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroF10(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.F10
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.F10
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassF10(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negF10(conjF10(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassF10 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotF10(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineF10 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassF10(acc *[Lanes]mdops.F10, p, w int, c, vc []mdops.F10) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodF10(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.F10)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.F10)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRF10) ApplyQHMany(nrhs int, b []mdops.F10, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHC10 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRC10) ApplyQH(b []mdops.C10) {
+// increasing k, each by applyHC10 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRC10) ApplyQH(b []mdops.C10, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHC10(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRC10) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHC10.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotC10): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassC10); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRC10) applyQHPar(b []mdops.C10, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroC10(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.C10
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.C10
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassC10(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negC10(conjC10(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassC10 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotC10(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineC10 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassC10(acc *[Lanes]mdops.C10, p, w int, c, vc []mdops.C10) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodC10(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.C10)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.C10)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRC10) ApplyQHMany(nrhs int, b []mdops.C10, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHF16 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRF16) ApplyQH(b []mdops.F16) {
+// increasing k, each by applyHF16 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRF16) ApplyQH(b []mdops.F16, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHF16(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
 	}
 }
 
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRF16) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHF16.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotF16): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassF16); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRF16) applyQHPar(b []mdops.F16, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroF16(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.F16
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.F16
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassF16(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negF16(conjF16(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassF16 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotF16(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineF16 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassF16(acc *[Lanes]mdops.F16, p, w int, c, vc []mdops.F16) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodF16(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.F16)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.F16)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+}
+
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRF16) ApplyQHMany(nrhs int, b []mdops.F16, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }
 
 // ApplyQH sets b[:m] = Q^H b[:m] = H_(n-1)^H ... H_0^H b: the reflectors in
-// increasing k, each by applyHC16 on b[k:m]. It runs in the calling
-// goroutine.
-func (q *QRC16) ApplyQH(b []mdops.C16) {
+// increasing k, each by applyHC16 on b[k:m]. With workers > 1 the
+// reflectors with m-k >= w*q.qhMin are applied by a team of w goroutines
+// (qhTeam: w a power of two, at most min(workers, Lanes)), which splits
+// each reflector's dot product v^H c by lanes and its update c += v s by
+// rows (applyQHPar); the others run in the calling goroutine. The result
+// does not depend on workers.
+func (q *QRC16) ApplyQH(b []mdops.C16, workers int) {
 	m := q.m
 	if len(b) < m {
 		panic("la: ApplyQH: len(b) < m")
 	}
-	for k := 0; k < q.n; k++ {
+	b = b[:m]
+	k := 0
+	if w, kEnd := q.qhTeam(workers); w > 1 {
+		q.applyQHPar(b, w, kEnd)
+		k = kEnd
+	}
+	for ; k < q.n; k++ {
 		applyHC16(q.A[k+1+k*m:(k+1)*m], q.vc[k+1+k*m:(k+1)*m], q.Tau[k], b[k:m])
+	}
+}
+
+// qhTeam returns the team size of ApplyQH (1: none, also while the teams
+// back off, see teamsAllowed), the largest power of two w <= min(workers,
+// Lanes) with m >= 2 w qhMin, and the reflectors 0..kEnd-1 it applies:
+// those with m-k >= w*qhMin (at least two).
+func (q *QRC16) qhTeam(workers int) (w, kEnd int) {
+	if workers <= 1 || !teamsAllowed() {
+		return 1, 0
+	}
+	w = 1
+	for 2*w <= min(workers, Lanes) && q.m >= 2*(2*w)*max(q.qhMin, 1) {
+		w *= 2
+	}
+	if w == 1 {
+		return 1, 0
+	}
+	kEnd = min(q.n, q.m-w*q.qhMin+1)
+	if kEnd < 2 {
+		return 1, 0
+	}
+	return w, kEnd
+}
+
+// applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
+// w goroutines (a power of two <= Lanes), in the order of applyHC16.
+// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
+// i ≡ l mod Lanes, as hdotC16): it accumulates them and combines them by
+// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
+// (hdotClassC16); the team meets at a barrier; every worker then takes
+// the w partial lanes and does the levels s < w (the same operations on
+// the same values in each worker, so the same s = -conj(tau) w), and
+// updates the rows it will own at the next nonzero reflector k' (row r
+// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
+// reads only rows it has written itself and one barrier per reflector
+// orders everything else. Row k and the rows k+1..k'-1 (skipped
+// reflectors, tau = 0) are worker 0's. The partial lanes are
+// double-buffered: a worker writes the buffer of step s+2 only after the
+// barrier of step s+1, which every worker passes after it has read the
+// buffer of step s. (Lanes split by residue rather than in contiguous
+// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
+// parallel: in contiguous groups every worker had to do all 15 after the
+// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
+// hands at every reflector, which costs little for elements of 64 bytes
+// or more: one cache line each.)
+func (q *QRC16) applyQHPar(b []mdops.C16, w, kEnd int) {
+	m := q.m
+	next := func(k int) int {
+		for k < kEnd && isZeroC16(q.Tau[k]) {
+			k++
+		}
+		return k
+	}
+	var part [2][Lanes]mdops.C16
+	bar := stepFlag{team: true}
+	run := func(p int) {
+		var acc [Lanes]mdops.C16
+		seq := 0
+		for k := next(0); k < kEnd; seq++ {
+			kn := next(k + 1)
+			c := b[k:]
+			f := min(m-k, Lanes)
+			hdotClassC16(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			buf := &part[seq&1]
+			buf[p] = acc[p]
+			bar.arrive()
+			bar.wait(w*(seq+1) - 1)
+			copy(acc[:w], buf[:w])
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+				}
+			}
+			s := negC16(conjC16(q.Tau[k]).Mul(acc[0]))
+			v := q.A[k+1+k*m : (k+1)*m]
+			if p == 0 {
+				c[0] = c[0].Add(s)
+				for r := k + 1; r < kn; r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
+			}
+			for r := kn + p; r < m; r += w {
+				b[r] = b[r].MulAdd(v[r-k-1], s)
+			}
+			k = kn
+		}
+	}
+	runTeam(w, run)
+}
+
+// hdotClassC16 computes the lanes l ≡ p (mod w) (w a power of two <=
+// Lanes) of hdotC16(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
+// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// combineC16 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
+// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
+// that receive no term are not read.
+func hdotClassC16(acc *[Lanes]mdops.C16, p, w int, c, vc []mdops.C16) {
+	k := len(c)
+	vc = vc[:k-1]
+	f := min(k, Lanes)
+	for l := p; l < f; l += w {
+		if l == 0 {
+			acc[0] = c[0]
+		} else {
+			acc[l] = prodC16(vc[l-1], c[l])
+		}
+	}
+	i := Lanes
+	for ; i+Lanes <= k; i += Lanes {
+		vs := (*[Lanes]mdops.C16)(vc[i-1 : i-1+Lanes])
+		cs := (*[Lanes]mdops.C16)(c[i : i+Lanes])
+		for l := p; l < Lanes; l += w {
+			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		}
+	}
+	for l := p; i+l < k; l += w {
+		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	}
+	for s := Lanes / 2; s >= w; s /= 2 {
+		for l := p; l < s && l+s < f; l += w {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
 	}
 }
 
 // ApplyQHMany applies Q^H to the nrhs columns of the column-major b
 // (column c at b[c*ldb : c*ldb+m], ldb >= m), each as ApplyQH, the columns
-// spread over workers goroutines.
+// spread over workers goroutines (and, when there are fewer columns than
+// workers, workers/nrhs of them to each column's ApplyQH).
 func (q *QRC16) ApplyQHMany(nrhs int, b []mdops.C16, ldb, workers int) {
 	checkMatrix("ApplyQHMany", q.m, nrhs, len(b), ldb)
+	inner := max(1, workers/max(nrhs, 1))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			q.ApplyQH(b[c*ldb : c*ldb+q.m])
+			q.ApplyQH(b[c*ldb:c*ldb+q.m], inner)
 		}
 	})
 }

@@ -96,6 +96,7 @@ func BenchmarkLA(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				setTeamMinsFromEnv(f)
 				const nrhs = 16
 				rhs := im.randMatrix(rng, m, nrhs, 0)
 				work := make([]float64, len(rhs))
@@ -127,26 +128,36 @@ func BenchmarkLA(b *testing.B) {
 						}
 						report(b, nrhs*float64(n*(n-1)/2))
 					})
+					b.Run(fmt.Sprintf("%s/ApplyQH/n%d/w%d", im, n, w), func(b *testing.B) {
+						y := work[:m*im.W]
+						for b.Loop() {
+							copy(y, rhs)
+							f.ApplyQH(y, w)
+						}
+						report(b, applyMadds(m, n))
+					})
+					b.Run(fmt.Sprintf("%s/SolveR/n%d/w%d", im, n, w), func(b *testing.B) {
+						y := work[:m*im.W]
+						for b.Loop() {
+							copy(y, rhs)
+							f.SolveR(y, w)
+						}
+						report(b, float64(n*(n-1)/2))
+					})
 				}
-				b.Run(fmt.Sprintf("%s/ApplyQH/n%d/w1", im, n), func(b *testing.B) {
-					y := work[:m*im.W]
-					for b.Loop() {
-						copy(y, rhs)
-						f.ApplyQH(y)
-					}
-					report(b, applyMadds(m, n))
-				})
-				b.Run(fmt.Sprintf("%s/SolveR/n%d/w1", im, n), func(b *testing.B) {
-					y := work[:m*im.W]
-					for b.Loop() {
-						copy(y, rhs)
-						f.SolveR(y)
-					}
-					report(b, float64(n*(n-1)/2))
-				})
 			}
 		}
 	}
+}
+
+// setTeamMinsFromEnv overrides the team thresholds of f (qhMin, trMin) by
+// LA_BENCH_QHMIN and LA_BENCH_TRMIN, for tuning laThresholds in gen/la.go.
+func setTeamMinsFromEnv(f Factorization) {
+	tm := f.(teamMins)
+	qh, tr := tm.teamMins()
+	qh = benchInts("LA_BENCH_QHMIN", []int{qh})[0]
+	tr = benchInts("LA_BENCH_TRMIN", []int{tr})[0]
+	tm.setTeamMins(qh, tr)
 }
 
 // minTime returns the shortest of several timings of f (at least 3, more
@@ -165,9 +176,15 @@ func minTime(f func(), budget time.Duration) time.Duration {
 // pairedSpeedup times run(1) and run(2) in alternation, pair after pair
 // (at least 5 pairs, more within 2*budget), and returns the median of the
 // ratios time(1)/time(2): a drift of the machine's speed between pairs
-// (other tenants, clock changes) cancels out.
-func pairedSpeedup(run func(w int), budget time.Duration) float64 {
-	var r []float64
+// (other tenants, clock changes) cancels out. With a control (not nil) each
+// round also times control(1) and control(2), a loop with no
+// synchronization on one and on two goroutines whose ratio is the most any
+// routine can gain on the machine at that moment; ctl is the median of
+// those ratios (0 without a control), and best the ratio of the shortest
+// times of run(1) and run(2) (their quietest moments).
+func pairedSpeedup(run func(w int), budget time.Duration, control func(w int)) (med, best, ctl float64) {
+	var r, c []float64
+	b1, b2 := time.Duration(1<<62), time.Duration(1<<62)
 	start := time.Now()
 	for k := 0; k < 5 || (k < 41 && time.Since(start) < 2*budget); k++ {
 		t0 := time.Now()
@@ -177,18 +194,41 @@ func pairedSpeedup(run func(w int), budget time.Duration) float64 {
 		run(2)
 		t2 := time.Since(t0)
 		r = append(r, t1.Seconds()/t2.Seconds())
+		b1, b2 = min(b1, t1), min(b2, t2)
+		if control != nil {
+			t0 = time.Now()
+			control(1)
+			c1 := time.Since(t0)
+			t0 = time.Now()
+			control(2)
+			c2 := time.Since(t0)
+			c = append(c, c1.Seconds()/c2.Seconds())
+		}
 	}
-	sort.Float64s(r)
-	return r[len(r)/2]
+	return median(r), b1.Seconds() / b2.Seconds(), median(c)
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	sort.Float64s(x)
+	return x[len(x)/2]
 }
 
 // BenchmarkRates is BenchmarkLA measured for a table: each case times the
 // routine with 1 and 2 workers alternately and keeps the shortest time of
 // each (and the bare loop the same way), and the speedup as the median
-// ratio of paired timings, so that a noisy machine distorts the ratios less. Run it with -benchtime 1x; it reports Mmadd/s with 1
-// worker, of-bare (that rate over the bare rate) and speedup (time with 1
-// worker over time with 2). Narrow it as BenchmarkLA; LA_BENCH_BUDGET_MS
-// (default 300) is the time spent on each timing of each case.
+// ratio of paired timings, so that a noisy machine distorts the ratios
+// less. Run it with -benchtime 1x; it reports Mmadd/s with 1 worker,
+// of-bare (that rate over the bare rate), speedup (time with 1 worker over
+// time with 2, the median of the pairs), speedup-best (the shortest time
+// with 1 worker over the shortest with 2) and control (the median speedup
+// of the bare loop on two goroutines, timed in the same rounds: what the
+// machine gave two independent goroutines meanwhile). Narrow it as BenchmarkLA; LA_BENCH_BUDGET_MS
+// (default 300) is the time spent on each timing of each case;
+// LA_BENCH_QHMIN and LA_BENCH_TRMIN override the team thresholds of the
+// single-vector ApplyQH and SolveR.
 func BenchmarkRates(b *testing.B) {
 	ns := benchInts("LA_BENCH_NS", []int{2, 4, 8})
 	sizes := benchInts("LA_BENCH_SIZES", []int{32, 64, 128})
@@ -209,10 +249,30 @@ func BenchmarkRates(b *testing.B) {
 			}
 			const reps = 200
 			bare := 64 * reps / minTime(func() { run(x, y, reps) }, budget).Seconds()
+			// The control: the bare loop for about a millisecond on one
+			// goroutine, or half of it on each of two goroutines of a team
+			// (the helpers of the routines): no synchronization but the
+			// start and the end.
+			x2, y2 := im.randMatrix(rng, 64, 1, 0), im.randMatrix(rng, 64, 1, 0)
+			creps := int(bare/64/2000) + 1
+			control := func(w int) {
+				if w == 1 {
+					run(x, y, 2*creps)
+					return
+				}
+				runTeam(2, func(p int) {
+					if p == 0 {
+						run(x, y, creps)
+					} else {
+						run(x2, y2, creps)
+					}
+				})
+			}
 			for _, n := range sizes {
 				m := n
 				a := im.randMatrix(rng, m, n, 0)
 				f, _ := im.newQR(m, n, a, m, 1)
+				setTeamMinsFromEnv(f)
 				const nrhs = 16
 				rhs := im.randMatrix(rng, m, nrhs, 0)
 				work := make([]float64, len(rhs))
@@ -226,8 +286,8 @@ func BenchmarkRates(b *testing.B) {
 					{"MulSub", float64(m * n), func(w int) { im.mulSub(m, n, a, m, rhs[:n*im.W], work[:m*im.W], w) }, true},
 					{"ApplyQHMany16", nrhs * applyMadds(m, n), func(w int) { copy(work, rhs); f.ApplyQHMany(nrhs, work, m, w) }, true},
 					{"SolveRMany16", nrhs * float64(n*(n-1)/2), func(w int) { copy(work, rhs); f.SolveRMany(nrhs, work, m, w) }, true},
-					{"ApplyQH", applyMadds(m, n), func(int) { copy(work[:m*im.W], rhs); f.ApplyQH(work[:m*im.W]) }, false},
-					{"SolveR", float64(n * (n - 1) / 2), func(int) { copy(work[:m*im.W], rhs); f.SolveR(work[:m*im.W]) }, false},
+					{"ApplyQH", applyMadds(m, n), func(w int) { copy(work[:m*im.W], rhs); f.ApplyQH(work[:m*im.W], w) }, true},
+					{"SolveR", float64(n * (n - 1) / 2), func(w int) { copy(work[:m*im.W], rhs); f.SolveR(work[:m*im.W], w) }, true},
 				}
 				for _, c := range cases {
 					// Each timing runs the routine back to back for at least a
@@ -244,7 +304,10 @@ func BenchmarkRates(b *testing.B) {
 					b.Run(fmt.Sprintf("%s/%s/n%d", im, c.name, n), func(b *testing.B) {
 						t1 := minTime(func() { c.run(1) }, budget)
 						if c.par {
-							b.ReportMetric(pairedSpeedup(c.run, budget), "speedup")
+							med, best, ctl := pairedSpeedup(c.run, budget, control)
+							b.ReportMetric(med, "speedup")
+							b.ReportMetric(best, "speedup-best")
+							b.ReportMetric(ctl, "control")
 						}
 						r := c.madds / t1.Seconds()
 						b.ReportMetric(r/1e6, "Mmadd/s")

@@ -24,6 +24,8 @@ type QRF1 struct {
 	rinv     []mdops.F1 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F1 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF1)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF1)
 	condOnce sync.Once
 	cond     float64
 }
@@ -47,7 +49,7 @@ func NewQRF1(m, n int, a []mdops.F1, lda, workers int) (*QRF1, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF1: m = %d < n = %d", m, n))
 	}
-	q := &QRF1{A: make([]mdops.F1, m*n), Tau: make([]mdops.F1, n), m: m, n: n}
+	q := &QRF1{A: make([]mdops.F1, m*n), Tau: make([]mdops.F1, n), m: m, n: n, qhMin: qhMinF1, trMin: trMinF1}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -89,6 +91,16 @@ func (q *QRF1) finish() error {
 	}
 	return rankCheck(diag, 1)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinF1, for the reflectors with m-k >= w
+// qhMinF1; SolveR when n >= 2 trMinF1 + 2 w, worker 0 computing the
+// first trMinF1 rows alone.
+const (
+	qhMinF1 = 1048576
+	trMinF1 = 1048576
+)
 
 // geqr2F1 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
@@ -171,6 +183,8 @@ type QRC1 struct {
 	rinv     []mdops.F1 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C1 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC1)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC1)
 	condOnce sync.Once
 	cond     float64
 }
@@ -194,7 +208,7 @@ func NewQRC1(m, n int, a []mdops.C1, lda, workers int) (*QRC1, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC1: m = %d < n = %d", m, n))
 	}
-	q := &QRC1{A: make([]mdops.C1, m*n), Tau: make([]mdops.C1, n), m: m, n: n}
+	q := &QRC1{A: make([]mdops.C1, m*n), Tau: make([]mdops.C1, n), m: m, n: n, qhMin: qhMinC1, trMin: trMinC1}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -236,6 +250,16 @@ func (q *QRC1) finish() error {
 	}
 	return rankCheck(diag, 1)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinC1, for the reflectors with m-k >= w
+// qhMinC1; SolveR when n >= 2 trMinC1 + 2 w, worker 0 computing the
+// first trMinC1 rows alone.
+const (
+	qhMinC1 = 1048576
+	trMinC1 = 64
+)
 
 // geqr2C1 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
@@ -318,6 +342,8 @@ type QRF2 struct {
 	rinv     []mdops.F2 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F2 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF2)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF2)
 	condOnce sync.Once
 	cond     float64
 }
@@ -341,7 +367,7 @@ func NewQRF2(m, n int, a []mdops.F2, lda, workers int) (*QRF2, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF2: m = %d < n = %d", m, n))
 	}
-	q := &QRF2{A: make([]mdops.F2, m*n), Tau: make([]mdops.F2, n), m: m, n: n}
+	q := &QRF2{A: make([]mdops.F2, m*n), Tau: make([]mdops.F2, n), m: m, n: n, qhMin: qhMinF2, trMin: trMinF2}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -383,6 +409,16 @@ func (q *QRF2) finish() error {
 	}
 	return rankCheck(diag, 2)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinF2, for the reflectors with m-k >= w
+// qhMinF2; SolveR when n >= 2 trMinF2 + 2 w, worker 0 computing the
+// first trMinF2 rows alone.
+const (
+	qhMinF2 = 1048576
+	trMinF2 = 64
+)
 
 // geqr2F2 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
@@ -465,6 +501,8 @@ type QRC2 struct {
 	rinv     []mdops.F2 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C2 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC2)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC2)
 	condOnce sync.Once
 	cond     float64
 }
@@ -488,7 +526,7 @@ func NewQRC2(m, n int, a []mdops.C2, lda, workers int) (*QRC2, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC2: m = %d < n = %d", m, n))
 	}
-	q := &QRC2{A: make([]mdops.C2, m*n), Tau: make([]mdops.C2, n), m: m, n: n}
+	q := &QRC2{A: make([]mdops.C2, m*n), Tau: make([]mdops.C2, n), m: m, n: n, qhMin: qhMinC2, trMin: trMinC2}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -530,6 +568,16 @@ func (q *QRC2) finish() error {
 	}
 	return rankCheck(diag, 2)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinC2, for the reflectors with m-k >= w
+// qhMinC2; SolveR when n >= 2 trMinC2 + 2 w, worker 0 computing the
+// first trMinC2 rows alone.
+const (
+	qhMinC2 = 1048576
+	trMinC2 = 32
+)
 
 // geqr2C2 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
@@ -612,6 +660,8 @@ type QRF3 struct {
 	rinv     []mdops.F3 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F3 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF3)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF3)
 	condOnce sync.Once
 	cond     float64
 }
@@ -635,7 +685,7 @@ func NewQRF3(m, n int, a []mdops.F3, lda, workers int) (*QRF3, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF3: m = %d < n = %d", m, n))
 	}
-	q := &QRF3{A: make([]mdops.F3, m*n), Tau: make([]mdops.F3, n), m: m, n: n}
+	q := &QRF3{A: make([]mdops.F3, m*n), Tau: make([]mdops.F3, n), m: m, n: n, qhMin: qhMinF3, trMin: trMinF3}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -677,6 +727,16 @@ func (q *QRF3) finish() error {
 	}
 	return rankCheck(diag, 3)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinF3, for the reflectors with m-k >= w
+// qhMinF3; SolveR when n >= 2 trMinF3 + 2 w, worker 0 computing the
+// first trMinF3 rows alone.
+const (
+	qhMinF3 = 1048576
+	trMinF3 = 48
+)
 
 // geqr2F3 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
@@ -759,6 +819,8 @@ type QRC3 struct {
 	rinv     []mdops.F3 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C3 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC3)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC3)
 	condOnce sync.Once
 	cond     float64
 }
@@ -782,7 +844,7 @@ func NewQRC3(m, n int, a []mdops.C3, lda, workers int) (*QRC3, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC3: m = %d < n = %d", m, n))
 	}
-	q := &QRC3{A: make([]mdops.C3, m*n), Tau: make([]mdops.C3, n), m: m, n: n}
+	q := &QRC3{A: make([]mdops.C3, m*n), Tau: make([]mdops.C3, n), m: m, n: n, qhMin: qhMinC3, trMin: trMinC3}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -824,6 +886,16 @@ func (q *QRC3) finish() error {
 	}
 	return rankCheck(diag, 3)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinC3, for the reflectors with m-k >= w
+// qhMinC3; SolveR when n >= 2 trMinC3 + 2 w, worker 0 computing the
+// first trMinC3 rows alone.
+const (
+	qhMinC3 = 8
+	trMinC3 = 8
+)
 
 // geqr2C3 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
@@ -906,6 +978,8 @@ type QRF4 struct {
 	rinv     []mdops.F4 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F4 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF4)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF4)
 	condOnce sync.Once
 	cond     float64
 }
@@ -929,7 +1003,7 @@ func NewQRF4(m, n int, a []mdops.F4, lda, workers int) (*QRF4, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF4: m = %d < n = %d", m, n))
 	}
-	q := &QRF4{A: make([]mdops.F4, m*n), Tau: make([]mdops.F4, n), m: m, n: n}
+	q := &QRF4{A: make([]mdops.F4, m*n), Tau: make([]mdops.F4, n), m: m, n: n, qhMin: qhMinF4, trMin: trMinF4}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -971,6 +1045,16 @@ func (q *QRF4) finish() error {
 	}
 	return rankCheck(diag, 4)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinF4, for the reflectors with m-k >= w
+// qhMinF4; SolveR when n >= 2 trMinF4 + 2 w, worker 0 computing the
+// first trMinF4 rows alone.
+const (
+	qhMinF4 = 8
+	trMinF4 = 12
+)
 
 // geqr2F4 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
@@ -1053,6 +1137,8 @@ type QRC4 struct {
 	rinv     []mdops.F4 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C4 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC4)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC4)
 	condOnce sync.Once
 	cond     float64
 }
@@ -1076,7 +1162,7 @@ func NewQRC4(m, n int, a []mdops.C4, lda, workers int) (*QRC4, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC4: m = %d < n = %d", m, n))
 	}
-	q := &QRC4{A: make([]mdops.C4, m*n), Tau: make([]mdops.C4, n), m: m, n: n}
+	q := &QRC4{A: make([]mdops.C4, m*n), Tau: make([]mdops.C4, n), m: m, n: n, qhMin: qhMinC4, trMin: trMinC4}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1118,6 +1204,16 @@ func (q *QRC4) finish() error {
 	}
 	return rankCheck(diag, 4)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinC4, for the reflectors with m-k >= w
+// qhMinC4; SolveR when n >= 2 trMinC4 + 2 w, worker 0 computing the
+// first trMinC4 rows alone.
+const (
+	qhMinC4 = 2
+	trMinC4 = 4
+)
 
 // geqr2C4 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
@@ -1200,6 +1296,8 @@ type QRF5 struct {
 	rinv     []mdops.F5 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F5 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF5)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF5)
 	condOnce sync.Once
 	cond     float64
 }
@@ -1223,7 +1321,7 @@ func NewQRF5(m, n int, a []mdops.F5, lda, workers int) (*QRF5, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF5: m = %d < n = %d", m, n))
 	}
-	q := &QRF5{A: make([]mdops.F5, m*n), Tau: make([]mdops.F5, n), m: m, n: n}
+	q := &QRF5{A: make([]mdops.F5, m*n), Tau: make([]mdops.F5, n), m: m, n: n, qhMin: qhMinF5, trMin: trMinF5}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1265,6 +1363,16 @@ func (q *QRF5) finish() error {
 	}
 	return rankCheck(diag, 5)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinF5, for the reflectors with m-k >= w
+// qhMinF5; SolveR when n >= 2 trMinF5 + 2 w, worker 0 computing the
+// first trMinF5 rows alone.
+const (
+	qhMinF5 = 8
+	trMinF5 = 12
+)
 
 // geqr2F5 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
@@ -1347,6 +1455,8 @@ type QRC5 struct {
 	rinv     []mdops.F5 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C5 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC5)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC5)
 	condOnce sync.Once
 	cond     float64
 }
@@ -1370,7 +1480,7 @@ func NewQRC5(m, n int, a []mdops.C5, lda, workers int) (*QRC5, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC5: m = %d < n = %d", m, n))
 	}
-	q := &QRC5{A: make([]mdops.C5, m*n), Tau: make([]mdops.C5, n), m: m, n: n}
+	q := &QRC5{A: make([]mdops.C5, m*n), Tau: make([]mdops.C5, n), m: m, n: n, qhMin: qhMinC5, trMin: trMinC5}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1412,6 +1522,16 @@ func (q *QRC5) finish() error {
 	}
 	return rankCheck(diag, 5)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinC5, for the reflectors with m-k >= w
+// qhMinC5; SolveR when n >= 2 trMinC5 + 2 w, worker 0 computing the
+// first trMinC5 rows alone.
+const (
+	qhMinC5 = 1
+	trMinC5 = 2
+)
 
 // geqr2C5 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
@@ -1494,6 +1614,8 @@ type QRF8 struct {
 	rinv     []mdops.F8 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F8 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF8)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF8)
 	condOnce sync.Once
 	cond     float64
 }
@@ -1517,7 +1639,7 @@ func NewQRF8(m, n int, a []mdops.F8, lda, workers int) (*QRF8, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF8: m = %d < n = %d", m, n))
 	}
-	q := &QRF8{A: make([]mdops.F8, m*n), Tau: make([]mdops.F8, n), m: m, n: n}
+	q := &QRF8{A: make([]mdops.F8, m*n), Tau: make([]mdops.F8, n), m: m, n: n, qhMin: qhMinF8, trMin: trMinF8}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1559,6 +1681,16 @@ func (q *QRF8) finish() error {
 	}
 	return rankCheck(diag, 8)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinF8, for the reflectors with m-k >= w
+// qhMinF8; SolveR when n >= 2 trMinF8 + 2 w, worker 0 computing the
+// first trMinF8 rows alone.
+const (
+	qhMinF8 = 1
+	trMinF8 = 2
+)
 
 // geqr2F8 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
@@ -1641,6 +1773,8 @@ type QRC8 struct {
 	rinv     []mdops.F8 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C8 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC8)
+	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC8)
 	condOnce sync.Once
 	cond     float64
 }
@@ -1664,7 +1798,7 @@ func NewQRC8(m, n int, a []mdops.C8, lda, workers int) (*QRC8, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC8: m = %d < n = %d", m, n))
 	}
-	q := &QRC8{A: make([]mdops.C8, m*n), Tau: make([]mdops.C8, n), m: m, n: n}
+	q := &QRC8{A: make([]mdops.C8, m*n), Tau: make([]mdops.C8, n), m: m, n: n, qhMin: qhMinC8, trMin: trMinC8}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1706,6 +1840,16 @@ func (q *QRC8) finish() error {
 	}
 	return rankCheck(diag, 8)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinC8, for the reflectors with m-k >= w
+// qhMinC8; SolveR when n >= 2 trMinC8 + 2 w, worker 0 computing the
+// first trMinC8 rows alone.
+const (
+	qhMinC8 = 1
+	trMinC8 = 2
+)
 
 // geqr2C8 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
@@ -1788,6 +1932,8 @@ type QRF10 struct {
 	rinv     []mdops.F10 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F10 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
+	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinF10)
+	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF10)
 	condOnce sync.Once
 	cond     float64
 }
@@ -1811,7 +1957,7 @@ func NewQRF10(m, n int, a []mdops.F10, lda, workers int) (*QRF10, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF10: m = %d < n = %d", m, n))
 	}
-	q := &QRF10{A: make([]mdops.F10, m*n), Tau: make([]mdops.F10, n), m: m, n: n}
+	q := &QRF10{A: make([]mdops.F10, m*n), Tau: make([]mdops.F10, n), m: m, n: n, qhMin: qhMinF10, trMin: trMinF10}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1853,6 +1999,16 @@ func (q *QRF10) finish() error {
 	}
 	return rankCheck(diag, 10)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinF10, for the reflectors with m-k >= w
+// qhMinF10; SolveR when n >= 2 trMinF10 + 2 w, worker 0 computing the
+// first trMinF10 rows alone.
+const (
+	qhMinF10 = 1
+	trMinF10 = 2
+)
 
 // geqr2F10 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
@@ -1935,6 +2091,8 @@ type QRC10 struct {
 	rinv     []mdops.F10 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C10 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
+	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinC10)
+	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC10)
 	condOnce sync.Once
 	cond     float64
 }
@@ -1958,7 +2116,7 @@ func NewQRC10(m, n int, a []mdops.C10, lda, workers int) (*QRC10, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC10: m = %d < n = %d", m, n))
 	}
-	q := &QRC10{A: make([]mdops.C10, m*n), Tau: make([]mdops.C10, n), m: m, n: n}
+	q := &QRC10{A: make([]mdops.C10, m*n), Tau: make([]mdops.C10, n), m: m, n: n, qhMin: qhMinC10, trMin: trMinC10}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -2000,6 +2158,16 @@ func (q *QRC10) finish() error {
 	}
 	return rankCheck(diag, 10)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinC10, for the reflectors with m-k >= w
+// qhMinC10; SolveR when n >= 2 trMinC10 + 2 w, worker 0 computing the
+// first trMinC10 rows alone.
+const (
+	qhMinC10 = 1
+	trMinC10 = 2
+)
 
 // geqr2C10 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
@@ -2082,6 +2250,8 @@ type QRF16 struct {
 	rinv     []mdops.F16 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F16 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
+	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinF16)
+	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF16)
 	condOnce sync.Once
 	cond     float64
 }
@@ -2105,7 +2275,7 @@ func NewQRF16(m, n int, a []mdops.F16, lda, workers int) (*QRF16, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF16: m = %d < n = %d", m, n))
 	}
-	q := &QRF16{A: make([]mdops.F16, m*n), Tau: make([]mdops.F16, n), m: m, n: n}
+	q := &QRF16{A: make([]mdops.F16, m*n), Tau: make([]mdops.F16, n), m: m, n: n, qhMin: qhMinF16, trMin: trMinF16}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -2147,6 +2317,16 @@ func (q *QRF16) finish() error {
 	}
 	return rankCheck(diag, 16)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinF16, for the reflectors with m-k >= w
+// qhMinF16; SolveR when n >= 2 trMinF16 + 2 w, worker 0 computing the
+// first trMinF16 rows alone.
+const (
+	qhMinF16 = 1
+	trMinF16 = 2
+)
 
 // geqr2F16 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
@@ -2229,6 +2409,8 @@ type QRC16 struct {
 	rinv     []mdops.F16 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C16 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
+	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinC16)
+	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC16)
 	condOnce sync.Once
 	cond     float64
 }
@@ -2252,7 +2434,7 @@ func NewQRC16(m, n int, a []mdops.C16, lda, workers int) (*QRC16, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC16: m = %d < n = %d", m, n))
 	}
-	q := &QRC16{A: make([]mdops.C16, m*n), Tau: make([]mdops.C16, n), m: m, n: n}
+	q := &QRC16{A: make([]mdops.C16, m*n), Tau: make([]mdops.C16, n), m: m, n: n, qhMin: qhMinC16, trMin: trMinC16}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -2294,6 +2476,16 @@ func (q *QRC16) finish() error {
 	}
 	return rankCheck(diag, 16)
 }
+
+// The team thresholds of the single-vector routines (measured on a 2-core
+// x86-64, see laThresholds in gen/la.go): ApplyQH uses a team of w
+// goroutines when m >= 2 w qhMinC16, for the reflectors with m-k >= w
+// qhMinC16; SolveR when n >= 2 trMinC16 + 2 w, worker 0 computing the
+// first trMinC16 rows alone.
+const (
+	qhMinC16 = 1
+	trMinC16 = 2
+)
 
 // geqr2C16 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.

@@ -6,11 +6,11 @@ package la
 type Factorization interface {
 	Rows() int
 	Cols() int
-	ApplyQH(b []float64)
+	ApplyQH(b []float64, workers int)
 	ApplyQHMany(nrhs int, b []float64, ldb, workers int)
-	SolveR(b []float64) error
+	SolveR(b []float64, workers int) error
 	SolveRMany(nrhs int, b []float64, ldb, workers int) error
-	Solve(b []float64) error
+	Solve(b []float64, workers int) error
 	Cond() float64
 }
 
@@ -19,11 +19,13 @@ type Factorization interface {
 // the typed routine of the same name (NewQRF<N>, MulSubC<N>, ...) with the
 // buffers reinterpreted in place; the float64 results are the leading limbs.
 type Kernels struct {
-	N                           int
-	NewQR, NewQRComplex         func(m, n int, a []float64, lda, workers int) (Factorization, error)
-	MulSub, MulSubComplex       func(m, n int, a []float64, lda int, x, b []float64, workers int)
-	Residual1, Residual1Complex func(m, n int, a []float64, lda int, x, b []float64, workers int) float64
-	Norm1, Norm1Complex         func(x []float64) float64
+	N                     int
+	NewQR, NewQRComplex   func(m, n int, a []float64, lda, workers int) (Factorization, error)
+	MulSub, MulSubComplex func(m, n int, a []float64, lda int, x, b []float64, workers int)
+	// MulSubBatch is MulSubBatchF<N> (strides in elements).
+	MulSubBatch, MulSubBatchComplex func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int)
+	Residual1, Residual1Complex     func(m, n int, a []float64, lda int, x, b []float64, workers int) float64
+	Norm1, Norm1Complex             func(x []float64) float64
 }
 
 var kernelsByN = map[int]Kernels{}

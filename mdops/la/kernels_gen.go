@@ -17,23 +17,35 @@ var scratchF1 = sync.Pool{New: func() any {
 // flatQRF1 is a *QRF1 on flat []float64 buffers.
 type flatQRF1 struct{ q *QRF1 }
 
-func (f flatQRF1) Rows() int           { return f.q.m }
-func (f flatQRF1) Cols() int           { return f.q.n }
-func (f flatQRF1) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.F1](b, 1)) }
+func (f flatQRF1) Rows() int { return f.q.m }
+func (f flatQRF1) Cols() int { return f.q.n }
+func (f flatQRF1) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.F1](b, 1), workers)
+}
 func (f flatQRF1) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.F1](b, 1), ldb, workers)
 }
-func (f flatQRF1) SolveR(b []float64) error { return f.q.SolveR(as[mdops.F1](b, 1)) }
+func (f flatQRF1) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.F1](b, 1), workers)
+}
 func (f flatQRF1) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.F1](b, 1), ldb, workers)
 }
-func (f flatQRF1) Solve(b []float64) error { return f.q.Solve(as[mdops.F1](b, 1)) }
-func (f flatQRF1) Cond() float64           { return f.q.Cond() }
+func (f flatQRF1) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.F1](b, 1), workers)
+}
+func (f flatQRF1) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF1) factors() (a, tau []float64) {
 	return flat(f.q.A, 1), flat(f.q.Tau, 1)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF1) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF1) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchC1 holds MulSubC1's partial sums (Lanes*rowChunk elements).
 var scratchC1 = sync.Pool{New: func() any {
@@ -44,23 +56,35 @@ var scratchC1 = sync.Pool{New: func() any {
 // flatQRC1 is a *QRC1 on flat []float64 buffers.
 type flatQRC1 struct{ q *QRC1 }
 
-func (f flatQRC1) Rows() int           { return f.q.m }
-func (f flatQRC1) Cols() int           { return f.q.n }
-func (f flatQRC1) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.C1](b, 2)) }
+func (f flatQRC1) Rows() int { return f.q.m }
+func (f flatQRC1) Cols() int { return f.q.n }
+func (f flatQRC1) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.C1](b, 2), workers)
+}
 func (f flatQRC1) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.C1](b, 2), ldb, workers)
 }
-func (f flatQRC1) SolveR(b []float64) error { return f.q.SolveR(as[mdops.C1](b, 2)) }
+func (f flatQRC1) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.C1](b, 2), workers)
+}
 func (f flatQRC1) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.C1](b, 2), ldb, workers)
 }
-func (f flatQRC1) Solve(b []float64) error { return f.q.Solve(as[mdops.C1](b, 2)) }
-func (f flatQRC1) Cond() float64           { return f.q.Cond() }
+func (f flatQRC1) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.C1](b, 2), workers)
+}
+func (f flatQRC1) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC1) factors() (a, tau []float64) {
 	return flat(f.q.A, 2), flat(f.q.Tau, 2)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC1) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC1) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchF2 holds MulSubF2's partial sums (Lanes*rowChunk elements).
 var scratchF2 = sync.Pool{New: func() any {
@@ -71,23 +95,35 @@ var scratchF2 = sync.Pool{New: func() any {
 // flatQRF2 is a *QRF2 on flat []float64 buffers.
 type flatQRF2 struct{ q *QRF2 }
 
-func (f flatQRF2) Rows() int           { return f.q.m }
-func (f flatQRF2) Cols() int           { return f.q.n }
-func (f flatQRF2) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.F2](b, 2)) }
+func (f flatQRF2) Rows() int { return f.q.m }
+func (f flatQRF2) Cols() int { return f.q.n }
+func (f flatQRF2) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.F2](b, 2), workers)
+}
 func (f flatQRF2) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.F2](b, 2), ldb, workers)
 }
-func (f flatQRF2) SolveR(b []float64) error { return f.q.SolveR(as[mdops.F2](b, 2)) }
+func (f flatQRF2) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.F2](b, 2), workers)
+}
 func (f flatQRF2) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.F2](b, 2), ldb, workers)
 }
-func (f flatQRF2) Solve(b []float64) error { return f.q.Solve(as[mdops.F2](b, 2)) }
-func (f flatQRF2) Cond() float64           { return f.q.Cond() }
+func (f flatQRF2) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.F2](b, 2), workers)
+}
+func (f flatQRF2) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF2) factors() (a, tau []float64) {
 	return flat(f.q.A, 2), flat(f.q.Tau, 2)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF2) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF2) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchC2 holds MulSubC2's partial sums (Lanes*rowChunk elements).
 var scratchC2 = sync.Pool{New: func() any {
@@ -98,23 +134,35 @@ var scratchC2 = sync.Pool{New: func() any {
 // flatQRC2 is a *QRC2 on flat []float64 buffers.
 type flatQRC2 struct{ q *QRC2 }
 
-func (f flatQRC2) Rows() int           { return f.q.m }
-func (f flatQRC2) Cols() int           { return f.q.n }
-func (f flatQRC2) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.C2](b, 4)) }
+func (f flatQRC2) Rows() int { return f.q.m }
+func (f flatQRC2) Cols() int { return f.q.n }
+func (f flatQRC2) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.C2](b, 4), workers)
+}
 func (f flatQRC2) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.C2](b, 4), ldb, workers)
 }
-func (f flatQRC2) SolveR(b []float64) error { return f.q.SolveR(as[mdops.C2](b, 4)) }
+func (f flatQRC2) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.C2](b, 4), workers)
+}
 func (f flatQRC2) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.C2](b, 4), ldb, workers)
 }
-func (f flatQRC2) Solve(b []float64) error { return f.q.Solve(as[mdops.C2](b, 4)) }
-func (f flatQRC2) Cond() float64           { return f.q.Cond() }
+func (f flatQRC2) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.C2](b, 4), workers)
+}
+func (f flatQRC2) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC2) factors() (a, tau []float64) {
 	return flat(f.q.A, 4), flat(f.q.Tau, 4)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC2) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC2) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchF3 holds MulSubF3's partial sums (Lanes*rowChunk elements).
 var scratchF3 = sync.Pool{New: func() any {
@@ -125,23 +173,35 @@ var scratchF3 = sync.Pool{New: func() any {
 // flatQRF3 is a *QRF3 on flat []float64 buffers.
 type flatQRF3 struct{ q *QRF3 }
 
-func (f flatQRF3) Rows() int           { return f.q.m }
-func (f flatQRF3) Cols() int           { return f.q.n }
-func (f flatQRF3) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.F3](b, 3)) }
+func (f flatQRF3) Rows() int { return f.q.m }
+func (f flatQRF3) Cols() int { return f.q.n }
+func (f flatQRF3) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.F3](b, 3), workers)
+}
 func (f flatQRF3) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.F3](b, 3), ldb, workers)
 }
-func (f flatQRF3) SolveR(b []float64) error { return f.q.SolveR(as[mdops.F3](b, 3)) }
+func (f flatQRF3) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.F3](b, 3), workers)
+}
 func (f flatQRF3) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.F3](b, 3), ldb, workers)
 }
-func (f flatQRF3) Solve(b []float64) error { return f.q.Solve(as[mdops.F3](b, 3)) }
-func (f flatQRF3) Cond() float64           { return f.q.Cond() }
+func (f flatQRF3) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.F3](b, 3), workers)
+}
+func (f flatQRF3) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF3) factors() (a, tau []float64) {
 	return flat(f.q.A, 3), flat(f.q.Tau, 3)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF3) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF3) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchC3 holds MulSubC3's partial sums (Lanes*rowChunk elements).
 var scratchC3 = sync.Pool{New: func() any {
@@ -152,23 +212,35 @@ var scratchC3 = sync.Pool{New: func() any {
 // flatQRC3 is a *QRC3 on flat []float64 buffers.
 type flatQRC3 struct{ q *QRC3 }
 
-func (f flatQRC3) Rows() int           { return f.q.m }
-func (f flatQRC3) Cols() int           { return f.q.n }
-func (f flatQRC3) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.C3](b, 6)) }
+func (f flatQRC3) Rows() int { return f.q.m }
+func (f flatQRC3) Cols() int { return f.q.n }
+func (f flatQRC3) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.C3](b, 6), workers)
+}
 func (f flatQRC3) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.C3](b, 6), ldb, workers)
 }
-func (f flatQRC3) SolveR(b []float64) error { return f.q.SolveR(as[mdops.C3](b, 6)) }
+func (f flatQRC3) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.C3](b, 6), workers)
+}
 func (f flatQRC3) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.C3](b, 6), ldb, workers)
 }
-func (f flatQRC3) Solve(b []float64) error { return f.q.Solve(as[mdops.C3](b, 6)) }
-func (f flatQRC3) Cond() float64           { return f.q.Cond() }
+func (f flatQRC3) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.C3](b, 6), workers)
+}
+func (f flatQRC3) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC3) factors() (a, tau []float64) {
 	return flat(f.q.A, 6), flat(f.q.Tau, 6)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC3) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC3) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchF4 holds MulSubF4's partial sums (Lanes*rowChunk elements).
 var scratchF4 = sync.Pool{New: func() any {
@@ -179,23 +251,35 @@ var scratchF4 = sync.Pool{New: func() any {
 // flatQRF4 is a *QRF4 on flat []float64 buffers.
 type flatQRF4 struct{ q *QRF4 }
 
-func (f flatQRF4) Rows() int           { return f.q.m }
-func (f flatQRF4) Cols() int           { return f.q.n }
-func (f flatQRF4) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.F4](b, 4)) }
+func (f flatQRF4) Rows() int { return f.q.m }
+func (f flatQRF4) Cols() int { return f.q.n }
+func (f flatQRF4) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.F4](b, 4), workers)
+}
 func (f flatQRF4) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.F4](b, 4), ldb, workers)
 }
-func (f flatQRF4) SolveR(b []float64) error { return f.q.SolveR(as[mdops.F4](b, 4)) }
+func (f flatQRF4) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.F4](b, 4), workers)
+}
 func (f flatQRF4) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.F4](b, 4), ldb, workers)
 }
-func (f flatQRF4) Solve(b []float64) error { return f.q.Solve(as[mdops.F4](b, 4)) }
-func (f flatQRF4) Cond() float64           { return f.q.Cond() }
+func (f flatQRF4) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.F4](b, 4), workers)
+}
+func (f flatQRF4) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF4) factors() (a, tau []float64) {
 	return flat(f.q.A, 4), flat(f.q.Tau, 4)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF4) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF4) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchC4 holds MulSubC4's partial sums (Lanes*rowChunk elements).
 var scratchC4 = sync.Pool{New: func() any {
@@ -206,23 +290,35 @@ var scratchC4 = sync.Pool{New: func() any {
 // flatQRC4 is a *QRC4 on flat []float64 buffers.
 type flatQRC4 struct{ q *QRC4 }
 
-func (f flatQRC4) Rows() int           { return f.q.m }
-func (f flatQRC4) Cols() int           { return f.q.n }
-func (f flatQRC4) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.C4](b, 8)) }
+func (f flatQRC4) Rows() int { return f.q.m }
+func (f flatQRC4) Cols() int { return f.q.n }
+func (f flatQRC4) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.C4](b, 8), workers)
+}
 func (f flatQRC4) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.C4](b, 8), ldb, workers)
 }
-func (f flatQRC4) SolveR(b []float64) error { return f.q.SolveR(as[mdops.C4](b, 8)) }
+func (f flatQRC4) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.C4](b, 8), workers)
+}
 func (f flatQRC4) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.C4](b, 8), ldb, workers)
 }
-func (f flatQRC4) Solve(b []float64) error { return f.q.Solve(as[mdops.C4](b, 8)) }
-func (f flatQRC4) Cond() float64           { return f.q.Cond() }
+func (f flatQRC4) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.C4](b, 8), workers)
+}
+func (f flatQRC4) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC4) factors() (a, tau []float64) {
 	return flat(f.q.A, 8), flat(f.q.Tau, 8)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC4) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC4) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchF5 holds MulSubF5's partial sums (Lanes*rowChunk elements).
 var scratchF5 = sync.Pool{New: func() any {
@@ -233,23 +329,35 @@ var scratchF5 = sync.Pool{New: func() any {
 // flatQRF5 is a *QRF5 on flat []float64 buffers.
 type flatQRF5 struct{ q *QRF5 }
 
-func (f flatQRF5) Rows() int           { return f.q.m }
-func (f flatQRF5) Cols() int           { return f.q.n }
-func (f flatQRF5) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.F5](b, 5)) }
+func (f flatQRF5) Rows() int { return f.q.m }
+func (f flatQRF5) Cols() int { return f.q.n }
+func (f flatQRF5) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.F5](b, 5), workers)
+}
 func (f flatQRF5) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.F5](b, 5), ldb, workers)
 }
-func (f flatQRF5) SolveR(b []float64) error { return f.q.SolveR(as[mdops.F5](b, 5)) }
+func (f flatQRF5) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.F5](b, 5), workers)
+}
 func (f flatQRF5) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.F5](b, 5), ldb, workers)
 }
-func (f flatQRF5) Solve(b []float64) error { return f.q.Solve(as[mdops.F5](b, 5)) }
-func (f flatQRF5) Cond() float64           { return f.q.Cond() }
+func (f flatQRF5) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.F5](b, 5), workers)
+}
+func (f flatQRF5) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF5) factors() (a, tau []float64) {
 	return flat(f.q.A, 5), flat(f.q.Tau, 5)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF5) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF5) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchC5 holds MulSubC5's partial sums (Lanes*rowChunk elements).
 var scratchC5 = sync.Pool{New: func() any {
@@ -260,23 +368,35 @@ var scratchC5 = sync.Pool{New: func() any {
 // flatQRC5 is a *QRC5 on flat []float64 buffers.
 type flatQRC5 struct{ q *QRC5 }
 
-func (f flatQRC5) Rows() int           { return f.q.m }
-func (f flatQRC5) Cols() int           { return f.q.n }
-func (f flatQRC5) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.C5](b, 10)) }
+func (f flatQRC5) Rows() int { return f.q.m }
+func (f flatQRC5) Cols() int { return f.q.n }
+func (f flatQRC5) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.C5](b, 10), workers)
+}
 func (f flatQRC5) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.C5](b, 10), ldb, workers)
 }
-func (f flatQRC5) SolveR(b []float64) error { return f.q.SolveR(as[mdops.C5](b, 10)) }
+func (f flatQRC5) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.C5](b, 10), workers)
+}
 func (f flatQRC5) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.C5](b, 10), ldb, workers)
 }
-func (f flatQRC5) Solve(b []float64) error { return f.q.Solve(as[mdops.C5](b, 10)) }
-func (f flatQRC5) Cond() float64           { return f.q.Cond() }
+func (f flatQRC5) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.C5](b, 10), workers)
+}
+func (f flatQRC5) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC5) factors() (a, tau []float64) {
 	return flat(f.q.A, 10), flat(f.q.Tau, 10)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC5) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC5) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchF8 holds MulSubF8's partial sums (Lanes*rowChunk elements).
 var scratchF8 = sync.Pool{New: func() any {
@@ -287,23 +407,35 @@ var scratchF8 = sync.Pool{New: func() any {
 // flatQRF8 is a *QRF8 on flat []float64 buffers.
 type flatQRF8 struct{ q *QRF8 }
 
-func (f flatQRF8) Rows() int           { return f.q.m }
-func (f flatQRF8) Cols() int           { return f.q.n }
-func (f flatQRF8) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.F8](b, 8)) }
+func (f flatQRF8) Rows() int { return f.q.m }
+func (f flatQRF8) Cols() int { return f.q.n }
+func (f flatQRF8) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.F8](b, 8), workers)
+}
 func (f flatQRF8) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.F8](b, 8), ldb, workers)
 }
-func (f flatQRF8) SolveR(b []float64) error { return f.q.SolveR(as[mdops.F8](b, 8)) }
+func (f flatQRF8) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.F8](b, 8), workers)
+}
 func (f flatQRF8) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.F8](b, 8), ldb, workers)
 }
-func (f flatQRF8) Solve(b []float64) error { return f.q.Solve(as[mdops.F8](b, 8)) }
-func (f flatQRF8) Cond() float64           { return f.q.Cond() }
+func (f flatQRF8) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.F8](b, 8), workers)
+}
+func (f flatQRF8) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF8) factors() (a, tau []float64) {
 	return flat(f.q.A, 8), flat(f.q.Tau, 8)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF8) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF8) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchC8 holds MulSubC8's partial sums (Lanes*rowChunk elements).
 var scratchC8 = sync.Pool{New: func() any {
@@ -314,23 +446,35 @@ var scratchC8 = sync.Pool{New: func() any {
 // flatQRC8 is a *QRC8 on flat []float64 buffers.
 type flatQRC8 struct{ q *QRC8 }
 
-func (f flatQRC8) Rows() int           { return f.q.m }
-func (f flatQRC8) Cols() int           { return f.q.n }
-func (f flatQRC8) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.C8](b, 16)) }
+func (f flatQRC8) Rows() int { return f.q.m }
+func (f flatQRC8) Cols() int { return f.q.n }
+func (f flatQRC8) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.C8](b, 16), workers)
+}
 func (f flatQRC8) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.C8](b, 16), ldb, workers)
 }
-func (f flatQRC8) SolveR(b []float64) error { return f.q.SolveR(as[mdops.C8](b, 16)) }
+func (f flatQRC8) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.C8](b, 16), workers)
+}
 func (f flatQRC8) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.C8](b, 16), ldb, workers)
 }
-func (f flatQRC8) Solve(b []float64) error { return f.q.Solve(as[mdops.C8](b, 16)) }
-func (f flatQRC8) Cond() float64           { return f.q.Cond() }
+func (f flatQRC8) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.C8](b, 16), workers)
+}
+func (f flatQRC8) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC8) factors() (a, tau []float64) {
 	return flat(f.q.A, 16), flat(f.q.Tau, 16)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC8) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC8) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchF10 holds MulSubF10's partial sums (Lanes*rowChunk elements).
 var scratchF10 = sync.Pool{New: func() any {
@@ -341,23 +485,35 @@ var scratchF10 = sync.Pool{New: func() any {
 // flatQRF10 is a *QRF10 on flat []float64 buffers.
 type flatQRF10 struct{ q *QRF10 }
 
-func (f flatQRF10) Rows() int           { return f.q.m }
-func (f flatQRF10) Cols() int           { return f.q.n }
-func (f flatQRF10) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.F10](b, 10)) }
+func (f flatQRF10) Rows() int { return f.q.m }
+func (f flatQRF10) Cols() int { return f.q.n }
+func (f flatQRF10) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.F10](b, 10), workers)
+}
 func (f flatQRF10) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.F10](b, 10), ldb, workers)
 }
-func (f flatQRF10) SolveR(b []float64) error { return f.q.SolveR(as[mdops.F10](b, 10)) }
+func (f flatQRF10) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.F10](b, 10), workers)
+}
 func (f flatQRF10) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.F10](b, 10), ldb, workers)
 }
-func (f flatQRF10) Solve(b []float64) error { return f.q.Solve(as[mdops.F10](b, 10)) }
-func (f flatQRF10) Cond() float64           { return f.q.Cond() }
+func (f flatQRF10) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.F10](b, 10), workers)
+}
+func (f flatQRF10) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF10) factors() (a, tau []float64) {
 	return flat(f.q.A, 10), flat(f.q.Tau, 10)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF10) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF10) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchC10 holds MulSubC10's partial sums (Lanes*rowChunk elements).
 var scratchC10 = sync.Pool{New: func() any {
@@ -368,23 +524,35 @@ var scratchC10 = sync.Pool{New: func() any {
 // flatQRC10 is a *QRC10 on flat []float64 buffers.
 type flatQRC10 struct{ q *QRC10 }
 
-func (f flatQRC10) Rows() int           { return f.q.m }
-func (f flatQRC10) Cols() int           { return f.q.n }
-func (f flatQRC10) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.C10](b, 20)) }
+func (f flatQRC10) Rows() int { return f.q.m }
+func (f flatQRC10) Cols() int { return f.q.n }
+func (f flatQRC10) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.C10](b, 20), workers)
+}
 func (f flatQRC10) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.C10](b, 20), ldb, workers)
 }
-func (f flatQRC10) SolveR(b []float64) error { return f.q.SolveR(as[mdops.C10](b, 20)) }
+func (f flatQRC10) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.C10](b, 20), workers)
+}
 func (f flatQRC10) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.C10](b, 20), ldb, workers)
 }
-func (f flatQRC10) Solve(b []float64) error { return f.q.Solve(as[mdops.C10](b, 20)) }
-func (f flatQRC10) Cond() float64           { return f.q.Cond() }
+func (f flatQRC10) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.C10](b, 20), workers)
+}
+func (f flatQRC10) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC10) factors() (a, tau []float64) {
 	return flat(f.q.A, 20), flat(f.q.Tau, 20)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC10) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC10) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchF16 holds MulSubF16's partial sums (Lanes*rowChunk elements).
 var scratchF16 = sync.Pool{New: func() any {
@@ -395,23 +563,35 @@ var scratchF16 = sync.Pool{New: func() any {
 // flatQRF16 is a *QRF16 on flat []float64 buffers.
 type flatQRF16 struct{ q *QRF16 }
 
-func (f flatQRF16) Rows() int           { return f.q.m }
-func (f flatQRF16) Cols() int           { return f.q.n }
-func (f flatQRF16) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.F16](b, 16)) }
+func (f flatQRF16) Rows() int { return f.q.m }
+func (f flatQRF16) Cols() int { return f.q.n }
+func (f flatQRF16) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.F16](b, 16), workers)
+}
 func (f flatQRF16) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.F16](b, 16), ldb, workers)
 }
-func (f flatQRF16) SolveR(b []float64) error { return f.q.SolveR(as[mdops.F16](b, 16)) }
+func (f flatQRF16) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.F16](b, 16), workers)
+}
 func (f flatQRF16) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.F16](b, 16), ldb, workers)
 }
-func (f flatQRF16) Solve(b []float64) error { return f.q.Solve(as[mdops.F16](b, 16)) }
-func (f flatQRF16) Cond() float64           { return f.q.Cond() }
+func (f flatQRF16) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.F16](b, 16), workers)
+}
+func (f flatQRF16) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF16) factors() (a, tau []float64) {
 	return flat(f.q.A, 16), flat(f.q.Tau, 16)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF16) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRF16) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 // scratchC16 holds MulSubC16's partial sums (Lanes*rowChunk elements).
 var scratchC16 = sync.Pool{New: func() any {
@@ -422,23 +602,35 @@ var scratchC16 = sync.Pool{New: func() any {
 // flatQRC16 is a *QRC16 on flat []float64 buffers.
 type flatQRC16 struct{ q *QRC16 }
 
-func (f flatQRC16) Rows() int           { return f.q.m }
-func (f flatQRC16) Cols() int           { return f.q.n }
-func (f flatQRC16) ApplyQH(b []float64) { f.q.ApplyQH(as[mdops.C16](b, 32)) }
+func (f flatQRC16) Rows() int { return f.q.m }
+func (f flatQRC16) Cols() int { return f.q.n }
+func (f flatQRC16) ApplyQH(b []float64, workers int) {
+	f.q.ApplyQH(as[mdops.C16](b, 32), workers)
+}
 func (f flatQRC16) ApplyQHMany(nrhs int, b []float64, ldb, workers int) {
 	f.q.ApplyQHMany(nrhs, as[mdops.C16](b, 32), ldb, workers)
 }
-func (f flatQRC16) SolveR(b []float64) error { return f.q.SolveR(as[mdops.C16](b, 32)) }
+func (f flatQRC16) SolveR(b []float64, workers int) error {
+	return f.q.SolveR(as[mdops.C16](b, 32), workers)
+}
 func (f flatQRC16) SolveRMany(nrhs int, b []float64, ldb, workers int) error {
 	return f.q.SolveRMany(nrhs, as[mdops.C16](b, 32), ldb, workers)
 }
-func (f flatQRC16) Solve(b []float64) error { return f.q.Solve(as[mdops.C16](b, 32)) }
-func (f flatQRC16) Cond() float64           { return f.q.Cond() }
+func (f flatQRC16) Solve(b []float64, workers int) error {
+	return f.q.Solve(as[mdops.C16](b, 32), workers)
+}
+func (f flatQRC16) Cond() float64 { return f.q.Cond() }
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC16) factors() (a, tau []float64) {
 	return flat(f.q.A, 32), flat(f.q.Tau, 32)
 }
+
+// teamMins returns the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC16) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
+
+// setTeamMins sets the team thresholds qhMin and trMin (for the tests).
+func (f flatQRC16) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
 func init() {
 	register(Kernels{
@@ -456,6 +648,12 @@ func init() {
 		},
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC1(m, n, as[mdops.C1](a, 2*1), lda, as[mdops.C1](x, 2*1), as[mdops.C1](b, 2*1), workers)
+		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF1(count, m, n, as[mdops.F1](a, 1), lda, strideA, as[mdops.F1](x, 1), strideX, as[mdops.F1](b, 1), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC1(count, m, n, as[mdops.C1](a, 2*1), lda, strideA, as[mdops.C1](x, 2*1), strideX, as[mdops.C1](b, 2*1), strideB, workers)
 		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F1(m, n, as[mdops.F1](a, 1), lda, as[mdops.F1](x, 1), as[mdops.F1](b, 1), workers)
@@ -490,6 +688,12 @@ func init() {
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC2(m, n, as[mdops.C2](a, 2*2), lda, as[mdops.C2](x, 2*2), as[mdops.C2](b, 2*2), workers)
 		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF2(count, m, n, as[mdops.F2](a, 2), lda, strideA, as[mdops.F2](x, 2), strideX, as[mdops.F2](b, 2), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC2(count, m, n, as[mdops.C2](a, 2*2), lda, strideA, as[mdops.C2](x, 2*2), strideX, as[mdops.C2](b, 2*2), strideB, workers)
+		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F2(m, n, as[mdops.F2](a, 2), lda, as[mdops.F2](x, 2), as[mdops.F2](b, 2), workers)
 			return r[0]
@@ -522,6 +726,12 @@ func init() {
 		},
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC3(m, n, as[mdops.C3](a, 2*3), lda, as[mdops.C3](x, 2*3), as[mdops.C3](b, 2*3), workers)
+		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF3(count, m, n, as[mdops.F3](a, 3), lda, strideA, as[mdops.F3](x, 3), strideX, as[mdops.F3](b, 3), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC3(count, m, n, as[mdops.C3](a, 2*3), lda, strideA, as[mdops.C3](x, 2*3), strideX, as[mdops.C3](b, 2*3), strideB, workers)
 		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F3(m, n, as[mdops.F3](a, 3), lda, as[mdops.F3](x, 3), as[mdops.F3](b, 3), workers)
@@ -556,6 +766,12 @@ func init() {
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC4(m, n, as[mdops.C4](a, 2*4), lda, as[mdops.C4](x, 2*4), as[mdops.C4](b, 2*4), workers)
 		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF4(count, m, n, as[mdops.F4](a, 4), lda, strideA, as[mdops.F4](x, 4), strideX, as[mdops.F4](b, 4), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC4(count, m, n, as[mdops.C4](a, 2*4), lda, strideA, as[mdops.C4](x, 2*4), strideX, as[mdops.C4](b, 2*4), strideB, workers)
+		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F4(m, n, as[mdops.F4](a, 4), lda, as[mdops.F4](x, 4), as[mdops.F4](b, 4), workers)
 			return r[0]
@@ -588,6 +804,12 @@ func init() {
 		},
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC5(m, n, as[mdops.C5](a, 2*5), lda, as[mdops.C5](x, 2*5), as[mdops.C5](b, 2*5), workers)
+		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF5(count, m, n, as[mdops.F5](a, 5), lda, strideA, as[mdops.F5](x, 5), strideX, as[mdops.F5](b, 5), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC5(count, m, n, as[mdops.C5](a, 2*5), lda, strideA, as[mdops.C5](x, 2*5), strideX, as[mdops.C5](b, 2*5), strideB, workers)
 		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F5(m, n, as[mdops.F5](a, 5), lda, as[mdops.F5](x, 5), as[mdops.F5](b, 5), workers)
@@ -622,6 +844,12 @@ func init() {
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC8(m, n, as[mdops.C8](a, 2*8), lda, as[mdops.C8](x, 2*8), as[mdops.C8](b, 2*8), workers)
 		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF8(count, m, n, as[mdops.F8](a, 8), lda, strideA, as[mdops.F8](x, 8), strideX, as[mdops.F8](b, 8), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC8(count, m, n, as[mdops.C8](a, 2*8), lda, strideA, as[mdops.C8](x, 2*8), strideX, as[mdops.C8](b, 2*8), strideB, workers)
+		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F8(m, n, as[mdops.F8](a, 8), lda, as[mdops.F8](x, 8), as[mdops.F8](b, 8), workers)
 			return r[0]
@@ -655,6 +883,12 @@ func init() {
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC10(m, n, as[mdops.C10](a, 2*10), lda, as[mdops.C10](x, 2*10), as[mdops.C10](b, 2*10), workers)
 		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF10(count, m, n, as[mdops.F10](a, 10), lda, strideA, as[mdops.F10](x, 10), strideX, as[mdops.F10](b, 10), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC10(count, m, n, as[mdops.C10](a, 2*10), lda, strideA, as[mdops.C10](x, 2*10), strideX, as[mdops.C10](b, 2*10), strideB, workers)
+		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F10(m, n, as[mdops.F10](a, 10), lda, as[mdops.F10](x, 10), as[mdops.F10](b, 10), workers)
 			return r[0]
@@ -687,6 +921,12 @@ func init() {
 		},
 		MulSubComplex: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubC16(m, n, as[mdops.C16](a, 2*16), lda, as[mdops.C16](x, 2*16), as[mdops.C16](b, 2*16), workers)
+		},
+		MulSubBatch: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchF16(count, m, n, as[mdops.F16](a, 16), lda, strideA, as[mdops.F16](x, 16), strideX, as[mdops.F16](b, 16), strideB, workers)
+		},
+		MulSubBatchComplex: func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int) {
+			MulSubBatchC16(count, m, n, as[mdops.C16](a, 2*16), lda, strideA, as[mdops.C16](x, 2*16), strideX, as[mdops.C16](b, 2*16), strideB, workers)
 		},
 		Residual1: func(m, n int, a []float64, lda int, x, b []float64, workers int) float64 {
 			r := Residual1F16(m, n, as[mdops.F16](a, 16), lda, as[mdops.F16](x, 16), as[mdops.F16](b, 16), workers)

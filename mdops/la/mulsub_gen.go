@@ -24,6 +24,39 @@ func MulSubF1(m, n int, a []mdops.F1, lda int, x, b []mdops.F1, workers int) {
 	})
 }
 
+// MulSubBatchF1 runs count independent MulSubF1s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubF1 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchF1(count, m, n int, a []mdops.F1, lda, strideA int, x []mdops.F1, strideX int, b []mdops.F1, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchF1: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchF1", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchF1: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchF1.Get().(*[]mdops.F1)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsF1(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
+		scratchF1.Put(p)
+	})
+}
+
 // mulSubRowsF1 is MulSubF1 on rows lo..hi-1, in chunks of rowChunk rows;
 // s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
 func mulSubRowsF1(lo, hi, n int, a []mdops.F1, lda int, x, b, s []mdops.F1) {
@@ -89,6 +122,39 @@ func MulSubC1(m, n int, a []mdops.C1, lda int, x, b []mdops.C1, workers int) {
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratchC1.Get().(*[]mdops.C1)
 		mulSubRowsC1(lo, hi, n, a, lda, x, b, *p)
+		scratchC1.Put(p)
+	})
+}
+
+// MulSubBatchC1 runs count independent MulSubC1s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubC1 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchC1(count, m, n int, a []mdops.C1, lda, strideA int, x []mdops.C1, strideX int, b []mdops.C1, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchC1: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchC1", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchC1: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchC1.Get().(*[]mdops.C1)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsC1(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratchC1.Put(p)
 	})
 }
@@ -162,6 +228,39 @@ func MulSubF2(m, n int, a []mdops.F2, lda int, x, b []mdops.F2, workers int) {
 	})
 }
 
+// MulSubBatchF2 runs count independent MulSubF2s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubF2 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchF2(count, m, n int, a []mdops.F2, lda, strideA int, x []mdops.F2, strideX int, b []mdops.F2, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchF2: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchF2", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchF2: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchF2.Get().(*[]mdops.F2)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsF2(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
+		scratchF2.Put(p)
+	})
+}
+
 // mulSubRowsF2 is MulSubF2 on rows lo..hi-1, in chunks of rowChunk rows;
 // s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
 func mulSubRowsF2(lo, hi, n int, a []mdops.F2, lda int, x, b, s []mdops.F2) {
@@ -227,6 +326,39 @@ func MulSubC2(m, n int, a []mdops.C2, lda int, x, b []mdops.C2, workers int) {
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratchC2.Get().(*[]mdops.C2)
 		mulSubRowsC2(lo, hi, n, a, lda, x, b, *p)
+		scratchC2.Put(p)
+	})
+}
+
+// MulSubBatchC2 runs count independent MulSubC2s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubC2 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchC2(count, m, n int, a []mdops.C2, lda, strideA int, x []mdops.C2, strideX int, b []mdops.C2, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchC2: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchC2", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchC2: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchC2.Get().(*[]mdops.C2)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsC2(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratchC2.Put(p)
 	})
 }
@@ -300,6 +432,39 @@ func MulSubF3(m, n int, a []mdops.F3, lda int, x, b []mdops.F3, workers int) {
 	})
 }
 
+// MulSubBatchF3 runs count independent MulSubF3s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubF3 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchF3(count, m, n int, a []mdops.F3, lda, strideA int, x []mdops.F3, strideX int, b []mdops.F3, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchF3: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchF3", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchF3: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchF3.Get().(*[]mdops.F3)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsF3(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
+		scratchF3.Put(p)
+	})
+}
+
 // mulSubRowsF3 is MulSubF3 on rows lo..hi-1, in chunks of rowChunk rows;
 // s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
 func mulSubRowsF3(lo, hi, n int, a []mdops.F3, lda int, x, b, s []mdops.F3) {
@@ -365,6 +530,39 @@ func MulSubC3(m, n int, a []mdops.C3, lda int, x, b []mdops.C3, workers int) {
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratchC3.Get().(*[]mdops.C3)
 		mulSubRowsC3(lo, hi, n, a, lda, x, b, *p)
+		scratchC3.Put(p)
+	})
+}
+
+// MulSubBatchC3 runs count independent MulSubC3s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubC3 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchC3(count, m, n int, a []mdops.C3, lda, strideA int, x []mdops.C3, strideX int, b []mdops.C3, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchC3: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchC3", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchC3: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchC3.Get().(*[]mdops.C3)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsC3(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratchC3.Put(p)
 	})
 }
@@ -438,6 +636,39 @@ func MulSubF4(m, n int, a []mdops.F4, lda int, x, b []mdops.F4, workers int) {
 	})
 }
 
+// MulSubBatchF4 runs count independent MulSubF4s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubF4 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchF4(count, m, n int, a []mdops.F4, lda, strideA int, x []mdops.F4, strideX int, b []mdops.F4, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchF4: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchF4", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchF4: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchF4.Get().(*[]mdops.F4)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsF4(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
+		scratchF4.Put(p)
+	})
+}
+
 // mulSubRowsF4 is MulSubF4 on rows lo..hi-1, in chunks of rowChunk rows;
 // s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
 func mulSubRowsF4(lo, hi, n int, a []mdops.F4, lda int, x, b, s []mdops.F4) {
@@ -503,6 +734,39 @@ func MulSubC4(m, n int, a []mdops.C4, lda int, x, b []mdops.C4, workers int) {
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratchC4.Get().(*[]mdops.C4)
 		mulSubRowsC4(lo, hi, n, a, lda, x, b, *p)
+		scratchC4.Put(p)
+	})
+}
+
+// MulSubBatchC4 runs count independent MulSubC4s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubC4 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchC4(count, m, n int, a []mdops.C4, lda, strideA int, x []mdops.C4, strideX int, b []mdops.C4, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchC4: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchC4", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchC4: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchC4.Get().(*[]mdops.C4)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsC4(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratchC4.Put(p)
 	})
 }
@@ -576,6 +840,39 @@ func MulSubF5(m, n int, a []mdops.F5, lda int, x, b []mdops.F5, workers int) {
 	})
 }
 
+// MulSubBatchF5 runs count independent MulSubF5s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubF5 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchF5(count, m, n int, a []mdops.F5, lda, strideA int, x []mdops.F5, strideX int, b []mdops.F5, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchF5: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchF5", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchF5: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchF5.Get().(*[]mdops.F5)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsF5(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
+		scratchF5.Put(p)
+	})
+}
+
 // mulSubRowsF5 is MulSubF5 on rows lo..hi-1, in chunks of rowChunk rows;
 // s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
 func mulSubRowsF5(lo, hi, n int, a []mdops.F5, lda int, x, b, s []mdops.F5) {
@@ -641,6 +938,39 @@ func MulSubC5(m, n int, a []mdops.C5, lda int, x, b []mdops.C5, workers int) {
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratchC5.Get().(*[]mdops.C5)
 		mulSubRowsC5(lo, hi, n, a, lda, x, b, *p)
+		scratchC5.Put(p)
+	})
+}
+
+// MulSubBatchC5 runs count independent MulSubC5s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubC5 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchC5(count, m, n int, a []mdops.C5, lda, strideA int, x []mdops.C5, strideX int, b []mdops.C5, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchC5: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchC5", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchC5: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchC5.Get().(*[]mdops.C5)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsC5(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratchC5.Put(p)
 	})
 }
@@ -714,6 +1044,39 @@ func MulSubF8(m, n int, a []mdops.F8, lda int, x, b []mdops.F8, workers int) {
 	})
 }
 
+// MulSubBatchF8 runs count independent MulSubF8s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubF8 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchF8(count, m, n int, a []mdops.F8, lda, strideA int, x []mdops.F8, strideX int, b []mdops.F8, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchF8: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchF8", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchF8: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchF8.Get().(*[]mdops.F8)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsF8(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
+		scratchF8.Put(p)
+	})
+}
+
 // mulSubRowsF8 is MulSubF8 on rows lo..hi-1, in chunks of rowChunk rows;
 // s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
 func mulSubRowsF8(lo, hi, n int, a []mdops.F8, lda int, x, b, s []mdops.F8) {
@@ -779,6 +1142,39 @@ func MulSubC8(m, n int, a []mdops.C8, lda int, x, b []mdops.C8, workers int) {
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratchC8.Get().(*[]mdops.C8)
 		mulSubRowsC8(lo, hi, n, a, lda, x, b, *p)
+		scratchC8.Put(p)
+	})
+}
+
+// MulSubBatchC8 runs count independent MulSubC8s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubC8 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchC8(count, m, n int, a []mdops.C8, lda, strideA int, x []mdops.C8, strideX int, b []mdops.C8, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchC8: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchC8", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchC8: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchC8.Get().(*[]mdops.C8)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsC8(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratchC8.Put(p)
 	})
 }
@@ -852,6 +1248,39 @@ func MulSubF10(m, n int, a []mdops.F10, lda int, x, b []mdops.F10, workers int) 
 	})
 }
 
+// MulSubBatchF10 runs count independent MulSubF10s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubF10 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchF10(count, m, n int, a []mdops.F10, lda, strideA int, x []mdops.F10, strideX int, b []mdops.F10, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchF10: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchF10", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchF10: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchF10.Get().(*[]mdops.F10)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsF10(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
+		scratchF10.Put(p)
+	})
+}
+
 // mulSubRowsF10 is MulSubF10 on rows lo..hi-1, in chunks of rowChunk rows;
 // s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
 func mulSubRowsF10(lo, hi, n int, a []mdops.F10, lda int, x, b, s []mdops.F10) {
@@ -917,6 +1346,39 @@ func MulSubC10(m, n int, a []mdops.C10, lda int, x, b []mdops.C10, workers int) 
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratchC10.Get().(*[]mdops.C10)
 		mulSubRowsC10(lo, hi, n, a, lda, x, b, *p)
+		scratchC10.Put(p)
+	})
+}
+
+// MulSubBatchC10 runs count independent MulSubC10s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubC10 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchC10(count, m, n int, a []mdops.C10, lda, strideA int, x []mdops.C10, strideX int, b []mdops.C10, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchC10: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchC10", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchC10: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchC10.Get().(*[]mdops.C10)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsC10(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratchC10.Put(p)
 	})
 }
@@ -990,6 +1452,39 @@ func MulSubF16(m, n int, a []mdops.F16, lda int, x, b []mdops.F16, workers int) 
 	})
 }
 
+// MulSubBatchF16 runs count independent MulSubF16s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubF16 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchF16(count, m, n int, a []mdops.F16, lda, strideA int, x []mdops.F16, strideX int, b []mdops.F16, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchF16: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchF16", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchF16: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchF16.Get().(*[]mdops.F16)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsF16(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
+		scratchF16.Put(p)
+	})
+}
+
 // mulSubRowsF16 is MulSubF16 on rows lo..hi-1, in chunks of rowChunk rows;
 // s holds Lanes*rowChunk partial sums: lane l of row r0+i at s[l*rowChunk+i].
 func mulSubRowsF16(lo, hi, n int, a []mdops.F16, lda int, x, b, s []mdops.F16) {
@@ -1055,6 +1550,39 @@ func MulSubC16(m, n int, a []mdops.C16, lda int, x, b []mdops.C16, workers int) 
 	parallel(workers, m, rowGrain, func(lo, hi int) {
 		p := scratchC16.Get().(*[]mdops.C16)
 		mulSubRowsC16(lo, hi, n, a, lda, x, b, *p)
+		scratchC16.Put(p)
+	})
+}
+
+// MulSubBatchC16 runs count independent MulSubC16s: for t = 0..count-1,
+// b_t[:m] -= A_t x_t with A_t = a[t*strideA:] (m x n, leading dimension
+// lda), x_t = x[t*strideX:] and b_t = b[t*strideB:], each exactly as
+// MulSubC16 (the same bits); the count*ceil(m/rowGrain) pieces of rowGrain
+// rows of one product are spread over workers goroutines. The b_t must not
+// overlap one another or any A_t or x_t; the A_t and x_t may overlap one
+// another (a stride of 0 reuses one matrix or one vector).
+func MulSubBatchC16(count, m, n int, a []mdops.C16, lda, strideA int, x []mdops.C16, strideX int, b []mdops.C16, strideB int, workers int) {
+	if count <= 0 {
+		return
+	}
+	if strideA < 0 || strideX < 0 || strideB < 0 || (count > 1 && strideB < m) {
+		panic("la: MulSubBatchC16: bad stride")
+	}
+	last := count - 1
+	checkMatrix("MulSubBatchC16", m, n, len(a)-min(len(a), last*strideA), lda)
+	if len(x) < last*strideX+n || len(b) < last*strideB+m {
+		panic("la: MulSubBatchC16: x or b too short")
+	}
+	if n == 0 || m == 0 {
+		return
+	}
+	blocks := (m + rowGrain - 1) / rowGrain
+	parallel(workers, count*blocks, 1, func(lo, hi int) {
+		p := scratchC16.Get().(*[]mdops.C16)
+		for u := lo; u < hi; u++ {
+			t, r0 := u/blocks, (u%blocks)*rowGrain
+			mulSubRowsC16(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+		}
 		scratchC16.Put(p)
 	})
 }

@@ -2,6 +2,7 @@ package la
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,19 +184,61 @@ func flat[T any](v []T, w int) []float64 {
 }
 
 // stepFlag publishes progress: the QR's reflectors 0..v-1 are done, or a
-// parallel region is (v = 1). A waiter polls for up to hotSpin (the wait is
-// usually microseconds, and waking a sleeping goroutine takes tens of
-// them), then sleeps on a condition variable, so that a spinning goroutine
-// does not starve the one it waits for on an oversubscribed machine.
+// parallel region is (v = 1), or a team's barrier or back substitution
+// has got that far. A waiter polls, then yields, for up to yieldFor (the
+// wait is usually microseconds, and waking a sleeping goroutine takes tens
+// of them), then sleeps on a condition variable, so that a spinning
+// goroutine does not starve the one it waits for on an oversubscribed
+// machine.
 type stepFlag struct {
 	v        atomic.Int64
 	sleepers atomic.Int32
 	mu       sync.Mutex
 	cond     sync.Cond
+	team     bool // a single-vector team's: a sleep means congestion (teamCongested)
+}
+
+// The back-off of the single-vector teams (ApplyQH and SolveR on one
+// vector, whose partners meet at every reflector or row). When a partner
+// is held up (the machine has more runnable threads than processors:
+// other tenants), every meeting waits for it, and a team call took 2 to 8
+// times as long as one goroutine on the 2-core test machine; the routines
+// that hand out pieces of work (MulSub, the QR, the Many variants) only
+// lose the held-up goroutine's share. So a team member that has to sleep
+// (its wait outlasted yieldFor) turns the teams off for teamBackoff: the
+// calls in that time run in the calling goroutine (the same bits), and the
+// first call after it tries again.
+var (
+	teamEpoch    = time.Now()
+	teamOffUntil atomic.Int64 // time.Since(teamEpoch), in ns, before which no team is formed
+	teamAlways   atomic.Int32 // > 0: no back-off (the tests of the team paths)
+)
+
+const teamBackoff = 100 * time.Millisecond
+
+// teamsAllowed reports whether a single-vector team may be formed now.
+func teamsAllowed() bool {
+	return teamAlways.Load() > 0 || int64(time.Since(teamEpoch)) >= teamOffUntil.Load()
+}
+
+// teamCongested turns the single-vector teams off for teamBackoff.
+func teamCongested() {
+	teamOffUntil.Store(int64(time.Since(teamEpoch) + teamBackoff))
 }
 
 func (f *stepFlag) publish(v int64) {
 	f.v.Store(v)
+	f.wakeSleepers()
+}
+
+// arrive adds one to v (a barrier: w goroutines arrive at step s, then each
+// waits until v > w*(s+1)-1).
+func (f *stepFlag) arrive() {
+	f.v.Add(1)
+	f.wakeSleepers()
+}
+
+func (f *stepFlag) wakeSleepers() {
 	if f.sleepers.Load() > 0 {
 		f.mu.Lock()
 		f.cond.Broadcast()
@@ -203,19 +246,54 @@ func (f *stepFlag) publish(v int64) {
 	}
 }
 
-// wait returns once reflector k is published (v > k).
+// A waiter polls for spinFor, then polls and yields its thread (osYield,
+// and now and then runtime.Gosched, for a partner goroutine without a
+// thread of its own when there are more workers than GOMAXPROCS) until
+// yieldFor, then sleeps. The partners of a team meet many times per call
+// (ApplyQH and SolveR on one vector at every reflector or row), and a
+// goroutine that sleeps is woken late, tens of microseconds on an idle
+// core and more in a virtual machine, so that its partners then wait long
+// enough to sleep in turn: measured on a 2-core KVM guest with a 50
+// microsecond limit, a team that slept once slept at nearly every meeting,
+// and ApplyQH with 2 workers took 2.4 times as long as with one. Yielding
+// rather than spinning after spinFor lets a partner that shares our
+// processor (other tenants) run; sleeping after yieldFor frees the
+// processor for good when the partner is held up elsewhere.
+const (
+	spinFor  = 20 * time.Microsecond
+	yieldFor = 300 * time.Microsecond
+)
+
+// wait returns once v > k.
 func (f *stepFlag) wait(k int) {
+	if f.v.Load() > int64(k) {
+		return
+	}
 	start := time.Now()
 	for i := 1; f.v.Load() <= int64(k); i++ {
-		if i%256 == 0 && time.Since(start) > hotSpin {
+		if i%128 != 0 {
+			continue
+		}
+		d := time.Since(start)
+		switch {
+		case d > yieldFor:
 			f.sleep(k)
 			return
+		case d > spinFor:
+			if i%4096 == 0 {
+				runtime.Gosched()
+			} else {
+				osYield()
+			}
 		}
 	}
 }
 
 // sleep waits on the condition variable until v > k.
 func (f *stepFlag) sleep(k int) {
+	if f.team {
+		teamCongested()
+	}
 	f.sleepers.Add(1)
 	f.mu.Lock()
 	if f.cond.L == nil {

@@ -269,8 +269,8 @@ func TestSpec(t *testing.T) {
 			spa := append([]float64{}, a...)
 			bq := append([]float64{}, b...)
 			sb := append([]float64{}, b...)
-			f.ApplyQH(bq)
-			if err := f.SolveR(bq); err != nil {
+			f.ApplyQH(bq, 1)
+			if err := f.SolveR(bq, 1); err != nil {
 				t.Fatal(err)
 			}
 			bm := append([]float64{}, b...)

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"github.com/mdgen/mdgen/mdops"
 )
 
 // The test suite, in the manner of gonum's testlapack: each test function
@@ -28,8 +30,6 @@ var testTypes = map[int]testType{}
 
 var sink any
 
-var generatedNs = []int{1, 2, 3, 4, 5, 8, 10, 16}
-
 // impl is what a suite function tests.
 type impl struct {
 	N       int
@@ -42,7 +42,7 @@ type impl struct {
 
 func impls(t testing.TB) []impl {
 	var out []impl
-	for _, n := range generatedNs {
+	for _, n := range mdops.Precisions() {
 		k, ok := KernelsFor(n)
 		if !ok {
 			t.Fatalf("no kernels for N = %d", n)
@@ -507,12 +507,14 @@ func TestSuite(t *testing.T) {
 				t.Run("Scaled", func(t *testing.T) { testScaled(t, im) })
 				t.Run("MulSub", func(t *testing.T) { testMulSub(t, im) })
 				t.Run("Workers", func(t *testing.T) { testWorkers(t, im) })
+				t.Run("Teams", func(t *testing.T) { testTeams(t, im) })
+				t.Run("MulSubBatch", func(t *testing.T) { testMulSubBatch(t, im) })
 				t.Run("Edges", func(t *testing.T) { testEdges(t, im) })
 			})
 		}
 	})
 	t.Logf("worst errors in units of Eps(N) = 2^(-52N) (QR residual ||A-QR||_F/||A||_F / n, orthogonality ||Q^HQ-I||_F / n, solve forward error / (n cond), least squares / (n cond^2), ill-conditioned / (n cond)):")
-	for _, n := range generatedNs {
+	for _, n := range mdops.Precisions() {
 		for _, c := range []string{"F", "C"} {
 			name := fmt.Sprintf("%s%d", c, n)
 			if a := accTable[name]; a != nil {
@@ -560,7 +562,7 @@ func testSolve(t *testing.T, im impl) {
 		if err != nil {
 			t.Fatalf("n = %d: %v", n, err)
 		}
-		if err := f.Solve(b); err != nil {
+		if err := f.Solve(b, 1); err != nil {
 			t.Fatal(err)
 		}
 		cond := f.Cond()
@@ -636,7 +638,7 @@ func testIllConditioned(t *testing.T, im impl) {
 		if err != nil {
 			t.Fatalf("n = %d: %v", n, err)
 		}
-		if err := f.Solve(b); err != nil {
+		if err := f.Solve(b, 1); err != nil {
 			t.Fatal(err)
 		}
 		cond := f.Cond()
@@ -685,7 +687,7 @@ func testLeastSquares(t *testing.T, im impl) {
 		if err != nil {
 			t.Fatalf("%dx%d: %v", m, n, err)
 		}
-		if err := f.Solve(b); err != nil {
+		if err := f.Solve(b, 1); err != nil {
 			t.Fatal(err)
 		}
 		cond := f.Cond()
@@ -872,8 +874,8 @@ func testWorkers(t *testing.T, im impl) {
 		one := append([]float64{}, b...)
 		for c := 0; c < nrhs; c++ {
 			col := one[c*m*im.W : (c+1)*m*im.W]
-			f1.ApplyQH(col)
-			if err := f1.SolveR(col); err != nil {
+			f1.ApplyQH(col, 1)
+			if err := f1.SolveR(col, 1); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -914,6 +916,176 @@ func testWorkers(t *testing.T, im impl) {
 	}
 }
 
+// teamMins reads and sets a factorization's team thresholds.
+type teamMins interface {
+	teamMins() (qhMin, trMin int)
+	setTeamMins(qhMin, trMin int)
+}
+
+// zeroTauMatrix returns a random m x n matrix whose reflectors k1..k2-1 are
+// the identity (tau = 0) and the others but k1-1 are not: columns j < k1 are
+// random in rows 0..k1-1 only (their reflectors leave the rows from k1 on
+// alone),
+// columns k1 <= j < k2 are random in rows 0..j with a real diagonal
+// (nothing below the diagonal to reflect), the rest are random.
+func (im impl) zeroTauMatrix(rng *rand.Rand, m, n, k1, k2 int) []float64 {
+	a := im.randMatrix(rng, m, n, 0)
+	zero := make([]float64, im.W)
+	for j := 0; j < k2; j++ {
+		top := k1
+		if j >= k1 {
+			top = j + 1
+			if im.Complex {
+				clear(a[(j+j*m)*im.W+im.N : (j+j*m+1)*im.W])
+			}
+		}
+		for i := top; i < m; i++ {
+			copy(a[(i+j*m)*im.W:], zero)
+		}
+	}
+	return a
+}
+
+// testTeams checks that ApplyQH, SolveR and Solve on one vector give the
+// bits of one worker for every worker count: with the default team
+// thresholds on sizes that cross them (where that is cheap), and with
+// lowered ones (so that the teams run at every size: partial lane groups,
+// K < Lanes, more workers than lanes, reflectors with tau = 0 inside the
+// team's range, the serial tail). Solve's bits are ApplyQH's then SolveR's.
+func testTeams(t *testing.T, im impl) {
+	teamAlways.Add(1) // no back-off: the teams run however slow the machine
+	defer teamAlways.Add(-1)
+	rng := rand.New(rand.NewPCG(21, uint64(im.N)))
+	type tcase struct {
+		m, n, k1, k2 int // k1 < k2: reflectors k1..k2-1 are the identity
+		mins         [][2]int
+	}
+	low := [][2]int{{1, 0}, {2, 3}, {3, 17}, {5, 1}}
+	cases := []tcase{
+		{1, 1, 0, 0, low}, {2, 2, 0, 0, low}, {5, 3, 0, 0, low}, {17, 17, 0, 0, low},
+		{40, 33, 0, 0, low}, {70, 20, 0, 0, low}, {40, 30, 6, 11, low}, {33, 33, 0, 4, low},
+	}
+	if testing.Short() && im.N > 4 {
+		cases = []tcase{{5, 3, 0, 0, low}, {17, 17, 0, 0, low}, {40, 21, 0, 0, low}, {30, 20, 4, 9, low}}
+	}
+	// The default thresholds, crossed: ApplyQH's team of two starts at
+	// m = 4 qhMin, SolveR's at n = 2 trMin + 4.
+	probe, _ := im.newQR(1, 1, make([]float64, im.W), 1, 1)
+	qhMin, trMin := probe.(teamMins).teamMins()
+	limit := 400
+	if testing.Short() {
+		limit = 120
+	}
+	if m := max(4*qhMin+3, 12); m <= 4*limit {
+		cases = append(cases, tcase{m, 6, 0, 0, nil}, tcase{m, 9, 2, 5, nil})
+	}
+	if n := 2*trMin + 6; n <= limit {
+		cases = append(cases, tcase{n, n, 0, 0, nil}, tcase{n + 5, n, 3, 7, nil})
+	}
+	same := func(what string, x, y []float64) {
+		t.Helper()
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				t.Fatalf("%s differs at double %d", what, i)
+			}
+		}
+	}
+	for _, c := range cases {
+		m, n := c.m, c.n
+		var a []float64
+		if c.k2 > c.k1 {
+			a = im.zeroTauMatrix(rng, m, n, c.k1, c.k2)
+		} else {
+			a = im.randMatrix(rng, m, n, 0)
+		}
+		f, _ := im.newQR(m, n, a, m, 2)
+		if c.k2 > c.k1 {
+			_, tau := factorsOf(f)
+			for k := 0; k < n; k++ {
+				// (Reflector k1-1, and m-1, see one row: the identity when real.)
+				if z := tau[k*im.W] == 0 && (!im.Complex || tau[k*im.W+im.N] == 0); k != c.k1-1 && k != m-1 && z != (k >= c.k1 && k < c.k2) {
+					t.Fatalf("%dx%d: tau_%d zero: %v", m, n, k, z)
+				}
+			}
+		}
+		b := im.randMatrix(rng, m, 1, 0)
+		q1 := append([]float64{}, b...)
+		f.ApplyQH(q1, 1)
+		x1 := append([]float64{}, q1...)
+		if err := f.SolveR(x1, 1); err != nil {
+			t.Fatal(err)
+		}
+		tm := f.(teamMins)
+		d0, d1 := tm.teamMins()
+		mins := append([][2]int{{d0, d1}}, c.mins...)
+		for _, mn := range mins {
+			tm.setTeamMins(mn[0], mn[1])
+			for _, w := range []int{2, 3, 8, 16, 17} {
+				what := fmt.Sprintf("%dx%d (tau = 0 at %d..%d), qhMin %d, trMin %d, %d workers", m, n, c.k1, c.k2-1, mn[0], mn[1], w)
+				q := append([]float64{}, b...)
+				f.ApplyQH(q, w)
+				same("ApplyQH "+what, q1, q)
+				x := append([]float64{}, q1...)
+				if err := f.SolveR(x, w); err != nil {
+					t.Fatal(err)
+				}
+				same("SolveR "+what, x1, x)
+				x = append(x[:0], b...)
+				if err := f.Solve(x, w); err != nil {
+					t.Fatal(err)
+				}
+				same("Solve "+what, x1, x)
+				// Fewer columns than workers: the columns' own teams.
+				bb := append(append([]float64{}, b...), b...)
+				f.ApplyQHMany(2, bb, m, w)
+				same("ApplyQHMany "+what, append(append([]float64{}, q1...), q1...), bb)
+				bb = append(append(bb[:0], q1...), q1...)
+				if err := f.SolveRMany(2, bb, m, w); err != nil {
+					t.Fatal(err)
+				}
+				same("SolveRMany "+what, append(append([]float64{}, x1[:n*im.W]...), x1[:n*im.W]...), append(append([]float64{}, bb[:n*im.W]...), bb[m*im.W:(m+n)*im.W]...))
+			}
+		}
+		tm.setTeamMins(d0, d1)
+	}
+}
+
+// testMulSubBatch checks MulSubBatch against separate MulSubs: several
+// matrices and one vector (the Newton updates), one matrix and several
+// vectors (the Newton residuals), with any worker count.
+func testMulSubBatch(t *testing.T, im impl) {
+	rng := rand.New(rand.NewPCG(23, uint64(im.N)))
+	batch := func(count, m, n int, a []float64, sa int, x []float64, sx int, b []float64, sb, w int) {
+		if im.Complex {
+			im.K.MulSubBatchComplex(count, m, n, a, m, sa, x, sx, b, sb, w)
+		} else {
+			im.K.MulSubBatch(count, m, n, a, m, sa, x, sx, b, sb, w)
+		}
+	}
+	for _, mn := range [][2]int{{1, 1}, {7, 3}, {40, 33}, {70, 20}, {33, 0}} {
+		m, n := mn[0], mn[1]
+		const count = 5
+		a := im.randMatrix(rng, m, n*count, 0)
+		x := im.randMatrix(rng, n*count+1, 1, 0)
+		b := im.randMatrix(rng, m, count, 0)
+		for _, st := range [][2]int{{m * n, 0}, {0, n}, {m * n, n}} {
+			want := append([]float64{}, b...)
+			for c := 0; c < count; c++ {
+				im.mulSub(m, n, a[c*st[0]*im.W:], m, x[c*st[1]*im.W:], want[c*m*im.W:(c+1)*m*im.W], 1)
+			}
+			for _, w := range []int{1, 2, 3, 8} {
+				got := append([]float64{}, b...)
+				batch(count, m, n, a, st[0], x, st[1], got, m, w)
+				for i := range want {
+					if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+						t.Fatalf("%dx%d strides %v, %d workers: differs at double %d", m, n, st, w, i)
+					}
+				}
+			}
+		}
+	}
+}
+
 // testEdges covers empty and one-element problems and the errors of
 // singular solves.
 func testEdges(t *testing.T, im impl) {
@@ -926,7 +1098,7 @@ func testEdges(t *testing.T, im impl) {
 		t.Errorf("3x0: %v", err)
 	}
 	b := make([]float64, 3*im.W)
-	f.ApplyQH(b)
+	f.ApplyQH(b, 2)
 	a := make([]float64, im.W)
 	a[0] = -3
 	f, err = im.newQR(1, 1, a, 1, 1)
@@ -935,7 +1107,7 @@ func testEdges(t *testing.T, im impl) {
 	}
 	b = make([]float64, im.W)
 	b[0] = 6
-	if err := f.Solve(b); err != nil || b[0] != -2 {
+	if err := f.Solve(b, 1); err != nil || b[0] != -2 {
 		t.Errorf("1x1: x = %v, %v", b[0], err)
 	}
 	if c := f.Cond(); c != 1 {
@@ -952,7 +1124,7 @@ func testEdges(t *testing.T, im impl) {
 	b = append(b, make([]float64, 2*im.W-2)...)
 	keep := append([]float64{}, b...)
 	var re *RankError
-	if err := f.Solve(b); !errors.As(err, &re) || re.Col != 2 {
+	if err := f.Solve(b, 1); !errors.As(err, &re) || re.Col != 2 {
 		t.Errorf("singular solve: %v", err)
 	}
 	for i := range b {
@@ -962,5 +1134,61 @@ func testEdges(t *testing.T, im impl) {
 	}
 	if c := f.Cond(); !math.IsInf(c, 1) {
 		t.Errorf("singular cond %v", c)
+	}
+}
+
+// TestDotuFrom checks that dotuFrom over any split of 0..K into
+// consecutive ranges leaves the lanes of dotu (the resumable dot product
+// of the back substitution's team), and that hdotClass for the residues
+// p mod w, then the levels s < w of the tree, give hdot.
+func TestDotuFrom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	im := impl{N: 2, W: 2, tt: testTypes[2], prec: 328}
+	x := as[mdops.F2](im.randMatrix(rng, 80, 1, 0), 2)
+	y := as[mdops.F2](im.randMatrix(rng, 80, 1, 0), 2)
+	imc := impl{N: 2, Complex: true, W: 4, tt: testTypes[2], prec: 328}
+	xc := as[mdops.C2](imc.randMatrix(rng, 80, 1, 0), 4)
+	yc := as[mdops.C2](imc.randMatrix(rng, 80, 1, 0), 4)
+	for k := 0; k <= 80; k++ {
+		for trial := 0; trial < 8; trial++ {
+			var acc [Lanes]mdops.F2
+			var accc [Lanes]mdops.C2
+			for q := 0; q < k; {
+				hi := min(k, q+1+rng.IntN(20))
+				dotuFromF2(&acc, x, y, q, hi)
+				dotuFromC2(&accc, xc, yc, q, hi)
+				q = hi
+			}
+			if got, want := combineF2(&acc, min(k, Lanes)), dotuF2(x[:k], y[:k]); got != want {
+				t.Fatalf("F2 K = %d: dotuFrom %v, dotu %v", k, got, want)
+			}
+			if got, want := combineC2(&accc, min(k, Lanes)), dotuC2(xc[:k], yc[:k]); got != want {
+				t.Fatalf("C2 K = %d: dotuFrom %v, dotu %v", k, got, want)
+			}
+		}
+		if k == 0 {
+			continue
+		}
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			var acc [Lanes]mdops.F2
+			var accc [Lanes]mdops.C2
+			for p := 0; p < w; p++ {
+				hdotClassF2(&acc, p, w, y[:k], x)
+				hdotClassC2(&accc, p, w, yc[:k], xc)
+			}
+			f := min(k, Lanes)
+			for s := w / 2; s >= 1; s /= 2 {
+				for l := 0; l < s && l+s < f; l++ {
+					acc[l] = acc[l].Add(acc[l+s])
+					accc[l] = accc[l].Add(accc[l+s])
+				}
+			}
+			if got, want := acc[0], hdotF2(y[0], x[:k-1], y[1:k]); got != want {
+				t.Fatalf("F2 K = %d, %d workers: hdotClass %v, hdot %v", k, w, got, want)
+			}
+			if got, want := accc[0], hdotC2(yc[0], xc[:k-1], yc[1:k]); got != want {
+				t.Fatalf("C2 K = %d, %d workers: hdotClass %v, hdot %v", k, w, got, want)
+			}
+		}
 	}
 }

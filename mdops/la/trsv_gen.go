@@ -8,9 +8,11 @@ import "github.com/mdgen/mdgen/mdops"
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRF1) SolveR(b []mdops.F1) error {
+// 1.Div(R_ii) (Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRF1) SolveR(b []mdops.F1, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -18,7 +20,11 @@ func (q *QRF1) SolveR(b []mdops.F1) error {
 		return err
 	}
 	xr := make([]mdops.F1, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -39,6 +45,92 @@ func (q *QRF1) backsub(b, xr []mdops.F1) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRF1) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuF1: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRF1) backsubPar(b, xr []mdops.F1, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F1
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromF1(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineF1(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealF1(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromF1 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuF1 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuF1(x[:K], y[:K]).
+func dotuFromF1(acc *[Lanes]mdops.F1, x, y []mdops.F1, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF1(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F1)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F1)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRF1) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -50,16 +142,23 @@ func (q *QRF1) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRF1) SolveRMany(nrhs int, b []mdops.F1, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.F1, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -67,17 +166,18 @@ func (q *QRF1) SolveRMany(nrhs int, b []mdops.F1, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRF1) Solve(b []mdops.F1) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRF1) Solve(b []mdops.F1, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -98,9 +198,11 @@ func (q *QRF1) solveRH(b []mdops.F1) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (both parts, Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRC1) SolveR(b []mdops.C1) error {
+// 1.Div(R_ii) (both parts, Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRC1) SolveR(b []mdops.C1, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -108,7 +210,11 @@ func (q *QRC1) SolveR(b []mdops.C1) error {
 		return err
 	}
 	xr := make([]mdops.C1, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -129,6 +235,92 @@ func (q *QRC1) backsub(b, xr []mdops.C1) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRC1) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuC1: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRC1) backsubPar(b, xr []mdops.C1, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C1
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromC1(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineC1(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealC1(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromC1 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuC1 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuC1(x[:K], y[:K]).
+func dotuFromC1(acc *[Lanes]mdops.C1, x, y []mdops.C1, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC1(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C1)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C1)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRC1) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -140,16 +332,23 @@ func (q *QRC1) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRC1) SolveRMany(nrhs int, b []mdops.C1, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.C1, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -157,17 +356,18 @@ func (q *QRC1) SolveRMany(nrhs int, b []mdops.C1, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRC1) Solve(b []mdops.C1) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRC1) Solve(b []mdops.C1, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -188,9 +388,11 @@ func (q *QRC1) solveRH(b []mdops.C1) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRF2) SolveR(b []mdops.F2) error {
+// 1.Div(R_ii) (Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRF2) SolveR(b []mdops.F2, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -198,7 +400,11 @@ func (q *QRF2) SolveR(b []mdops.F2) error {
 		return err
 	}
 	xr := make([]mdops.F2, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -219,6 +425,92 @@ func (q *QRF2) backsub(b, xr []mdops.F2) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRF2) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuF2: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRF2) backsubPar(b, xr []mdops.F2, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F2
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromF2(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineF2(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealF2(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromF2 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuF2 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuF2(x[:K], y[:K]).
+func dotuFromF2(acc *[Lanes]mdops.F2, x, y []mdops.F2, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF2(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F2)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F2)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRF2) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -230,16 +522,23 @@ func (q *QRF2) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRF2) SolveRMany(nrhs int, b []mdops.F2, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.F2, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -247,17 +546,18 @@ func (q *QRF2) SolveRMany(nrhs int, b []mdops.F2, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRF2) Solve(b []mdops.F2) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRF2) Solve(b []mdops.F2, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -278,9 +578,11 @@ func (q *QRF2) solveRH(b []mdops.F2) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (both parts, Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRC2) SolveR(b []mdops.C2) error {
+// 1.Div(R_ii) (both parts, Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRC2) SolveR(b []mdops.C2, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -288,7 +590,11 @@ func (q *QRC2) SolveR(b []mdops.C2) error {
 		return err
 	}
 	xr := make([]mdops.C2, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -309,6 +615,92 @@ func (q *QRC2) backsub(b, xr []mdops.C2) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRC2) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuC2: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRC2) backsubPar(b, xr []mdops.C2, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C2
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromC2(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineC2(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealC2(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromC2 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuC2 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuC2(x[:K], y[:K]).
+func dotuFromC2(acc *[Lanes]mdops.C2, x, y []mdops.C2, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC2(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C2)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C2)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRC2) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -320,16 +712,23 @@ func (q *QRC2) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRC2) SolveRMany(nrhs int, b []mdops.C2, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.C2, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -337,17 +736,18 @@ func (q *QRC2) SolveRMany(nrhs int, b []mdops.C2, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRC2) Solve(b []mdops.C2) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRC2) Solve(b []mdops.C2, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -368,9 +768,11 @@ func (q *QRC2) solveRH(b []mdops.C2) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRF3) SolveR(b []mdops.F3) error {
+// 1.Div(R_ii) (Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRF3) SolveR(b []mdops.F3, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -378,7 +780,11 @@ func (q *QRF3) SolveR(b []mdops.F3) error {
 		return err
 	}
 	xr := make([]mdops.F3, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -399,6 +805,92 @@ func (q *QRF3) backsub(b, xr []mdops.F3) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRF3) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuF3: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRF3) backsubPar(b, xr []mdops.F3, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F3
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromF3(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineF3(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealF3(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromF3 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuF3 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuF3(x[:K], y[:K]).
+func dotuFromF3(acc *[Lanes]mdops.F3, x, y []mdops.F3, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF3(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F3)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F3)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRF3) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -410,16 +902,23 @@ func (q *QRF3) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRF3) SolveRMany(nrhs int, b []mdops.F3, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.F3, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -427,17 +926,18 @@ func (q *QRF3) SolveRMany(nrhs int, b []mdops.F3, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRF3) Solve(b []mdops.F3) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRF3) Solve(b []mdops.F3, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -458,9 +958,11 @@ func (q *QRF3) solveRH(b []mdops.F3) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (both parts, Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRC3) SolveR(b []mdops.C3) error {
+// 1.Div(R_ii) (both parts, Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRC3) SolveR(b []mdops.C3, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -468,7 +970,11 @@ func (q *QRC3) SolveR(b []mdops.C3) error {
 		return err
 	}
 	xr := make([]mdops.C3, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -489,6 +995,92 @@ func (q *QRC3) backsub(b, xr []mdops.C3) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRC3) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuC3: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRC3) backsubPar(b, xr []mdops.C3, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C3
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromC3(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineC3(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealC3(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromC3 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuC3 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuC3(x[:K], y[:K]).
+func dotuFromC3(acc *[Lanes]mdops.C3, x, y []mdops.C3, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC3(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C3)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C3)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRC3) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -500,16 +1092,23 @@ func (q *QRC3) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRC3) SolveRMany(nrhs int, b []mdops.C3, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.C3, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -517,17 +1116,18 @@ func (q *QRC3) SolveRMany(nrhs int, b []mdops.C3, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRC3) Solve(b []mdops.C3) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRC3) Solve(b []mdops.C3, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -548,9 +1148,11 @@ func (q *QRC3) solveRH(b []mdops.C3) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRF4) SolveR(b []mdops.F4) error {
+// 1.Div(R_ii) (Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRF4) SolveR(b []mdops.F4, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -558,7 +1160,11 @@ func (q *QRF4) SolveR(b []mdops.F4) error {
 		return err
 	}
 	xr := make([]mdops.F4, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -579,6 +1185,92 @@ func (q *QRF4) backsub(b, xr []mdops.F4) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRF4) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuF4: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRF4) backsubPar(b, xr []mdops.F4, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F4
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromF4(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineF4(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealF4(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromF4 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuF4 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuF4(x[:K], y[:K]).
+func dotuFromF4(acc *[Lanes]mdops.F4, x, y []mdops.F4, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF4(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F4)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F4)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRF4) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -590,16 +1282,23 @@ func (q *QRF4) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRF4) SolveRMany(nrhs int, b []mdops.F4, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.F4, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -607,17 +1306,18 @@ func (q *QRF4) SolveRMany(nrhs int, b []mdops.F4, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRF4) Solve(b []mdops.F4) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRF4) Solve(b []mdops.F4, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -638,9 +1338,11 @@ func (q *QRF4) solveRH(b []mdops.F4) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (both parts, Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRC4) SolveR(b []mdops.C4) error {
+// 1.Div(R_ii) (both parts, Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRC4) SolveR(b []mdops.C4, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -648,7 +1350,11 @@ func (q *QRC4) SolveR(b []mdops.C4) error {
 		return err
 	}
 	xr := make([]mdops.C4, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -669,6 +1375,92 @@ func (q *QRC4) backsub(b, xr []mdops.C4) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRC4) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuC4: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRC4) backsubPar(b, xr []mdops.C4, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C4
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromC4(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineC4(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealC4(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromC4 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuC4 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuC4(x[:K], y[:K]).
+func dotuFromC4(acc *[Lanes]mdops.C4, x, y []mdops.C4, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC4(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C4)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C4)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRC4) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -680,16 +1472,23 @@ func (q *QRC4) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRC4) SolveRMany(nrhs int, b []mdops.C4, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.C4, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -697,17 +1496,18 @@ func (q *QRC4) SolveRMany(nrhs int, b []mdops.C4, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRC4) Solve(b []mdops.C4) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRC4) Solve(b []mdops.C4, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -728,9 +1528,11 @@ func (q *QRC4) solveRH(b []mdops.C4) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRF5) SolveR(b []mdops.F5) error {
+// 1.Div(R_ii) (Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRF5) SolveR(b []mdops.F5, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -738,7 +1540,11 @@ func (q *QRF5) SolveR(b []mdops.F5) error {
 		return err
 	}
 	xr := make([]mdops.F5, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -759,6 +1565,92 @@ func (q *QRF5) backsub(b, xr []mdops.F5) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRF5) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuF5: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRF5) backsubPar(b, xr []mdops.F5, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F5
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromF5(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineF5(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealF5(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromF5 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuF5 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuF5(x[:K], y[:K]).
+func dotuFromF5(acc *[Lanes]mdops.F5, x, y []mdops.F5, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF5(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F5)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F5)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRF5) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -770,16 +1662,23 @@ func (q *QRF5) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRF5) SolveRMany(nrhs int, b []mdops.F5, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.F5, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -787,17 +1686,18 @@ func (q *QRF5) SolveRMany(nrhs int, b []mdops.F5, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRF5) Solve(b []mdops.F5) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRF5) Solve(b []mdops.F5, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -818,9 +1718,11 @@ func (q *QRF5) solveRH(b []mdops.F5) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (both parts, Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRC5) SolveR(b []mdops.C5) error {
+// 1.Div(R_ii) (both parts, Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRC5) SolveR(b []mdops.C5, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -828,7 +1730,11 @@ func (q *QRC5) SolveR(b []mdops.C5) error {
 		return err
 	}
 	xr := make([]mdops.C5, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -849,6 +1755,92 @@ func (q *QRC5) backsub(b, xr []mdops.C5) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRC5) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuC5: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRC5) backsubPar(b, xr []mdops.C5, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C5
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromC5(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineC5(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealC5(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromC5 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuC5 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuC5(x[:K], y[:K]).
+func dotuFromC5(acc *[Lanes]mdops.C5, x, y []mdops.C5, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC5(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C5)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C5)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRC5) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -860,16 +1852,23 @@ func (q *QRC5) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRC5) SolveRMany(nrhs int, b []mdops.C5, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.C5, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -877,17 +1876,18 @@ func (q *QRC5) SolveRMany(nrhs int, b []mdops.C5, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRC5) Solve(b []mdops.C5) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRC5) Solve(b []mdops.C5, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -908,9 +1908,11 @@ func (q *QRC5) solveRH(b []mdops.C5) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRF8) SolveR(b []mdops.F8) error {
+// 1.Div(R_ii) (Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRF8) SolveR(b []mdops.F8, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -918,7 +1920,11 @@ func (q *QRF8) SolveR(b []mdops.F8) error {
 		return err
 	}
 	xr := make([]mdops.F8, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -939,6 +1945,92 @@ func (q *QRF8) backsub(b, xr []mdops.F8) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRF8) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuF8: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRF8) backsubPar(b, xr []mdops.F8, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F8
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromF8(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineF8(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealF8(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromF8 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuF8 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuF8(x[:K], y[:K]).
+func dotuFromF8(acc *[Lanes]mdops.F8, x, y []mdops.F8, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF8(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F8)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F8)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRF8) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -950,16 +2042,23 @@ func (q *QRF8) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRF8) SolveRMany(nrhs int, b []mdops.F8, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.F8, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -967,17 +2066,18 @@ func (q *QRF8) SolveRMany(nrhs int, b []mdops.F8, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRF8) Solve(b []mdops.F8) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRF8) Solve(b []mdops.F8, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -998,9 +2098,11 @@ func (q *QRF8) solveRH(b []mdops.F8) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (both parts, Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRC8) SolveR(b []mdops.C8) error {
+// 1.Div(R_ii) (both parts, Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRC8) SolveR(b []mdops.C8, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -1008,7 +2110,11 @@ func (q *QRC8) SolveR(b []mdops.C8) error {
 		return err
 	}
 	xr := make([]mdops.C8, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -1029,6 +2135,92 @@ func (q *QRC8) backsub(b, xr []mdops.C8) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRC8) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuC8: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRC8) backsubPar(b, xr []mdops.C8, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C8
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromC8(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineC8(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealC8(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromC8 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuC8 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuC8(x[:K], y[:K]).
+func dotuFromC8(acc *[Lanes]mdops.C8, x, y []mdops.C8, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC8(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C8)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C8)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRC8) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -1040,16 +2232,23 @@ func (q *QRC8) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRC8) SolveRMany(nrhs int, b []mdops.C8, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.C8, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -1057,17 +2256,18 @@ func (q *QRC8) SolveRMany(nrhs int, b []mdops.C8, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRC8) Solve(b []mdops.C8) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRC8) Solve(b []mdops.C8, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -1088,9 +2288,11 @@ func (q *QRC8) solveRH(b []mdops.C8) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRF10) SolveR(b []mdops.F10) error {
+// 1.Div(R_ii) (Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRF10) SolveR(b []mdops.F10, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -1098,7 +2300,11 @@ func (q *QRF10) SolveR(b []mdops.F10) error {
 		return err
 	}
 	xr := make([]mdops.F10, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -1119,6 +2325,92 @@ func (q *QRF10) backsub(b, xr []mdops.F10) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRF10) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuF10: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRF10) backsubPar(b, xr []mdops.F10, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F10
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromF10(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineF10(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealF10(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromF10 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuF10 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuF10(x[:K], y[:K]).
+func dotuFromF10(acc *[Lanes]mdops.F10, x, y []mdops.F10, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF10(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F10)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F10)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRF10) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -1130,16 +2422,23 @@ func (q *QRF10) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRF10) SolveRMany(nrhs int, b []mdops.F10, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.F10, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -1147,17 +2446,18 @@ func (q *QRF10) SolveRMany(nrhs int, b []mdops.F10, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRF10) Solve(b []mdops.F10) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRF10) Solve(b []mdops.F10, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -1178,9 +2478,11 @@ func (q *QRF10) solveRH(b []mdops.F10) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (both parts, Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRC10) SolveR(b []mdops.C10) error {
+// 1.Div(R_ii) (both parts, Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRC10) SolveR(b []mdops.C10, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -1188,7 +2490,11 @@ func (q *QRC10) SolveR(b []mdops.C10) error {
 		return err
 	}
 	xr := make([]mdops.C10, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -1209,6 +2515,92 @@ func (q *QRC10) backsub(b, xr []mdops.C10) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRC10) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuC10: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRC10) backsubPar(b, xr []mdops.C10, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C10
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromC10(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineC10(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealC10(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromC10 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuC10 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuC10(x[:K], y[:K]).
+func dotuFromC10(acc *[Lanes]mdops.C10, x, y []mdops.C10, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC10(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C10)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C10)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRC10) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -1220,16 +2612,23 @@ func (q *QRC10) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRC10) SolveRMany(nrhs int, b []mdops.C10, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.C10, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -1237,17 +2636,18 @@ func (q *QRC10) SolveRMany(nrhs int, b []mdops.C10, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRC10) Solve(b []mdops.C10) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRC10) Solve(b []mdops.C10, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -1268,9 +2668,11 @@ func (q *QRC10) solveRH(b []mdops.C10) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRF16) SolveR(b []mdops.F16) error {
+// 1.Div(R_ii) (Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRF16) SolveR(b []mdops.F16, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -1278,7 +2680,11 @@ func (q *QRF16) SolveR(b []mdops.F16) error {
 		return err
 	}
 	xr := make([]mdops.F16, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -1299,6 +2705,92 @@ func (q *QRF16) backsub(b, xr []mdops.F16) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRF16) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuF16: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRF16) backsubPar(b, xr []mdops.F16, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F16
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromF16(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineF16(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealF16(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromF16 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuF16 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuF16(x[:K], y[:K]).
+func dotuFromF16(acc *[Lanes]mdops.F16, x, y []mdops.F16, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF16(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F16)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F16)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRF16) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -1310,16 +2802,23 @@ func (q *QRF16) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRF16) SolveRMany(nrhs int, b []mdops.F16, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.F16, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -1327,17 +2826,18 @@ func (q *QRF16) SolveRMany(nrhs int, b []mdops.F16, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRF16) Solve(b []mdops.F16) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRF16) Solve(b []mdops.F16, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition
@@ -1358,9 +2858,11 @@ func (q *QRF16) solveRH(b []mdops.F16) {
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
 // operand), x_i = b_i.Sub(s_i) (x_i = b_i when i = n-1) times rinv_i =
-// 1.Div(R_ii) (both parts, Mul). It returns a *RankError, and leaves b
-// unchanged, when some R_kk is zero.
-func (q *QRC16) SolveR(b []mdops.C16) error {
+// 1.Div(R_ii) (both parts, Mul). With workers > 1 and n large enough the
+// rows are spread over a team (backsubPar); the result does not depend on
+// workers. It returns a *RankError, and leaves b unchanged, when some R_kk
+// is zero.
+func (q *QRC16) SolveR(b []mdops.C16, workers int) error {
 	if len(b) < q.n {
 		panic("la: SolveR: len(b) < n")
 	}
@@ -1368,7 +2870,11 @@ func (q *QRC16) SolveR(b []mdops.C16) error {
 		return err
 	}
 	xr := make([]mdops.C16, q.n)
-	q.backsub(b, xr)
+	if w := q.trTeam(workers); w > 1 {
+		q.backsubPar(b, xr, w)
+	} else {
+		q.backsub(b, xr)
+	}
 	return nil
 }
 
@@ -1389,6 +2895,92 @@ func (q *QRC16) backsub(b, xr []mdops.C16) {
 	}
 }
 
+// trTeam returns the team size of SolveR (1: none, also while the teams
+// back off, see teamsAllowed): min(workers, Lanes), when n >= 2 trMin +
+// 2 w (worker 0 computes the first trMin rows alone).
+func (q *QRC16) trTeam(workers int) int {
+	w := min(workers, Lanes)
+	if w <= 1 || q.n < 2*q.trMin+2*w || !teamsAllowed() {
+		return 1
+	}
+	return w
+}
+
+// backsubPar is backsub by a team of w goroutines. Row t (i = n-1-t, the
+// t-th computed) belongs to worker 0 for t < trMin, then to worker
+// (t-trMin) mod w. A worker accumulates the lanes of its row with the
+// terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
+// dotuC16: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
+func (q *QRC16) backsubPar(b, xr []mdops.C16, w int) {
+	n, t0 := q.n, q.trMin
+	done := stepFlag{team: true} // xr[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C16
+		t := t0 + p
+		if p == 0 {
+			t = 0
+		}
+		for t < n {
+			i := n - 1 - t
+			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
+			for j := 0; j < t; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, t)
+				dotuFromC16(&acc, row, xr, j, hi)
+				j = hi
+			}
+			x := b[i]
+			if t > 0 {
+				x = x.Sub(combineC16(&acc, min(t, Lanes)))
+			}
+			xr[t] = mulRealC16(x, q.rinv[i])
+			done.publish(int64(t + 1))
+			if t < t0-1 {
+				t++
+			} else if t == t0-1 {
+				t = t0
+			} else {
+				t += w
+			}
+		}
+	}
+	runTeam(w, run)
+	for t := 0; t < n; t++ {
+		b[n-1-t] = xr[t]
+	}
+}
+
+// dotuFromC16 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
+// dotuC16 (lane q mod Lanes; a term q < Lanes initializes its lane): so
+// that dotuFrom over consecutive ranges from 0 to K leaves the lanes of
+// dotuC16(x[:K], y[:K]).
+func dotuFromC16(acc *[Lanes]mdops.C16, x, y []mdops.C16, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC16(x[q], y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C16)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C16)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(xs[l], ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
+	}
+}
+
 // singular returns a *RankError for the first zero R_kk, or nil.
 func (q *QRC16) singular() error {
 	for k := 0; k < q.n; k++ {
@@ -1400,16 +2992,23 @@ func (q *QRC16) singular() error {
 }
 
 // SolveRMany applies SolveR to the nrhs columns of the column-major b
-// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers goroutines.
+// (column c at b[c*ldb : c*ldb+n], ldb >= n), spread over workers
+// goroutines (and, when there are fewer columns than workers, workers/nrhs
+// of them to each column's back substitution).
 func (q *QRC16) SolveRMany(nrhs int, b []mdops.C16, ldb, workers int) error {
 	checkMatrix("SolveRMany", q.n, nrhs, len(b), ldb)
 	if err := q.singular(); err != nil {
 		return err
 	}
+	inner := q.trTeam(max(1, workers/max(nrhs, 1)))
 	parallel(workers, nrhs, 1, func(lo, hi int) {
 		xr := make([]mdops.C16, q.n)
 		for c := lo; c < hi; c++ {
-			q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			if inner > 1 {
+				q.backsubPar(b[c*ldb:c*ldb+q.n], xr, inner)
+			} else {
+				q.backsub(b[c*ldb:c*ldb+q.n], xr)
+			}
 		}
 	})
 	return nil
@@ -1417,17 +3016,18 @@ func (q *QRC16) SolveRMany(nrhs int, b []mdops.C16, ldb, workers int) error {
 
 // Solve solves the least-squares problem min ||A x - b||_2 (the linear
 // system when m = n): b[:m] = Q^H b[:m] (ApplyQH), then b[:n] = R^-1 b[:n]
-// (SolveR); x is b[:n], and ||b[n:m]||_2 is the norm of the residual. With a
-// zero R_kk it returns a *RankError and leaves b unchanged.
-func (q *QRC16) Solve(b []mdops.C16) error {
+// (SolveR), each with workers; x is b[:n], and ||b[n:m]||_2 is the norm of
+// the residual. With a zero R_kk it returns a *RankError and leaves b
+// unchanged.
+func (q *QRC16) Solve(b []mdops.C16, workers int) error {
 	if len(b) < q.m {
 		panic("la: Solve: len(b) < m")
 	}
 	if err := q.singular(); err != nil {
 		return err
 	}
-	q.ApplyQH(b)
-	return q.SolveR(b)
+	q.ApplyQH(b, workers)
+	return q.SolveR(b, workers)
 }
 
 // solveRH sets b[:n] = R^-H b[:n] by forward substitution (the condition

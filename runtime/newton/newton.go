@@ -83,10 +83,9 @@ type Solver struct {
 	k       la.Kernels
 	addTo   func(dst, src []float64)
 
-	newQR     func(m, n int, a []float64, lda, workers int) (la.Factorization, error)
-	mulSub    func(m, n int, a []float64, lda int, x, b []float64, workers int)
-	residual1 func(m, n int, a []float64, lda int, x, b []float64, workers int) float64
-	norm1     func(x []float64) float64
+	newQR   func(m, n int, a []float64, lda, workers int) (la.Factorization, error)
+	mulSubs func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int)
+	norm1   func(x []float64) float64
 
 	execs map[int]mdrt.Executor
 	setup time.Duration
@@ -154,10 +153,10 @@ func New(sys *stager.System, opt Options) (*Solver, error) {
 	if opt.Complex {
 		s.W = 2 * opt.Prec
 		s.addTo = sk.AddToComplex
-		s.newQR, s.mulSub, s.residual1, s.norm1 = lk.NewQRComplex, lk.MulSubComplex, lk.Residual1Complex, lk.Norm1Complex
+		s.newQR, s.mulSubs, s.norm1 = lk.NewQRComplex, lk.MulSubBatchComplex, lk.Norm1Complex
 	} else {
 		s.addTo = sk.AddTo
-		s.newQR, s.mulSub, s.residual1, s.norm1 = lk.NewQR, lk.MulSub, lk.Residual1, lk.Norm1
+		s.newQR, s.mulSubs, s.norm1 = lk.NewQR, lk.MulSubBatch, lk.Norm1
 	}
 	s.u = math.Ldexp(1, -53*opt.Prec)
 	s.sqrtU = math.Ldexp(1, -53*opt.Prec/2)
@@ -294,6 +293,7 @@ type run struct {
 	b  []float64 // b_k, k = 0..d: (k*m + i)*W
 	dx []float64 // dx_k, k = 0..d: (k*n + j)*W
 	y  []float64 // m numbers: Q^H b_k, then dx_k in y[:n]
+	rb []float64 // d+1 vectors of m numbers: b_k - A_0 dx_k (the residual)
 
 	nb      []float64 // ||b_k||_1 at its skip test
 	skipped []bool
@@ -315,6 +315,7 @@ func (s *Solver) newRun(x0 []float64) *run {
 		b:       make([]float64, (d+1)*m*W),
 		dx:      make([]float64, (d+1)*n*W),
 		y:       make([]float64, m*W),
+		rb:      make([]float64, (d+1)*m*W),
 		nb:      make([]float64, d+1),
 		skipped: make([]bool, d+1),
 		start:   time.Now(),
@@ -527,30 +528,45 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure) {
 			continue
 		}
 		copy(r.y, bk)
-		r.qr.ApplyQH(r.y)
+		r.qr.ApplyQH(r.y, s.workers)
 		t1 := time.Now()
 		times.QHB += t1.Sub(t0)
-		if err := r.qr.SolveR(r.y); err != nil {
+		if err := r.qr.SolveR(r.y, s.workers); err != nil {
 			panic(fmt.Sprintf("newton: back substitution: %v", err))
 		}
 		copy(dxk, r.y[:n*W])
 		t2 := time.Now()
 		times.BackSub += t2.Sub(t1)
-		for j := k + 1; j <= w; j++ {
-			s.mulSub(m, n, r.a[(j-k)*m*n*W:(j-k+1)*m*n*W], m, dxk, r.b[j*m*W:(j+1)*m*W], s.workers)
-		}
+		// b_j -= A_(j-k) dx_k for j = k+1..w: independent products (A_1..A_(w-k)
+		// are consecutive, as are b_(k+1)..b_w), spread over the workers.
+		s.mulSubs(w-k, m, n, r.a[m*n*W:], m, m*n, dxk, 0, r.b[(k+1)*m*W:], m, s.workers)
 		times.Update += time.Since(t2)
 	}
 
 	// 5. Residual of the linear system: sum_k ||b_k - A_0 dx_k||_1, b_k as
 	// updated by the blocks before k (||b_k||_1 for a skipped block).
+	// Each run of unskipped blocks k0..k1-1 is one batch of products
+	// rb_k = b_k - A_0 dx_k (la's Residual1: a copy of b_k, MulSub, Norm1).
 	t0 = time.Now()
+	copy(r.rb[:(w+1)*m*W], r.b[:(w+1)*m*W])
+	for k0 := 0; k0 <= w; {
+		if r.skipped[k0] {
+			k0++
+			continue
+		}
+		k1 := k0 + 1
+		for k1 <= w && !r.skipped[k1] {
+			k1++
+		}
+		s.mulSubs(k1-k0, m, n, r.a[:m*n*W], m, 0, r.dx[k0*n*W:], n, r.rb[k0*m*W:], m, s.workers)
+		k0 = k1
+	}
 	for k := 0; k <= w; k++ {
 		if r.skipped[k] {
 			out.residual += r.nb[k]
 			continue
 		}
-		out.residual += s.residual1(m, n, r.a[:m*n*W], m, r.dx[k*n*W:(k+1)*n*W], r.b[k*m*W:(k+1)*m*W], s.workers)
+		out.residual += s.norm1(r.rb[k*m*W : (k+1)*m*W])
 	}
 	times.Residual += time.Since(t0)
 

@@ -425,32 +425,41 @@ func toeplitzGrowth(rates []stager.Rational, cols, d int) float64 {
 }
 
 // TestWorkersBitIdentical: the series, the residual, the condition and the
-// step counts do not depend on the worker count.
+// step counts do not depend on the worker count. At 8 doubles the
+// single-vector ApplyQH and SolveR run as teams (la's thresholds: from
+// m = 4 and n = 8 at N = 8), at 4 doubles and n = 12 they do not; the
+// updates and residuals are batches of MulSubs in both.
 func TestWorkersBitIdentical(t *testing.T) {
-	for _, complex := range []bool{false, true} {
-		inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: 10, Columns: 2, Seed: 5, Complex: complex})
-		if err != nil {
-			t.Fatal(err)
+	for _, prec := range []int{4, 8} {
+		for _, complex := range []bool{false, true} {
+			testWorkersBitIdentical(t, prec, complex)
 		}
-		var first *Result
-		for _, w := range []int{1, 2, 3} {
-			res := solve(t, inst.System, inst.Start[0].Values, Options{Prec: 4, Complex: complex, Degree: 10, Workers: w})
-			if !res.Converged {
-				t.Fatalf("workers %d: %v", w, res.Err)
+	}
+}
+
+func testWorkersBitIdentical(t *testing.T, prec int, complex bool) {
+	inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: 10, Columns: 2, Seed: 5, Complex: complex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *Result
+	for _, w := range []int{1, 2, 3, 4} {
+		res := solve(t, inst.System, inst.Start[0].Values, Options{Prec: prec, Complex: complex, Degree: 10, Workers: w})
+		if !res.Converged {
+			t.Fatalf("%d doubles, complex=%v, workers %d: %v", prec, complex, w, res.Err)
+		}
+		if first == nil {
+			first = res
+			continue
+		}
+		for i := range res.X {
+			if math.Float64bits(res.X[i]) != math.Float64bits(first.X[i]) {
+				t.Fatalf("%d doubles, complex=%v: workers %d differ from workers 1 at double %d", prec, complex, w, i)
 			}
-			if first == nil {
-				first = res
-				continue
-			}
-			for i := range res.X {
-				if math.Float64bits(res.X[i]) != math.Float64bits(first.X[i]) {
-					t.Fatalf("complex=%v: workers %d differ from workers 1 at double %d", complex, w, i)
-				}
-			}
-			if res.Residual != first.Residual || res.Cond != first.Cond || res.Steps != first.Steps || res.Update != first.Update {
-				t.Errorf("complex=%v workers %d: residual %v cond %v steps %d update %v, workers 1: %v %v %d %v", complex, w,
-					res.Residual, res.Cond, res.Steps, res.Update, first.Residual, first.Cond, first.Steps, first.Update)
-			}
+		}
+		if res.Residual != first.Residual || res.Cond != first.Cond || res.Steps != first.Steps || res.Update != first.Update {
+			t.Errorf("%d doubles, complex=%v workers %d: residual %v cond %v steps %d update %v, workers 1: %v %v %d %v", prec, complex, w,
+				res.Residual, res.Cond, res.Steps, res.Update, first.Residual, first.Cond, first.Steps, first.Update)
 		}
 	}
 }
