@@ -52,7 +52,11 @@ import (
 //     series truncated at degree d (degree=d, default 8). The rates c_i are
 //     rationals from the seed: in [-2,-1] or [1,2] with denominator 8, or
 //     with complex, exactly on the unit circle ((q²-p²) + 2pq i)/(q²+p²)
-//     (MonomialRates). The exact solution series, c_i^k / k!, is
+//     (MonomialRates); with balanced, the signs are chosen so that the
+//     partial sums c_1 + ... + c_i stay in [-2, 2] (BalanceRates: b(t) then
+//     has small coefficients and the problem is well conditioned; without
+//     it the problem is PHCpack's, whose b loses bits to its own rounding).
+//     The exact solution series, c_i^k / k!, is
 //     Instance.Exact (MonomialSolution). Start point x(0) = 1.
 //   - p1, p2, p3: the benchmark systems (BenchmarkSystem); their size is fixed.
 //
@@ -79,6 +83,10 @@ type FamilyOptions struct {
 	Seed    int64  // random data: p1..p3 coefficients, Newton start points, monomial rates
 	Complex bool   // complex random data
 	Newton  bool   // the Newton homotopy f(x) - (1-t) f(z)
+	// Balanced (monomial): the signs of the rates are chosen so that the
+	// partial sums c_1 + ... + c_i stay small (BalanceRates), which keeps
+	// the coefficients of b(t) small and the problem well conditioned.
+	Balanced bool
 }
 
 // Instance is one member of a family.
@@ -121,7 +129,7 @@ var famRegistry = []Family{
 	{Name: "eco", Summary: "eco n: the economics problem, n equations",
 		DefaultN: 6, MinN: 2, MaxN: 4096, Options: []string{"newton", "seed", "complex"}, build: famPlain(Eco, "eco %d, the economics problem")},
 	{Name: "monomial", Summary: "monomial homotopy x^A = b(t), A lower triangular ones, exact solution x_i = exp(c_i t)",
-		DefaultN: 8, MinN: 1, MaxN: 4096, Options: []string{"degree", "columns", "seed", "complex"}, build: famMonomial},
+		DefaultN: 8, MinN: 1, MaxN: 4096, Options: []string{"degree", "columns", "balanced", "seed", "complex"}, build: famMonomial},
 }
 
 // Families returns the registered families, in a fixed order.
@@ -299,6 +307,8 @@ func ApplyFamilySpec(spec string, base FamilyOptions) (string, FamilyOptions, er
 			opt.Complex, err = boolVal()
 		case "newton":
 			opt.Newton, err = boolVal()
+		case "balanced":
+			opt.Balanced, err = boolVal()
 		case "c":
 			if !hasVal || val == "" {
 				err = fmt.Errorf("stager: %q: c wants a value (c=33/64 or c=t)", spec)
@@ -342,6 +352,9 @@ func FamilySpec(name string, n int, opt FamilyOptions) string {
 	}
 	if has("newton") && opt.Newton {
 		opts = append(opts, "newton")
+	}
+	if has("balanced") && opt.Balanced {
+		opts = append(opts, "balanced")
 	}
 	random := opt.Newton || name == "monomial" || f.MinN == f.MaxN
 	if random && has("seed") {
@@ -459,6 +472,11 @@ func famMonomial(n int, opt FamilyOptions) (*Instance, error) {
 		return nil, fmt.Errorf("stager: monomial: columns=%d (want 1 or 2)", cols)
 	}
 	rates := MonomialRates(n, opt.Seed, opt.Complex)
+	drawn := "random"
+	if opt.Balanced {
+		BalanceRates(rates)
+		drawn = "balanced"
+	}
 	s := MonomialHomotopy(rates, cols, d)
 	ones := make([]Rational, n)
 	for i := range ones {
@@ -474,8 +492,8 @@ func famMonomial(n int, opt FamilyOptions) (*Instance, error) {
 	}
 	return &Instance{
 		System: s,
-		Title: fmt.Sprintf("monomial homotopy x^A = b(t), %s of monomials, n = %d, b exact to degree %d, solution x_i = exp(c_i t) with random %s rational c_i (seed %d)",
-			col, n, d, kind, opt.Seed),
+		Title: fmt.Sprintf("monomial homotopy x^A = b(t), %s of monomials, n = %d, b exact to degree %d, solution x_i = exp(c_i t) with %s %s rational c_i (seed %d)",
+			col, n, d, drawn, kind, opt.Seed),
 		Start: []Solution{StartSolution(s.Vars, ones)},
 		Exact: MonomialSolution(rates, d),
 	}, nil
@@ -792,6 +810,43 @@ func MonomialRates(n int, seed int64, complex bool) []Rational {
 		c[i].Im.SetFrac64(2*p*q, den)
 	}
 	return c
+}
+
+// BalanceRates flips the signs of rates in place, in order, so that each
+// partial sum s_i = c_1 + ... + c_i is the smaller in modulus of
+// s_(i-1) + c_i and s_(i-1) - c_i (ties keep the sign drawn). With real
+// rates of modulus in [1, 2] every |s_i| <= 2, so the coefficients of
+// b_i(t) = exp(s_i t) stay below e^2 and the solution's sensitivity to the
+// rounding of b stays near one unit in the last place; with PHCpack's
+// random signs the partial sums wander like a random walk (|s_i| up to
+// 12.5 at n = 256, seed 1) and rounding b to P doubles alone moves the
+// exact solution by up to 2^-(53P-31) of its largest coefficient. Complex
+// rates keep the smaller of the two moduli too (no bound is claimed).
+func BalanceRates(rates []Rational) {
+	var s, plus, minus big.Rat
+	mod2 := func(re, im *big.Rat) *big.Rat {
+		var a, b big.Rat
+		a.Mul(re, re)
+		b.Mul(im, im)
+		return a.Add(&a, &b)
+	}
+	var sIm, plusIm, minusIm big.Rat
+	for i := range rates {
+		c := &rates[i]
+		plus.Add(&s, &c.Re)
+		plusIm.Add(&sIm, &c.Im)
+		minus.Sub(&s, &c.Re)
+		minusIm.Sub(&sIm, &c.Im)
+		if mod2(&minus, &minusIm).Cmp(mod2(&plus, &plusIm)) < 0 {
+			c.Re.Neg(&c.Re)
+			c.Im.Neg(&c.Im)
+			s.Set(&minus)
+			sIm.Set(&minusIm)
+		} else {
+			s.Set(&plus)
+			sIm.Set(&plusIm)
+		}
+	}
 }
 
 // MonomialSolution returns the exact series of x_i(t) = exp(c_i t) to degree

@@ -20,6 +20,7 @@ var famCases = []string{
 	"eco2", "eco3", "eco6", "eco9", "eco5:newton",
 	"monomial1", "monomial8", "monomial5:degree=1", "monomial6:degree=12,complex", "monomial7:columns=2,degree=5",
 	"monomial1:columns=2,degree=3,complex,seed=5", "monomial9:columns=2,complex",
+	"monomial10:balanced,degree=4", "monomial6:balanced,complex,columns=2",
 }
 
 func famBuild(t *testing.T, spec string) *Instance {
@@ -493,5 +494,47 @@ func TestFamilySpecs(t *testing.T) {
 	}
 	if fs := Families(); len(fs) < 9 || fs[0].Name != "p1" {
 		t.Errorf("Families() = %d", len(fs))
+	}
+}
+
+// TestBalanceRates: balancing only flips signs, and keeps every partial sum
+// of real rates in [-2, 2] (random signs do not, at n = 256, seed 1).
+func TestBalanceRates(t *testing.T) {
+	drawn := MonomialRates(256, 1, false)
+	rates := MonomialRates(256, 1, false)
+	BalanceRates(rates)
+	var s, a, b big.Rat
+	two := big.NewRat(2, 1)
+	worstDrawn := new(big.Rat)
+	for i := range rates {
+		a.Abs(&rates[i].Re)
+		b.Abs(&drawn[i].Re)
+		if a.Cmp(&b) != 0 {
+			t.Fatalf("rate %d: %s, drawn %s: not a sign flip", i+1, rates[i].Re.RatString(), drawn[i].Re.RatString())
+		}
+		s.Add(&s, &rates[i].Re)
+		if a.Abs(&s).Cmp(two) > 0 {
+			t.Fatalf("partial sum %d = %s outside [-2, 2]", i+1, s.RatString())
+		}
+	}
+	s.SetInt64(0)
+	for i := range drawn {
+		s.Add(&s, &drawn[i].Re)
+		if a.Abs(&s).Cmp(worstDrawn) > 0 {
+			worstDrawn.Set(&a)
+		}
+	}
+	if worstDrawn.Cmp(two) <= 0 {
+		t.Errorf("random signs: partial sums within [-2, 2] (largest %s): the test no longer shows what balancing changes", worstDrawn.RatString())
+	}
+	inst, err := FamilySystem("monomial256:balanced,degree=3", FamilyOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst.Spec != "monomial256:degree=3,balanced,seed=1" {
+		t.Errorf("spec %q", inst.Spec)
+	}
+	if got := inst.Exact[5][1].Re; got.Cmp(&rates[5].Re) != 0 {
+		t.Errorf("exact series of x6: t^1 coefficient %s, want the balanced rate %s", got.RatString(), rates[5].Re.RatString())
 	}
 }
