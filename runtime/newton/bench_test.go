@@ -15,16 +15,17 @@ import (
 //	go test ./runtime/newton -run '^$' -bench Monomial -benchtime 1x
 //	go test ./runtime/newton -run '^$' -bench 'Monomial/n=64/d=32/8d/real/w=2' -benchtime 1x
 //
-// n = 32, 64 (and 128 with MDGEN_BENCH_LARGE=1), d = 16, 32, in 2, 4, 8
+// n = 32, 64 and d = 16, 32 (with MDGEN_BENCH_LARGE=1 also n = 128 and
+// d = 64: the whole grid, an hour of CPU time), in 2, 4, 8
 // doubles, real and complex, 1 and 2 workers. Staging the plans is outside
 // the timer (Solver.Prepare).
 func BenchmarkMonomial(b *testing.B) {
-	ns := []int{32, 64}
+	ns, ds := []int{32, 64}, []int{16, 32}
 	if os.Getenv("MDGEN_BENCH_LARGE") != "" {
-		ns = append(ns, 128)
+		ns, ds = append(ns, 128), append(ds, 64)
 	}
 	for _, n := range ns {
-		for _, d := range []int{16, 32} {
+		for _, d := range ds {
 			for _, prec := range []int{2, 4, 8} {
 				for _, complex := range []bool{false, true} {
 					for _, workers := range []int{1, 2} {
