@@ -549,6 +549,33 @@ func NewQR{{.S}}(m, n int, a []{{.T}}, lda, workers int) (*QR{{.S}}, error) {
 	return q, q.finish()
 }
 
+// QRFromFactors{{.S}} returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQR{{.S}} leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQR{{.S}} computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQR{{.S}}'s bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQR{{.S}}'s.
+func QRFromFactors{{.S}}(m, n int, a, tau []{{.T}}) (*QR{{.S}}, error) {
+	checkMatrix("QRFromFactors{{.S}}", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactors{{.S}}: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QR{{.S}}{A: make([]{{.T}}, m*n), Tau: make([]{{.T}}, n), m: m, n: n, qhMin: qhMin{{.S}}, trMin: trMin{{.S}}}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	{{- if .C}}
+	q.vc = make([]{{.T}}, m*n)
+	for k := 0; k < n; k++ {
+		conjTail{{.S}}(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
+	{{- else}}
+	q.vc = q.A
+	{{- end}}
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QR{{.S}}) Rows() int { return q.m }
 
@@ -1315,6 +1342,14 @@ func init() {
 		},
 		NewQRComplex: func(m, n int, a []float64, lda, workers int) (Factorization, error) {
 			q, err := NewQRC{{.}}(m, n, as[mdops.C{{.}}](a, 2*{{.}}), lda, workers)
+			return flatQRC{{.}}{q}, err
+		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF{{.}}(m, n, as[mdops.F{{.}}](a, {{.}}), as[mdops.F{{.}}](tau, {{.}}))
+			return flatQRF{{.}}{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC{{.}}(m, n, as[mdops.C{{.}}](a, 2*{{.}}), as[mdops.C{{.}}](tau, 2*{{.}}))
 			return flatQRC{{.}}{q}, err
 		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {

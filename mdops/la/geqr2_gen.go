@@ -58,6 +58,26 @@ func NewQRF1(m, n int, a []mdops.F1, lda, workers int) (*QRF1, error) {
 	return q, q.finish()
 }
 
+// QRFromFactorsF1 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRF1 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRF1 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRF1's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRF1's.
+func QRFromFactorsF1(m, n int, a, tau []mdops.F1) (*QRF1, error) {
+	checkMatrix("QRFromFactorsF1", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsF1: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRF1{A: make([]mdops.F1, m*n), Tau: make([]mdops.F1, n), m: m, n: n, qhMin: qhMinF1, trMin: trMinF1}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = q.A
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QRF1) Rows() int { return q.m }
 
@@ -214,6 +234,29 @@ func NewQRC1(m, n int, a []mdops.C1, lda, workers int) (*QRC1, error) {
 	}
 	q.vc = make([]mdops.C1, m*n)
 	geqr2C1(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// QRFromFactorsC1 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRC1 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRC1 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRC1's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRC1's.
+func QRFromFactorsC1(m, n int, a, tau []mdops.C1) (*QRC1, error) {
+	checkMatrix("QRFromFactorsC1", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsC1: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRC1{A: make([]mdops.C1, m*n), Tau: make([]mdops.C1, n), m: m, n: n, qhMin: qhMinC1, trMin: trMinC1}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = make([]mdops.C1, m*n)
+	for k := 0; k < n; k++ {
+		conjTailC1(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
 	return q, q.finish()
 }
 
@@ -376,6 +419,26 @@ func NewQRF2(m, n int, a []mdops.F2, lda, workers int) (*QRF2, error) {
 	return q, q.finish()
 }
 
+// QRFromFactorsF2 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRF2 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRF2 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRF2's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRF2's.
+func QRFromFactorsF2(m, n int, a, tau []mdops.F2) (*QRF2, error) {
+	checkMatrix("QRFromFactorsF2", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsF2: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRF2{A: make([]mdops.F2, m*n), Tau: make([]mdops.F2, n), m: m, n: n, qhMin: qhMinF2, trMin: trMinF2}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = q.A
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QRF2) Rows() int { return q.m }
 
@@ -532,6 +595,29 @@ func NewQRC2(m, n int, a []mdops.C2, lda, workers int) (*QRC2, error) {
 	}
 	q.vc = make([]mdops.C2, m*n)
 	geqr2C2(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// QRFromFactorsC2 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRC2 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRC2 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRC2's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRC2's.
+func QRFromFactorsC2(m, n int, a, tau []mdops.C2) (*QRC2, error) {
+	checkMatrix("QRFromFactorsC2", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsC2: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRC2{A: make([]mdops.C2, m*n), Tau: make([]mdops.C2, n), m: m, n: n, qhMin: qhMinC2, trMin: trMinC2}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = make([]mdops.C2, m*n)
+	for k := 0; k < n; k++ {
+		conjTailC2(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
 	return q, q.finish()
 }
 
@@ -694,6 +780,26 @@ func NewQRF3(m, n int, a []mdops.F3, lda, workers int) (*QRF3, error) {
 	return q, q.finish()
 }
 
+// QRFromFactorsF3 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRF3 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRF3 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRF3's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRF3's.
+func QRFromFactorsF3(m, n int, a, tau []mdops.F3) (*QRF3, error) {
+	checkMatrix("QRFromFactorsF3", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsF3: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRF3{A: make([]mdops.F3, m*n), Tau: make([]mdops.F3, n), m: m, n: n, qhMin: qhMinF3, trMin: trMinF3}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = q.A
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QRF3) Rows() int { return q.m }
 
@@ -850,6 +956,29 @@ func NewQRC3(m, n int, a []mdops.C3, lda, workers int) (*QRC3, error) {
 	}
 	q.vc = make([]mdops.C3, m*n)
 	geqr2C3(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// QRFromFactorsC3 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRC3 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRC3 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRC3's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRC3's.
+func QRFromFactorsC3(m, n int, a, tau []mdops.C3) (*QRC3, error) {
+	checkMatrix("QRFromFactorsC3", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsC3: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRC3{A: make([]mdops.C3, m*n), Tau: make([]mdops.C3, n), m: m, n: n, qhMin: qhMinC3, trMin: trMinC3}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = make([]mdops.C3, m*n)
+	for k := 0; k < n; k++ {
+		conjTailC3(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
 	return q, q.finish()
 }
 
@@ -1012,6 +1141,26 @@ func NewQRF4(m, n int, a []mdops.F4, lda, workers int) (*QRF4, error) {
 	return q, q.finish()
 }
 
+// QRFromFactorsF4 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRF4 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRF4 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRF4's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRF4's.
+func QRFromFactorsF4(m, n int, a, tau []mdops.F4) (*QRF4, error) {
+	checkMatrix("QRFromFactorsF4", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsF4: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRF4{A: make([]mdops.F4, m*n), Tau: make([]mdops.F4, n), m: m, n: n, qhMin: qhMinF4, trMin: trMinF4}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = q.A
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QRF4) Rows() int { return q.m }
 
@@ -1168,6 +1317,29 @@ func NewQRC4(m, n int, a []mdops.C4, lda, workers int) (*QRC4, error) {
 	}
 	q.vc = make([]mdops.C4, m*n)
 	geqr2C4(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// QRFromFactorsC4 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRC4 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRC4 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRC4's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRC4's.
+func QRFromFactorsC4(m, n int, a, tau []mdops.C4) (*QRC4, error) {
+	checkMatrix("QRFromFactorsC4", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsC4: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRC4{A: make([]mdops.C4, m*n), Tau: make([]mdops.C4, n), m: m, n: n, qhMin: qhMinC4, trMin: trMinC4}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = make([]mdops.C4, m*n)
+	for k := 0; k < n; k++ {
+		conjTailC4(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
 	return q, q.finish()
 }
 
@@ -1330,6 +1502,26 @@ func NewQRF5(m, n int, a []mdops.F5, lda, workers int) (*QRF5, error) {
 	return q, q.finish()
 }
 
+// QRFromFactorsF5 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRF5 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRF5 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRF5's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRF5's.
+func QRFromFactorsF5(m, n int, a, tau []mdops.F5) (*QRF5, error) {
+	checkMatrix("QRFromFactorsF5", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsF5: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRF5{A: make([]mdops.F5, m*n), Tau: make([]mdops.F5, n), m: m, n: n, qhMin: qhMinF5, trMin: trMinF5}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = q.A
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QRF5) Rows() int { return q.m }
 
@@ -1486,6 +1678,29 @@ func NewQRC5(m, n int, a []mdops.C5, lda, workers int) (*QRC5, error) {
 	}
 	q.vc = make([]mdops.C5, m*n)
 	geqr2C5(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// QRFromFactorsC5 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRC5 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRC5 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRC5's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRC5's.
+func QRFromFactorsC5(m, n int, a, tau []mdops.C5) (*QRC5, error) {
+	checkMatrix("QRFromFactorsC5", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsC5: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRC5{A: make([]mdops.C5, m*n), Tau: make([]mdops.C5, n), m: m, n: n, qhMin: qhMinC5, trMin: trMinC5}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = make([]mdops.C5, m*n)
+	for k := 0; k < n; k++ {
+		conjTailC5(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
 	return q, q.finish()
 }
 
@@ -1648,6 +1863,26 @@ func NewQRF8(m, n int, a []mdops.F8, lda, workers int) (*QRF8, error) {
 	return q, q.finish()
 }
 
+// QRFromFactorsF8 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRF8 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRF8 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRF8's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRF8's.
+func QRFromFactorsF8(m, n int, a, tau []mdops.F8) (*QRF8, error) {
+	checkMatrix("QRFromFactorsF8", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsF8: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRF8{A: make([]mdops.F8, m*n), Tau: make([]mdops.F8, n), m: m, n: n, qhMin: qhMinF8, trMin: trMinF8}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = q.A
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QRF8) Rows() int { return q.m }
 
@@ -1804,6 +2039,29 @@ func NewQRC8(m, n int, a []mdops.C8, lda, workers int) (*QRC8, error) {
 	}
 	q.vc = make([]mdops.C8, m*n)
 	geqr2C8(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// QRFromFactorsC8 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRC8 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRC8 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRC8's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRC8's.
+func QRFromFactorsC8(m, n int, a, tau []mdops.C8) (*QRC8, error) {
+	checkMatrix("QRFromFactorsC8", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsC8: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRC8{A: make([]mdops.C8, m*n), Tau: make([]mdops.C8, n), m: m, n: n, qhMin: qhMinC8, trMin: trMinC8}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = make([]mdops.C8, m*n)
+	for k := 0; k < n; k++ {
+		conjTailC8(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
 	return q, q.finish()
 }
 
@@ -1966,6 +2224,26 @@ func NewQRF10(m, n int, a []mdops.F10, lda, workers int) (*QRF10, error) {
 	return q, q.finish()
 }
 
+// QRFromFactorsF10 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRF10 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRF10 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRF10's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRF10's.
+func QRFromFactorsF10(m, n int, a, tau []mdops.F10) (*QRF10, error) {
+	checkMatrix("QRFromFactorsF10", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsF10: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRF10{A: make([]mdops.F10, m*n), Tau: make([]mdops.F10, n), m: m, n: n, qhMin: qhMinF10, trMin: trMinF10}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = q.A
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QRF10) Rows() int { return q.m }
 
@@ -2122,6 +2400,29 @@ func NewQRC10(m, n int, a []mdops.C10, lda, workers int) (*QRC10, error) {
 	}
 	q.vc = make([]mdops.C10, m*n)
 	geqr2C10(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// QRFromFactorsC10 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRC10 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRC10 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRC10's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRC10's.
+func QRFromFactorsC10(m, n int, a, tau []mdops.C10) (*QRC10, error) {
+	checkMatrix("QRFromFactorsC10", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsC10: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRC10{A: make([]mdops.C10, m*n), Tau: make([]mdops.C10, n), m: m, n: n, qhMin: qhMinC10, trMin: trMinC10}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = make([]mdops.C10, m*n)
+	for k := 0; k < n; k++ {
+		conjTailC10(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
 	return q, q.finish()
 }
 
@@ -2284,6 +2585,26 @@ func NewQRF16(m, n int, a []mdops.F16, lda, workers int) (*QRF16, error) {
 	return q, q.finish()
 }
 
+// QRFromFactorsF16 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRF16 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRF16 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRF16's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRF16's.
+func QRFromFactorsF16(m, n int, a, tau []mdops.F16) (*QRF16, error) {
+	checkMatrix("QRFromFactorsF16", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsF16: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRF16{A: make([]mdops.F16, m*n), Tau: make([]mdops.F16, n), m: m, n: n, qhMin: qhMinF16, trMin: trMinF16}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = q.A
+	return q, q.finish()
+}
+
 // Rows returns m.
 func (q *QRF16) Rows() int { return q.m }
 
@@ -2440,6 +2761,29 @@ func NewQRC16(m, n int, a []mdops.C16, lda, workers int) (*QRC16, error) {
 	}
 	q.vc = make([]mdops.C16, m*n)
 	geqr2C16(m, n, q.A, q.Tau, q.vc, workers)
+	return q, q.finish()
+}
+
+// QRFromFactorsC16 returns the factorization whose factored m x n matrix
+// (column-major, lda = m) and scalars are a and tau, as NewQRC16 leaves
+// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// copies: it computes what NewQRC16 computes after the factorization
+// (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
+// checks the rank, so that Cond, ApplyQH and SolveR give NewQRC16's bits
+// when a and tau are its factors. The error is nil or a *RankError, as
+// NewQRC16's.
+func QRFromFactorsC16(m, n int, a, tau []mdops.C16) (*QRC16, error) {
+	checkMatrix("QRFromFactorsC16", m, n, len(a), m)
+	if m < n || len(tau) < n {
+		panic(fmt.Sprintf("la: QRFromFactorsC16: m = %d, n = %d, %d scalars", m, n, len(tau)))
+	}
+	q := &QRC16{A: make([]mdops.C16, m*n), Tau: make([]mdops.C16, n), m: m, n: n, qhMin: qhMinC16, trMin: trMinC16}
+	copy(q.A, a[:m*n])
+	copy(q.Tau, tau[:n])
+	q.vc = make([]mdops.C16, m*n)
+	for k := 0; k < n; k++ {
+		conjTailC16(q.vc[k+1+k*m:(k+1)*m], q.A[k+1+k*m:(k+1)*m])
+	}
 	return q, q.finish()
 }
 

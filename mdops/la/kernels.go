@@ -19,9 +19,12 @@ type Factorization interface {
 // the typed routine of the same name (NewQRF<N>, MulSubC<N>, ...) with the
 // buffers reinterpreted in place; the float64 results are the leading limbs.
 type Kernels struct {
-	N                     int
-	NewQR, NewQRComplex   func(m, n int, a []float64, lda, workers int) (Factorization, error)
-	MulSub, MulSubComplex func(m, n int, a []float64, lda int, x, b []float64, workers int)
+	N                   int
+	NewQR, NewQRComplex func(m, n int, a []float64, lda, workers int) (Factorization, error)
+	// QRFromFactors is QRFromFactorsF<N>: the factorization of NewQR's
+	// factors A (lda = m) and Tau computed elsewhere (a GPU).
+	QRFromFactors, QRFromFactorsComplex func(m, n int, a, tau []float64) (Factorization, error)
+	MulSub, MulSubComplex               func(m, n int, a []float64, lda int, x, b []float64, workers int)
 	// MulSubBatch is MulSubBatchF<N> (strides in elements).
 	MulSubBatch, MulSubBatchComplex func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int)
 	Residual1, Residual1Complex     func(m, n int, a []float64, lda int, x, b []float64, workers int) float64

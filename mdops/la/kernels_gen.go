@@ -643,6 +643,14 @@ func init() {
 			q, err := NewQRC1(m, n, as[mdops.C1](a, 2*1), lda, workers)
 			return flatQRC1{q}, err
 		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF1(m, n, as[mdops.F1](a, 1), as[mdops.F1](tau, 1))
+			return flatQRF1{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC1(m, n, as[mdops.C1](a, 2*1), as[mdops.C1](tau, 2*1))
+			return flatQRC1{q}, err
+		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubF1(m, n, as[mdops.F1](a, 1), lda, as[mdops.F1](x, 1), as[mdops.F1](b, 1), workers)
 		},
@@ -680,6 +688,14 @@ func init() {
 		},
 		NewQRComplex: func(m, n int, a []float64, lda, workers int) (Factorization, error) {
 			q, err := NewQRC2(m, n, as[mdops.C2](a, 2*2), lda, workers)
+			return flatQRC2{q}, err
+		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF2(m, n, as[mdops.F2](a, 2), as[mdops.F2](tau, 2))
+			return flatQRF2{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC2(m, n, as[mdops.C2](a, 2*2), as[mdops.C2](tau, 2*2))
 			return flatQRC2{q}, err
 		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
@@ -721,6 +737,14 @@ func init() {
 			q, err := NewQRC3(m, n, as[mdops.C3](a, 2*3), lda, workers)
 			return flatQRC3{q}, err
 		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF3(m, n, as[mdops.F3](a, 3), as[mdops.F3](tau, 3))
+			return flatQRF3{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC3(m, n, as[mdops.C3](a, 2*3), as[mdops.C3](tau, 2*3))
+			return flatQRC3{q}, err
+		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubF3(m, n, as[mdops.F3](a, 3), lda, as[mdops.F3](x, 3), as[mdops.F3](b, 3), workers)
 		},
@@ -758,6 +782,14 @@ func init() {
 		},
 		NewQRComplex: func(m, n int, a []float64, lda, workers int) (Factorization, error) {
 			q, err := NewQRC4(m, n, as[mdops.C4](a, 2*4), lda, workers)
+			return flatQRC4{q}, err
+		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF4(m, n, as[mdops.F4](a, 4), as[mdops.F4](tau, 4))
+			return flatQRF4{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC4(m, n, as[mdops.C4](a, 2*4), as[mdops.C4](tau, 2*4))
 			return flatQRC4{q}, err
 		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
@@ -799,6 +831,14 @@ func init() {
 			q, err := NewQRC5(m, n, as[mdops.C5](a, 2*5), lda, workers)
 			return flatQRC5{q}, err
 		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF5(m, n, as[mdops.F5](a, 5), as[mdops.F5](tau, 5))
+			return flatQRF5{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC5(m, n, as[mdops.C5](a, 2*5), as[mdops.C5](tau, 2*5))
+			return flatQRC5{q}, err
+		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubF5(m, n, as[mdops.F5](a, 5), lda, as[mdops.F5](x, 5), as[mdops.F5](b, 5), workers)
 		},
@@ -836,6 +876,14 @@ func init() {
 		},
 		NewQRComplex: func(m, n int, a []float64, lda, workers int) (Factorization, error) {
 			q, err := NewQRC8(m, n, as[mdops.C8](a, 2*8), lda, workers)
+			return flatQRC8{q}, err
+		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF8(m, n, as[mdops.F8](a, 8), as[mdops.F8](tau, 8))
+			return flatQRF8{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC8(m, n, as[mdops.C8](a, 2*8), as[mdops.C8](tau, 2*8))
 			return flatQRC8{q}, err
 		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
@@ -877,6 +925,14 @@ func init() {
 			q, err := NewQRC10(m, n, as[mdops.C10](a, 2*10), lda, workers)
 			return flatQRC10{q}, err
 		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF10(m, n, as[mdops.F10](a, 10), as[mdops.F10](tau, 10))
+			return flatQRF10{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC10(m, n, as[mdops.C10](a, 2*10), as[mdops.C10](tau, 2*10))
+			return flatQRC10{q}, err
+		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
 			MulSubF10(m, n, as[mdops.F10](a, 10), lda, as[mdops.F10](x, 10), as[mdops.F10](b, 10), workers)
 		},
@@ -914,6 +970,14 @@ func init() {
 		},
 		NewQRComplex: func(m, n int, a []float64, lda, workers int) (Factorization, error) {
 			q, err := NewQRC16(m, n, as[mdops.C16](a, 2*16), lda, workers)
+			return flatQRC16{q}, err
+		},
+		QRFromFactors: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsF16(m, n, as[mdops.F16](a, 16), as[mdops.F16](tau, 16))
+			return flatQRF16{q}, err
+		},
+		QRFromFactorsComplex: func(m, n int, a, tau []float64) (Factorization, error) {
+			q, err := QRFromFactorsC16(m, n, as[mdops.C16](a, 2*16), as[mdops.C16](tau, 2*16))
 			return flatQRC16{q}, err
 		},
 		MulSub: func(m, n int, a []float64, lda int, x, b []float64, workers int) {
