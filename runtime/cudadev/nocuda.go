@@ -68,3 +68,12 @@ func (f *Function) MaxActiveBlocks(block, shared int) (int, error) { return 0, E
 func (t *Timer) Start() error                                      { return ErrNoCUDA }
 func (t *Timer) Stop() (float64, error)                            { return 0, ErrNoCUDA }
 func (t *Timer) Close() error                                      { return ErrNoCUDA }
+
+// Event is a CUDA event; in this build there are none.
+type Event struct{}
+
+func (d *Device) NewEvent() (*Event, error)            { return nil, ErrNoCUDA }
+func (e *Event) Record() error                         { return ErrNoCUDA }
+func (e *Event) Synchronize() error                    { return ErrNoCUDA }
+func (e *Event) Elapsed(start *Event) (float64, error) { return 0, ErrNoCUDA }
+func (e *Event) Close() error                          { return ErrNoCUDA }

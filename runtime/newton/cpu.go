@@ -1,0 +1,239 @@
+package newton
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// cpuBackend is the CPU back end: flat buffers in the layouts of the
+// executor (x) and of la (A, b, dx, y), the executors of runtime (or
+// Options.NewExecutor's), and la's routines with the Solver's workers.
+type cpuBackend struct {
+	c       BackendConfig
+	addTo   func(dst, src []float64)
+	newQR   func(m, n int, a []float64, lda, workers int) (la.Factorization, error)
+	mulSubs func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int)
+	norm1   func(x []float64) float64
+
+	x  []float64 // n series of d+1 coefficients: (v*(d+1)+k)*W
+	a  []float64 // A_k, k = 0..d: m x n column-major, (k*m*n + i + j*m)*W
+	b  []float64 // b_k, k = 0..d: (k*m + i)*W
+	dx []float64 // dx_k, k = 0..d: (k*n + j)*W
+	y  []float64 // m numbers: Q^H b_k, then dx_k in y[:n]
+	rb []float64 // d+1 vectors of m numbers: b_k - A_0 dx_k (the residual)
+	qr la.Factorization
+
+	times Times
+	last  time.Time
+}
+
+func newCPUBackend(c BackendConfig) (*cpuBackend, error) {
+	sk, ok := mdops.SeriesKernelsFor(c.N)
+	if !ok {
+		return nil, fmt.Errorf("newton: no generated kernels for %d doubles", c.N)
+	}
+	lk, ok := la.KernelsFor(c.N)
+	if !ok {
+		return nil, fmt.Errorf("newton: no linear algebra for %d doubles", c.N)
+	}
+	be := &cpuBackend{c: c}
+	if c.Complex {
+		be.addTo = sk.AddToComplex
+		be.newQR, be.mulSubs, be.norm1 = lk.NewQRComplex, lk.MulSubBatchComplex, lk.Norm1Complex
+	} else {
+		be.addTo = sk.AddTo
+		be.newQR, be.mulSubs, be.norm1 = lk.NewQR, lk.MulSubBatch, lk.Norm1
+	}
+	return be, nil
+}
+
+func (be *cpuBackend) Reset(x0 []float64) error {
+	c := be.c
+	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.W
+	// x is the Result's: a fresh one per solve. The work buffers are
+	// fresh too (as before the back ends: the same allocations).
+	be.x = make([]float64, n*(d+1)*W)
+	be.a = make([]float64, (d+1)*m*n*W)
+	be.b = make([]float64, (d+1)*m*W)
+	be.dx = make([]float64, (d+1)*n*W)
+	be.y = make([]float64, m*W)
+	be.rb = make([]float64, (d+1)*m*W)
+	be.qr = nil
+	for v := 0; v < n; v++ {
+		copy(be.x[v*(d+1)*W:v*(d+1)*W+W], x0[v*W:(v+1)*W])
+	}
+	be.times = Times{}
+	be.last = time.Now()
+	return nil
+}
+
+func (be *cpuBackend) Mark() { be.last = time.Now() }
+
+func (be *cpuBackend) Lap(s Stage) {
+	now := time.Now()
+	be.times.AddStage(s, now.Sub(be.last))
+	be.last = now
+}
+
+func (be *cpuBackend) Times() (Times, error) { return be.times, nil }
+
+func (be *cpuBackend) X() ([]float64, error) { return be.x, nil }
+
+func (be *cpuBackend) Close() error { return nil }
+
+func (be *cpuBackend) maxAbs(x []float64) float64 { return maxAbs(x, be.c.N, be.c.Complex) }
+
+// Evaluate runs the executor of degree w at x mod t^(w+1) and sets
+// b_k = -G_k (k = 0..w) and, with jac, A_k = J_k.
+func (be *cpuBackend) Evaluate(w int, jac bool) (float64, float64, error) {
+	c := be.c
+	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.W
+	e, err := c.Exec(w)
+	if err != nil { // staged by Prepare; cannot happen
+		return 0, 0, err
+	}
+	for v := 0; v < n; v++ {
+		off := v * (d + 1) * W
+		e.SetInput(v, be.x[off:off+(w+1)*W])
+	}
+	if err := e.Run(); err != nil {
+		return 0, 0, fmt.Errorf("executor: %w", err)
+	}
+	for i := 0; i < m; i++ {
+		val := e.Value(i)
+		for k := 0; k <= w; k++ {
+			off := (k*m + i) * W
+			negateInto(be.b[off:off+W], val[k*W:(k+1)*W])
+		}
+	}
+	if jac {
+		plan := e.Plan()
+		for j := 0; j < n; j++ {
+			for i := 0; i < m; i++ {
+				var der []float64
+				if plan.DerivSlot(i, j) != stager.NoSlot {
+					der = e.Deriv(i, j)
+				}
+				for k := 0; k <= w; k++ {
+					off := (k*m*n + i + j*m) * W
+					if der == nil {
+						clear(be.a[off : off+W])
+					} else {
+						copy(be.a[off:off+W], der[k*W:(k+1)*W])
+					}
+				}
+			}
+		}
+	}
+	bw := be.b[:(w+1)*m*W]
+	return be.norm1(bw), be.maxAbs(bw), nil
+}
+
+func (be *cpuBackend) Factor() (*la.RankError, float64, float64, error) {
+	c := be.c
+	n, m, W := c.Vars, c.Eqs, c.W
+	qr, err := be.newQR(m, n, be.a[:m*n*W], m, c.Workers)
+	var rank *la.RankError
+	if errors.As(err, &rank) {
+		return rank, 0, 0, nil
+	} else if err != nil {
+		return nil, 0, 0, fmt.Errorf("QR: %w", err)
+	}
+	be.qr = qr
+	cond := qr.Cond()
+	a0norm := 0.0
+	for j := 0; j < n; j++ {
+		a0norm = max(a0norm, be.norm1(be.a[j*m*W:(j+1)*m*W]))
+	}
+	return nil, cond, a0norm, nil
+}
+
+func (be *cpuBackend) MaxAbsX() (float64, error) { return be.maxAbs(be.x), nil }
+
+func (be *cpuBackend) BlockNorm(k int) (float64, error) {
+	m, W := be.c.Eqs, be.c.W
+	return be.norm1(be.b[k*m*W : (k+1)*m*W]), nil
+}
+
+func (be *cpuBackend) SkipBlock(k int) error {
+	n, W := be.c.Vars, be.c.W
+	clear(be.dx[k*n*W : (k+1)*n*W])
+	return nil
+}
+
+func (be *cpuBackend) ApplyQH(k int) error {
+	m, W := be.c.Eqs, be.c.W
+	copy(be.y, be.b[k*m*W:(k+1)*m*W])
+	be.qr.ApplyQH(be.y, be.c.Workers)
+	return nil
+}
+
+func (be *cpuBackend) SolveR(k int) error {
+	n, W := be.c.Vars, be.c.W
+	if err := be.qr.SolveR(be.y, be.c.Workers); err != nil {
+		return fmt.Errorf("back substitution: %w", err)
+	}
+	copy(be.dx[k*n*W:(k+1)*n*W], be.y[:n*W])
+	return nil
+}
+
+// UpdateB: b_j -= A_(j-k) dx_k for j = k+1..w: independent products
+// (A_1..A_(w-k) are consecutive, as are b_(k+1)..b_w), spread over the
+// workers.
+func (be *cpuBackend) UpdateB(k, w int) error {
+	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
+	be.mulSubs(w-k, m, n, be.a[m*n*W:], m, m*n, be.dx[k*n*W:(k+1)*n*W], 0, be.b[(k+1)*m*W:], m, be.c.Workers)
+	return nil
+}
+
+// Residual: sum_k ||b_k - A_0 dx_k||_1, b_k as updated by the blocks
+// before k (||b_k||_1 for a skipped block). Each run of unskipped blocks
+// k0..k1-1 is one batch of products rb_k = b_k - A_0 dx_k (la's
+// Residual1: a copy of b_k, MulSub, Norm1).
+func (be *cpuBackend) Residual(w int, skipped []bool, nb []float64) (float64, error) {
+	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
+	copy(be.rb[:(w+1)*m*W], be.b[:(w+1)*m*W])
+	for k0 := 0; k0 <= w; {
+		if skipped[k0] {
+			k0++
+			continue
+		}
+		k1 := k0 + 1
+		for k1 <= w && !skipped[k1] {
+			k1++
+		}
+		be.mulSubs(k1-k0, m, n, be.a[:m*n*W], m, 0, be.dx[k0*n*W:], n, be.rb[k0*m*W:], m, be.c.Workers)
+		k0 = k1
+	}
+	r := 0.0
+	for k := 0; k <= w; k++ {
+		if skipped[k] {
+			r += nb[k]
+			continue
+		}
+		r += be.norm1(be.rb[k*m*W : (k+1)*m*W])
+	}
+	return r, nil
+}
+
+// UpdateX: x += dx, block by block, variable by variable.
+func (be *cpuBackend) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float64, error) {
+	d, n, W := be.c.Degree, be.c.Vars, be.c.W
+	delta := be.maxAbs(be.dx[:(w+1)*n*W])
+	deltaOld := be.maxAbs(be.dx[:(wPrev+1)*n*W])
+	for k := 0; k <= w; k++ {
+		if skipped[k] {
+			continue
+		}
+		for v := 0; v < n; v++ {
+			off := (v*(d+1) + k) * W
+			be.addTo(be.x[off:off+W], be.dx[(k*n+v)*W:(k*n+v+1)*W])
+		}
+	}
+	return delta, deltaOld, be.maxAbs(be.x), nil
+}

@@ -1,0 +1,310 @@
+package newton
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// The driver: the control flow of Newton's method on series, written once
+// for every back end (see Backend and the package documentation).
+
+// run holds the state of one Solve; the buffers are the back end's.
+type run struct {
+	s   *Solver
+	be  Backend
+	res *Result
+	d   int
+
+	nb      []float64 // ||b_k||_1 at its skip test
+	skipped []bool
+
+	qrValid bool // the back end holds a QR of A_0 at the current x(0)
+	cond    float64
+	a0norm  float64 // ||A_0||_1
+
+	start time.Time
+	steps int
+}
+
+func (s *Solver) newRun(x0 []float64) (*run, error) {
+	d := s.opt.Degree
+	r := &run{s: s, be: s.be, d: d,
+		nb:      make([]float64, d+1),
+		skipped: make([]bool, d+1),
+		start:   time.Now(),
+	}
+	if err := r.be.Reset(x0); err != nil {
+		return nil, fmt.Errorf("newton: %w", err)
+	}
+	r.res = &Result{N: s.N, Complex: s.opt.Complex, Degree: d, Vars: s.sys.Vars}
+	return r, nil
+}
+
+// stepOut is what one Newton step reports to the stop rule.
+type stepOut struct {
+	delta    float64 // max |dx_k|, k = 0..w, relative to max |x| after the update
+	deltaOld float64 // the same over k = 0..wPrev (the coefficients the previous step had)
+	residual float64
+	fnorm    float64 // ||b||_1 = ||G(x(t), t) mod t^(w+1)||_1 before the update
+	skipped  int
+}
+
+// stepError is an error of the back end, with the stage and the step.
+func (r *run) stepError(stage Stage, w int, refine bool, err error) error {
+	where := fmt.Sprintf("step %d, degree %d", r.steps, w)
+	if refine {
+		where = fmt.Sprintf("step %d, refining x(0)", r.steps)
+	}
+	return fmt.Errorf("newton: %s (%s): %w", stage, where, err)
+}
+
+// run is the driver: refinement of x(0), then Newton on series with
+// staggered degrees (see the package documentation for the stop rule).
+// The error is the back end's (the result is then incomplete).
+func (r *run) run() error {
+	s, res := r.s, r.res
+	// Phase 1: refine x(0) at degree 0.
+	prev := -1.0 // the delta of the step before (none: -1)
+	for {
+		if r.steps >= s.opt.MaxSteps {
+			r.fail(&Failure{Kind: StepLimit, Step: r.steps, Degree: 0, Refine: true, Update: res.Update, Residual: res.Residual, FNorm: res.FNorm})
+			return nil
+		}
+		r.steps++
+		out, f, err := r.step(0, 0, true)
+		if err != nil {
+			return err
+		}
+		if r.steps == 1 {
+			res.StartResidual = out.fnorm
+		}
+		if f != nil {
+			r.fail(f)
+			return nil
+		}
+		r.report(0, true, out)
+		if r.converged(out.delta, prev) {
+			break
+		}
+		if f := r.diverging(out, prev, 0, true); f != nil {
+			r.fail(f)
+			return nil
+		}
+		prev = out.delta
+	}
+	res.RefineSteps = r.steps
+	if r.d == 0 {
+		// Root refinement: the residual is ||G(x(0), 0)||_1 at the final
+		// x(0) (PHCpack's res), one more evaluation at degree 0 unless the
+		// last step left x(0) as it was.
+		if !r.skipped[0] {
+			r.be.Mark()
+			fnorm, _, err := r.be.Evaluate(0, false)
+			if err != nil {
+				return r.stepError(StageResidual, 0, true, err)
+			}
+			res.Residual = fnorm
+			r.be.Lap(StageResidual)
+		}
+		res.Converged, res.Steps, res.Cond = true, r.steps, r.cond
+		return nil
+	}
+	// Phase 2: Newton on series, w = 1, 2, 4, 7, 11, ... up to d; x(0) frozen.
+	// prev and prevOld: the delta and deltaOld of the step before (the
+	// last refinement step's delta before the first series step).
+	prev = res.Update
+	prevOld := prev
+	for w := 0; ; {
+		if r.steps >= s.opt.MaxSteps {
+			r.fail(&Failure{Kind: StepLimit, Step: r.steps, Degree: w, Update: res.Update, Residual: res.Residual, FNorm: res.FNorm})
+			return nil
+		}
+		wPrev := w
+		w = min(w+1+w/2, r.d)
+		r.steps++
+		out, f, err := r.step(w, wPrev, false)
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			r.fail(f)
+			return nil
+		}
+		r.report(w, false, out)
+		// deltaOld: the coefficients the previous step had (all of them
+		// from the second step at d on); the new ones are exact to rounding
+		// when the old ones were (see the doc).
+		if w == r.d && r.converged(out.deltaOld, prevOld) {
+			break
+		}
+		prevOld = out.deltaOld
+		if f := r.diverging(out, prev, w, false); f != nil {
+			r.fail(f)
+			return nil
+		}
+		prev = out.delta
+	}
+	res.Converged = true
+	res.Steps = r.steps
+	res.Cond = r.cond
+	return nil
+}
+
+// converged is the stop rule at the full degree: the relative update of
+// the coefficients the previous step had is below 2^10 u max(1, cond) (clean
+// convergence), or it is below half the precision and no longer decreased
+// by a factor 16 over that of the previous step (the rounding floor of the
+// evaluation); prev < 0: no previous step.
+func (r *run) converged(deltaOld, prev float64) bool {
+	if deltaOld <= 1024*r.s.u*max(1, r.cond) {
+		return true
+	}
+	return prev >= 0 && deltaOld > prev/16 && deltaOld <= r.s.sqrtU
+}
+
+// diverging reports a growing update: over the coefficients that the
+// previous step had too, larger than the previous step's update and above
+// half the precision.
+func (r *run) diverging(out stepOut, prev float64, w int, refine bool) *Failure {
+	if prev >= 0 && out.deltaOld > prev && out.deltaOld > r.s.sqrtU {
+		return &Failure{Kind: Diverging, Step: r.steps, Degree: w, Refine: refine, Update: out.deltaOld, PrevUpdate: prev,
+			Residual: out.residual, FNorm: out.fnorm, StartResidual: r.res.StartResidual, Cond: r.cond}
+	}
+	return nil
+}
+
+func (r *run) fail(f *Failure) {
+	r.res.Converged = false
+	r.res.Err = f
+	r.res.Steps = r.steps
+	r.res.Cond = r.cond
+	if f.Cond == 0 {
+		f.Cond = r.cond
+	}
+	if f.StartResidual == 0 {
+		f.StartResidual = r.res.StartResidual
+	}
+}
+
+func (r *run) report(w int, refine bool, out stepOut) {
+	r.res.Update = out.delta
+	r.res.Residual = out.residual
+	r.res.FNorm = out.fnorm
+	if p := r.s.opt.Progress; p != nil {
+		p(StepInfo{Step: r.steps, Refine: refine, Degree: w, Update: out.delta, UpdateOld: out.deltaOld, Residual: out.residual,
+			Blocks: w + 1, Skipped: out.skipped, Elapsed: time.Since(r.start)})
+	}
+}
+
+// step is one Newton step at working degree w; wPrev is the degree of the
+// previous step. In the refinement (refine, w = 0) x(0) is updated; in the
+// series phase block 0 is skipped (x(0) frozen). The order of the
+// operations is the package documentation's, item by item; the back end
+// does each one.
+func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
+	s, be := r.s, r.be
+	var out stepOut
+	stage := StageEvaluate
+	fail := func(err error) (stepOut, *Failure, error) { return out, nil, r.stepError(stage, w, refine, err) }
+
+	// 1. Evaluate and differentiate at x(t) mod t^(w+1).
+	be.Mark()
+	fnorm, bmax, err := be.Evaluate(w, true)
+	if err != nil {
+		return fail(err)
+	}
+	out.fnorm = fnorm
+	be.Lap(StageEvaluate)
+	if math.IsNaN(bmax) || math.IsInf(bmax, 0) {
+		return out, &Failure{Kind: Diverging, NonFinite: true, Step: r.steps, Degree: w, Refine: refine}, nil
+	}
+
+	// 2. QR of A_0, unless x(0) is the one of the last QR.
+	if !r.qrValid {
+		stage = StageQR
+		rank, cond, a0norm, err := be.Factor()
+		if err != nil {
+			return fail(err)
+		}
+		be.Lap(StageQR)
+		if rank != nil {
+			return out, &Failure{Kind: Singular, Rank: rank, Col: rank.Col, Step: r.steps, Degree: w, Refine: refine}, nil
+		}
+		r.qrValid, r.cond, r.a0norm = true, cond, a0norm
+		if !(r.cond <= s.opt.MaxCond) {
+			return out, &Failure{Kind: IllConditioned, Cond: r.cond, MaxCond: s.opt.MaxCond, Step: r.steps, Degree: w, Refine: refine}, nil
+		}
+	}
+
+	// 3. Block forward substitution, k = 0..w.
+	stage = StageQHB
+	xs, err := be.MaxAbsX()
+	if err != nil {
+		return fail(err)
+	}
+	if xs == 0 {
+		xs = 1
+	}
+	// Skip block k when the bound cond/||A_0||_1 * ||b_k||_1 on ||dx_k||
+	// is below 2^8 u max|x|.
+	skipTol := 256 * s.u * xs * r.a0norm / r.cond
+	be.Lap(StageQHB)
+	for k := 0; k <= w; k++ {
+		stage = StageQHB
+		nb, err := be.BlockNorm(k)
+		if err != nil {
+			return fail(err)
+		}
+		r.nb[k] = nb
+		r.skipped[k] = (!refine && k == 0) || nb <= skipTol
+		if r.skipped[k] {
+			if err := be.SkipBlock(k); err != nil {
+				return fail(err)
+			}
+			out.skipped++
+			be.Lap(StageQHB)
+			continue
+		}
+		if err := be.ApplyQH(k); err != nil {
+			return fail(err)
+		}
+		be.Lap(StageQHB)
+		stage = StageBackSub
+		if err := be.SolveR(k); err != nil {
+			return fail(err)
+		}
+		be.Lap(StageBackSub)
+		stage = StageUpdate
+		if err := be.UpdateB(k, w); err != nil {
+			return fail(err)
+		}
+		be.Lap(StageUpdate)
+	}
+
+	// 4. Residual of the linear system.
+	stage = StageResidual
+	if out.residual, err = be.Residual(w, r.skipped, r.nb); err != nil {
+		return fail(err)
+	}
+	be.Lap(StageResidual)
+
+	// 5. x += dx for the blocks not skipped, then max |x|.
+	stage = StageUpdate
+	delta, deltaOld, xsNew, err := be.UpdateX(w, wPrev, r.skipped)
+	if err != nil {
+		return fail(err)
+	}
+	be.Lap(StageUpdate)
+	if refine && !r.skipped[0] {
+		r.qrValid = false
+	}
+	if math.IsNaN(xsNew) || math.IsInf(xsNew, 0) || math.IsNaN(delta) || math.IsInf(delta, 0) {
+		return out, &Failure{Kind: Diverging, NonFinite: true, Step: r.steps, Degree: w, Refine: refine}, nil
+	}
+	if xsNew == 0 {
+		xsNew = 1
+	}
+	out.delta, out.deltaOld = delta/xsNew, deltaOld/xsNew
+	return out, nil, nil
+}
