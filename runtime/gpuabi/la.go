@@ -87,7 +87,8 @@ const (
 )
 
 // LAOps lists the linear-algebra kernels of one precision and kind of data.
-var LAOps = []LAOp{LAQRStep, LAPackR, LAQH, LABackSub, LAMulSub, LANorm1}
+// The kernels of the device-resident Newton driver (newton.go) follow.
+var LAOps = []LAOp{LAQRStep, LAPackR, LAQH, LABackSub, LAMulSub, LANorm1, LAScatter, LAGather, LAXUpdate, LAAmax}
 
 // LALanes is the number of lanes of every reduction (mdops/la.Lanes): the
 // threads of a group.
@@ -131,6 +132,12 @@ var LAParams = map[LAOp][]LAParam{
 	LAMulSub: laParams("const double* a, long long lda, long long sa, const double* x, long long sx, const double* b, long long sb, " +
 		"double* r, long long sr, long long m, long long n, long long count"),
 	LANorm1: laParams("const double* x, long long len, long long sx, long long count, double* out"),
+	LAScatter: laParams("const double* x, long long d1x, double* data, long long stride, long long d1, const long long* slots, " +
+		"long long nvars, long long w"),
+	LAGather: laParams("const double* data, long long stride, long long d1, const long long* slots, long long count, long long w, " +
+		"long long neg, double* out"),
+	LAXUpdate: laParams("double* x, long long d1x, const double* dx, long long nvars, const long long* skip, long long w"),
+	LAAmax:    laParams("const double* x, long long len, long long sx, long long count, double* out"),
 }
 
 // LASignature returns the C parameter list of a kernel.
