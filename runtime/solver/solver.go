@@ -200,7 +200,8 @@ const (
 )
 
 // Solver evaluates and differentiates the package's system at power series
-// inputs on one back end. Series are in the CPU layout of runtime.Layout on
+// inputs on one back end, and solves it: Solve and SolveAll run Newton's
+// method on Taylor series (runtime/newton) from start points (see Solve). Series are in the CPU layout of runtime.Layout on
 // both back ends: coefficient k of a series is at [k·W, (k+1)·W), W = Prec
 // doubles (2·Prec for complex data: real limbs, then imaginary ones).
 type Solver struct {
@@ -208,6 +209,10 @@ type Solver struct {
 	exec    mdrt.Executor
 	backend Backend
 	reason  error
+	opts    options
+	fatbin  []byte // the kernels the GPU executor was made with (nil on the CPU)
+
+	newtons map[newtonKey]*newtonSolver // Newton solvers made by Solve, by options
 }
 
 // New prepares a solver: on the GPU when this program has the GPU executor
@@ -222,11 +227,11 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Solver{spec: spec}
+	s := &Solver{spec: spec, opts: o}
 	if !o.cpu {
-		exec, err := spec.tryGPU(plan, &o)
+		exec, fatbin, err := spec.tryGPU(plan, &o)
 		if err == nil {
-			s.exec, s.backend = exec, GPU
+			s.exec, s.backend, s.fatbin = exec, GPU, fatbin
 			return s, nil
 		}
 		if o.requireGPU {
@@ -242,22 +247,22 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 	return s, nil
 }
 
-// tryGPU returns the GPU executor or the reason there is none.
-func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, error) {
+// tryGPU returns the GPU executor and its fatbin, or the reason there is none.
+func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, []byte, error) {
 	if !gpu.Enabled && s.gpuTest == nil {
-		return nil, fmt.Errorf("built without the GPU executor (build with -tags cuda; see runtime/cudadev): %w", cudadev.ErrNoCUDA)
+		return nil, nil, fmt.Errorf("built without the GPU executor (build with -tags cuda; see runtime/cudadev): %w", cudadev.ErrNoCUDA)
 	}
 	var fatbin []byte
 	if o.fatbin != "" {
 		b, err := os.ReadFile(o.fatbin)
 		if err != nil {
-			return nil, fmt.Errorf("reading the fatbin: %w", err)
+			return nil, nil, fmt.Errorf("reading the fatbin: %w", err)
 		}
 		fatbin = b
 	} else {
 		b, err := s.embeddedFatbin()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fatbin = b
 	}
@@ -272,7 +277,8 @@ func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, error) {
 	if o.moduleTables != nil {
 		tables = *o.moduleTables
 	}
-	return newGPU(plan, fatbin, GPUConfig{N: s.Prec, Complex: s.Complex, Device: o.device, ModuleTables: tables})
+	exec, err := newGPU(plan, fatbin, GPUConfig{N: s.Prec, Complex: s.Complex, Device: o.device, ModuleTables: tables})
+	return exec, fatbin, err
 }
 
 // ErrNoFatbin is wrapped by the fallback reason of a package that was
@@ -356,5 +362,5 @@ func (s *Solver) Deriv(p, v int) []float64 { return s.exec.Deriv(p, v) }
 // (runtime.Checksum): equal on every back end.
 func (s *Solver) Checksum() string { return mdrt.Checksum(s.exec, s.NumPolys(), s.NumVars()) }
 
-// Close releases the executor (and the CUDA device).
-func (s *Solver) Close() error { return s.exec.Close() }
+// Close releases the executor (and the CUDA device) and what Solve made.
+func (s *Solver) Close() error { return errors.Join(s.closeNewton(), s.exec.Close()) }
