@@ -66,8 +66,10 @@ func EmitHeader(args string) string {
 
 // Emit stages the system and returns the files of its solver package:
 //
-//	<name>.go          the API (New, Solver, options) over runtime/solver
-//	<name>_test.go     the package's tests: CPU path == runtime.NewCPU, GPU == CPU when there is a GPU
+//	<name>.go          the API (New, Solver: Solve, SolveAll, Run; options, Starts) over runtime/solver
+//	<name>_test.go     the package's tests: CPU path == runtime.NewCPU, GPU == CPU when there is a GPU,
+//	                   Solve == runtime/newton, and an Example (with its output when the system
+//	                   file lists a start from which Newton converges: Emit runs that solve)
 //	<name>.cu          kernels of the precision, job tables, plan hash (self-contained)
 //	<name>_system.txt  the system file (when not a benchmark), embedded
 //	fatbin/README.txt  where nvcc puts <name>.fatbin, which the package embeds
@@ -116,7 +118,7 @@ func Emit(s EmitSpec) (*Emitted, error) {
 		return nil, err
 	}
 	e.Files[s.Name+".go"] = goSrc
-	testSrc, err := emitGoTest(s, header)
+	testSrc, err := emitGoTest(s, header, exampleSolve(s, plan))
 	if err != nil {
 		return nil, err
 	}

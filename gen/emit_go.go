@@ -22,6 +22,7 @@ const (
 	gpuabiPath  = "github.com/mdgen/mdgen/runtime/gpuabi"
 	runtimePath = "github.com/mdgen/mdgen/runtime"
 	stagerPath  = "github.com/mdgen/mdgen/stager"
+	newtonPath  = "github.com/mdgen/mdgen/runtime/newton"
 )
 
 func newEmitFile(pkg, header string) *File {
@@ -31,6 +32,7 @@ func newEmitFile(pkg, header string) *File {
 	f.ImportName(solverPath, "solver")
 	f.ImportName(gpuabiPath, "gpuabi")
 	f.ImportName(stagerPath, "stager")
+	f.ImportName(newtonPath, "newton")
 	return f
 }
 
@@ -55,21 +57,48 @@ func renderGo(name string, f *File) ([]byte, error) {
 // forwards to runtime/solver.
 func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, sourceHash, header, nvcc string) ([]byte, error) {
 	f := newEmitFile(s.Package, header)
-	f.PackageComment(fmt.Sprintf("Package %s evaluates and differentiates %s:", s.Package, s.describe()))
-	f.PackageComment("on a GPU when the program has the GPU executor (build tag cuda), the fatbin")
-	f.PackageComment("is built and a CUDA device is present, and on the CPU otherwise, with the")
-	f.PackageComment("same bits either way.")
-	f.PackageComment("")
-	f.PackageComment("\ts, err := New()                // or New(WithCPU()), New(WithFatbin(path)), ...")
-	f.PackageComment("\tif r := s.FallbackReason(); r != nil {")
-	f.PackageComment("\t\tlog.Printf(\"on the CPU: %v\", r)")
-	f.PackageComment("\t}")
-	f.PackageComment("\tfor v := 0; v < NumVars; v++ {")
-	f.PackageComment("\t\ts.SetInput(v, series[v]) // Layout().SlotLen() doubles each")
-	f.PackageComment("\t}")
-	f.PackageComment("\terr = s.Run()")
-	f.PackageComment("\tvalue, dp0dx0 := s.Value(0), s.Deriv(0, 0)")
-	f.PackageComment("")
+	pc := func(text string) {
+		for _, line := range strings.Split(text, "\n") {
+			f.PackageComment(line)
+		}
+	}
+	pc(fmt.Sprintf("Package %s evaluates, differentiates and solves %s.", s.Package, s.describe()))
+	pc(`Newton's method on Taylor series (runtime/newton) takes a solution at
+t = 0 to the series of its solution path x(t) to degree Degree, every
+coefficient to the working precision, with the residual, the condition
+number and the time of each of its six stages: the bits of ` + "`mdgen solve`" + `
+on the same system, precision, degree and start. It runs on a GPU when the
+program has the GPU executor (build tag cuda), the fatbin is built and a
+CUDA device is present, and on the CPU otherwise, with the same bits either
+way.
+
+	s, err := New()                // or New(WithCPU()), New(WithFatbin(path)), ...
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	starts, err := Starts()        // the start solutions of the system file, or Point(...)
+	res, err := s.Solve(starts[0]) // or SolveAll(starts); Solve(start, WithDegree(0)) refines the root
+	re, im := res.Text(0, 1)       // the coefficient of t in the series of the first variable
+	fmt.Println(res.Residual, res.Cond, res.Times)
+
+A Newton failure (a singular or ill-conditioned Jacobian at t = 0, a
+diverging update, the step limit) is an error that wraps a
+*newton.Failure (errors.Is(err, newton.ErrDiverging), ...), returned with
+the Result of the last iterate; bad input is an error without a Result.`)
+	if plan.NumPolys < plan.NumVars {
+		pc(fmt.Sprintf(`This system has %d equations in %d unknowns: Newton needs at least as
+many equations as unknowns, so Solve refuses it and the package evaluates.`, plan.NumPolys, plan.NumVars))
+	}
+	pc(`
+The evaluation alone (the values and the Jacobian at series inputs):
+
+	for v := 0; v < NumVars; v++ {
+		s.SetInput(v, series[v]) // Layout().SlotLen() doubles each
+	}
+	err = s.Run()
+	value, dp0dx0 := s.Value(0), s.Deriv(0, 0)
+`)
 	f.PackageComment(fmt.Sprintf("The kernels and the job tables are in %s.cu. The package embeds the", s.Name))
 	f.PackageComment(fmt.Sprintf("folder fatbin/, where nvcc puts %s.fatbin; mdgen emit runs nvcc when it", s.Name))
 	f.PackageComment("finds it, or build it in this folder with")
@@ -147,10 +176,20 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, sourceHash, header, nvcc
 	f.Var().Id("spec").Op("=").Op("&").Qual(solverPath, "Spec").Values(specFields)
 	f.Line()
 	f.Type().Defs(
-		Comment("Solver evaluates the system and its Jacobian at power series (see solver.Solver)."),
+		Comment("Solver evaluates the system and its Jacobian at power series, and solves it"),
+		Comment("with Newton's method on Taylor series (see solver.Solver). It is not safe for"),
+		Comment("concurrent use: make one per goroutine."),
 		Id("Solver").Op("=").Qual(solverPath, "Solver"),
-		Comment("Option configures New."),
+		Comment("Option configures New (the back end)."),
 		Id("Option").Op("=").Qual(solverPath, "Option"),
+		Comment("SolveOption configures one Solve or SolveAll (the degree, the limits, progress)."),
+		Id("SolveOption").Op("=").Qual(solverPath, "SolveOption"),
+		Comment("Start is a start point: the exact values of the variables at t = 0, in the"),
+		Comment("order of the system's variables."),
+		Id("Start").Op("=").Qual(solverPath, "Start"),
+		Comment("Result is the outcome of Newton from one start: the series of every variable"),
+		Comment("(Coef, Text, Rat, Series, Float), Residual, Cond, Steps, the six stage Times."),
+		Id("Result").Op("=").Qual(solverPath, "Result"),
 	)
 	f.Line()
 	f.Comment("New prepares a solver: on the GPU when it can, on the CPU otherwise")
@@ -169,6 +208,22 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, sourceHash, header, nvcc
 		Return(Id("spec").Dot("System").Call()),
 	)
 	f.Line()
+	f.Comment("Starts returns the start solutions listed after the system in its file (none")
+	f.Comment("when there is no list): at t = 0, ready for Solve and SolveAll.")
+	f.Func().Id("Starts").Params().Params(Index().Id("Start"), Error()).Block(
+		Return(Id("spec").Dot("Starts").Call()),
+	)
+	f.Line()
+	f.Comment("Point returns the start with these real values (exactly).")
+	f.Func().Id("Point").Params(Id("values").Op("...").Float64()).Id("Start").Block(
+		Return(Qual(solverPath, "Point").Call(Id("values").Op("..."))),
+	)
+	f.Line()
+	f.Comment("ComplexPoint returns the start with these complex values (exactly).")
+	f.Func().Id("ComplexPoint").Params(Id("values").Op("...").Complex128()).Id("Start").Block(
+		Return(Qual(solverPath, "ComplexPoint").Call(Id("values").Op("..."))),
+	)
+	f.Line()
 	f.Comment("Layout returns the layout of one series (Degree+1 coefficients).")
 	f.Func().Id("Layout").Params().Qual(runtimePath, "Layout").Block(
 		Return(Id("spec").Dot("Layout").Call()),
@@ -181,16 +236,15 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, sourceHash, header, nvcc
 		{"WithDevice", "WithDevice picks the CUDA device (default 0).", "ordinal", "int"},
 		{"WithModuleTables", "WithModuleTables says whether the GPU executor uses the job tables baked into the\nfatbin (default: yes for the embedded fatbin, no with WithFatbin).", "use", "bool"},
 	} {
-		var params, args []Code
-		if o.param != "" {
-			params = append(params, Id(o.param).Id(o.typ))
-			args = append(args, Id(o.param))
-		}
-		f.Line()
-		comment(f, o.doc)
-		f.Func().Id(o.name).Params(params...).Id("Option").Block(
-			Return(Qual(solverPath, o.name).Call(args...)),
-		)
+		emitForward(f, o.name, o.doc, o.param, o.typ, "Option")
+	}
+	for _, o := range []struct{ name, doc, param, typ string }{
+		{"WithDegree", "WithDegree computes the series to degree d <= Degree only; d = 0 refines the root.", "d", "int"},
+		{"WithMaxSteps", "WithMaxSteps limits the Newton steps of one start (0: newton.DefaultMaxSteps).", "k", "int"},
+		{"WithMaxCond", "WithMaxCond sets the largest accepted condition estimate of the Jacobian at t = 0.", "c", "float64"},
+		{"WithProgress", "WithProgress calls f after every Newton step.", "f", "func(newton.StepInfo)"},
+	} {
+		emitForward(f, o.name, o.doc, o.param, o.typ, "SolveOption")
 	}
 	f.Line()
 	f.Comment("newGPU is the package's one call into the GPU executor (package runtime/gpu,")
@@ -203,8 +257,26 @@ func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, sourceHash, header, nvcc
 	return renderGo(s.Name+".go", f)
 }
 
+// emitForward writes func name(param typ) ret { return solver.name(param) }.
+func emitForward(f *File, name, doc, param, typ, ret string) {
+	var params, args []Code
+	if param != "" {
+		var ty Code = Id(typ)
+		if typ == "func(newton.StepInfo)" {
+			ty = Func().Params(Qual(newtonPath, "StepInfo"))
+		}
+		params = append(params, Id(param).Add(ty))
+		args = append(args, Id(param))
+	}
+	f.Line()
+	comment(f, doc)
+	f.Func().Id(name).Params(params...).Id(ret).Block(
+		Return(Qual(solverPath, name).Call(args...)),
+	)
+}
+
 // emitGoTest returns <name>_test.go, the package's own tests.
-func emitGoTest(s EmitSpec, header string) ([]byte, error) {
+func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 	f := newEmitFile(s.Package, header)
 	sysCall := func() *Statement {
 		if s.Benchmark != "" {
@@ -313,5 +385,97 @@ func emitGoTest(s EmitSpec, header string) ([]byte, error) {
 			),
 		),
 	)
+	f.Line()
+	emitExample(f, s, ex)
+	if ex.ok {
+		f.Line()
+		f.Comment("TestSolveMatchesNewton checks that Solve gives the bits of runtime/newton run")
+		f.Comment("directly on the system (what mdgen solve runs), from every start solution of")
+		f.Comment("the system file (the first one with -short).")
+		f.Func().Id("TestSolveMatchesNewton").Params(tParam).Block(
+			List(Id("s"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
+			fatal(),
+			Defer().Id("s").Dot("Close").Call(),
+			List(Id("starts"), Err()).Op(":=").Id("Starts").Call(),
+			fatal(),
+			List(Id("sys"), Err()).Op(":=").Id("System").Call(),
+			fatal(),
+			List(Id("ref"), Err()).Op(":=").Qual(newtonPath, "New").Call(Id("sys"), Qual(newtonPath, "Options").Values(Dict{
+				Id("Prec"): Id("Precision"), Id("Complex"): Id("Complex"), Id("Degree"): Id("Degree"),
+			})),
+			fatal(),
+			Defer().Id("ref").Dot("Close").Call(),
+			For(List(Id("k"), Id("start")).Op(":=").Range().Id("starts")).Block(
+				If(Qual("testing", "Short").Call().Op("&&").Id("k").Op(">").Lit(0)).Block(Break()),
+				List(Id("got"), Id("gerr")).Op(":=").Id("s").Dot("Solve").Call(Id("start")),
+				List(Id("want"), Err()).Op(":=").Id("ref").Dot("Solve").Call(Id("start")),
+				fatal(),
+				If(Id("got").Op("==").Nil()).Block(
+					Id("t").Dot("Fatalf").Call(Lit("start %d: %v"), Id("k").Op("+").Lit(1), Id("gerr")),
+				),
+				If(Err().Op(":=").Qual(solverPath, "DiffResults").Call(Id("got").Dot("Result"), Id("want")), Err().Op("!=").Nil()).Block(
+					Id("t").Dot("Fatalf").Call(Lit("start %d: %v"), Id("k").Op("+").Lit(1), Err()),
+				),
+			),
+		)
+	}
 	return renderGo(s.Name+"_test.go", f)
+}
+
+// emitExample writes the package's Example: Newton from the first start
+// solution with the output Emit computed, or, when the system cannot be
+// solved from a listed start, the evaluation (compiled, not run: it has no
+// output to check).
+func emitExample(f *File, s EmitSpec, ex solveExample) {
+	logFatal := func() *Statement {
+		return If(Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err()))
+	}
+	if !ex.ok {
+		why := "(no Newton example: " + strings.TrimSuffix(strings.ReplaceAll(ex.why, "\n", " "), ".") + ")."
+		f.Comment("Example evaluates the system and its Jacobian at random series on the CPU")
+		if ex.output == "" {
+			f.Comment("and prints the checksum of the outputs. It has no output to check (the")
+			f.Comment("evaluation takes long), so go test compiles it without running it")
+			f.Comment(why)
+		} else {
+			f.Comment("and prints the checksum of the outputs, the same on every back end")
+			f.Comment(why)
+		}
+		out := []Code{}
+		if ex.output != "" {
+			out = append(out, Comment("Output:"), Comment(strings.TrimSuffix(ex.output, "\n")))
+		}
+		stmts := []Code{
+			List(Id("s"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
+			logFatal(),
+			Defer().Id("s").Dot("Close").Call(),
+			If(Err().Op(":=").Id("s").Dot("SetInputs").Call(Qual(runtimePath, "RandomInputs").Call(Id("NumVars"), Id("Layout").Call(), Lit(1))),
+				Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err())),
+			If(Err().Op(":=").Id("s").Dot("Run").Call(), Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err())),
+			Qual("fmt", "Println").Call(Lit("checksum"), Id("s").Dot("Checksum").Call()),
+		}
+		f.Func().Id("Example").Params().Block(append(stmts, out...)...)
+		return
+	}
+	f.Comment("Example computes the series of the solution path from the first start")
+	f.Comment("solution of the system file, on the CPU (the GPU gives the same bits).")
+	body := []Code{
+		List(Id("s"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
+		logFatal(),
+		Defer().Id("s").Dot("Close").Call(),
+		List(Id("starts"), Err()).Op(":=").Id("Starts").Call(),
+		logFatal(),
+		List(Id("res"), Err()).Op(":=").Id("s").Dot("Solve").Call(Id("starts").Index(Lit(0))),
+		logFatal(),
+		Qual("fmt", "Printf").Call(Lit(exampleSummary), Id("res").Dot("Steps"), Id("res").Dot("Residual"), Id("res").Dot("Cond")),
+		For(Id("k").Op(":=").Lit(0), Id("k").Op("<=").Min(Id("Degree"), Lit(exampleTerms-1)), Id("k").Op("++")).Block(
+			List(Id("re"), Id("im")).Op(":=").Id("res").Dot("Text").Call(Lit(0), Id("k")),
+			Qual("fmt", "Printf").Call(Lit(exampleCoef), Id("res").Dot("Vars").Index(Lit(0)), Id("k"), Id("re"), Id("im")),
+		),
+		Comment("Output:"),
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(ex.output, "\n"), "\n") {
+		body = append(body, Comment(line))
+	}
+	f.Func().Id("Example").Params().Block(body...)
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/stager"
 )
 
 // emittedPackages are the packages `make generate` emits into generated/.
@@ -67,6 +68,44 @@ const emitTestSystem = `2 3
 
 func textSpec() EmitSpec {
 	return EmitSpec{Text: []byte(emitTestSystem), Name: "tiny", Package: "tiny", Prec: 2, Degree: 5, Args: "tiny.txt -prec 2 -degree 5"}
+}
+
+// newtonSpec is a package for a Newton homotopy whose system file lists its
+// start solution, as `mdgen system katsura3:newton` writes it.
+func newtonSpec(t *testing.T) EmitSpec {
+	t.Helper()
+	inst, err := stager.FamilySystem("katsura3:newton", stager.FamilyOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := append(stager.Format(inst.System), '\n')
+	text = append(text, stager.FormatSolutions(inst.Start, stager.SolutionFormat{})...)
+	return EmitSpec{Text: text, Name: "kat3", Package: "kat3", Prec: 2, Degree: 6, Args: "kat3.txt -prec 2 -degree 6"}
+}
+
+// The package of a system with a start solution gets the Newton Example,
+// with the output of Solve on the CPU, and the test against runtime/newton;
+// one without gets the evaluation Example, with its checksum when small.
+func TestEmitExamples(t *testing.T) {
+	em, err := Emit(newtonSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(em.Files["kat3_test.go"])
+	for _, want := range []string{"func TestSolveMatchesNewton(", "s.Solve(starts[0])", "\t// Output:\n\t// converged in ", "\t// u0 t^2: "} {
+		if !strings.Contains(src, want) {
+			t.Errorf("kat3_test.go has no %q", want)
+		}
+	}
+	em, err = Emit(textSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = string(em.Files["tiny_test.go"])
+	if strings.Contains(src, "TestSolveMatchesNewton") || !strings.Contains(src, "// Output:\n\t// checksum ") ||
+		!strings.Contains(src, "no Newton example: the system file lists no start solutions") {
+		t.Errorf("tiny_test.go:\n%s", src)
+	}
 }
 
 // TestEmitDeterministic emits twice and compares, and checks the headers
@@ -195,6 +234,25 @@ func TestEmittedPackageBuilds(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
+	// The Newton package: its Example and its test of Solve run.
+	nem, err := Emit(newtonSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ndir, err := os.MkdirTemp("testdata", "emitted-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ndir)
+	if err := WriteFiles(ndir, nem.Files); err != nil {
+		t.Fatal(err)
+	}
+	npkg := "./" + filepath.ToSlash(ndir)
+	if out, err := exec.Command(goTool, "test", "-count=1", "-v", "-run", "Example|TestSolveMatchesNewton", npkg).CombinedOutput(); err != nil ||
+		!strings.Contains(string(out), "--- PASS: Example") || !strings.Contains(string(out), "--- PASS: TestSolveMatchesNewton") {
+		t.Fatalf("go test %s: %v\n%s", npkg, err, out)
+	}
+
 	em, err := Emit(textSpec())
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +371,7 @@ func TestWritePackageAllOrNothing(t *testing.T) {
 // go/doc: every exported identifier has a doc comment that begins with its
 // name, and every comment is a line comment (no stray /* */ block).
 func TestEmittedDocComments(t *testing.T) {
-	specs := []EmitSpec{textSpec(), emittedPackages[0]}
+	specs := []EmitSpec{textSpec(), emittedPackages[0], newtonSpec(t)}
 	cs := textSpec()
 	cs.Complex, cs.Name, cs.Package = true, "ctiny", "ctiny"
 	specs = append(specs, cs)

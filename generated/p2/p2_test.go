@@ -7,6 +7,7 @@ import (
 	mdrt "github.com/mdgen/mdgen/runtime"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
+	"log"
 	"math"
 	"os"
 	"testing"
@@ -119,4 +120,23 @@ func same(t *testing.T, what string, gpu, cpu []float64) {
 			t.Fatalf("%s: coefficient %d, double %d: GPU %v, CPU %v", what, i/w, i%w, gpu[i], cpu[i])
 		}
 	}
+}
+
+// Example evaluates the system and its Jacobian at random series on the CPU
+// and prints the checksum of the outputs. It has no output to check (the
+// evaluation takes long), so go test compiles it without running it
+// (no Newton example: a benchmark system has no start solutions).
+func Example() {
+	s, err := New(WithCPU())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetInputs(mdrt.RandomInputs(NumVars, Layout(), 1)); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Run(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("checksum", s.Checksum())
 }

@@ -355,3 +355,39 @@ func (s *Solver) solve(k int, start Start, o solveOptions) (*Result, error) {
 	}
 	return out, nil
 }
+
+// DiffResults returns nil when got and want hold the same bits (the
+// series, the residual, the condition number, the last update and the step
+// counts), else the first difference: how an emitted package's tests check
+// Solve against runtime/newton run directly, and a GPU's results against
+// the CPU's.
+func DiffResults(got, want *newton.Result) error {
+	bits := func(x float64) uint64 { return math.Float64bits(x) }
+	switch {
+	case got.Converged != want.Converged:
+		return fmt.Errorf("converged %v, want %v", got.Converged, want.Converged)
+	case got.Steps != want.Steps || got.RefineSteps != want.RefineSteps:
+		return fmt.Errorf("%d steps (%d refining), want %d (%d)", got.Steps, got.RefineSteps, want.Steps, want.RefineSteps)
+	case bits(got.Residual) != bits(want.Residual):
+		return fmt.Errorf("residual %v, want %v", got.Residual, want.Residual)
+	case bits(got.Cond) != bits(want.Cond):
+		return fmt.Errorf("condition %v, want %v", got.Cond, want.Cond)
+	case bits(got.Update) != bits(want.Update):
+		return fmt.Errorf("update %v, want %v", got.Update, want.Update)
+	case got.Degree != want.Degree || got.N != want.N || got.Complex != want.Complex || len(got.X) != len(want.X):
+		return fmt.Errorf("degree %d, %d doubles, complex %v, %d doubles of series; want %d, %d, %v, %d",
+			got.Degree, got.N, got.Complex, len(got.X), want.Degree, want.N, want.Complex, len(want.X))
+	}
+	w := got.W()
+	for i := range want.X {
+		if bits(got.X[i]) != bits(want.X[i]) {
+			v, k := i/w/(got.Degree+1), i/w%(got.Degree+1)
+			name := fmt.Sprint(v)
+			if v < len(got.Vars) {
+				name = got.Vars[v]
+			}
+			return fmt.Errorf("%s, coefficient of t^%d, double %d: %v, want %v", name, k, i%w, got.X[i], want.X[i])
+		}
+	}
+	return nil
+}

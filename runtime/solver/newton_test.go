@@ -52,17 +52,24 @@ func direct(t *testing.T, inst *stager.Instance, opt newton.Options, start Start
 
 func sameBits(t *testing.T, what string, got, want *newton.Result) {
 	t.Helper()
-	if got.Converged != want.Converged || got.Steps != want.Steps || got.RefineSteps != want.RefineSteps ||
-		math.Float64bits(got.Residual) != math.Float64bits(want.Residual) ||
-		math.Float64bits(got.Cond) != math.Float64bits(want.Cond) ||
-		math.Float64bits(got.Update) != math.Float64bits(want.Update) || len(got.X) != len(want.X) {
-		t.Fatalf("%s: converged %v/%v, steps %d/%d, residual %g/%g, cond %g/%g, %d/%d doubles", what,
-			got.Converged, want.Converged, got.Steps, want.Steps, got.Residual, want.Residual, got.Cond, want.Cond, len(got.X), len(want.X))
+	if err := DiffResults(got, want); err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
-	for i := range want.X {
-		if math.Float64bits(got.X[i]) != math.Float64bits(want.X[i]) {
-			t.Fatalf("%s: double %d of the series: %v, runtime/newton %v", what, i, got.X[i], want.X[i])
-		}
+}
+
+func TestDiffResults(t *testing.T) {
+	a := &newton.Result{N: 1, Degree: 1, Vars: []string{"x", "y"}, X: []float64{1, 2, 3, 4}, Converged: true, Residual: 1e-30}
+	b := *a
+	b.X = []float64{1, 2, 3, 5}
+	if err := DiffResults(a, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := DiffResults(&b, a); err == nil || err.Error() != "y, coefficient of t^1, double 0: 5, want 4" {
+		t.Fatalf("%v", err)
+	}
+	b.X, b.Residual = a.X, 2e-30
+	if err := DiffResults(&b, a); err == nil || !strings.Contains(err.Error(), "residual") {
+		t.Fatalf("%v", err)
 	}
 }
 
