@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,14 +40,35 @@ nvcc is -nvcc, else $NVCC, else $CUDA_PATH/bin/nvcc, else nvcc on PATH, else
 `
 
 func runEmit(args []string, stdout, stderr io.Writer) error {
+	return emitCommand(args, stdout, stderr, emitMode{prec: 8, degree: -1})
+}
+
+// emitMode is what tells `mdgen emit` from `mdgen FILE`: the default
+// precision and degree (-1: required), and whether to list the files
+// written.
+type emitMode struct {
+	prec, degree int
+	list         bool
+	usage        string // the usage text (emitUsage when empty)
+}
+
+func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	fs := flag.NewFlagSet("emit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), emitUsage+"\nflags:\n")
+		u := emitUsage
+		if mode.usage != "" {
+			u = mode.usage
+		}
+		fmt.Fprint(fs.Output(), u+"\nflags:\n")
 		fs.PrintDefaults()
 	}
-	prec := fs.Int("prec", 8, "doubles per number (a generated precision: "+joinInts(gen.DefaultNs)+")")
-	degree := fs.Int("degree", -1, "truncation degree d of the series (d+1 coefficients); required")
+	prec := fs.Int("prec", mode.prec, "doubles per number (a generated precision: "+joinInts(gen.DefaultNs)+")")
+	degreeDoc := "truncation degree d of the series (d+1 coefficients); required"
+	if mode.degree >= 0 {
+		degreeDoc = "truncation degree d of the series (d+1 coefficients)"
+	}
+	degree := fs.Int("degree", mode.degree, degreeDoc)
 	complex := fs.Bool("complex", false, "complex data (and complex coefficients for p1, p2, p3)")
 	out := fs.String("o", "", "output folder (default: the package of the go:generate directive, else ./<name>)")
 	pkgName := fs.String("pkg", "", "Go package name (default: the directive's package, else the folder's name)")
@@ -140,6 +162,11 @@ func runEmit(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "mdgen: wrote package %s in %s: %s (%d convolution and %d addition jobs, %s of kernels and tables, plan hash %016x)\n",
 		pkg, displayPath(dir), emitDescribe(spec), em.Plan.ConvJobs(), em.Plan.AddJobs(),
 		humanBytes(len(em.Files[em.CU])), em.Hash)
+	if mode.list {
+		for _, p := range slices.Sorted(maps.Keys(em.Files)) {
+			fmt.Fprintf(stdout, "%s\n", filepath.Join(displayPath(dir), filepath.FromSlash(p)))
+		}
+	}
 	fatPath := filepath.Join(dir, filepath.FromSlash(em.Fatbin))
 	if state == gen.FatbinStale {
 		fmt.Fprintf(stderr, "mdgen: removed the stale %s (%s)\n", displayPath(fatPath), why)

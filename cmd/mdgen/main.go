@@ -8,6 +8,7 @@
 //	mdgen solve sys.txt -prec N -degree d [-start f]    Newton's method on Taylor series (root refinement at d = 0)
 //	mdgen eval sys.txt -prec N -degree d [-verify]      evaluate and differentiate on the CPU
 //	mdgen emit sys.txt -prec N -degree d                write a solver package
+//	mdgen sys.txt [-prec N] [-degree d]                 write a solver package into ./sys (emit, -prec 4 -degree 16)
 //	mdgen bench [...]                                   the GPU table beside PHCpack's
 //	mdgen version                                       module, Go and VCS versions
 //
@@ -25,6 +26,7 @@ import (
 
 // usage lists every command; keep it in step with run's switch (TestUsageListsEveryCommand).
 const usage = `usage: mdgen <command> [flags]
+       mdgen FILE [flags]   write the solver package for the system in FILE into ./<name> (emit -prec 4 -degree 16)
 
 commands:
   solve      Newton's method on Taylor series from start solutions (root refinement with -degree 0), on the CPU
@@ -84,8 +86,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return run([]string{rest[0], "-h"}, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "mdgen: unknown command %q\n%s", cmd, usage)
-		return 2
+		if !isFileArg(cmd) {
+			fmt.Fprintf(stderr, "mdgen: unknown command %q\n%s", cmd, usage)
+			return 2
+		}
+		err = runEmitFile(args, stdout, stderr)
 	}
 	switch {
 	case err == nil:

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mdgen FILE writes the solver package into ./<name> with -prec 4
+// -degree 16 unless told otherwise, lists the files, and prints how to
+// build the fatbin; the package's Example output is that of Solve.
+func TestEmitFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, sys, stderr := runCLI(t, "system", "katsura3:newton")
+	if code != 0 {
+		t.Fatalf("system: %d %s", code, stderr)
+	}
+	os.WriteFile("kat-3.txt", []byte(sys), 0o644)
+	code, stdout, stderr := runCLI(t, "kat-3.txt", "-nvcc", "none")
+	if code != 0 {
+		t.Fatalf("mdgen kat-3.txt: exit %d\n%s", code, stderr)
+	}
+	for _, f := range []string{"kat_3.go", "kat_3_test.go", "kat_3.cu", "kat_3_system.txt", "fatbin/README.txt"} {
+		p := filepath.Join("kat_3", filepath.FromSlash(f))
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s not written: %v", p, err)
+		}
+		if !strings.Contains(stdout, p+"\n") {
+			t.Errorf("stdout does not list %s:\n%s", p, stdout)
+		}
+	}
+	src, _ := os.ReadFile(filepath.Join("kat_3", "kat_3.go"))
+	if !strings.Contains(string(src), "mdgen emit kat-3.txt -prec 4 -degree 16. DO NOT EDIT.") || !strings.Contains(string(src), "\npackage kat_3\n") {
+		t.Errorf("kat_3.go: %.300s", src)
+	}
+	if !strings.Contains(stderr, "wrote package kat_3 in ") || !strings.Contains(stderr, "nvcc -fatbin") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	test, _ := os.ReadFile(filepath.Join("kat_3", "kat_3_test.go"))
+	if !strings.Contains(string(test), "// Output:\n\t// converged in ") {
+		t.Errorf("no Newton example in kat_3_test.go")
+	}
+
+	// Flags override the defaults, before or after the file.
+	code, _, stderr = runCLI(t, "kat-3.txt", "-prec", "2", "-degree", "3", "-nvcc", "none", "-o", "k2")
+	src, _ = os.ReadFile(filepath.Join("k2", "kat_3.go"))
+	if code != 0 || !strings.Contains(string(src), "-prec 2 -degree 3. DO NOT EDIT.") {
+		t.Fatalf("exit %d, %s\n%.200s", code, stderr, src)
+	}
+}
+
+// A folder, a binary file, a missing file: the reader's error (with its
+// position for a file it read), exit 1, nothing written; a word that is
+// neither a command nor a file stays an unknown command.
+func TestEmitFileBadInput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.Mkdir("sys.txt", 0o755)
+	os.WriteFile("blob.bin", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00>\x00"), 0o644)
+	os.WriteFile("half.txt", []byte("2\n x^2 - 1;\n y\x00\x01 + 1;\n"), 0o644)
+	for _, c := range []struct{ arg, want string }{
+		{"sys.txt", "sys.txt: is a directory, not a system file"},
+		{"blob.bin", "blob.bin:1:1: "},
+		{"half.txt", "half.txt:3:"},
+		{"missing.txt", "missing.txt: no such file"},
+	} {
+		code, stdout, stderr := runCLI(t, c.arg, "-nvcc", "none")
+		if code != 1 || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("mdgen %s: exit %d, stdout %q, stderr %q; want %q", c.arg, code, stdout, stderr, c.want)
+		}
+	}
+	entries, _ := os.ReadDir(".")
+	if len(entries) != 3 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("something was written: %v", names)
+	}
+	if code, _, stderr := runCLI(t, "sovle"); code != 2 || !strings.Contains(stderr, `unknown command "sovle"`) {
+		t.Errorf("sovle: exit %d, %s", code, stderr)
+	}
+}
