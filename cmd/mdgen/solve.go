@@ -23,6 +23,7 @@ type solveReport struct {
 	Degree    int             `json:"degree"`
 	Complex   bool            `json:"complex"`
 	Workers   int             `json:"workers"`
+	Device    string          `json:"device"` // "cpu", or the GPU's name with -gpu
 	Param     string          `json:"param"`
 	Setup     float64         `json:"setup_seconds"` // staging the plans of every working degree
 	Solutions []solveSolution `json:"solutions"`
@@ -45,7 +46,7 @@ type solveSolution struct {
 
 // runSolve runs Newton's method on Taylor series from each start solution:
 //
-//	mdgen solve SYSTEM -prec P -degree d [-complex] [-start FILE] [-steps k] [-json] [-o FILE] [-workers k] [-param name] [-seed s]
+//	mdgen solve SYSTEM -prec P -degree d [-complex] [-start FILE] [-steps k] [-json] [-o FILE] [-workers k] [-param name] [-seed s] [-gpu]
 //
 // The exit status is 0 only when every solution converged.
 func runSolve(args []string, stdout, stderr io.Writer) error {
@@ -62,7 +63,8 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			"solution list or lines `name re [im]`), else the list in the system file, else the family's.\n"+
 			"Prints every coefficient with all the digits of the precision (or -json); -o FILE writes\n"+
 			"PHCpack's solution list with the series (written only when every solution converged).\n"+
-			"Exit status 0 only when every solution converged.")
+			"Exit status 0 only when every solution converged. -gpu runs Newton on the GPU (a binary built\n"+
+			"with -tags cuda, a device and nvcc; the same bits as the CPU), else says why and uses the CPU.")
 		fs.PrintDefaults()
 	}
 	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(mdrt.GeneratedPrecisions())+")")
@@ -76,6 +78,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, fmt.Sprintf("worker goroutines, 0..%d (0: one per CPU); the results do not depend on it", maxWorkers))
 	param := fs.String("param", "", "name of the series parameter (default: t when there is one more variable than equations)")
 	seed := fs.Int64("seed", 1, "seed of a family's random data (coefficients, Newton start points, monomial rates)")
+	useGPU := fs.Bool("gpu", false, "run Newton on the GPU (device-resident: evaluation, linear algebra and updates; the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
+	kernelDir := fs.String("kernels", defaultKernelDir(), "with -gpu: folder of the fatbin cache")
+	nvccPath := fs.String("nvcc", "", "with -gpu: path of nvcc (default: $NVCC, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -144,7 +149,19 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "mdgen: %s: using complex data (as with -complex)\n", why)
 		}
 	}
-	solver, err := newton.New(sys, newton.Options{Prec: *prec, Complex: *complex, Degree: *degree, MaxSteps: *steps, Workers: *workers})
+	nopt := newton.Options{Prec: *prec, Complex: *complex, Degree: *degree, MaxSteps: *steps, Workers: *workers}
+	device := "cpu"
+	if *useGPU {
+		g, err := openSolveGPU(*prec, *complex, *kernelDir, *nvccPath, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "mdgen: solve: -gpu: %v; solving on the CPU\n", err)
+		} else {
+			defer g.Close()
+			nopt = g.options(nopt)
+			device = g.name()
+		}
+	}
+	solver, err := newton.New(sys, nopt)
 	if err != nil {
 		return fmt.Errorf("solve: %w", err)
 	}
@@ -182,7 +199,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	progress.done()
 
 	if *asJSON {
-		rep := solveReport{System: arg, Prec: *prec, Degree: *degree, Complex: *complex, Workers: solver.Workers(),
+		rep := solveReport{System: arg, Prec: *prec, Degree: *degree, Complex: *complex, Workers: solver.Workers(), Device: device,
 			Param: sys.Param, Setup: solver.Setup().Seconds()}
 		for k, res := range results {
 			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, secs[k]))

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/runtime/nvcc"
+)
+
+// solveGPU is the GPU of `mdgen solve -gpu`: the device and the loaded
+// Newton kernels of one precision and kind of data.
+type solveGPU struct {
+	dev *cudadev.Device
+	k   *gpu.NewtonKernels
+}
+
+// openSolveGPU opens GPU 0 and builds (nvcc, cached by content under
+// kernelDir) and loads the device-resident Newton driver's kernels for
+// prec and complex. The error says why there is no GPU solve (this binary
+// lacks the cuda tag, no device, no nvcc, a build failure); the caller
+// falls back to the CPU.
+func openSolveGPU(prec int, complex bool, kernelDir, nvccPath string, log io.Writer) (*solveGPU, error) {
+	if !gpu.Enabled {
+		return nil, errors.New("this mdgen was built without the GPU (build tag cuda: make gpu builds .gpu/mdgen)")
+	}
+	dev, err := cudadev.Open(0)
+	if err != nil {
+		return nil, fmt.Errorf("no GPU: %w", err)
+	}
+	g := &solveGPU{dev: dev}
+	ok := false
+	defer func() {
+		if !ok {
+			g.Close()
+		}
+	}()
+	srcs, err := gen.NewtonCUSources(prec, complex)
+	if err != nil {
+		return nil, err
+	}
+	path, err := nvcc.Find(nvccPath)
+	if err != nil {
+		return nil, fmt.Errorf("the GPU kernels need nvcc: %w", err)
+	}
+	c := &nvcc.Compiler{NVCC: path, Dir: kernelDir, Archs: []string{nvcc.Arch(dev.Info().Arch())}}
+	t0 := time.Now()
+	res, err := c.Build(srcs)
+	if err != nil {
+		return nil, fmt.Errorf("building the GPU kernels: %w", err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			return nil, fmt.Errorf("building the GPU kernels: %w", r.Err)
+		}
+	}
+	fmt.Fprintf(log, "mdgen: solve on %s: kernels ready in %.1f s (cache %s)\n", dev.Info().Name, time.Since(t0).Seconds(), kernelDir)
+	if g.k, err = gpu.LoadNewtonKernels(dev, res[0].Fatbin, res[1].Fatbin, prec, complex); err != nil {
+		return nil, err
+	}
+	ok = true
+	return g, nil
+}
+
+// options returns opt with the GPU's executors and back end.
+func (g *solveGPU) options(opt newton.Options) newton.Options { return gpu.NewtonOptions(g.k, opt) }
+
+func (g *solveGPU) name() string { return g.dev.Info().Name }
+
+// Close unloads the kernels and closes the device.
+func (g *solveGPU) Close() {
+	if g.k != nil {
+		_ = g.k.Close()
+	}
+	if g.dev != nil {
+		_ = g.dev.Close()
+	}
+}
+
+func defaultKernelDir() string { return filepath.Join("build", "kernels") }

@@ -1,0 +1,25 @@
+package gpu
+
+// The device-resident Newton driver: runtime/newton's control flow with a
+// Backend that keeps x, A, b, dx, the QR and every work buffer on the GPU
+// (newton_cuda.go). The evaluation runs the GPU executor of each working
+// degree on its own data array; the kernels of gpuabi (la.go, newton.go)
+// move x into its input slots, gather b = -G and the A_k from its output
+// slots, and do the linear algebra and the update of x, in runtime/newton's
+// order, so the results are the CPU's bit for bit. The host copies of a
+// step are the numbers the control flow decides on: ||b||_1 and max|b|
+// (one double each), max|x|, ||b_k||_1 per block (its skip test), the
+// w+1 residual norms, delta, deltaOld and max|x| after the update; per QR,
+// the factored A_0 and tau (Cond and the rank check run la's CPU routines
+// on them: la.QRFromFactors, the same bits as NewQR's) and the n column
+// norms of A_0.
+//
+// Use:
+//
+//	srcs, _ := gen.NewtonCUSources(n, complex)          // two .cu files
+//	res, _ := (&nvcc.Compiler{...}).Build(srcs)          // two fatbins
+//	k, err := gpu.LoadNewtonKernels(dev, res[0].Fatbin, res[1].Fatbin, n, complex)
+//	s, err := newton.New(sys, gpu.NewtonOptions(k, newton.Options{Prec: n, ...}))
+//
+// In a build without the cuda tag LoadNewtonKernels returns an error that
+// wraps cudadev.ErrNoCUDA (the caller falls back to the CPU).

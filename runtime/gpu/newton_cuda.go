@@ -1,0 +1,581 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mdgen/mdgen/mdops/la"
+	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// NewtonKernels are the loaded fatbins of the device-resident Newton
+// driver at one precision and kind of data: the evaluation kernels (the
+// GPU executor's) and the linear algebra with the driver's kernels
+// (gen.NewtonCUSources gives both sources).
+type NewtonKernels struct {
+	dev     *cudadev.Device
+	eval    *Kernels
+	la      *cudadev.Module
+	fns     map[string]*cudadev.Function
+	n       int
+	complex bool
+}
+
+// LoadNewtonKernels loads the two fatbins of gen.NewtonCUSources(n,
+// complex) on dev and checks that they have every kernel the driver
+// launches.
+func LoadNewtonKernels(dev *cudadev.Device, evalFatbin, laFatbin []byte, n int, complex bool) (*NewtonKernels, error) {
+	ev, err := LoadKernels(dev, evalFatbin, n, complex)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := dev.LoadModule(laFatbin)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("gpu: loading the %d-double linear-algebra kernels: %w", n, err), ev.Close())
+	}
+	k := &NewtonKernels{dev: dev, eval: ev, la: mod, fns: map[string]*cudadev.Function{}, n: n, complex: complex}
+	for _, op := range gpuabi.LAOps {
+		name := gpuabi.LAKernelName(op, n, complex)
+		f, err := mod.Function(name)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("gpu: module %s: %w: kernel %s: %v", mod.Name(), ErrModule, name, err), k.Close())
+		}
+		k.fns[name] = f
+	}
+	return k, nil
+}
+
+// Close unloads the kernels.
+func (k *NewtonKernels) Close() error {
+	var errs []error
+	if k.la != nil {
+		errs = append(errs, k.la.Unload())
+		k.la = nil
+	}
+	if k.eval != nil {
+		errs = append(errs, k.eval.Close())
+		k.eval = nil
+	}
+	return errors.Join(errs...)
+}
+
+// NewtonOptions returns opt with the GPU executors and the GPU back end of
+// k: newton.New(sys, gpu.NewtonOptions(k, opt)) runs Newton on the device.
+// opt.Prec and opt.Complex must be k's.
+func NewtonOptions(k *NewtonKernels, opt newton.Options) newton.Options {
+	opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (mdrt.Executor, error) {
+		if n != k.n {
+			return nil, fmt.Errorf("gpu: the Newton kernels are for %d doubles, not %d", k.n, n)
+		}
+		return NewFromKernels(plan, complex, k.eval, Options{})
+	}
+	opt.NewBackend = func(c newton.BackendConfig) (newton.Backend, error) { return newNewtonBackend(k, c) }
+	return opt
+}
+
+// Buffers of the back end (indices of newtonBackend.bufs, gpuabi.LAPtr.Buf).
+const (
+	nbX     = iota // n series of d+1 coefficients
+	nbA            // A_0..A_d
+	nbB            // b_0..b_d
+	nbDX           // dx_0..dx_d
+	nbY            // m elements: Q^H b_k, then R^-1
+	nbRB           // (d+1) m elements: b_k - A_0 dx_k
+	nbQA           // m x n: the QR of A_0 in place
+	nbTau          // n elements
+	nbRinv         // n N-double reals
+	nbRrev         // packed rows of R
+	nbSc           // norms: max(d+1, n) N-double reals, then 4 doubles of maxima
+	nbSkip         // d+1 long longs
+	nbOwned        // the executors' data arrays and the slot tables follow
+)
+
+// newtonDegree is what the back end keeps per working degree.
+type newtonDegree struct {
+	exec       *Executor
+	data       int // bufs index of the executor's data array
+	in, vs, ds int // bufs indices of the slot tables (int64)
+}
+
+// newtonBackend is newton.Backend on the GPU.
+type newtonBackend struct {
+	k    *NewtonKernels
+	dev  *cudadev.Device
+	c    newton.BackendConfig
+	v    gpuabi.LAVariant
+	bufs []cudadev.Buffer
+	own  []bool // bufs[i] allocated here (freed by Close)
+	degs map[int]*newtonDegree
+	amax int64 // offset of the maxima in nbSc
+
+	fromFactors func(m, n int, a, tau []float64) (la.Factorization, error)
+	host        []float64 // download buffer
+	skipHost    []int64
+
+	// stage clock: events recorded at Mark and Lap, resolved by Times
+	events []*cudadev.Event
+	used   int
+	open   int // the event that starts the current interval (-1: none)
+	laps   []newtonLap
+	times  newton.Times
+	clkErr error
+}
+
+type newtonLap struct {
+	from, to int
+	s        newton.Stage
+}
+
+func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend, error) {
+	if c.N != k.n || c.Complex != k.complex {
+		return nil, fmt.Errorf("gpu: the Newton kernels are for %d doubles (complex %v), the solver needs %d (complex %v)", k.n, k.complex, c.N, c.Complex)
+	}
+	lk, ok := la.KernelsFor(c.N)
+	if !ok {
+		return nil, fmt.Errorf("gpu: no linear algebra for %d doubles", c.N)
+	}
+	be := &newtonBackend{k: k, dev: k.dev, c: c, v: gpuabi.LAVariant{N: c.N, Complex: c.Complex}, degs: map[int]*newtonDegree{}, open: -1}
+	be.fromFactors = lk.QRFromFactors
+	if c.Complex {
+		be.fromFactors = lk.QRFromFactorsComplex
+	}
+	d, n, m, W, N := c.Degree, c.Vars, c.Eqs, int64(c.W), int64(c.N)
+	d1 := int64(d + 1)
+	nsc := int64(max(d+1, n))
+	be.amax = nsc * N
+	sizes := []int64{ // doubles
+		nbX: int64(n) * d1 * W, nbA: d1 * int64(m) * int64(n) * W, nbB: d1 * int64(m) * W, nbDX: d1 * int64(n) * W,
+		nbY: int64(m) * W, nbRB: d1 * int64(m) * W, nbQA: int64(m) * int64(n) * W, nbTau: int64(n) * W,
+		nbRinv: int64(n) * N, nbRrev: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbSc: nsc*N + 4, nbSkip: d1,
+	}
+	ws := newton.Stagger(d)
+	var tables int64
+	for range ws {
+		tables += int64(n) + int64(m) + int64(m)*int64(n)
+	}
+	var need int64
+	for _, s := range sizes {
+		need += 8 * s
+	}
+	need += 8 * tables
+	kind := "real"
+	if c.Complex {
+		kind = "complex"
+	}
+	free, err := k.dev.FreeMemory()
+	if err != nil {
+		return nil, fmt.Errorf("gpu: Newton: %w", err)
+	}
+	if need > free-memoryReserve {
+		return nil, fmt.Errorf("gpu: Newton on %d equations in %d unknowns, degree %d, %d-double %s data: %w: its buffers need %s "+
+			"(A_0..A_d %s, b and residuals %s, the QR %s, slot tables %s), %s is free on %s (%s kept in reserve)",
+			m, n, d, c.N, kind, ErrMemory, stager.FormatBytes(need), stager.FormatBytes(8*sizes[nbA]),
+			stager.FormatBytes(8*(sizes[nbB]+sizes[nbRB])), stager.FormatBytes(8*sizes[nbQA]), stager.FormatBytes(8*tables),
+			stager.FormatBytes(free), k.dev.Info().Name, stager.FormatBytes(memoryReserve))
+	}
+	ok = false
+	defer func() {
+		if !ok {
+			_ = be.Close()
+		}
+	}()
+	for i, s := range sizes {
+		b, err := k.dev.AllocFloat64s(max(s, 1))
+		if err != nil {
+			return nil, fmt.Errorf("gpu: Newton: allocating buffer %d (%d doubles): %w", i, s, err)
+		}
+		be.add(b, true)
+	}
+	if err := k.dev.Memset(be.bufs[nbDX], 0); err != nil {
+		return nil, fmt.Errorf("gpu: Newton: %w", err)
+	}
+	// The executors (staged by Solver.Prepare) and their slot tables.
+	for _, w := range ws {
+		e, err := c.Exec(w)
+		if err != nil {
+			return nil, err
+		}
+		g, isGPU := e.(*Executor)
+		if !isGPU {
+			return nil, fmt.Errorf("gpu: Newton: the executor of degree %d is a %T, not the GPU's (use gpu.NewtonOptions)", w, e)
+		}
+		plan := g.Plan()
+		if plan.Degree != w {
+			return nil, fmt.Errorf("gpu: Newton: the executor of degree %d runs a plan of degree %d", w, plan.Degree)
+		}
+		dg := &newtonDegree{exec: g}
+		dg.data = be.add(g.data, false)
+		in := make([]int64, n)
+		for v := range in {
+			in[v] = -1
+			if v < len(plan.Inputs) {
+				in[v] = int64(plan.Inputs[v])
+			}
+		}
+		vs := make([]int64, m)
+		for i := range vs {
+			vs[i] = int64(plan.Value[i])
+		}
+		ds := make([]int64, m*n)
+		for j := 0; j < n; j++ {
+			for i := 0; i < m; i++ {
+				ds[i+j*m] = int64(plan.DerivSlot(i, j))
+			}
+		}
+		for _, t := range []struct {
+			idx *int
+			x   []int64
+		}{{&dg.in, in}, {&dg.vs, vs}, {&dg.ds, ds}} {
+			b, err := k.dev.Alloc(8 * int64(max(len(t.x), 1)))
+			if err != nil {
+				return nil, fmt.Errorf("gpu: Newton: allocating a slot table: %w", err)
+			}
+			*t.idx = be.add(b, true)
+			if err := k.dev.CopyHtoDInt64(b, t.x); err != nil {
+				return nil, fmt.Errorf("gpu: Newton: uploading a slot table: %w", err)
+			}
+		}
+		be.degs[w] = dg
+	}
+	be.host = make([]float64, max(int(sizes[nbX]), int(sizes[nbQA]), int(nsc*N+4)))
+	be.skipHost = make([]int64, d+1)
+	ok = true
+	return be, nil
+}
+
+func (be *newtonBackend) add(b cudadev.Buffer, own bool) int {
+	be.bufs = append(be.bufs, b)
+	be.own = append(be.own, own)
+	return len(be.bufs) - 1
+}
+
+func ptr(buf int) gpuabi.LAPtr { return gpuabi.LAPtr{Buf: buf} }
+
+// at returns buffer buf from element k on (W doubles each).
+func (be *newtonBackend) at(buf, k int) gpuabi.LAPtr { return ptr(buf).At(k, be.c.W) }
+
+func (be *newtonBackend) slice(p gpuabi.LAPtr, n int64) cudadev.Buffer {
+	return be.bufs[p.Buf].Float64Slice(p.Off, n)
+}
+
+// launch queues ls (on the device's thread).
+func (be *newtonBackend) launch(ls ...[]gpuabi.LALaunch) error {
+	return be.dev.Do(func() error {
+		for _, seq := range ls {
+			for _, l := range seq {
+				fn := be.k.fns[l.Kernel]
+				if fn == nil {
+					return fmt.Errorf("gpu: Newton: no kernel %s", l.Kernel)
+				}
+				args := make([]any, len(l.Args))
+				for i, a := range l.Args {
+					switch a := a.(type) {
+					case gpuabi.LAPtr:
+						b := be.bufs[a.Buf]
+						args[i] = b.Float64Slice(a.Off, b.Float64s()-a.Off)
+					default:
+						args[i] = a
+					}
+				}
+				if err := be.dev.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, 0, args...); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// read downloads n doubles at p (waits for the work queued before).
+func (be *newtonBackend) read(p gpuabi.LAPtr, n int) ([]float64, error) {
+	h := be.host[:n]
+	if err := be.dev.CopyDtoH(h, be.slice(p, int64(n))); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// scalar downloads one double at offset off of the scalars.
+func (be *newtonBackend) scalar(off int64) (float64, error) {
+	h, err := be.read(gpuabi.LAPtr{Buf: nbSc, Off: off}, 1)
+	if err != nil {
+		return 0, err
+	}
+	return h[0], nil
+}
+
+// norm is the leading limb of the first norm in the scalars.
+func (be *newtonBackend) norm() (float64, error) { return be.scalar(0) }
+
+func (be *newtonBackend) amaxAt(i int) gpuabi.LAPtr {
+	return gpuabi.LAPtr{Buf: nbSc, Off: be.amax + int64(i)}
+}
+
+func (be *newtonBackend) Reset(x0 []float64) error {
+	c := be.c
+	d, n, W := c.Degree, c.Vars, c.W
+	x := make([]float64, n*(d+1)*W)
+	for v := 0; v < n; v++ {
+		copy(x[v*(d+1)*W:v*(d+1)*W+W], x0[v*W:(v+1)*W])
+	}
+	if err := be.dev.CopyHtoD(be.bufs[nbX], x); err != nil {
+		return fmt.Errorf("uploading the start: %w", err)
+	}
+	be.times, be.laps, be.used, be.open, be.clkErr = newton.Times{}, be.laps[:0], 0, -1, nil
+	return nil
+}
+
+// Evaluate: x's coefficients 0..w into the input slots of the executor of
+// degree w, its layers, b = -G and A from its outputs, then ||b||_1 and
+// max|b| (two doubles home).
+func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
+	c := be.c
+	d, n, m := c.Degree, c.Vars, c.Eqs
+	dg := be.degs[w]
+	if dg == nil {
+		return 0, 0, fmt.Errorf("no executor of degree %d", w)
+	}
+	stride, d1 := dg.exec.geo.stride, w+1
+	v := be.v
+	if err := be.launch(v.LAScatter(ptr(nbX), d+1, ptr(dg.data), stride, d1, ptr(dg.in), n, w)); err != nil {
+		return 0, 0, err
+	}
+	if err := be.dev.Do(dg.exec.launchAll); err != nil {
+		return 0, 0, err
+	}
+	ls := [][]gpuabi.LALaunch{v.LAGather(ptr(dg.data), stride, d1, ptr(dg.vs), m, w, true, ptr(nbB))}
+	if jac {
+		ls = append(ls, v.LAGather(ptr(dg.data), stride, d1, ptr(dg.ds), m*n, w, false, ptr(nbA)))
+	}
+	ls = append(ls, v.LANorm1(ptr(nbB), (w+1)*m, 0, 1, ptr(nbSc)), v.LAAmax(ptr(nbB), (w+1)*m, 0, 1, be.amaxAt(0)))
+	if err := be.launch(ls...); err != nil {
+		return 0, 0, err
+	}
+	fnorm, err := be.norm()
+	if err != nil {
+		return 0, 0, err
+	}
+	bmax, err := be.scalar(be.amax)
+	return fnorm, bmax, err
+}
+
+// Factor: the QR of a copy of A_0 and packr on the device, the column
+// norms of A_0; then A_0's factors and tau come home once, and la's CPU
+// routines (QRFromFactors: the rank check, Cond) run on them, the same
+// bits as the CPU back end's NewQR.
+func (be *newtonBackend) Factor() (*la.RankError, float64, float64, error) {
+	c := be.c
+	n, m, W, N := c.Vars, c.Eqs, c.W, c.N
+	v := be.v
+	if err := be.dev.CopyDtoD(be.slice(ptr(nbQA), int64(m*n*W)), be.slice(ptr(nbA), int64(m*n*W))); err != nil {
+		return nil, 0, 0, err
+	}
+	if err := be.launch(v.LAQR(m, n, m, ptr(nbQA), ptr(nbTau)), v.LAPackR(m, n, m, ptr(nbQA), ptr(nbRinv), ptr(nbRrev)),
+		v.LANorm1(ptr(nbA), m, m, n, ptr(nbSc))); err != nil {
+		return nil, 0, 0, err
+	}
+	norms, err := be.read(ptr(nbSc), n*N)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	a0norm := 0.0
+	for j := 0; j < n; j++ {
+		a0norm = max(a0norm, norms[j*N])
+	}
+	tau, err := be.read(ptr(nbTau), n*W)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	tau = append([]float64(nil), tau...)
+	a, err := be.read(ptr(nbQA), m*n*W)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	qr, err := be.fromFactors(m, n, a, tau)
+	var rank *la.RankError
+	if errors.As(err, &rank) {
+		return rank, 0, 0, nil
+	} else if err != nil {
+		return nil, 0, 0, err
+	}
+	return nil, qr.Cond(), a0norm, nil
+}
+
+func (be *newtonBackend) MaxAbsX() (float64, error) {
+	c := be.c
+	if err := be.launch(be.v.LAAmax(ptr(nbX), c.Vars*(c.Degree+1), 0, 1, be.amaxAt(0))); err != nil {
+		return 0, err
+	}
+	return be.scalar(be.amax)
+}
+
+func (be *newtonBackend) BlockNorm(k int) (float64, error) {
+	m := be.c.Eqs
+	if err := be.launch(be.v.LANorm1(be.at(nbB, k*m), m, 0, 1, ptr(nbSc))); err != nil {
+		return 0, err
+	}
+	return be.norm()
+}
+
+func (be *newtonBackend) SkipBlock(k int) error {
+	n := be.c.Vars
+	return be.dev.Memset(be.slice(be.at(nbDX, k*n), int64(n*be.c.W)), 0)
+}
+
+func (be *newtonBackend) ApplyQH(k int) error {
+	m, n, W := be.c.Eqs, be.c.Vars, be.c.W
+	if err := be.dev.CopyDtoD(be.slice(ptr(nbY), int64(m*W)), be.slice(be.at(nbB, k*m), int64(m*W))); err != nil {
+		return err
+	}
+	return be.launch(be.v.LAApplyQH(m, n, m, ptr(nbQA), ptr(nbTau), 1, ptr(nbY), m))
+}
+
+// SolveR: the diagonal of R was checked by Factor (the rank check implies
+// R_kk != 0, which la's SolveR requires and the kernel assumes).
+func (be *newtonBackend) SolveR(k int) error {
+	m, n, W := be.c.Eqs, be.c.Vars, be.c.W
+	if err := be.launch(be.v.LABackSub(n, ptr(nbRrev), ptr(nbRinv), 1, ptr(nbY), m)); err != nil {
+		return err
+	}
+	return be.dev.CopyDtoD(be.slice(be.at(nbDX, k*n), int64(n*W)), be.slice(ptr(nbY), int64(n*W)))
+}
+
+func (be *newtonBackend) UpdateB(k, w int) error {
+	return be.launch(be.v.LAToeplitzUpdate(be.c.Eqs, be.c.Vars, ptr(nbA), ptr(nbB), ptr(nbDX), k, w))
+}
+
+// Residual: b_k - A_0 dx_k and their norms for k = 0..w in two launches
+// (the skipped blocks' are computed and not used), w+1 norms home, summed
+// in order.
+func (be *newtonBackend) Residual(w int, skipped []bool, nb []float64) (float64, error) {
+	m, n, N := be.c.Eqs, be.c.Vars, be.c.N
+	if err := be.launch(be.v.LAResiduals(m, n, ptr(nbA), ptr(nbB), ptr(nbDX), w, ptr(nbRB), ptr(nbSc))); err != nil {
+		return 0, err
+	}
+	norms, err := be.read(ptr(nbSc), (w+1)*N)
+	if err != nil {
+		return 0, err
+	}
+	r := 0.0
+	for k := 0; k <= w; k++ {
+		if skipped[k] {
+			r += nb[k]
+			continue
+		}
+		r += norms[k*N]
+	}
+	return r, nil
+}
+
+func (be *newtonBackend) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float64, error) {
+	d, n := be.c.Degree, be.c.Vars
+	for k := 0; k <= w; k++ {
+		be.skipHost[k] = 0
+		if skipped[k] {
+			be.skipHost[k] = 1
+		}
+	}
+	if err := be.dev.CopyHtoDInt64(be.bufs[nbSkip], be.skipHost[:w+1]); err != nil {
+		return 0, 0, 0, err
+	}
+	v := be.v
+	if err := be.launch(v.LAAmax(ptr(nbDX), (w+1)*n, 0, 1, be.amaxAt(0)), v.LAAmax(ptr(nbDX), (wPrev+1)*n, 0, 1, be.amaxAt(1)),
+		v.LAXUpdate(ptr(nbX), d+1, ptr(nbDX), n, ptr(nbSkip), w), v.LAAmax(ptr(nbX), n*(d+1), 0, 1, be.amaxAt(2))); err != nil {
+		return 0, 0, 0, err
+	}
+	h, err := be.read(be.amaxAt(0), 3)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return h[0], h[1], h[2], nil
+}
+
+// X downloads x (a fresh slice: the Result keeps it).
+func (be *newtonBackend) X() ([]float64, error) {
+	x := make([]float64, be.bufs[nbX].Float64s())
+	if err := be.dev.CopyDtoH(x, be.bufs[nbX]); err != nil {
+		return nil, fmt.Errorf("newton: downloading x: %w", err)
+	}
+	return x, nil
+}
+
+// record records the next event of the pool and returns its index.
+func (be *newtonBackend) record() int {
+	if be.clkErr != nil {
+		return -1
+	}
+	if be.used == len(be.events) {
+		e, err := be.dev.NewEvent()
+		if err != nil {
+			be.clkErr = err
+			return -1
+		}
+		be.events = append(be.events, e)
+	}
+	i := be.used
+	if err := be.events[i].Record(); err != nil {
+		be.clkErr = err
+		return -1
+	}
+	be.used++
+	return i
+}
+
+// Mark records an event that starts an interval.
+func (be *newtonBackend) Mark() { be.open = be.record() }
+
+// Lap records an event; the device time since the last one goes to s
+// (CUDA events: the work queued in between and any time the device waited
+// for the host).
+func (be *newtonBackend) Lap(s newton.Stage) {
+	to := be.record()
+	if be.open >= 0 && to >= 0 {
+		be.laps = append(be.laps, newtonLap{be.open, to, s})
+	}
+	be.open = to
+}
+
+// Times waits for the last event and sums the intervals.
+func (be *newtonBackend) Times() (newton.Times, error) {
+	if be.clkErr != nil {
+		return be.times, fmt.Errorf("newton: stage clock: %w", be.clkErr)
+	}
+	if be.used > 0 {
+		if err := be.events[be.used-1].Synchronize(); err != nil {
+			return be.times, err
+		}
+	}
+	for _, l := range be.laps {
+		ms, err := be.events[l.to].Elapsed(be.events[l.from])
+		if err != nil {
+			return be.times, err
+		}
+		be.times.AddStage(l.s, time.Duration(ms*1e6))
+	}
+	be.laps, be.used, be.open = be.laps[:0], 0, -1
+	return be.times, nil
+}
+
+// Close frees the buffers and the events (the executors are the
+// Solver's).
+func (be *newtonBackend) Close() error {
+	var errs []error
+	for i, b := range be.bufs {
+		if be.own[i] && !b.IsNil() {
+			errs = append(errs, be.dev.Free(b))
+		}
+	}
+	be.bufs, be.own = nil, nil
+	for _, e := range be.events {
+		errs = append(errs, e.Close())
+	}
+	be.events = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,284 @@
+//go:build cuda
+
+package gpu_test
+
+// The device-resident Newton driver (gpu.NewtonOptions) against the CPU
+// Newton (runtime/newton's CPU back end), bit for bit: the series, the
+// residual, the condition estimate, the last update, the steps. Build
+// here, run there (scripts/gpu-bench.sh build makes .gpu/runtime.test):
+//
+//	cd runtime/gpu && ../../.gpu/runtime.test -test.run GPUNewton -test.v
+//
+// MDGEN_GPU_NEWTON_NS picks the precisions (default 2,4,8). The timing of
+// PHCpack's problem -1 (monomial n = 256, d = 64, real) is
+// TestGPUNewtonProblem1, which runs only with MDGEN_GPU_NEWTON_P1=1
+// (MDGEN_GPU_NEWTON_P1_N and _D change n and d; _BALANCED=1 the balanced
+// rates).
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/stager"
+)
+
+type ntKey struct {
+	n       int
+	complex bool
+}
+
+var (
+	ntOnce   sync.Once
+	ntDev    *cudadev.Device
+	ntFat    map[ntKey][2][]byte
+	ntErr    error
+	ntLoaded = map[ntKey]*gpu.NewtonKernels{}
+)
+
+// ntKernels compiles the Newton kernels of every precision and kind in ns
+// (in parallel, cached by content) and loads those of (n, complex).
+func ntKernels(t *testing.T, ns []int, n int, complex bool) (*cudadev.Device, *gpu.NewtonKernels) {
+	t.Helper()
+	ntOnce.Do(func() {
+		if ntDev, ntErr = cudadev.Open(0); ntErr != nil {
+			return
+		}
+		fmt.Println("gpu:", ntDev.Info())
+		if _, ntErr = nvcc.Find(""); ntErr != nil {
+			return
+		}
+		var srcs []nvcc.Source
+		var keys []ntKey
+		seen := map[string]bool{}
+		for _, n := range ns {
+			for _, c := range []bool{false, true} {
+				s, err := gen.NewtonCUSources(n, c)
+				if err != nil {
+					ntErr = err
+					return
+				}
+				keys = append(keys, ntKey{n, c})
+				for _, src := range s {
+					if !seen[src.Name] {
+						seen[src.Name] = true
+						srcs = append(srcs, src)
+					}
+				}
+			}
+		}
+		cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
+		if cache == "" {
+			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
+		}
+		c := &nvcc.Compiler{Dir: cache, Archs: []string{ntDev.Info().Arch()}, Log: os.Stdout}
+		t0 := time.Now()
+		res, err := c.Build(srcs)
+		if err != nil {
+			ntErr = err
+			return
+		}
+		fmt.Printf("nvcc: %d sources in %.1f s\n", len(srcs), time.Since(t0).Seconds())
+		byName := map[string][]byte{}
+		for i, r := range res {
+			if r.Err != nil {
+				ntErr = r.Err
+				return
+			}
+			byName[srcs[i].Name] = r.Fatbin
+		}
+		ntFat = map[ntKey][2][]byte{}
+		for _, k := range keys {
+			s, _ := gen.NewtonCUSources(k.n, k.complex)
+			ntFat[k] = [2][]byte{byName[s[0].Name], byName[s[1].Name]}
+		}
+	})
+	if ntErr != nil {
+		t.Fatalf("GPU Newton kernels (this cuda-tagged test needs a GPU and nvcc): %v", ntErr)
+	}
+	key := ntKey{n, complex}
+	if k := ntLoaded[key]; k != nil {
+		return ntDev, k
+	}
+	f, ok := ntFat[key]
+	if !ok {
+		t.Fatalf("no kernels compiled for %d doubles, complex %v", n, complex)
+	}
+	k, err := gpu.LoadNewtonKernels(ntDev, f[0], f[1], n, complex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ntLoaded[key] = k
+	return ntDev, k
+}
+
+func ntNs() []int { return laEnvInts("MDGEN_GPU_NEWTON_NS", []int{2, 4, 8}) }
+
+func sameFloat(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// TestGPUNewton: the monomial family (n = 12) and the cyclic5 and katsura4
+// Newton homotopies, 2/4/8 doubles, real and complex, d = 8 and 32: the
+// GPU's results are the CPU's, bit for bit.
+func TestGPUNewton(t *testing.T) {
+	ns := ntNs()
+	for _, n := range ns {
+		for _, complex := range []bool{false, true} {
+			_, k := ntKernels(t, ns, n, complex)
+			for _, d := range []int{8, 32} {
+				for _, spec := range []string{"monomial", "cyclic5:newton", "katsura4:newton"} {
+					name := fmt.Sprintf("%s/%dd/complex=%v/d=%d", spec, n, complex, d)
+					t.Run(name, func(t *testing.T) {
+						var inst *stager.Instance
+						var err error
+						if spec == "monomial" {
+							inst, err = stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: d, Seed: 1, Complex: complex})
+						} else {
+							inst, err = stager.FamilySystem(spec, stager.FamilyOptions{Seed: 1, Complex: complex})
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						ntCompare(t, k, inst, n, d, complex)
+					})
+				}
+			}
+		}
+	}
+}
+
+func ntCompare(t *testing.T, k *gpu.NewtonKernels, inst *stager.Instance, n, d int, complex bool) {
+	t.Helper()
+	opt := newton.Options{Prec: n, Complex: complex, Degree: d}
+	cpu, err := newton.New(inst.System, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	gs, err := newton.New(inst.System, gpu.NewtonOptions(k, opt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	start := inst.Start[0].Values
+	t0 := time.Now()
+	want, err := cpu.Solve(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := time.Since(t0)
+	if err := gs.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	t0 = time.Now()
+	got, err := gs.Solve(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := time.Since(t0)
+	if got.Converged != want.Converged || got.Steps != want.Steps || got.RefineSteps != want.RefineSteps {
+		t.Fatalf("GPU converged %v in %d steps (%d refining), CPU %v in %d (%d); GPU err %v, CPU err %v",
+			got.Converged, got.Steps, got.RefineSteps, want.Converged, want.Steps, want.RefineSteps, got.Err, want.Err)
+	}
+	if fmt.Sprint(got.Err) != fmt.Sprint(want.Err) {
+		t.Fatalf("GPU error %v, CPU error %v", got.Err, want.Err)
+	}
+	for _, f := range []struct {
+		what string
+		g, w float64
+	}{{"residual", got.Residual, want.Residual}, {"cond", got.Cond, want.Cond}, {"update", got.Update, want.Update},
+		{"fnorm", got.FNorm, want.FNorm}, {"start residual", got.StartResidual, want.StartResidual}} {
+		if !sameFloat(f.g, f.w) {
+			t.Fatalf("%s: GPU %v, CPU %v", f.what, f.g, f.w)
+		}
+	}
+	if len(got.X) != len(want.X) {
+		t.Fatalf("x: %d doubles, CPU %d", len(got.X), len(want.X))
+	}
+	w := want.W()
+	for i := range want.X {
+		if !sameFloat(got.X[i], want.X[i]) {
+			v, kk := i/w/(d+1), i/w%(d+1)
+			t.Fatalf("x_%d[%d], double %d: GPU %v, CPU %v", v, kk, i%w, got.X[i], want.X[i])
+		}
+	}
+	if !want.Converged {
+		t.Logf("(both not converged: %v)", want.Err)
+	}
+	t.Logf("bit-identical: %d steps, residual %.2e, cond %.2e; CPU %.3f s, GPU %.3f s (stages %s)",
+		want.Steps, want.Residual, want.Cond, tc.Seconds(), tg.Seconds(), ntStages(got.Times))
+}
+
+func ntStages(t newton.Times) string {
+	ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 }
+	return fmt.Sprintf("evaluate %.1f ms, qr %.1f ms, qhb %.1f ms, backsub %.1f ms, update %.1f ms, residual %.1f ms (sum %.1f ms)",
+		ms(t.Evaluate), ms(t.QR), ms(t.QHB), ms(t.BackSub), ms(t.Update), ms(t.Residual), ms(t.Total()))
+}
+
+// TestGPUNewtonProblem1 times PHCpack's problem -1 on the GPU: Newton on
+// the monomial homotopy n = 256, d = 64, real, 2/4/8 doubles (PHCpack's
+// random rates, seed 1): the wall clock of the whole Newton run (Solve,
+// with the plans staged and the executors made before; a warm-up solve
+// first) and its six stages from CUDA events. No timing assertion; no CPU
+// comparison at this size (TestGPUNewton checks the bits).
+func TestGPUNewtonProblem1(t *testing.T) {
+	if os.Getenv("MDGEN_GPU_NEWTON_P1") != "1" {
+		t.Skip("set MDGEN_GPU_NEWTON_P1=1 to time problem -1 (n = 256, d = 64) on the GPU")
+	}
+	size := func(name string, def int) int {
+		if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+			return v
+		}
+		return def
+	}
+	nv, d := size("MDGEN_GPU_NEWTON_P1_N", 256), size("MDGEN_GPU_NEWTON_P1_D", 64)
+	balanced := os.Getenv("MDGEN_GPU_NEWTON_P1_BALANCED") == "1"
+	ns := ntNs()
+	inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: nv, Degree: d, Seed: 1, Balanced: balanced})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range ns {
+		t.Run(fmt.Sprintf("%dd", n), func(t *testing.T) {
+			_, k := ntKernels(t, ns, n, false)
+			t0 := time.Now()
+			s, err := newton.New(inst.System, gpu.NewtonOptions(k, newton.Options{Prec: n, Degree: d}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.Prepare(); err != nil {
+				t.Fatal(err)
+			}
+			setup := time.Since(t0)
+			var res *newton.Result
+			var walls []time.Duration
+			for rep := 0; rep < 2; rep++ {
+				t0 = time.Now()
+				res, err = s.Solve(inst.Start[0].Values)
+				if err != nil {
+					t.Fatal(err)
+				}
+				walls = append(walls, time.Since(t0))
+			}
+			fmt.Printf("problem -1 n=%d d=%d %dd real (balanced %v) on the GPU: converged %v, %d steps (%d refining), residual %.2e, cond %.2e, update %.2e\n"+
+				"  setup (staging, executors) %.2f s; Newton wall clock %.3f s (first solve %.3f s, with the back end's allocation)\n  stages: %s\n",
+				nv, d, n, balanced, res.Converged, res.Steps, res.RefineSteps, res.Residual, res.Cond, res.Update,
+				setup.Seconds(), walls[1].Seconds(), walls[0].Seconds(), ntStages(res.Times))
+			if !res.Converged {
+				t.Logf("not converged: %v", res.Err)
+			}
+		})
+	}
+}

@@ -1,0 +1,25 @@
+//go:build !cuda
+
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/newton"
+)
+
+// NewtonKernels are the loaded fatbins of the device-resident Newton
+// driver; this build has none.
+type NewtonKernels struct{}
+
+// LoadNewtonKernels returns an error wrapping cudadev.ErrNoCUDA: this
+// binary lacks the GPU (callers fall back to the CPU).
+func LoadNewtonKernels(dev *cudadev.Device, evalFatbin, laFatbin []byte, n int, complex bool) (*NewtonKernels, error) {
+	return nil, errNoGPU(fmt.Sprintf("loading the %d-double GPU Newton kernels", n))
+}
+
+// NewtonOptions returns opt unchanged (no GPU in this build).
+func NewtonOptions(k *NewtonKernels, opt newton.Options) newton.Options { return opt }
+
+func (k *NewtonKernels) Close() error { return nil }
