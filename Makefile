@@ -10,11 +10,13 @@ build:
 
 # Regenerate mdops/f<N>_gen.go and generated/cuda/*.cuh from the IR, and the
 # emitted solver packages generated/p1, p2, p3 (8-double real, degree 31;
-# sources only: `make gpu-kernels` builds their fatbins where nvcc is).
+# sources only: `make gpu-kernels` builds their fatbins where nvcc is), and
+# the packages of the examples' go:generate directives.
 generate:
 	$(GO) run ./cmd/mdgen generate
 	for p in p1 p2 p3; do $(GO) run ./cmd/mdgen emit $$p -prec 8 -degree 31 -nvcc none -o generated/$$p || exit 1; done
 	cd examples/evaldemo && $(GO) generate
+	cd examples/pathdemo && $(GO) generate
 
 # Fail when the committed generated code differs from what the generator writes.
 check-generated: generate
