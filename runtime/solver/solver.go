@@ -17,6 +17,17 @@
 //	s.SetInput(v, series)         // for every variable v
 //	err = s.Run()                 // values and Jacobian at the inputs
 //	y := s.Value(0)               // series of polynomial 0
+//
+// and they solve (newton.go): Solve and SolveAll run runtime/newton, the
+// driver of `mdgen solve`, with the Solver's own executor at the emitted
+// degree, so that the series, residual and condition number are the bits
+// of `mdgen solve` on the same system, precision, degree and start:
+//
+//	starts, err := spec.Starts()   // the start list of the system file
+//	res, err := s.Solve(starts[0]) // *Result: the series, Residual, Cond, Times
+//
+// GPUNewton is the seam where the GPU build plugs in a Newton back end that
+// keeps the linear algebra on the device; the CPU path never calls it.
 package solver
 
 import (
