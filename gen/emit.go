@@ -57,6 +57,11 @@ type Emitted struct {
 	// (FatbinStamp): a fatbin whose stamp differs is stale.
 	SourceHash string
 	Stamp      string
+	// Solves says whether Newton converged from the first start solution
+	// of the system file at the emitted degree (Emit runs it for the
+	// package's Example, whose output it writes); NoSolveWhy says why not.
+	Solves     bool
+	NoSolveWhy string
 }
 
 // EmitHeader returns the first line of every emitted file.
@@ -118,7 +123,9 @@ func Emit(s EmitSpec) (*Emitted, error) {
 		return nil, err
 	}
 	e.Files[s.Name+".go"] = goSrc
-	testSrc, err := emitGoTest(s, header, exampleSolve(s, plan))
+	ex := exampleSolve(s, plan)
+	e.Solves, e.NoSolveWhy = ex.ok, ex.why
+	testSrc, err := emitGoTest(s, header, ex)
 	if err != nil {
 		return nil, err
 	}

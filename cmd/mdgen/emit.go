@@ -113,7 +113,9 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 			return fmt.Errorf("emit: %w", err)
 		}
 		// Read it once here, so that errors name the file as given.
-		sys, err := stager.Parse(arg, text, stager.ParseOptions{Param: *param})
+		// The start solutions too: a bad list is an error here, with its
+		// position, rather than in the package's Starts.
+		sys, sols, err := stager.ParseSystemAndSolutions(arg, text, stager.ParseOptions{Param: *param})
 		if err != nil {
 			return err
 		}
@@ -124,6 +126,21 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 			}
 			spec.Complex = true
 			fmt.Fprintf(stderr, "mdgen: %s has complex coefficients: emitting complex data (as with -complex)\n", arg)
+		}
+		// Complex start solutions too (as mdgen solve chooses), unless
+		// -complex=false: then Solve refuses them, and the package evaluates.
+		if !spec.Complex {
+			for k := range sols {
+				if why := complexStart(&sols[k], sys.Vars, k); why != "" {
+					if flagSet(fs, "complex") {
+						fmt.Fprintf(stderr, "mdgen: %s: %s, which the package's real data (-complex=false) cannot take\n", arg, why)
+					} else {
+						spec.Complex = true
+						fmt.Fprintf(stderr, "mdgen: %s: %s: emitting complex data (as with -complex)\n", arg, why)
+					}
+					break
+				}
+			}
 		}
 		spec.Text = text
 		spec.Name, _ = gen.SanitizeName(filepath.Base(arg))
@@ -167,6 +184,9 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 			fmt.Fprintf(stdout, "%s\n", filepath.Join(displayPath(dir), filepath.FromSlash(p)))
 		}
 	}
+	if spec.Text != nil && !em.Solves {
+		fmt.Fprintf(stderr, "mdgen: the package's Example evaluates only: %s\n", em.NoSolveWhy)
+	}
 	fatPath := filepath.Join(dir, filepath.FromSlash(em.Fatbin))
 	if state == gen.FatbinStale {
 		fmt.Fprintf(stderr, "mdgen: removed the stale %s (%s)\n", displayPath(fatPath), why)
@@ -191,6 +211,20 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 		return fmt.Errorf("emit: %w", err)
 	}
 	return nil
+}
+
+// complexStart names the first complex coordinate of start solution k, or "".
+func complexStart(sol *stager.Solution, vars []string, k int) string {
+	for v := range sol.Values {
+		if !sol.Values[v].IsReal() {
+			name := fmt.Sprint(v + 1)
+			if v < len(vars) {
+				name = vars[v]
+			}
+			return fmt.Sprintf("start solution %d has a complex coordinate %s", k+1, name)
+		}
+	}
+	return ""
 }
 
 // flagSet reports whether the flag name was given on the command line.

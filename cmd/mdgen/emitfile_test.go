@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mdgen/mdgen/stager"
 )
 
 // mdgen FILE writes the solver package into ./<name> with -prec 4
@@ -81,5 +83,34 @@ func TestEmitFileBadInput(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "sovle"); code != 2 || !strings.Contains(stderr, `unknown command "sovle"`) {
 		t.Errorf("sovle: exit %d, %s", code, stderr)
+	}
+}
+
+// A system with real coefficients and a complex start solution gets
+// complex data (as mdgen solve chooses it), and at -degree 0 its Example
+// refines the root.
+func TestEmitFileComplexStart(t *testing.T) {
+	t.Chdir(t.TempDir())
+	sys, err := stager.Parse("sq", []byte("2\n x^2 + 1;\n y - 2;\n"), stager.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var i, two stager.Rational
+	i.Im.SetFrac64(99, 100)
+	two.Re.SetInt64(2)
+	text := string(stager.Format(sys)) + "\n" + string(stager.FormatSolutions([]stager.Solution{stager.StartSolution(sys.Vars, []stager.Rational{i, two})}, stager.SolutionFormat{}))
+	os.WriteFile("sq.txt", []byte(text), 0o644)
+	code, _, stderr := runCLI(t, "sq.txt", "-degree", "0", "-nvcc", "none")
+	if code != 0 || !strings.Contains(stderr, "start solution 1 has a complex coordinate x: emitting complex data") {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	src, _ := os.ReadFile(filepath.Join("sq", "sq.go"))
+	test, _ := os.ReadFile(filepath.Join("sq", "sq_test.go"))
+	if !strings.Contains(string(src), "Complex = true") || !strings.Contains(string(test), "// x t^0: 0 1.0000000") {
+		t.Fatalf("sq.go / sq_test.go:\n%s", test)
+	}
+	code, _, stderr = runCLI(t, "sq.txt", "-degree", "0", "-nvcc", "none", "-complex=false", "-o", "real")
+	if code != 0 || !strings.Contains(stderr, "cannot take") || !strings.Contains(stderr, "Example evaluates only") {
+		t.Fatalf("-complex=false: exit %d:\n%s", code, stderr)
 	}
 }
