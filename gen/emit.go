@@ -59,9 +59,11 @@ type Emitted struct {
 	Stamp      string
 	// Solves says whether Newton converged from the first start solution
 	// of the system file at the emitted degree (Emit runs it for the
-	// package's Example, whose output it writes); NoSolveWhy says why not.
-	Solves     bool
-	NoSolveWhy string
+	// package's Example, whose output it writes); ExampleSolves whether
+	// the Example solves, without an output when Newton takes long;
+	// NoSolveWhy says why not.
+	Solves, ExampleSolves bool
+	NoSolveWhy            string
 }
 
 // EmitHeader returns the first line of every emitted file.
@@ -124,7 +126,7 @@ func Emit(s EmitSpec) (*Emitted, error) {
 	}
 	e.Files[s.Name+".go"] = goSrc
 	ex := exampleSolve(s, plan)
-	e.Solves, e.NoSolveWhy = ex.ok, ex.why
+	e.Solves, e.ExampleSolves, e.NoSolveWhy = ex.ok, ex.ok || ex.long, ex.why
 	testSrc, err := emitGoTest(s, header, ex)
 	if err != nil {
 		return nil, err

@@ -387,12 +387,18 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 	)
 	f.Line()
 	emitExample(f, s, ex)
-	if ex.ok {
+	if ex.ok || ex.long {
+		var skip []Code
 		f.Line()
 		f.Comment("TestSolveMatchesNewton checks that Solve gives the bits of runtime/newton run")
 		f.Comment("directly on the system (what mdgen solve runs), from every start solution of")
-		f.Comment("the system file (the first one with -short).")
-		f.Func().Id("TestSolveMatchesNewton").Params(tParam).Block(
+		if ex.long {
+			f.Comment("the system file (none with -short: Newton at this size takes long).")
+			skip = append(skip, If(Qual("testing", "Short").Call()).Block(Id("t").Dot("Skip").Call(Lit("Newton at this size takes long"))))
+		} else {
+			f.Comment("the system file (the first one with -short).")
+		}
+		f.Func().Id("TestSolveMatchesNewton").Params(tParam).Block(append(skip,
 			List(Id("s"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
 			fatal(),
 			Defer().Id("s").Dot("Close").Call(),
@@ -417,7 +423,7 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 					Id("t").Dot("Fatalf").Call(Lit("start %d: %v"), Id("k").Op("+").Lit(1), Err()),
 				),
 			),
-		)
+		)...)
 	}
 	return renderGo(s.Name+"_test.go", f)
 }
@@ -430,7 +436,7 @@ func emitExample(f *File, s EmitSpec, ex solveExample) {
 	logFatal := func() *Statement {
 		return If(Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err()))
 	}
-	if !ex.ok {
+	if !ex.ok && !ex.long {
 		why := "(no Newton example: " + strings.TrimSuffix(strings.ReplaceAll(ex.why, "\n", " "), ".") + ")."
 		f.Comment("Example evaluates the system and its Jacobian at random series on the CPU")
 		if ex.output == "" {
@@ -459,6 +465,10 @@ func emitExample(f *File, s EmitSpec, ex solveExample) {
 	}
 	f.Comment("Example computes the series of the solution path from the first start")
 	f.Comment("solution of the system file, on the CPU (the GPU gives the same bits).")
+	if ex.long {
+		f.Comment("It has no output to check (Newton at this size takes long), so go test")
+		f.Comment("compiles it without running it.")
+	}
 	body := []Code{
 		List(Id("s"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
 		logFatal(),
@@ -472,10 +482,12 @@ func emitExample(f *File, s EmitSpec, ex solveExample) {
 			List(Id("re"), Id("im")).Op(":=").Id("res").Dot("Text").Call(Lit(0), Id("k")),
 			Qual("fmt", "Printf").Call(Lit(exampleCoef), Id("res").Dot("Vars").Index(Lit(0)), Id("k"), Id("re"), Id("im")),
 		),
-		Comment("Output:"),
 	}
-	for _, line := range strings.Split(strings.TrimSuffix(ex.output, "\n"), "\n") {
-		body = append(body, Comment(line))
+	if ex.ok {
+		body = append(body, Comment("Output:"))
+		for _, line := range strings.Split(strings.TrimSuffix(ex.output, "\n"), "\n") {
+			body = append(body, Comment(line))
+		}
 	}
 	f.Func().Id("Example").Params().Block(body...)
 }

@@ -25,7 +25,12 @@ const (
 // emitted degree (then the package's Example solves, and its tests compare
 // Solve with runtime/newton), and the Example's output.
 type solveExample struct {
-	ok     bool
+	ok bool
+	// long: the system file lists a start, but one evaluation is above
+	// evalExampleWork: the Example solves without an output to check (go
+	// test compiles it only), Emit does not run Newton, and the test of
+	// Solve skips under -short.
+	long   bool
 	output string // the Example's output (also of the evaluation example, when small)
 	why    string // why not ok
 }
@@ -36,11 +41,22 @@ type solveExample struct {
 // doubles takes seconds) the Example has no output and is not run.
 const evalExampleWork = 1e8
 
+// evalWork is the work of one evaluation at the emitted degree (see
+// evalExampleWork).
+func evalWork(s EmitSpec, plan *stager.Plan) float64 {
+	d := float64(s.Degree + 1)
+	return float64(plan.ConvJobs()) * d * d * float64(s.Prec*s.Prec)
+}
+
+// newtonExampleWork bounds evalWork for the Newton Example with an output
+// (Emit solves, and go test runs it): katsura12's Newton homotopy at degree
+// 64 in 8 doubles, 1.0e8, takes 0.7 s on one core of a 2-core machine.
+const newtonExampleWork = 3e8
+
 // evalExampleOutput returns what the evaluation Example prints, or "" when
 // the evaluation is too much work to run at emit time and in go test.
 func evalExampleOutput(s EmitSpec, plan *stager.Plan) string {
-	d := float64(s.Degree + 1)
-	if float64(plan.ConvJobs())*d*d*float64(s.Prec*s.Prec) > evalExampleWork {
+	if evalWork(s, plan) > evalExampleWork {
 		return ""
 	}
 	e, err := mdrt.NewCPU(plan, s.Prec, s.Complex, 0)
@@ -63,7 +79,7 @@ func evalExampleOutput(s EmitSpec, plan *stager.Plan) string {
 func exampleSolve(s EmitSpec, plan *stager.Plan) (ex solveExample) {
 	hash := plan.Hash()
 	defer func() {
-		if !ex.ok {
+		if !ex.ok && !ex.long {
 			ex.output = evalExampleOutput(s, plan)
 		}
 	}()
@@ -77,6 +93,9 @@ func exampleSolve(s EmitSpec, plan *stager.Plan) (ex solveExample) {
 	}
 	if len(starts) == 0 {
 		return solveExample{why: "the system file lists no start solutions"}
+	}
+	if evalWork(s, plan) > newtonExampleWork {
+		return solveExample{long: true, why: "Newton at this size takes long"}
 	}
 	sv, err := solver.New(spec, solver.WithCPU())
 	if err != nil {

@@ -97,6 +97,17 @@ func TestEmitExamples(t *testing.T) {
 			t.Errorf("kat3_test.go has no %q", want)
 		}
 	}
+	long := newtonSpec(t)
+	long.Prec, long.Degree = 16, 300
+	em, err = Emit(long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = string(em.Files["kat3_test.go"])
+	if em.Solves || !em.ExampleSolves || strings.Contains(src, "// Output:") || !strings.Contains(src, "s.Solve(starts[0])") ||
+		!strings.Contains(src, `t.Skip("Newton at this size takes long")`) {
+		t.Errorf("a long Newton: Solves %v, ExampleSolves %v:\n%s", em.Solves, em.ExampleSolves, src)
+	}
 	em, err = Emit(textSpec())
 	if err != nil {
 		t.Fatal(err)
@@ -251,6 +262,19 @@ func TestEmittedPackageBuilds(t *testing.T) {
 	if out, err := exec.Command(goTool, "test", "-count=1", "-v", "-run", "Example|TestSolveMatchesNewton", npkg).CombinedOutput(); err != nil ||
 		!strings.Contains(string(out), "--- PASS: Example") || !strings.Contains(string(out), "--- PASS: TestSolveMatchesNewton") {
 		t.Fatalf("go test %s: %v\n%s", npkg, err, out)
+	}
+	// The long variant (an Example without output) compiles and vets.
+	long := newtonSpec(t)
+	long.Prec, long.Degree = 16, 300
+	lem, err := Emit(long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(ndir, lem.Files); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(goTool, "vet", npkg).CombinedOutput(); err != nil {
+		t.Fatalf("go vet %s (degree 300): %v\n%s", npkg, err, out)
 	}
 
 	em, err := Emit(textSpec())

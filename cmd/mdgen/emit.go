@@ -184,7 +184,10 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 			fmt.Fprintf(stdout, "%s\n", filepath.Join(displayPath(dir), filepath.FromSlash(p)))
 		}
 	}
-	if spec.Text != nil && !em.Solves {
+	switch {
+	case spec.Text != nil && em.ExampleSolves && !em.Solves:
+		fmt.Fprintf(stderr, "mdgen: the package's Example solves without an output to check (go test compiles it only): %s\n", em.NoSolveWhy)
+	case spec.Text != nil && !em.Solves:
 		fmt.Fprintf(stderr, "mdgen: the package's Example evaluates only: %s\n", em.NoSolveWhy)
 	}
 	fatPath := filepath.Join(dir, filepath.FromSlash(em.Fatbin))
