@@ -334,18 +334,36 @@ func (s *Solver) SolveAll(starts []Start, opts ...SolveOption) ([]*Result, error
 	return out, errors.Join(fails...)
 }
 
+// SolveLimbs is Solve from a start already rounded to the working
+// precision: value v at x0[v*W : (v+1)*W] (W = Precision doubles, 2 *
+// Precision for complex data: real limbs, then imaginary ones), as in
+// newton.Solver.SolveLimbs; for instance the coefficients of t^0 of an
+// earlier Result (Coef(v, 0)).
+func (s *Solver) SolveLimbs(x0 []float64, opts ...SolveOption) (*Result, error) {
+	o, err := s.solveOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.run(0, o, func(ns *newton.Solver) (*newton.Result, error) { return ns.SolveLimbs(x0) })
+}
+
 func (s *Solver) solve(k int, start Start, o solveOptions) (*Result, error) {
 	sys := s.exec.Plan()
 	if len(start) != sys.NumVars {
 		return nil, fmt.Errorf("%s: the start has %d values, the system %d unknowns", s.spec.Name, len(start), sys.NumVars)
 	}
+	return s.run(k, o, func(ns *newton.Solver) (*newton.Result, error) { return ns.Solve(start) })
+}
+
+// run makes (or finds) the Newton solver of the options and runs solve on it.
+func (s *Solver) run(k int, o solveOptions, solve func(*newton.Solver) (*newton.Result, error)) (*Result, error) {
 	ns, err := s.newtonFor(o)
 	if err != nil {
 		return nil, err
 	}
 	ns.SetProgress(o.progress)
 	defer ns.SetProgress(nil)
-	res, err := ns.Solve(start)
+	res, err := solve(ns)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.spec.Name, err)
 	}

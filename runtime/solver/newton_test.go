@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -104,6 +105,23 @@ func TestSolveMatchesNewton(t *testing.T) {
 				}
 				if f := res.Float(1, 0); real(f) != res.Coef(1, 0)[0] {
 					t.Fatalf("Float %v, leading limb %v", f, res.Coef(1, 0)[0])
+				}
+				// From the limbs of the refined x(0): the same series.
+				var x0 []float64
+				for v := range res.Vars {
+					x0 = append(x0, res.Coef(v, 0)...)
+				}
+				steps := 0
+				again, err := s.SolveLimbs(x0, WithDegree(d), WithProgress(func(newton.StepInfo) { steps++ }))
+				if err != nil || steps != again.Steps || steps == 0 {
+					t.Fatalf("SolveLimbs: %v, %d progress calls, %d steps", err, steps, again.Steps)
+				}
+				for v := range res.Vars {
+					for k := 0; k <= d; k++ {
+						if got, want := again.Coef(v, k), res.Coef(v, k); !slices.Equal(got, want) {
+							t.Fatalf("SolveLimbs from the refined x(0): coefficient %d of %s: %v, want %v", k, res.Vars[v], got, want)
+						}
+					}
 				}
 			}
 			if err := s.Close(); err != nil {
