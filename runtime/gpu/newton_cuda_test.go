@@ -16,6 +16,7 @@ package gpu_test
 // rates).
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -129,14 +130,14 @@ func sameFloat(a, b float64) bool {
 }
 
 // TestGPUNewton: the monomial family (n = 12) and the cyclic5 and katsura4
-// Newton homotopies, 2/4/8 doubles, real and complex, d = 8 and 32: the
-// GPU's results are the CPU's, bit for bit.
+// Newton homotopies, 2/4/8 doubles, real and complex, d = 8 and 32 (and
+// d = 0, root refinement): the GPU's results are the CPU's, bit for bit.
 func TestGPUNewton(t *testing.T) {
 	ns := ntNs()
 	for _, n := range ns {
 		for _, complex := range []bool{false, true} {
 			_, k := ntKernels(t, ns, n, complex)
-			for _, d := range []int{8, 32} {
+			for _, d := range []int{0, 8, 32} {
 				for _, spec := range []string{"monomial", "cyclic5:newton", "katsura4:newton"} {
 					name := fmt.Sprintf("%s/%dd/complex=%v/d=%d", spec, n, complex, d)
 					t.Run(name, func(t *testing.T) {
@@ -150,7 +151,7 @@ func TestGPUNewton(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						ntCompare(t, k, inst, n, d, complex)
+						ntCompare(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: n, Complex: complex, Degree: d})
 					})
 				}
 			}
@@ -158,20 +159,64 @@ func TestGPUNewton(t *testing.T) {
 	}
 }
 
-func ntCompare(t *testing.T, k *gpu.NewtonKernels, inst *stager.Instance, n, d int, complex bool) {
+// TestGPUNewtonFailures: the failures and the other paths of the driver
+// on the GPU as on the CPU: a singular Jacobian (its column), an
+// ill-conditioned one, a diverging start, the step limit, and a least
+// squares system (3 equations in 2 unknowns), 2 doubles.
+func TestGPUNewtonFailures(t *testing.T) {
+	_, k := ntKernels(t, ntNs(), 2, false)
+	pt := func(vals ...float64) []stager.Rational {
+		z := make([]stager.Rational, len(vals))
+		for i, v := range vals {
+			z[i].Re.SetFloat64(v)
+		}
+		return z
+	}
+	for _, c := range []struct {
+		name, src, param string
+		start            []stager.Rational
+		opt              newton.Options
+		want             error
+	}{
+		{"singular col 1", "2 3\n x^2 - t;\n y - 1 - t;\n", "t", pt(0, 1), newton.Options{Degree: 4}, newton.ErrSingular},
+		{"singular col 2", "2 3\n y - 1 - t;\n x^2 - t;\n", "t", pt(1, 0), newton.Options{Degree: 4}, newton.ErrSingular},
+		{"ill-conditioned", "2 2\n x + y - 2;\n x + y + 1/1208925819614629174706176*y - 2 - 1/1208925819614629174706176;\n", "",
+			pt(1, 1), newton.Options{}, newton.ErrIllConditioned},
+		{"diverging", "1 1\n x^2 + 1;\n", "", pt(0.5), newton.Options{}, newton.ErrDiverging},
+		{"step limit", "1 1\n x^2 + 1;\n", "", pt(0.5), newton.Options{MaxSteps: 1}, newton.ErrStepLimit},
+		{"least squares", "3 3\n x - 1 - t;\n y - 2 + t;\n x*y - 2 - t + t^2;\n", "t", pt(1.25, 2), newton.Options{Degree: 6}, nil},
+		{"sqrt series", "1 2\n x^2 - 1 - t;\n", "t", pt(1.1), newton.Options{Degree: 20}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sys, err := stager.Parse("test", []byte(c.src), stager.ParseOptions{Param: c.param})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := c.opt
+			opt.Prec = 2
+			got := ntCompare(t, k, sys, c.start, opt)
+			if c.want == nil && !got.Converged || c.want != nil && !errors.Is(got.Err, c.want) {
+				t.Fatalf("want %v, got converged %v, %v", c.want, got.Converged, got.Err)
+			}
+		})
+	}
+}
+
+// ntCompare solves sys from start on the CPU and on the GPU and fails
+// unless the results are the same bits; it returns the GPU's.
+func ntCompare(t *testing.T, k *gpu.NewtonKernels, sys *stager.System, start []stager.Rational, opt newton.Options) *newton.Result {
 	t.Helper()
-	opt := newton.Options{Prec: n, Complex: complex, Degree: d}
-	cpu, err := newton.New(inst.System, opt)
+	d := opt.Degree
+	cpu, err := newton.New(sys, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cpu.Close()
-	gs, err := newton.New(inst.System, gpu.NewtonOptions(k, opt))
+	gs, err := newton.New(sys, gpu.NewtonOptions(k, opt))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gs.Close()
-	start := inst.Start[0].Values
 	t0 := time.Now()
 	want, err := cpu.Solve(start)
 	if err != nil {
@@ -218,6 +263,7 @@ func ntCompare(t *testing.T, k *gpu.NewtonKernels, inst *stager.Instance, n, d i
 	}
 	t.Logf("bit-identical: %d steps, residual %.2e, cond %.2e; CPU %.3f s, GPU %.3f s (stages %s)",
 		want.Steps, want.Residual, want.Cond, tc.Seconds(), tg.Seconds(), ntStages(got.Times))
+	return got
 }
 
 func ntStages(t newton.Times) string {

@@ -125,4 +125,3 @@ type BackendConfig struct {
 	// use; Solver.Prepare stages every degree before the first Solve).
 	Exec func(w int) (mdrt.Executor, error)
 }
-

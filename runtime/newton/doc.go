@@ -129,11 +129,26 @@
 //
 // # Stage times
 //
-// Times splits the time of a Solve over the six kinds of work: Evaluate
+// Times splits the time of a Solve over the six kinds of work (wall time
+// on the CPU; on the GPU, the device's time line between CUDA events
+// recorded at the same points, which includes the time the device waits
+// for the host): Evaluate
 // (item 1, gathering included), QR (item 2), QHB (the skip tests and
 // ApplyQH), BackSub (SolveR and the copy into dx_k), Update (MulSub and
 // item 5) and Residual (item 4). Staging plans and making executors is
 // Solver.Setup, outside them.
+//
+// # Back ends
+//
+// The control flow above (phases, staggered degrees, skip test, stop rule,
+// failures, progress, stage clock) is written once (run.go); the numeric
+// work of each item is a method of a Backend (backend.go) that owns the
+// buffers. The CPU back end (cpu.go, the default) is the code that was here
+// before the split, with the same bits and the same speed;
+// Options.NewBackend picks another: runtime/gpu's keeps every buffer on
+// the GPU and returns the same bits (TestGPUNewton). A back end returns
+// only the float64s the driver decides on (norms, maxima, the condition
+// estimate), each computed in the order specified above.
 //
 // # Results
 //

@@ -311,4 +311,3 @@ func (s *Solver) SolveLimbs(x0 []float64) (*Result, error) {
 
 // Backend returns the back end of the solves (nil before the first).
 func (s *Solver) Backend() Backend { return s.be }
-
