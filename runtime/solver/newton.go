@@ -7,6 +7,7 @@ import (
 	"math/big"
 
 	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -168,8 +169,12 @@ type NewtonConfig struct {
 	Plan     *stager.Plan  // the plan of the emitted degree
 	Executor mdrt.Executor // the solver's GPU executor, at the emitted degree
 	Fatbin   []byte        // the kernels it was made with
-	Device   int           // its CUDA device
-	Workers  int           // WithWorkers (0: one per CPU)
+	Device   int           // its CUDA device ordinal
+	// Dev is the device the executor opened (solver.NewGPU's executor;
+	// nil for another Spec.GPU), to load more kernels on: runtime/gpu's
+	// Newton kernels (gpu.LoadNewtonKernels, then gpu.NewtonOptions).
+	Dev     *cudadev.Device
+	Workers int // WithWorkers (0: one per CPU)
 }
 
 // GPUNewton is the seam of a Newton back end on the GPU. When it is not nil
@@ -179,8 +184,9 @@ type NewtonConfig struct {
 // it may change them (another NewExecutor, a back end that keeps the linear
 // algebra on the device) and return a function that releases what it made
 // (or nil). The GPU build sets it (from an init function in a file with the
-// cuda build tag); every other build leaves it nil, and the CPU path never
-// calls it. Whatever it does, the bits must be those of the CPU.
+// cuda build tag in this package: runtime/gpu cannot import it); every
+// other build leaves it nil, and the CPU path never calls it. Whatever it
+// does, the bits must be those of the CPU.
 //
 // With GPUNewton nil, a Solver on the GPU evaluates at the emitted degree
 // on the GPU, the lower working degrees on the CPU, and does the linear
@@ -224,8 +230,12 @@ func (s *Solver) newtonFor(o solveOptions) (*newton.Solver, error) {
 		}}
 	var release func() error
 	if s.backend == GPU && GPUNewton != nil {
-		release, err = GPUNewton(NewtonConfig{Spec: s.spec, Plan: s.exec.Plan(), Executor: s.exec, Fatbin: s.fatbin,
-			Device: s.opts.device, Workers: s.opts.workers}, &opt)
+		cfg := NewtonConfig{Spec: s.spec, Plan: s.exec.Plan(), Executor: s.exec, Fatbin: s.fatbin,
+			Device: s.opts.device, Workers: s.opts.workers}
+		if g, ok := s.exec.(*gpuExecutor); ok {
+			cfg.Dev = g.dev
+		}
+		release, err = GPUNewton(cfg, &opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: the GPU's Newton back end: %w", s.spec.Name, err)
 		}
