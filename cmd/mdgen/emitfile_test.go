@@ -114,3 +114,29 @@ func TestEmitFileComplexStart(t *testing.T) {
 		t.Fatalf("-complex=false: exit %d:\n%s", code, stderr)
 	}
 }
+
+// Under go generate, mdgen FILE writes into the package of the directive
+// (name and folder from golang.org/x/tools/go/packages), as emit does.
+func TestEmitFileUnderGoGenerate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	t.Chdir(t.TempDir())
+	os.WriteFile("go.mod", []byte("module example.com/demo\n\ngo 1.26\n"), 0o644)
+	os.WriteFile("main.go", []byte("package demo\n\n//go:generate mdgen kat.txt\n"), 0o644)
+	_, sys, _ := runCLI(t, "system", "katsura3:newton")
+	os.WriteFile("kat.txt", []byte(sys), 0o644)
+	t.Setenv("GOFILE", "main.go")
+	t.Setenv("GOPACKAGE", "demo")
+	code, stdout, stderr := runCLI(t, "kat.txt", "-nvcc", "none")
+	if code != 0 || !strings.Contains(stderr, "wrote package demo in .") || !strings.Contains(stdout, "kat.go\n") || strings.Contains(stderr, "loading the package") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	src, err := os.ReadFile("kat.go")
+	if err != nil || !strings.Contains(string(src), "\npackage demo\n") {
+		t.Fatalf("kat.go: %v\n%.400s", err, src)
+	}
+	if _, err := os.Stat("kat"); !os.IsNotExist(err) {
+		t.Errorf("a folder kat was made under go generate")
+	}
+}
