@@ -152,6 +152,7 @@ extern la_stub_dim3 threadIdx, blockIdx, blockDim;
 double __shfl_down_sync(unsigned mask, double v, unsigned delta, int width);
 double __shfl_sync(unsigned mask, double v, int src, int width);
 void __syncwarp(unsigned mask);
+void __syncthreads();
 double __dadd_rn(double, double);
 double __dsub_rn(double, double);
 double __dmul_rn(double, double);
@@ -613,6 +614,13 @@ func laCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant,
 		pa, ptau, pb := e.buffer(got[pa.Buf]), e.buffer(got[ptau.Buf]), e.buffer(bs)
 		e.launch(t, v.LAApplyQH(m, n, lda, pa, ptau, c.nrhs, pb, c.ldb))
 		laSame(t, "Q^H b", w, e.run(t, bin)[pb.Buf], wantQH)
+	}
+	// qh1: Q^H b of the first column by a whole block, qh's bits.
+	{
+		e := &laEmu{index: index}
+		pa, ptau, pb := e.buffer(got[pa.Buf]), e.buffer(got[ptau.Buf]), e.buffer(bs[:m*w])
+		e.launch(t, v.LAApplyQH1(m, n, lda, pa, ptau, pb))
+		laSame(t, "qh1: Q^H b", w, e.run(t, bin)[pb.Buf], wantQH[:m*w])
 	}
 }
 

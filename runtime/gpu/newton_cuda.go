@@ -434,7 +434,7 @@ func (be *newtonBackend) ApplyQH(k int) error {
 	if err := be.dev.CopyDtoD(be.slice(ptr(nbY), int64(m*W)), be.slice(be.at(nbB, k*m), int64(m*W))); err != nil {
 		return err
 	}
-	return be.launch(be.v.LAApplyQH(m, n, m, ptr(nbQA), ptr(nbTau), 1, ptr(nbY), m))
+	return be.launch(be.v.LAApplyQH1(m, n, m, ptr(nbQA), ptr(nbTau), ptr(nbY)))
 }
 
 // SolveR: the diagonal of R was checked by Factor (the rank check implies

@@ -21,6 +21,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -277,7 +278,8 @@ func ntStages(t newton.Times) string {
 // random rates, seed 1): the wall clock of the whole Newton run (Solve,
 // with the plans staged and the executors made before; a warm-up solve
 // first) and its six stages from CUDA events. No timing assertion; no CPU
-// comparison at this size (TestGPUNewton checks the bits).
+// comparison at this size unless MDGEN_GPU_NEWTON_P1_CHECK lists the
+// precision (TestGPUNewton checks the bits at smaller sizes).
 func TestGPUNewtonProblem1(t *testing.T) {
 	if os.Getenv("MDGEN_GPU_NEWTON_P1") != "1" {
 		t.Skip("set MDGEN_GPU_NEWTON_P1=1 to time problem -1 (n = 256, d = 64) on the GPU")
@@ -324,6 +326,10 @@ func TestGPUNewtonProblem1(t *testing.T) {
 				setup.Seconds(), walls[1].Seconds(), walls[0].Seconds(), ntStages(res.Times))
 			if !res.Converged {
 				t.Logf("not converged: %v", res.Err)
+			}
+			if slices.Contains(laEnvInts("MDGEN_GPU_NEWTON_P1_CHECK", nil), n) {
+				// The CPU's bits too (all cores; minutes at 8 doubles).
+				ntCompare(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: n, Degree: d})
 			}
 		})
 	}

@@ -88,7 +88,7 @@ const (
 
 // LAOps lists the linear-algebra kernels of one precision and kind of data.
 // The kernels of the device-resident Newton driver (newton.go) follow.
-var LAOps = []LAOp{LAQRStep, LAPackR, LAQH, LABackSub, LAMulSub, LANorm1, LAScatter, LAGather, LAXUpdate, LAAmax}
+var LAOps = []LAOp{LAQRStep, LAPackR, LAQH, LABackSub, LAMulSub, LANorm1, LAQH1, LAScatter, LAGather, LAXUpdate, LAAmax}
 
 // LALanes is the number of lanes of every reduction (mdops/la.Lanes): the
 // threads of a group.
@@ -132,6 +132,7 @@ var LAParams = map[LAOp][]LAParam{
 	LAMulSub: laParams("const double* a, long long lda, long long sa, const double* x, long long sx, const double* b, long long sb, " +
 		"double* r, long long sr, long long m, long long n, long long count"),
 	LANorm1: laParams("const double* x, long long len, long long sx, long long count, double* out"),
+	LAQH1:   laParams("const double* a, const double* tau, long long m, long long n, long long lda, double* b"),
 	LAScatter: laParams("const double* x, long long d1x, double* data, long long stride, long long d1, const long long* slots, " +
 		"long long nvars, long long w"),
 	LAGather: laParams("const double* data, long long stride, long long d1, const long long* slots, long long count, long long w, " +
@@ -267,6 +268,19 @@ func (v LAVariant) LAApplyQH(m, n, lda int, a, tau LAPtr, nrhs int, b LAPtr, ldb
 	}
 	grid, block := v.warps(nrhs, 1)
 	return []LALaunch{v.launch(LAQH, grid, block, a, tau, m, n, lda, b, ldb, nrhs)}
+}
+
+// LAQH1Threads is the block of qh1.
+const LAQH1Threads = LAMaxThreads
+
+// LAApplyQH1 returns the launch of Q^H b for one column b (qh1: the same
+// bits as LAApplyQH with nrhs = 1, the updates spread over a block).
+func (v LAVariant) LAApplyQH1(m, n, lda int, a, tau, b LAPtr) []LALaunch {
+	if n == 0 {
+		return nil
+	}
+	block := min(LAQH1Threads, max(32, (m+31)/32*32))
+	return []LALaunch{v.launch(LAQH1, 1, block, a, tau, m, n, lda, b)}
 }
 
 // LABackSub returns the launch of the back substitution R x = b for nrhs

@@ -32,7 +32,11 @@ package gpuabi
 //	    imaginary), NaN when one is NaN; a max is exact in any order. One
 //	    group of 16 lanes per vector.
 
+//	qh1      (const double* a, const double* tau, m, n, lda, double* b)
+//	    qh for one right-hand side by a whole block (la.go, LAApplyQH1).
+
 const (
+	LAQH1     LAOp = "qh1"
 	LAScatter LAOp = "scatter"
 	LAGather  LAOp = "gather"
 	LAXUpdate LAOp = "xupdate"
