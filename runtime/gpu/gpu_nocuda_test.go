@@ -33,3 +33,12 @@ func TestNewNoCUDA(t *testing.T) {
 		t.Error("Enabled in a build without cuda")
 	}
 }
+
+// Without the cuda tag the Newton kernels cannot be loaded: the error wraps
+// cudadev.ErrNoCUDA (callers fall back to the CPU).
+func TestNewtonNoCUDA(t *testing.T) {
+	k, err := LoadNewtonKernels(nil, nil, nil, 2, false)
+	if k != nil || !errors.Is(err, cudadev.ErrNoCUDA) {
+		t.Fatalf("LoadNewtonKernels = %v, %v; want an error wrapping cudadev.ErrNoCUDA", k, err)
+	}
+}
