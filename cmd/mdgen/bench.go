@@ -32,6 +32,29 @@ parallel), cached by content hash in the -kernels folder. With -out, the
 tables, the log (nvcc's resource reports included), CSV, SVG and JSON go
 there. Without a GPU build, -cpu gives the same table with the CPU executor.
 
+With -newton it runs Newton's method on Taylor series on PHCpack's problem -1
+instead (see mdgen bench -newton -h).
+
+`
+
+const benchNewtonUsage = `usage: mdgen bench -newton [flags]
+
+Newton's method on Taylor series on PHCpack's problem -1 (the monomial
+homotopy x_1···x_i = b_i(t), one column of monomials, x_i(t) = exp(c_i t),
+seed 1, start x(0) = 1) for every precision, dimension, degree and kind of
+data asked for, beside PHCpack's GPU Newton on the same H200
+(internal/bench/phcpack_newton_h200.csv): steps, the wall clock of the whole
+Newton run to convergence, the six stage times, the largest error against
+the exact series (absolute and in bits below the largest coefficient),
+PHCpack's steps, wall, kernel time and printed error, and the speed-up.
+
+It runs on the GPU (runtime/gpu's device-resident Newton; nvcc builds the
+kernels, cached under -kernels) when this binary has it (build tag cuda) and
+a device is there, else on the CPU (runtime/newton), and says which. With
+-check it also runs the CPU Newton on every case and compares the series,
+residual and steps bit for bit. Progress goes to stderr: a CPU run at
+n = 256, d = 64 takes minutes.
+
 `
 
 func parseIntList(s, what string) ([]int, error) {
@@ -62,6 +85,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 		fmt.Fprint(fs.Output(), benchUsage)
 		fs.PrintDefaults()
 	}
+	fs.Bool("newton", false, "Newton on Taylor series on PHCpack's problem -1 instead (mdgen bench -newton -h)")
 	systems := fs.String("systems", "p1,p2,p3", "benchmark systems")
 	precs := fs.String("prec", "1,2,3,4,5,8,10", "precisions (doubles per number)")
 	degrees := fs.String("degrees", "0,8,15,31,63,95,127,152,159,191", "truncation degrees (255 and 511 too, say at -prec 10)")
@@ -135,7 +159,96 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 	return c, nil
 }
 
+// isNewtonBench reports whether args ask for mdgen bench -newton.
+func isNewtonBench(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		switch strings.TrimLeft(a, "-") {
+		case "newton", "newton=true", "newton=1", "newton=t", "newton=T", "newton=TRUE", "newton=True":
+			return strings.HasPrefix(a, "-")
+		}
+	}
+	return false
+}
+
+func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig, error) {
+	fs := flag.NewFlagSet("bench -newton", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), benchNewtonUsage)
+		fs.PrintDefaults()
+	}
+	fs.Bool("newton", true, "Newton on Taylor series on PHCpack's problem -1 (this table)")
+	precs := fs.String("prec", "2,4,8", "precisions (doubles per number)")
+	sizes := fs.String("sizes", "256", "dimensions n")
+	degrees := fs.String("degrees", "64", "truncation degrees d (1..1024)")
+	complexity := fs.String("complex", "real", "data: real, complex or both")
+	realOnly := fs.Bool("real", false, "real data only (the same as -complex real)")
+	repeat := fs.Int("repeat", 1, "solves per case (the median one is reported)")
+	maxSteps := fs.Int("max-steps", 0, "Newton's step limit (0: runtime/newton's default for the precision and degree)")
+	check := fs.Bool("check", false, "also run the CPU Newton on every case and compare bit for bit (on the CPU: again with another worker count)")
+	cpu := fs.Bool("cpu", false, "run on the CPU even when the GPU is there")
+	workers := fs.Int("workers", 0, "CPU workers (0: one per CPU)")
+	kernels := fs.String("kernels", filepath.Join("build", "kernels"), "folder of the fatbin cache")
+	nvcc := fs.String("nvcc", "", "path of nvcc (default: $NVCC, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)")
+	csvPath := fs.String("csv", "", "write every column to this CSV file")
+	plot := fs.String("plot", "", "draw the wall clocks and errors beside PHCpack's to this SVG file")
+	outDir := fs.String("out", "", "write newton.txt, newton.log, newton.csv and newton.svg to this folder")
+	deadline := fs.Duration("deadline", 0, "start no case after this long and report what is done (0: no limit)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("bench -newton: unexpected arguments %q", fs.Args())
+	}
+	for _, err := range []error{checkRepeat("-repeat", *repeat), checkWorkers("-workers", *workers)} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	c := &bench.NewtonConfig{Repeat: *repeat, MaxSteps: *maxSteps, Check: *check, CPU: *cpu, Workers: *workers,
+		KernelDir: *kernels, NVCC: *nvcc, CSV: *csvPath, Plot: *plot, OutDir: *outDir, Deadline: *deadline}
+	var err error
+	if c.Precs, err = parseIntList(*precs, "precision"); err != nil {
+		return nil, err
+	}
+	if c.Sizes, err = parseIntList(*sizes, "size"); err != nil {
+		return nil, err
+	}
+	if c.Degrees, err = parseIntList(*degrees, "degree"); err != nil {
+		return nil, err
+	}
+	switch {
+	case *realOnly && *complexity != "real":
+		return nil, fmt.Errorf("bench -newton: -real with -complex %q", *complexity)
+	case *complexity == "real":
+		c.Complexes = []bool{false}
+	case *complexity == "complex":
+		c.Complexes = []bool{true}
+	case *complexity == "both":
+		c.Complexes = []bool{false, true}
+	default:
+		return nil, fmt.Errorf("bench -newton: -complex %q: want real, complex or both", *complexity)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 func runBench(args []string, out io.Writer) error {
+	if isNewtonBench(args) {
+		cfg, err := parseBenchNewtonFlags(args, os.Stderr)
+		if err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return err
+		}
+		return bench.RunNewton(cfg, out, os.Stderr)
+	}
 	cfg, err := parseBenchFlags(args, os.Stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/runtime/nvcc"
+)
+
+// newtonGPU is the device of `mdgen bench -newton` and the
+// device-resident Newton driver's kernels, built (nvcc, cached by content
+// under the kernel folder) and loaded on first use, one pair of fatbins per
+// precision and kind of data.
+type newtonGPU struct {
+	dev     *cudadev.Device
+	nvcc    string
+	dir     string
+	logf    func(format string, a ...any)
+	kernels map[newtonKernelKey]*gpu.NewtonKernels
+	failed  map[newtonKernelKey]error
+}
+
+type newtonKernelKey struct {
+	prec    int
+	complex bool
+}
+
+// openNewtonGPU opens GPU 0 and finds nvcc. The error says why there is
+// no GPU run (this binary lacks the cuda tag, no device, no nvcc); the
+// bench then runs on the CPU and says so.
+func openNewtonGPU(nvccPath, kernelDir string, logf func(string, ...any)) (*newtonGPU, error) {
+	if !gpu.Enabled {
+		return nil, errors.New("this mdgen was built without the GPU (build tag cuda: make gpu builds .gpu/mdgen)")
+	}
+	dev, err := cudadev.Open(0)
+	if err != nil {
+		return nil, fmt.Errorf("no GPU: %w", err)
+	}
+	path, err := nvcc.Find(nvccPath)
+	if err != nil {
+		dev.Close()
+		return nil, fmt.Errorf("the GPU kernels need nvcc: %w", err)
+	}
+	return &newtonGPU{dev: dev, nvcc: path, dir: kernelDir, logf: logf,
+		kernels: map[newtonKernelKey]*gpu.NewtonKernels{}, failed: map[newtonKernelKey]error{}}, nil
+}
+
+func (g *newtonGPU) name() string { return g.dev.Info().Name }
+
+// kernelsFor builds and loads the kernels of prec and complex (once; a
+// failure is remembered).
+func (g *newtonGPU) kernelsFor(prec int, complex bool) (*gpu.NewtonKernels, error) {
+	key := newtonKernelKey{prec, complex}
+	if k, ok := g.kernels[key]; ok {
+		return k, nil
+	}
+	if err, ok := g.failed[key]; ok {
+		return nil, err
+	}
+	k, err := g.build(prec, complex)
+	if err != nil {
+		g.failed[key] = err
+		return nil, err
+	}
+	g.kernels[key] = k
+	return k, nil
+}
+
+func (g *newtonGPU) build(prec int, complex bool) (*gpu.NewtonKernels, error) {
+	srcs, err := gen.NewtonCUSources(prec, complex)
+	if err != nil {
+		return nil, err
+	}
+	c := &nvcc.Compiler{NVCC: g.nvcc, Dir: g.dir, Archs: []string{nvcc.Arch(g.dev.Info().Arch())}}
+	t0 := time.Now()
+	res, err := c.Build(srcs)
+	if err != nil {
+		return nil, fmt.Errorf("building the GPU Newton kernels: %w", err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			return nil, fmt.Errorf("building the GPU Newton kernels: %w", r.Err)
+		}
+	}
+	if len(res) != 2 {
+		return nil, fmt.Errorf("building the GPU Newton kernels: %d fatbins, want 2", len(res))
+	}
+	g.logf("kernels: %dd %s Newton kernels ready in %.1f s (cache %s)", prec, dataName(complex), time.Since(t0).Seconds(), g.dir)
+	return gpu.LoadNewtonKernels(g.dev, res[0].Fatbin, res[1].Fatbin, prec, complex)
+}
+
+// options returns opt with the GPU's executors and back end.
+func (g *newtonGPU) options(k *gpu.NewtonKernels, opt newton.Options) newton.Options {
+	return gpu.NewtonOptions(k, opt)
+}
+
+// Close unloads the kernels and closes the device.
+func (g *newtonGPU) Close() {
+	for _, k := range g.kernels {
+		_ = k.Close()
+	}
+	_ = g.dev.Close()
+}
+
+func dataName(complex bool) string {
+	if complex {
+		return "complex"
+	}
+	return "real"
+}
