@@ -11,4 +11,11 @@
 // text tables in the shape of the paper, CSV, an SVG plot and JSON, which
 // Merge-mode runs combine. The command line (cmd/mdgen/bench.go) only
 // parses flags into a Config.
+//
+// RunNewton (`mdgen bench -newton`, NewtonConfig) is the Newton table:
+// Newton's method on Taylor series on PHCpack's problem -1 (the monomial
+// homotopy) on runtime/gpu's device-resident Newton when the binary and a
+// device have it, else on runtime/newton's CPU back end, with the six stage
+// times and the error against the exact series (SeriesError), beside
+// PHCpack's GPU Newton on the same H200 (phcpack_newton_h200.csv, embedded).
 package bench

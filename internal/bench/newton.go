@@ -6,6 +6,7 @@ package bench
 // Newton on the same H200 (phcpack_newton_h200.csv).
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
@@ -364,6 +366,9 @@ func (s *newtonSession) runCase(r *NewtonResult, inst *stager.Instance, head str
 	res, walls, setup, err := solveTimed(inst, opt, cfg.Repeat)
 	if err != nil {
 		r.Skipped = "error: " + err.Error()
+		if errors.Is(err, gpu.ErrMemory) {
+			r.Skipped = "too big for the GPU: " + err.Error()
+		}
 		return
 	}
 	// The median solve (the lower one of an even count) is reported.
