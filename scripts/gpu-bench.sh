@@ -4,6 +4,7 @@
 #
 #   scripts/gpu-bench.sh build            # here: .gpu/mdgen and .gpu/runtime.test (make gpu + the test binary of runtime/gpu)
 #   scripts/gpu-bench.sh run [flags]      # there: compile the kernels, run the table, write $OUT (or bench-out/)
+#   scripts/gpu-bench.sh newton [flags]   # there: mdgen bench -newton (problem -1 beside PHCpack's Newton), newton.* in $OUT
 #   scripts/gpu-bench.sh part K [flags]   # there: part K (1..5) of the full table, each inside one 10-minute device call
 #   scripts/gpu-bench.sh selftest         # there: the GPU executor's own tests (reference kernels vs the CPU executor)
 #
@@ -44,7 +45,7 @@ build)
 	ls -l .gpu/mdgen .gpu/runtime.test
 	echo "carry .gpu to the GPU machine and run: scripts/gpu-bench.sh run [mdgen bench flags]"
 	;;
-run | part | selftest)
+run | part | selftest | newton)
 	out=${OUT:-bench-out}
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
@@ -65,6 +66,12 @@ run | part | selftest)
 		MDGEN_GPU_TEST_CACHE=../../build/kernels-test ../../.gpu/runtime.test -test.run 'GPU' -test.v -test.count=1 "$@" 2>&1 | tee "$out/selftest.log"
 		exit "${PIPESTATUS[0]}"
 	fi
+	if [ "$mode" = newton ]; then
+		status=0
+		.gpu/mdgen bench -newton -kernels build/kernels -out "$out" -deadline 9m "$@" >/dev/null || status=$?
+		[ -f "$out/newton.txt" ] && cat "$out/newton.txt"
+		exit $status
+	fi
 	preset=()
 	if [ "$mode" = part ]; then
 		k=${1:-}
@@ -84,7 +91,7 @@ run | part | selftest)
 	exit $status
 	;;
 *)
-	echo "usage: scripts/gpu-bench.sh build | run [mdgen bench flags] | part 1..5 [mdgen bench flags] | selftest [go test flags]" >&2
+	echo "usage: scripts/gpu-bench.sh build | run [mdgen bench flags] | part 1..5 [mdgen bench flags] | newton [mdgen bench -newton flags] | selftest [go test flags]" >&2
 	exit 2
 	;;
 esac

@@ -186,7 +186,7 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 	degrees := fs.String("degrees", "64", "truncation degrees d (1..1024)")
 	complexity := fs.String("complex", "real", "data: real, complex or both")
 	realOnly := fs.Bool("real", false, "real data only (the same as -complex real)")
-	repeat := fs.Int("repeat", 1, "solves per case (the median one is reported)")
+	repeat := fs.Int("repeat", 1, "solves per case on one solver (the median one is reported; the first includes making the back end, on the GPU its buffers)")
 	maxSteps := fs.Int("max-steps", 0, "Newton's step limit (0: runtime/newton's default for the precision and degree)")
 	check := fs.Bool("check", false, "also run the CPU Newton on every case and compare bit for bit (on the CPU: again with another worker count)")
 	cpu := fs.Bool("cpu", false, "run on the CPU even when the GPU is there")
