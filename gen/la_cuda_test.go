@@ -622,6 +622,14 @@ func laCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant,
 		e.launch(t, v.LAApplyQH1(m, n, lda, pa, ptau, pb))
 		laSame(t, "qh1: Q^H b", w, e.run(t, bin)[pb.Buf], wantQH[:m*w])
 	}
+	// backsub1: R^-1 of the first column, pipelined by a whole block, backsub's bits.
+	if solveErr == nil {
+		e := &laEmu{index: index}
+		prrev, prinv := e.buffer(got[prrev.Buf]), e.buffer(got[prinv.Buf])
+		pb, pacc := e.buffer(wantQH[:m*w]), e.buffer(make([]float64, gpuabi.LABackSub1Acc(n)*w))
+		e.launch(t, v.LABackSub1(n, prrev, prinv, pb, pacc))
+		laSame(t, "backsub1: R^-1 b", w, e.run(t, bin)[pb.Buf], wantX[:m*w])
+	}
 }
 
 // laEdges checks mulsub with n = 0 (r = b, as la's MulSub leaves b) and

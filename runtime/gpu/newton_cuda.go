@@ -94,6 +94,7 @@ const (
 	nbRrev         // packed rows of R
 	nbSc           // norms: max(d+1, n) N-double reals, then 4 doubles of maxima
 	nbSkip         // d+1 long longs
+	nbAcc          // 16 n elements: backsub1's lane sums
 	nbOwned        // the executors' data arrays and the slot tables follow
 )
 
@@ -154,6 +155,7 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 		nbX: int64(n) * d1 * W, nbA: d1 * int64(m) * int64(n) * W, nbB: d1 * int64(m) * W, nbDX: d1 * int64(n) * W,
 		nbY: int64(m) * W, nbRB: d1 * int64(m) * W, nbQA: int64(m) * int64(n) * W, nbTau: int64(n) * W,
 		nbRinv: int64(n) * N, nbRrev: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbSc: nsc*N + 4, nbSkip: d1,
+		nbAcc: int64(gpuabi.LABackSub1Acc(n)) * W,
 	}
 	ws := newton.Stagger(d)
 	var tables int64
@@ -437,11 +439,12 @@ func (be *newtonBackend) ApplyQH(k int) error {
 	return be.launch(be.v.LAApplyQH1(m, n, m, ptr(nbQA), ptr(nbTau), ptr(nbY)))
 }
 
-// SolveR: the diagonal of R was checked by Factor (the rank check implies
+// SolveR: backsub1 (la's SolveR bits, the rows pipelined over a block).
+// The diagonal of R was checked by Factor (the rank check implies
 // R_kk != 0, which la's SolveR requires and the kernel assumes).
 func (be *newtonBackend) SolveR(k int) error {
-	m, n, W := be.c.Eqs, be.c.Vars, be.c.W
-	if err := be.launch(be.v.LABackSub(n, ptr(nbRrev), ptr(nbRinv), 1, ptr(nbY), m)); err != nil {
+	n, W := be.c.Vars, be.c.W
+	if err := be.launch(be.v.LABackSub1(n, ptr(nbRrev), ptr(nbRinv), ptr(nbY), ptr(nbAcc))); err != nil {
 		return err
 	}
 	return be.dev.CopyDtoD(be.slice(be.at(nbDX, k*n), int64(n*W)), be.slice(ptr(nbY), int64(n*W)))

@@ -88,7 +88,7 @@ const (
 
 // LAOps lists the linear-algebra kernels of one precision and kind of data.
 // The kernels of the device-resident Newton driver (newton.go) follow.
-var LAOps = []LAOp{LAQRStep, LAPackR, LAQH, LABackSub, LAMulSub, LANorm1, LAQH1, LAScatter, LAGather, LAXUpdate, LAAmax}
+var LAOps = []LAOp{LAQRStep, LAPackR, LAQH, LABackSub, LAMulSub, LANorm1, LAQH1, LABackSub1, LAScatter, LAGather, LAXUpdate, LAAmax}
 
 // LALanes is the number of lanes of every reduction (mdops/la.Lanes): the
 // threads of a group.
@@ -131,8 +131,9 @@ var LAParams = map[LAOp][]LAParam{
 	LABackSub: laParams("const double* rrev, const double* rinv, long long n, double* b, long long ldb, long long nrhs"),
 	LAMulSub: laParams("const double* a, long long lda, long long sa, const double* x, long long sx, const double* b, long long sb, " +
 		"double* r, long long sr, long long m, long long n, long long count"),
-	LANorm1: laParams("const double* x, long long len, long long sx, long long count, double* out"),
-	LAQH1:   laParams("const double* a, const double* tau, long long m, long long n, long long lda, double* b"),
+	LANorm1:    laParams("const double* x, long long len, long long sx, long long count, double* out"),
+	LABackSub1: laParams("const double* rrev, const double* rinv, long long n, double* b, double* acc"),
+	LAQH1:      laParams("const double* a, const double* tau, long long m, long long n, long long lda, double* b"),
 	LAScatter: laParams("const double* x, long long d1x, double* data, long long stride, long long d1, const long long* slots, " +
 		"long long nvars, long long w"),
 	LAGather: laParams("const double* data, long long stride, long long d1, const long long* slots, long long count, long long w, " +
@@ -282,6 +283,21 @@ func (v LAVariant) LAApplyQH1(m, n, lda int, a, tau, b LAPtr) []LALaunch {
 	block := min(LAQH1Threads, max(32, (m+31)/32*32))
 	return []LALaunch{v.launch(LAQH1, 1, block, a, tau, m, n, lda, b)}
 }
+
+// LABackSub1 returns the launch of the back substitution R x = b for one
+// column b (backsub1: the same bits as LABackSub with nrhs = 1, the rows'
+// sums pipelined over a block), acc a work space of LABackSub1Acc(n)
+// elements.
+func (v LAVariant) LABackSub1(n int, rrev, rinv, b, acc LAPtr) []LALaunch {
+	if n == 0 {
+		return nil
+	}
+	block := min(LAMaxThreads, max(32, (n+31)/32*32))
+	return []LALaunch{v.launch(LABackSub1, 1, block, rrev, rinv, n, b, acc)}
+}
+
+// LABackSub1Acc returns the elements of backsub1's work space: 16 n.
+func LABackSub1Acc(n int) int { return LALanes * n }
 
 // LABackSub returns the launch of the back substitution R x = b for nrhs
 // columns of b (ldb >= n), with rrev and rinv from LAPackR.

@@ -34,13 +34,17 @@ package gpuabi
 
 //	qh1      (const double* a, const double* tau, m, n, lda, double* b)
 //	    qh for one right-hand side by a whole block (la.go, LAApplyQH1).
+//	backsub1 (const double* rrev, const double* rinv, n, double* b, double* acc)
+//	    backsub for one right-hand side, the rows' sums pipelined over a
+//	    block in the work space acc (la.go, LABackSub1).
 
 const (
-	LAQH1     LAOp = "qh1"
-	LAScatter LAOp = "scatter"
-	LAGather  LAOp = "gather"
-	LAXUpdate LAOp = "xupdate"
-	LAAmax    LAOp = "amax"
+	LAQH1      LAOp = "qh1"
+	LABackSub1 LAOp = "backsub1"
+	LAScatter  LAOp = "scatter"
+	LAGather   LAOp = "gather"
+	LAXUpdate  LAOp = "xupdate"
+	LAAmax     LAOp = "amax"
 )
 
 // laElementBlock is the block of the one-thread-per-element kernels.
