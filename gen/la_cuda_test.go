@@ -703,6 +703,9 @@ func TestLAKernelEmulation(t *testing.T) {
 			t.Run(fmt.Sprintf("N%d_complex%v_edges", n, complex), func(t *testing.T) {
 				laEdges(t, bin, index, gpuabi.LAVariant{N: n, Complex: complex})
 			})
+			t.Run(fmt.Sprintf("N%d_complex%v_newton", n, complex), func(t *testing.T) {
+				laNewtonKernels(t, bin, index, gpuabi.LAVariant{N: n, Complex: complex})
+			})
 			for i, c := range cases {
 				if c.lda == 0 {
 					c.lda = c.m
@@ -725,5 +728,104 @@ func TestLAKernelEmulation(t *testing.T) {
 				t.Run(name, func(t *testing.T) { laCheck(t, bin, index, v, c) })
 			}
 		}
+	}
+}
+
+// laNewtonKernels checks the Newton driver's kernels (gpuabi/newton.go)
+// against Go: scatter and gather against the limb-major indexing of the
+// executor's data array (a negative slot: skipped, or the zero series,
+// negated to -0 as runtime/newton's negateInto does), xupdate against
+// mdops' AddTo, amax against the max of the leading limbs (NaN absorbs).
+func laNewtonKernels(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant) {
+	r := rand.New(rand.NewPCG(11, uint64(v.N)))
+	n, w := v.N, v.W()
+	i64 := func(xs ...int64) []float64 {
+		out := make([]float64, len(xs))
+		for i, x := range xs {
+			out[i] = math.Float64frombits(uint64(x))
+		}
+		return out
+	}
+	// A data array of 6 slots of degree 3, x of 3 variables of degree 5,
+	// working degree 3.
+	const nslots, d1, d1x, wd = 6, 4, 6, 3
+	stride := int64(nslots * d1)
+	data := laRandom(r, int(stride), w, n, 0) // w chunks of stride doubles
+	x := laRandom(r, 3*d1x, w, n, 0)
+	in, vs := []int64{4, -1, 1}, []int64{2, -1, 4, 0}
+	e := &laEmu{index: index}
+	px, pdata, pin, pvs := e.buffer(x), e.buffer(data), e.buffer(i64(in...)), e.buffer(i64(vs...))
+	pb, pa := e.buffer(make([]float64, len(vs)*(wd+1)*w)), e.buffer(make([]float64, len(vs)*(wd+1)*w))
+	e.launch(t, v.LAScatter(px, d1x, pdata, stride, d1, pin, len(in), wd))
+	e.launch(t, v.LAGather(pdata, stride, d1, pvs, len(vs), wd, true, pb))
+	e.launch(t, v.LAGather(pdata, stride, d1, pvs, len(vs), wd, false, pa))
+	// xupdate: blocks 1 and 3 of dx (k = 0..3) into x, blocks 0 and 2 skipped.
+	dx := laRandom(r, (wd+1)*3, w, n, -2)
+	pdx, pskip := e.buffer(dx), e.buffer(i64(1, 0, 1, 0))
+	x2 := laRandom(r, 3*d1x, w, n, 0)
+	px2 := e.buffer(x2)
+	e.launch(t, v.LAXUpdate(px2, d1x, pdx, 3, pskip, wd))
+	// amax of three vectors of 7 elements: random, one with a NaN, one with an Inf.
+	am := laRandom(r, 21, w, n, 0)
+	am[(7+3)*w+w-n] = math.NaN() // the leading limb of the last part of element 3 of vector 1
+	am[(14+5)*w] = math.Inf(-1)
+	pam, pout := e.buffer(am), e.buffer(make([]float64, 3))
+	e.launch(t, v.LAAmax(pam, 7, 7, 3, pout))
+	got := e.run(t, bin)
+
+	wantData := slices.Clone(data)
+	for vv, s := range in {
+		for k := 0; s >= 0 && k <= wd; k++ {
+			for c := 0; c < w; c++ {
+				wantData[int64(c)*stride+s*d1+int64(k)] = x[(vv*d1x+k)*w+c]
+			}
+		}
+	}
+	laSame(t, "scatter", 1, got[pdata.Buf], wantData)
+	wantA := make([]float64, len(vs)*(wd+1)*w)
+	wantB := make([]float64, len(wantA))
+	for k := 0; k <= wd; k++ {
+		for i, s := range vs {
+			for c := 0; c < w; c++ {
+				val := 0.0
+				if s >= 0 {
+					val = wantData[int64(c)*stride+s*d1+int64(k)]
+				}
+				wantA[(k*len(vs)+i)*w+c] = val
+				wantB[(k*len(vs)+i)*w+c] = -val
+			}
+		}
+	}
+	laSame(t, "gather", w, got[pa.Buf], wantA)
+	laSame(t, "gather, negated", w, got[pb.Buf], wantB)
+	sk, _ := mdops.SeriesKernelsFor(n)
+	addTo := sk.AddTo
+	if v.Complex {
+		addTo = sk.AddToComplex
+	}
+	wantX := slices.Clone(x2)
+	for _, k := range []int{1, 3} {
+		for vv := 0; vv < 3; vv++ {
+			addTo(wantX[(vv*d1x+k)*w:(vv*d1x+k+1)*w], dx[(k*3+vv)*w:(k*3+vv+1)*w])
+		}
+	}
+	laSame(t, "xupdate", w, got[px2.Buf], wantX)
+	wantMax := make([]float64, 3)
+	for p := range 3 {
+		for i := 0; i < 7; i++ {
+			a := math.Abs(am[(p*7+i)*w])
+			if v.Complex {
+				a = math.Max(a, math.Abs(am[(p*7+i)*w+n]))
+			}
+			if a != a || wantMax[p] != wantMax[p] {
+				wantMax[p] = math.NaN()
+			} else if a > wantMax[p] {
+				wantMax[p] = a
+			}
+		}
+	}
+	laSame(t, "amax", 1, got[pout.Buf], wantMax)
+	if !math.IsNaN(got[pout.Buf][1]) || !math.IsInf(got[pout.Buf][2], 1) {
+		t.Fatalf("amax: %v, want NaN for vector 1 and +Inf for vector 2", got[pout.Buf])
 	}
 }
