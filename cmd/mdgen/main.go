@@ -29,7 +29,7 @@ const usage = `usage: mdgen <command> [flags]
        mdgen FILE [flags]   write the solver package for the system in FILE into ./<name> (emit -prec 4 -degree 16)
 
 commands:
-  solve      Newton's method on Taylor series from start solutions (root refinement with -degree 0), on the CPU
+  solve      Newton's method on Taylor series from start solutions (root refinement with -degree 0); -gpu on a device
   eval       evaluate and differentiate a system at power series on the CPU (-verify: against math/big)
   plan       stage a system: jobs, layers, slots and memory at a degree
   system     write a system (p1, p2, p3 and other families) in PHCpack's format
