@@ -297,7 +297,7 @@ func progressLine(r *NewtonResult) string {
 	line := fmt.Sprintf("%s, %s, %d steps, wall %s s, max abs error %s, %s bits", r.Backend, conv, r.Steps, fmtS(r.Wall), fmtE(r.AbsErr), fmtBits(r.Bits))
 	if r.HasPHC {
 		if r.PHC.HasResult() {
-			line += fmt.Sprintf(" (PHCpack %d steps, wall %s s, error %s: %s)", r.PHC.Steps, fmtS(r.PHC.Wall), fmtE(r.PHC.Err), fmtX(r.SpeedUp()))
+			line += fmt.Sprintf(" (PHCpack %d steps, wall %s s, error %s: %s)", r.PHC.Steps, fmtS(r.PHC.Wall), fmtE(r.PHC.Err), fmtRatio(r.SpeedUp()))
 		} else {
 			line += " (PHCpack: " + r.PHC.Note + ")"
 		}

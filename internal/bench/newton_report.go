@@ -36,12 +36,40 @@ func fmtE(x float64) string {
 	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
-// fmtRatio prints a ratio as fmtX does, large ones in E notation.
+// fmtRatio prints a ratio as fmtX does, large ones in E notation and
+// small ones with two significant digits.
 func fmtRatio(x float64) string {
-	if !isNaN(x) && x >= 1e4 {
+	switch {
+	case isNaN(x):
+	case x >= 1e4:
 		return strconv.FormatFloat(x, 'g', 3, 64) + "x"
+	case x < 1:
+		return strconv.FormatFloat(x, 'g', 2, 64) + "x"
 	}
 	return fmtX(x)
+}
+
+// phcNote says what PHCpack's run of a case was beyond the table's
+// columns: where its kernel time went, or why it has no result.
+func phcNote(p *PHCNewton) string {
+	if !p.HasResult() {
+		return p.Note
+	}
+	var parts []string
+	if !isNaN(p.BackSub) {
+		parts = append(parts, "back substitution "+fmtS(p.BackSub)+" s")
+	}
+	if !isNaN(p.Update) {
+		parts = append(parts, "updates "+fmtS(p.Update)+" s")
+	}
+	line := "kernels " + fmtS(p.Kern) + " s"
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	if p.Note != "" {
+		line += "; " + p.Note
+	}
+	return line
 }
 
 func fmtBits(x float64) string {
@@ -73,8 +101,8 @@ func writeNewtonTable(w io.Writer, rs []NewtonResult) {
 		r := &rs[i]
 		row := []string{r.dataName(), fmt.Sprintf("%dd", r.Prec), strconv.Itoa(r.N), strconv.Itoa(r.Degree)}
 		where := fmt.Sprintf("%dd %s n=%d d=%d", r.Prec, r.dataName(), r.N, r.Degree)
-		if r.HasPHC && r.PHC.Note != "" {
-			notes = append(notes, fmt.Sprintf("PHCpack %s: %s", where, r.PHC.Note))
+		if r.HasPHC {
+			notes = append(notes, fmt.Sprintf("PHCpack %s: %s", where, phcNote(&r.PHC)))
 		}
 		if !r.ran() {
 			rows = append(rows, append(row, "skipped: "+r.Skipped))
@@ -102,7 +130,7 @@ func writeNewtonTable(w io.Writer, rs []NewtonResult) {
 			check, _, _ = strings.Cut(check, ":")
 		}
 		row = append(row, fmtE(r.AbsErr), fmtBits(r.Bits), phcSteps, fmtS(r.PHC.Wall), fmtS(r.PHC.Kern), fmtE(r.PHC.Err),
-			fmtX(r.SpeedUp()), fmtRatio(r.ErrRatio()), check)
+			fmtRatio(r.SpeedUp()), fmtRatio(r.ErrRatio()), check)
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows, 5)

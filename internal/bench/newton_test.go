@@ -295,6 +295,11 @@ func TestNewtonTablePHCColumns(t *testing.T) {
 	if x := rs[0].ErrRatio(); math.Abs(x-1.2e-20/4.68e-23) > 1e-9 {
 		t.Errorf("error ratio %g", x)
 	}
+	for x, want := range map[float64]string{0.0437: "0.044x", 1.5: "1.5x", 65.2: "65x", 1086381: "1.09e+06x", math.NaN(): "n/a"} {
+		if got := fmtRatio(x); got != want {
+			t.Errorf("fmtRatio(%g) = %q, want %q", x, got, want)
+		}
+	}
 	if !isNaN(rs[1].SpeedUp()) || !isNaN(rs[1].ErrRatio()) {
 		t.Error("a speed-up over a case PHCpack gave no result for")
 	}
@@ -327,7 +332,8 @@ func TestNewtonTablePHCColumns(t *testing.T) {
 	for _, want := range []string{
 		"PHCpack 8d complex n=128 d=64: no result within 260 s",
 		"PHCpack 8d real n=1024 d=64: did not finish within 240 s",
-		"PHCpack 4d complex n=128 d=64: step limit (24 steps)",
+		"PHCpack 4d complex n=128 d=64: kernels 73.5 s: back substitution 51.1 s, updates 20.9 s; step limit (24 steps)",
+		"PHCpack 2d real n=256 d=64: kernels 4.67 s: back substitution 2.38 s, updates 2.05 s\n",
 		"mdgen 4d complex n=128 d=64: not converged: step limit",
 	} {
 		if !strings.Contains(text, want) {
