@@ -95,6 +95,9 @@ const (
 	nbSc           // norms: max(d+1, n) N-double reals, then 4 doubles of maxima
 	nbSkip         // d+1 long longs
 	nbAcc          // 16 n elements: backsub1's lane sums
+	nbE            // m x m (lda = m): -R^-1 Q^H in its first n rows (phase 2)
+	nbNegI         // m x m: -I, E's start (uploaded once)
+	nbZero         // n zero elements: the b of SolveBlock's mulsub
 	nbOwned        // the executors' data arrays and the slot tables follow
 )
 
@@ -155,7 +158,8 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 		nbX: int64(n) * d1 * W, nbA: d1 * int64(m) * int64(n) * W, nbB: d1 * int64(m) * W, nbDX: d1 * int64(n) * W,
 		nbY: int64(m) * W, nbRB: d1 * int64(m) * W, nbQA: int64(m) * int64(n) * W, nbTau: int64(n) * W,
 		nbRinv: int64(n) * N, nbRrev: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbSc: nsc*N + 4, nbSkip: d1,
-		nbAcc: int64(gpuabi.LABackSub1Acc(n)) * W,
+		nbAcc: int64(gpuabi.LABackSub1Acc(n)) * W, nbE: int64(m) * int64(m) * W, nbNegI: int64(m) * int64(m) * W,
+		nbZero: int64(n) * W,
 	}
 	ws := newton.Stagger(d)
 	var tables int64
@@ -177,9 +181,10 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 	}
 	if need > free-memoryReserve {
 		return nil, fmt.Errorf("gpu: Newton on %d equations in %d unknowns, degree %d, %d-double %s data: %w: its buffers need %s "+
-			"(A_0..A_d %s, b and residuals %s, the QR %s, slot tables %s), %s is free on %s (%s kept in reserve)",
+			"(A_0..A_d %s, b and residuals %s, the QR %s, R^-1 Q^H and -I %s, slot tables %s), %s is free on %s (%s kept in reserve)",
 			m, n, d, c.N, kind, ErrMemory, stager.FormatBytes(need), stager.FormatBytes(8*sizes[nbA]),
-			stager.FormatBytes(8*(sizes[nbB]+sizes[nbRB])), stager.FormatBytes(8*sizes[nbQA]), stager.FormatBytes(8*tables),
+			stager.FormatBytes(8*(sizes[nbB]+sizes[nbRB])), stager.FormatBytes(8*sizes[nbQA]),
+			stager.FormatBytes(8*(sizes[nbE]+sizes[nbNegI])), stager.FormatBytes(8*tables),
 			stager.FormatBytes(free), k.dev.Info().Name, stager.FormatBytes(memoryReserve))
 	}
 	ok = false
@@ -195,8 +200,17 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 		}
 		be.add(b, true)
 	}
-	if err := k.dev.Memset(be.bufs[nbDX], 0); err != nil {
-		return nil, fmt.Errorf("gpu: Newton: %w", err)
+	for _, b := range []int{nbDX, nbZero} {
+		if err := k.dev.Memset(be.bufs[b], 0); err != nil {
+			return nil, fmt.Errorf("gpu: Newton: %w", err)
+		}
+	}
+	negI := make([]float64, sizes[nbNegI])
+	for i := 0; i < m; i++ {
+		negI[int64(i+i*m)*W] = -1
+	}
+	if err := k.dev.CopyHtoD(be.bufs[nbNegI], negI); err != nil {
+		return nil, fmt.Errorf("gpu: Newton: uploading -I: %w", err)
 	}
 	// The executors (staged by Solver.Prepare) and their slot tables.
 	for _, w := range ws {
@@ -448,6 +462,25 @@ func (be *newtonBackend) SolveR(k int) error {
 		return err
 	}
 	return be.dev.CopyDtoD(be.slice(be.at(nbDX, k*n), int64(n*W)), be.slice(ptr(nbY), int64(n*W)))
+}
+
+// FormInverse: E = -I (a copy of the uploaded one), qh on its m columns
+// (la ApplyQHMany), backsub on their first n rows (la SolveRMany): E[0:n,
+// :] = -R^-1 Q^H. Factor's rank check implies R_kk != 0.
+func (be *newtonBackend) FormInverse() error {
+	m, n := be.c.Eqs, be.c.Vars
+	if err := be.dev.CopyDtoD(be.bufs[nbE], be.bufs[nbNegI]); err != nil {
+		return err
+	}
+	v := be.v
+	return be.launch(v.LAApplyQH(m, n, m, ptr(nbQA), ptr(nbTau), m, ptr(nbE), m),
+		v.LABackSub(n, ptr(nbRrev), ptr(nbRinv), m, ptr(nbE), m))
+}
+
+// SolveBlock: dx_k = 0 - E[0:n, :] b_k, one mulsub (la MulSub's bits).
+func (be *newtonBackend) SolveBlock(k int) error {
+	m, n := be.c.Eqs, be.c.Vars
+	return be.launch(be.v.LAMulSub(n, m, ptr(nbE), m, 0, be.at(nbB, k*m), 0, ptr(nbZero), 0, be.at(nbDX, k*n), 0, 1))
 }
 
 func (be *newtonBackend) UpdateB(k, w int) error {

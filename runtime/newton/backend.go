@@ -39,10 +39,20 @@ type Backend interface {
 	BlockNorm(k int) (float64, error)
 	// SkipBlock sets dx_k = 0.
 	SkipBlock(k int) error
-	// ApplyQH sets y = b_k, then y = Q^H y (la ApplyQH).
+	// ApplyQH sets y = b_k, then y = Q^H y (la ApplyQH). Phase 1 only.
 	ApplyQH(k int) error
 	// SolveR solves R y' = y (la SolveR) and sets dx_k = y'[0..n-1].
+	// Phase 1 only.
 	SolveR(k int) error
+	// FormInverse forms E[0:n, :] = -M = -R^-1 (Q^H)[0:n, :] from the
+	// QR of the last Factor (m x m work space E, column-major with lda =
+	// m): E = -I_m, then la ApplyQHMany on its m columns, then la
+	// SolveRMany on their first n rows. Phase 2, once per QR.
+	FormInverse() error
+	// SolveBlock sets dx_k = 0 - (-M) b_k: dx_k = 0, then la MulSub with
+	// the n x m matrix E (lda = m) and x = b_k. Phase 2, after
+	// FormInverse.
+	SolveBlock(k int) error
 	// UpdateB does b_j -= A_(j-k) dx_k for j = k+1..w (la MulSub each).
 	UpdateB(k, w int) error
 	// Residual is item 4: the float64 sum over k = 0..w in order of nb[k]

@@ -17,6 +17,7 @@ type cpuBackend struct {
 	c       BackendConfig
 	addTo   func(dst, src []float64)
 	newQR   func(m, n int, a []float64, lda, workers int) (la.Factorization, error)
+	mulSub  func(m, n int, a []float64, lda int, x, b []float64, workers int)
 	mulSubs func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int)
 	norm1   func(x []float64) float64
 
@@ -25,6 +26,7 @@ type cpuBackend struct {
 	b  []float64 // b_k, k = 0..d: (k*m + i)*W
 	dx []float64 // dx_k, k = 0..d: (k*n + j)*W
 	y  []float64 // m numbers: Q^H b_k, then dx_k in y[:n]
+	e  []float64 // m x m (lda = m): -R^-1 Q^H in its first n rows (phase 2)
 	rb []float64 // d+1 vectors of m numbers: b_k - A_0 dx_k (the residual)
 	qr la.Factorization
 
@@ -44,10 +46,10 @@ func newCPUBackend(c BackendConfig) (*cpuBackend, error) {
 	be := &cpuBackend{c: c}
 	if c.Complex {
 		be.addTo = sk.AddToComplex
-		be.newQR, be.mulSubs, be.norm1 = lk.NewQRComplex, lk.MulSubBatchComplex, lk.Norm1Complex
+		be.newQR, be.mulSub, be.mulSubs, be.norm1 = lk.NewQRComplex, lk.MulSubComplex, lk.MulSubBatchComplex, lk.Norm1Complex
 	} else {
 		be.addTo = sk.AddTo
-		be.newQR, be.mulSubs, be.norm1 = lk.NewQR, lk.MulSubBatch, lk.Norm1
+		be.newQR, be.mulSub, be.mulSubs, be.norm1 = lk.NewQR, lk.MulSub, lk.MulSubBatch, lk.Norm1
 	}
 	return be, nil
 }
@@ -62,6 +64,7 @@ func (be *cpuBackend) Reset(x0 []float64) error {
 	be.b = make([]float64, (d+1)*m*W)
 	be.dx = make([]float64, (d+1)*n*W)
 	be.y = make([]float64, m*W)
+	be.e = nil // FormInverse allocates it (phase 2 only)
 	be.rb = make([]float64, (d+1)*m*W)
 	be.qr = nil
 	for v := 0; v < n; v++ {
@@ -179,6 +182,34 @@ func (be *cpuBackend) SolveR(k int) error {
 		return fmt.Errorf("back substitution: %w", err)
 	}
 	copy(be.dx[k*n*W:(k+1)*n*W], be.y[:n*W])
+	return nil
+}
+
+// FormInverse: E = -I_m, E = Q^H E (ApplyQHMany, the m columns), then
+// SolveRMany on the first n rows of each column: E[0:n, :] = -R^-1 Q^H.
+func (be *cpuBackend) FormInverse() error {
+	m, W := be.c.Eqs, be.c.W
+	if be.e == nil {
+		be.e = make([]float64, m*m*W)
+	} else {
+		clear(be.e)
+	}
+	for i := 0; i < m; i++ {
+		be.e[(i+i*m)*W] = -1
+	}
+	be.qr.ApplyQHMany(m, be.e, m, be.c.Workers)
+	if err := be.qr.SolveRMany(m, be.e, m, be.c.Workers); err != nil {
+		return fmt.Errorf("forming R^-1 Q^H: %w", err)
+	}
+	return nil
+}
+
+// SolveBlock: dx_k = 0 - E[0:n, :] b_k (la MulSub; E[0:n, :] = -M).
+func (be *cpuBackend) SolveBlock(k int) error {
+	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
+	dx := be.dx[k*n*W : (k+1)*n*W]
+	clear(dx)
+	be.mulSub(n, m, be.e, m, be.b[k*m*W:(k+1)*m*W], dx, be.c.Workers)
 	return nil
 }
 

@@ -29,6 +29,8 @@
 //	b   d+1 vectors b_k = -coefficient k of G(x(t), t), m numbers: b_k[i] at (k*m + i)*W
 //	dx  d+1 vectors dx_k, n numbers: dx_k[j] at (k*n + j)*W
 //	y   m numbers of work space
+//	E   m x m numbers (phase 2), column-major with lda = m (la's layout):
+//	    E(i, j) at (i + j*m)*W; its first n rows hold -M = -R^-1 (Q^H)[0:n, :]
 //
 // # Plans per working degree
 //
@@ -49,8 +51,9 @@
 //
 // Tolerances use u = 2^(-53 N) and magnitudes |z| = max(|re_0|, |im_0|) of
 // the leading limbs (a max-norm is exact in any order). Norm1, Residual1,
-// MulSub, NewQR, ApplyQH, SolveR and Cond are la's, with la's documented
-// reduction orders; Add is mdops' (the series kernels' AddTo).
+// MulSub, NewQR, ApplyQH, ApplyQHMany, SolveR, SolveRMany and Cond are
+// la's, with la's documented reduction orders; Add is mdops' (the series
+// kernels' AddTo).
 //
 // Phase 1, refinement of x(0): Newton steps at working degree w = 0.
 // Phase 2, series: Newton steps at w = 1, 2, 4, 7, 11, 17, 26, 40, 61, ...
@@ -80,11 +83,26 @@
 //     nb_k <= 2^8 u max|x| ||A_0||_1 / cond (so the bound
 //     cond/||A_0||_1 * nb_k on ||dx_k|| is below 2^8 units of the last
 //     place of x; max|x| over every coefficient of x, 1 when x = 0);
-//     a skipped block gets dx_k = 0 and no updates. Otherwise:
+//     a skipped block gets dx_k = 0 and no updates. Otherwise the solve
+//     of block k, in phase 1 (one block per QR):
 //     Q^H b: y = b_k, ApplyQH(y);
 //     back substitution: SolveR(y), dx_k = y[0..n-1];
-//     updates: for j = k+1..w in order: MulSub(A_(j-k), dx_k, b_j), that is
-//     b_j -= A_(j-k) dx_k.
+//     and in phase 2 (one QR serves every block of every step):
+//     inverse, before the first block that is not skipped after each QR
+//     (once per solve when x(0) needs no new QR in phase 2): E = -I_m
+//     (every element zero but the leading limb of the real part of
+//     E(i, i), -1), ApplyQHMany(nrhs = m, E, ldb = m), then
+//     SolveRMany(nrhs = m, E, ldb = m) (on the first n rows of each
+//     column), so that E[0:n, :] = -M, M = R^-1 (Q^H)[0:n, :] (a QR that
+//     passed the rank check has no zero R_kk);
+//     product: dx_k = 0, then MulSub(E[0:n, :] (n x m, lda = m), b_k,
+//     dx_k), that is dx_k = 0 - (-M) b_k = M b_k, each row one reduction
+//     of m terms in la's order;
+//     then the updates: for j = k+1..w in order: MulSub(A_(j-k), dx_k,
+//     b_j), that is b_j -= A_(j-k) dx_k. (M b_k is the least-squares
+//     solution of A_0 dx_k = b_k as ApplyQH and SolveR compute it, with
+//     other roundings: a chain of n dependent reflectors and n dependent
+//     rows per block becomes one product of independent rows.)
 //  4. Residual: for k = 0..w in order, r += nb_k (skipped) or
 //     r += Residual1(A_0, dx_k, b_k) = ||b_k - A_0 dx_k||_1 (float64 sums in
 //     that order). Since b_k holds b_k - sum_(i<k) A_(k-i) dx_i, r is the
@@ -133,9 +151,10 @@
 // on the CPU; on the GPU, the device's time line between CUDA events
 // recorded at the same points, which includes the time the device waits
 // for the host): Evaluate
-// (item 1, gathering included), QR (item 2), QHB (the skip tests and
-// ApplyQH), BackSub (SolveR and the copy into dx_k), Update (MulSub and
-// item 5) and Residual (item 4). Staging plans and making executors is
+// (item 1, gathering included), QR (item 2, and in phase 2 the forming
+// of E), QHB (the skip tests, and ApplyQH in phase 1), BackSub (SolveR and
+// the copy into dx_k in phase 1, the product dx_k = M b_k in phase 2),
+// Update (the updates of item 3 and item 5) and Residual (item 4). Staging plans and making executors is
 // Solver.Setup, outside them.
 //
 // # Back ends

@@ -14,9 +14,9 @@ import (
 // what each one covers).
 type Times struct {
 	Evaluate time.Duration // inputs in, evaluation and differentiation, b = -G and the A_k gathered
-	QR       time.Duration // Householder QR of A_0, its condition estimate and ||A_0||_1
-	QHB      time.Duration // skip tests and y = Q^H b_k
-	BackSub  time.Duration // back substitution R dx_k = y
+	QR       time.Duration // Householder QR of A_0, its condition estimate and ||A_0||_1; in phase 2 forming -R^-1 Q^H
+	QHB      time.Duration // skip tests, and y = Q^H b_k in phase 1
+	BackSub  time.Duration // back substitution R dx_k = y in phase 1, dx_k = R^-1 Q^H b_k (one product) in phase 2
 	Update   time.Duration // b_j -= A_(j-k) dx_k, and x += dx
 	Residual time.Duration // sum over k of ||b_k - A_0 dx_k||_1
 }

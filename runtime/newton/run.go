@@ -19,9 +19,10 @@ type run struct {
 	nb      []float64 // ||b_k||_1 at its skip test
 	skipped []bool
 
-	qrValid bool // the back end holds a QR of A_0 at the current x(0)
-	cond    float64
-	a0norm  float64 // ||A_0||_1
+	qrValid  bool // the back end holds a QR of A_0 at the current x(0)
+	invValid bool // and the matrix -R^-1 Q^H of that QR (phase 2)
+	cond     float64
+	a0norm   float64 // ||A_0||_1
 
 	start time.Time
 	steps int
@@ -231,7 +232,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		if rank != nil {
 			return out, &Failure{Kind: Singular, Rank: rank, Col: rank.Col, Step: r.steps, Degree: w, Refine: refine}, nil
 		}
-		r.qrValid, r.cond, r.a0norm = true, cond, a0norm
+		r.qrValid, r.invValid, r.cond, r.a0norm = true, false, cond, a0norm
 		if !(r.cond <= s.opt.MaxCond) {
 			return out, &Failure{Kind: IllConditioned, Cond: r.cond, MaxCond: s.opt.MaxCond, Step: r.steps, Degree: w, Refine: refine}, nil
 		}
@@ -266,15 +267,34 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 			be.Lap(StageQHB)
 			continue
 		}
-		if err := be.ApplyQH(k); err != nil {
-			return fail(err)
+		if refine {
+			if err := be.ApplyQH(k); err != nil {
+				return fail(err)
+			}
+			be.Lap(StageQHB)
+			stage = StageBackSub
+			if err := be.SolveR(k); err != nil {
+				return fail(err)
+			}
+			be.Lap(StageBackSub)
+		} else {
+			// Phase 2: dx_k = M b_k with M = R^-1 Q^H formed once per QR
+			// (before the first block that is not skipped).
+			be.Lap(StageQHB)
+			if !r.invValid {
+				stage = StageQR
+				if err := be.FormInverse(); err != nil {
+					return fail(err)
+				}
+				r.invValid = true
+				be.Lap(StageQR)
+			}
+			stage = StageBackSub
+			if err := be.SolveBlock(k); err != nil {
+				return fail(err)
+			}
+			be.Lap(StageBackSub)
 		}
-		be.Lap(StageQHB)
-		stage = StageBackSub
-		if err := be.SolveR(k); err != nil {
-			return fail(err)
-		}
-		be.Lap(StageBackSub)
 		stage = StageUpdate
 		if err := be.UpdateB(k, w); err != nil {
 			return fail(err)
@@ -297,7 +317,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	}
 	be.Lap(StageUpdate)
 	if refine && !r.skipped[0] {
-		r.qrValid = false
+		r.qrValid, r.invValid = false, false
 	}
 	if math.IsNaN(xsNew) || math.IsInf(xsNew, 0) || math.IsNaN(delta) || math.IsInf(delta, 0) {
 		return out, &Failure{Kind: Diverging, NonFinite: true, Step: r.steps, Degree: w, Refine: refine}, nil
