@@ -1049,6 +1049,73 @@ func (q *QR{{.S}}) solveRH(b []{{.T}}) {
 		b[i] = mulReal{{.S}}(y, q.rinv[i])
 	}
 }
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotc{{.S}}) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QR{{.S}}) solveRHPar(b []{{.T}}, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]{{.T}}
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFrom{{.S}}(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combine{{.S}}(&acc, min(i, Lanes)))
+			}
+			b[i] = mulReal{{.S}}(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFrom{{.S}} adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotc{{.S}}, as dotuFrom{{.S}} those of dotu{{.S}}.
+func dotcFrom{{.S}}(acc *[Lanes]{{.T}}, x, y []{{.T}}, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prod{{.S}}(conj{{.S}}(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conj{{.S}}(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]{{.T}})(x[q : q+Lanes])
+		ys := (*[Lanes]{{.T}})(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conj{{.S}}(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conj{{.S}}(x[q]), y[q])
+	}
+}
 {{end}}
 var _ = mdops.F1{}
 `
@@ -1177,13 +1244,19 @@ import (
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QR{{.S}}) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QR{{.S}}) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QR{{.S}}) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QR{{.S}}) condEst() float64 {
+func (q *QR{{.S}}) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -1191,13 +1264,33 @@ func (q *QR{{.S}}) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1{{.S}}(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1{{.S}}(q.A[j*m:j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]{{.T}}, n)
 	xr := make([]{{.T}}, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1{{.S}}(x)[0] }
 	for i := range x {
 		x[i] = fromFloat{{.S}}(1/float64(n), 0)
@@ -1248,7 +1341,7 @@ func (q *QR{{.S}}) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -1261,7 +1354,7 @@ func (q *QR{{.S}}) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2{{.S}}(x[jlast])
@@ -1320,6 +1413,9 @@ func (f flatQR{{.S}}) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[{{.T}}](b, {{.W}}), workers)
 }
 func (f flatQR{{.S}}) Cond() float64 { return f.q.Cond() }
+func (f flatQR{{.S}}) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQR{{.S}}) factors() (a, tau []float64) {

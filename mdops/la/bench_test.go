@@ -353,3 +353,46 @@ func BenchmarkBareScaling(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCond measures Cond (the condition estimate, on the factors of
+// a random square matrix; each iteration rebuilds the factorization with
+// QRFromFactors, so that Cond is not the cached one) at n = LA_BENCH_SIZES
+// (256), N = LA_BENCH_NS (8), real and complex, with LA_BENCH_WORKERS
+// (1, 2) workers; FromFactors alone is the rebuild's share.
+func BenchmarkCond(b *testing.B) {
+	ns := benchInts("LA_BENCH_NS", []int{8})
+	sizes := benchInts("LA_BENCH_SIZES", []int{256})
+	workers := benchInts("LA_BENCH_WORKERS", []int{1, 2})
+	for _, N := range ns {
+		k, _ := KernelsFor(N)
+		for _, cplx := range []bool{false, true} {
+			im := impl{N: N, Complex: cplx, W: N, K: k, tt: testTypes[N], prec: uint(64*N + 200)}
+			from := k.QRFromFactors
+			if cplx {
+				im.W = 2 * N
+				from = k.QRFromFactorsComplex
+			}
+			rng := rand.New(rand.NewPCG(1, 1))
+			for _, n := range sizes {
+				f, err := im.newQR(n, n, im.randMatrix(rng, n, n, 0), n, 2)
+				if err != nil {
+					b.Fatal(err)
+				}
+				A, tau := factorsOf(f)
+				b.Run(fmt.Sprintf("%s/FromFactors/n%d", im, n), func(b *testing.B) {
+					for b.Loop() {
+						from(n, n, A, tau)
+					}
+				})
+				for _, w := range workers {
+					b.Run(fmt.Sprintf("%s/Cond/n%d/w%d", im, n, w), func(b *testing.B) {
+						for b.Loop() {
+							g, _ := from(n, n, A, tau)
+							g.CondWorkers(w)
+						}
+					})
+				}
+			}
+		}
+	}
+}

@@ -15,13 +15,19 @@ import (
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRF1) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRF1) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRF1) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRF1) condEst() float64 {
+func (q *QRF1) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -29,13 +35,33 @@ func (q *QRF1) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1F1(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1F1(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.F1, n)
 	xr := make([]mdops.F1, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1F1(x)[0] }
 	for i := range x {
 		x[i] = fromFloatF1(1/float64(n), 0)
@@ -72,7 +98,7 @@ func (q *QRF1) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -85,7 +111,7 @@ func (q *QRF1) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2F1(x[jlast])
@@ -113,13 +139,19 @@ func (q *QRF1) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRC1) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRC1) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRC1) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRC1) condEst() float64 {
+func (q *QRC1) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -127,13 +159,33 @@ func (q *QRC1) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1C1(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1C1(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.C1, n)
 	xr := make([]mdops.C1, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1C1(x)[0] }
 	for i := range x {
 		x[i] = fromFloatC1(1/float64(n), 0)
@@ -165,7 +217,7 @@ func (q *QRC1) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -178,7 +230,7 @@ func (q *QRC1) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2C1(x[jlast])
@@ -206,13 +258,19 @@ func (q *QRC1) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRF2) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRF2) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRF2) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRF2) condEst() float64 {
+func (q *QRF2) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -220,13 +278,33 @@ func (q *QRF2) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1F2(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1F2(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.F2, n)
 	xr := make([]mdops.F2, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1F2(x)[0] }
 	for i := range x {
 		x[i] = fromFloatF2(1/float64(n), 0)
@@ -263,7 +341,7 @@ func (q *QRF2) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -276,7 +354,7 @@ func (q *QRF2) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2F2(x[jlast])
@@ -304,13 +382,19 @@ func (q *QRF2) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRC2) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRC2) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRC2) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRC2) condEst() float64 {
+func (q *QRC2) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -318,13 +402,33 @@ func (q *QRC2) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1C2(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1C2(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.C2, n)
 	xr := make([]mdops.C2, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1C2(x)[0] }
 	for i := range x {
 		x[i] = fromFloatC2(1/float64(n), 0)
@@ -356,7 +460,7 @@ func (q *QRC2) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -369,7 +473,7 @@ func (q *QRC2) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2C2(x[jlast])
@@ -397,13 +501,19 @@ func (q *QRC2) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRF3) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRF3) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRF3) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRF3) condEst() float64 {
+func (q *QRF3) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -411,13 +521,33 @@ func (q *QRF3) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1F3(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1F3(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.F3, n)
 	xr := make([]mdops.F3, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1F3(x)[0] }
 	for i := range x {
 		x[i] = fromFloatF3(1/float64(n), 0)
@@ -454,7 +584,7 @@ func (q *QRF3) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -467,7 +597,7 @@ func (q *QRF3) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2F3(x[jlast])
@@ -495,13 +625,19 @@ func (q *QRF3) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRC3) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRC3) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRC3) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRC3) condEst() float64 {
+func (q *QRC3) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -509,13 +645,33 @@ func (q *QRC3) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1C3(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1C3(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.C3, n)
 	xr := make([]mdops.C3, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1C3(x)[0] }
 	for i := range x {
 		x[i] = fromFloatC3(1/float64(n), 0)
@@ -547,7 +703,7 @@ func (q *QRC3) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -560,7 +716,7 @@ func (q *QRC3) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2C3(x[jlast])
@@ -588,13 +744,19 @@ func (q *QRC3) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRF4) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRF4) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRF4) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRF4) condEst() float64 {
+func (q *QRF4) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -602,13 +764,33 @@ func (q *QRF4) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1F4(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1F4(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.F4, n)
 	xr := make([]mdops.F4, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1F4(x)[0] }
 	for i := range x {
 		x[i] = fromFloatF4(1/float64(n), 0)
@@ -645,7 +827,7 @@ func (q *QRF4) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -658,7 +840,7 @@ func (q *QRF4) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2F4(x[jlast])
@@ -686,13 +868,19 @@ func (q *QRF4) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRC4) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRC4) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRC4) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRC4) condEst() float64 {
+func (q *QRC4) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -700,13 +888,33 @@ func (q *QRC4) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1C4(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1C4(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.C4, n)
 	xr := make([]mdops.C4, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1C4(x)[0] }
 	for i := range x {
 		x[i] = fromFloatC4(1/float64(n), 0)
@@ -738,7 +946,7 @@ func (q *QRC4) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -751,7 +959,7 @@ func (q *QRC4) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2C4(x[jlast])
@@ -779,13 +987,19 @@ func (q *QRC4) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRF5) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRF5) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRF5) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRF5) condEst() float64 {
+func (q *QRF5) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -793,13 +1007,33 @@ func (q *QRF5) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1F5(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1F5(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.F5, n)
 	xr := make([]mdops.F5, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1F5(x)[0] }
 	for i := range x {
 		x[i] = fromFloatF5(1/float64(n), 0)
@@ -836,7 +1070,7 @@ func (q *QRF5) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -849,7 +1083,7 @@ func (q *QRF5) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2F5(x[jlast])
@@ -877,13 +1111,19 @@ func (q *QRF5) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRC5) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRC5) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRC5) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRC5) condEst() float64 {
+func (q *QRC5) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -891,13 +1131,33 @@ func (q *QRC5) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1C5(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1C5(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.C5, n)
 	xr := make([]mdops.C5, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1C5(x)[0] }
 	for i := range x {
 		x[i] = fromFloatC5(1/float64(n), 0)
@@ -929,7 +1189,7 @@ func (q *QRC5) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -942,7 +1202,7 @@ func (q *QRC5) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2C5(x[jlast])
@@ -970,13 +1230,19 @@ func (q *QRC5) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRF8) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRF8) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRF8) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRF8) condEst() float64 {
+func (q *QRF8) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -984,13 +1250,33 @@ func (q *QRF8) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1F8(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1F8(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.F8, n)
 	xr := make([]mdops.F8, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1F8(x)[0] }
 	for i := range x {
 		x[i] = fromFloatF8(1/float64(n), 0)
@@ -1027,7 +1313,7 @@ func (q *QRF8) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -1040,7 +1326,7 @@ func (q *QRF8) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2F8(x[jlast])
@@ -1068,13 +1354,19 @@ func (q *QRF8) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRC8) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRC8) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRC8) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRC8) condEst() float64 {
+func (q *QRC8) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -1082,13 +1374,33 @@ func (q *QRC8) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1C8(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1C8(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.C8, n)
 	xr := make([]mdops.C8, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1C8(x)[0] }
 	for i := range x {
 		x[i] = fromFloatC8(1/float64(n), 0)
@@ -1120,7 +1432,7 @@ func (q *QRC8) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -1133,7 +1445,7 @@ func (q *QRC8) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2C8(x[jlast])
@@ -1161,13 +1473,19 @@ func (q *QRC8) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRF10) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRF10) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRF10) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRF10) condEst() float64 {
+func (q *QRF10) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -1175,13 +1493,33 @@ func (q *QRF10) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1F10(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1F10(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.F10, n)
 	xr := make([]mdops.F10, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1F10(x)[0] }
 	for i := range x {
 		x[i] = fromFloatF10(1/float64(n), 0)
@@ -1218,7 +1556,7 @@ func (q *QRF10) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -1231,7 +1569,7 @@ func (q *QRF10) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2F10(x[jlast])
@@ -1259,13 +1597,19 @@ func (q *QRF10) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRC10) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRC10) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRC10) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRC10) condEst() float64 {
+func (q *QRC10) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -1273,13 +1617,33 @@ func (q *QRC10) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1C10(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1C10(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.C10, n)
 	xr := make([]mdops.C10, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1C10(x)[0] }
 	for i := range x {
 		x[i] = fromFloatC10(1/float64(n), 0)
@@ -1311,7 +1675,7 @@ func (q *QRC10) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -1324,7 +1688,7 @@ func (q *QRC10) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2C10(x[jlast])
@@ -1352,13 +1716,19 @@ func (q *QRC10) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRF16) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRF16) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRF16) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRF16) condEst() float64 {
+func (q *QRF16) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -1366,13 +1736,33 @@ func (q *QRF16) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1F16(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1F16(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.F16, n)
 	xr := make([]mdops.F16, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1F16(x)[0] }
 	for i := range x {
 		x[i] = fromFloatF16(1/float64(n), 0)
@@ -1409,7 +1799,7 @@ func (q *QRF16) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -1422,7 +1812,7 @@ func (q *QRF16) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2F16(x[jlast])
@@ -1450,13 +1840,19 @@ func (q *QRF16) condEst() float64 {
 // Higham's refinements) with multiple-double solves by R and R^H, which
 // gives a lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
-// specification).
-func (q *QRC16) Cond() float64 {
-	q.condOnce.Do(func() { q.cond = q.condEst() })
+// specification). Cond is CondWorkers(1).
+func (q *QRC16) Cond() float64 { return q.CondWorkers(1) }
+
+// CondWorkers is Cond with its solves by R and R^H spread over a team of
+// up to workers goroutines (SolveR's team, trTeam) and the column norms of
+// R over workers: the same bits for every worker count. The estimate is
+// computed once (by the first call of Cond or CondWorkers) and cached.
+func (q *QRC16) CondWorkers(workers int) float64 {
+	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
 	return q.cond
 }
 
-func (q *QRC16) condEst() float64 {
+func (q *QRC16) condEst(workers int) float64 {
 	n, m := q.n, q.m
 	if n == 0 {
 		return 0
@@ -1464,13 +1860,33 @@ func (q *QRC16) condEst() float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
+	cn := make([]float64, n)
+	parallel(workers, n, 16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cn[j] = Norm1C16(q.A[j*m : j*m+j+1])[0]
+		}
+	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, Norm1C16(q.A[j*m : j*m+j+1])[0])
+		anorm = max(anorm, cn[j])
 	}
 	x := make([]mdops.C16, n)
 	xr := make([]mdops.C16, n)
-	solve := func() { q.backsub(x, xr) }
+	w := q.trTeam(workers)
+	solve := func() {
+		if w > 1 {
+			q.backsubPar(x, xr, w)
+		} else {
+			q.backsub(x, xr)
+		}
+	}
+	solveRH := func() {
+		if w > 1 {
+			q.solveRHPar(x, w)
+		} else {
+			q.solveRH(x)
+		}
+	}
 	norm := func() float64 { return Norm1C16(x)[0] }
 	for i := range x {
 		x[i] = fromFloatC16(1/float64(n), 0)
@@ -1502,7 +1918,7 @@ func (q *QRC16) condEst() float64 {
 		return j
 	}
 	signs()
-	q.solveRH(x)
+	solveRH()
 	j := argmax()
 	for iter := 2; ; iter++ {
 		for i := range x {
@@ -1515,7 +1931,7 @@ func (q *QRC16) condEst() float64 {
 		if signs() || est <= old {
 			break
 		}
-		q.solveRH(x)
+		solveRH()
 		jlast := j
 		j = argmax()
 		re1, im1 := lead2C16(x[jlast])

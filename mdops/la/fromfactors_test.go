@@ -55,3 +55,53 @@ func checkFromFactors(t *testing.T, im impl, m, n int, a []float64) {
 		}
 	}
 }
+
+// TestCondWorkers: CondWorkers gives Cond's bits (one worker) for every
+// worker count and team threshold, on matrices whose sizes cross the
+// default SolveR team threshold, real and complex (the solves by R and
+// R^H of the estimator run as teams: backsubPar, solveRHPar).
+func TestCondWorkers(t *testing.T) {
+	teamAlways.Add(1) // no back-off: the teams run however slow the machine
+	defer teamAlways.Add(-1)
+	for _, im := range impls(t) {
+		from := im.K.QRFromFactors
+		if im.Complex {
+			from = im.K.QRFromFactorsComplex
+		}
+		probe, _ := im.newQR(1, 1, make([]float64, im.W), 1, 1)
+		_, trMin := probe.(teamMins).teamMins()
+		sizes := []int{2, 9, 40}
+		if n := 2*trMin + 6; n <= 140 {
+			sizes = append(sizes, n)
+		}
+		if testing.Short() && im.N > 4 {
+			sizes = []int{2, 9, 21}
+		}
+		for _, n := range sizes {
+			m := n + 3
+			rng := rand.New(rand.NewPCG(uint64(n), uint64(7+100*im.N)))
+			a := im.randMatrix(rng, m, n, 0)
+			f, err := im.newQR(m, n, a, m, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := f.Cond()
+			A, tau := factorsOf(f)
+			for _, mins := range []int{-1, 0, 1, 5} {
+				for _, w := range []int{1, 2, 3, 8, 17} {
+					g, _ := from(m, n, A, tau)
+					if mins >= 0 {
+						qh, _ := g.(teamMins).teamMins()
+						g.(teamMins).setTeamMins(qh, mins)
+					}
+					if got := g.CondWorkers(w); math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("%v %dx%d, trMin %d, %d workers: CondWorkers %v, Cond %v", im, m, n, mins, w, got, want)
+					}
+					if got := g.Cond(); math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("%v %dx%d: Cond after CondWorkers %v, want %v", im, m, n, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -12,6 +12,9 @@ type Factorization interface {
 	SolveRMany(nrhs int, b []float64, ldb, workers int) error
 	Solve(b []float64, workers int) error
 	Cond() float64
+	// CondWorkers is Cond with its solves spread over workers (the same
+	// bits); Cond and CondWorkers share one cached estimate.
+	CondWorkers(workers int) float64
 }
 
 // Kernels are one precision's routines on flat []float64 buffers, for code

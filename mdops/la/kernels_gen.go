@@ -35,6 +35,9 @@ func (f flatQRF1) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.F1](b, 1), workers)
 }
 func (f flatQRF1) Cond() float64 { return f.q.Cond() }
+func (f flatQRF1) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF1) factors() (a, tau []float64) {
@@ -74,6 +77,9 @@ func (f flatQRC1) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.C1](b, 2), workers)
 }
 func (f flatQRC1) Cond() float64 { return f.q.Cond() }
+func (f flatQRC1) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC1) factors() (a, tau []float64) {
@@ -113,6 +119,9 @@ func (f flatQRF2) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.F2](b, 2), workers)
 }
 func (f flatQRF2) Cond() float64 { return f.q.Cond() }
+func (f flatQRF2) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF2) factors() (a, tau []float64) {
@@ -152,6 +161,9 @@ func (f flatQRC2) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.C2](b, 4), workers)
 }
 func (f flatQRC2) Cond() float64 { return f.q.Cond() }
+func (f flatQRC2) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC2) factors() (a, tau []float64) {
@@ -191,6 +203,9 @@ func (f flatQRF3) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.F3](b, 3), workers)
 }
 func (f flatQRF3) Cond() float64 { return f.q.Cond() }
+func (f flatQRF3) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF3) factors() (a, tau []float64) {
@@ -230,6 +245,9 @@ func (f flatQRC3) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.C3](b, 6), workers)
 }
 func (f flatQRC3) Cond() float64 { return f.q.Cond() }
+func (f flatQRC3) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC3) factors() (a, tau []float64) {
@@ -269,6 +287,9 @@ func (f flatQRF4) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.F4](b, 4), workers)
 }
 func (f flatQRF4) Cond() float64 { return f.q.Cond() }
+func (f flatQRF4) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF4) factors() (a, tau []float64) {
@@ -308,6 +329,9 @@ func (f flatQRC4) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.C4](b, 8), workers)
 }
 func (f flatQRC4) Cond() float64 { return f.q.Cond() }
+func (f flatQRC4) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC4) factors() (a, tau []float64) {
@@ -347,6 +371,9 @@ func (f flatQRF5) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.F5](b, 5), workers)
 }
 func (f flatQRF5) Cond() float64 { return f.q.Cond() }
+func (f flatQRF5) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF5) factors() (a, tau []float64) {
@@ -386,6 +413,9 @@ func (f flatQRC5) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.C5](b, 10), workers)
 }
 func (f flatQRC5) Cond() float64 { return f.q.Cond() }
+func (f flatQRC5) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC5) factors() (a, tau []float64) {
@@ -425,6 +455,9 @@ func (f flatQRF8) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.F8](b, 8), workers)
 }
 func (f flatQRF8) Cond() float64 { return f.q.Cond() }
+func (f flatQRF8) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF8) factors() (a, tau []float64) {
@@ -464,6 +497,9 @@ func (f flatQRC8) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.C8](b, 16), workers)
 }
 func (f flatQRC8) Cond() float64 { return f.q.Cond() }
+func (f flatQRC8) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC8) factors() (a, tau []float64) {
@@ -503,6 +539,9 @@ func (f flatQRF10) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.F10](b, 10), workers)
 }
 func (f flatQRF10) Cond() float64 { return f.q.Cond() }
+func (f flatQRF10) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF10) factors() (a, tau []float64) {
@@ -542,6 +581,9 @@ func (f flatQRC10) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.C10](b, 20), workers)
 }
 func (f flatQRC10) Cond() float64 { return f.q.Cond() }
+func (f flatQRC10) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC10) factors() (a, tau []float64) {
@@ -581,6 +623,9 @@ func (f flatQRF16) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.F16](b, 16), workers)
 }
 func (f flatQRF16) Cond() float64 { return f.q.Cond() }
+func (f flatQRF16) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF16) factors() (a, tau []float64) {
@@ -620,6 +665,9 @@ func (f flatQRC16) Solve(b []float64, workers int) error {
 	return f.q.Solve(as[mdops.C16](b, 32), workers)
 }
 func (f flatQRC16) Cond() float64 { return f.q.Cond() }
+func (f flatQRC16) CondWorkers(workers int) float64 {
+	return f.q.CondWorkers(workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRC16) factors() (a, tau []float64) {

@@ -194,6 +194,73 @@ func (q *QRF1) solveRH(b []mdops.F1) {
 	}
 }
 
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcF1) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRF1) solveRHPar(b []mdops.F1, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F1
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromF1(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineF1(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealF1(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromF1 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcF1, as dotuFromF1 those of dotuF1.
+func dotcFromF1(acc *[Lanes]mdops.F1, x, y []mdops.F1, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF1(conjF1(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF1(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F1)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F1)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjF1(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF1(x[q]), y[q])
+	}
+}
+
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
@@ -381,6 +448,73 @@ func (q *QRC1) solveRH(b []mdops.C1) {
 			y = y.Sub(dotcC1(q.A[i*m:i*m+i], b[:i]))
 		}
 		b[i] = mulRealC1(y, q.rinv[i])
+	}
+}
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcC1) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRC1) solveRHPar(b []mdops.C1, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C1
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromC1(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineC1(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealC1(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromC1 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcC1, as dotuFromC1 those of dotuC1.
+func dotcFromC1(acc *[Lanes]mdops.C1, x, y []mdops.C1, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC1(conjC1(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC1(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C1)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C1)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjC1(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC1(x[q]), y[q])
 	}
 }
 
@@ -574,6 +708,73 @@ func (q *QRF2) solveRH(b []mdops.F2) {
 	}
 }
 
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcF2) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRF2) solveRHPar(b []mdops.F2, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F2
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromF2(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineF2(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealF2(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromF2 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcF2, as dotuFromF2 those of dotuF2.
+func dotcFromF2(acc *[Lanes]mdops.F2, x, y []mdops.F2, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF2(conjF2(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF2(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F2)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F2)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjF2(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF2(x[q]), y[q])
+	}
+}
+
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
@@ -761,6 +962,73 @@ func (q *QRC2) solveRH(b []mdops.C2) {
 			y = y.Sub(dotcC2(q.A[i*m:i*m+i], b[:i]))
 		}
 		b[i] = mulRealC2(y, q.rinv[i])
+	}
+}
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcC2) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRC2) solveRHPar(b []mdops.C2, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C2
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromC2(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineC2(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealC2(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromC2 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcC2, as dotuFromC2 those of dotuC2.
+func dotcFromC2(acc *[Lanes]mdops.C2, x, y []mdops.C2, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC2(conjC2(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC2(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C2)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C2)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjC2(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC2(x[q]), y[q])
 	}
 }
 
@@ -954,6 +1222,73 @@ func (q *QRF3) solveRH(b []mdops.F3) {
 	}
 }
 
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcF3) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRF3) solveRHPar(b []mdops.F3, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F3
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromF3(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineF3(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealF3(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromF3 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcF3, as dotuFromF3 those of dotuF3.
+func dotcFromF3(acc *[Lanes]mdops.F3, x, y []mdops.F3, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF3(conjF3(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF3(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F3)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F3)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjF3(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF3(x[q]), y[q])
+	}
+}
+
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
@@ -1141,6 +1476,73 @@ func (q *QRC3) solveRH(b []mdops.C3) {
 			y = y.Sub(dotcC3(q.A[i*m:i*m+i], b[:i]))
 		}
 		b[i] = mulRealC3(y, q.rinv[i])
+	}
+}
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcC3) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRC3) solveRHPar(b []mdops.C3, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C3
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromC3(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineC3(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealC3(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromC3 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcC3, as dotuFromC3 those of dotuC3.
+func dotcFromC3(acc *[Lanes]mdops.C3, x, y []mdops.C3, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC3(conjC3(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC3(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C3)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C3)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjC3(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC3(x[q]), y[q])
 	}
 }
 
@@ -1334,6 +1736,73 @@ func (q *QRF4) solveRH(b []mdops.F4) {
 	}
 }
 
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcF4) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRF4) solveRHPar(b []mdops.F4, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F4
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromF4(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineF4(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealF4(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromF4 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcF4, as dotuFromF4 those of dotuF4.
+func dotcFromF4(acc *[Lanes]mdops.F4, x, y []mdops.F4, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF4(conjF4(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF4(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F4)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F4)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjF4(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF4(x[q]), y[q])
+	}
+}
+
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
@@ -1521,6 +1990,73 @@ func (q *QRC4) solveRH(b []mdops.C4) {
 			y = y.Sub(dotcC4(q.A[i*m:i*m+i], b[:i]))
 		}
 		b[i] = mulRealC4(y, q.rinv[i])
+	}
+}
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcC4) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRC4) solveRHPar(b []mdops.C4, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C4
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromC4(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineC4(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealC4(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromC4 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcC4, as dotuFromC4 those of dotuC4.
+func dotcFromC4(acc *[Lanes]mdops.C4, x, y []mdops.C4, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC4(conjC4(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC4(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C4)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C4)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjC4(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC4(x[q]), y[q])
 	}
 }
 
@@ -1714,6 +2250,73 @@ func (q *QRF5) solveRH(b []mdops.F5) {
 	}
 }
 
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcF5) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRF5) solveRHPar(b []mdops.F5, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F5
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromF5(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineF5(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealF5(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromF5 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcF5, as dotuFromF5 those of dotuF5.
+func dotcFromF5(acc *[Lanes]mdops.F5, x, y []mdops.F5, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF5(conjF5(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF5(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F5)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F5)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjF5(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF5(x[q]), y[q])
+	}
+}
+
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
@@ -1901,6 +2504,73 @@ func (q *QRC5) solveRH(b []mdops.C5) {
 			y = y.Sub(dotcC5(q.A[i*m:i*m+i], b[:i]))
 		}
 		b[i] = mulRealC5(y, q.rinv[i])
+	}
+}
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcC5) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRC5) solveRHPar(b []mdops.C5, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C5
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromC5(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineC5(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealC5(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromC5 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcC5, as dotuFromC5 those of dotuC5.
+func dotcFromC5(acc *[Lanes]mdops.C5, x, y []mdops.C5, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC5(conjC5(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC5(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C5)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C5)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjC5(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC5(x[q]), y[q])
 	}
 }
 
@@ -2094,6 +2764,73 @@ func (q *QRF8) solveRH(b []mdops.F8) {
 	}
 }
 
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcF8) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRF8) solveRHPar(b []mdops.F8, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F8
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromF8(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineF8(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealF8(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromF8 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcF8, as dotuFromF8 those of dotuF8.
+func dotcFromF8(acc *[Lanes]mdops.F8, x, y []mdops.F8, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF8(conjF8(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF8(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F8)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F8)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjF8(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF8(x[q]), y[q])
+	}
+}
+
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
@@ -2281,6 +3018,73 @@ func (q *QRC8) solveRH(b []mdops.C8) {
 			y = y.Sub(dotcC8(q.A[i*m:i*m+i], b[:i]))
 		}
 		b[i] = mulRealC8(y, q.rinv[i])
+	}
+}
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcC8) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRC8) solveRHPar(b []mdops.C8, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C8
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromC8(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineC8(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealC8(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromC8 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcC8, as dotuFromC8 those of dotuC8.
+func dotcFromC8(acc *[Lanes]mdops.C8, x, y []mdops.C8, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC8(conjC8(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC8(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C8)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C8)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjC8(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC8(x[q]), y[q])
 	}
 }
 
@@ -2474,6 +3278,73 @@ func (q *QRF10) solveRH(b []mdops.F10) {
 	}
 }
 
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcF10) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRF10) solveRHPar(b []mdops.F10, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F10
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromF10(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineF10(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealF10(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromF10 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcF10, as dotuFromF10 those of dotuF10.
+func dotcFromF10(acc *[Lanes]mdops.F10, x, y []mdops.F10, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF10(conjF10(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF10(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F10)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F10)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjF10(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF10(x[q]), y[q])
+	}
+}
+
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
@@ -2661,6 +3532,73 @@ func (q *QRC10) solveRH(b []mdops.C10) {
 			y = y.Sub(dotcC10(q.A[i*m:i*m+i], b[:i]))
 		}
 		b[i] = mulRealC10(y, q.rinv[i])
+	}
+}
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcC10) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRC10) solveRHPar(b []mdops.C10, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C10
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromC10(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineC10(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealC10(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromC10 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcC10, as dotuFromC10 those of dotuC10.
+func dotcFromC10(acc *[Lanes]mdops.C10, x, y []mdops.C10, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC10(conjC10(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC10(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C10)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C10)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjC10(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC10(x[q]), y[q])
 	}
 }
 
@@ -2854,6 +3792,73 @@ func (q *QRF16) solveRH(b []mdops.F16) {
 	}
 }
 
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcF16) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRF16) solveRHPar(b []mdops.F16, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.F16
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromF16(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineF16(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealF16(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromF16 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcF16, as dotuFromF16 those of dotuF16.
+func dotcFromF16(acc *[Lanes]mdops.F16, x, y []mdops.F16, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodF16(conjF16(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF16(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.F16)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.F16)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjF16(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjF16(x[q]), y[q])
+	}
+}
+
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
 // lane order (t_0 is j = n-1: term t = R_(i,n-1-t)*x_(n-1-t), R the first
@@ -3041,6 +4046,73 @@ func (q *QRC16) solveRH(b []mdops.C16) {
 			y = y.Sub(dotcC16(q.A[i*m:i*m+i], b[:i]))
 		}
 		b[i] = mulRealC16(y, q.rinv[i])
+	}
+}
+
+// solveRHPar is solveRH by a team of w goroutines (the rows shared as in
+// backsubPar: row i belongs to worker 0 for i < trMin, then to worker
+// (i-trMin) mod w). A worker accumulates the lanes of its row with the
+// terms t_j = conj(R_ji)*y_j in increasing j (the lane order of
+// dotcC16) as the y_j = b[j] are published (done > j), combines the
+// lanes and computes y_i: solveRH's bits.
+func (q *QRC16) solveRHPar(b []mdops.C16, w int) {
+	n, m, t0 := q.n, q.m, q.trMin
+	done := stepFlag{team: true} // b[:done] are final
+	run := func(p int) {
+		var acc [Lanes]mdops.C16
+		i := t0 + p
+		if p == 0 {
+			i = 0
+		}
+		for i < n {
+			col := q.A[i*m : i*m+i]
+			for j := 0; j < i; {
+				avail := int(done.v.Load())
+				if avail <= j {
+					done.wait(j)
+					avail = int(done.v.Load())
+				}
+				hi := min(avail, i)
+				dotcFromC16(&acc, col, b, j, hi)
+				j = hi
+			}
+			y := b[i]
+			if i > 0 {
+				y = y.Sub(combineC16(&acc, min(i, Lanes)))
+			}
+			b[i] = mulRealC16(y, q.rinv[i])
+			done.publish(int64(i + 1))
+			if i < t0-1 {
+				i++
+			} else if i == t0-1 {
+				i = t0
+			} else {
+				i += w
+			}
+		}
+	}
+	runTeam(w, run)
+}
+
+// dotcFromC16 adds the terms conj(x[q])*y[q], q = q0..q1-1, to the
+// lanes acc of dotcC16, as dotuFromC16 those of dotuC16.
+func dotcFromC16(acc *[Lanes]mdops.C16, x, y []mdops.C16, q0, q1 int) {
+	q := q0
+	for ; q < q1 && q < Lanes; q++ {
+		acc[q] = prodC16(conjC16(x[q]), y[q])
+	}
+	for ; q < q1 && q%Lanes != 0; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC16(x[q]), y[q])
+	}
+	for ; q+Lanes <= q1; q += Lanes {
+		xs := (*[Lanes]mdops.C16)(x[q : q+Lanes])
+		ys := (*[Lanes]mdops.C16)(y[q : q+Lanes])
+		for l := range Lanes {
+			acc[l] = acc[l].MulAdd(conjC16(xs[l]), ys[l])
+		}
+	}
+	for ; q < q1; q++ {
+		acc[q%Lanes] = acc[q%Lanes].MulAdd(conjC16(x[q]), y[q])
 	}
 }
 
