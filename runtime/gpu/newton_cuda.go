@@ -122,6 +122,7 @@ type newtonBackend struct {
 	fromFactors func(m, n int, a, tau []float64) (la.Factorization, error)
 	host        []float64 // download buffer
 	skipHost    []int64
+	invQueued   bool // E holds (or the stream will) -R^-1 Q^H of the last Factor
 
 	// stage clock: events recorded at Mark and Lap, resolved by Times
 	events []*cudadev.Event
@@ -345,6 +346,7 @@ func (be *newtonBackend) Reset(x0 []float64) error {
 		return fmt.Errorf("uploading the start: %w", err)
 	}
 	be.times, be.laps, be.used, be.open, be.clkErr = newton.Times{}, be.laps[:0], 0, -1, nil
+	be.invQueued = false
 	return nil
 }
 
@@ -384,9 +386,13 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 
 // Factor: the QR of a copy of A_0 and packr on the device, the column
 // norms of A_0; then A_0's factors and tau come home once, and la's CPU
-// routines (QRFromFactors: the rank check, Cond) run on them, the same
-// bits as the CPU back end's NewQR.
-func (be *newtonBackend) Factor() (*la.RankError, float64, float64, error) {
+// routines (QRFromFactors: the rank check, Cond with c.Workers) run on
+// them, the same bits as the CPU back end's NewQR. With inverse,
+// FormInverse's work is queued on the device first (as soon as the
+// factors are home), so that it runs while the CPU computes Cond; it is
+// done, and wasted, when the QR turns out rank deficient or ill
+// conditioned (the solve stops there).
+func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, error) {
 	c := be.c
 	n, m, W, N := c.Vars, c.Eqs, c.W, c.N
 	v := be.v
@@ -414,6 +420,13 @@ func (be *newtonBackend) Factor() (*la.RankError, float64, float64, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	be.invQueued = false
+	if inverse {
+		if err := be.queueInverse(); err != nil {
+			return nil, 0, 0, err
+		}
+		be.invQueued = true
+	}
 	qr, err := be.fromFactors(m, n, a, tau)
 	var rank *la.RankError
 	if errors.As(err, &rank) {
@@ -421,7 +434,7 @@ func (be *newtonBackend) Factor() (*la.RankError, float64, float64, error) {
 	} else if err != nil {
 		return nil, 0, 0, err
 	}
-	return nil, qr.Cond(), a0norm, nil
+	return nil, qr.CondWorkers(c.Workers), a0norm, nil
 }
 
 func (be *newtonBackend) MaxAbsX() (float64, error) {
@@ -468,6 +481,18 @@ func (be *newtonBackend) SolveR(k int) error {
 // (la ApplyQHMany), backsub on their first n rows (la SolveRMany): E[0:n,
 // :] = -R^-1 Q^H. Factor's rank check implies R_kk != 0.
 func (be *newtonBackend) FormInverse() error {
+	if be.invQueued { // queued by Factor, for this QR
+		return nil
+	}
+	if err := be.queueInverse(); err != nil {
+		return err
+	}
+	be.invQueued = true
+	return nil
+}
+
+// queueInverse queues FormInverse's work on the stream.
+func (be *newtonBackend) queueInverse() error {
 	m, n := be.c.Eqs, be.c.Vars
 	if err := be.dev.CopyDtoD(be.bufs[nbE], be.bufs[nbNegI]); err != nil {
 		return err

@@ -137,7 +137,7 @@ func (be *cpuBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 	return be.norm1(bw), be.maxAbs(bw), nil
 }
 
-func (be *cpuBackend) Factor() (*la.RankError, float64, float64, error) {
+func (be *cpuBackend) Factor(bool) (*la.RankError, float64, float64, error) {
 	c := be.c
 	n, m, W := c.Vars, c.Eqs, c.W
 	qr, err := be.newQR(m, n, be.a[:m*n*W], m, c.Workers)
@@ -148,7 +148,7 @@ func (be *cpuBackend) Factor() (*la.RankError, float64, float64, error) {
 		return nil, 0, 0, fmt.Errorf("QR: %w", err)
 	}
 	be.qr = qr
-	cond := qr.Cond()
+	cond := qr.CondWorkers(c.Workers)
 	a0norm := 0.0
 	for j := 0; j < n; j++ {
 		a0norm = max(a0norm, be.norm1(be.a[j*m*W:(j+1)*m*W]))

@@ -224,7 +224,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	// 2. QR of A_0, unless x(0) is the one of the last QR.
 	if !r.qrValid {
 		stage = StageQR
-		rank, cond, a0norm, err := be.Factor()
+		rank, cond, a0norm, err := be.Factor(!refine)
 		if err != nil {
 			return fail(err)
 		}
