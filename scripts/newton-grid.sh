@@ -36,10 +36,14 @@ grid)
 		local c=$1 out=$2 f
 		f=$out/newton-$(echo "$c" | tr '/=' '_-').txt
 		MDGEN_BENCH_LARGE=1 .gpu/newton.test -test.run '^$' -test.bench "Monomial/$c" -test.benchtime 1x >"$f" 2>&1 || echo "FAILED $c" >>"$f"
-		grep -h '^BenchmarkMonomial' "$f" || true
+		# one line per case, appended as it completes (short appends are
+		# atomic), so a run cut off by a time limit keeps what finished
+		{ grep -h '^BenchmarkMonomial' "$f" || echo "FAILED $c"; } >>"$out/newton-grid.txt"
 	}
 	export -f run_case
-	printf '%s\n' "${cases[@]}" | xargs -P "$jobs" -I{} bash -c 'run_case "$@"' _ {} "$out" | sort >"$out/newton-grid.txt"
+	: >"$out/newton-grid.txt"
+	printf '%s\n' "${cases[@]}" | xargs -P "$jobs" -I{} bash -c 'run_case "$@"' _ {} "$out"
+	sort -o "$out/newton-grid.txt" "$out/newton-grid.txt"
 	echo "wrote $out/newton-grid.txt"
 	;;
 la)
