@@ -82,6 +82,8 @@ ifdef CUDA_PATH
 CUDA_INC := $(CUDA_PATH)/include
 CUDA_LIB := $(CUDA_PATH)/lib64/stubs
 endif
+# GPUDIR: where the tagged binaries go (several builds can live side by side).
+GPUDIR ?= .gpu
 GPU_ENV = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -I$(CURDIR)/build/cudacompat -I$(CUDA_INC)" CGO_LDFLAGS="-L$(CUDA_LIB)"
 
 cudacompat: build/cudacompat/cuda.h
@@ -91,15 +93,15 @@ build/cudacompat/cuda.h: runtime/cudacompat/mdgen_cuda_compat.h
 
 gpu: build/cudacompat/cuda.h
 	@test -f "$(CUDA_INC)/cuda.h" || { echo "gpu: no $(CUDA_INC)/cuda.h: set CUDA_PATH to a CUDA toolkit, or put cuda.h and libcuda.so under .cuda-sdk/include and .cuda-sdk/lib"; exit 1; }
-	@mkdir -p .gpu
-	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/cudadev.test ./runtime/cudadev
-	$(GPU_ENV) $(GO) build -tags cuda -o .gpu/mdgen ./cmd/mdgen
+	@mkdir -p $(GPUDIR)
+	$(GPU_ENV) $(GO) test -tags cuda -c -o $(GPUDIR)/cudadev.test ./runtime/cudadev
+	$(GPU_ENV) $(GO) build -tags cuda -o $(GPUDIR)/mdgen ./cmd/mdgen
 
 # The GPU executor's device tests (reference kernels vs the CPU executor):
 # .gpu/runtime.test, run there by scripts/gpu-bench.sh selftest.
 gpu-runtime-test: build/cudacompat/cuda.h
-	@mkdir -p .gpu
-	$(GPU_ENV) $(GO) test -tags cuda -c -o .gpu/runtime.test ./runtime/gpu
+	@mkdir -p $(GPUDIR)
+	$(GPU_ENV) $(GO) test -tags cuda -c -o $(GPUDIR)/runtime.test ./runtime/gpu
 
 # The GPU bench on a machine with a GPU and nvcc (no Go needed there): build
 # .gpu here with `scripts/gpu-bench.sh build`, carry it, then `make bench-gpu`
