@@ -414,3 +414,67 @@ func TestNewCPUCoefficientOutOfRange(t *testing.T) {
 		t.Errorf("NewCPU: %v", err)
 	}
 }
+
+// TestRoundRatMatchesReduced: RoundRat (unreduced rests) gives the bits of
+// the definition with reduced big.Rat rests, for every limb count, on
+// random fractions small and large, ties, integers, and values whose later
+// limbs are subnormal, underflow to zero or come near the overflow.
+func TestRoundRatMatchesReduced(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 34))
+	var cases []*big.Rat
+	add := func(x *big.Rat) { cases = append(cases, x, new(big.Rat).Neg(x)) }
+	add(new(big.Rat))
+	add(big.NewRat(1, 3))
+	add(big.NewRat(33, 64))
+	add(big.NewRat(1<<53+1, 1))       // a tie at the first limb
+	add(big.NewRat(1<<54+3, 2))       // a tie again, odd mantissa
+	add(big.NewRat(3, 1<<62))         // a power of two times 3
+	add(new(big.Rat).SetFloat64(0x1p-1074))
+	add(new(big.Rat).SetFloat64(math.MaxFloat64))
+	huge := new(big.Rat).SetFloat64(math.MaxFloat64)
+	add(huge.Add(huge, big.NewRat(1, 7))) // limbs near the overflow
+	tiny := new(big.Rat).SetFloat64(0x1p-1000)
+	add(tiny.Mul(tiny, big.NewRat(1, 3))) // later limbs subnormal, then zero
+	add(big.NewRat(1<<53, 1))
+	add(big.NewRat(1<<53-1, 1<<53))
+	add(big.NewRat(1, 1<<53-1))
+	add(big.NewRat(1<<53-1, 3))
+	for range 100 {
+		add(big.NewRat(r.Int64N(1<<53)+1, r.Int64N(1<<53)+1)) // RoundRat's int64 path
+		add(big.NewRat(r.Int64()>>uint(r.IntN(63)), r.Int64N(1<<uint(1+r.IntN(62)))+1))
+		a, b := randomBigInt(r, 1+r.IntN(900)), randomBigInt(r, 1+r.IntN(900))
+		b.Add(b, big.NewInt(1))
+		add(new(big.Rat).SetFrac(a, b))
+		// a sum of doubles: exact ties and exact ends in later limbs
+		x := new(big.Rat)
+		for k := 0; k < 1+r.IntN(6); k++ {
+			x.Add(x, new(big.Rat).SetFloat64(math.Ldexp(float64(r.Int64N(1<<53)), -53*k-r.IntN(4))))
+		}
+		add(x)
+	}
+	for _, x := range cases {
+		for n := 1; n <= 20; n++ {
+			got, want := make([]float64, n), make([]float64, n)
+			for i := range got {
+				got[i], want[i] = 7, 7 // RoundRat writes every limb
+			}
+			RoundRat(got, x)
+			roundRatReduced(want, x)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("RoundRat(%s) at %d limbs: limb %d is %g, want %g", x.RatString(), n, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// randomBigInt returns a random integer of at most bits bits.
+func randomBigInt(r *rand.Rand, bits int) *big.Int {
+	x := new(big.Int)
+	for b := 0; b < bits; b += 64 {
+		x.Lsh(x, 64)
+		x.Or(x, new(big.Int).SetUint64(r.Uint64()))
+	}
+	return x.Rsh(x, uint((bits+63)/64*64-bits))
+}
