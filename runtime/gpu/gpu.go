@@ -9,14 +9,15 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mdgen/mdgen/runtime/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpuabi"
 	"github.com/mdgen/mdgen/stager"
 )
 
 // Options tune New; the zero value is the default.
 type Options struct {
-	// Shape gives the launch shape of the kernels; nil means the contract's
-	// gpuabi.LaunchShape. Kernels that are not mdgen's generated ones
+	// Shape gives the launch shape of the kernels; nil means DeviceShape's
+	// (a tuning profile), else the contract's gpuabi.LaunchShape. Kernels that are not mdgen's generated ones
 	// (gpuabi.ReferenceKernelsCU) come with a shape of their own
 	// (gpuabi.ReferenceShape).
 	Shape gpuabi.ShapeFunc
@@ -26,6 +27,12 @@ type Options struct {
 	// Plan, word for word, once at construction.
 	ModuleTables bool
 }
+
+// DeviceShape, when not nil, gives the launch shapes of an executor
+// whose Options.Shape is nil, from the device it runs on and its plan (a
+// nil result means gpuabi.LaunchShape): runtime/tune.Install sets it to a
+// tuning profile's choice.
+var DeviceShape func(info cudadev.Info, plan *stager.Plan) gpuabi.ShapeFunc
 
 // ShapeInfo is the launch shape of one kernel of a GPU executor and what
 // the driver's occupancy calculator makes of it.

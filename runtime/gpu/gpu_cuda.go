@@ -245,6 +245,9 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 	}
 	what := fmt.Sprintf("%d-double %s data at degree %d", n, kind, plan.Degree)
 	shape := opt.Shape
+	if shape == nil && DeviceShape != nil {
+		shape = DeviceShape(dev.Info(), plan) // a tuning profile (runtime/tune)
+	}
 	if shape == nil {
 		shape = gpuabi.LaunchShape
 	}
