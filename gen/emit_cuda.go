@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/gpuabi"
 	"github.com/mdgen/mdgen/runtime/nvcc"
 	"github.com/mdgen/mdgen/stager"
@@ -108,69 +107,6 @@ func KernelsCU(ns []int, complex []bool) []byte {
 	})
 }
 
-// kernelHeader returns md<n>.cuh restricted to what the kernels for real
-// or complex data call: add, mul, madd (complex: the complex add, and the
-// real add, sub, mul, madd of the convolution) and their callees, in the
-// header's order.
-func kernelHeader(n int, complex bool) ([]byte, error) {
-	l := alg.Build(n)
-	c := alg.BuildComplex(l)
-	roots := []*alg.Program{l.Add, l.Mul, l.MulAdd}
-	if complex {
-		roots = []*alg.Program{c.Add, l.Add, l.Sub, l.Mul, l.MulAdd}
-	}
-	need := map[*alg.Program]bool{}
-	var visit func(p *alg.Program)
-	visit = func(p *alg.Program) {
-		if need[p] {
-			return
-		}
-		need[p] = true
-		for _, q := range p.Callees() {
-			visit(q)
-		}
-	}
-	for _, p := range roots {
-		visit(p)
-	}
-	var fns []string
-	for _, p := range append(l.Programs(), c.Programs()...) {
-		if need[p] {
-			fns = append(fns, cudaProgram(p))
-		}
-	}
-	return render("precision.cuh.tmpl", map[string]any{
-		"Header": Header, "N": l.N, "Last": l.N - 1, "Bits": 53 * l.N, "Functions": fns,
-	})
-}
-
-// inlineHeaders returns mdbase.cuh and the part of md<n>.cuh the kernels
-// use, without generated-code lines, include guards and includes, to be
-// pasted into a self-contained .cu.
-func inlineHeaders(n int, complex bool) ([]string, error) {
-	base, err := CUDABase()
-	if err != nil {
-		return nil, err
-	}
-	h, err := kernelHeader(n, complex)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, src := range [][]byte{base, h} {
-		var b strings.Builder
-		for _, line := range strings.SplitAfter(string(src), "\n") {
-			t := strings.TrimSpace(line)
-			if t == "#pragma once" || t == `#include "mdbase.cuh"` || t == "// "+Header {
-				continue
-			}
-			b.WriteString(line)
-		}
-		out = append(out, strings.TrimSpace(b.String())+"\n")
-	}
-	return out, nil
-}
-
 // intTable prints a C initializer list, 20 numbers per line (a lone 0 for
 // an empty table: C++ has no arrays of size 0).
 func intTable(v []int32) string {
@@ -202,15 +138,20 @@ func layerTable(layers [][2]int) []int32 {
 func words(n int) int { return max(n, 1) }
 
 // systemCU returns the self-contained .cu of one emitted system: the
-// headers of precision n, the kernels for its kind of data, the tables.
+// headers of precision n, the evaluation kernels for its kind of data, the
+// tables, and the linear algebra of Newton's method (emit_newton.go).
 func systemCU(header, name, what, nvcc string, plan *stager.Plan, n int, complex bool, hash uint64) ([]byte, error) {
-	hs, err := inlineHeaders(n, complex)
+	hs, err := emittedHeaders(n)
+	if err != nil {
+		return nil, err
+	}
+	laSrc, err := newtonLACU(n, complex, hs)
 	if err != nil {
 		return nil, err
 	}
 	conv, add, convLayers, addLayers := gpuabi.JobTables(plan)
 	cl, al := layerTable(convLayers), layerTable(addLayers)
-	return renderKernels("system", map[string]any{
+	cu := renderKernels("system", map[string]any{
 		"Header":         header,
 		"Name":           name,
 		"What":           what,
@@ -233,5 +174,6 @@ func systemCU(header, name, what, nvcc string, plan *stager.Plan, n int, complex
 		"AddLayerTable":  intTable(al),
 		"ConvTable":      intTable(conv),
 		"AddTable":       intTable(add),
-	}), nil
+	})
+	return append(cu, laSrc...), nil
 }

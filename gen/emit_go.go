@@ -69,8 +69,9 @@ coefficient to the working precision, with the residual, the condition
 number and the time of each of its six stages: the bits of ` + "`mdgen solve`" + `
 on the same system, precision, degree and start. It runs on a GPU when the
 program has the GPU executor (build tag cuda), the fatbin is built and a
-CUDA device is present, and on the CPU otherwise, with the same bits either
-way.
+CUDA device is present (the evaluation and the linear algebra, on the
+device: Result.LinearAlgebra), and on the CPU otherwise, with the same bits
+either way.
 
 	s, err := New()                // or New(WithCPU()), New(WithFatbin(path)), ...
 	if err != nil {
@@ -99,7 +100,7 @@ The evaluation alone (the values and the Jacobian at series inputs):
 	err = s.Run()
 	value, dp0dx0 := s.Value(0), s.Deriv(0, 0)
 `)
-	f.PackageComment(fmt.Sprintf("The kernels and the job tables are in %s.cu. The package embeds the", s.Name))
+	f.PackageComment(fmt.Sprintf("The kernels (evaluation, and Newton's linear algebra) and the job tables are in %s.cu. The package embeds the", s.Name))
 	f.PackageComment(fmt.Sprintf("folder fatbin/, where nvcc puts %s.fatbin; mdgen emit runs nvcc when it", s.Name))
 	f.PackageComment("finds it, or build it in this folder with")
 	f.PackageComment("")
@@ -346,14 +347,7 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 	f.Comment("makes the executor use (and check) the job tables baked into it. Elsewhere")
 	f.Comment("it is skipped with the reason.")
 	f.Func().Id("TestGPUMatchesCPU").Params(tParam).Block(
-		Var().Id("opts").Index().Id("Option"),
-		If(Id("p").Op(":=").Qual("os", "Getenv").Call(Lit("MDGEN_FATBIN")), Id("p").Op("!=").Lit("")).Block(
-			Id("opts").Op("=").Append(Id("opts"), Id("WithFatbin").Call(Id("p"))),
-		),
-		If(Qual("os", "Getenv").Call(Lit("MDGEN_MODULE_TABLES")).Op("==").Lit("1")).Block(
-			Id("opts").Op("=").Append(Id("opts"), Id("WithModuleTables").Call(True())),
-		),
-		List(Id("g"), Err()).Op(":=").Id("New").Call(Id("opts").Op("...")),
+		List(Id("g"), Err()).Op(":=").Id("New").Call(Id("gpuOptions").Call().Op("...")),
 		fatal(),
 		Defer().Id("g").Dot("Close").Call(),
 		If(Id("g").Dot("Backend").Call().Op("!=").Qual(solverPath, "GPU")).Block(
@@ -372,6 +366,20 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 			),
 		),
 		Id("t").Dot("Logf").Call(Lit("GPU and CPU agree: checksum %s"), Id("g").Dot("Checksum").Call()),
+	)
+	f.Line()
+	f.Comment("gpuOptions returns the options of the GPU tests: MDGEN_FATBIN names a fatbin")
+	f.Comment("file to use instead of the embedded one, MDGEN_MODULE_TABLES=1 makes the")
+	f.Comment("executor use (and check) the job tables baked into it.")
+	f.Func().Id("gpuOptions").Params().Index().Id("Option").Block(
+		Var().Id("opts").Index().Id("Option"),
+		If(Id("p").Op(":=").Qual("os", "Getenv").Call(Lit("MDGEN_FATBIN")), Id("p").Op("!=").Lit("")).Block(
+			Id("opts").Op("=").Append(Id("opts"), Id("WithFatbin").Call(Id("p"))),
+		),
+		If(Qual("os", "Getenv").Call(Lit("MDGEN_MODULE_TABLES")).Op("==").Lit("1")).Block(
+			Id("opts").Op("=").Append(Id("opts"), Id("WithModuleTables").Call(True())),
+		),
+		Return(Id("opts")),
 	)
 	f.Line()
 	f.Comment("same fails at the first double where the GPU's series differs from the CPU's.")
@@ -424,6 +432,7 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 				),
 			),
 		)...)
+		emitGPUSolveTest(f, tParam, fatal)
 	}
 	return renderGo(s.Name+"_test.go", f)
 }
@@ -490,4 +499,41 @@ func emitExample(f *File, s EmitSpec, ex solveExample) {
 		}
 	}
 	f.Func().Id("Example").Params().Block(body...)
+}
+
+// emitGPUSolveTest writes TestGPUSolveMatchesCPU: Newton from the first
+// start solution on the GPU, with the linear algebra on the device (the
+// package's fatbin carries its kernels), against the CPU, bit for bit.
+func emitGPUSolveTest(f *File, tParam *Statement, fatal func() *Statement) {
+	f.Line()
+	f.Comment("TestGPUSolveMatchesCPU solves from the first start solution on the GPU and")
+	f.Comment("on the CPU and compares the bits (the series, residual, condition number,")
+	f.Comment("steps) where the GPU can be used (see gpuOptions); there the linear algebra")
+	f.Comment("must run on the device too, with the Newton kernels of the package's fatbin.")
+	f.Comment("Elsewhere it is skipped with the reason.")
+	f.Func().Id("TestGPUSolveMatchesCPU").Params(tParam).Block(
+		List(Id("g"), Err()).Op(":=").Id("New").Call(Id("gpuOptions").Call().Op("...")),
+		fatal(),
+		Defer().Id("g").Dot("Close").Call(),
+		If(Id("g").Dot("Backend").Call().Op("!=").Qual(solverPath, "GPU")).Block(
+			Id("t").Dot("Skipf").Call(Lit("not on the GPU: %v"), Id("g").Dot("FallbackReason").Call()),
+		),
+		List(Id("starts"), Err()).Op(":=").Id("Starts").Call(),
+		fatal(),
+		List(Id("got"), Err()).Op(":=").Id("g").Dot("Solve").Call(Id("starts").Index(Lit(0))),
+		fatal(),
+		If(Id("got").Dot("LinearAlgebra").Op("!=").Qual(solverPath, "GPU")).Block(
+			Id("t").Dot("Fatalf").Call(Lit("the linear algebra ran on the %s: %v"), Id("got").Dot("LinearAlgebra"), Id("got").Dot("LinearAlgebraReason")),
+		),
+		List(Id("c"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
+		fatal(),
+		Defer().Id("c").Dot("Close").Call(),
+		List(Id("want"), Err()).Op(":=").Id("c").Dot("Solve").Call(Id("starts").Index(Lit(0))),
+		fatal(),
+		If(Err().Op(":=").Qual(solverPath, "DiffResults").Call(Id("got").Dot("Result"), Id("want").Dot("Result")), Err().Op("!=").Nil()).Block(
+			Id("t").Dot("Fatalf").Call(Lit("GPU against CPU: %v"), Err()),
+		),
+		Id("t").Dot("Logf").Call(Lit("GPU (evaluation and linear algebra) and CPU agree: %d steps, residual %.1e, condition %.1e; stages on the GPU %v, on the CPU %v"),
+			Id("got").Dot("Steps"), Id("got").Dot("Residual"), Id("got").Dot("Cond"), Id("got").Dot("Times"), Id("want").Dot("Times")),
+	)
 }

@@ -70,6 +70,22 @@ struct cmd4 {
   md4 re, im;
 };
 
+// md4_neg returns -x.
+// Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
+MD_HD md4 md4_neg(md4 x) {
+  return md4{{(-x.v[0]), (-x.v[1]), (-x.v[2]), (-x.v[3])}};
+}
+
+// md4_abs returns |x|.
+// Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 3 selections.
+MD_HD md4 md4_abs(md4 x) {
+  const double v4 = fabs(x.v[0]);
+  const double v6 = md_sel_negative(x.v[0], (-x.v[1]), x.v[1]);
+  const double v8 = md_sel_negative(x.v[0], (-x.v[2]), x.v[2]);
+  const double v10 = md_sel_negative(x.v[0], (-x.v[3]), x.v[3]);
+  return md4{{v4, v6, v8, v10}};
+}
+
 // md4_add returns x + y.
 // Cost: 124 flops (124 add/sub, 0 mul, 0 fma, 0 div/sqrt), 4 selections.
 MD_HD md4 md4_add(md4 x, md4 y) {
@@ -204,6 +220,236 @@ MD_HD md4 md4_add(md4 x, md4 y) {
   return md4{{v132, v134, v135, v136}};
 }
 
+// md4_sub returns x - y.
+// Cost: 124 flops (124 add/sub, 0 mul, 0 fma, 0 div/sqrt), 4 selections.
+MD_HD md4 md4_sub(md4 x, md4 y) {
+  const double v12 = md_add(x.v[0], (-y.v[0]));
+  const double v13 = md_sub(v12, (-y.v[0]));
+  const double v14 = md_sub(v12, v13);
+  const double v15 = md_sub(x.v[0], v13);
+  const double v16 = md_sub((-y.v[0]), v14);
+  const double v17 = md_add(v15, v16);
+  const double v18 = md_add(x.v[1], (-y.v[1]));
+  const double v19 = md_sub(v18, (-y.v[1]));
+  const double v20 = md_sub(v18, v19);
+  const double v21 = md_sub(x.v[1], v19);
+  const double v22 = md_sub((-y.v[1]), v20);
+  const double v23 = md_add(v21, v22);
+  const double v24 = md_add(x.v[2], (-y.v[2]));
+  const double v25 = md_sub(v24, (-y.v[2]));
+  const double v26 = md_sub(v24, v25);
+  const double v27 = md_sub(x.v[2], v25);
+  const double v28 = md_sub((-y.v[2]), v26);
+  const double v29 = md_add(v27, v28);
+  const double v30 = md_add(x.v[3], (-y.v[3]));
+  const double v31 = md_sub(v30, (-y.v[3]));
+  const double v32 = md_sub(v30, v31);
+  const double v33 = md_sub(x.v[3], v31);
+  const double v34 = md_sub((-y.v[3]), v32);
+  const double v35 = md_add(v33, v34);
+  const double v36 = md_add(v12, v18);
+  const double v37 = md_sub(v36, v12);
+  const double v38 = md_sub(v18, v37);
+  const double v39 = md_add(v17, v35);
+  const double v40 = md_add(v23, v24);
+  const double v41 = md_sub(v40, v24);
+  const double v42 = md_sub(v40, v41);
+  const double v43 = md_sub(v23, v41);
+  const double v44 = md_sub(v24, v42);
+  const double v45 = md_add(v43, v44);
+  const double v46 = md_add(v29, v30);
+  const double v47 = md_sub(v46, v30);
+  const double v48 = md_sub(v46, v47);
+  const double v49 = md_sub(v29, v47);
+  const double v50 = md_sub(v30, v48);
+  const double v51 = md_add(v49, v50);
+  const double v52 = md_add(v39, v51);
+  const double v53 = md_sub(v52, v51);
+  const double v54 = md_sub(v52, v53);
+  const double v55 = md_sub(v39, v53);
+  const double v56 = md_sub(v51, v54);
+  const double v57 = md_add(v55, v56);
+  const double v58 = md_add(v38, v40);
+  const double v59 = md_sub(v58, v38);
+  const double v60 = md_sub(v40, v59);
+  const double v61 = md_add(v45, v46);
+  const double v62 = md_sub(v61, v46);
+  const double v63 = md_sub(v61, v62);
+  const double v64 = md_sub(v45, v62);
+  const double v65 = md_sub(v46, v63);
+  const double v66 = md_add(v64, v65);
+  const double v67 = md_add(v36, v58);
+  const double v68 = md_sub(v67, v36);
+  const double v69 = md_sub(v58, v68);
+  const double v70 = md_add(v60, v61);
+  const double v71 = md_sub(v70, v60);
+  const double v72 = md_sub(v61, v71);
+  const double v73 = md_add(v52, v70);
+  const double v74 = md_sub(v73, v70);
+  const double v75 = md_sub(v73, v74);
+  const double v76 = md_sub(v52, v74);
+  const double v77 = md_sub(v70, v75);
+  const double v78 = md_add(v76, v77);
+  const double v79 = md_add(v69, v57);
+  const double v80 = md_sub(v79, v69);
+  const double v81 = md_sub(v57, v80);
+  const double v82 = md_add(v72, v66);
+  const double v83 = md_add(v73, v79);
+  const double v84 = md_sub(v83, v79);
+  const double v85 = md_sub(v83, v84);
+  const double v86 = md_sub(v73, v84);
+  const double v87 = md_sub(v79, v85);
+  const double v88 = md_add(v86, v87);
+  const double v89 = md_add(v78, v82);
+  const double v90 = md_sub(v89, v82);
+  const double v91 = md_sub(v89, v90);
+  const double v92 = md_sub(v78, v90);
+  const double v93 = md_sub(v82, v91);
+  const double v94 = md_add(v92, v93);
+  const double v95 = md_add(v67, v83);
+  const double v96 = md_sub(v95, v67);
+  const double v97 = md_sub(v83, v96);
+  const double v98 = md_add(v88, v89);
+  const double v99 = md_sub(v98, v89);
+  const double v100 = md_sub(v98, v99);
+  const double v101 = md_sub(v88, v99);
+  const double v102 = md_sub(v89, v100);
+  const double v103 = md_add(v101, v102);
+  const double v104 = md_add(v94, v81);
+  const double v105 = md_add(v97, v98);
+  const double v106 = md_sub(v105, v97);
+  const double v107 = md_sub(v98, v106);
+  const double v108 = md_add(v103, v104);
+  const double v109 = md_sub(v108, v104);
+  const double v110 = md_sub(v108, v109);
+  const double v111 = md_sub(v103, v109);
+  const double v112 = md_sub(v104, v110);
+  const double v113 = md_add(v111, v112);
+  const double v114 = md_add(v95, v105);
+  const double v115 = md_sub(v114, v95);
+  const double v116 = md_sub(v105, v115);
+  const double v117 = md_add(v107, v108);
+  const double v118 = md_sub(v117, v107);
+  const double v119 = md_sub(v108, v118);
+  const double v120 = md_add(v116, v117);
+  const double v121 = md_sub(v120, v116);
+  const double v122 = md_sub(v117, v121);
+  const double v123 = md_add(v119, v113);
+  const double v124 = md_add(v114, v120);
+  const double v125 = md_sub(v124, v114);
+  const double v126 = md_sub(v120, v125);
+  const double v127 = md_add(v122, v123);
+  const double v128 = md_sub(v127, v122);
+  const double v129 = md_sub(v123, v128);
+  const double v130 = md_add(v126, v127);
+  const double v131 = md_sub(v130, v126);
+  const double v132 = md_sub(v127, v131);
+  const double v133 = md_add(v132, v129);
+  const double v134 = md_sub(v133, v132);
+  const double v135 = md_sub(v129, v134);
+  const double v136 = md_sel_finite(v12, v124, v12);
+  const double v138 = md_sel_finite(v136, v130, 0.0);
+  const double v139 = md_sel_finite(v136, v133, 0.0);
+  const double v140 = md_sel_finite(v136, v135, 0.0);
+  return md4{{v136, v138, v139, v140}};
+}
+
+// md4_mulf64 returns x * f for a float64 f.
+// Cost: 64 flops (57 add/sub, 4 mul, 3 fma, 0 div/sqrt), 26 selections.
+MD_HD md4 md4_mulf64(md4 x, double f) {
+  const double v5 = md_mul(x.v[0], f);
+  const double v7 = md_fma(x.v[0], f, (-v5));
+  const double v8 = md_mul(x.v[1], f);
+  const double v10 = md_fma(x.v[1], f, (-v8));
+  const double v11 = md_mul(x.v[2], f);
+  const double v13 = md_fma(x.v[2], f, (-v11));
+  const double v14 = md_mul(x.v[3], f);
+  const double v15 = md_add(v7, v8);
+  const double v16 = md_sub(v15, v8);
+  const double v17 = md_sub(v15, v16);
+  const double v18 = md_sub(v7, v16);
+  const double v19 = md_sub(v8, v17);
+  const double v20 = md_add(v18, v19);
+  const double v21 = md_add(v10, v11);
+  const double v22 = md_sub(v21, v11);
+  const double v23 = md_sub(v21, v22);
+  const double v24 = md_sub(v10, v22);
+  const double v25 = md_sub(v11, v23);
+  const double v26 = md_add(v24, v25);
+  const double v27 = md_add(v20, v21);
+  const double v28 = md_sub(v27, v21);
+  const double v29 = md_sub(v27, v28);
+  const double v30 = md_sub(v20, v28);
+  const double v31 = md_sub(v21, v29);
+  const double v32 = md_add(v30, v31);
+  const double v33 = md_add(v13, v14);
+  const double v34 = md_add(v26, v32);
+  const double v35 = md_add(v33, v34);
+  const double v37 = md_add(v27, v35);
+  const double v38 = md_sub(v37, v35);
+  const double v39 = md_sub(v37, v38);
+  const double v40 = md_sub(v27, v38);
+  const double v41 = md_sub(v35, v39);
+  const double v42 = md_add(v40, v41);
+  const double v43 = md_add(v15, v37);
+  const double v44 = md_sub(v43, v37);
+  const double v45 = md_sub(v43, v44);
+  const double v46 = md_sub(v15, v44);
+  const double v47 = md_sub(v37, v45);
+  const double v48 = md_add(v46, v47);
+  const double v49 = md_add(v5, v43);
+  const double v50 = md_sub(v49, v43);
+  const double v51 = md_sub(v49, v50);
+  const double v52 = md_sub(v5, v50);
+  const double v53 = md_sub(v43, v51);
+  const double v54 = md_add(v52, v53);
+  const double v55 = md_add(v49, v54);
+  const double v56 = md_sub(v55, v49);
+  const double v57 = md_sub(v54, v56);
+  const double v58 = md_sel_nonzero(v57, v55, 0.0);
+  const double v59 = md_sel_nonzero(0.0, 0.0, v58);
+  const double v60 = md_sel_nonzero(v57, v57, v55);
+  const double v61 = md_add(v60, v48);
+  const double v62 = md_sub(v61, v60);
+  const double v63 = md_sub(v48, v62);
+  const double v64 = md_sel_nonzero(v63, v61, 0.0);
+  const double v65 = md_sel_nonzero(v59, v64, 0.0);
+  const double v66 = md_sel_nonzero(0.0, 0.0, v65);
+  const double v67 = md_sel_nonzero(v59, v59, v64);
+  const double v68 = md_sel_nonzero(v63, v63, v61);
+  const double v69 = md_add(v68, v42);
+  const double v70 = md_sub(v69, v68);
+  const double v71 = md_sub(v42, v70);
+  const double v72 = md_sel_nonzero(v71, v69, 0.0);
+  const double v73 = md_sel_nonzero(v66, v72, 0.0);
+  const double v74 = md_sel_nonzero(0.0, 0.0, v73);
+  const double v75 = md_sel_nonzero(v67, v72, 0.0);
+  const double v76 = md_sel_nonzero(v66, v66, v75);
+  const double v77 = md_sel_nonzero(v67, v67, v72);
+  const double v78 = md_sel_nonzero(v71, v71, v69);
+  const double v79 = md_sel_nonzero(v74, v78, 0.0);
+  const double v80 = md_sel_nonzero(0.0, 0.0, v79);
+  const double v81 = md_sel_nonzero(v76, v78, 0.0);
+  const double v82 = md_sel_nonzero(v74, v74, v81);
+  const double v83 = md_sel_nonzero(v77, v78, 0.0);
+  const double v84 = md_sel_nonzero(v76, v76, v83);
+  const double v85 = md_sel_nonzero(v77, v77, v78);
+  const double v86 = md_add(v85, v84);
+  const double v87 = md_sub(v86, v85);
+  const double v88 = md_sub(v84, v87);
+  const double v89 = md_add(v88, v82);
+  const double v90 = md_sub(v89, v88);
+  const double v91 = md_sub(v82, v90);
+  const double v92 = md_add(v91, v80);
+  const double v93 = md_sub(v92, v91);
+  const double v94 = md_sub(v80, v93);
+  const double v95 = md_sel_finite(v5, v86, v5);
+  const double v96 = md_sel_finite(v95, v89, 0.0);
+  const double v97 = md_sel_finite(v95, v92, 0.0);
+  const double v98 = md_sel_finite(v95, v94, 0.0);
+  return md4{{v95, v96, v97, v98}};
+}
+
 // md4_mul returns x * y.
 // Cost: 124 flops (108 add/sub, 10 mul, 6 fma, 0 div/sqrt), 4 selections.
 MD_HD md4 md4_mul(md4 x, md4 y) {
@@ -336,6 +582,140 @@ MD_HD md4 md4_mul(md4 x, md4 y) {
   const double v141 = md_sel_finite(v138, v135, 0.0);
   const double v142 = md_sel_finite(v138, v137, 0.0);
   return md4{{v138, v140, v141, v142}};
+}
+
+// md4_sqr returns x * x.
+// Cost: 124 flops (108 add/sub, 10 mul, 6 fma, 0 div/sqrt), 4 selections.
+MD_HD md4 md4_sqr(md4 x) {
+  const double v4 = md_mul(x.v[0], x.v[0]);
+  const double v6 = md_fma(x.v[0], x.v[0], (-v4));
+  const double v7 = md_mul(x.v[0], x.v[1]);
+  const double v9 = md_fma(x.v[0], x.v[1], (-v7));
+  const double v10 = md_mul(x.v[1], x.v[0]);
+  const double v12 = md_fma(x.v[1], x.v[0], (-v10));
+  const double v13 = md_mul(x.v[0], x.v[2]);
+  const double v15 = md_fma(x.v[0], x.v[2], (-v13));
+  const double v16 = md_mul(x.v[1], x.v[1]);
+  const double v18 = md_fma(x.v[1], x.v[1], (-v16));
+  const double v19 = md_mul(x.v[2], x.v[0]);
+  const double v21 = md_fma(x.v[2], x.v[0], (-v19));
+  const double v22 = md_mul(x.v[0], x.v[3]);
+  const double v23 = md_mul(x.v[1], x.v[2]);
+  const double v24 = md_mul(x.v[2], x.v[1]);
+  const double v25 = md_mul(x.v[3], x.v[0]);
+  const double v26 = md_add(v7, v10);
+  const double v27 = md_sub(v26, v10);
+  const double v28 = md_sub(v26, v27);
+  const double v29 = md_sub(v7, v27);
+  const double v30 = md_sub(v10, v28);
+  const double v31 = md_add(v29, v30);
+  const double v32 = md_add(v9, v12);
+  const double v33 = md_sub(v32, v12);
+  const double v34 = md_sub(v32, v33);
+  const double v35 = md_sub(v9, v33);
+  const double v36 = md_sub(v12, v34);
+  const double v37 = md_add(v35, v36);
+  const double v38 = md_add(v13, v19);
+  const double v39 = md_sub(v38, v19);
+  const double v40 = md_sub(v38, v39);
+  const double v41 = md_sub(v13, v39);
+  const double v42 = md_sub(v19, v40);
+  const double v43 = md_add(v41, v42);
+  const double v44 = md_add(v15, v21);
+  const double v45 = md_add(v22, v25);
+  const double v46 = md_add(v23, v24);
+  const double v47 = md_add(v6, v26);
+  const double v48 = md_sub(v47, v26);
+  const double v49 = md_sub(v47, v48);
+  const double v50 = md_sub(v6, v48);
+  const double v51 = md_sub(v26, v49);
+  const double v52 = md_add(v50, v51);
+  const double v53 = md_add(v32, v16);
+  const double v54 = md_sub(v53, v16);
+  const double v55 = md_sub(v53, v54);
+  const double v56 = md_sub(v32, v54);
+  const double v57 = md_sub(v16, v55);
+  const double v58 = md_add(v56, v57);
+  const double v59 = md_add(v37, v44);
+  const double v60 = md_add(v43, v18);
+  const double v61 = md_add(v45, v46);
+  const double v62 = md_add(v4, v47);
+  const double v63 = md_sub(v62, v4);
+  const double v64 = md_sub(v47, v63);
+  const double v65 = md_add(v52, v31);
+  const double v66 = md_sub(v65, v52);
+  const double v67 = md_sub(v31, v66);
+  const double v68 = md_add(v53, v38);
+  const double v69 = md_sub(v68, v38);
+  const double v70 = md_sub(v68, v69);
+  const double v71 = md_sub(v53, v69);
+  const double v72 = md_sub(v38, v70);
+  const double v73 = md_add(v71, v72);
+  const double v74 = md_add(v59, v61);
+  const double v75 = md_add(v58, v60);
+  const double v76 = md_add(v65, v68);
+  const double v77 = md_sub(v76, v68);
+  const double v78 = md_sub(v76, v77);
+  const double v79 = md_sub(v65, v77);
+  const double v80 = md_sub(v68, v78);
+  const double v81 = md_add(v79, v80);
+  const double v82 = md_add(v67, v75);
+  const double v83 = md_add(v74, v73);
+  const double v84 = md_add(v82, v81);
+  const double v85 = md_add(v76, v84);
+  const double v86 = md_sub(v85, v84);
+  const double v87 = md_sub(v85, v86);
+  const double v88 = md_sub(v76, v86);
+  const double v89 = md_sub(v84, v87);
+  const double v90 = md_add(v88, v89);
+  const double v91 = md_add(v64, v85);
+  const double v92 = md_sub(v91, v85);
+  const double v93 = md_sub(v91, v92);
+  const double v94 = md_sub(v64, v92);
+  const double v95 = md_sub(v85, v93);
+  const double v96 = md_add(v94, v95);
+  const double v97 = md_add(v90, v83);
+  const double v98 = md_add(v62, v91);
+  const double v99 = md_sub(v98, v62);
+  const double v100 = md_sub(v91, v99);
+  const double v101 = md_add(v96, v97);
+  const double v102 = md_sub(v101, v97);
+  const double v103 = md_sub(v101, v102);
+  const double v104 = md_sub(v96, v102);
+  const double v105 = md_sub(v97, v103);
+  const double v106 = md_add(v104, v105);
+  const double v107 = md_add(v100, v101);
+  const double v108 = md_sub(v107, v101);
+  const double v109 = md_sub(v107, v108);
+  const double v110 = md_sub(v100, v108);
+  const double v111 = md_sub(v101, v109);
+  const double v112 = md_add(v110, v111);
+  const double v113 = md_add(v98, v107);
+  const double v114 = md_sub(v113, v98);
+  const double v115 = md_sub(v107, v114);
+  const double v116 = md_add(v112, v106);
+  const double v117 = md_sub(v116, v112);
+  const double v118 = md_sub(v106, v117);
+  const double v119 = md_add(v115, v116);
+  const double v120 = md_sub(v119, v115);
+  const double v121 = md_sub(v116, v120);
+  const double v122 = md_add(v113, v119);
+  const double v123 = md_sub(v122, v113);
+  const double v124 = md_sub(v119, v123);
+  const double v125 = md_add(v121, v118);
+  const double v126 = md_sub(v125, v121);
+  const double v127 = md_sub(v118, v126);
+  const double v128 = md_add(v124, v125);
+  const double v129 = md_sub(v128, v124);
+  const double v130 = md_sub(v125, v129);
+  const double v131 = md_add(v130, v127);
+  const double v132 = md_sub(v131, v130);
+  const double v133 = md_sub(v127, v132);
+  const double v134 = md_sel_finite(v4, v122, v4);
+  const double v136 = md_sel_finite(v134, v128, 0.0);
+  const double v137 = md_sel_finite(v134, v131, 0.0);
+  const double v138 = md_sel_finite(v134, v133, 0.0);
+  return md4{{v134, v136, v137, v138}};
 }
 
 // md4_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
@@ -531,6 +911,372 @@ MD_HD md4 md4_madd(md4 acc, md4 x, md4 y) {
   const double v206 = md_sel_finite(v204, v200, 0.0);
   const double v207 = md_sel_finite(v204, v202, 0.0);
   return md4{{v204, v205, v206, v207}};
+}
+
+// md4_div returns x / y.
+// Cost: 824 flops (771 add/sub, 35 mul, 12 fma, 6 div/sqrt), 160 selections.
+MD_HD md4 md4_div(md4 x, md4 y) {
+  const double v8 = md_div(x.v[0], y.v[0]);
+  const double v10 = fabs(y.v[0]);
+  const double v12 = md_sub(v10, 1.1830521861667747e-271);
+  const double v14 = md_sel_negative(v12, 4.149515568880993e+180, 1.0);
+  const double v15 = md_mul(v10, v14);
+  const double v16 = md_div(1.0, v15);
+  const double v18 = md_mul(v16, 4.503599627370497e+15);
+  const double v20 = md_mul(v18, 0.9999999999999999);
+  const double v21 = md_sub(v18, v20);
+  const double v22 = fabs(v21);
+  const double v23 = md_mul(x.v[0], v14);
+  const double v24 = md_mul(x.v[1], v14);
+  const double v25 = md_mul(x.v[2], v14);
+  const double v26 = md_mul(x.v[3], v14);
+  const double v27 = md_mul(v23, v22);
+  const double v28 = md_mul(v24, v22);
+  const double v29 = md_mul(v25, v22);
+  const double v30 = md_mul(v26, v22);
+  const double v31 = md_mul(y.v[0], v14);
+  const double v32 = md_mul(y.v[1], v14);
+  const double v33 = md_mul(y.v[2], v14);
+  const double v34 = md_mul(y.v[3], v14);
+  const double v35 = md_mul(v31, v22);
+  const double v36 = md_mul(v32, v22);
+  const double v37 = md_mul(v33, v22);
+  const double v38 = md_mul(v34, v22);
+  const md4 v39 = md4_mulf64(md4{{v35, v36, v37, v38}}, v8);
+  const md4 v44 = md4_sub(md4{{v27, v28, v29, v30}}, md4{{v39.v[0], v39.v[1], v39.v[2], v39.v[3]}});
+  const double v49 = md_div(v44.v[0], v35);
+  const md4 v50 = md4_mulf64(md4{{v35, v36, v37, v38}}, v49);
+  const md4 v55 = md4_sub(md4{{v44.v[0], v44.v[1], v44.v[2], v44.v[3]}}, md4{{v50.v[0], v50.v[1], v50.v[2], v50.v[3]}});
+  const double v60 = md_div(v55.v[0], v35);
+  const md4 v61 = md4_mulf64(md4{{v35, v36, v37, v38}}, v60);
+  const md4 v66 = md4_sub(md4{{v55.v[0], v55.v[1], v55.v[2], v55.v[3]}}, md4{{v61.v[0], v61.v[1], v61.v[2], v61.v[3]}});
+  const double v71 = md_div(v66.v[0], v35);
+  const md4 v72 = md4_mulf64(md4{{v35, v36, v37, v38}}, v71);
+  const md4 v77 = md4_sub(md4{{v66.v[0], v66.v[1], v66.v[2], v66.v[3]}}, md4{{v72.v[0], v72.v[1], v72.v[2], v72.v[3]}});
+  const double v79 = md_div(v77.v[0], v35);
+  const double v81 = md_add(v71, v79);
+  const double v82 = md_sub(v81, v79);
+  const double v83 = md_sub(v81, v82);
+  const double v84 = md_sub(v71, v82);
+  const double v85 = md_sub(v79, v83);
+  const double v86 = md_add(v84, v85);
+  const double v87 = md_add(v60, v81);
+  const double v88 = md_sub(v87, v81);
+  const double v89 = md_sub(v87, v88);
+  const double v90 = md_sub(v60, v88);
+  const double v91 = md_sub(v81, v89);
+  const double v92 = md_add(v90, v91);
+  const double v93 = md_add(v49, v87);
+  const double v94 = md_sub(v93, v87);
+  const double v95 = md_sub(v93, v94);
+  const double v96 = md_sub(v49, v94);
+  const double v97 = md_sub(v87, v95);
+  const double v98 = md_add(v96, v97);
+  const double v99 = md_add(v8, v93);
+  const double v100 = md_sub(v99, v93);
+  const double v101 = md_sub(v99, v100);
+  const double v102 = md_sub(v8, v100);
+  const double v103 = md_sub(v93, v101);
+  const double v104 = md_add(v102, v103);
+  const double v105 = md_add(v99, v104);
+  const double v106 = md_sub(v105, v99);
+  const double v107 = md_sub(v104, v106);
+  const double v108 = md_sel_nonzero(v107, v105, 0.0);
+  const double v109 = md_sel_nonzero(0.0, 0.0, v108);
+  const double v110 = md_sel_nonzero(v107, v107, v105);
+  const double v111 = md_add(v110, v98);
+  const double v112 = md_sub(v111, v110);
+  const double v113 = md_sub(v98, v112);
+  const double v114 = md_sel_nonzero(v113, v111, 0.0);
+  const double v115 = md_sel_nonzero(v109, v114, 0.0);
+  const double v116 = md_sel_nonzero(0.0, 0.0, v115);
+  const double v117 = md_sel_nonzero(v109, v109, v114);
+  const double v118 = md_sel_nonzero(v113, v113, v111);
+  const double v119 = md_add(v118, v92);
+  const double v120 = md_sub(v119, v118);
+  const double v121 = md_sub(v92, v120);
+  const double v122 = md_sel_nonzero(v121, v119, 0.0);
+  const double v123 = md_sel_nonzero(v116, v122, 0.0);
+  const double v124 = md_sel_nonzero(0.0, 0.0, v123);
+  const double v125 = md_sel_nonzero(v117, v122, 0.0);
+  const double v126 = md_sel_nonzero(v116, v116, v125);
+  const double v127 = md_sel_nonzero(v117, v117, v122);
+  const double v128 = md_sel_nonzero(v121, v121, v119);
+  const double v129 = md_add(v128, v86);
+  const double v130 = md_sub(v129, v128);
+  const double v131 = md_sub(v86, v130);
+  const double v132 = md_sel_nonzero(v131, v129, 0.0);
+  const double v133 = md_sel_nonzero(v124, v132, 0.0);
+  const double v134 = md_sel_nonzero(0.0, 0.0, v133);
+  const double v135 = md_sel_nonzero(v126, v132, 0.0);
+  const double v136 = md_sel_nonzero(v124, v124, v135);
+  const double v137 = md_sel_nonzero(v127, v132, 0.0);
+  const double v138 = md_sel_nonzero(v126, v126, v137);
+  const double v139 = md_sel_nonzero(v127, v127, v132);
+  const double v140 = md_sel_nonzero(v131, v131, v129);
+  const double v141 = md_sel_nonzero(v136, v140, 0.0);
+  const double v142 = md_sel_nonzero(v134, v134, v141);
+  const double v143 = md_sel_nonzero(v138, v140, 0.0);
+  const double v144 = md_sel_nonzero(v136, v136, v143);
+  const double v145 = md_sel_nonzero(v139, v140, 0.0);
+  const double v146 = md_sel_nonzero(v138, v138, v145);
+  const double v147 = md_sel_nonzero(v139, v139, v140);
+  const double v148 = md_add(v147, v146);
+  const double v149 = md_sub(v148, v147);
+  const double v150 = md_sub(v146, v149);
+  const double v151 = md_add(v150, v144);
+  const double v152 = md_sub(v151, v150);
+  const double v153 = md_sub(v144, v152);
+  const double v154 = md_add(v153, v142);
+  const double v155 = md_sub(v154, v153);
+  const double v156 = md_sub(v142, v155);
+  const double v157 = md_sel_finite(v35, v148, v8);
+  const double v158 = md_sel_finite(v35, v151, 0.0);
+  const double v159 = md_sel_finite(v35, v154, 0.0);
+  const double v160 = md_sel_finite(v35, v156, 0.0);
+  const double v161 = md_sel_finite(v8, v157, v8);
+  const double v162 = md_sel_finite(v161, v158, 0.0);
+  const double v163 = md_sel_finite(v161, v159, 0.0);
+  const double v164 = md_sel_finite(v161, v160, 0.0);
+  return md4{{v161, v162, v163, v164}};
+}
+
+// md4_sqrt returns the square root of x.
+// Cost: 2022 flops (1837 add/sub, 123 mul, 60 fma, 2 div/sqrt), 76 selections.
+MD_HD md4 md4_sqrt(md4 x) {
+  const double v4 = md_sqrt(x.v[0]);
+  const double v7 = md_mul(v4, 4.503599627370497e+15);
+  const double v9 = md_mul(v7, 0.9999999999999999);
+  const double v10 = md_sub(v7, v9);
+  const double v11 = fabs(v10);
+  const double v13 = md_div(1.0, v4);
+  const double v15 = md_mul(v13, 4.503599627370497e+15);
+  const double v17 = md_mul(v15, 0.9999999999999999);
+  const double v18 = md_sub(v15, v17);
+  const double v19 = fabs(v18);
+  const double v20 = md_mul(v19, v11);
+  const double v22 = md_add(v20, v20);
+  const double v23 = md_sub(3.0, v22);
+  const double v24 = md_mul(v19, v23);
+  const double v25 = md_mul(x.v[0], v24);
+  const double v26 = md_mul(x.v[1], v24);
+  const double v27 = md_mul(x.v[2], v24);
+  const double v28 = md_mul(x.v[3], v24);
+  const double v29 = md_mul(v25, v24);
+  const double v30 = md_mul(v26, v24);
+  const double v31 = md_mul(v27, v24);
+  const double v32 = md_mul(v28, v24);
+  const double v34 = md_mul(v29, 0.5);
+  const double v35 = md_mul(v30, 0.5);
+  const double v36 = md_mul(v31, 0.5);
+  const double v37 = md_mul(v32, 0.5);
+  const double v38 = md_mul(v13, v11);
+  const md4 v39 = md4_sqr(md4{{v38, 0.0, 0.0, 0.0}});
+  const md4 v44 = md4_mul(md4{{v34, v35, v36, v37}}, md4{{v39.v[0], v39.v[1], v39.v[2], v39.v[3]}});
+  const md4 v49 = md4_sub(md4{{0.5, 0.0, 0.0, 0.0}}, md4{{v44.v[0], v44.v[1], v44.v[2], v44.v[3]}});
+  const md4 v54 = md4_mul(md4{{v38, 0.0, 0.0, 0.0}}, md4{{v49.v[0], v49.v[1], v49.v[2], v49.v[3]}});
+  const md4 v59 = md4_add(md4{{v38, 0.0, 0.0, 0.0}}, md4{{v54.v[0], v54.v[1], v54.v[2], v54.v[3]}});
+  const md4 v64 = md4_sqr(md4{{v59.v[0], v59.v[1], v59.v[2], v59.v[3]}});
+  const md4 v69 = md4_mul(md4{{v34, v35, v36, v37}}, md4{{v64.v[0], v64.v[1], v64.v[2], v64.v[3]}});
+  const md4 v74 = md4_sub(md4{{0.5, 0.0, 0.0, 0.0}}, md4{{v69.v[0], v69.v[1], v69.v[2], v69.v[3]}});
+  const md4 v79 = md4_mul(md4{{v59.v[0], v59.v[1], v59.v[2], v59.v[3]}}, md4{{v74.v[0], v74.v[1], v74.v[2], v74.v[3]}});
+  const md4 v84 = md4_add(md4{{v59.v[0], v59.v[1], v59.v[2], v59.v[3]}}, md4{{v79.v[0], v79.v[1], v79.v[2], v79.v[3]}});
+  const md4 v89 = md4_sqr(md4{{v84.v[0], v84.v[1], v84.v[2], v84.v[3]}});
+  const md4 v94 = md4_mul(md4{{v34, v35, v36, v37}}, md4{{v89.v[0], v89.v[1], v89.v[2], v89.v[3]}});
+  const md4 v99 = md4_sub(md4{{0.5, 0.0, 0.0, 0.0}}, md4{{v94.v[0], v94.v[1], v94.v[2], v94.v[3]}});
+  const md4 v104 = md4_mul(md4{{v84.v[0], v84.v[1], v84.v[2], v84.v[3]}}, md4{{v99.v[0], v99.v[1], v99.v[2], v99.v[3]}});
+  const md4 v109 = md4_add(md4{{v84.v[0], v84.v[1], v84.v[2], v84.v[3]}}, md4{{v104.v[0], v104.v[1], v104.v[2], v104.v[3]}});
+  const md4 v114 = md4_mul(md4{{v109.v[0], v109.v[1], v109.v[2], v109.v[3]}}, md4{{v29, v30, v31, v32}});
+  const double v119 = md_mul(v114.v[0], v11);
+  const double v120 = md_mul(v114.v[1], v11);
+  const double v121 = md_mul(v114.v[2], v11);
+  const double v122 = md_mul(v114.v[3], v11);
+  const double v123 = md_add(v119, v120);
+  const double v124 = md_sub(v123, v119);
+  const double v125 = md_sub(v120, v124);
+  const double v126 = md_add(v125, v121);
+  const double v127 = md_sub(v126, v125);
+  const double v128 = md_sub(v121, v127);
+  const double v129 = md_add(v128, v122);
+  const double v130 = md_sub(v129, v128);
+  const double v131 = md_sub(v122, v130);
+  const double v132 = md_sel_finite(v29, v123, v4);
+  const double v133 = md_sel_nonzero(v29, v132, v4);
+  const double v134 = md_sel_finite(v29, v126, 0.0);
+  const double v135 = md_sel_nonzero(v29, v134, 0.0);
+  const double v136 = md_sel_finite(v29, v129, 0.0);
+  const double v137 = md_sel_nonzero(v29, v136, 0.0);
+  const double v138 = md_sel_finite(v29, v131, 0.0);
+  const double v139 = md_sel_nonzero(v29, v138, 0.0);
+  const double v140 = md_sel_finite(v4, v133, v4);
+  const double v141 = md_sel_finite(v140, v135, 0.0);
+  const double v142 = md_sel_finite(v140, v137, 0.0);
+  const double v143 = md_sel_finite(v140, v139, 0.0);
+  return md4{{v140, v141, v142, v143}};
+}
+
+// cmd4_add returns a + b.
+// Cost: 248 flops (248 add/sub, 0 mul, 0 fma, 0 div/sqrt), 8 selections.
+MD_HD cmd4 cmd4_add(cmd4 a, cmd4 b) {
+  const md4 v16 = md4_add(a.re, b.re);
+  const md4 v21 = md4_add(a.im, b.im);
+  return cmd4{{{v16.v[0], v16.v[1], v16.v[2], v16.v[3]}}, {{v21.v[0], v21.v[1], v21.v[2], v21.v[3]}}};
+}
+
+// cmd4_sub returns a - b.
+// Cost: 248 flops (248 add/sub, 0 mul, 0 fma, 0 div/sqrt), 8 selections.
+MD_HD cmd4 cmd4_sub(cmd4 a, cmd4 b) {
+  const md4 v16 = md4_sub(a.re, b.re);
+  const md4 v21 = md4_sub(a.im, b.im);
+  return cmd4{{{v16.v[0], v16.v[1], v16.v[2], v16.v[3]}}, {{v21.v[0], v21.v[1], v21.v[2], v21.v[3]}}};
+}
+
+// cmd4_mul returns a * b.
+// Cost: 744 flops (680 add/sub, 40 mul, 24 fma, 0 div/sqrt), 24 selections.
+MD_HD cmd4 cmd4_mul(cmd4 a, cmd4 b) {
+  const md4 v16 = md4_mul(a.re, b.re);
+  const md4 v21 = md4_mul(a.im, b.im);
+  const md4 v26 = md4_sub(md4{{v16.v[0], v16.v[1], v16.v[2], v16.v[3]}}, md4{{v21.v[0], v21.v[1], v21.v[2], v21.v[3]}});
+  const md4 v31 = md4_mul(a.re, b.im);
+  const md4 v36 = md4_mul(a.im, b.re);
+  const md4 v41 = md4_add(md4{{v31.v[0], v31.v[1], v31.v[2], v31.v[3]}}, md4{{v36.v[0], v36.v[1], v36.v[2], v36.v[3]}});
+  return cmd4{{{v26.v[0], v26.v[1], v26.v[2], v26.v[3]}}, {{v41.v[0], v41.v[1], v41.v[2], v41.v[3]}}};
+}
+
+// cmd4_madd returns acc + x*y (two real MulAdds per part).
+// Cost: 628 flops (552 add/sub, 44 mul, 32 fma, 0 div/sqrt), 128 selections.
+MD_HD cmd4 cmd4_madd(cmd4 acc, cmd4 x, cmd4 y) {
+  const md4 v28 = md4_madd(acc.re, x.re, y.re);
+  const md4 v33 = md4_madd(md4{{v28.v[0], v28.v[1], v28.v[2], v28.v[3]}}, md4{{(-x.im.v[0]), (-x.im.v[1]), (-x.im.v[2]), (-x.im.v[3])}}, y.im);
+  const md4 v38 = md4_madd(acc.im, x.re, y.im);
+  const md4 v43 = md4_madd(md4{{v38.v[0], v38.v[1], v38.v[2], v38.v[3]}}, x.im, y.re);
+  return cmd4{{{v33.v[0], v33.v[1], v33.v[2], v33.v[3]}}, {{v43.v[0], v43.v[1], v43.v[2], v43.v[3]}}};
+}
+
+// cmd4_div returns a / b.
+// Cost: 2803 flops (2564 add/sub, 166 mul, 60 fma, 13 div/sqrt), 358 selections.
+MD_HD cmd4 cmd4_div(cmd4 a, cmd4 b) {
+  const double v16 = fabs(b.im.v[0]);
+  const double v17 = fabs(b.re.v[0]);
+  const double v18 = md_sel_absless(b.re.v[0], b.im.v[0], v16, v17);
+  const double v20 = fabs(v18);
+  const double v22 = md_sub(v20, 1.1830521861667747e-271);
+  const double v24 = md_sel_negative(v22, 4.149515568880993e+180, 1.0);
+  const double v25 = md_mul(v20, v24);
+  const double v26 = md_div(1.0, v25);
+  const double v28 = md_mul(v26, 4.503599627370497e+15);
+  const double v30 = md_mul(v28, 0.9999999999999999);
+  const double v31 = md_sub(v28, v30);
+  const double v32 = fabs(v31);
+  const double v34 = md_mul(v32, 0.5);
+  const double v35 = md_mul(a.re.v[0], v24);
+  const double v36 = md_mul(a.re.v[1], v24);
+  const double v37 = md_mul(a.re.v[2], v24);
+  const double v38 = md_mul(a.re.v[3], v24);
+  const double v39 = md_mul(v35, v34);
+  const double v40 = md_mul(v36, v34);
+  const double v41 = md_mul(v37, v34);
+  const double v42 = md_mul(v38, v34);
+  const double v43 = md_mul(a.im.v[0], v24);
+  const double v44 = md_mul(a.im.v[1], v24);
+  const double v45 = md_mul(a.im.v[2], v24);
+  const double v46 = md_mul(a.im.v[3], v24);
+  const double v47 = md_mul(v43, v34);
+  const double v48 = md_mul(v44, v34);
+  const double v49 = md_mul(v45, v34);
+  const double v50 = md_mul(v46, v34);
+  const double v51 = md_mul(b.re.v[0], v24);
+  const double v52 = md_mul(b.re.v[1], v24);
+  const double v53 = md_mul(b.re.v[2], v24);
+  const double v54 = md_mul(b.re.v[3], v24);
+  const double v55 = md_mul(v51, v34);
+  const double v56 = md_mul(v52, v34);
+  const double v57 = md_mul(v53, v34);
+  const double v58 = md_mul(v54, v34);
+  const double v59 = md_mul(b.im.v[0], v24);
+  const double v60 = md_mul(b.im.v[1], v24);
+  const double v61 = md_mul(b.im.v[2], v24);
+  const double v62 = md_mul(b.im.v[3], v24);
+  const double v63 = md_mul(v59, v34);
+  const double v64 = md_mul(v60, v34);
+  const double v65 = md_mul(v61, v34);
+  const double v66 = md_mul(v62, v34);
+  const md4 v67 = md4_sqr(md4{{v55, v56, v57, v58}});
+  const md4 v72 = md4_sqr(md4{{v63, v64, v65, v66}});
+  const md4 v77 = md4_add(md4{{v67.v[0], v67.v[1], v67.v[2], v67.v[3]}}, md4{{v72.v[0], v72.v[1], v72.v[2], v72.v[3]}});
+  const md4 v82 = md4_mul(md4{{v39, v40, v41, v42}}, md4{{v55, v56, v57, v58}});
+  const md4 v87 = md4_mul(md4{{v47, v48, v49, v50}}, md4{{v63, v64, v65, v66}});
+  const md4 v92 = md4_add(md4{{v82.v[0], v82.v[1], v82.v[2], v82.v[3]}}, md4{{v87.v[0], v87.v[1], v87.v[2], v87.v[3]}});
+  const md4 v97 = md4_mul(md4{{v47, v48, v49, v50}}, md4{{v55, v56, v57, v58}});
+  const md4 v102 = md4_mul(md4{{v39, v40, v41, v42}}, md4{{v63, v64, v65, v66}});
+  const md4 v107 = md4_sub(md4{{v97.v[0], v97.v[1], v97.v[2], v97.v[3]}}, md4{{v102.v[0], v102.v[1], v102.v[2], v102.v[3]}});
+  const md4 v112 = md4_div(md4{{v92.v[0], v92.v[1], v92.v[2], v92.v[3]}}, md4{{v77.v[0], v77.v[1], v77.v[2], v77.v[3]}});
+  const md4 v117 = md4_div(md4{{v107.v[0], v107.v[1], v107.v[2], v107.v[3]}}, md4{{v77.v[0], v77.v[1], v77.v[2], v77.v[3]}});
+  return cmd4{{{v112.v[0], v112.v[1], v112.v[2], v112.v[3]}}, {{v117.v[0], v117.v[1], v117.v[2], v117.v[3]}}};
+}
+
+// cmd4_abs returns |a|.
+// Cost: 2432 flops (2190 add/sub, 167 mul, 72 fma, 3 div/sqrt), 99 selections.
+MD_HD md4 cmd4_abs(cmd4 a) {
+  const double v8 = fabs(a.im.v[0]);
+  const double v9 = fabs(a.re.v[0]);
+  const double v10 = md_sel_absless(a.re.v[0], a.im.v[0], v8, v9);
+  const double v13 = md_sub(v10, 1.1830521861667747e-271);
+  const double v15 = md_sub(8.452712498170644e+270, v10);
+  const double v18 = md_sel_negative(v15, 2.409919865102884e-181, 1.0);
+  const double v19 = md_sel_negative(v13, 4.149515568880993e+180, v18);
+  const double v22 = md_sel_negative(v15, 4.149515568880993e+180, 1.0);
+  const double v23 = md_sel_negative(v13, 2.409919865102884e-181, v22);
+  const double v24 = md_mul(v10, v19);
+  const double v26 = md_add(v24, 9.332636185032189e-302);
+  const double v28 = md_mul(v26, 4.503599627370497e+15);
+  const double v30 = md_mul(v28, 0.9999999999999999);
+  const double v31 = md_sub(v28, v30);
+  const double v32 = fabs(v31);
+  const double v33 = md_div(1.0, v32);
+  const double v34 = md_mul(v32, v23);
+  const double v35 = md_mul(a.re.v[0], v19);
+  const double v36 = md_mul(a.re.v[1], v19);
+  const double v37 = md_mul(a.re.v[2], v19);
+  const double v38 = md_mul(a.re.v[3], v19);
+  const double v39 = md_mul(v35, v33);
+  const double v40 = md_mul(v36, v33);
+  const double v41 = md_mul(v37, v33);
+  const double v42 = md_mul(v38, v33);
+  const double v43 = md_mul(a.im.v[0], v19);
+  const double v44 = md_mul(a.im.v[1], v19);
+  const double v45 = md_mul(a.im.v[2], v19);
+  const double v46 = md_mul(a.im.v[3], v19);
+  const double v47 = md_mul(v43, v33);
+  const double v48 = md_mul(v44, v33);
+  const double v49 = md_mul(v45, v33);
+  const double v50 = md_mul(v46, v33);
+  const md4 v51 = md4_sqr(md4{{v39, v40, v41, v42}});
+  const md4 v56 = md4_sqr(md4{{v47, v48, v49, v50}});
+  const md4 v61 = md4_add(md4{{v51.v[0], v51.v[1], v51.v[2], v51.v[3]}}, md4{{v56.v[0], v56.v[1], v56.v[2], v56.v[3]}});
+  const md4 v66 = md4_sqrt(md4{{v61.v[0], v61.v[1], v61.v[2], v61.v[3]}});
+  const double v71 = md_mul(v66.v[0], v34);
+  const double v72 = md_mul(v66.v[1], v34);
+  const double v73 = md_mul(v66.v[2], v34);
+  const double v74 = md_mul(v66.v[3], v34);
+  const double v75 = md_add(v71, v72);
+  const double v76 = md_sub(v75, v71);
+  const double v77 = md_sub(v72, v76);
+  const double v78 = md_add(v77, v73);
+  const double v79 = md_sub(v78, v77);
+  const double v80 = md_sub(v73, v79);
+  const double v81 = md_add(v80, v74);
+  const double v82 = md_sub(v81, v80);
+  const double v83 = md_sub(v74, v82);
+  const double v85 = fabs(a.re.v[0]);
+  const double v86 = fabs(a.im.v[0]);
+  const double v88 = md_sel_absless(1.7976931348623157e+308, a.im.v[0], v86, 0.0);
+  const double v89 = md_sel_absless(1.7976931348623157e+308, a.re.v[0], v85, v88);
+  const double v90 = md_sel_finite(v89, v75, v89);
+  const double v91 = md_sel_finite(v90, v78, 0.0);
+  const double v92 = md_sel_finite(v90, v81, 0.0);
+  const double v93 = md_sel_finite(v90, v83, 0.0);
+  return md4{{v90, v91, v92, v93}};
 }
 
 
@@ -1098,3 +1844,749 @@ extern "C" __device__ const int mdgen_add_jobs[52] = {
   42,54,60,64,43,48,39,49,45,51,68,2,22,24,27,33,40,52,42,60,
   43,61,39,55,45,57,22,0,27,1,40,63,
 };
+
+// ---------------------------------------------------------------------------
+// Newton's method on Taylor series on the device: the linear algebra of
+// 4-double real data (gen.LAKernelsCU; contract runtime/gpuabi/la.go,
+// bit for bit mdops/la), launched by runtime/gpu's Newton back end on the
+// data of the evaluation kernels above. It uses the arithmetic inlined at
+// the top of this file. Kernels:
+//   mdgen_la_qr_r4, mdgen_la_packr_r4, mdgen_la_packrh_r4, mdgen_la_qh_r4
+//   mdgen_la_backsub_r4, mdgen_la_mulsub_r4, mdgen_la_norm1_r4, mdgen_la_qh1_r4
+//   mdgen_la_backsub1_r4, mdgen_la_scatter_r4, mdgen_la_gather_r4, mdgen_la_xupdate_r4
+//   mdgen_la_amax_r4
+// ---------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------
+// Support shared by every precision.
+//
+// A reduction of K terms runs in a group of 16 lanes (lane l =
+// threadIdx.x % 16, a half-warp): lane l takes the terms i ≡ l (mod 16) in
+// increasing i, the first by assignment or by the first product, the later
+// ones by a multiply-add or an add; then la_tree combines the lanes by
+// shuffles at distance 8, 4, 2, 1, lane l adding lane l+s only when
+// l+s < min(K, 16) (mdops/la, "Reductions"). backsub, mulsub and norm1 run
+// one reduction per group; qr and qh one column per warp: the reductions in
+// its first half-warp, the updates of the column (independent per row) in
+// all 32 threads, which shortens the chain of dependent operations of one
+// right-hand side (Newton's Q^H b_k).
+//
+// Every thread of a block runs every shuffle and barrier of the kernel
+// (data decide only which loads, arithmetic and stores a thread does), so
+// that the shuffles of a warp are always complete and the host emulation's
+// barriers always meet.
+// ---------------------------------------------------------------------------
+
+#ifndef MDGEN_LA_PRELUDE
+#define MDGEN_LA_PRELUDE
+
+// la_warp_mask returns the mask of the lanes of this thread's warp that
+// the (one-dimensional) block has.
+__device__ __forceinline__ unsigned la_warp_mask() {
+  const int n = (int)blockDim.x - ((int)threadIdx.x & ~31);
+  return n >= 32 ? 0xffffffffu : (1u << n) - 1u;
+}
+
+#if defined(__CUDA_ARCH__)
+// la_shfl_down returns the value of lane l+s of the group (its own value
+// when l+s >= 16), for any value made of doubles.
+template <class V>
+__device__ __forceinline__ V la_shfl_down(const V& x, int s) {
+  V y;
+  const double* p = reinterpret_cast<const double*>(&x);
+  double* q = reinterpret_cast<double*>(&y);
+  const unsigned mask = la_warp_mask();
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(V) / 8); ++i) q[i] = __shfl_down_sync(mask, p[i], s, 16);
+  return y;
+}
+
+// la_bcast returns the value of the first thread of the team of Width
+// threads (16: the group; 32: the warp).
+template <int Width, class V>
+__device__ __forceinline__ V la_bcast(const V& x) {
+  V y;
+  const double* p = reinterpret_cast<const double*>(&x);
+  double* q = reinterpret_cast<double*>(&y);
+  const unsigned mask = la_warp_mask();
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(V) / 8); ++i) q[i] = __shfl_sync(mask, p[i], 0, Width);
+  return y;
+}
+
+// la_sync_group orders the memory accesses of the threads of the warp.
+__device__ __forceinline__ void la_sync_group() { __syncwarp(la_warp_mask()); }
+
+// la_sync_block is the barrier of the block.
+__device__ __forceinline__ void la_sync_block() { __syncthreads(); }
+#elif defined(MDGEN_HOST_EMULATION)
+// Host emulation (gen's tests): the shuffles go through an exchange
+// buffer between two block barriers; every thread of the block calls them.
+#include <cstring>
+static double la_emu_xchg[256 * 32];
+
+template <class V>
+V la_shfl_down(const V& x, int s) {
+  const unsigned t = threadIdx.x, w = sizeof(V) / 8;
+  std::memcpy(la_emu_xchg + t * w, &x, sizeof(V));
+  __syncthreads();
+  V y = x;
+  if ((t & 15u) + (unsigned)s < 16u && t + (unsigned)s < blockDim.x) std::memcpy(&y, la_emu_xchg + (t + s) * w, sizeof(V));
+  __syncthreads();
+  return y;
+}
+
+template <int Width, class V>
+V la_bcast(const V& x) {
+  const unsigned t = threadIdx.x, w = sizeof(V) / 8;
+  std::memcpy(la_emu_xchg + t * w, &x, sizeof(V));
+  __syncthreads();
+  V y;
+  std::memcpy(&y, la_emu_xchg + (t & ~(unsigned)(Width - 1)) * w, sizeof(V));
+  __syncthreads();
+  return y;
+}
+
+inline void la_sync_group() { __syncthreads(); }
+inline void la_sync_block() { __syncthreads(); }
+#else
+// The host pass of nvcc: never run.
+template <class V>
+__device__ __forceinline__ V la_shfl_down(const V& x, int) { return x; }
+template <int Width, class V>
+__device__ __forceinline__ V la_bcast(const V& x) { return x; }
+__device__ __forceinline__ void la_sync_group() {}
+__device__ __forceinline__ void la_sync_block() {}
+#endif
+
+// la_tree combines the lanes of a reduction (see above): f = min(K, 16)
+// lanes received a term; the sum is in lane 0.
+template <class V, class Add>
+__device__ __forceinline__ V la_tree(V acc, int l, long long f) {
+#pragma unroll
+  for (int s = 8; s >= 1; s >>= 1) {
+    const V o = la_shfl_down(acc, s);
+    if (l < s && l + s < f) acc = Add::add(acc, o);
+  }
+  return acc;
+}
+
+// la_gomax is Go's max of two float64: NaN if either is NaN.
+__device__ __forceinline__ double la_gomax(double a, double b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return a > b ? a : b;
+}
+
+// la_amax_op combines the running maxima of larfg's amax: NaN absorbs
+// (Go's loop: a > amax || a != a), so any order gives the same result.
+struct la_amax_op {
+  static __device__ __forceinline__ double add(double x, double y) { return (y > x || y != y) ? y : x; }
+};
+
+// la_pow2_scales is mdops/la's pow2Scales: with 2^e <= v < 2^(e+1) (e = -1
+// for 0, Inf and NaN, as Go's math.Frexp), the scaling by 2^-e as f1 then
+// f2, and back by 2^e as g1 then g2.
+__device__ __forceinline__ void la_pow2_scales(double v, double& f1, double& f2, double& g1, double& g2) {
+  int e = -1;
+  if (v != 0.0 && v - v == 0.0) {
+    int ex = 0;
+    frexp(v, &ex);
+    e = ex - 1;
+  }
+  f1 = ldexp(1.0, -e);
+  f2 = 1.0;
+  g1 = ldexp(1.0, e);
+  g2 = 1.0;
+  if (-e > 1023) {
+    f1 = ldexp(1.0, 1000);
+    f2 = ldexp(1.0, -e - 1000);
+  }
+  if (e < -1022) {
+    g1 = ldexp(1.0, -1000);
+    g2 = ldexp(1.0, e + 1000);
+  }
+}
+
+// la_rowoff is gpuabi.LARowOff: the first element of row i of R in rrev.
+__device__ __forceinline__ long long la_rowoff(long long n, long long i) { return i * (n - 1) - i * (i - 1) / 2; }
+
+// la_apply applies H^H = I - conj(tau) v v^H to the column c of K elements
+// (la applyH; tau is not zero), by the warp (t = threadIdx.x % 32): w =
+// v^H c with t_0 = c_0, t_i = conj(v_i)*c_i (v_0 = 1 implicit, v_i at v +
+// i) in the lanes of the first half-warp (lane t takes the rows i ≡ t
+// (mod 16)), s = neg(conj(tau)*w), c_0 = c_0 + s, c_i = c_i.MulAdd(v_i, s)
+// by the whole warp (thread t takes the rows i ≡ t (mod 32)).
+template <class O>
+__device__ __forceinline__ void la_apply(const double* v, double* c, long long K, const typename O::T& tau, bool active,
+                                         int t) {
+  typedef typename O::T T;
+  const int W = O::W;
+  T acc = O::zero();
+  if (active && t < 16 && t < K) {
+    acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
+#pragma unroll 4
+    for (long long i = t + 16; i < K; i += 16) acc = O::madd(acc, O::conj(O::load(v + i * W)), O::load(c + i * W));
+  }
+  acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
+  const T w = la_bcast<32>(acc);
+  la_sync_group();
+  if (active) {
+    const T s = O::neg(O::mul(O::conj(tau), w));
+    for (long long i = t; i < K; i += 32) {
+      const T ci = O::load(c + i * W);
+      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, O::load(v + i * W), s));
+    }
+  }
+}
+
+// la_larfg generates the reflector of the column x of K >= 1 elements
+// (la larfg, in its order), by the warp (t = threadIdx.x % 32): x[0] = beta,
+// x[1:] = the tail of v, *taup = tau. The reductions (amax, the sum of
+// squares) run in the lanes of the first half-warp, lane t taking the tail
+// rows 1+i with i ≡ t (mod 16); the scaling of the tail in the whole warp;
+// thread 0 alone reads and writes x[0].
+template <class O>
+__device__ __forceinline__ void la_larfg(double* x, long long K, double* taup, bool active, int t) {
+  typedef typename O::T T;
+  typedef typename O::R R;
+  const int W = O::W;
+  const int l = t & 15;
+  double am = 0.0;
+  if (active && t < 16) {
+#pragma unroll 4
+    for (long long i = 1 + t; i < K; i += 16) {
+      const double a = O::lead(O::load(x + i * W));
+      if (a > am || a != a) am = a;
+    }
+  }
+  am = la_bcast<32>(la_tree<double, la_amax_op>(am, l, 16));
+  const T alpha = la_bcast<32>((active && t == 0) ? O::load(x) : O::zero());
+  const bool identity = am == 0.0 && O::imLead(alpha) == 0.0;
+  double f1, f2, g1, g2;
+  la_pow2_scales(la_gomax(am, O::lead(alpha)), f1, f2, g1, g2);
+  R ss = O::rzero();
+  if (active && !identity && t < 16 && 1 + t < K) {
+    ss = O::sqFirst(O::scale2(O::load(x + (1 + t) * W), f1, f2));
+#pragma unroll 4
+    for (long long i = 1 + t + 16; i < K; i += 16) ss = O::sqAcc(ss, O::scale2(O::load(x + i * W), f1, f2));
+  }
+  ss = la_bcast<32>(la_tree<R, typename O::RAdd>(ss, l, K - 1 < 16 ? K - 1 : 16));
+  la_sync_group();
+  if (active && !identity) {
+    const T a = O::scale2(alpha, f1, f2);
+    const R nrm = O::nrm(ss, a);
+    const R beta = O::re(a).v[0] >= 0.0 ? O::rneg(nrm) : nrm;
+    T tau, r;
+    O::tauR(a, beta, tau, r);
+    for (long long i = 1 + t; i < K; i += 32) O::store(x + i * W, O::mul(O::scale2(O::load(x + i * W), f1, f2), r));
+    if (t == 0) {
+      O::store(x, O::fromReal(O::rscale2(beta, g1, g2)));
+      O::store(taup, tau);
+    }
+  } else if (active && t == 0) {
+    O::store(taup, O::zero());
+  }
+}
+
+// la_qr_body: one step of the QR (gpuabi: qr). Warp g of block b applies
+// reflector k to column k+1+b*G+g; then block 0 (its warp 0 owns column
+// k+1) generates reflector k+1.
+template <class O>
+__device__ __forceinline__ void la_qr_body(double* a, double* tau, long long m, long long n, long long lda, long long k) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x & 31, g = (int)threadIdx.x >> 5, G = (int)blockDim.x >> 5;
+  if (k >= 0) {
+    const T tk = O::load(tau + k * W);
+    if (!O::isZero(tk)) {  // the same for every thread: la's applyH does nothing
+      long long j = k + 1 + (long long)blockIdx.x * G + g;
+      const bool active = j < n;
+      if (!active) j = n - 1;
+      la_apply<O>(a + (k + k * lda) * W, a + (k + j * lda) * W, m - k, tk, active, t);
+    }
+  }
+  if (blockIdx.x == 0 && k + 1 < n) {
+    la_sync_group();
+    la_larfg<O>(a + (k + 1) * (1 + lda) * W, m - k - 1, tau + (k + 1) * W, g == 0, t);
+  }
+}
+
+// la_packr_body: rinv and the reversed rows of R (gpuabi: packr), one
+// thread per row.
+template <class O>
+__device__ __forceinline__ void la_packr_body(const double* a, long long m, long long n, long long lda, double* rinv,
+                                              double* rrev) {
+  typedef typename O::R R;
+  const int W = O::W;
+  (void)m;
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const R d = O::re(O::load(a + (i + i * lda) * W));
+  O::rstore(rinv + i * O::N, d.v[0] != 0.0 ? O::rinv(d) : O::rzero());
+  double* row = rrev + la_rowoff(n, i) * W;
+  for (long long t = 0; t < n - 1 - i; ++t) O::store(row + t * W, O::load(a + (i + (n - 1 - t) * lda) * W));
+}
+
+// la_packrh_body: after packr, what the condition estimate needs (gpuabi:
+// packrh), a group of 16 lanes per column i of R: the packed reversed rows
+// of U = P R^H P (P the reversal of the rows), row n-1-i of U holding
+// conj(R_(q,i)), q = 0..i-1, so that backsub on U (rrevh, rinvh) is the
+// forward substitution by R^H of la's condition estimate on the reversed
+// vector (the same terms, products and lane order); rinvh[n-1-i] =
+// rinv[i]; cnorm[i] = Norm1(R_(0..i, i)) (la Norm1: the lanes of norm1);
+// diag[i] = the leading limb of Re(R_ii) (la's rank check).
+template <class O>
+__device__ __forceinline__ void la_packrh_body(const double* a, long long m, long long n, long long lda, const double* rinv,
+                                               double* rrevh, double* rinvh, double* cnorm, double* diag) {
+  typedef typename O::T T;
+  typedef typename O::R R;
+  const int W = O::W;
+  (void)m;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long i = (long long)blockIdx.x * G + g;
+  const bool active = i < n;
+  const long long len = active ? i + 1 : 0;
+  const double* col = a + (active ? i : 0) * lda * W;
+  double* row = rrevh + la_rowoff(n, active ? n - 1 - i : 0) * W;
+  R acc = O::rzero();
+  if (active && l < len) {
+    for (long long q = l; q < len; q += 16) {
+      const T x = O::load(col + q * W);
+      acc = q == l ? O::abs(x) : O::radd(acc, O::abs(x));
+      if (q < i) O::store(row + q * W, O::conj(x));
+    }
+  }
+  acc = la_tree<R, typename O::RAdd>(acc, l, len < 16 ? len : 16);
+  if (active && l == 0) {
+    O::rstore(cnorm + i * O::N, acc);
+    O::rstore(rinvh + (n - 1 - i) * O::N, O::rload(rinv + i * O::N));
+    diag[i] = O::re(O::load(col + i * W)).v[0];
+  }
+}
+
+// la_qh_body: b = Q^H b for nrhs columns (gpuabi: qh), a warp per column.
+template <class O>
+__device__ __forceinline__ void la_qh_body(const double* a, const double* tau, long long m, long long n, long long lda,
+                                           double* b, long long ldb, long long nrhs) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x & 31, g = (int)threadIdx.x >> 5, G = (int)blockDim.x >> 5;
+  const long long col = (long long)blockIdx.x * G + g;
+  const bool active = col < nrhs;
+  double* c = b + (active ? col : 0) * ldb * W;
+  for (long long k = 0; k < n; ++k) {
+    const T tk = O::load(tau + k * W);
+    if (O::isZero(tk)) continue;  // the same for every thread
+    la_apply<O>(a + (k + k * lda) * W, c + k * W, m - k, tk, active, t);
+    la_sync_group();
+  }
+}
+
+// la_qh1_body: b = Q^H b for one column by a whole block (gpuabi: qh1):
+// for each reflector the reduction w = v^H c in the first half-warp, as
+// la_apply's, then the updates c_i = c_i.MulAdd(v_i, s) by every thread of
+// the block (rows i ≡ t (mod blockDim.x)): the operations and their order
+// per element are qh's, the chain of dependent updates of a thread is
+// blockDim.x/32 times shorter (Newton's single right-hand sides).
+template <class O>
+__device__ __forceinline__ void la_qh1_body(const double* a, const double* tau, long long m, long long n, long long lda,
+                                            double* b) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x;
+#if defined(MDGEN_HOST_EMULATION)
+  static double sw[W];  // the fibers of the block share it
+#else
+  __shared__ double sw[W];
+#endif
+  for (long long k = 0; k < n; ++k) {
+    const T tk = O::load(tau + k * W);
+    if (O::isZero(tk)) continue;  // the same for every thread
+    const double* v = a + (k + k * lda) * W;
+    double* c = b + k * W;
+    const long long K = m - k;
+    // Every thread runs the tree (a shuffle of its own warp's group; the
+    // host emulation's shuffles are block barriers): the sum is thread 0's.
+    T acc = O::zero();
+    if (t < 16 && t < K) {
+      acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
+#pragma unroll 4
+      for (long long i = t + 16; i < K; i += 16) acc = O::madd(acc, O::conj(O::load(v + i * W)), O::load(c + i * W));
+    }
+    acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
+    if (t == 0) O::store(sw, acc);
+    la_sync_block();
+    const T s = O::neg(O::mul(O::conj(tk), O::load(sw)));
+    for (long long i = t; i < K; i += blockDim.x) {
+      const T ci = O::load(c + i * W);
+      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, O::load(v + i * W), s));
+    }
+    la_sync_block();
+  }
+}
+
+// la_backsub_body: b[:n] = R^-1 b[:n] for nrhs columns (gpuabi: backsub),
+// a group per column: for i = n-1 down to 0, s_i = the reduction of the
+// K = n-1-i terms R_(i,n-1-q) * x_(n-1-q), x_i = (b_i - s_i) * rinv_i,
+// written over b_i by lane 0.
+template <class O>
+__device__ __forceinline__ void la_backsub_body(const double* rrev, const double* rinv, long long n, double* b,
+                                                long long ldb, long long nrhs) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long col = (long long)blockIdx.x * G + g;
+  const bool active = col < nrhs;
+  double* x = b + (active ? col : 0) * ldb * W;
+  for (long long s = 0; s < n; ++s) {
+    const long long i = n - 1 - s;
+    const double* row = rrev + la_rowoff(n, i) * W;
+    T acc = O::zero();
+    if (active && l < s) {
+      acc = O::prod(O::load(row + l * W), O::load(x + (n - 1 - l) * W));
+#pragma unroll 4
+      for (long long q = l + 16; q < s; q += 16) acc = O::madd(acc, O::load(row + q * W), O::load(x + (n - 1 - q) * W));
+    }
+    acc = la_tree<T, typename O::TAdd>(acc, l, s < 16 ? s : 16);
+    if (active && l == 0) {
+      T xi = O::load(x + i * W);
+      if (s > 0) xi = O::sub(xi, acc);
+      O::store(x + i * W, O::mulReal(xi, O::rload(rinv + i * O::N)));
+    }
+    la_sync_group();
+  }
+}
+
+// la_backsub1_body: b[:n] = R^-1 b[:n] for one column by a whole block
+// (gpuabi: backsub1): backsub's operations, in its order for every
+// element, pipelined over the rows. The sum of row i is backsub's 16 lane
+// sums (lane l: the terms q ≡ l (mod 16), q < n-1-i, in increasing q, the
+// first by prod, the later by madd); here lane sum l of row i lives in
+// acc[(l n + i) W] and takes term q (R_(i,n-1-q) x_(n-1-q)) in round q+1,
+// in every row at once (thread t takes the rows i ≡ t (mod blockDim.x)),
+// as soon as x_(n-1-q) is final. In round r (r = 0..n-1) row n-1-r gets
+// its last term; then the first group combines its lane sums (la_tree)
+// and thread 0 computes x_(n-1-r) = (b - sum) * rinv. The chain of a
+// round is one multiply-add and the tree, instead of (n-1-i)/16
+// multiply-adds and the tree.
+template <class O>
+__device__ __forceinline__ void la_backsub1_body(const double* rrev, const double* rinv, long long n, double* b, double* acc) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15;
+  for (long long r = 0; r < n; ++r) {
+    const long long i = n - 1 - r;  // the row that ends this round
+    if (r > 0) {                    // term q = r-1 of the rows <= i: x_(n-r), final since the last round
+      const long long q = r - 1;
+      const T xj = O::load(b + (n - 1 - q) * W);
+      double* aq = acc + (q % 16) * n * W;
+      for (long long ip = t; ip <= i; ip += blockDim.x) {
+        const T rq = O::load(rrev + (la_rowoff(n, ip) + q) * W);
+        O::store(aq + ip * W, q < 16 ? O::prod(rq, xj) : O::madd(O::load(aq + ip * W), rq, xj));
+      }
+    }
+    la_sync_block();
+    // Every thread runs the tree (see la_qh1_body); row i's sum is thread 0's.
+    T a = O::zero();
+    if (t < 16 && t < r) a = O::load(acc + ((long long)t * n + i) * W);
+    a = la_tree<T, typename O::TAdd>(a, l, r < 16 ? r : 16);
+    if (t == 0) {
+      T xi = O::load(b + i * W);
+      if (r > 0) xi = O::sub(xi, a);
+      O::store(b + i * W, O::mulReal(xi, O::rload(rinv + i * O::N)));
+    }
+    la_sync_block();
+  }
+}
+
+// la_mulsub_body: r_p = b_p - A_p x_p (gpuabi: mulsub), a group per row:
+// s_i = the reduction of the n terms A_ij * x_j, r_i = b_i.Sub(s_i).
+template <class O>
+__device__ __forceinline__ void la_mulsub_body(const double* a, long long lda, long long sa, const double* x, long long sx,
+                                               const double* b, long long sb, double* r, long long sr, long long m,
+                                               long long n, long long count) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long rb = (m + G - 1) / G;
+  const long long p = (long long)blockIdx.x / rb, i = ((long long)blockIdx.x % rb) * G + g;
+  const bool active = i < m && p < count;
+  const long long q = active ? p : 0;
+  a += q * sa * W;
+  x += q * sx * W;
+  b += q * sb * W;
+  r += q * sr * W;
+  T acc = O::zero();
+  if (active && l < n) {
+    acc = O::prod(O::load(a + (i + l * lda) * W), O::load(x + l * W));
+#pragma unroll 4
+    for (long long j = l + 16; j < n; j += 16) acc = O::madd(acc, O::load(a + (i + j * lda) * W), O::load(x + j * W));
+  }
+  acc = la_tree<T, typename O::TAdd>(acc, l, n < 16 ? n : 16);
+  if (active && l == 0) {
+    T bi = O::load(b + i * W);
+    if (n > 0) bi = O::sub(bi, acc);
+    O::store(r + i * W, bi);
+  }
+}
+
+// la_norm1_body: out[p] = the 1-norm of x_p[:len] (gpuabi: norm1), a group
+// per vector: terms |x_i|, the first by assignment, the later by Add.
+template <class O>
+__device__ __forceinline__ void la_norm1_body(const double* x, long long len, long long sx, long long count, double* out) {
+  typedef typename O::R R;
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long p = (long long)blockIdx.x * G + g;
+  const bool active = p < count;
+  x += (active ? p : 0) * sx * W;
+  R acc = O::rzero();
+  if (active && l < len) {
+    acc = O::abs(O::load(x + l * W));
+#pragma unroll 4
+    for (long long i = l + 16; i < len; i += 16) acc = O::radd(acc, O::abs(O::load(x + i * W)));
+  }
+  acc = la_tree<R, typename O::RAdd>(acc, l, len < 16 ? len : 16);
+  if (active && l == 0) O::rstore(out + p * O::N, acc);
+}
+
+// ---------------------------------------------------------------------------
+// The device-resident Newton driver (gpuabi: newton.go): moving series
+// between runtime/newton's buffers and an evaluation executor's data array,
+// the update of x, and the max-norms of the tolerances. Copies and maxima
+// only, except the generated neg and add of the element.
+// ---------------------------------------------------------------------------
+
+// la_scatter_body: coefficient k of variable v of x to the input slot
+// slots[v] of the limb-major data array (gpuabi: scatter), one thread per
+// coefficient.
+template <class O>
+__device__ __forceinline__ void la_scatter_body(const double* x, long long d1x, double* data, long long stride, long long d1,
+                                                const long long* slots, long long nvars, long long w) {
+  const int W = O::W;
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= nvars * (w + 1)) return;
+  const long long v = e / (w + 1), k = e % (w + 1);
+  const long long s = slots[v];
+  if (s < 0) return;
+  const double* src = x + (v * d1x + k) * W;
+  double* dst = data + s * d1 + k;
+  for (int c = 0; c < W; ++c) dst[c * stride] = src[c];
+}
+
+// la_gather_body: element k*count + e of out = coefficient k of slot
+// slots[e] (zero when slots[e] < 0), negated when neg (gpuabi: gather),
+// one thread per element.
+template <class O>
+__device__ __forceinline__ void la_gather_body(const double* data, long long stride, long long d1, const long long* slots,
+                                               long long count, long long w, long long neg, double* out) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= count * (w + 1)) return;
+  const long long k = e / count, i = e % count;
+  const long long s = slots[i];
+  double buf[W];
+  for (int c = 0; c < W; ++c) buf[c] = s >= 0 ? data[c * stride + s * d1 + k] : 0.0;
+  T z = O::load(buf);
+  if (neg != 0) z = O::neg(z);
+  O::store(out + e * W, z);
+}
+
+// la_xupdate_body: x_v[k] = x_v[k] + dx_k[v] for the blocks k <= w not
+// skipped (gpuabi: xupdate), one thread per element.
+template <class O>
+__device__ __forceinline__ void la_xupdate_body(double* x, long long d1x, const double* dx, long long nvars,
+                                                const long long* skip, long long w) {
+  const int W = O::W;
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= nvars * (w + 1)) return;
+  const long long k = e / nvars, v = e % nvars;
+  if (skip[k] != 0) return;
+  double* p = x + (v * d1x + k) * W;
+  O::store(p, O::add(O::load(p), O::load(dx + (k * nvars + v) * W)));
+}
+
+// la_amax_body: out[p] = the largest leading-limb magnitude of x_p[:len],
+// NaN when one is NaN (gpuabi: amax), a group per vector: a max, the same
+// in any order (la_amax_op lets NaN absorb).
+template <class O>
+__device__ __forceinline__ void la_amax_body(const double* x, long long len, long long sx, long long count, double* out) {
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long p = (long long)blockIdx.x * G + g;
+  const bool active = p < count;
+  x += (active ? p : 0) * sx * W;
+  double am = 0.0;
+  if (active) {
+    for (long long i = l; i < len; i += 16) am = la_amax_op::add(am, O::lead(O::load(x + i * W)));
+  }
+  am = la_tree<double, la_amax_op>(am, l, 16);
+  if (active && l == 0) out[p] = am;
+}
+
+#endif  // MDGEN_LA_PRELUDE
+
+// ---------------------------------------------------------------------------
+// 4-double real elements: la_ops_r4, the element operations of
+// mdops/la (elem_gen.go) on the generated md4_* functions, and the kernels.
+// ---------------------------------------------------------------------------
+
+struct la_ops_r4 {
+  typedef md4 T;
+  typedef md4 R;
+  static const int N = 4;
+  static const int W = 4;  // doubles per element
+  static __device__ __forceinline__ T load(const double* p) {
+    T x;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      x.v[i] = p[i];
+    }
+    return x;
+  }
+  static __device__ __forceinline__ void store(double* p, const T& x) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      p[i] = x.v[i];
+    }
+  }
+  static __device__ __forceinline__ R rload(const double* p) {
+    R x;
+#pragma unroll
+    for (int i = 0; i < N; ++i) x.v[i] = p[i];
+    return x;
+  }
+  static __device__ __forceinline__ void rstore(double* p, const R& x) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) p[i] = x.v[i];
+  }
+  static __device__ __forceinline__ T zero() {
+    T x = {};
+    return x;
+  }
+  static __device__ __forceinline__ R rzero() {
+    R x = {};
+    return x;
+  }
+  static __device__ __forceinline__ R rone() {
+    R x = {};
+    x.v[0] = 1.0;
+    return x;
+  }
+  static __device__ __forceinline__ R radd(const R& x, const R& y) { return md4_add(x, y); }
+  static __device__ __forceinline__ R rneg(const R& x) { return md4_neg(x); }
+  // rinv returns 1.Div(d).
+  static __device__ __forceinline__ R rinv(const R& d) { return md4_div(rone(), d); }
+  // rscale2 returns x.MulFloat64(f1), then .MulFloat64(f2) unless f2 is 1.
+  static __device__ __forceinline__ R rscale2(R x, double f1, double f2) {
+    x = md4_mulf64(x, f1);
+    if (f2 != 1.0) x = md4_mulf64(x, f2);
+    return x;
+  }
+  static __device__ __forceinline__ T add(const T& x, const T& y) { return md4_add(x, y); }
+  static __device__ __forceinline__ T sub(const T& x, const T& y) { return md4_sub(x, y); }
+  static __device__ __forceinline__ T mul(const T& x, const T& y) { return md4_mul(x, y); }
+  static __device__ __forceinline__ T madd(const T& acc, const T& x, const T& y) { return md4_madd(acc, x, y); }
+  struct TAdd {
+    static __device__ __forceinline__ T add(const T& x, const T& y) { return md4_add(x, y); }
+  };
+  struct RAdd {
+    static __device__ __forceinline__ R add(const R& x, const R& y) { return md4_add(x, y); }
+  };
+  // prod is the first product of a lane: x.Mul(y).
+  static __device__ __forceinline__ T prod(const T& x, const T& y) { return md4_mul(x, y); }
+  static __device__ __forceinline__ T conj(const T& x) { return x; }
+  static __device__ __forceinline__ T neg(const T& x) { return md4_neg(x); }
+  static __device__ __forceinline__ R abs(const T& x) { return md4_abs(x); }
+  static __device__ __forceinline__ bool isZero(const T& x) { return x.v[0] == 0.0; }
+  static __device__ __forceinline__ double lead(const T& x) { return fabs(x.v[0]); }
+  static __device__ __forceinline__ double imLead(const T&) { return 0.0; }
+  static __device__ __forceinline__ T scale(const T& x, double f) { return md4_mulf64(x, f); }
+  static __device__ __forceinline__ T mulReal(const T& x, const R& r) { return md4_mul(x, r); }
+  static __device__ __forceinline__ R sqFirst(const T& y) { return md4_mul(y, y); }
+  static __device__ __forceinline__ R sqAcc(const R& acc, const T& y) { return md4_madd(acc, y, y); }
+  static __device__ __forceinline__ R re(const T& x) { return x; }
+  static __device__ __forceinline__ T fromReal(const R& r) { return r; }
+  // nrm is larfg's ss.MulAdd(a, a).Sqrt().
+  static __device__ __forceinline__ R nrm(const R& ss, const T& a) { return md4_sqrt(md4_madd(ss, a, a)); }
+  // tauR is larfg's step 5: d = a - beta, tau = -(d/beta), r = 1/d.
+  static __device__ __forceinline__ void tauR(const T& a, const R& beta, T& tau, T& r) {
+    const R d = md4_sub(a, beta);
+    tau = md4_neg(md4_div(d, beta));
+    r = md4_div(rone(), d);
+  }
+  // scale2 returns x scaled by f1, then by f2 unless f2 is 1.
+  static __device__ __forceinline__ T scale2(T x, double f1, double f2) {
+    x = scale(x, f1);
+    if (f2 != 1.0) x = scale(x, f2);
+    return x;
+  }
+};
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_qr_r4(double* a, double* tau, long long m, long long n, long long lda, long long k) {
+  la_qr_body<la_ops_r4>(a, tau, m, n, lda, k);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_packr_r4(const double* a, long long m, long long n, long long lda, double* rinv, double* rrev) {
+  la_packr_body<la_ops_r4>(a, m, n, lda, rinv, rrev);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_packrh_r4(const double* a, long long m, long long n, long long lda, const double* rinv, double* rrevh, double* rinvh, double* cnorm, double* diag) {
+  la_packrh_body<la_ops_r4>(a, m, n, lda, rinv, rrevh, rinvh, cnorm, diag);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_qh_r4(const double* a, const double* tau, long long m, long long n, long long lda, double* b, long long ldb, long long nrhs) {
+  la_qh_body<la_ops_r4>(a, tau, m, n, lda, b, ldb, nrhs);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_backsub_r4(const double* rrev, const double* rinv, long long n, double* b, long long ldb, long long nrhs) {
+  la_backsub_body<la_ops_r4>(rrev, rinv, n, b, ldb, nrhs);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_mulsub_r4(const double* a, long long lda, long long sa, const double* x, long long sx, const double* b, long long sb, double* r, long long sr, long long m, long long n, long long count) {
+  la_mulsub_body<la_ops_r4>(a, lda, sa, x, sx, b, sb, r, sr, m, n, count);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_norm1_r4(const double* x, long long len, long long sx, long long count, double* out) {
+  la_norm1_body<la_ops_r4>(x, len, sx, count, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_qh1_r4(const double* a, const double* tau, long long m, long long n, long long lda, double* b) {
+  la_qh1_body<la_ops_r4>(a, tau, m, n, lda, b);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_backsub1_r4(const double* rrev, const double* rinv, long long n, double* b, double* acc) {
+  la_backsub1_body<la_ops_r4>(rrev, rinv, n, b, acc);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_scatter_r4(const double* x, long long d1x, double* data, long long stride, long long d1, const long long* slots, long long nvars, long long w) {
+  la_scatter_body<la_ops_r4>(x, d1x, data, stride, d1, slots, nvars, w);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_gather_r4(const double* data, long long stride, long long d1, const long long* slots, long long count, long long w, long long neg, double* out) {
+  la_gather_body<la_ops_r4>(data, stride, d1, slots, count, w, neg, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_xupdate_r4(double* x, long long d1x, const double* dx, long long nvars, const long long* skip, long long w) {
+  la_xupdate_body<la_ops_r4>(x, d1x, dx, nvars, skip, w);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_amax_r4(const double* x, long long len, long long sx, long long count, double* out) {
+  la_amax_body<la_ops_r4>(x, len, sx, count, out);
+}
+

@@ -7,8 +7,9 @@
 // number and the time of each of its six stages: the bits of `mdgen solve`
 // on the same system, precision, degree and start. It runs on a GPU when the
 // program has the GPU executor (build tag cuda), the fatbin is built and a
-// CUDA device is present, and on the CPU otherwise, with the same bits either
-// way.
+// CUDA device is present (the evaluation and the linear algebra, on the
+// device: Result.LinearAlgebra), and on the CPU otherwise, with the same bits
+// either way.
 //
 //	s, err := New()                // or New(WithCPU()), New(WithFatbin(path)), ...
 //	if err != nil {
@@ -33,7 +34,7 @@
 //	err = s.Run()
 //	value, dp0dx0 := s.Value(0), s.Deriv(0, 0)
 //
-// The kernels and the job tables are in cyclic4t.cu. The package embeds the
+// The kernels (evaluation, and Newton's linear algebra) and the job tables are in cyclic4t.cu. The package embeds the
 // folder fatbin/, where nvcc puts cyclic4t.fatbin; mdgen emit runs nvcc when it
 // finds it, or build it in this folder with
 //
@@ -78,7 +79,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from cyclic4t.cu.
 	FatbinName = "cyclic4t.fatbin"
 	// SourceHash is the SHA-256 of cyclic4t.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "f697568a1efbe08671c9eb8b6725ecdee643e546228070ba795bdf5b8b64bd44"
+	SourceHash = "745752f14192e1e5592ab416c23c0a2d455405d8b63c755a05e5d3f975c458bb"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

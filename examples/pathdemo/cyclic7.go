@@ -7,8 +7,9 @@
 // number and the time of each of its six stages: the bits of `mdgen solve`
 // on the same system, precision, degree and start. It runs on a GPU when the
 // program has the GPU executor (build tag cuda), the fatbin is built and a
-// CUDA device is present, and on the CPU otherwise, with the same bits either
-// way.
+// CUDA device is present (the evaluation and the linear algebra, on the
+// device: Result.LinearAlgebra), and on the CPU otherwise, with the same bits
+// either way.
 //
 //	s, err := New()                // or New(WithCPU()), New(WithFatbin(path)), ...
 //	if err != nil {
@@ -33,7 +34,7 @@
 //	err = s.Run()
 //	value, dp0dx0 := s.Value(0), s.Deriv(0, 0)
 //
-// The kernels and the job tables are in cyclic7.cu. The package embeds the
+// The kernels (evaluation, and Newton's linear algebra) and the job tables are in cyclic7.cu. The package embeds the
 // folder fatbin/, where nvcc puts cyclic7.fatbin; mdgen emit runs nvcc when it
 // finds it, or build it in this folder with
 //
@@ -78,7 +79,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from cyclic7.cu.
 	FatbinName = "cyclic7.fatbin"
 	// SourceHash is the SHA-256 of cyclic7.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "43a4dd25204fe35bb93051bb47dc0ee97094eb1e28bb282971972d8674d422fc"
+	SourceHash = "4de9cf4ae63402ec8687a049676a81fa7ac7f402561bd40a672c750a78bc1ae9"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

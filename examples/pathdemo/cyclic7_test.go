@@ -81,14 +81,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 // makes the executor use (and check) the job tables baked into it. Elsewhere
 // it is skipped with the reason.
 func TestGPUMatchesCPU(t *testing.T) {
-	var opts []Option
-	if p := os.Getenv("MDGEN_FATBIN"); p != "" {
-		opts = append(opts, WithFatbin(p))
-	}
-	if os.Getenv("MDGEN_MODULE_TABLES") == "1" {
-		opts = append(opts, WithModuleTables(true))
-	}
-	g, err := New(opts...)
+	g, err := New(gpuOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +103,20 @@ func TestGPUMatchesCPU(t *testing.T) {
 		}
 	}
 	t.Logf("GPU and CPU agree: checksum %s", g.Checksum())
+}
+
+// gpuOptions returns the options of the GPU tests: MDGEN_FATBIN names a fatbin
+// file to use instead of the embedded one, MDGEN_MODULE_TABLES=1 makes the
+// executor use (and check) the job tables baked into it.
+func gpuOptions() []Option {
+	var opts []Option
+	if p := os.Getenv("MDGEN_FATBIN"); p != "" {
+		opts = append(opts, WithFatbin(p))
+	}
+	if os.Getenv("MDGEN_MODULE_TABLES") == "1" {
+		opts = append(opts, WithModuleTables(true))
+	}
+	return opts
 }
 
 // same fails at the first double where the GPU's series differs from the CPU's.
@@ -193,4 +200,44 @@ func TestSolveMatchesNewton(t *testing.T) {
 			t.Fatalf("start %d: %v", k+1, err)
 		}
 	}
+}
+
+// TestGPUSolveMatchesCPU solves from the first start solution on the GPU and
+// on the CPU and compares the bits (the series, residual, condition number,
+// steps) where the GPU can be used (see gpuOptions); there the linear algebra
+// must run on the device too, with the Newton kernels of the package's fatbin.
+// Elsewhere it is skipped with the reason.
+func TestGPUSolveMatchesCPU(t *testing.T) {
+	g, err := New(gpuOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.Backend() != solver.GPU {
+		t.Skipf("not on the GPU: %v", g.FallbackReason())
+	}
+	starts, err := Starts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := g.Solve(starts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LinearAlgebra != solver.GPU {
+		t.Fatalf("the linear algebra ran on the %s: %v", got.LinearAlgebra, got.LinearAlgebraReason)
+	}
+	c, err := New(WithCPU())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	want, err := c.Solve(starts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := solver.DiffResults(got.Result, want.Result); err != nil {
+		t.Fatalf("GPU against CPU: %v", err)
+	}
+	t.Logf("GPU (evaluation and linear algebra) and CPU agree: %d steps, residual %.1e, condition %.1e; stages on the GPU %v, on the CPU %v", got.Steps, got.Residual, got.Cond, got.Times, want.Times)
 }

@@ -8,7 +8,10 @@
 //
 // It prints the series as `mdgen solve cyclic7.txt -prec 4 -degree 16`
 // does, digit for digit (examples/ci.sh checks it); on a GPU (built with
-// -tags cuda and the fatbin) the bits are the same.
+// -tags cuda and the fatbin) the bits are the same, with the evaluation and
+// the linear algebra of Newton's method on the device. -fatbin FILE loads
+// the kernels from FILE (nvcc's output for cyclic7.cu, with the job tables
+// baked in) instead of the embedded fatbin/.
 //
 //	go generate && go build && ./pathdemo
 package main
@@ -17,6 +20,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"log"
 	"strings"
@@ -26,7 +30,13 @@ import (
 
 func main() {
 	log.SetFlags(0)
-	s, err := New()
+	fatbin := flag.String("fatbin", "", "load the GPU kernels from this fatbin (of cyclic7.cu) instead of the embedded one")
+	flag.Parse()
+	var opts []Option
+	if *fatbin != "" {
+		opts = append(opts, WithFatbin(*fatbin), WithModuleTables(true))
+	}
+	s, err := New(opts...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -45,7 +55,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s: the series of path 1 to degree %d in %d doubles, on the %s\n", Name, Degree, Precision, res.Backend)
+	fmt.Printf("%s: the series of path 1 to degree %d in %d doubles, on the %s (linear algebra on the %s)\n",
+		Name, Degree, Precision, res.Backend, res.LinearAlgebra)
+	if r := res.LinearAlgebraReason; r != nil {
+		fmt.Printf("(linear algebra not on the GPU: %v)\n", r)
+	}
 	fmt.Printf("converged in %d steps (%d refining x(0)); residual %.1e, condition %.1e\n",
 		res.Steps, res.RefineSteps, res.Residual, res.Cond)
 	t := res.Times

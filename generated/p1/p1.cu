@@ -70,6 +70,26 @@ struct cmd8 {
   md8 re, im;
 };
 
+// md8_neg returns -x.
+// Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 0 selections.
+MD_HD md8 md8_neg(md8 x) {
+  return md8{{(-x.v[0]), (-x.v[1]), (-x.v[2]), (-x.v[3]), (-x.v[4]), (-x.v[5]), (-x.v[6]), (-x.v[7])}};
+}
+
+// md8_abs returns |x|.
+// Cost: 0 flops (0 add/sub, 0 mul, 0 fma, 0 div/sqrt), 7 selections.
+MD_HD md8 md8_abs(md8 x) {
+  const double v8 = fabs(x.v[0]);
+  const double v10 = md_sel_negative(x.v[0], (-x.v[1]), x.v[1]);
+  const double v12 = md_sel_negative(x.v[0], (-x.v[2]), x.v[2]);
+  const double v14 = md_sel_negative(x.v[0], (-x.v[3]), x.v[3]);
+  const double v16 = md_sel_negative(x.v[0], (-x.v[4]), x.v[4]);
+  const double v18 = md_sel_negative(x.v[0], (-x.v[5]), x.v[5]);
+  const double v20 = md_sel_negative(x.v[0], (-x.v[6]), x.v[6]);
+  const double v22 = md_sel_negative(x.v[0], (-x.v[7]), x.v[7]);
+  return md8{{v8, v10, v12, v14, v16, v18, v20, v22}};
+}
+
 // md8_add returns x + y.
 // Cost: 178 flops (178 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
 MD_HD md8 md8_add(md8 x, md8 y) {
@@ -538,6 +558,800 @@ MD_HD md8 md8_add(md8 x, md8 y) {
   const double v479 = md_sel_finite(v473, v469, 0.0);
   const double v480 = md_sel_finite(v473, v471, 0.0);
   return md8{{v473, v474, v475, v476, v477, v478, v479, v480}};
+}
+
+// md8_sub returns x - y.
+// Cost: 178 flops (178 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
+MD_HD md8 md8_sub(md8 x, md8 y) {
+  const double v25 = md_sel_absless(x.v[0], (-y.v[7]), (-y.v[7]), x.v[0]);
+  const double v26 = md_sel_absless(x.v[0], (-y.v[7]), x.v[0], (-y.v[7]));
+  const double v27 = md_sel_absless(x.v[1], (-y.v[6]), (-y.v[6]), x.v[1]);
+  const double v28 = md_sel_absless(x.v[1], (-y.v[6]), x.v[1], (-y.v[6]));
+  const double v29 = md_sel_absless(x.v[2], (-y.v[5]), (-y.v[5]), x.v[2]);
+  const double v30 = md_sel_absless(x.v[2], (-y.v[5]), x.v[2], (-y.v[5]));
+  const double v31 = md_sel_absless(x.v[3], (-y.v[4]), (-y.v[4]), x.v[3]);
+  const double v32 = md_sel_absless(x.v[3], (-y.v[4]), x.v[3], (-y.v[4]));
+  const double v33 = md_sel_absless(x.v[4], (-y.v[3]), (-y.v[3]), x.v[4]);
+  const double v34 = md_sel_absless(x.v[4], (-y.v[3]), x.v[4], (-y.v[3]));
+  const double v35 = md_sel_absless(x.v[5], (-y.v[2]), (-y.v[2]), x.v[5]);
+  const double v36 = md_sel_absless(x.v[5], (-y.v[2]), x.v[5], (-y.v[2]));
+  const double v37 = md_sel_absless(x.v[6], (-y.v[1]), (-y.v[1]), x.v[6]);
+  const double v38 = md_sel_absless(x.v[6], (-y.v[1]), x.v[6], (-y.v[1]));
+  const double v39 = md_sel_absless(x.v[7], (-y.v[0]), (-y.v[0]), x.v[7]);
+  const double v40 = md_sel_absless(x.v[7], (-y.v[0]), x.v[7], (-y.v[0]));
+  const double v41 = md_sel_absless(v25, v33, v33, v25);
+  const double v42 = md_sel_absless(v25, v33, v25, v33);
+  const double v43 = md_sel_absless(v27, v35, v35, v27);
+  const double v44 = md_sel_absless(v27, v35, v27, v35);
+  const double v45 = md_sel_absless(v29, v37, v37, v29);
+  const double v46 = md_sel_absless(v29, v37, v29, v37);
+  const double v47 = md_sel_absless(v31, v39, v39, v31);
+  const double v48 = md_sel_absless(v31, v39, v31, v39);
+  const double v49 = md_sel_absless(v26, v34, v34, v26);
+  const double v50 = md_sel_absless(v26, v34, v26, v34);
+  const double v51 = md_sel_absless(v28, v36, v36, v28);
+  const double v52 = md_sel_absless(v28, v36, v28, v36);
+  const double v53 = md_sel_absless(v30, v38, v38, v30);
+  const double v54 = md_sel_absless(v30, v38, v30, v38);
+  const double v55 = md_sel_absless(v32, v40, v40, v32);
+  const double v56 = md_sel_absless(v32, v40, v32, v40);
+  const double v57 = md_sel_absless(v41, v45, v45, v41);
+  const double v58 = md_sel_absless(v41, v45, v41, v45);
+  const double v59 = md_sel_absless(v43, v47, v47, v43);
+  const double v60 = md_sel_absless(v43, v47, v43, v47);
+  const double v61 = md_sel_absless(v42, v46, v46, v42);
+  const double v62 = md_sel_absless(v42, v46, v42, v46);
+  const double v63 = md_sel_absless(v44, v48, v48, v44);
+  const double v64 = md_sel_absless(v44, v48, v44, v48);
+  const double v65 = md_sel_absless(v49, v53, v53, v49);
+  const double v66 = md_sel_absless(v49, v53, v49, v53);
+  const double v67 = md_sel_absless(v51, v55, v55, v51);
+  const double v68 = md_sel_absless(v51, v55, v51, v55);
+  const double v69 = md_sel_absless(v50, v54, v54, v50);
+  const double v70 = md_sel_absless(v50, v54, v50, v54);
+  const double v71 = md_sel_absless(v52, v56, v56, v52);
+  const double v72 = md_sel_absless(v52, v56, v52, v56);
+  const double v73 = md_sel_absless(v57, v59, v59, v57);
+  const double v74 = md_sel_absless(v57, v59, v57, v59);
+  const double v75 = md_sel_absless(v58, v60, v60, v58);
+  const double v76 = md_sel_absless(v58, v60, v58, v60);
+  const double v77 = md_sel_absless(v61, v63, v63, v61);
+  const double v78 = md_sel_absless(v61, v63, v61, v63);
+  const double v79 = md_sel_absless(v62, v64, v64, v62);
+  const double v80 = md_sel_absless(v62, v64, v62, v64);
+  const double v81 = md_sel_absless(v65, v67, v67, v65);
+  const double v82 = md_sel_absless(v65, v67, v65, v67);
+  const double v83 = md_sel_absless(v66, v68, v68, v66);
+  const double v84 = md_sel_absless(v66, v68, v66, v68);
+  const double v85 = md_sel_absless(v69, v71, v71, v69);
+  const double v86 = md_sel_absless(v69, v71, v69, v71);
+  const double v87 = md_sel_absless(v70, v72, v72, v70);
+  const double v88 = md_sel_absless(v70, v72, v70, v72);
+  const double v89 = md_add(v87, v88);
+  const double v90 = md_sub(v89, v88);
+  const double v91 = md_sub(v89, v90);
+  const double v92 = md_sub(v87, v90);
+  const double v93 = md_sub(v88, v91);
+  const double v94 = md_add(v92, v93);
+  const double v95 = md_add(v86, v89);
+  const double v96 = md_sub(v95, v89);
+  const double v97 = md_sub(v95, v96);
+  const double v98 = md_sub(v86, v96);
+  const double v99 = md_sub(v89, v97);
+  const double v100 = md_add(v98, v99);
+  const double v101 = md_add(v85, v95);
+  const double v102 = md_sub(v101, v95);
+  const double v103 = md_sub(v101, v102);
+  const double v104 = md_sub(v85, v102);
+  const double v105 = md_sub(v95, v103);
+  const double v106 = md_add(v104, v105);
+  const double v107 = md_add(v84, v101);
+  const double v108 = md_sub(v107, v101);
+  const double v109 = md_sub(v107, v108);
+  const double v110 = md_sub(v84, v108);
+  const double v111 = md_sub(v101, v109);
+  const double v112 = md_add(v110, v111);
+  const double v113 = md_add(v83, v107);
+  const double v114 = md_sub(v113, v107);
+  const double v115 = md_sub(v113, v114);
+  const double v116 = md_sub(v83, v114);
+  const double v117 = md_sub(v107, v115);
+  const double v118 = md_add(v116, v117);
+  const double v119 = md_add(v82, v113);
+  const double v120 = md_sub(v119, v113);
+  const double v121 = md_sub(v119, v120);
+  const double v122 = md_sub(v82, v120);
+  const double v123 = md_sub(v113, v121);
+  const double v124 = md_add(v122, v123);
+  const double v125 = md_add(v81, v119);
+  const double v126 = md_sub(v125, v119);
+  const double v127 = md_sub(v125, v126);
+  const double v128 = md_sub(v81, v126);
+  const double v129 = md_sub(v119, v127);
+  const double v130 = md_add(v128, v129);
+  const double v131 = md_add(v80, v125);
+  const double v132 = md_sub(v131, v125);
+  const double v133 = md_sub(v131, v132);
+  const double v134 = md_sub(v80, v132);
+  const double v135 = md_sub(v125, v133);
+  const double v136 = md_add(v134, v135);
+  const double v137 = md_add(v79, v131);
+  const double v138 = md_sub(v137, v131);
+  const double v139 = md_sub(v137, v138);
+  const double v140 = md_sub(v79, v138);
+  const double v141 = md_sub(v131, v139);
+  const double v142 = md_add(v140, v141);
+  const double v143 = md_add(v78, v137);
+  const double v144 = md_sub(v143, v137);
+  const double v145 = md_sub(v143, v144);
+  const double v146 = md_sub(v78, v144);
+  const double v147 = md_sub(v137, v145);
+  const double v148 = md_add(v146, v147);
+  const double v149 = md_add(v77, v143);
+  const double v150 = md_sub(v149, v143);
+  const double v151 = md_sub(v149, v150);
+  const double v152 = md_sub(v77, v150);
+  const double v153 = md_sub(v143, v151);
+  const double v154 = md_add(v152, v153);
+  const double v155 = md_add(v76, v149);
+  const double v156 = md_sub(v155, v149);
+  const double v157 = md_sub(v155, v156);
+  const double v158 = md_sub(v76, v156);
+  const double v159 = md_sub(v149, v157);
+  const double v160 = md_add(v158, v159);
+  const double v161 = md_add(v75, v155);
+  const double v162 = md_sub(v161, v155);
+  const double v163 = md_sub(v161, v162);
+  const double v164 = md_sub(v75, v162);
+  const double v165 = md_sub(v155, v163);
+  const double v166 = md_add(v164, v165);
+  const double v167 = md_add(v74, v161);
+  const double v168 = md_sub(v167, v161);
+  const double v169 = md_sub(v167, v168);
+  const double v170 = md_sub(v74, v168);
+  const double v171 = md_sub(v161, v169);
+  const double v172 = md_add(v170, v171);
+  const double v173 = md_add(v73, v167);
+  const double v174 = md_sub(v173, v167);
+  const double v175 = md_sub(v173, v174);
+  const double v176 = md_sub(v73, v174);
+  const double v177 = md_sub(v167, v175);
+  const double v178 = md_add(v176, v177);
+  const double v179 = md_add(v173, v178);
+  const double v180 = md_sub(v179, v173);
+  const double v181 = md_sub(v178, v180);
+  const double v182 = md_sel_nonzero(v181, v179, 0.0);
+  const double v183 = md_sel_nonzero(0.0, 0.0, v182);
+  const double v184 = md_sel_nonzero(v181, v181, v179);
+  const double v185 = md_add(v184, v172);
+  const double v186 = md_sub(v185, v184);
+  const double v187 = md_sub(v172, v186);
+  const double v188 = md_sel_nonzero(v187, v185, 0.0);
+  const double v189 = md_sel_nonzero(v183, v188, 0.0);
+  const double v190 = md_sel_nonzero(0.0, 0.0, v189);
+  const double v191 = md_sel_nonzero(v183, v183, v188);
+  const double v192 = md_sel_nonzero(v187, v187, v185);
+  const double v193 = md_add(v192, v166);
+  const double v194 = md_sub(v193, v192);
+  const double v195 = md_sub(v166, v194);
+  const double v196 = md_sel_nonzero(v195, v193, 0.0);
+  const double v197 = md_sel_nonzero(v190, v196, 0.0);
+  const double v198 = md_sel_nonzero(0.0, 0.0, v197);
+  const double v199 = md_sel_nonzero(v191, v196, 0.0);
+  const double v200 = md_sel_nonzero(v190, v190, v199);
+  const double v201 = md_sel_nonzero(v191, v191, v196);
+  const double v202 = md_sel_nonzero(v195, v195, v193);
+  const double v203 = md_add(v202, v160);
+  const double v204 = md_sub(v203, v202);
+  const double v205 = md_sub(v160, v204);
+  const double v206 = md_sel_nonzero(v205, v203, 0.0);
+  const double v207 = md_sel_nonzero(v198, v206, 0.0);
+  const double v208 = md_sel_nonzero(0.0, 0.0, v207);
+  const double v209 = md_sel_nonzero(v200, v206, 0.0);
+  const double v210 = md_sel_nonzero(v198, v198, v209);
+  const double v211 = md_sel_nonzero(v201, v206, 0.0);
+  const double v212 = md_sel_nonzero(v200, v200, v211);
+  const double v213 = md_sel_nonzero(v201, v201, v206);
+  const double v214 = md_sel_nonzero(v205, v205, v203);
+  const double v215 = md_add(v214, v154);
+  const double v216 = md_sub(v215, v214);
+  const double v217 = md_sub(v154, v216);
+  const double v218 = md_sel_nonzero(v217, v215, 0.0);
+  const double v219 = md_sel_nonzero(v208, v218, 0.0);
+  const double v220 = md_sel_nonzero(0.0, 0.0, v219);
+  const double v221 = md_sel_nonzero(v210, v218, 0.0);
+  const double v222 = md_sel_nonzero(v208, v208, v221);
+  const double v223 = md_sel_nonzero(v212, v218, 0.0);
+  const double v224 = md_sel_nonzero(v210, v210, v223);
+  const double v225 = md_sel_nonzero(v213, v218, 0.0);
+  const double v226 = md_sel_nonzero(v212, v212, v225);
+  const double v227 = md_sel_nonzero(v213, v213, v218);
+  const double v228 = md_sel_nonzero(v217, v217, v215);
+  const double v229 = md_add(v228, v148);
+  const double v230 = md_sub(v229, v228);
+  const double v231 = md_sub(v148, v230);
+  const double v232 = md_sel_nonzero(v231, v229, 0.0);
+  const double v233 = md_sel_nonzero(v220, v232, 0.0);
+  const double v234 = md_sel_nonzero(0.0, 0.0, v233);
+  const double v235 = md_sel_nonzero(v222, v232, 0.0);
+  const double v236 = md_sel_nonzero(v220, v220, v235);
+  const double v237 = md_sel_nonzero(v224, v232, 0.0);
+  const double v238 = md_sel_nonzero(v222, v222, v237);
+  const double v239 = md_sel_nonzero(v226, v232, 0.0);
+  const double v240 = md_sel_nonzero(v224, v224, v239);
+  const double v241 = md_sel_nonzero(v227, v232, 0.0);
+  const double v242 = md_sel_nonzero(v226, v226, v241);
+  const double v243 = md_sel_nonzero(v227, v227, v232);
+  const double v244 = md_sel_nonzero(v231, v231, v229);
+  const double v245 = md_add(v244, v142);
+  const double v246 = md_sub(v245, v244);
+  const double v247 = md_sub(v142, v246);
+  const double v248 = md_sel_nonzero(v247, v245, 0.0);
+  const double v249 = md_sel_nonzero(v234, v248, 0.0);
+  const double v250 = md_sel_nonzero(0.0, 0.0, v249);
+  const double v251 = md_sel_nonzero(v236, v248, 0.0);
+  const double v252 = md_sel_nonzero(v234, v234, v251);
+  const double v253 = md_sel_nonzero(v238, v248, 0.0);
+  const double v254 = md_sel_nonzero(v236, v236, v253);
+  const double v255 = md_sel_nonzero(v240, v248, 0.0);
+  const double v256 = md_sel_nonzero(v238, v238, v255);
+  const double v257 = md_sel_nonzero(v242, v248, 0.0);
+  const double v258 = md_sel_nonzero(v240, v240, v257);
+  const double v259 = md_sel_nonzero(v243, v248, 0.0);
+  const double v260 = md_sel_nonzero(v242, v242, v259);
+  const double v261 = md_sel_nonzero(v243, v243, v248);
+  const double v262 = md_sel_nonzero(v247, v247, v245);
+  const double v263 = md_add(v262, v136);
+  const double v264 = md_sub(v263, v262);
+  const double v265 = md_sub(v136, v264);
+  const double v266 = md_sel_nonzero(v265, v263, 0.0);
+  const double v267 = md_sel_nonzero(v250, v266, 0.0);
+  const double v268 = md_sel_nonzero(0.0, 0.0, v267);
+  const double v269 = md_sel_nonzero(v252, v266, 0.0);
+  const double v270 = md_sel_nonzero(v250, v250, v269);
+  const double v271 = md_sel_nonzero(v254, v266, 0.0);
+  const double v272 = md_sel_nonzero(v252, v252, v271);
+  const double v273 = md_sel_nonzero(v256, v266, 0.0);
+  const double v274 = md_sel_nonzero(v254, v254, v273);
+  const double v275 = md_sel_nonzero(v258, v266, 0.0);
+  const double v276 = md_sel_nonzero(v256, v256, v275);
+  const double v277 = md_sel_nonzero(v260, v266, 0.0);
+  const double v278 = md_sel_nonzero(v258, v258, v277);
+  const double v279 = md_sel_nonzero(v261, v266, 0.0);
+  const double v280 = md_sel_nonzero(v260, v260, v279);
+  const double v281 = md_sel_nonzero(v261, v261, v266);
+  const double v282 = md_sel_nonzero(v265, v265, v263);
+  const double v283 = md_add(v282, v130);
+  const double v284 = md_sub(v283, v282);
+  const double v285 = md_sub(v130, v284);
+  const double v286 = md_sel_nonzero(v285, v283, 0.0);
+  const double v287 = md_sel_nonzero(v270, v286, 0.0);
+  const double v288 = md_sel_nonzero(v268, v268, v287);
+  const double v289 = md_sel_nonzero(v272, v286, 0.0);
+  const double v290 = md_sel_nonzero(v270, v270, v289);
+  const double v291 = md_sel_nonzero(v274, v286, 0.0);
+  const double v292 = md_sel_nonzero(v272, v272, v291);
+  const double v293 = md_sel_nonzero(v276, v286, 0.0);
+  const double v294 = md_sel_nonzero(v274, v274, v293);
+  const double v295 = md_sel_nonzero(v278, v286, 0.0);
+  const double v296 = md_sel_nonzero(v276, v276, v295);
+  const double v297 = md_sel_nonzero(v280, v286, 0.0);
+  const double v298 = md_sel_nonzero(v278, v278, v297);
+  const double v299 = md_sel_nonzero(v281, v286, 0.0);
+  const double v300 = md_sel_nonzero(v280, v280, v299);
+  const double v301 = md_sel_nonzero(v281, v281, v286);
+  const double v302 = md_sel_nonzero(v285, v285, v283);
+  const double v303 = md_add(v302, v124);
+  const double v304 = md_sub(v303, v302);
+  const double v305 = md_sub(v124, v304);
+  const double v306 = md_sel_nonzero(v305, v303, 0.0);
+  const double v307 = md_sel_nonzero(v290, v306, 0.0);
+  const double v308 = md_sel_nonzero(v288, v288, v307);
+  const double v309 = md_sel_nonzero(v292, v306, 0.0);
+  const double v310 = md_sel_nonzero(v290, v290, v309);
+  const double v311 = md_sel_nonzero(v294, v306, 0.0);
+  const double v312 = md_sel_nonzero(v292, v292, v311);
+  const double v313 = md_sel_nonzero(v296, v306, 0.0);
+  const double v314 = md_sel_nonzero(v294, v294, v313);
+  const double v315 = md_sel_nonzero(v298, v306, 0.0);
+  const double v316 = md_sel_nonzero(v296, v296, v315);
+  const double v317 = md_sel_nonzero(v300, v306, 0.0);
+  const double v318 = md_sel_nonzero(v298, v298, v317);
+  const double v319 = md_sel_nonzero(v301, v306, 0.0);
+  const double v320 = md_sel_nonzero(v300, v300, v319);
+  const double v321 = md_sel_nonzero(v301, v301, v306);
+  const double v322 = md_sel_nonzero(v305, v305, v303);
+  const double v323 = md_add(v322, v118);
+  const double v324 = md_sub(v323, v322);
+  const double v325 = md_sub(v118, v324);
+  const double v326 = md_sel_nonzero(v325, v323, 0.0);
+  const double v327 = md_sel_nonzero(v310, v326, 0.0);
+  const double v328 = md_sel_nonzero(v308, v308, v327);
+  const double v329 = md_sel_nonzero(v312, v326, 0.0);
+  const double v330 = md_sel_nonzero(v310, v310, v329);
+  const double v331 = md_sel_nonzero(v314, v326, 0.0);
+  const double v332 = md_sel_nonzero(v312, v312, v331);
+  const double v333 = md_sel_nonzero(v316, v326, 0.0);
+  const double v334 = md_sel_nonzero(v314, v314, v333);
+  const double v335 = md_sel_nonzero(v318, v326, 0.0);
+  const double v336 = md_sel_nonzero(v316, v316, v335);
+  const double v337 = md_sel_nonzero(v320, v326, 0.0);
+  const double v338 = md_sel_nonzero(v318, v318, v337);
+  const double v339 = md_sel_nonzero(v321, v326, 0.0);
+  const double v340 = md_sel_nonzero(v320, v320, v339);
+  const double v341 = md_sel_nonzero(v321, v321, v326);
+  const double v342 = md_sel_nonzero(v325, v325, v323);
+  const double v343 = md_add(v342, v112);
+  const double v344 = md_sub(v343, v342);
+  const double v345 = md_sub(v112, v344);
+  const double v346 = md_sel_nonzero(v345, v343, 0.0);
+  const double v347 = md_sel_nonzero(v330, v346, 0.0);
+  const double v348 = md_sel_nonzero(v328, v328, v347);
+  const double v349 = md_sel_nonzero(v332, v346, 0.0);
+  const double v350 = md_sel_nonzero(v330, v330, v349);
+  const double v351 = md_sel_nonzero(v334, v346, 0.0);
+  const double v352 = md_sel_nonzero(v332, v332, v351);
+  const double v353 = md_sel_nonzero(v336, v346, 0.0);
+  const double v354 = md_sel_nonzero(v334, v334, v353);
+  const double v355 = md_sel_nonzero(v338, v346, 0.0);
+  const double v356 = md_sel_nonzero(v336, v336, v355);
+  const double v357 = md_sel_nonzero(v340, v346, 0.0);
+  const double v358 = md_sel_nonzero(v338, v338, v357);
+  const double v359 = md_sel_nonzero(v341, v346, 0.0);
+  const double v360 = md_sel_nonzero(v340, v340, v359);
+  const double v361 = md_sel_nonzero(v341, v341, v346);
+  const double v362 = md_sel_nonzero(v345, v345, v343);
+  const double v363 = md_add(v362, v106);
+  const double v364 = md_sub(v363, v362);
+  const double v365 = md_sub(v106, v364);
+  const double v366 = md_sel_nonzero(v365, v363, 0.0);
+  const double v367 = md_sel_nonzero(v350, v366, 0.0);
+  const double v368 = md_sel_nonzero(v348, v348, v367);
+  const double v369 = md_sel_nonzero(v352, v366, 0.0);
+  const double v370 = md_sel_nonzero(v350, v350, v369);
+  const double v371 = md_sel_nonzero(v354, v366, 0.0);
+  const double v372 = md_sel_nonzero(v352, v352, v371);
+  const double v373 = md_sel_nonzero(v356, v366, 0.0);
+  const double v374 = md_sel_nonzero(v354, v354, v373);
+  const double v375 = md_sel_nonzero(v358, v366, 0.0);
+  const double v376 = md_sel_nonzero(v356, v356, v375);
+  const double v377 = md_sel_nonzero(v360, v366, 0.0);
+  const double v378 = md_sel_nonzero(v358, v358, v377);
+  const double v379 = md_sel_nonzero(v361, v366, 0.0);
+  const double v380 = md_sel_nonzero(v360, v360, v379);
+  const double v381 = md_sel_nonzero(v361, v361, v366);
+  const double v382 = md_sel_nonzero(v365, v365, v363);
+  const double v383 = md_add(v382, v100);
+  const double v384 = md_sub(v383, v382);
+  const double v385 = md_sub(v100, v384);
+  const double v386 = md_sel_nonzero(v385, v383, 0.0);
+  const double v387 = md_sel_nonzero(v370, v386, 0.0);
+  const double v388 = md_sel_nonzero(v368, v368, v387);
+  const double v389 = md_sel_nonzero(v372, v386, 0.0);
+  const double v390 = md_sel_nonzero(v370, v370, v389);
+  const double v391 = md_sel_nonzero(v374, v386, 0.0);
+  const double v392 = md_sel_nonzero(v372, v372, v391);
+  const double v393 = md_sel_nonzero(v376, v386, 0.0);
+  const double v394 = md_sel_nonzero(v374, v374, v393);
+  const double v395 = md_sel_nonzero(v378, v386, 0.0);
+  const double v396 = md_sel_nonzero(v376, v376, v395);
+  const double v397 = md_sel_nonzero(v380, v386, 0.0);
+  const double v398 = md_sel_nonzero(v378, v378, v397);
+  const double v399 = md_sel_nonzero(v381, v386, 0.0);
+  const double v400 = md_sel_nonzero(v380, v380, v399);
+  const double v401 = md_sel_nonzero(v381, v381, v386);
+  const double v402 = md_sel_nonzero(v385, v385, v383);
+  const double v403 = md_add(v402, v94);
+  const double v404 = md_sub(v403, v402);
+  const double v405 = md_sub(v94, v404);
+  const double v406 = md_sel_nonzero(v405, v403, 0.0);
+  const double v407 = md_sel_nonzero(v390, v406, 0.0);
+  const double v408 = md_sel_nonzero(v388, v388, v407);
+  const double v409 = md_sel_nonzero(v392, v406, 0.0);
+  const double v410 = md_sel_nonzero(v390, v390, v409);
+  const double v411 = md_sel_nonzero(v394, v406, 0.0);
+  const double v412 = md_sel_nonzero(v392, v392, v411);
+  const double v413 = md_sel_nonzero(v396, v406, 0.0);
+  const double v414 = md_sel_nonzero(v394, v394, v413);
+  const double v415 = md_sel_nonzero(v398, v406, 0.0);
+  const double v416 = md_sel_nonzero(v396, v396, v415);
+  const double v417 = md_sel_nonzero(v400, v406, 0.0);
+  const double v418 = md_sel_nonzero(v398, v398, v417);
+  const double v419 = md_sel_nonzero(v401, v406, 0.0);
+  const double v420 = md_sel_nonzero(v400, v400, v419);
+  const double v421 = md_sel_nonzero(v401, v401, v406);
+  const double v422 = md_sel_nonzero(v405, v405, v403);
+  const double v423 = md_sel_nonzero(v410, v422, 0.0);
+  const double v424 = md_sel_nonzero(v408, v408, v423);
+  const double v425 = md_sel_nonzero(v412, v422, 0.0);
+  const double v426 = md_sel_nonzero(v410, v410, v425);
+  const double v427 = md_sel_nonzero(v414, v422, 0.0);
+  const double v428 = md_sel_nonzero(v412, v412, v427);
+  const double v429 = md_sel_nonzero(v416, v422, 0.0);
+  const double v430 = md_sel_nonzero(v414, v414, v429);
+  const double v431 = md_sel_nonzero(v418, v422, 0.0);
+  const double v432 = md_sel_nonzero(v416, v416, v431);
+  const double v433 = md_sel_nonzero(v420, v422, 0.0);
+  const double v434 = md_sel_nonzero(v418, v418, v433);
+  const double v435 = md_sel_nonzero(v421, v422, 0.0);
+  const double v436 = md_sel_nonzero(v420, v420, v435);
+  const double v437 = md_sel_nonzero(v421, v421, v422);
+  const double v438 = md_add(v437, v436);
+  const double v439 = md_sub(v438, v437);
+  const double v440 = md_sub(v436, v439);
+  const double v441 = md_add(v440, v434);
+  const double v442 = md_sub(v441, v440);
+  const double v443 = md_sub(v434, v442);
+  const double v444 = md_add(v443, v432);
+  const double v445 = md_sub(v444, v443);
+  const double v446 = md_sub(v432, v445);
+  const double v447 = md_add(v446, v430);
+  const double v448 = md_sub(v447, v446);
+  const double v449 = md_sub(v430, v448);
+  const double v450 = md_add(v449, v428);
+  const double v451 = md_sub(v450, v449);
+  const double v452 = md_sub(v428, v451);
+  const double v453 = md_add(v452, v426);
+  const double v454 = md_sub(v453, v452);
+  const double v455 = md_sub(v426, v454);
+  const double v456 = md_add(v455, v424);
+  const double v457 = md_sub(v456, v455);
+  const double v458 = md_sub(v424, v457);
+  const double v459 = md_add(v438, v441);
+  const double v460 = md_sub(v459, v438);
+  const double v461 = md_sub(v441, v460);
+  const double v462 = md_add(v461, v444);
+  const double v463 = md_sub(v462, v461);
+  const double v464 = md_sub(v444, v463);
+  const double v465 = md_add(v464, v447);
+  const double v466 = md_sub(v465, v464);
+  const double v467 = md_sub(v447, v466);
+  const double v468 = md_add(v467, v450);
+  const double v469 = md_sub(v468, v467);
+  const double v470 = md_sub(v450, v469);
+  const double v471 = md_add(v470, v453);
+  const double v472 = md_sub(v471, v470);
+  const double v473 = md_sub(v453, v472);
+  const double v474 = md_add(v473, v456);
+  const double v475 = md_sub(v474, v473);
+  const double v476 = md_sub(v456, v475);
+  const double v477 = md_add(v476, v458);
+  const double v478 = md_sub(v477, v476);
+  const double v479 = md_sub(v458, v478);
+  const double v480 = md_add(x.v[0], (-y.v[0]));
+  const double v481 = md_sel_finite(v480, v459, v480);
+  const double v482 = md_sel_finite(v481, v462, 0.0);
+  const double v483 = md_sel_finite(v481, v465, 0.0);
+  const double v484 = md_sel_finite(v481, v468, 0.0);
+  const double v485 = md_sel_finite(v481, v471, 0.0);
+  const double v486 = md_sel_finite(v481, v474, 0.0);
+  const double v487 = md_sel_finite(v481, v477, 0.0);
+  const double v488 = md_sel_finite(v481, v479, 0.0);
+  return md8{{v481, v482, v483, v484, v485, v486, v487, v488}};
+}
+
+// md8_mulf64 returns x * f for a float64 f.
+// Cost: 232 flops (217 add/sub, 8 mul, 7 fma, 0 div/sqrt), 86 selections.
+MD_HD md8 md8_mulf64(md8 x, double f) {
+  const double v9 = md_mul(x.v[0], f);
+  const double v11 = md_fma(x.v[0], f, (-v9));
+  const double v12 = md_mul(x.v[1], f);
+  const double v14 = md_fma(x.v[1], f, (-v12));
+  const double v15 = md_mul(x.v[2], f);
+  const double v17 = md_fma(x.v[2], f, (-v15));
+  const double v18 = md_mul(x.v[3], f);
+  const double v20 = md_fma(x.v[3], f, (-v18));
+  const double v21 = md_mul(x.v[4], f);
+  const double v23 = md_fma(x.v[4], f, (-v21));
+  const double v24 = md_mul(x.v[5], f);
+  const double v26 = md_fma(x.v[5], f, (-v24));
+  const double v27 = md_mul(x.v[6], f);
+  const double v29 = md_fma(x.v[6], f, (-v27));
+  const double v30 = md_mul(x.v[7], f);
+  const double v31 = md_add(v11, v12);
+  const double v32 = md_sub(v31, v12);
+  const double v33 = md_sub(v31, v32);
+  const double v34 = md_sub(v11, v32);
+  const double v35 = md_sub(v12, v33);
+  const double v36 = md_add(v34, v35);
+  const double v37 = md_add(v14, v15);
+  const double v38 = md_sub(v37, v15);
+  const double v39 = md_sub(v37, v38);
+  const double v40 = md_sub(v14, v38);
+  const double v41 = md_sub(v15, v39);
+  const double v42 = md_add(v40, v41);
+  const double v43 = md_add(v36, v37);
+  const double v44 = md_sub(v43, v37);
+  const double v45 = md_sub(v43, v44);
+  const double v46 = md_sub(v36, v44);
+  const double v47 = md_sub(v37, v45);
+  const double v48 = md_add(v46, v47);
+  const double v49 = md_add(v17, v18);
+  const double v50 = md_sub(v49, v18);
+  const double v51 = md_sub(v49, v50);
+  const double v52 = md_sub(v17, v50);
+  const double v53 = md_sub(v18, v51);
+  const double v54 = md_add(v52, v53);
+  const double v55 = md_add(v42, v48);
+  const double v56 = md_sub(v55, v48);
+  const double v57 = md_sub(v55, v56);
+  const double v58 = md_sub(v42, v56);
+  const double v59 = md_sub(v48, v57);
+  const double v60 = md_add(v58, v59);
+  const double v61 = md_add(v49, v55);
+  const double v62 = md_sub(v61, v55);
+  const double v63 = md_sub(v61, v62);
+  const double v64 = md_sub(v49, v62);
+  const double v65 = md_sub(v55, v63);
+  const double v66 = md_add(v64, v65);
+  const double v67 = md_add(v20, v21);
+  const double v68 = md_sub(v67, v21);
+  const double v69 = md_sub(v67, v68);
+  const double v70 = md_sub(v20, v68);
+  const double v71 = md_sub(v21, v69);
+  const double v72 = md_add(v70, v71);
+  const double v73 = md_add(v54, v60);
+  const double v74 = md_sub(v73, v60);
+  const double v75 = md_sub(v73, v74);
+  const double v76 = md_sub(v54, v74);
+  const double v77 = md_sub(v60, v75);
+  const double v78 = md_add(v76, v77);
+  const double v79 = md_add(v66, v67);
+  const double v80 = md_sub(v79, v67);
+  const double v81 = md_sub(v79, v80);
+  const double v82 = md_sub(v66, v80);
+  const double v83 = md_sub(v67, v81);
+  const double v84 = md_add(v82, v83);
+  const double v85 = md_add(v73, v79);
+  const double v86 = md_sub(v85, v79);
+  const double v87 = md_sub(v85, v86);
+  const double v88 = md_sub(v73, v86);
+  const double v89 = md_sub(v79, v87);
+  const double v90 = md_add(v88, v89);
+  const double v91 = md_add(v23, v24);
+  const double v92 = md_sub(v91, v24);
+  const double v93 = md_sub(v91, v92);
+  const double v94 = md_sub(v23, v92);
+  const double v95 = md_sub(v24, v93);
+  const double v96 = md_add(v94, v95);
+  const double v97 = md_add(v72, v78);
+  const double v98 = md_sub(v97, v78);
+  const double v99 = md_sub(v97, v98);
+  const double v100 = md_sub(v72, v98);
+  const double v101 = md_sub(v78, v99);
+  const double v102 = md_add(v100, v101);
+  const double v103 = md_add(v84, v90);
+  const double v104 = md_sub(v103, v90);
+  const double v105 = md_sub(v103, v104);
+  const double v106 = md_sub(v84, v104);
+  const double v107 = md_sub(v90, v105);
+  const double v108 = md_add(v106, v107);
+  const double v109 = md_add(v91, v97);
+  const double v110 = md_sub(v109, v97);
+  const double v111 = md_sub(v109, v110);
+  const double v112 = md_sub(v91, v110);
+  const double v113 = md_sub(v97, v111);
+  const double v114 = md_add(v112, v113);
+  const double v115 = md_add(v103, v109);
+  const double v116 = md_sub(v115, v109);
+  const double v117 = md_sub(v115, v116);
+  const double v118 = md_sub(v103, v116);
+  const double v119 = md_sub(v109, v117);
+  const double v120 = md_add(v118, v119);
+  const double v121 = md_add(v26, v27);
+  const double v122 = md_sub(v121, v27);
+  const double v123 = md_sub(v121, v122);
+  const double v124 = md_sub(v26, v122);
+  const double v125 = md_sub(v27, v123);
+  const double v126 = md_add(v124, v125);
+  const double v127 = md_add(v96, v102);
+  const double v128 = md_sub(v127, v102);
+  const double v129 = md_sub(v127, v128);
+  const double v130 = md_sub(v96, v128);
+  const double v131 = md_sub(v102, v129);
+  const double v132 = md_add(v130, v131);
+  const double v133 = md_add(v108, v114);
+  const double v134 = md_sub(v133, v114);
+  const double v135 = md_sub(v133, v134);
+  const double v136 = md_sub(v108, v134);
+  const double v137 = md_sub(v114, v135);
+  const double v138 = md_add(v136, v137);
+  const double v139 = md_add(v120, v121);
+  const double v140 = md_sub(v139, v121);
+  const double v141 = md_sub(v139, v140);
+  const double v142 = md_sub(v120, v140);
+  const double v143 = md_sub(v121, v141);
+  const double v144 = md_add(v142, v143);
+  const double v145 = md_add(v127, v133);
+  const double v146 = md_sub(v145, v133);
+  const double v147 = md_sub(v145, v146);
+  const double v148 = md_sub(v127, v146);
+  const double v149 = md_sub(v133, v147);
+  const double v150 = md_add(v148, v149);
+  const double v151 = md_add(v139, v145);
+  const double v152 = md_sub(v151, v145);
+  const double v153 = md_sub(v151, v152);
+  const double v154 = md_sub(v139, v152);
+  const double v155 = md_sub(v145, v153);
+  const double v156 = md_add(v154, v155);
+  const double v157 = md_add(v29, v30);
+  const double v158 = md_add(v126, v132);
+  const double v159 = md_add(v138, v144);
+  const double v160 = md_add(v150, v156);
+  const double v161 = md_add(v157, v158);
+  const double v162 = md_add(v159, v160);
+  const double v163 = md_add(v161, v162);
+  const double v165 = md_add(v151, v163);
+  const double v166 = md_sub(v165, v163);
+  const double v167 = md_sub(v165, v166);
+  const double v168 = md_sub(v151, v166);
+  const double v169 = md_sub(v163, v167);
+  const double v170 = md_add(v168, v169);
+  const double v171 = md_add(v115, v165);
+  const double v172 = md_sub(v171, v165);
+  const double v173 = md_sub(v171, v172);
+  const double v174 = md_sub(v115, v172);
+  const double v175 = md_sub(v165, v173);
+  const double v176 = md_add(v174, v175);
+  const double v177 = md_add(v85, v171);
+  const double v178 = md_sub(v177, v171);
+  const double v179 = md_sub(v177, v178);
+  const double v180 = md_sub(v85, v178);
+  const double v181 = md_sub(v171, v179);
+  const double v182 = md_add(v180, v181);
+  const double v183 = md_add(v61, v177);
+  const double v184 = md_sub(v183, v177);
+  const double v185 = md_sub(v183, v184);
+  const double v186 = md_sub(v61, v184);
+  const double v187 = md_sub(v177, v185);
+  const double v188 = md_add(v186, v187);
+  const double v189 = md_add(v43, v183);
+  const double v190 = md_sub(v189, v183);
+  const double v191 = md_sub(v189, v190);
+  const double v192 = md_sub(v43, v190);
+  const double v193 = md_sub(v183, v191);
+  const double v194 = md_add(v192, v193);
+  const double v195 = md_add(v31, v189);
+  const double v196 = md_sub(v195, v189);
+  const double v197 = md_sub(v195, v196);
+  const double v198 = md_sub(v31, v196);
+  const double v199 = md_sub(v189, v197);
+  const double v200 = md_add(v198, v199);
+  const double v201 = md_add(v9, v195);
+  const double v202 = md_sub(v201, v195);
+  const double v203 = md_sub(v201, v202);
+  const double v204 = md_sub(v9, v202);
+  const double v205 = md_sub(v195, v203);
+  const double v206 = md_add(v204, v205);
+  const double v207 = md_add(v201, v206);
+  const double v208 = md_sub(v207, v201);
+  const double v209 = md_sub(v206, v208);
+  const double v210 = md_sel_nonzero(v209, v207, 0.0);
+  const double v211 = md_sel_nonzero(0.0, 0.0, v210);
+  const double v212 = md_sel_nonzero(v209, v209, v207);
+  const double v213 = md_add(v212, v200);
+  const double v214 = md_sub(v213, v212);
+  const double v215 = md_sub(v200, v214);
+  const double v216 = md_sel_nonzero(v215, v213, 0.0);
+  const double v217 = md_sel_nonzero(v211, v216, 0.0);
+  const double v218 = md_sel_nonzero(0.0, 0.0, v217);
+  const double v219 = md_sel_nonzero(v211, v211, v216);
+  const double v220 = md_sel_nonzero(v215, v215, v213);
+  const double v221 = md_add(v220, v194);
+  const double v222 = md_sub(v221, v220);
+  const double v223 = md_sub(v194, v222);
+  const double v224 = md_sel_nonzero(v223, v221, 0.0);
+  const double v225 = md_sel_nonzero(v218, v224, 0.0);
+  const double v226 = md_sel_nonzero(0.0, 0.0, v225);
+  const double v227 = md_sel_nonzero(v219, v224, 0.0);
+  const double v228 = md_sel_nonzero(v218, v218, v227);
+  const double v229 = md_sel_nonzero(v219, v219, v224);
+  const double v230 = md_sel_nonzero(v223, v223, v221);
+  const double v231 = md_add(v230, v188);
+  const double v232 = md_sub(v231, v230);
+  const double v233 = md_sub(v188, v232);
+  const double v234 = md_sel_nonzero(v233, v231, 0.0);
+  const double v235 = md_sel_nonzero(v226, v234, 0.0);
+  const double v236 = md_sel_nonzero(0.0, 0.0, v235);
+  const double v237 = md_sel_nonzero(v228, v234, 0.0);
+  const double v238 = md_sel_nonzero(v226, v226, v237);
+  const double v239 = md_sel_nonzero(v229, v234, 0.0);
+  const double v240 = md_sel_nonzero(v228, v228, v239);
+  const double v241 = md_sel_nonzero(v229, v229, v234);
+  const double v242 = md_sel_nonzero(v233, v233, v231);
+  const double v243 = md_add(v242, v182);
+  const double v244 = md_sub(v243, v242);
+  const double v245 = md_sub(v182, v244);
+  const double v246 = md_sel_nonzero(v245, v243, 0.0);
+  const double v247 = md_sel_nonzero(v236, v246, 0.0);
+  const double v248 = md_sel_nonzero(0.0, 0.0, v247);
+  const double v249 = md_sel_nonzero(v238, v246, 0.0);
+  const double v250 = md_sel_nonzero(v236, v236, v249);
+  const double v251 = md_sel_nonzero(v240, v246, 0.0);
+  const double v252 = md_sel_nonzero(v238, v238, v251);
+  const double v253 = md_sel_nonzero(v241, v246, 0.0);
+  const double v254 = md_sel_nonzero(v240, v240, v253);
+  const double v255 = md_sel_nonzero(v241, v241, v246);
+  const double v256 = md_sel_nonzero(v245, v245, v243);
+  const double v257 = md_add(v256, v176);
+  const double v258 = md_sub(v257, v256);
+  const double v259 = md_sub(v176, v258);
+  const double v260 = md_sel_nonzero(v259, v257, 0.0);
+  const double v261 = md_sel_nonzero(v248, v260, 0.0);
+  const double v262 = md_sel_nonzero(0.0, 0.0, v261);
+  const double v263 = md_sel_nonzero(v250, v260, 0.0);
+  const double v264 = md_sel_nonzero(v248, v248, v263);
+  const double v265 = md_sel_nonzero(v252, v260, 0.0);
+  const double v266 = md_sel_nonzero(v250, v250, v265);
+  const double v267 = md_sel_nonzero(v254, v260, 0.0);
+  const double v268 = md_sel_nonzero(v252, v252, v267);
+  const double v269 = md_sel_nonzero(v255, v260, 0.0);
+  const double v270 = md_sel_nonzero(v254, v254, v269);
+  const double v271 = md_sel_nonzero(v255, v255, v260);
+  const double v272 = md_sel_nonzero(v259, v259, v257);
+  const double v273 = md_add(v272, v170);
+  const double v274 = md_sub(v273, v272);
+  const double v275 = md_sub(v170, v274);
+  const double v276 = md_sel_nonzero(v275, v273, 0.0);
+  const double v277 = md_sel_nonzero(v262, v276, 0.0);
+  const double v278 = md_sel_nonzero(0.0, 0.0, v277);
+  const double v279 = md_sel_nonzero(v264, v276, 0.0);
+  const double v280 = md_sel_nonzero(v262, v262, v279);
+  const double v281 = md_sel_nonzero(v266, v276, 0.0);
+  const double v282 = md_sel_nonzero(v264, v264, v281);
+  const double v283 = md_sel_nonzero(v268, v276, 0.0);
+  const double v284 = md_sel_nonzero(v266, v266, v283);
+  const double v285 = md_sel_nonzero(v270, v276, 0.0);
+  const double v286 = md_sel_nonzero(v268, v268, v285);
+  const double v287 = md_sel_nonzero(v271, v276, 0.0);
+  const double v288 = md_sel_nonzero(v270, v270, v287);
+  const double v289 = md_sel_nonzero(v271, v271, v276);
+  const double v290 = md_sel_nonzero(v275, v275, v273);
+  const double v291 = md_sel_nonzero(v278, v290, 0.0);
+  const double v292 = md_sel_nonzero(0.0, 0.0, v291);
+  const double v293 = md_sel_nonzero(v280, v290, 0.0);
+  const double v294 = md_sel_nonzero(v278, v278, v293);
+  const double v295 = md_sel_nonzero(v282, v290, 0.0);
+  const double v296 = md_sel_nonzero(v280, v280, v295);
+  const double v297 = md_sel_nonzero(v284, v290, 0.0);
+  const double v298 = md_sel_nonzero(v282, v282, v297);
+  const double v299 = md_sel_nonzero(v286, v290, 0.0);
+  const double v300 = md_sel_nonzero(v284, v284, v299);
+  const double v301 = md_sel_nonzero(v288, v290, 0.0);
+  const double v302 = md_sel_nonzero(v286, v286, v301);
+  const double v303 = md_sel_nonzero(v289, v290, 0.0);
+  const double v304 = md_sel_nonzero(v288, v288, v303);
+  const double v305 = md_sel_nonzero(v289, v289, v290);
+  const double v306 = md_add(v305, v304);
+  const double v307 = md_sub(v306, v305);
+  const double v308 = md_sub(v304, v307);
+  const double v309 = md_add(v308, v302);
+  const double v310 = md_sub(v309, v308);
+  const double v311 = md_sub(v302, v310);
+  const double v312 = md_add(v311, v300);
+  const double v313 = md_sub(v312, v311);
+  const double v314 = md_sub(v300, v313);
+  const double v315 = md_add(v314, v298);
+  const double v316 = md_sub(v315, v314);
+  const double v317 = md_sub(v298, v316);
+  const double v318 = md_add(v317, v296);
+  const double v319 = md_sub(v318, v317);
+  const double v320 = md_sub(v296, v319);
+  const double v321 = md_add(v320, v294);
+  const double v322 = md_sub(v321, v320);
+  const double v323 = md_sub(v294, v322);
+  const double v324 = md_add(v323, v292);
+  const double v325 = md_sub(v324, v323);
+  const double v326 = md_sub(v292, v325);
+  const double v327 = md_sel_finite(v9, v306, v9);
+  const double v328 = md_sel_finite(v327, v309, 0.0);
+  const double v329 = md_sel_finite(v327, v312, 0.0);
+  const double v330 = md_sel_finite(v327, v315, 0.0);
+  const double v331 = md_sel_finite(v327, v318, 0.0);
+  const double v332 = md_sel_finite(v327, v321, 0.0);
+  const double v333 = md_sel_finite(v327, v324, 0.0);
+  const double v334 = md_sel_finite(v327, v326, 0.0);
+  return md8{{v327, v328, v329, v330, v331, v332, v333, v334}};
 }
 
 // md8_mul returns x * y.
@@ -1530,12 +2344,1265 @@ MD_HD md8 md8_mul(md8 x, md8 y) {
   return md8{{v1021, v1022, v1023, v1024, v1025, v1026, v1027, v1028}};
 }
 
+// md8_sqr returns x * x.
+// Cost: 520 flops (449 add/sub, 49 mul, 22 fma, 0 div/sqrt), 100 selections.
+MD_HD md8 md8_sqr(md8 x) {
+  const double v9 = md_mul(x.v[0], x.v[0]);
+  const double v11 = md_fma(x.v[0], x.v[0], (-v9));
+  const double v12 = md_mul(x.v[0], x.v[1]);
+  const double v14 = md_fma(x.v[0], x.v[1], (-v12));
+  const double v15 = md_mul(v12, 2.0);
+  const double v16 = md_mul(v14, 2.0);
+  const double v17 = md_mul(x.v[0], x.v[2]);
+  const double v19 = md_fma(x.v[0], x.v[2], (-v17));
+  const double v20 = md_mul(v17, 2.0);
+  const double v21 = md_mul(v19, 2.0);
+  const double v22 = md_mul(x.v[1], x.v[1]);
+  const double v24 = md_fma(x.v[1], x.v[1], (-v22));
+  const double v25 = md_mul(x.v[0], x.v[3]);
+  const double v27 = md_fma(x.v[0], x.v[3], (-v25));
+  const double v28 = md_mul(v25, 2.0);
+  const double v29 = md_mul(v27, 2.0);
+  const double v30 = md_mul(x.v[1], x.v[2]);
+  const double v32 = md_fma(x.v[1], x.v[2], (-v30));
+  const double v33 = md_mul(v30, 2.0);
+  const double v34 = md_mul(v32, 2.0);
+  const double v35 = md_mul(x.v[0], x.v[4]);
+  const double v37 = md_fma(x.v[0], x.v[4], (-v35));
+  const double v38 = md_mul(v35, 2.0);
+  const double v39 = md_mul(v37, 2.0);
+  const double v40 = md_mul(x.v[1], x.v[3]);
+  const double v42 = md_fma(x.v[1], x.v[3], (-v40));
+  const double v43 = md_mul(v40, 2.0);
+  const double v44 = md_mul(v42, 2.0);
+  const double v45 = md_mul(x.v[2], x.v[2]);
+  const double v47 = md_fma(x.v[2], x.v[2], (-v45));
+  const double v48 = md_mul(x.v[0], x.v[5]);
+  const double v50 = md_fma(x.v[0], x.v[5], (-v48));
+  const double v51 = md_mul(v48, 2.0);
+  const double v52 = md_mul(v50, 2.0);
+  const double v53 = md_mul(x.v[1], x.v[4]);
+  const double v55 = md_fma(x.v[1], x.v[4], (-v53));
+  const double v56 = md_mul(v53, 2.0);
+  const double v57 = md_mul(v55, 2.0);
+  const double v58 = md_mul(x.v[2], x.v[3]);
+  const double v60 = md_fma(x.v[2], x.v[3], (-v58));
+  const double v61 = md_mul(v58, 2.0);
+  const double v62 = md_mul(v60, 2.0);
+  const double v63 = md_mul(x.v[0], x.v[6]);
+  const double v65 = md_fma(x.v[0], x.v[6], (-v63));
+  const double v66 = md_mul(v63, 2.0);
+  const double v67 = md_mul(v65, 2.0);
+  const double v68 = md_mul(x.v[1], x.v[5]);
+  const double v70 = md_fma(x.v[1], x.v[5], (-v68));
+  const double v71 = md_mul(v68, 2.0);
+  const double v72 = md_mul(v70, 2.0);
+  const double v73 = md_mul(x.v[2], x.v[4]);
+  const double v75 = md_fma(x.v[2], x.v[4], (-v73));
+  const double v76 = md_mul(v73, 2.0);
+  const double v77 = md_mul(v75, 2.0);
+  const double v78 = md_mul(x.v[3], x.v[3]);
+  const double v80 = md_fma(x.v[3], x.v[3], (-v78));
+  const double v81 = md_mul(x.v[0], x.v[7]);
+  const double v82 = md_mul(v81, 2.0);
+  const double v83 = md_mul(x.v[1], x.v[6]);
+  const double v84 = md_mul(v83, 2.0);
+  const double v85 = md_mul(x.v[2], x.v[5]);
+  const double v86 = md_mul(v85, 2.0);
+  const double v87 = md_mul(x.v[3], x.v[4]);
+  const double v88 = md_mul(v87, 2.0);
+  const double v89 = md_mul(x.v[1], x.v[7]);
+  const double v90 = md_fma(x.v[2], x.v[6], v89);
+  const double v91 = md_fma(x.v[3], x.v[5], v90);
+  const double v92 = md_fma(x.v[4], x.v[4], v91);
+  const double v93 = md_fma(x.v[5], x.v[3], v92);
+  const double v94 = md_fma(x.v[6], x.v[2], v93);
+  const double v95 = md_fma(x.v[7], x.v[1], v94);
+  const double v96 = md_add(v11, v15);
+  const double v97 = md_sub(v96, v15);
+  const double v98 = md_sub(v96, v97);
+  const double v99 = md_sub(v11, v97);
+  const double v100 = md_sub(v15, v98);
+  const double v101 = md_add(v99, v100);
+  const double v102 = md_add(v16, v20);
+  const double v103 = md_sub(v102, v20);
+  const double v104 = md_sub(v102, v103);
+  const double v105 = md_sub(v16, v103);
+  const double v106 = md_sub(v20, v104);
+  const double v107 = md_add(v105, v106);
+  const double v108 = md_add(v22, v101);
+  const double v109 = md_sub(v108, v101);
+  const double v110 = md_sub(v108, v109);
+  const double v111 = md_sub(v22, v109);
+  const double v112 = md_sub(v101, v110);
+  const double v113 = md_add(v111, v112);
+  const double v114 = md_add(v102, v108);
+  const double v115 = md_sub(v114, v108);
+  const double v116 = md_sub(v114, v115);
+  const double v117 = md_sub(v102, v115);
+  const double v118 = md_sub(v108, v116);
+  const double v119 = md_add(v117, v118);
+  const double v120 = md_add(v21, v24);
+  const double v121 = md_sub(v120, v24);
+  const double v122 = md_sub(v120, v121);
+  const double v123 = md_sub(v21, v121);
+  const double v124 = md_sub(v24, v122);
+  const double v125 = md_add(v123, v124);
+  const double v126 = md_add(v28, v33);
+  const double v127 = md_sub(v126, v33);
+  const double v128 = md_sub(v126, v127);
+  const double v129 = md_sub(v28, v127);
+  const double v130 = md_sub(v33, v128);
+  const double v131 = md_add(v129, v130);
+  const double v132 = md_add(v107, v113);
+  const double v133 = md_sub(v132, v113);
+  const double v134 = md_sub(v132, v133);
+  const double v135 = md_sub(v107, v133);
+  const double v136 = md_sub(v113, v134);
+  const double v137 = md_add(v135, v136);
+  const double v138 = md_add(v119, v120);
+  const double v139 = md_sub(v138, v120);
+  const double v140 = md_sub(v138, v139);
+  const double v141 = md_sub(v119, v139);
+  const double v142 = md_sub(v120, v140);
+  const double v143 = md_add(v141, v142);
+  const double v144 = md_add(v126, v132);
+  const double v145 = md_sub(v144, v132);
+  const double v146 = md_sub(v144, v145);
+  const double v147 = md_sub(v126, v145);
+  const double v148 = md_sub(v132, v146);
+  const double v149 = md_add(v147, v148);
+  const double v150 = md_add(v138, v144);
+  const double v151 = md_sub(v150, v144);
+  const double v152 = md_sub(v150, v151);
+  const double v153 = md_sub(v138, v151);
+  const double v154 = md_sub(v144, v152);
+  const double v155 = md_add(v153, v154);
+  const double v156 = md_add(v29, v34);
+  const double v157 = md_sub(v156, v34);
+  const double v158 = md_sub(v156, v157);
+  const double v159 = md_sub(v29, v157);
+  const double v160 = md_sub(v34, v158);
+  const double v161 = md_add(v159, v160);
+  const double v162 = md_add(v38, v43);
+  const double v163 = md_sub(v162, v43);
+  const double v164 = md_sub(v162, v163);
+  const double v165 = md_sub(v38, v163);
+  const double v166 = md_sub(v43, v164);
+  const double v167 = md_add(v165, v166);
+  const double v168 = md_add(v45, v125);
+  const double v169 = md_sub(v168, v125);
+  const double v170 = md_sub(v168, v169);
+  const double v171 = md_sub(v45, v169);
+  const double v172 = md_sub(v125, v170);
+  const double v173 = md_add(v171, v172);
+  const double v174 = md_add(v131, v137);
+  const double v175 = md_sub(v174, v137);
+  const double v176 = md_sub(v174, v175);
+  const double v177 = md_sub(v131, v175);
+  const double v178 = md_sub(v137, v176);
+  const double v179 = md_add(v177, v178);
+  const double v180 = md_add(v143, v149);
+  const double v181 = md_sub(v180, v149);
+  const double v182 = md_sub(v180, v181);
+  const double v183 = md_sub(v143, v181);
+  const double v184 = md_sub(v149, v182);
+  const double v185 = md_add(v183, v184);
+  const double v186 = md_add(v155, v156);
+  const double v187 = md_sub(v186, v156);
+  const double v188 = md_sub(v186, v187);
+  const double v189 = md_sub(v155, v187);
+  const double v190 = md_sub(v156, v188);
+  const double v191 = md_add(v189, v190);
+  const double v192 = md_add(v162, v168);
+  const double v193 = md_sub(v192, v168);
+  const double v194 = md_sub(v192, v193);
+  const double v195 = md_sub(v162, v193);
+  const double v196 = md_sub(v168, v194);
+  const double v197 = md_add(v195, v196);
+  const double v198 = md_add(v174, v180);
+  const double v199 = md_sub(v198, v180);
+  const double v200 = md_sub(v198, v199);
+  const double v201 = md_sub(v174, v199);
+  const double v202 = md_sub(v180, v200);
+  const double v203 = md_add(v201, v202);
+  const double v204 = md_add(v186, v192);
+  const double v205 = md_sub(v204, v192);
+  const double v206 = md_sub(v204, v205);
+  const double v207 = md_sub(v186, v205);
+  const double v208 = md_sub(v192, v206);
+  const double v209 = md_add(v207, v208);
+  const double v210 = md_add(v198, v204);
+  const double v211 = md_sub(v210, v204);
+  const double v212 = md_sub(v210, v211);
+  const double v213 = md_sub(v198, v211);
+  const double v214 = md_sub(v204, v212);
+  const double v215 = md_add(v213, v214);
+  const double v216 = md_add(v39, v44);
+  const double v217 = md_sub(v216, v44);
+  const double v218 = md_sub(v216, v217);
+  const double v219 = md_sub(v39, v217);
+  const double v220 = md_sub(v44, v218);
+  const double v221 = md_add(v219, v220);
+  const double v222 = md_add(v47, v51);
+  const double v223 = md_sub(v222, v51);
+  const double v224 = md_sub(v222, v223);
+  const double v225 = md_sub(v47, v223);
+  const double v226 = md_sub(v51, v224);
+  const double v227 = md_add(v225, v226);
+  const double v228 = md_add(v56, v61);
+  const double v229 = md_sub(v228, v61);
+  const double v230 = md_sub(v228, v229);
+  const double v231 = md_sub(v56, v229);
+  const double v232 = md_sub(v61, v230);
+  const double v233 = md_add(v231, v232);
+  const double v234 = md_add(v161, v167);
+  const double v235 = md_sub(v234, v167);
+  const double v236 = md_sub(v234, v235);
+  const double v237 = md_sub(v161, v235);
+  const double v238 = md_sub(v167, v236);
+  const double v239 = md_add(v237, v238);
+  const double v240 = md_add(v173, v179);
+  const double v241 = md_sub(v240, v179);
+  const double v242 = md_sub(v240, v241);
+  const double v243 = md_sub(v173, v241);
+  const double v244 = md_sub(v179, v242);
+  const double v245 = md_add(v243, v244);
+  const double v246 = md_add(v185, v191);
+  const double v247 = md_sub(v246, v191);
+  const double v248 = md_sub(v246, v247);
+  const double v249 = md_sub(v185, v247);
+  const double v250 = md_sub(v191, v248);
+  const double v251 = md_add(v249, v250);
+  const double v252 = md_add(v197, v203);
+  const double v253 = md_sub(v252, v203);
+  const double v254 = md_sub(v252, v253);
+  const double v255 = md_sub(v197, v253);
+  const double v256 = md_sub(v203, v254);
+  const double v257 = md_add(v255, v256);
+  const double v258 = md_add(v209, v215);
+  const double v259 = md_sub(v258, v215);
+  const double v260 = md_sub(v258, v259);
+  const double v261 = md_sub(v209, v259);
+  const double v262 = md_sub(v215, v260);
+  const double v263 = md_add(v261, v262);
+  const double v264 = md_add(v216, v222);
+  const double v265 = md_sub(v264, v222);
+  const double v266 = md_sub(v264, v265);
+  const double v267 = md_sub(v216, v265);
+  const double v268 = md_sub(v222, v266);
+  const double v269 = md_add(v267, v268);
+  const double v270 = md_add(v228, v234);
+  const double v271 = md_sub(v270, v234);
+  const double v272 = md_sub(v270, v271);
+  const double v273 = md_sub(v228, v271);
+  const double v274 = md_sub(v234, v272);
+  const double v275 = md_add(v273, v274);
+  const double v276 = md_add(v240, v246);
+  const double v277 = md_sub(v276, v246);
+  const double v278 = md_sub(v276, v277);
+  const double v279 = md_sub(v240, v277);
+  const double v280 = md_sub(v246, v278);
+  const double v281 = md_add(v279, v280);
+  const double v282 = md_add(v252, v258);
+  const double v283 = md_sub(v282, v258);
+  const double v284 = md_sub(v282, v283);
+  const double v285 = md_sub(v252, v283);
+  const double v286 = md_sub(v258, v284);
+  const double v287 = md_add(v285, v286);
+  const double v288 = md_add(v264, v270);
+  const double v289 = md_sub(v288, v270);
+  const double v290 = md_sub(v288, v289);
+  const double v291 = md_sub(v264, v289);
+  const double v292 = md_sub(v270, v290);
+  const double v293 = md_add(v291, v292);
+  const double v294 = md_add(v276, v282);
+  const double v295 = md_sub(v294, v282);
+  const double v296 = md_sub(v294, v295);
+  const double v297 = md_sub(v276, v295);
+  const double v298 = md_sub(v282, v296);
+  const double v299 = md_add(v297, v298);
+  const double v300 = md_add(v288, v294);
+  const double v301 = md_sub(v300, v294);
+  const double v302 = md_sub(v300, v301);
+  const double v303 = md_sub(v288, v301);
+  const double v304 = md_sub(v294, v302);
+  const double v305 = md_add(v303, v304);
+  const double v306 = md_add(v52, v57);
+  const double v307 = md_sub(v306, v57);
+  const double v308 = md_sub(v306, v307);
+  const double v309 = md_sub(v52, v307);
+  const double v310 = md_sub(v57, v308);
+  const double v311 = md_add(v309, v310);
+  const double v312 = md_add(v62, v66);
+  const double v313 = md_sub(v312, v66);
+  const double v314 = md_sub(v312, v313);
+  const double v315 = md_sub(v62, v313);
+  const double v316 = md_sub(v66, v314);
+  const double v317 = md_add(v315, v316);
+  const double v318 = md_add(v71, v76);
+  const double v319 = md_sub(v318, v76);
+  const double v320 = md_sub(v318, v319);
+  const double v321 = md_sub(v71, v319);
+  const double v322 = md_sub(v76, v320);
+  const double v323 = md_add(v321, v322);
+  const double v324 = md_add(v78, v221);
+  const double v325 = md_sub(v324, v221);
+  const double v326 = md_sub(v324, v325);
+  const double v327 = md_sub(v78, v325);
+  const double v328 = md_sub(v221, v326);
+  const double v329 = md_add(v327, v328);
+  const double v330 = md_add(v227, v233);
+  const double v331 = md_sub(v330, v233);
+  const double v332 = md_sub(v330, v331);
+  const double v333 = md_sub(v227, v331);
+  const double v334 = md_sub(v233, v332);
+  const double v335 = md_add(v333, v334);
+  const double v336 = md_add(v239, v245);
+  const double v337 = md_sub(v336, v245);
+  const double v338 = md_sub(v336, v337);
+  const double v339 = md_sub(v239, v337);
+  const double v340 = md_sub(v245, v338);
+  const double v341 = md_add(v339, v340);
+  const double v342 = md_add(v251, v257);
+  const double v343 = md_sub(v342, v257);
+  const double v344 = md_sub(v342, v343);
+  const double v345 = md_sub(v251, v343);
+  const double v346 = md_sub(v257, v344);
+  const double v347 = md_add(v345, v346);
+  const double v348 = md_add(v263, v269);
+  const double v349 = md_sub(v348, v269);
+  const double v350 = md_sub(v348, v349);
+  const double v351 = md_sub(v263, v349);
+  const double v352 = md_sub(v269, v350);
+  const double v353 = md_add(v351, v352);
+  const double v354 = md_add(v275, v281);
+  const double v355 = md_sub(v354, v281);
+  const double v356 = md_sub(v354, v355);
+  const double v357 = md_sub(v275, v355);
+  const double v358 = md_sub(v281, v356);
+  const double v359 = md_add(v357, v358);
+  const double v360 = md_add(v287, v293);
+  const double v361 = md_sub(v360, v293);
+  const double v362 = md_sub(v360, v361);
+  const double v363 = md_sub(v287, v361);
+  const double v364 = md_sub(v293, v362);
+  const double v365 = md_add(v363, v364);
+  const double v366 = md_add(v299, v305);
+  const double v367 = md_sub(v366, v305);
+  const double v368 = md_sub(v366, v367);
+  const double v369 = md_sub(v299, v367);
+  const double v370 = md_sub(v305, v368);
+  const double v371 = md_add(v369, v370);
+  const double v372 = md_add(v306, v312);
+  const double v373 = md_sub(v372, v312);
+  const double v374 = md_sub(v372, v373);
+  const double v375 = md_sub(v306, v373);
+  const double v376 = md_sub(v312, v374);
+  const double v377 = md_add(v375, v376);
+  const double v378 = md_add(v318, v324);
+  const double v379 = md_sub(v378, v324);
+  const double v380 = md_sub(v378, v379);
+  const double v381 = md_sub(v318, v379);
+  const double v382 = md_sub(v324, v380);
+  const double v383 = md_add(v381, v382);
+  const double v384 = md_add(v330, v336);
+  const double v385 = md_sub(v384, v336);
+  const double v386 = md_sub(v384, v385);
+  const double v387 = md_sub(v330, v385);
+  const double v388 = md_sub(v336, v386);
+  const double v389 = md_add(v387, v388);
+  const double v390 = md_add(v342, v348);
+  const double v391 = md_sub(v390, v348);
+  const double v392 = md_sub(v390, v391);
+  const double v393 = md_sub(v342, v391);
+  const double v394 = md_sub(v348, v392);
+  const double v395 = md_add(v393, v394);
+  const double v396 = md_add(v354, v360);
+  const double v397 = md_sub(v396, v360);
+  const double v398 = md_sub(v396, v397);
+  const double v399 = md_sub(v354, v397);
+  const double v400 = md_sub(v360, v398);
+  const double v401 = md_add(v399, v400);
+  const double v402 = md_add(v366, v372);
+  const double v403 = md_sub(v402, v372);
+  const double v404 = md_sub(v402, v403);
+  const double v405 = md_sub(v366, v403);
+  const double v406 = md_sub(v372, v404);
+  const double v407 = md_add(v405, v406);
+  const double v408 = md_add(v378, v384);
+  const double v409 = md_sub(v408, v384);
+  const double v410 = md_sub(v408, v409);
+  const double v411 = md_sub(v378, v409);
+  const double v412 = md_sub(v384, v410);
+  const double v413 = md_add(v411, v412);
+  const double v414 = md_add(v390, v396);
+  const double v415 = md_sub(v414, v396);
+  const double v416 = md_sub(v414, v415);
+  const double v417 = md_sub(v390, v415);
+  const double v418 = md_sub(v396, v416);
+  const double v419 = md_add(v417, v418);
+  const double v420 = md_add(v402, v408);
+  const double v421 = md_sub(v420, v408);
+  const double v422 = md_sub(v420, v421);
+  const double v423 = md_sub(v402, v421);
+  const double v424 = md_sub(v408, v422);
+  const double v425 = md_add(v423, v424);
+  const double v426 = md_add(v414, v420);
+  const double v427 = md_sub(v426, v420);
+  const double v428 = md_sub(v426, v427);
+  const double v429 = md_sub(v414, v427);
+  const double v430 = md_sub(v420, v428);
+  const double v431 = md_add(v429, v430);
+  const double v432 = md_add(v67, v72);
+  const double v433 = md_add(v77, v80);
+  const double v434 = md_add(v82, v84);
+  const double v435 = md_add(v86, v88);
+  const double v436 = md_add(v95, v311);
+  const double v437 = md_add(v317, v323);
+  const double v438 = md_add(v329, v335);
+  const double v439 = md_add(v341, v347);
+  const double v440 = md_add(v353, v359);
+  const double v441 = md_add(v365, v371);
+  const double v442 = md_add(v377, v383);
+  const double v443 = md_add(v389, v395);
+  const double v444 = md_add(v401, v407);
+  const double v445 = md_add(v413, v419);
+  const double v446 = md_add(v425, v431);
+  const double v447 = md_add(v432, v433);
+  const double v448 = md_add(v434, v435);
+  const double v449 = md_add(v436, v437);
+  const double v450 = md_add(v438, v439);
+  const double v451 = md_add(v440, v441);
+  const double v452 = md_add(v442, v443);
+  const double v453 = md_add(v444, v445);
+  const double v454 = md_add(v446, v447);
+  const double v455 = md_add(v448, v449);
+  const double v456 = md_add(v450, v451);
+  const double v457 = md_add(v452, v453);
+  const double v458 = md_add(v454, v455);
+  const double v459 = md_add(v456, v457);
+  const double v460 = md_add(v458, v459);
+  const double v462 = md_add(v426, v460);
+  const double v463 = md_sub(v462, v460);
+  const double v464 = md_sub(v462, v463);
+  const double v465 = md_sub(v426, v463);
+  const double v466 = md_sub(v460, v464);
+  const double v467 = md_add(v465, v466);
+  const double v468 = md_add(v300, v462);
+  const double v469 = md_sub(v468, v462);
+  const double v470 = md_sub(v468, v469);
+  const double v471 = md_sub(v300, v469);
+  const double v472 = md_sub(v462, v470);
+  const double v473 = md_add(v471, v472);
+  const double v474 = md_add(v210, v468);
+  const double v475 = md_sub(v474, v468);
+  const double v476 = md_sub(v474, v475);
+  const double v477 = md_sub(v210, v475);
+  const double v478 = md_sub(v468, v476);
+  const double v479 = md_add(v477, v478);
+  const double v480 = md_add(v150, v474);
+  const double v481 = md_sub(v480, v474);
+  const double v482 = md_sub(v480, v481);
+  const double v483 = md_sub(v150, v481);
+  const double v484 = md_sub(v474, v482);
+  const double v485 = md_add(v483, v484);
+  const double v486 = md_add(v114, v480);
+  const double v487 = md_sub(v486, v480);
+  const double v488 = md_sub(v486, v487);
+  const double v489 = md_sub(v114, v487);
+  const double v490 = md_sub(v480, v488);
+  const double v491 = md_add(v489, v490);
+  const double v492 = md_add(v96, v486);
+  const double v493 = md_sub(v492, v486);
+  const double v494 = md_sub(v492, v493);
+  const double v495 = md_sub(v96, v493);
+  const double v496 = md_sub(v486, v494);
+  const double v497 = md_add(v495, v496);
+  const double v498 = md_add(v9, v492);
+  const double v499 = md_sub(v498, v492);
+  const double v500 = md_sub(v498, v499);
+  const double v501 = md_sub(v9, v499);
+  const double v502 = md_sub(v492, v500);
+  const double v503 = md_add(v501, v502);
+  const double v504 = md_sel_absless(v498, v503, v503, v498);
+  const double v505 = md_sel_absless(v498, v503, v498, v503);
+  const double v506 = md_add(v504, v505);
+  const double v507 = md_sub(v506, v504);
+  const double v508 = md_sub(v505, v507);
+  const double v509 = md_sel_nonzero(v508, v506, 0.0);
+  const double v510 = md_sel_nonzero(0.0, 0.0, v509);
+  const double v511 = md_sel_nonzero(v508, v508, v506);
+  const double v512 = md_sel_absless(v511, v497, v497, v511);
+  const double v513 = md_sel_absless(v511, v497, v511, v497);
+  const double v514 = md_add(v512, v513);
+  const double v515 = md_sub(v514, v512);
+  const double v516 = md_sub(v513, v515);
+  const double v517 = md_sel_nonzero(v516, v514, 0.0);
+  const double v518 = md_sel_nonzero(v510, v517, 0.0);
+  const double v519 = md_sel_nonzero(0.0, 0.0, v518);
+  const double v520 = md_sel_nonzero(v510, v510, v517);
+  const double v521 = md_sel_nonzero(v516, v516, v514);
+  const double v522 = md_sel_absless(v521, v491, v491, v521);
+  const double v523 = md_sel_absless(v521, v491, v521, v491);
+  const double v524 = md_add(v522, v523);
+  const double v525 = md_sub(v524, v522);
+  const double v526 = md_sub(v523, v525);
+  const double v527 = md_sel_nonzero(v526, v524, 0.0);
+  const double v528 = md_sel_nonzero(v519, v527, 0.0);
+  const double v529 = md_sel_nonzero(0.0, 0.0, v528);
+  const double v530 = md_sel_nonzero(v520, v527, 0.0);
+  const double v531 = md_sel_nonzero(v519, v519, v530);
+  const double v532 = md_sel_nonzero(v520, v520, v527);
+  const double v533 = md_sel_nonzero(v526, v526, v524);
+  const double v534 = md_sel_absless(v533, v485, v485, v533);
+  const double v535 = md_sel_absless(v533, v485, v533, v485);
+  const double v536 = md_add(v534, v535);
+  const double v537 = md_sub(v536, v534);
+  const double v538 = md_sub(v535, v537);
+  const double v539 = md_sel_nonzero(v538, v536, 0.0);
+  const double v540 = md_sel_nonzero(v529, v539, 0.0);
+  const double v541 = md_sel_nonzero(0.0, 0.0, v540);
+  const double v542 = md_sel_nonzero(v531, v539, 0.0);
+  const double v543 = md_sel_nonzero(v529, v529, v542);
+  const double v544 = md_sel_nonzero(v532, v539, 0.0);
+  const double v545 = md_sel_nonzero(v531, v531, v544);
+  const double v546 = md_sel_nonzero(v532, v532, v539);
+  const double v547 = md_sel_nonzero(v538, v538, v536);
+  const double v548 = md_sel_absless(v547, v479, v479, v547);
+  const double v549 = md_sel_absless(v547, v479, v547, v479);
+  const double v550 = md_add(v548, v549);
+  const double v551 = md_sub(v550, v548);
+  const double v552 = md_sub(v549, v551);
+  const double v553 = md_sel_nonzero(v552, v550, 0.0);
+  const double v554 = md_sel_nonzero(v541, v553, 0.0);
+  const double v555 = md_sel_nonzero(0.0, 0.0, v554);
+  const double v556 = md_sel_nonzero(v543, v553, 0.0);
+  const double v557 = md_sel_nonzero(v541, v541, v556);
+  const double v558 = md_sel_nonzero(v545, v553, 0.0);
+  const double v559 = md_sel_nonzero(v543, v543, v558);
+  const double v560 = md_sel_nonzero(v546, v553, 0.0);
+  const double v561 = md_sel_nonzero(v545, v545, v560);
+  const double v562 = md_sel_nonzero(v546, v546, v553);
+  const double v563 = md_sel_nonzero(v552, v552, v550);
+  const double v564 = md_sel_absless(v563, v473, v473, v563);
+  const double v565 = md_sel_absless(v563, v473, v563, v473);
+  const double v566 = md_add(v564, v565);
+  const double v567 = md_sub(v566, v564);
+  const double v568 = md_sub(v565, v567);
+  const double v569 = md_sel_nonzero(v568, v566, 0.0);
+  const double v570 = md_sel_nonzero(v555, v569, 0.0);
+  const double v571 = md_sel_nonzero(0.0, 0.0, v570);
+  const double v572 = md_sel_nonzero(v557, v569, 0.0);
+  const double v573 = md_sel_nonzero(v555, v555, v572);
+  const double v574 = md_sel_nonzero(v559, v569, 0.0);
+  const double v575 = md_sel_nonzero(v557, v557, v574);
+  const double v576 = md_sel_nonzero(v561, v569, 0.0);
+  const double v577 = md_sel_nonzero(v559, v559, v576);
+  const double v578 = md_sel_nonzero(v562, v569, 0.0);
+  const double v579 = md_sel_nonzero(v561, v561, v578);
+  const double v580 = md_sel_nonzero(v562, v562, v569);
+  const double v581 = md_sel_nonzero(v568, v568, v566);
+  const double v582 = md_sel_absless(v581, v467, v467, v581);
+  const double v583 = md_sel_absless(v581, v467, v581, v467);
+  const double v584 = md_add(v582, v583);
+  const double v585 = md_sub(v584, v582);
+  const double v586 = md_sub(v583, v585);
+  const double v587 = md_sel_nonzero(v586, v584, 0.0);
+  const double v588 = md_sel_nonzero(v571, v587, 0.0);
+  const double v589 = md_sel_nonzero(0.0, 0.0, v588);
+  const double v590 = md_sel_nonzero(v573, v587, 0.0);
+  const double v591 = md_sel_nonzero(v571, v571, v590);
+  const double v592 = md_sel_nonzero(v575, v587, 0.0);
+  const double v593 = md_sel_nonzero(v573, v573, v592);
+  const double v594 = md_sel_nonzero(v577, v587, 0.0);
+  const double v595 = md_sel_nonzero(v575, v575, v594);
+  const double v596 = md_sel_nonzero(v579, v587, 0.0);
+  const double v597 = md_sel_nonzero(v577, v577, v596);
+  const double v598 = md_sel_nonzero(v580, v587, 0.0);
+  const double v599 = md_sel_nonzero(v579, v579, v598);
+  const double v600 = md_sel_nonzero(v580, v580, v587);
+  const double v601 = md_sel_nonzero(v586, v586, v584);
+  const double v602 = md_sel_nonzero(v589, v601, 0.0);
+  const double v603 = md_sel_nonzero(0.0, 0.0, v602);
+  const double v604 = md_sel_nonzero(v591, v601, 0.0);
+  const double v605 = md_sel_nonzero(v589, v589, v604);
+  const double v606 = md_sel_nonzero(v593, v601, 0.0);
+  const double v607 = md_sel_nonzero(v591, v591, v606);
+  const double v608 = md_sel_nonzero(v595, v601, 0.0);
+  const double v609 = md_sel_nonzero(v593, v593, v608);
+  const double v610 = md_sel_nonzero(v597, v601, 0.0);
+  const double v611 = md_sel_nonzero(v595, v595, v610);
+  const double v612 = md_sel_nonzero(v599, v601, 0.0);
+  const double v613 = md_sel_nonzero(v597, v597, v612);
+  const double v614 = md_sel_nonzero(v600, v601, 0.0);
+  const double v615 = md_sel_nonzero(v599, v599, v614);
+  const double v616 = md_sel_nonzero(v600, v600, v601);
+  const double v617 = md_add(v616, v615);
+  const double v618 = md_sub(v617, v616);
+  const double v619 = md_sub(v615, v618);
+  const double v620 = md_add(v619, v613);
+  const double v621 = md_sub(v620, v619);
+  const double v622 = md_sub(v613, v621);
+  const double v623 = md_add(v622, v611);
+  const double v624 = md_sub(v623, v622);
+  const double v625 = md_sub(v611, v624);
+  const double v626 = md_add(v625, v609);
+  const double v627 = md_sub(v626, v625);
+  const double v628 = md_sub(v609, v627);
+  const double v629 = md_add(v628, v607);
+  const double v630 = md_sub(v629, v628);
+  const double v631 = md_sub(v607, v630);
+  const double v632 = md_add(v631, v605);
+  const double v633 = md_sub(v632, v631);
+  const double v634 = md_sub(v605, v633);
+  const double v635 = md_add(v634, v603);
+  const double v636 = md_sub(v635, v634);
+  const double v637 = md_sub(v603, v636);
+  const double v638 = md_sel_finite(v9, v617, v9);
+  const double v639 = md_sel_finite(v638, v620, 0.0);
+  const double v640 = md_sel_finite(v638, v623, 0.0);
+  const double v641 = md_sel_finite(v638, v626, 0.0);
+  const double v642 = md_sel_finite(v638, v629, 0.0);
+  const double v643 = md_sel_finite(v638, v632, 0.0);
+  const double v644 = md_sel_finite(v638, v635, 0.0);
+  const double v645 = md_sel_finite(v638, v637, 0.0);
+  return md8{{v638, v639, v640, v641, v642, v643, v644, v645}};
+}
+
 // md8_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
 // Cost: 1062 flops (991 add/sub, 37 mul, 34 fma, 0 div/sqrt), 386 selections.
 MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
   const md8 v24 = md8_mul(x, y);
   const md8 v33 = md8_add(acc, md8{{v24.v[0], v24.v[1], v24.v[2], v24.v[3], v24.v[4], v24.v[5], v24.v[6], v24.v[7]}});
   return md8{{v33.v[0], v33.v[1], v33.v[2], v33.v[3], v33.v[4], v33.v[5], v33.v[6], v33.v[7]}};
+}
+
+// md8_div returns x / y.
+// Cost: 3420 flops (3255 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
+MD_HD md8 md8_div(md8 x, md8 y) {
+  const double v16 = md_div(x.v[0], y.v[0]);
+  const double v18 = fabs(y.v[0]);
+  const double v20 = md_sub(v18, 1.1830521861667747e-271);
+  const double v22 = md_sel_negative(v20, 4.149515568880993e+180, 1.0);
+  const double v23 = md_mul(v18, v22);
+  const double v24 = md_div(1.0, v23);
+  const double v26 = md_mul(v24, 4.503599627370497e+15);
+  const double v28 = md_mul(v26, 0.9999999999999999);
+  const double v29 = md_sub(v26, v28);
+  const double v30 = fabs(v29);
+  const double v31 = md_mul(x.v[0], v22);
+  const double v32 = md_mul(x.v[1], v22);
+  const double v33 = md_mul(x.v[2], v22);
+  const double v34 = md_mul(x.v[3], v22);
+  const double v35 = md_mul(x.v[4], v22);
+  const double v36 = md_mul(x.v[5], v22);
+  const double v37 = md_mul(x.v[6], v22);
+  const double v38 = md_mul(x.v[7], v22);
+  const double v39 = md_mul(v31, v30);
+  const double v40 = md_mul(v32, v30);
+  const double v41 = md_mul(v33, v30);
+  const double v42 = md_mul(v34, v30);
+  const double v43 = md_mul(v35, v30);
+  const double v44 = md_mul(v36, v30);
+  const double v45 = md_mul(v37, v30);
+  const double v46 = md_mul(v38, v30);
+  const double v47 = md_mul(y.v[0], v22);
+  const double v48 = md_mul(y.v[1], v22);
+  const double v49 = md_mul(y.v[2], v22);
+  const double v50 = md_mul(y.v[3], v22);
+  const double v51 = md_mul(y.v[4], v22);
+  const double v52 = md_mul(y.v[5], v22);
+  const double v53 = md_mul(y.v[6], v22);
+  const double v54 = md_mul(y.v[7], v22);
+  const double v55 = md_mul(v47, v30);
+  const double v56 = md_mul(v48, v30);
+  const double v57 = md_mul(v49, v30);
+  const double v58 = md_mul(v50, v30);
+  const double v59 = md_mul(v51, v30);
+  const double v60 = md_mul(v52, v30);
+  const double v61 = md_mul(v53, v30);
+  const double v62 = md_mul(v54, v30);
+  const md8 v63 = md8_mulf64(md8{{v55, v56, v57, v58, v59, v60, v61, v62}}, v16);
+  const md8 v72 = md8_sub(md8{{v39, v40, v41, v42, v43, v44, v45, v46}}, md8{{v63.v[0], v63.v[1], v63.v[2], v63.v[3], v63.v[4], v63.v[5], v63.v[6], v63.v[7]}});
+  const double v81 = md_div(v72.v[0], v55);
+  const md8 v82 = md8_mulf64(md8{{v55, v56, v57, v58, v59, v60, v61, v62}}, v81);
+  const md8 v91 = md8_sub(md8{{v72.v[0], v72.v[1], v72.v[2], v72.v[3], v72.v[4], v72.v[5], v72.v[6], v72.v[7]}}, md8{{v82.v[0], v82.v[1], v82.v[2], v82.v[3], v82.v[4], v82.v[5], v82.v[6], v82.v[7]}});
+  const double v100 = md_div(v91.v[0], v55);
+  const md8 v101 = md8_mulf64(md8{{v55, v56, v57, v58, v59, v60, v61, v62}}, v100);
+  const md8 v110 = md8_sub(md8{{v91.v[0], v91.v[1], v91.v[2], v91.v[3], v91.v[4], v91.v[5], v91.v[6], v91.v[7]}}, md8{{v101.v[0], v101.v[1], v101.v[2], v101.v[3], v101.v[4], v101.v[5], v101.v[6], v101.v[7]}});
+  const double v119 = md_div(v110.v[0], v55);
+  const md8 v120 = md8_mulf64(md8{{v55, v56, v57, v58, v59, v60, v61, v62}}, v119);
+  const md8 v129 = md8_sub(md8{{v110.v[0], v110.v[1], v110.v[2], v110.v[3], v110.v[4], v110.v[5], v110.v[6], v110.v[7]}}, md8{{v120.v[0], v120.v[1], v120.v[2], v120.v[3], v120.v[4], v120.v[5], v120.v[6], v120.v[7]}});
+  const double v138 = md_div(v129.v[0], v55);
+  const md8 v139 = md8_mulf64(md8{{v55, v56, v57, v58, v59, v60, v61, v62}}, v138);
+  const md8 v148 = md8_sub(md8{{v129.v[0], v129.v[1], v129.v[2], v129.v[3], v129.v[4], v129.v[5], v129.v[6], v129.v[7]}}, md8{{v139.v[0], v139.v[1], v139.v[2], v139.v[3], v139.v[4], v139.v[5], v139.v[6], v139.v[7]}});
+  const double v157 = md_div(v148.v[0], v55);
+  const md8 v158 = md8_mulf64(md8{{v55, v56, v57, v58, v59, v60, v61, v62}}, v157);
+  const md8 v167 = md8_sub(md8{{v148.v[0], v148.v[1], v148.v[2], v148.v[3], v148.v[4], v148.v[5], v148.v[6], v148.v[7]}}, md8{{v158.v[0], v158.v[1], v158.v[2], v158.v[3], v158.v[4], v158.v[5], v158.v[6], v158.v[7]}});
+  const double v176 = md_div(v167.v[0], v55);
+  const md8 v177 = md8_mulf64(md8{{v55, v56, v57, v58, v59, v60, v61, v62}}, v176);
+  const md8 v186 = md8_sub(md8{{v167.v[0], v167.v[1], v167.v[2], v167.v[3], v167.v[4], v167.v[5], v167.v[6], v167.v[7]}}, md8{{v177.v[0], v177.v[1], v177.v[2], v177.v[3], v177.v[4], v177.v[5], v177.v[6], v177.v[7]}});
+  const double v195 = md_div(v186.v[0], v55);
+  const md8 v196 = md8_mulf64(md8{{v55, v56, v57, v58, v59, v60, v61, v62}}, v195);
+  const md8 v205 = md8_sub(md8{{v186.v[0], v186.v[1], v186.v[2], v186.v[3], v186.v[4], v186.v[5], v186.v[6], v186.v[7]}}, md8{{v196.v[0], v196.v[1], v196.v[2], v196.v[3], v196.v[4], v196.v[5], v196.v[6], v196.v[7]}});
+  const double v207 = md_div(v205.v[0], v55);
+  const double v209 = md_add(v195, v207);
+  const double v210 = md_sub(v209, v207);
+  const double v211 = md_sub(v209, v210);
+  const double v212 = md_sub(v195, v210);
+  const double v213 = md_sub(v207, v211);
+  const double v214 = md_add(v212, v213);
+  const double v215 = md_add(v176, v209);
+  const double v216 = md_sub(v215, v209);
+  const double v217 = md_sub(v215, v216);
+  const double v218 = md_sub(v176, v216);
+  const double v219 = md_sub(v209, v217);
+  const double v220 = md_add(v218, v219);
+  const double v221 = md_add(v157, v215);
+  const double v222 = md_sub(v221, v215);
+  const double v223 = md_sub(v221, v222);
+  const double v224 = md_sub(v157, v222);
+  const double v225 = md_sub(v215, v223);
+  const double v226 = md_add(v224, v225);
+  const double v227 = md_add(v138, v221);
+  const double v228 = md_sub(v227, v221);
+  const double v229 = md_sub(v227, v228);
+  const double v230 = md_sub(v138, v228);
+  const double v231 = md_sub(v221, v229);
+  const double v232 = md_add(v230, v231);
+  const double v233 = md_add(v119, v227);
+  const double v234 = md_sub(v233, v227);
+  const double v235 = md_sub(v233, v234);
+  const double v236 = md_sub(v119, v234);
+  const double v237 = md_sub(v227, v235);
+  const double v238 = md_add(v236, v237);
+  const double v239 = md_add(v100, v233);
+  const double v240 = md_sub(v239, v233);
+  const double v241 = md_sub(v239, v240);
+  const double v242 = md_sub(v100, v240);
+  const double v243 = md_sub(v233, v241);
+  const double v244 = md_add(v242, v243);
+  const double v245 = md_add(v81, v239);
+  const double v246 = md_sub(v245, v239);
+  const double v247 = md_sub(v245, v246);
+  const double v248 = md_sub(v81, v246);
+  const double v249 = md_sub(v239, v247);
+  const double v250 = md_add(v248, v249);
+  const double v251 = md_add(v16, v245);
+  const double v252 = md_sub(v251, v245);
+  const double v253 = md_sub(v251, v252);
+  const double v254 = md_sub(v16, v252);
+  const double v255 = md_sub(v245, v253);
+  const double v256 = md_add(v254, v255);
+  const double v257 = md_add(v251, v256);
+  const double v258 = md_sub(v257, v251);
+  const double v259 = md_sub(v256, v258);
+  const double v260 = md_sel_nonzero(v259, v257, 0.0);
+  const double v261 = md_sel_nonzero(0.0, 0.0, v260);
+  const double v262 = md_sel_nonzero(v259, v259, v257);
+  const double v263 = md_add(v262, v250);
+  const double v264 = md_sub(v263, v262);
+  const double v265 = md_sub(v250, v264);
+  const double v266 = md_sel_nonzero(v265, v263, 0.0);
+  const double v267 = md_sel_nonzero(v261, v266, 0.0);
+  const double v268 = md_sel_nonzero(0.0, 0.0, v267);
+  const double v269 = md_sel_nonzero(v261, v261, v266);
+  const double v270 = md_sel_nonzero(v265, v265, v263);
+  const double v271 = md_add(v270, v244);
+  const double v272 = md_sub(v271, v270);
+  const double v273 = md_sub(v244, v272);
+  const double v274 = md_sel_nonzero(v273, v271, 0.0);
+  const double v275 = md_sel_nonzero(v268, v274, 0.0);
+  const double v276 = md_sel_nonzero(0.0, 0.0, v275);
+  const double v277 = md_sel_nonzero(v269, v274, 0.0);
+  const double v278 = md_sel_nonzero(v268, v268, v277);
+  const double v279 = md_sel_nonzero(v269, v269, v274);
+  const double v280 = md_sel_nonzero(v273, v273, v271);
+  const double v281 = md_add(v280, v238);
+  const double v282 = md_sub(v281, v280);
+  const double v283 = md_sub(v238, v282);
+  const double v284 = md_sel_nonzero(v283, v281, 0.0);
+  const double v285 = md_sel_nonzero(v276, v284, 0.0);
+  const double v286 = md_sel_nonzero(0.0, 0.0, v285);
+  const double v287 = md_sel_nonzero(v278, v284, 0.0);
+  const double v288 = md_sel_nonzero(v276, v276, v287);
+  const double v289 = md_sel_nonzero(v279, v284, 0.0);
+  const double v290 = md_sel_nonzero(v278, v278, v289);
+  const double v291 = md_sel_nonzero(v279, v279, v284);
+  const double v292 = md_sel_nonzero(v283, v283, v281);
+  const double v293 = md_add(v292, v232);
+  const double v294 = md_sub(v293, v292);
+  const double v295 = md_sub(v232, v294);
+  const double v296 = md_sel_nonzero(v295, v293, 0.0);
+  const double v297 = md_sel_nonzero(v286, v296, 0.0);
+  const double v298 = md_sel_nonzero(0.0, 0.0, v297);
+  const double v299 = md_sel_nonzero(v288, v296, 0.0);
+  const double v300 = md_sel_nonzero(v286, v286, v299);
+  const double v301 = md_sel_nonzero(v290, v296, 0.0);
+  const double v302 = md_sel_nonzero(v288, v288, v301);
+  const double v303 = md_sel_nonzero(v291, v296, 0.0);
+  const double v304 = md_sel_nonzero(v290, v290, v303);
+  const double v305 = md_sel_nonzero(v291, v291, v296);
+  const double v306 = md_sel_nonzero(v295, v295, v293);
+  const double v307 = md_add(v306, v226);
+  const double v308 = md_sub(v307, v306);
+  const double v309 = md_sub(v226, v308);
+  const double v310 = md_sel_nonzero(v309, v307, 0.0);
+  const double v311 = md_sel_nonzero(v298, v310, 0.0);
+  const double v312 = md_sel_nonzero(0.0, 0.0, v311);
+  const double v313 = md_sel_nonzero(v300, v310, 0.0);
+  const double v314 = md_sel_nonzero(v298, v298, v313);
+  const double v315 = md_sel_nonzero(v302, v310, 0.0);
+  const double v316 = md_sel_nonzero(v300, v300, v315);
+  const double v317 = md_sel_nonzero(v304, v310, 0.0);
+  const double v318 = md_sel_nonzero(v302, v302, v317);
+  const double v319 = md_sel_nonzero(v305, v310, 0.0);
+  const double v320 = md_sel_nonzero(v304, v304, v319);
+  const double v321 = md_sel_nonzero(v305, v305, v310);
+  const double v322 = md_sel_nonzero(v309, v309, v307);
+  const double v323 = md_add(v322, v220);
+  const double v324 = md_sub(v323, v322);
+  const double v325 = md_sub(v220, v324);
+  const double v326 = md_sel_nonzero(v325, v323, 0.0);
+  const double v327 = md_sel_nonzero(v312, v326, 0.0);
+  const double v328 = md_sel_nonzero(0.0, 0.0, v327);
+  const double v329 = md_sel_nonzero(v314, v326, 0.0);
+  const double v330 = md_sel_nonzero(v312, v312, v329);
+  const double v331 = md_sel_nonzero(v316, v326, 0.0);
+  const double v332 = md_sel_nonzero(v314, v314, v331);
+  const double v333 = md_sel_nonzero(v318, v326, 0.0);
+  const double v334 = md_sel_nonzero(v316, v316, v333);
+  const double v335 = md_sel_nonzero(v320, v326, 0.0);
+  const double v336 = md_sel_nonzero(v318, v318, v335);
+  const double v337 = md_sel_nonzero(v321, v326, 0.0);
+  const double v338 = md_sel_nonzero(v320, v320, v337);
+  const double v339 = md_sel_nonzero(v321, v321, v326);
+  const double v340 = md_sel_nonzero(v325, v325, v323);
+  const double v341 = md_add(v340, v214);
+  const double v342 = md_sub(v341, v340);
+  const double v343 = md_sub(v214, v342);
+  const double v344 = md_sel_nonzero(v343, v341, 0.0);
+  const double v345 = md_sel_nonzero(v328, v344, 0.0);
+  const double v346 = md_sel_nonzero(0.0, 0.0, v345);
+  const double v347 = md_sel_nonzero(v330, v344, 0.0);
+  const double v348 = md_sel_nonzero(v328, v328, v347);
+  const double v349 = md_sel_nonzero(v332, v344, 0.0);
+  const double v350 = md_sel_nonzero(v330, v330, v349);
+  const double v351 = md_sel_nonzero(v334, v344, 0.0);
+  const double v352 = md_sel_nonzero(v332, v332, v351);
+  const double v353 = md_sel_nonzero(v336, v344, 0.0);
+  const double v354 = md_sel_nonzero(v334, v334, v353);
+  const double v355 = md_sel_nonzero(v338, v344, 0.0);
+  const double v356 = md_sel_nonzero(v336, v336, v355);
+  const double v357 = md_sel_nonzero(v339, v344, 0.0);
+  const double v358 = md_sel_nonzero(v338, v338, v357);
+  const double v359 = md_sel_nonzero(v339, v339, v344);
+  const double v360 = md_sel_nonzero(v343, v343, v341);
+  const double v361 = md_sel_nonzero(v348, v360, 0.0);
+  const double v362 = md_sel_nonzero(v346, v346, v361);
+  const double v363 = md_sel_nonzero(v350, v360, 0.0);
+  const double v364 = md_sel_nonzero(v348, v348, v363);
+  const double v365 = md_sel_nonzero(v352, v360, 0.0);
+  const double v366 = md_sel_nonzero(v350, v350, v365);
+  const double v367 = md_sel_nonzero(v354, v360, 0.0);
+  const double v368 = md_sel_nonzero(v352, v352, v367);
+  const double v369 = md_sel_nonzero(v356, v360, 0.0);
+  const double v370 = md_sel_nonzero(v354, v354, v369);
+  const double v371 = md_sel_nonzero(v358, v360, 0.0);
+  const double v372 = md_sel_nonzero(v356, v356, v371);
+  const double v373 = md_sel_nonzero(v359, v360, 0.0);
+  const double v374 = md_sel_nonzero(v358, v358, v373);
+  const double v375 = md_sel_nonzero(v359, v359, v360);
+  const double v376 = md_add(v375, v374);
+  const double v377 = md_sub(v376, v375);
+  const double v378 = md_sub(v374, v377);
+  const double v379 = md_add(v378, v372);
+  const double v380 = md_sub(v379, v378);
+  const double v381 = md_sub(v372, v380);
+  const double v382 = md_add(v381, v370);
+  const double v383 = md_sub(v382, v381);
+  const double v384 = md_sub(v370, v383);
+  const double v385 = md_add(v384, v368);
+  const double v386 = md_sub(v385, v384);
+  const double v387 = md_sub(v368, v386);
+  const double v388 = md_add(v387, v366);
+  const double v389 = md_sub(v388, v387);
+  const double v390 = md_sub(v366, v389);
+  const double v391 = md_add(v390, v364);
+  const double v392 = md_sub(v391, v390);
+  const double v393 = md_sub(v364, v392);
+  const double v394 = md_add(v393, v362);
+  const double v395 = md_sub(v394, v393);
+  const double v396 = md_sub(v362, v395);
+  const double v397 = md_sel_finite(v55, v376, v16);
+  const double v398 = md_sel_finite(v55, v379, 0.0);
+  const double v399 = md_sel_finite(v55, v382, 0.0);
+  const double v400 = md_sel_finite(v55, v385, 0.0);
+  const double v401 = md_sel_finite(v55, v388, 0.0);
+  const double v402 = md_sel_finite(v55, v391, 0.0);
+  const double v403 = md_sel_finite(v55, v394, 0.0);
+  const double v404 = md_sel_finite(v55, v396, 0.0);
+  const double v405 = md_sel_finite(v16, v397, v16);
+  const double v406 = md_sel_finite(v405, v398, 0.0);
+  const double v407 = md_sel_finite(v405, v399, 0.0);
+  const double v408 = md_sel_finite(v405, v400, 0.0);
+  const double v409 = md_sel_finite(v405, v401, 0.0);
+  const double v410 = md_sel_finite(v405, v402, 0.0);
+  const double v411 = md_sel_finite(v405, v403, 0.0);
+  const double v412 = md_sel_finite(v405, v404, 0.0);
+  return md8{{v405, v406, v407, v408, v409, v410, v411, v412}};
+}
+
+// md8_sqrt returns the square root of x.
+// Cost: 11526 flops (10562 add/sub, 568 mul, 394 fma, 2 div/sqrt), 3612 selections.
+MD_HD md8 md8_sqrt(md8 x) {
+  const double v8 = md_sqrt(x.v[0]);
+  const double v11 = md_mul(v8, 4.503599627370497e+15);
+  const double v13 = md_mul(v11, 0.9999999999999999);
+  const double v14 = md_sub(v11, v13);
+  const double v15 = fabs(v14);
+  const double v17 = md_div(1.0, v8);
+  const double v19 = md_mul(v17, 4.503599627370497e+15);
+  const double v21 = md_mul(v19, 0.9999999999999999);
+  const double v22 = md_sub(v19, v21);
+  const double v23 = fabs(v22);
+  const double v24 = md_mul(v23, v15);
+  const double v26 = md_add(v24, v24);
+  const double v27 = md_sub(3.0, v26);
+  const double v28 = md_mul(v23, v27);
+  const double v29 = md_mul(x.v[0], v28);
+  const double v30 = md_mul(x.v[1], v28);
+  const double v31 = md_mul(x.v[2], v28);
+  const double v32 = md_mul(x.v[3], v28);
+  const double v33 = md_mul(x.v[4], v28);
+  const double v34 = md_mul(x.v[5], v28);
+  const double v35 = md_mul(x.v[6], v28);
+  const double v36 = md_mul(x.v[7], v28);
+  const double v37 = md_mul(v29, v28);
+  const double v38 = md_mul(v30, v28);
+  const double v39 = md_mul(v31, v28);
+  const double v40 = md_mul(v32, v28);
+  const double v41 = md_mul(v33, v28);
+  const double v42 = md_mul(v34, v28);
+  const double v43 = md_mul(v35, v28);
+  const double v44 = md_mul(v36, v28);
+  const double v46 = md_mul(v37, 0.5);
+  const double v47 = md_mul(v38, 0.5);
+  const double v48 = md_mul(v39, 0.5);
+  const double v49 = md_mul(v40, 0.5);
+  const double v50 = md_mul(v41, 0.5);
+  const double v51 = md_mul(v42, 0.5);
+  const double v52 = md_mul(v43, 0.5);
+  const double v53 = md_mul(v44, 0.5);
+  const double v54 = md_mul(v17, v15);
+  const md8 v55 = md8_sqr(md8{{v54, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}});
+  const md8 v64 = md8_mul(md8{{v46, v47, v48, v49, v50, v51, v52, v53}}, md8{{v55.v[0], v55.v[1], v55.v[2], v55.v[3], v55.v[4], v55.v[5], v55.v[6], v55.v[7]}});
+  const md8 v73 = md8_sub(md8{{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}}, md8{{v64.v[0], v64.v[1], v64.v[2], v64.v[3], v64.v[4], v64.v[5], v64.v[6], v64.v[7]}});
+  const md8 v82 = md8_mul(md8{{v54, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}}, md8{{v73.v[0], v73.v[1], v73.v[2], v73.v[3], v73.v[4], v73.v[5], v73.v[6], v73.v[7]}});
+  const md8 v91 = md8_add(md8{{v54, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}}, md8{{v82.v[0], v82.v[1], v82.v[2], v82.v[3], v82.v[4], v82.v[5], v82.v[6], v82.v[7]}});
+  const md8 v100 = md8_sqr(md8{{v91.v[0], v91.v[1], v91.v[2], v91.v[3], v91.v[4], v91.v[5], v91.v[6], v91.v[7]}});
+  const md8 v109 = md8_mul(md8{{v46, v47, v48, v49, v50, v51, v52, v53}}, md8{{v100.v[0], v100.v[1], v100.v[2], v100.v[3], v100.v[4], v100.v[5], v100.v[6], v100.v[7]}});
+  const md8 v118 = md8_sub(md8{{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}}, md8{{v109.v[0], v109.v[1], v109.v[2], v109.v[3], v109.v[4], v109.v[5], v109.v[6], v109.v[7]}});
+  const md8 v127 = md8_mul(md8{{v91.v[0], v91.v[1], v91.v[2], v91.v[3], v91.v[4], v91.v[5], v91.v[6], v91.v[7]}}, md8{{v118.v[0], v118.v[1], v118.v[2], v118.v[3], v118.v[4], v118.v[5], v118.v[6], v118.v[7]}});
+  const md8 v136 = md8_add(md8{{v91.v[0], v91.v[1], v91.v[2], v91.v[3], v91.v[4], v91.v[5], v91.v[6], v91.v[7]}}, md8{{v127.v[0], v127.v[1], v127.v[2], v127.v[3], v127.v[4], v127.v[5], v127.v[6], v127.v[7]}});
+  const md8 v145 = md8_sqr(md8{{v136.v[0], v136.v[1], v136.v[2], v136.v[3], v136.v[4], v136.v[5], v136.v[6], v136.v[7]}});
+  const md8 v154 = md8_mul(md8{{v46, v47, v48, v49, v50, v51, v52, v53}}, md8{{v145.v[0], v145.v[1], v145.v[2], v145.v[3], v145.v[4], v145.v[5], v145.v[6], v145.v[7]}});
+  const md8 v163 = md8_sub(md8{{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}}, md8{{v154.v[0], v154.v[1], v154.v[2], v154.v[3], v154.v[4], v154.v[5], v154.v[6], v154.v[7]}});
+  const md8 v172 = md8_mul(md8{{v136.v[0], v136.v[1], v136.v[2], v136.v[3], v136.v[4], v136.v[5], v136.v[6], v136.v[7]}}, md8{{v163.v[0], v163.v[1], v163.v[2], v163.v[3], v163.v[4], v163.v[5], v163.v[6], v163.v[7]}});
+  const md8 v181 = md8_add(md8{{v136.v[0], v136.v[1], v136.v[2], v136.v[3], v136.v[4], v136.v[5], v136.v[6], v136.v[7]}}, md8{{v172.v[0], v172.v[1], v172.v[2], v172.v[3], v172.v[4], v172.v[5], v172.v[6], v172.v[7]}});
+  const md8 v190 = md8_sqr(md8{{v181.v[0], v181.v[1], v181.v[2], v181.v[3], v181.v[4], v181.v[5], v181.v[6], v181.v[7]}});
+  const md8 v199 = md8_mul(md8{{v46, v47, v48, v49, v50, v51, v52, v53}}, md8{{v190.v[0], v190.v[1], v190.v[2], v190.v[3], v190.v[4], v190.v[5], v190.v[6], v190.v[7]}});
+  const md8 v208 = md8_sub(md8{{0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}}, md8{{v199.v[0], v199.v[1], v199.v[2], v199.v[3], v199.v[4], v199.v[5], v199.v[6], v199.v[7]}});
+  const md8 v217 = md8_mul(md8{{v181.v[0], v181.v[1], v181.v[2], v181.v[3], v181.v[4], v181.v[5], v181.v[6], v181.v[7]}}, md8{{v208.v[0], v208.v[1], v208.v[2], v208.v[3], v208.v[4], v208.v[5], v208.v[6], v208.v[7]}});
+  const md8 v226 = md8_add(md8{{v181.v[0], v181.v[1], v181.v[2], v181.v[3], v181.v[4], v181.v[5], v181.v[6], v181.v[7]}}, md8{{v217.v[0], v217.v[1], v217.v[2], v217.v[3], v217.v[4], v217.v[5], v217.v[6], v217.v[7]}});
+  const md8 v235 = md8_mul(md8{{v226.v[0], v226.v[1], v226.v[2], v226.v[3], v226.v[4], v226.v[5], v226.v[6], v226.v[7]}}, md8{{v37, v38, v39, v40, v41, v42, v43, v44}});
+  const double v244 = md_mul(v235.v[0], v15);
+  const double v245 = md_mul(v235.v[1], v15);
+  const double v246 = md_mul(v235.v[2], v15);
+  const double v247 = md_mul(v235.v[3], v15);
+  const double v248 = md_mul(v235.v[4], v15);
+  const double v249 = md_mul(v235.v[5], v15);
+  const double v250 = md_mul(v235.v[6], v15);
+  const double v251 = md_mul(v235.v[7], v15);
+  const double v252 = md_add(v244, v245);
+  const double v253 = md_sub(v252, v244);
+  const double v254 = md_sub(v245, v253);
+  const double v255 = md_add(v254, v246);
+  const double v256 = md_sub(v255, v254);
+  const double v257 = md_sub(v246, v256);
+  const double v258 = md_add(v257, v247);
+  const double v259 = md_sub(v258, v257);
+  const double v260 = md_sub(v247, v259);
+  const double v261 = md_add(v260, v248);
+  const double v262 = md_sub(v261, v260);
+  const double v263 = md_sub(v248, v262);
+  const double v264 = md_add(v263, v249);
+  const double v265 = md_sub(v264, v263);
+  const double v266 = md_sub(v249, v265);
+  const double v267 = md_add(v266, v250);
+  const double v268 = md_sub(v267, v266);
+  const double v269 = md_sub(v250, v268);
+  const double v270 = md_add(v269, v251);
+  const double v271 = md_sub(v270, v269);
+  const double v272 = md_sub(v251, v271);
+  const double v273 = md_sel_finite(v37, v252, v8);
+  const double v274 = md_sel_nonzero(v37, v273, v8);
+  const double v275 = md_sel_finite(v37, v255, 0.0);
+  const double v276 = md_sel_nonzero(v37, v275, 0.0);
+  const double v277 = md_sel_finite(v37, v258, 0.0);
+  const double v278 = md_sel_nonzero(v37, v277, 0.0);
+  const double v279 = md_sel_finite(v37, v261, 0.0);
+  const double v280 = md_sel_nonzero(v37, v279, 0.0);
+  const double v281 = md_sel_finite(v37, v264, 0.0);
+  const double v282 = md_sel_nonzero(v37, v281, 0.0);
+  const double v283 = md_sel_finite(v37, v267, 0.0);
+  const double v284 = md_sel_nonzero(v37, v283, 0.0);
+  const double v285 = md_sel_finite(v37, v270, 0.0);
+  const double v286 = md_sel_nonzero(v37, v285, 0.0);
+  const double v287 = md_sel_finite(v37, v272, 0.0);
+  const double v288 = md_sel_nonzero(v37, v287, 0.0);
+  const double v289 = md_sel_finite(v8, v274, v8);
+  const double v290 = md_sel_finite(v289, v276, 0.0);
+  const double v291 = md_sel_finite(v289, v278, 0.0);
+  const double v292 = md_sel_finite(v289, v280, 0.0);
+  const double v293 = md_sel_finite(v289, v282, 0.0);
+  const double v294 = md_sel_finite(v289, v284, 0.0);
+  const double v295 = md_sel_finite(v289, v286, 0.0);
+  const double v296 = md_sel_finite(v289, v288, 0.0);
+  return md8{{v289, v290, v291, v292, v293, v294, v295, v296}};
+}
+
+// cmd8_add returns a + b.
+// Cost: 356 flops (356 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
+MD_HD cmd8 cmd8_add(cmd8 a, cmd8 b) {
+  const md8 v32 = md8_add(a.re, b.re);
+  const md8 v41 = md8_add(a.im, b.im);
+  return cmd8{{{v32.v[0], v32.v[1], v32.v[2], v32.v[3], v32.v[4], v32.v[5], v32.v[6], v32.v[7]}}, {{v41.v[0], v41.v[1], v41.v[2], v41.v[3], v41.v[4], v41.v[5], v41.v[6], v41.v[7]}}};
+}
+
+// cmd8_sub returns a - b.
+// Cost: 356 flops (356 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
+MD_HD cmd8 cmd8_sub(cmd8 a, cmd8 b) {
+  const md8 v32 = md8_sub(a.re, b.re);
+  const md8 v41 = md8_sub(a.im, b.im);
+  return cmd8{{{v32.v[0], v32.v[1], v32.v[2], v32.v[3], v32.v[4], v32.v[5], v32.v[6], v32.v[7]}}, {{v41.v[0], v41.v[1], v41.v[2], v41.v[3], v41.v[4], v41.v[5], v41.v[6], v41.v[7]}}};
+}
+
+// cmd8_mul returns a * b.
+// Cost: 3892 flops (3608 add/sub, 148 mul, 136 fma, 0 div/sqrt), 972 selections.
+MD_HD cmd8 cmd8_mul(cmd8 a, cmd8 b) {
+  const md8 v32 = md8_mul(a.re, b.re);
+  const md8 v41 = md8_mul(a.im, b.im);
+  const md8 v50 = md8_sub(md8{{v32.v[0], v32.v[1], v32.v[2], v32.v[3], v32.v[4], v32.v[5], v32.v[6], v32.v[7]}}, md8{{v41.v[0], v41.v[1], v41.v[2], v41.v[3], v41.v[4], v41.v[5], v41.v[6], v41.v[7]}});
+  const md8 v59 = md8_mul(a.re, b.im);
+  const md8 v68 = md8_mul(a.im, b.re);
+  const md8 v77 = md8_add(md8{{v59.v[0], v59.v[1], v59.v[2], v59.v[3], v59.v[4], v59.v[5], v59.v[6], v59.v[7]}}, md8{{v68.v[0], v68.v[1], v68.v[2], v68.v[3], v68.v[4], v68.v[5], v68.v[6], v68.v[7]}});
+  return cmd8{{{v50.v[0], v50.v[1], v50.v[2], v50.v[3], v50.v[4], v50.v[5], v50.v[6], v50.v[7]}}, {{v77.v[0], v77.v[1], v77.v[2], v77.v[3], v77.v[4], v77.v[5], v77.v[6], v77.v[7]}}};
+}
+
+// cmd8_madd returns acc + x*y (two real MulAdds per part).
+// Cost: 4248 flops (3964 add/sub, 148 mul, 136 fma, 0 div/sqrt), 1544 selections.
+MD_HD cmd8 cmd8_madd(cmd8 acc, cmd8 x, cmd8 y) {
+  const md8 v56 = md8_madd(acc.re, x.re, y.re);
+  const md8 v65 = md8_madd(md8{{v56.v[0], v56.v[1], v56.v[2], v56.v[3], v56.v[4], v56.v[5], v56.v[6], v56.v[7]}}, md8{{(-x.im.v[0]), (-x.im.v[1]), (-x.im.v[2]), (-x.im.v[3]), (-x.im.v[4]), (-x.im.v[5]), (-x.im.v[6]), (-x.im.v[7])}}, y.im);
+  const md8 v74 = md8_madd(acc.im, x.re, y.im);
+  const md8 v83 = md8_madd(md8{{v74.v[0], v74.v[1], v74.v[2], v74.v[3], v74.v[4], v74.v[5], v74.v[6], v74.v[7]}}, x.im, y.re);
+  return cmd8{{{v65.v[0], v65.v[1], v65.v[2], v65.v[3], v65.v[4], v65.v[5], v65.v[6], v65.v[7]}}, {{v83.v[0], v83.v[1], v83.v[2], v83.v[3], v83.v[4], v83.v[5], v83.v[6], v83.v[7]}}};
+}
+
+// cmd8_div returns a / b.
+// Cost: 12021 flops (11196 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
+MD_HD cmd8 cmd8_div(cmd8 a, cmd8 b) {
+  const double v32 = fabs(b.im.v[0]);
+  const double v33 = fabs(b.re.v[0]);
+  const double v34 = md_sel_absless(b.re.v[0], b.im.v[0], v32, v33);
+  const double v36 = fabs(v34);
+  const double v38 = md_sub(v36, 1.1830521861667747e-271);
+  const double v40 = md_sel_negative(v38, 4.149515568880993e+180, 1.0);
+  const double v41 = md_mul(v36, v40);
+  const double v42 = md_div(1.0, v41);
+  const double v44 = md_mul(v42, 4.503599627370497e+15);
+  const double v46 = md_mul(v44, 0.9999999999999999);
+  const double v47 = md_sub(v44, v46);
+  const double v48 = fabs(v47);
+  const double v50 = md_mul(v48, 0.5);
+  const double v51 = md_mul(a.re.v[0], v40);
+  const double v52 = md_mul(a.re.v[1], v40);
+  const double v53 = md_mul(a.re.v[2], v40);
+  const double v54 = md_mul(a.re.v[3], v40);
+  const double v55 = md_mul(a.re.v[4], v40);
+  const double v56 = md_mul(a.re.v[5], v40);
+  const double v57 = md_mul(a.re.v[6], v40);
+  const double v58 = md_mul(a.re.v[7], v40);
+  const double v59 = md_mul(v51, v50);
+  const double v60 = md_mul(v52, v50);
+  const double v61 = md_mul(v53, v50);
+  const double v62 = md_mul(v54, v50);
+  const double v63 = md_mul(v55, v50);
+  const double v64 = md_mul(v56, v50);
+  const double v65 = md_mul(v57, v50);
+  const double v66 = md_mul(v58, v50);
+  const double v67 = md_mul(a.im.v[0], v40);
+  const double v68 = md_mul(a.im.v[1], v40);
+  const double v69 = md_mul(a.im.v[2], v40);
+  const double v70 = md_mul(a.im.v[3], v40);
+  const double v71 = md_mul(a.im.v[4], v40);
+  const double v72 = md_mul(a.im.v[5], v40);
+  const double v73 = md_mul(a.im.v[6], v40);
+  const double v74 = md_mul(a.im.v[7], v40);
+  const double v75 = md_mul(v67, v50);
+  const double v76 = md_mul(v68, v50);
+  const double v77 = md_mul(v69, v50);
+  const double v78 = md_mul(v70, v50);
+  const double v79 = md_mul(v71, v50);
+  const double v80 = md_mul(v72, v50);
+  const double v81 = md_mul(v73, v50);
+  const double v82 = md_mul(v74, v50);
+  const double v83 = md_mul(b.re.v[0], v40);
+  const double v84 = md_mul(b.re.v[1], v40);
+  const double v85 = md_mul(b.re.v[2], v40);
+  const double v86 = md_mul(b.re.v[3], v40);
+  const double v87 = md_mul(b.re.v[4], v40);
+  const double v88 = md_mul(b.re.v[5], v40);
+  const double v89 = md_mul(b.re.v[6], v40);
+  const double v90 = md_mul(b.re.v[7], v40);
+  const double v91 = md_mul(v83, v50);
+  const double v92 = md_mul(v84, v50);
+  const double v93 = md_mul(v85, v50);
+  const double v94 = md_mul(v86, v50);
+  const double v95 = md_mul(v87, v50);
+  const double v96 = md_mul(v88, v50);
+  const double v97 = md_mul(v89, v50);
+  const double v98 = md_mul(v90, v50);
+  const double v99 = md_mul(b.im.v[0], v40);
+  const double v100 = md_mul(b.im.v[1], v40);
+  const double v101 = md_mul(b.im.v[2], v40);
+  const double v102 = md_mul(b.im.v[3], v40);
+  const double v103 = md_mul(b.im.v[4], v40);
+  const double v104 = md_mul(b.im.v[5], v40);
+  const double v105 = md_mul(b.im.v[6], v40);
+  const double v106 = md_mul(b.im.v[7], v40);
+  const double v107 = md_mul(v99, v50);
+  const double v108 = md_mul(v100, v50);
+  const double v109 = md_mul(v101, v50);
+  const double v110 = md_mul(v102, v50);
+  const double v111 = md_mul(v103, v50);
+  const double v112 = md_mul(v104, v50);
+  const double v113 = md_mul(v105, v50);
+  const double v114 = md_mul(v106, v50);
+  const md8 v115 = md8_sqr(md8{{v91, v92, v93, v94, v95, v96, v97, v98}});
+  const md8 v124 = md8_sqr(md8{{v107, v108, v109, v110, v111, v112, v113, v114}});
+  const md8 v133 = md8_add(md8{{v115.v[0], v115.v[1], v115.v[2], v115.v[3], v115.v[4], v115.v[5], v115.v[6], v115.v[7]}}, md8{{v124.v[0], v124.v[1], v124.v[2], v124.v[3], v124.v[4], v124.v[5], v124.v[6], v124.v[7]}});
+  const md8 v142 = md8_mul(md8{{v59, v60, v61, v62, v63, v64, v65, v66}}, md8{{v91, v92, v93, v94, v95, v96, v97, v98}});
+  const md8 v151 = md8_mul(md8{{v75, v76, v77, v78, v79, v80, v81, v82}}, md8{{v107, v108, v109, v110, v111, v112, v113, v114}});
+  const md8 v160 = md8_add(md8{{v142.v[0], v142.v[1], v142.v[2], v142.v[3], v142.v[4], v142.v[5], v142.v[6], v142.v[7]}}, md8{{v151.v[0], v151.v[1], v151.v[2], v151.v[3], v151.v[4], v151.v[5], v151.v[6], v151.v[7]}});
+  const md8 v169 = md8_mul(md8{{v75, v76, v77, v78, v79, v80, v81, v82}}, md8{{v91, v92, v93, v94, v95, v96, v97, v98}});
+  const md8 v178 = md8_mul(md8{{v59, v60, v61, v62, v63, v64, v65, v66}}, md8{{v107, v108, v109, v110, v111, v112, v113, v114}});
+  const md8 v187 = md8_sub(md8{{v169.v[0], v169.v[1], v169.v[2], v169.v[3], v169.v[4], v169.v[5], v169.v[6], v169.v[7]}}, md8{{v178.v[0], v178.v[1], v178.v[2], v178.v[3], v178.v[4], v178.v[5], v178.v[6], v178.v[7]}});
+  const md8 v196 = md8_div(md8{{v160.v[0], v160.v[1], v160.v[2], v160.v[3], v160.v[4], v160.v[5], v160.v[6], v160.v[7]}}, md8{{v133.v[0], v133.v[1], v133.v[2], v133.v[3], v133.v[4], v133.v[5], v133.v[6], v133.v[7]}});
+  const md8 v205 = md8_div(md8{{v187.v[0], v187.v[1], v187.v[2], v187.v[3], v187.v[4], v187.v[5], v187.v[6], v187.v[7]}}, md8{{v133.v[0], v133.v[1], v133.v[2], v133.v[3], v133.v[4], v133.v[5], v133.v[6], v133.v[7]}});
+  return cmd8{{{v196.v[0], v196.v[1], v196.v[2], v196.v[3], v196.v[4], v196.v[5], v196.v[6], v196.v[7]}}, {{v205.v[0], v205.v[1], v205.v[2], v205.v[3], v205.v[4], v205.v[5], v205.v[6], v205.v[7]}}};
+}
+
+// cmd8_abs returns |a|.
+// Cost: 12814 flops (11663 add/sub, 710 mul, 438 fma, 3 div/sqrt), 4113 selections.
+MD_HD md8 cmd8_abs(cmd8 a) {
+  const double v16 = fabs(a.im.v[0]);
+  const double v17 = fabs(a.re.v[0]);
+  const double v18 = md_sel_absless(a.re.v[0], a.im.v[0], v16, v17);
+  const double v21 = md_sub(v18, 1.1830521861667747e-271);
+  const double v23 = md_sub(8.452712498170644e+270, v18);
+  const double v26 = md_sel_negative(v23, 2.409919865102884e-181, 1.0);
+  const double v27 = md_sel_negative(v21, 4.149515568880993e+180, v26);
+  const double v30 = md_sel_negative(v23, 4.149515568880993e+180, 1.0);
+  const double v31 = md_sel_negative(v21, 2.409919865102884e-181, v30);
+  const double v32 = md_mul(v18, v27);
+  const double v34 = md_add(v32, 9.332636185032189e-302);
+  const double v36 = md_mul(v34, 4.503599627370497e+15);
+  const double v38 = md_mul(v36, 0.9999999999999999);
+  const double v39 = md_sub(v36, v38);
+  const double v40 = fabs(v39);
+  const double v41 = md_div(1.0, v40);
+  const double v42 = md_mul(v40, v31);
+  const double v43 = md_mul(a.re.v[0], v27);
+  const double v44 = md_mul(a.re.v[1], v27);
+  const double v45 = md_mul(a.re.v[2], v27);
+  const double v46 = md_mul(a.re.v[3], v27);
+  const double v47 = md_mul(a.re.v[4], v27);
+  const double v48 = md_mul(a.re.v[5], v27);
+  const double v49 = md_mul(a.re.v[6], v27);
+  const double v50 = md_mul(a.re.v[7], v27);
+  const double v51 = md_mul(v43, v41);
+  const double v52 = md_mul(v44, v41);
+  const double v53 = md_mul(v45, v41);
+  const double v54 = md_mul(v46, v41);
+  const double v55 = md_mul(v47, v41);
+  const double v56 = md_mul(v48, v41);
+  const double v57 = md_mul(v49, v41);
+  const double v58 = md_mul(v50, v41);
+  const double v59 = md_mul(a.im.v[0], v27);
+  const double v60 = md_mul(a.im.v[1], v27);
+  const double v61 = md_mul(a.im.v[2], v27);
+  const double v62 = md_mul(a.im.v[3], v27);
+  const double v63 = md_mul(a.im.v[4], v27);
+  const double v64 = md_mul(a.im.v[5], v27);
+  const double v65 = md_mul(a.im.v[6], v27);
+  const double v66 = md_mul(a.im.v[7], v27);
+  const double v67 = md_mul(v59, v41);
+  const double v68 = md_mul(v60, v41);
+  const double v69 = md_mul(v61, v41);
+  const double v70 = md_mul(v62, v41);
+  const double v71 = md_mul(v63, v41);
+  const double v72 = md_mul(v64, v41);
+  const double v73 = md_mul(v65, v41);
+  const double v74 = md_mul(v66, v41);
+  const md8 v75 = md8_sqr(md8{{v51, v52, v53, v54, v55, v56, v57, v58}});
+  const md8 v84 = md8_sqr(md8{{v67, v68, v69, v70, v71, v72, v73, v74}});
+  const md8 v93 = md8_add(md8{{v75.v[0], v75.v[1], v75.v[2], v75.v[3], v75.v[4], v75.v[5], v75.v[6], v75.v[7]}}, md8{{v84.v[0], v84.v[1], v84.v[2], v84.v[3], v84.v[4], v84.v[5], v84.v[6], v84.v[7]}});
+  const md8 v102 = md8_sqrt(md8{{v93.v[0], v93.v[1], v93.v[2], v93.v[3], v93.v[4], v93.v[5], v93.v[6], v93.v[7]}});
+  const double v111 = md_mul(v102.v[0], v42);
+  const double v112 = md_mul(v102.v[1], v42);
+  const double v113 = md_mul(v102.v[2], v42);
+  const double v114 = md_mul(v102.v[3], v42);
+  const double v115 = md_mul(v102.v[4], v42);
+  const double v116 = md_mul(v102.v[5], v42);
+  const double v117 = md_mul(v102.v[6], v42);
+  const double v118 = md_mul(v102.v[7], v42);
+  const double v119 = md_add(v111, v112);
+  const double v120 = md_sub(v119, v111);
+  const double v121 = md_sub(v112, v120);
+  const double v122 = md_add(v121, v113);
+  const double v123 = md_sub(v122, v121);
+  const double v124 = md_sub(v113, v123);
+  const double v125 = md_add(v124, v114);
+  const double v126 = md_sub(v125, v124);
+  const double v127 = md_sub(v114, v126);
+  const double v128 = md_add(v127, v115);
+  const double v129 = md_sub(v128, v127);
+  const double v130 = md_sub(v115, v129);
+  const double v131 = md_add(v130, v116);
+  const double v132 = md_sub(v131, v130);
+  const double v133 = md_sub(v116, v132);
+  const double v134 = md_add(v133, v117);
+  const double v135 = md_sub(v134, v133);
+  const double v136 = md_sub(v117, v135);
+  const double v137 = md_add(v136, v118);
+  const double v138 = md_sub(v137, v136);
+  const double v139 = md_sub(v118, v138);
+  const double v141 = fabs(a.re.v[0]);
+  const double v142 = fabs(a.im.v[0]);
+  const double v144 = md_sel_absless(1.7976931348623157e+308, a.im.v[0], v142, 0.0);
+  const double v145 = md_sel_absless(1.7976931348623157e+308, a.re.v[0], v141, v144);
+  const double v146 = md_sel_finite(v145, v119, v145);
+  const double v147 = md_sel_finite(v146, v122, 0.0);
+  const double v148 = md_sel_finite(v146, v125, 0.0);
+  const double v149 = md_sel_finite(v146, v128, 0.0);
+  const double v150 = md_sel_finite(v146, v131, 0.0);
+  const double v151 = md_sel_finite(v146, v134, 0.0);
+  const double v152 = md_sel_finite(v146, v137, 0.0);
+  const double v153 = md_sel_finite(v146, v139, 0.0);
+  return md8{{v146, v147, v148, v149, v150, v151, v152, v153}};
 }
 
 
@@ -5459,3 +7526,749 @@ extern "C" __device__ const int mdgen_add_jobs[18168] = {
   1857,12383,1866,12707,1875,12708,1884,12771,1893,12825,1902,12819,1911,12828,1920,12837,1929,12846,1938,12855,
   1947,12864,1840,6448,11056,15664,1840,11056,
 };
+
+// ---------------------------------------------------------------------------
+// Newton's method on Taylor series on the device: the linear algebra of
+// 8-double real data (gen.LAKernelsCU; contract runtime/gpuabi/la.go,
+// bit for bit mdops/la), launched by runtime/gpu's Newton back end on the
+// data of the evaluation kernels above. It uses the arithmetic inlined at
+// the top of this file. Kernels:
+//   mdgen_la_qr_r8, mdgen_la_packr_r8, mdgen_la_packrh_r8, mdgen_la_qh_r8
+//   mdgen_la_backsub_r8, mdgen_la_mulsub_r8, mdgen_la_norm1_r8, mdgen_la_qh1_r8
+//   mdgen_la_backsub1_r8, mdgen_la_scatter_r8, mdgen_la_gather_r8, mdgen_la_xupdate_r8
+//   mdgen_la_amax_r8
+// ---------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------
+// Support shared by every precision.
+//
+// A reduction of K terms runs in a group of 16 lanes (lane l =
+// threadIdx.x % 16, a half-warp): lane l takes the terms i ≡ l (mod 16) in
+// increasing i, the first by assignment or by the first product, the later
+// ones by a multiply-add or an add; then la_tree combines the lanes by
+// shuffles at distance 8, 4, 2, 1, lane l adding lane l+s only when
+// l+s < min(K, 16) (mdops/la, "Reductions"). backsub, mulsub and norm1 run
+// one reduction per group; qr and qh one column per warp: the reductions in
+// its first half-warp, the updates of the column (independent per row) in
+// all 32 threads, which shortens the chain of dependent operations of one
+// right-hand side (Newton's Q^H b_k).
+//
+// Every thread of a block runs every shuffle and barrier of the kernel
+// (data decide only which loads, arithmetic and stores a thread does), so
+// that the shuffles of a warp are always complete and the host emulation's
+// barriers always meet.
+// ---------------------------------------------------------------------------
+
+#ifndef MDGEN_LA_PRELUDE
+#define MDGEN_LA_PRELUDE
+
+// la_warp_mask returns the mask of the lanes of this thread's warp that
+// the (one-dimensional) block has.
+__device__ __forceinline__ unsigned la_warp_mask() {
+  const int n = (int)blockDim.x - ((int)threadIdx.x & ~31);
+  return n >= 32 ? 0xffffffffu : (1u << n) - 1u;
+}
+
+#if defined(__CUDA_ARCH__)
+// la_shfl_down returns the value of lane l+s of the group (its own value
+// when l+s >= 16), for any value made of doubles.
+template <class V>
+__device__ __forceinline__ V la_shfl_down(const V& x, int s) {
+  V y;
+  const double* p = reinterpret_cast<const double*>(&x);
+  double* q = reinterpret_cast<double*>(&y);
+  const unsigned mask = la_warp_mask();
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(V) / 8); ++i) q[i] = __shfl_down_sync(mask, p[i], s, 16);
+  return y;
+}
+
+// la_bcast returns the value of the first thread of the team of Width
+// threads (16: the group; 32: the warp).
+template <int Width, class V>
+__device__ __forceinline__ V la_bcast(const V& x) {
+  V y;
+  const double* p = reinterpret_cast<const double*>(&x);
+  double* q = reinterpret_cast<double*>(&y);
+  const unsigned mask = la_warp_mask();
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(V) / 8); ++i) q[i] = __shfl_sync(mask, p[i], 0, Width);
+  return y;
+}
+
+// la_sync_group orders the memory accesses of the threads of the warp.
+__device__ __forceinline__ void la_sync_group() { __syncwarp(la_warp_mask()); }
+
+// la_sync_block is the barrier of the block.
+__device__ __forceinline__ void la_sync_block() { __syncthreads(); }
+#elif defined(MDGEN_HOST_EMULATION)
+// Host emulation (gen's tests): the shuffles go through an exchange
+// buffer between two block barriers; every thread of the block calls them.
+#include <cstring>
+static double la_emu_xchg[256 * 32];
+
+template <class V>
+V la_shfl_down(const V& x, int s) {
+  const unsigned t = threadIdx.x, w = sizeof(V) / 8;
+  std::memcpy(la_emu_xchg + t * w, &x, sizeof(V));
+  __syncthreads();
+  V y = x;
+  if ((t & 15u) + (unsigned)s < 16u && t + (unsigned)s < blockDim.x) std::memcpy(&y, la_emu_xchg + (t + s) * w, sizeof(V));
+  __syncthreads();
+  return y;
+}
+
+template <int Width, class V>
+V la_bcast(const V& x) {
+  const unsigned t = threadIdx.x, w = sizeof(V) / 8;
+  std::memcpy(la_emu_xchg + t * w, &x, sizeof(V));
+  __syncthreads();
+  V y;
+  std::memcpy(&y, la_emu_xchg + (t & ~(unsigned)(Width - 1)) * w, sizeof(V));
+  __syncthreads();
+  return y;
+}
+
+inline void la_sync_group() { __syncthreads(); }
+inline void la_sync_block() { __syncthreads(); }
+#else
+// The host pass of nvcc: never run.
+template <class V>
+__device__ __forceinline__ V la_shfl_down(const V& x, int) { return x; }
+template <int Width, class V>
+__device__ __forceinline__ V la_bcast(const V& x) { return x; }
+__device__ __forceinline__ void la_sync_group() {}
+__device__ __forceinline__ void la_sync_block() {}
+#endif
+
+// la_tree combines the lanes of a reduction (see above): f = min(K, 16)
+// lanes received a term; the sum is in lane 0.
+template <class V, class Add>
+__device__ __forceinline__ V la_tree(V acc, int l, long long f) {
+#pragma unroll
+  for (int s = 8; s >= 1; s >>= 1) {
+    const V o = la_shfl_down(acc, s);
+    if (l < s && l + s < f) acc = Add::add(acc, o);
+  }
+  return acc;
+}
+
+// la_gomax is Go's max of two float64: NaN if either is NaN.
+__device__ __forceinline__ double la_gomax(double a, double b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return a > b ? a : b;
+}
+
+// la_amax_op combines the running maxima of larfg's amax: NaN absorbs
+// (Go's loop: a > amax || a != a), so any order gives the same result.
+struct la_amax_op {
+  static __device__ __forceinline__ double add(double x, double y) { return (y > x || y != y) ? y : x; }
+};
+
+// la_pow2_scales is mdops/la's pow2Scales: with 2^e <= v < 2^(e+1) (e = -1
+// for 0, Inf and NaN, as Go's math.Frexp), the scaling by 2^-e as f1 then
+// f2, and back by 2^e as g1 then g2.
+__device__ __forceinline__ void la_pow2_scales(double v, double& f1, double& f2, double& g1, double& g2) {
+  int e = -1;
+  if (v != 0.0 && v - v == 0.0) {
+    int ex = 0;
+    frexp(v, &ex);
+    e = ex - 1;
+  }
+  f1 = ldexp(1.0, -e);
+  f2 = 1.0;
+  g1 = ldexp(1.0, e);
+  g2 = 1.0;
+  if (-e > 1023) {
+    f1 = ldexp(1.0, 1000);
+    f2 = ldexp(1.0, -e - 1000);
+  }
+  if (e < -1022) {
+    g1 = ldexp(1.0, -1000);
+    g2 = ldexp(1.0, e + 1000);
+  }
+}
+
+// la_rowoff is gpuabi.LARowOff: the first element of row i of R in rrev.
+__device__ __forceinline__ long long la_rowoff(long long n, long long i) { return i * (n - 1) - i * (i - 1) / 2; }
+
+// la_apply applies H^H = I - conj(tau) v v^H to the column c of K elements
+// (la applyH; tau is not zero), by the warp (t = threadIdx.x % 32): w =
+// v^H c with t_0 = c_0, t_i = conj(v_i)*c_i (v_0 = 1 implicit, v_i at v +
+// i) in the lanes of the first half-warp (lane t takes the rows i ≡ t
+// (mod 16)), s = neg(conj(tau)*w), c_0 = c_0 + s, c_i = c_i.MulAdd(v_i, s)
+// by the whole warp (thread t takes the rows i ≡ t (mod 32)).
+template <class O>
+__device__ __forceinline__ void la_apply(const double* v, double* c, long long K, const typename O::T& tau, bool active,
+                                         int t) {
+  typedef typename O::T T;
+  const int W = O::W;
+  T acc = O::zero();
+  if (active && t < 16 && t < K) {
+    acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
+#pragma unroll 4
+    for (long long i = t + 16; i < K; i += 16) acc = O::madd(acc, O::conj(O::load(v + i * W)), O::load(c + i * W));
+  }
+  acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
+  const T w = la_bcast<32>(acc);
+  la_sync_group();
+  if (active) {
+    const T s = O::neg(O::mul(O::conj(tau), w));
+    for (long long i = t; i < K; i += 32) {
+      const T ci = O::load(c + i * W);
+      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, O::load(v + i * W), s));
+    }
+  }
+}
+
+// la_larfg generates the reflector of the column x of K >= 1 elements
+// (la larfg, in its order), by the warp (t = threadIdx.x % 32): x[0] = beta,
+// x[1:] = the tail of v, *taup = tau. The reductions (amax, the sum of
+// squares) run in the lanes of the first half-warp, lane t taking the tail
+// rows 1+i with i ≡ t (mod 16); the scaling of the tail in the whole warp;
+// thread 0 alone reads and writes x[0].
+template <class O>
+__device__ __forceinline__ void la_larfg(double* x, long long K, double* taup, bool active, int t) {
+  typedef typename O::T T;
+  typedef typename O::R R;
+  const int W = O::W;
+  const int l = t & 15;
+  double am = 0.0;
+  if (active && t < 16) {
+#pragma unroll 4
+    for (long long i = 1 + t; i < K; i += 16) {
+      const double a = O::lead(O::load(x + i * W));
+      if (a > am || a != a) am = a;
+    }
+  }
+  am = la_bcast<32>(la_tree<double, la_amax_op>(am, l, 16));
+  const T alpha = la_bcast<32>((active && t == 0) ? O::load(x) : O::zero());
+  const bool identity = am == 0.0 && O::imLead(alpha) == 0.0;
+  double f1, f2, g1, g2;
+  la_pow2_scales(la_gomax(am, O::lead(alpha)), f1, f2, g1, g2);
+  R ss = O::rzero();
+  if (active && !identity && t < 16 && 1 + t < K) {
+    ss = O::sqFirst(O::scale2(O::load(x + (1 + t) * W), f1, f2));
+#pragma unroll 4
+    for (long long i = 1 + t + 16; i < K; i += 16) ss = O::sqAcc(ss, O::scale2(O::load(x + i * W), f1, f2));
+  }
+  ss = la_bcast<32>(la_tree<R, typename O::RAdd>(ss, l, K - 1 < 16 ? K - 1 : 16));
+  la_sync_group();
+  if (active && !identity) {
+    const T a = O::scale2(alpha, f1, f2);
+    const R nrm = O::nrm(ss, a);
+    const R beta = O::re(a).v[0] >= 0.0 ? O::rneg(nrm) : nrm;
+    T tau, r;
+    O::tauR(a, beta, tau, r);
+    for (long long i = 1 + t; i < K; i += 32) O::store(x + i * W, O::mul(O::scale2(O::load(x + i * W), f1, f2), r));
+    if (t == 0) {
+      O::store(x, O::fromReal(O::rscale2(beta, g1, g2)));
+      O::store(taup, tau);
+    }
+  } else if (active && t == 0) {
+    O::store(taup, O::zero());
+  }
+}
+
+// la_qr_body: one step of the QR (gpuabi: qr). Warp g of block b applies
+// reflector k to column k+1+b*G+g; then block 0 (its warp 0 owns column
+// k+1) generates reflector k+1.
+template <class O>
+__device__ __forceinline__ void la_qr_body(double* a, double* tau, long long m, long long n, long long lda, long long k) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x & 31, g = (int)threadIdx.x >> 5, G = (int)blockDim.x >> 5;
+  if (k >= 0) {
+    const T tk = O::load(tau + k * W);
+    if (!O::isZero(tk)) {  // the same for every thread: la's applyH does nothing
+      long long j = k + 1 + (long long)blockIdx.x * G + g;
+      const bool active = j < n;
+      if (!active) j = n - 1;
+      la_apply<O>(a + (k + k * lda) * W, a + (k + j * lda) * W, m - k, tk, active, t);
+    }
+  }
+  if (blockIdx.x == 0 && k + 1 < n) {
+    la_sync_group();
+    la_larfg<O>(a + (k + 1) * (1 + lda) * W, m - k - 1, tau + (k + 1) * W, g == 0, t);
+  }
+}
+
+// la_packr_body: rinv and the reversed rows of R (gpuabi: packr), one
+// thread per row.
+template <class O>
+__device__ __forceinline__ void la_packr_body(const double* a, long long m, long long n, long long lda, double* rinv,
+                                              double* rrev) {
+  typedef typename O::R R;
+  const int W = O::W;
+  (void)m;
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const R d = O::re(O::load(a + (i + i * lda) * W));
+  O::rstore(rinv + i * O::N, d.v[0] != 0.0 ? O::rinv(d) : O::rzero());
+  double* row = rrev + la_rowoff(n, i) * W;
+  for (long long t = 0; t < n - 1 - i; ++t) O::store(row + t * W, O::load(a + (i + (n - 1 - t) * lda) * W));
+}
+
+// la_packrh_body: after packr, what the condition estimate needs (gpuabi:
+// packrh), a group of 16 lanes per column i of R: the packed reversed rows
+// of U = P R^H P (P the reversal of the rows), row n-1-i of U holding
+// conj(R_(q,i)), q = 0..i-1, so that backsub on U (rrevh, rinvh) is the
+// forward substitution by R^H of la's condition estimate on the reversed
+// vector (the same terms, products and lane order); rinvh[n-1-i] =
+// rinv[i]; cnorm[i] = Norm1(R_(0..i, i)) (la Norm1: the lanes of norm1);
+// diag[i] = the leading limb of Re(R_ii) (la's rank check).
+template <class O>
+__device__ __forceinline__ void la_packrh_body(const double* a, long long m, long long n, long long lda, const double* rinv,
+                                               double* rrevh, double* rinvh, double* cnorm, double* diag) {
+  typedef typename O::T T;
+  typedef typename O::R R;
+  const int W = O::W;
+  (void)m;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long i = (long long)blockIdx.x * G + g;
+  const bool active = i < n;
+  const long long len = active ? i + 1 : 0;
+  const double* col = a + (active ? i : 0) * lda * W;
+  double* row = rrevh + la_rowoff(n, active ? n - 1 - i : 0) * W;
+  R acc = O::rzero();
+  if (active && l < len) {
+    for (long long q = l; q < len; q += 16) {
+      const T x = O::load(col + q * W);
+      acc = q == l ? O::abs(x) : O::radd(acc, O::abs(x));
+      if (q < i) O::store(row + q * W, O::conj(x));
+    }
+  }
+  acc = la_tree<R, typename O::RAdd>(acc, l, len < 16 ? len : 16);
+  if (active && l == 0) {
+    O::rstore(cnorm + i * O::N, acc);
+    O::rstore(rinvh + (n - 1 - i) * O::N, O::rload(rinv + i * O::N));
+    diag[i] = O::re(O::load(col + i * W)).v[0];
+  }
+}
+
+// la_qh_body: b = Q^H b for nrhs columns (gpuabi: qh), a warp per column.
+template <class O>
+__device__ __forceinline__ void la_qh_body(const double* a, const double* tau, long long m, long long n, long long lda,
+                                           double* b, long long ldb, long long nrhs) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x & 31, g = (int)threadIdx.x >> 5, G = (int)blockDim.x >> 5;
+  const long long col = (long long)blockIdx.x * G + g;
+  const bool active = col < nrhs;
+  double* c = b + (active ? col : 0) * ldb * W;
+  for (long long k = 0; k < n; ++k) {
+    const T tk = O::load(tau + k * W);
+    if (O::isZero(tk)) continue;  // the same for every thread
+    la_apply<O>(a + (k + k * lda) * W, c + k * W, m - k, tk, active, t);
+    la_sync_group();
+  }
+}
+
+// la_qh1_body: b = Q^H b for one column by a whole block (gpuabi: qh1):
+// for each reflector the reduction w = v^H c in the first half-warp, as
+// la_apply's, then the updates c_i = c_i.MulAdd(v_i, s) by every thread of
+// the block (rows i ≡ t (mod blockDim.x)): the operations and their order
+// per element are qh's, the chain of dependent updates of a thread is
+// blockDim.x/32 times shorter (Newton's single right-hand sides).
+template <class O>
+__device__ __forceinline__ void la_qh1_body(const double* a, const double* tau, long long m, long long n, long long lda,
+                                            double* b) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x;
+#if defined(MDGEN_HOST_EMULATION)
+  static double sw[W];  // the fibers of the block share it
+#else
+  __shared__ double sw[W];
+#endif
+  for (long long k = 0; k < n; ++k) {
+    const T tk = O::load(tau + k * W);
+    if (O::isZero(tk)) continue;  // the same for every thread
+    const double* v = a + (k + k * lda) * W;
+    double* c = b + k * W;
+    const long long K = m - k;
+    // Every thread runs the tree (a shuffle of its own warp's group; the
+    // host emulation's shuffles are block barriers): the sum is thread 0's.
+    T acc = O::zero();
+    if (t < 16 && t < K) {
+      acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
+#pragma unroll 4
+      for (long long i = t + 16; i < K; i += 16) acc = O::madd(acc, O::conj(O::load(v + i * W)), O::load(c + i * W));
+    }
+    acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
+    if (t == 0) O::store(sw, acc);
+    la_sync_block();
+    const T s = O::neg(O::mul(O::conj(tk), O::load(sw)));
+    for (long long i = t; i < K; i += blockDim.x) {
+      const T ci = O::load(c + i * W);
+      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, O::load(v + i * W), s));
+    }
+    la_sync_block();
+  }
+}
+
+// la_backsub_body: b[:n] = R^-1 b[:n] for nrhs columns (gpuabi: backsub),
+// a group per column: for i = n-1 down to 0, s_i = the reduction of the
+// K = n-1-i terms R_(i,n-1-q) * x_(n-1-q), x_i = (b_i - s_i) * rinv_i,
+// written over b_i by lane 0.
+template <class O>
+__device__ __forceinline__ void la_backsub_body(const double* rrev, const double* rinv, long long n, double* b,
+                                                long long ldb, long long nrhs) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long col = (long long)blockIdx.x * G + g;
+  const bool active = col < nrhs;
+  double* x = b + (active ? col : 0) * ldb * W;
+  for (long long s = 0; s < n; ++s) {
+    const long long i = n - 1 - s;
+    const double* row = rrev + la_rowoff(n, i) * W;
+    T acc = O::zero();
+    if (active && l < s) {
+      acc = O::prod(O::load(row + l * W), O::load(x + (n - 1 - l) * W));
+#pragma unroll 4
+      for (long long q = l + 16; q < s; q += 16) acc = O::madd(acc, O::load(row + q * W), O::load(x + (n - 1 - q) * W));
+    }
+    acc = la_tree<T, typename O::TAdd>(acc, l, s < 16 ? s : 16);
+    if (active && l == 0) {
+      T xi = O::load(x + i * W);
+      if (s > 0) xi = O::sub(xi, acc);
+      O::store(x + i * W, O::mulReal(xi, O::rload(rinv + i * O::N)));
+    }
+    la_sync_group();
+  }
+}
+
+// la_backsub1_body: b[:n] = R^-1 b[:n] for one column by a whole block
+// (gpuabi: backsub1): backsub's operations, in its order for every
+// element, pipelined over the rows. The sum of row i is backsub's 16 lane
+// sums (lane l: the terms q ≡ l (mod 16), q < n-1-i, in increasing q, the
+// first by prod, the later by madd); here lane sum l of row i lives in
+// acc[(l n + i) W] and takes term q (R_(i,n-1-q) x_(n-1-q)) in round q+1,
+// in every row at once (thread t takes the rows i ≡ t (mod blockDim.x)),
+// as soon as x_(n-1-q) is final. In round r (r = 0..n-1) row n-1-r gets
+// its last term; then the first group combines its lane sums (la_tree)
+// and thread 0 computes x_(n-1-r) = (b - sum) * rinv. The chain of a
+// round is one multiply-add and the tree, instead of (n-1-i)/16
+// multiply-adds and the tree.
+template <class O>
+__device__ __forceinline__ void la_backsub1_body(const double* rrev, const double* rinv, long long n, double* b, double* acc) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15;
+  for (long long r = 0; r < n; ++r) {
+    const long long i = n - 1 - r;  // the row that ends this round
+    if (r > 0) {                    // term q = r-1 of the rows <= i: x_(n-r), final since the last round
+      const long long q = r - 1;
+      const T xj = O::load(b + (n - 1 - q) * W);
+      double* aq = acc + (q % 16) * n * W;
+      for (long long ip = t; ip <= i; ip += blockDim.x) {
+        const T rq = O::load(rrev + (la_rowoff(n, ip) + q) * W);
+        O::store(aq + ip * W, q < 16 ? O::prod(rq, xj) : O::madd(O::load(aq + ip * W), rq, xj));
+      }
+    }
+    la_sync_block();
+    // Every thread runs the tree (see la_qh1_body); row i's sum is thread 0's.
+    T a = O::zero();
+    if (t < 16 && t < r) a = O::load(acc + ((long long)t * n + i) * W);
+    a = la_tree<T, typename O::TAdd>(a, l, r < 16 ? r : 16);
+    if (t == 0) {
+      T xi = O::load(b + i * W);
+      if (r > 0) xi = O::sub(xi, a);
+      O::store(b + i * W, O::mulReal(xi, O::rload(rinv + i * O::N)));
+    }
+    la_sync_block();
+  }
+}
+
+// la_mulsub_body: r_p = b_p - A_p x_p (gpuabi: mulsub), a group per row:
+// s_i = the reduction of the n terms A_ij * x_j, r_i = b_i.Sub(s_i).
+template <class O>
+__device__ __forceinline__ void la_mulsub_body(const double* a, long long lda, long long sa, const double* x, long long sx,
+                                               const double* b, long long sb, double* r, long long sr, long long m,
+                                               long long n, long long count) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long rb = (m + G - 1) / G;
+  const long long p = (long long)blockIdx.x / rb, i = ((long long)blockIdx.x % rb) * G + g;
+  const bool active = i < m && p < count;
+  const long long q = active ? p : 0;
+  a += q * sa * W;
+  x += q * sx * W;
+  b += q * sb * W;
+  r += q * sr * W;
+  T acc = O::zero();
+  if (active && l < n) {
+    acc = O::prod(O::load(a + (i + l * lda) * W), O::load(x + l * W));
+#pragma unroll 4
+    for (long long j = l + 16; j < n; j += 16) acc = O::madd(acc, O::load(a + (i + j * lda) * W), O::load(x + j * W));
+  }
+  acc = la_tree<T, typename O::TAdd>(acc, l, n < 16 ? n : 16);
+  if (active && l == 0) {
+    T bi = O::load(b + i * W);
+    if (n > 0) bi = O::sub(bi, acc);
+    O::store(r + i * W, bi);
+  }
+}
+
+// la_norm1_body: out[p] = the 1-norm of x_p[:len] (gpuabi: norm1), a group
+// per vector: terms |x_i|, the first by assignment, the later by Add.
+template <class O>
+__device__ __forceinline__ void la_norm1_body(const double* x, long long len, long long sx, long long count, double* out) {
+  typedef typename O::R R;
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long p = (long long)blockIdx.x * G + g;
+  const bool active = p < count;
+  x += (active ? p : 0) * sx * W;
+  R acc = O::rzero();
+  if (active && l < len) {
+    acc = O::abs(O::load(x + l * W));
+#pragma unroll 4
+    for (long long i = l + 16; i < len; i += 16) acc = O::radd(acc, O::abs(O::load(x + i * W)));
+  }
+  acc = la_tree<R, typename O::RAdd>(acc, l, len < 16 ? len : 16);
+  if (active && l == 0) O::rstore(out + p * O::N, acc);
+}
+
+// ---------------------------------------------------------------------------
+// The device-resident Newton driver (gpuabi: newton.go): moving series
+// between runtime/newton's buffers and an evaluation executor's data array,
+// the update of x, and the max-norms of the tolerances. Copies and maxima
+// only, except the generated neg and add of the element.
+// ---------------------------------------------------------------------------
+
+// la_scatter_body: coefficient k of variable v of x to the input slot
+// slots[v] of the limb-major data array (gpuabi: scatter), one thread per
+// coefficient.
+template <class O>
+__device__ __forceinline__ void la_scatter_body(const double* x, long long d1x, double* data, long long stride, long long d1,
+                                                const long long* slots, long long nvars, long long w) {
+  const int W = O::W;
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= nvars * (w + 1)) return;
+  const long long v = e / (w + 1), k = e % (w + 1);
+  const long long s = slots[v];
+  if (s < 0) return;
+  const double* src = x + (v * d1x + k) * W;
+  double* dst = data + s * d1 + k;
+  for (int c = 0; c < W; ++c) dst[c * stride] = src[c];
+}
+
+// la_gather_body: element k*count + e of out = coefficient k of slot
+// slots[e] (zero when slots[e] < 0), negated when neg (gpuabi: gather),
+// one thread per element.
+template <class O>
+__device__ __forceinline__ void la_gather_body(const double* data, long long stride, long long d1, const long long* slots,
+                                               long long count, long long w, long long neg, double* out) {
+  typedef typename O::T T;
+  const int W = O::W;
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= count * (w + 1)) return;
+  const long long k = e / count, i = e % count;
+  const long long s = slots[i];
+  double buf[W];
+  for (int c = 0; c < W; ++c) buf[c] = s >= 0 ? data[c * stride + s * d1 + k] : 0.0;
+  T z = O::load(buf);
+  if (neg != 0) z = O::neg(z);
+  O::store(out + e * W, z);
+}
+
+// la_xupdate_body: x_v[k] = x_v[k] + dx_k[v] for the blocks k <= w not
+// skipped (gpuabi: xupdate), one thread per element.
+template <class O>
+__device__ __forceinline__ void la_xupdate_body(double* x, long long d1x, const double* dx, long long nvars,
+                                                const long long* skip, long long w) {
+  const int W = O::W;
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= nvars * (w + 1)) return;
+  const long long k = e / nvars, v = e % nvars;
+  if (skip[k] != 0) return;
+  double* p = x + (v * d1x + k) * W;
+  O::store(p, O::add(O::load(p), O::load(dx + (k * nvars + v) * W)));
+}
+
+// la_amax_body: out[p] = the largest leading-limb magnitude of x_p[:len],
+// NaN when one is NaN (gpuabi: amax), a group per vector: a max, the same
+// in any order (la_amax_op lets NaN absorb).
+template <class O>
+__device__ __forceinline__ void la_amax_body(const double* x, long long len, long long sx, long long count, double* out) {
+  const int W = O::W;
+  const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
+  const long long p = (long long)blockIdx.x * G + g;
+  const bool active = p < count;
+  x += (active ? p : 0) * sx * W;
+  double am = 0.0;
+  if (active) {
+    for (long long i = l; i < len; i += 16) am = la_amax_op::add(am, O::lead(O::load(x + i * W)));
+  }
+  am = la_tree<double, la_amax_op>(am, l, 16);
+  if (active && l == 0) out[p] = am;
+}
+
+#endif  // MDGEN_LA_PRELUDE
+
+// ---------------------------------------------------------------------------
+// 8-double real elements: la_ops_r8, the element operations of
+// mdops/la (elem_gen.go) on the generated md8_* functions, and the kernels.
+// ---------------------------------------------------------------------------
+
+struct la_ops_r8 {
+  typedef md8 T;
+  typedef md8 R;
+  static const int N = 8;
+  static const int W = 8;  // doubles per element
+  static __device__ __forceinline__ T load(const double* p) {
+    T x;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      x.v[i] = p[i];
+    }
+    return x;
+  }
+  static __device__ __forceinline__ void store(double* p, const T& x) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      p[i] = x.v[i];
+    }
+  }
+  static __device__ __forceinline__ R rload(const double* p) {
+    R x;
+#pragma unroll
+    for (int i = 0; i < N; ++i) x.v[i] = p[i];
+    return x;
+  }
+  static __device__ __forceinline__ void rstore(double* p, const R& x) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) p[i] = x.v[i];
+  }
+  static __device__ __forceinline__ T zero() {
+    T x = {};
+    return x;
+  }
+  static __device__ __forceinline__ R rzero() {
+    R x = {};
+    return x;
+  }
+  static __device__ __forceinline__ R rone() {
+    R x = {};
+    x.v[0] = 1.0;
+    return x;
+  }
+  static __device__ __forceinline__ R radd(const R& x, const R& y) { return md8_add(x, y); }
+  static __device__ __forceinline__ R rneg(const R& x) { return md8_neg(x); }
+  // rinv returns 1.Div(d).
+  static __device__ __forceinline__ R rinv(const R& d) { return md8_div(rone(), d); }
+  // rscale2 returns x.MulFloat64(f1), then .MulFloat64(f2) unless f2 is 1.
+  static __device__ __forceinline__ R rscale2(R x, double f1, double f2) {
+    x = md8_mulf64(x, f1);
+    if (f2 != 1.0) x = md8_mulf64(x, f2);
+    return x;
+  }
+  static __device__ __forceinline__ T add(const T& x, const T& y) { return md8_add(x, y); }
+  static __device__ __forceinline__ T sub(const T& x, const T& y) { return md8_sub(x, y); }
+  static __device__ __forceinline__ T mul(const T& x, const T& y) { return md8_mul(x, y); }
+  static __device__ __forceinline__ T madd(const T& acc, const T& x, const T& y) { return md8_madd(acc, x, y); }
+  struct TAdd {
+    static __device__ __forceinline__ T add(const T& x, const T& y) { return md8_add(x, y); }
+  };
+  struct RAdd {
+    static __device__ __forceinline__ R add(const R& x, const R& y) { return md8_add(x, y); }
+  };
+  // prod is the first product of a lane: x.Mul(y).
+  static __device__ __forceinline__ T prod(const T& x, const T& y) { return md8_mul(x, y); }
+  static __device__ __forceinline__ T conj(const T& x) { return x; }
+  static __device__ __forceinline__ T neg(const T& x) { return md8_neg(x); }
+  static __device__ __forceinline__ R abs(const T& x) { return md8_abs(x); }
+  static __device__ __forceinline__ bool isZero(const T& x) { return x.v[0] == 0.0; }
+  static __device__ __forceinline__ double lead(const T& x) { return fabs(x.v[0]); }
+  static __device__ __forceinline__ double imLead(const T&) { return 0.0; }
+  static __device__ __forceinline__ T scale(const T& x, double f) { return md8_mulf64(x, f); }
+  static __device__ __forceinline__ T mulReal(const T& x, const R& r) { return md8_mul(x, r); }
+  static __device__ __forceinline__ R sqFirst(const T& y) { return md8_mul(y, y); }
+  static __device__ __forceinline__ R sqAcc(const R& acc, const T& y) { return md8_madd(acc, y, y); }
+  static __device__ __forceinline__ R re(const T& x) { return x; }
+  static __device__ __forceinline__ T fromReal(const R& r) { return r; }
+  // nrm is larfg's ss.MulAdd(a, a).Sqrt().
+  static __device__ __forceinline__ R nrm(const R& ss, const T& a) { return md8_sqrt(md8_madd(ss, a, a)); }
+  // tauR is larfg's step 5: d = a - beta, tau = -(d/beta), r = 1/d.
+  static __device__ __forceinline__ void tauR(const T& a, const R& beta, T& tau, T& r) {
+    const R d = md8_sub(a, beta);
+    tau = md8_neg(md8_div(d, beta));
+    r = md8_div(rone(), d);
+  }
+  // scale2 returns x scaled by f1, then by f2 unless f2 is 1.
+  static __device__ __forceinline__ T scale2(T x, double f1, double f2) {
+    x = scale(x, f1);
+    if (f2 != 1.0) x = scale(x, f2);
+    return x;
+  }
+};
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_qr_r8(double* a, double* tau, long long m, long long n, long long lda, long long k) {
+  la_qr_body<la_ops_r8>(a, tau, m, n, lda, k);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_packr_r8(const double* a, long long m, long long n, long long lda, double* rinv, double* rrev) {
+  la_packr_body<la_ops_r8>(a, m, n, lda, rinv, rrev);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_packrh_r8(const double* a, long long m, long long n, long long lda, const double* rinv, double* rrevh, double* rinvh, double* cnorm, double* diag) {
+  la_packrh_body<la_ops_r8>(a, m, n, lda, rinv, rrevh, rinvh, cnorm, diag);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_qh_r8(const double* a, const double* tau, long long m, long long n, long long lda, double* b, long long ldb, long long nrhs) {
+  la_qh_body<la_ops_r8>(a, tau, m, n, lda, b, ldb, nrhs);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_backsub_r8(const double* rrev, const double* rinv, long long n, double* b, long long ldb, long long nrhs) {
+  la_backsub_body<la_ops_r8>(rrev, rinv, n, b, ldb, nrhs);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_mulsub_r8(const double* a, long long lda, long long sa, const double* x, long long sx, const double* b, long long sb, double* r, long long sr, long long m, long long n, long long count) {
+  la_mulsub_body<la_ops_r8>(a, lda, sa, x, sx, b, sb, r, sr, m, n, count);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_norm1_r8(const double* x, long long len, long long sx, long long count, double* out) {
+  la_norm1_body<la_ops_r8>(x, len, sx, count, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_qh1_r8(const double* a, const double* tau, long long m, long long n, long long lda, double* b) {
+  la_qh1_body<la_ops_r8>(a, tau, m, n, lda, b);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_backsub1_r8(const double* rrev, const double* rinv, long long n, double* b, double* acc) {
+  la_backsub1_body<la_ops_r8>(rrev, rinv, n, b, acc);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_scatter_r8(const double* x, long long d1x, double* data, long long stride, long long d1, const long long* slots, long long nvars, long long w) {
+  la_scatter_body<la_ops_r8>(x, d1x, data, stride, d1, slots, nvars, w);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_gather_r8(const double* data, long long stride, long long d1, const long long* slots, long long count, long long w, long long neg, double* out) {
+  la_gather_body<la_ops_r8>(data, stride, d1, slots, count, w, neg, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_xupdate_r8(double* x, long long d1x, const double* dx, long long nvars, const long long* skip, long long w) {
+  la_xupdate_body<la_ops_r8>(x, d1x, dx, nvars, skip, w);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_amax_r8(const double* x, long long len, long long sx, long long count, double* out) {
+  la_amax_body<la_ops_r8>(x, len, sx, count, out);
+}
+

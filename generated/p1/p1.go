@@ -7,8 +7,9 @@
 // number and the time of each of its six stages: the bits of `mdgen solve`
 // on the same system, precision, degree and start. It runs on a GPU when the
 // program has the GPU executor (build tag cuda), the fatbin is built and a
-// CUDA device is present, and on the CPU otherwise, with the same bits either
-// way.
+// CUDA device is present (the evaluation and the linear algebra, on the
+// device: Result.LinearAlgebra), and on the CPU otherwise, with the same bits
+// either way.
 //
 //	s, err := New()                // or New(WithCPU()), New(WithFatbin(path)), ...
 //	if err != nil {
@@ -35,7 +36,7 @@
 //	err = s.Run()
 //	value, dp0dx0 := s.Value(0), s.Deriv(0, 0)
 //
-// The kernels and the job tables are in p1.cu. The package embeds the
+// The kernels (evaluation, and Newton's linear algebra) and the job tables are in p1.cu. The package embeds the
 // folder fatbin/, where nvcc puts p1.fatbin; mdgen emit runs nvcc when it
 // finds it, or build it in this folder with
 //
@@ -80,7 +81,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from p1.cu.
 	FatbinName = "p1.fatbin"
 	// SourceHash is the SHA-256 of p1.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "4876acb68a784a57af708808f4f899dc6d40b596acd7a0a2494d024ba827ab47"
+	SourceHash = "10115c5d94e09dc9596070c28621bb690d6c3230c55bee56f217165a53e6c73b"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

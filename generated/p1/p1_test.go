@@ -80,14 +80,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 // makes the executor use (and check) the job tables baked into it. Elsewhere
 // it is skipped with the reason.
 func TestGPUMatchesCPU(t *testing.T) {
-	var opts []Option
-	if p := os.Getenv("MDGEN_FATBIN"); p != "" {
-		opts = append(opts, WithFatbin(p))
-	}
-	if os.Getenv("MDGEN_MODULE_TABLES") == "1" {
-		opts = append(opts, WithModuleTables(true))
-	}
-	g, err := New(opts...)
+	g, err := New(gpuOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +102,20 @@ func TestGPUMatchesCPU(t *testing.T) {
 		}
 	}
 	t.Logf("GPU and CPU agree: checksum %s", g.Checksum())
+}
+
+// gpuOptions returns the options of the GPU tests: MDGEN_FATBIN names a fatbin
+// file to use instead of the embedded one, MDGEN_MODULE_TABLES=1 makes the
+// executor use (and check) the job tables baked into it.
+func gpuOptions() []Option {
+	var opts []Option
+	if p := os.Getenv("MDGEN_FATBIN"); p != "" {
+		opts = append(opts, WithFatbin(p))
+	}
+	if os.Getenv("MDGEN_MODULE_TABLES") == "1" {
+		opts = append(opts, WithModuleTables(true))
+	}
+	return opts
 }
 
 // same fails at the first double where the GPU's series differs from the CPU's.

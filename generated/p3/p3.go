@@ -7,8 +7,9 @@
 // number and the time of each of its six stages: the bits of `mdgen solve`
 // on the same system, precision, degree and start. It runs on a GPU when the
 // program has the GPU executor (build tag cuda), the fatbin is built and a
-// CUDA device is present, and on the CPU otherwise, with the same bits either
-// way.
+// CUDA device is present (the evaluation and the linear algebra, on the
+// device: Result.LinearAlgebra), and on the CPU otherwise, with the same bits
+// either way.
 //
 //	s, err := New()                // or New(WithCPU()), New(WithFatbin(path)), ...
 //	if err != nil {
@@ -35,7 +36,7 @@
 //	err = s.Run()
 //	value, dp0dx0 := s.Value(0), s.Deriv(0, 0)
 //
-// The kernels and the job tables are in p3.cu. The package embeds the
+// The kernels (evaluation, and Newton's linear algebra) and the job tables are in p3.cu. The package embeds the
 // folder fatbin/, where nvcc puts p3.fatbin; mdgen emit runs nvcc when it
 // finds it, or build it in this folder with
 //
@@ -80,7 +81,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from p3.cu.
 	FatbinName = "p3.fatbin"
 	// SourceHash is the SHA-256 of p3.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "2a039cb3ed956eac8303b5104988055ca863d4898cdfc198951b6df8b2782b4f"
+	SourceHash = "9b94e71111d53767097a174cb659161d7a2a8a1083a68e338076300497a1a6b5"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

@@ -126,6 +126,14 @@ type Result struct {
 	Start int
 	// Backend is where the evaluation at the emitted degree ran.
 	Backend Backend
+	// LinearAlgebra is where the linear algebra ran (QR, Q^H b, back
+	// substitution, the update): GPU when the GPU build's Newton back end
+	// kept it on the device (GPUNewton), CPU otherwise.
+	LinearAlgebra Backend
+	// LinearAlgebraReason says why the linear algebra ran on the CPU
+	// although the Solver runs on the GPU (a fatbin without the Newton
+	// kernels, say: wraps ErrNoGPUNewton); nil otherwise.
+	LinearAlgebraReason error
 }
 
 // Var returns the index of the variable called name, or -1.
@@ -160,6 +168,8 @@ type newtonKey struct {
 type newtonSolver struct {
 	ns      *newton.Solver
 	release func() error // from GPUNewton, or nil
+	la      Backend      // where the linear algebra runs
+	reason  error        // why on the CPU, on a GPU Solver
 }
 
 // NewtonConfig is what GPUNewton gets: the solver on the GPU and what it
@@ -175,7 +185,18 @@ type NewtonConfig struct {
 	// Newton kernels (gpu.LoadNewtonKernels, then gpu.NewtonOptions).
 	Dev     *cudadev.Device
 	Workers int // WithWorkers (0: one per CPU)
+	// ModuleTables says whether the Solver's executor runs on the job
+	// tables baked into the fatbin (WithModuleTables): the executor of the
+	// emitted degree that a back end makes may do the same.
+	ModuleTables bool
 }
+
+// ErrNoGPUNewton is wrapped by an error of GPUNewton that leaves the
+// Newton back end on the CPU without failing the solve (the fatbin has no
+// linear-algebra kernels: an older emitted .cu, or WithFatbin of
+// evaluation kernels only): the Solver then evaluates on the GPU and does
+// the linear algebra on the CPU, the same bits, and Result says why.
+var ErrNoGPUNewton = errors.New("no GPU Newton back end")
 
 // GPUNewton is the seam of a Newton back end on the GPU. When it is not nil
 // and the Solver runs on the GPU, Solve calls it once per set of options
@@ -187,6 +208,13 @@ type NewtonConfig struct {
 // cuda build tag in this package: runtime/gpu cannot import it); every
 // other build leaves it nil, and the CPU path never calls it. Whatever it
 // does, the bits must be those of the CPU.
+//
+// The GPU build's GPUNewton (newton_cuda.go) loads the linear-algebra
+// kernels from the package's fatbin (the emitted .cu carries them next to
+// the evaluation kernels) and runs every working degree on GPU executors
+// of that fatbin (the emitted degree on its baked tables, with
+// ModuleTables): x, the Jacobians, the QR and the updates stay on the
+// device, and Result.LinearAlgebra is GPU.
 //
 // With GPUNewton nil, a Solver on the GPU evaluates at the emitted degree
 // on the GPU, the lower working degrees on the CPU, and does the linear
@@ -202,10 +230,10 @@ func (sharedExec) Close() error { return nil }
 
 // newtonFor returns the Newton solver for the options (made on first use:
 // the system rebuilt, the plans of every working degree staged).
-func (s *Solver) newtonFor(o solveOptions) (*newton.Solver, error) {
+func (s *Solver) newtonFor(o solveOptions) (*newtonSolver, error) {
 	key := newtonKey{o.degree, o.maxSteps, o.maxCond}
 	if ns, ok := s.newtons[key]; ok {
-		return ns.ns, nil
+		return ns, nil
 	}
 	sys, err := s.spec.System()
 	if err != nil {
@@ -229,16 +257,28 @@ func (s *Solver) newtonFor(o solveOptions) (*newton.Solver, error) {
 			return mdrt.NewCPU(plan, n, complex, workers)
 		}}
 	var release func() error
+	la, reason := CPU, error(nil)
 	if s.backend == GPU && GPUNewton != nil {
 		cfg := NewtonConfig{Spec: s.spec, Plan: s.exec.Plan(), Executor: s.exec, Fatbin: s.fatbin,
-			Device: s.opts.device, Workers: s.opts.workers}
+			Device: s.opts.device, Workers: s.opts.workers, ModuleTables: s.moduleTables}
 		if g, ok := s.exec.(*gpuExecutor); ok {
 			cfg.Dev = g.dev
 		}
-		release, err = GPUNewton(cfg, &opt)
-		if err != nil {
+		gopt := opt
+		release, err = GPUNewton(cfg, &gopt)
+		switch {
+		case errors.Is(err, ErrNoGPUNewton):
+			reason = err // opt unchanged: the linear algebra on the CPU
+		case err != nil:
 			return nil, fmt.Errorf("%s: the GPU's Newton back end: %w", s.spec.Name, err)
+		default:
+			opt = gopt
+			if opt.NewBackend != nil {
+				la = GPU
+			}
 		}
+	} else if s.backend == GPU {
+		reason = fmt.Errorf("%w: this program was built without it (build tag cuda)", ErrNoGPUNewton)
 	}
 	ns, err := newton.New(sys, opt)
 	if err == nil {
@@ -256,8 +296,9 @@ func (s *Solver) newtonFor(o solveOptions) (*newton.Solver, error) {
 	if s.newtons == nil {
 		s.newtons = map[newtonKey]*newtonSolver{}
 	}
-	s.newtons[key] = &newtonSolver{ns: ns, release: release}
-	return ns, nil
+	n := &newtonSolver{ns: ns, release: release, la: la, reason: reason}
+	s.newtons[key] = n
+	return n, nil
 }
 
 func (s *Solver) closeNewton() error {
@@ -309,8 +350,11 @@ func (s *Solver) solveOptions(opts []SolveOption) (solveOptions, error) {
 // newton.ErrSingular), ErrIllConditioned, ErrDiverging and ErrStepLimit
 // tell the kind (Result.Converged is false and Result.Err holds it too).
 //
-// Solve uses the Solver's executor: after it, Value and Deriv are those of
-// Newton's last evaluation at the emitted degree.
+// On the CPU (and on the GPU with the linear algebra on the CPU) Solve uses
+// the Solver's executor: after it, Value and Deriv are those of Newton's
+// last evaluation at the emitted degree. The GPU's Newton back end runs
+// executors of its own (on the same fatbin) and leaves the Solver's as it
+// was.
 func (s *Solver) Solve(start Start, opts ...SolveOption) (*Result, error) {
 	o, err := s.solveOptions(opts)
 	if err != nil {
@@ -367,17 +411,18 @@ func (s *Solver) solve(k int, start Start, o solveOptions) (*Result, error) {
 
 // run makes (or finds) the Newton solver of the options and runs solve on it.
 func (s *Solver) run(k int, o solveOptions, solve func(*newton.Solver) (*newton.Result, error)) (*Result, error) {
-	ns, err := s.newtonFor(o)
+	n, err := s.newtonFor(o)
 	if err != nil {
 		return nil, err
 	}
+	ns := n.ns
 	ns.SetProgress(o.progress)
 	defer ns.SetProgress(nil)
 	res, err := solve(ns)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.spec.Name, err)
 	}
-	out := &Result{Result: res, Start: k, Backend: s.backend}
+	out := &Result{Result: res, Start: k, Backend: s.backend, LinearAlgebra: n.la, LinearAlgebraReason: n.reason}
 	if !res.Converged {
 		return out, res.Err
 	}

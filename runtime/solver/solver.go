@@ -222,6 +222,8 @@ type Solver struct {
 	reason  error
 	opts    options
 	fatbin  []byte // the kernels the GPU executor was made with (nil on the CPU)
+	// moduleTables: the GPU executor runs on the fatbin's baked job tables
+	moduleTables bool
 
 	newtons map[newtonKey]*newtonSolver // Newton solvers made by Solve, by options
 }
@@ -240,9 +242,9 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 	}
 	s := &Solver{spec: spec, opts: o}
 	if !o.cpu {
-		exec, fatbin, err := spec.tryGPU(plan, &o)
+		exec, fatbin, tables, err := spec.tryGPU(plan, &o)
 		if err == nil {
-			s.exec, s.backend, s.fatbin = exec, GPU, fatbin
+			s.exec, s.backend, s.fatbin, s.moduleTables = exec, GPU, fatbin, tables
 			return s, nil
 		}
 		if o.requireGPU {
@@ -258,22 +260,23 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 	return s, nil
 }
 
-// tryGPU returns the GPU executor and its fatbin, or the reason there is none.
-func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, []byte, error) {
+// tryGPU returns the GPU executor, its fatbin and whether it uses the
+// fatbin's job tables, or the reason there is none.
+func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, []byte, bool, error) {
 	if !gpu.Enabled && s.gpuTest == nil {
-		return nil, nil, fmt.Errorf("built without the GPU executor (build with -tags cuda; see runtime/cudadev): %w", cudadev.ErrNoCUDA)
+		return nil, nil, false, fmt.Errorf("built without the GPU executor (build with -tags cuda; see runtime/cudadev): %w", cudadev.ErrNoCUDA)
 	}
 	var fatbin []byte
 	if o.fatbin != "" {
 		b, err := os.ReadFile(o.fatbin)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading the fatbin: %w", err)
+			return nil, nil, false, fmt.Errorf("reading the fatbin: %w", err)
 		}
 		fatbin = b
 	} else {
 		b, err := s.embeddedFatbin()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		fatbin = b
 	}
@@ -289,7 +292,7 @@ func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, []byte, err
 		tables = *o.moduleTables
 	}
 	exec, err := newGPU(plan, fatbin, GPUConfig{N: s.Prec, Complex: s.Complex, Device: o.device, ModuleTables: tables})
-	return exec, fatbin, err
+	return exec, fatbin, tables, err
 }
 
 // ErrNoFatbin is wrapped by the fallback reason of a package that was
