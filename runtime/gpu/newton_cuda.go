@@ -5,6 +5,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/mdgen/mdgen/mdops/la"
@@ -80,26 +81,8 @@ func NewtonOptions(k *NewtonKernels, opt newton.Options) newton.Options {
 	return opt
 }
 
-// Buffers of the back end (indices of newtonBackend.bufs, gpuabi.LAPtr.Buf).
-const (
-	nbX     = iota // n series of d+1 coefficients
-	nbA            // A_0..A_d
-	nbB            // b_0..b_d
-	nbDX           // dx_0..dx_d
-	nbY            // m elements: Q^H b_k, then R^-1
-	nbRB           // (d+1) m elements: b_k - A_0 dx_k
-	nbQA           // m x n: the QR of A_0 in place
-	nbTau          // n elements
-	nbRinv         // n N-double reals
-	nbRrev         // packed rows of R
-	nbSc           // norms: max(d+1, n) N-double reals, then 4 doubles of maxima
-	nbSkip         // d+1 long longs
-	nbAcc          // 16 n elements: backsub1's lane sums
-	nbE            // m x m (lda = m): -R^-1 Q^H in its first n rows (phase 2)
-	nbNegI         // m x m: -I, E's start (uploaded once)
-	nbZero         // n zero elements: the b of SolveBlock's mulsub
-	nbOwned        // the executors' data arrays and the slot tables follow
-)
+// traceNewton prints the parts of Factor's time (MDGEN_NEWTON_TRACE=1).
+var traceNewton = os.Getenv("MDGEN_NEWTON_TRACE") != ""
 
 // newtonDegree is what the back end keeps per working degree.
 type newtonDegree struct {
@@ -119,10 +102,10 @@ type newtonBackend struct {
 	degs map[int]*newtonDegree
 	amax int64 // offset of the maxima in nbSc
 
-	fromFactors func(m, n int, a, tau []float64) (la.Factorization, error)
-	host        []float64 // download buffer
-	skipHost    []int64
-	invQueued   bool // E holds (or the stream will) -R^-1 Q^H of the last Factor
+	norm1     func([]float64) float64 // la's Norm1 of the element type
+	host      []float64               // download buffer
+	skipHost  []int64
+	invQueued bool // E holds (or the stream will) -R^-1 Q^H of the last Factor
 
 	// stage clock: events recorded at Mark and Lap, resolved by Times
 	events []*cudadev.Event
@@ -147,46 +130,20 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 		return nil, fmt.Errorf("gpu: no linear algebra for %d doubles", c.N)
 	}
 	be := &newtonBackend{k: k, dev: k.dev, c: c, v: gpuabi.LAVariant{N: c.N, Complex: c.Complex}, degs: map[int]*newtonDegree{}, open: -1}
-	be.fromFactors = lk.QRFromFactors
+	be.norm1 = lk.Norm1
 	if c.Complex {
-		be.fromFactors = lk.QRFromFactorsComplex
+		be.norm1 = lk.Norm1Complex
 	}
 	d, n, m, W, N := c.Degree, c.Vars, c.Eqs, int64(c.W), int64(c.N)
-	d1 := int64(d + 1)
 	nsc := int64(max(d+1, n))
 	be.amax = nsc * N
-	sizes := []int64{ // doubles
-		nbX: int64(n) * d1 * W, nbA: d1 * int64(m) * int64(n) * W, nbB: d1 * int64(m) * W, nbDX: d1 * int64(n) * W,
-		nbY: int64(m) * W, nbRB: d1 * int64(m) * W, nbQA: int64(m) * int64(n) * W, nbTau: int64(n) * W,
-		nbRinv: int64(n) * N, nbRrev: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbSc: nsc*N + 4, nbSkip: d1,
-		nbAcc: int64(gpuabi.LABackSub1Acc(n)) * W, nbE: int64(m) * int64(m) * W, nbNegI: int64(m) * int64(m) * W,
-		nbZero: int64(n) * W,
-	}
-	ws := newton.Stagger(d)
-	var tables int64
-	for range ws {
-		tables += int64(n) + int64(m) + int64(m)*int64(n)
-	}
-	var need int64
-	for _, s := range sizes {
-		need += 8 * s
-	}
-	need += 8 * tables
-	kind := "real"
-	if c.Complex {
-		kind = "complex"
-	}
+	sizes, _ := newtonBuffers(c)
 	free, err := k.dev.FreeMemory()
 	if err != nil {
 		return nil, fmt.Errorf("gpu: Newton: %w", err)
 	}
-	if need > free-memoryReserve {
-		return nil, fmt.Errorf("gpu: Newton on %d equations in %d unknowns, degree %d, %d-double %s data: %w: its buffers need %s "+
-			"(A_0..A_d %s, b and residuals %s, the QR %s, R^-1 Q^H and -I %s, slot tables %s), %s is free on %s (%s kept in reserve)",
-			m, n, d, c.N, kind, ErrMemory, stager.FormatBytes(need), stager.FormatBytes(8*sizes[nbA]),
-			stager.FormatBytes(8*(sizes[nbB]+sizes[nbRB])), stager.FormatBytes(8*sizes[nbQA]),
-			stager.FormatBytes(8*(sizes[nbE]+sizes[nbNegI])), stager.FormatBytes(8*tables),
-			stager.FormatBytes(free), k.dev.Info().Name, stager.FormatBytes(memoryReserve))
+	if err := newtonFits(c, free, k.dev.Info().Name); err != nil {
+		return nil, err
 	}
 	ok = false
 	defer func() {
@@ -214,7 +171,7 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 		return nil, fmt.Errorf("gpu: Newton: uploading -I: %w", err)
 	}
 	// The executors (staged by Solver.Prepare) and their slot tables.
-	for _, w := range ws {
+	for _, w := range newton.Stagger(d) {
 		e, err := c.Exec(w)
 		if err != nil {
 			return nil, err
@@ -261,7 +218,7 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 		}
 		be.degs[w] = dg
 	}
-	be.host = make([]float64, max(int(sizes[nbX]), int(sizes[nbQA]), int(nsc*N+4)))
+	be.host = make([]float64, max(int(sizes[nbX]), int(sizes[nbCN]), int(nsc*N+4)))
 	be.skipHost = make([]int64, d+1)
 	ok = true
 	return be, nil
@@ -384,25 +341,28 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 	return fnorm, bmax, err
 }
 
-// Factor: the QR of a copy of A_0 and packr on the device, the column
-// norms of A_0; then A_0's factors and tau come home once, and la's CPU
-// routines (QRFromFactors: the rank check, Cond with c.Workers) run on
-// them, the same bits as the CPU back end's NewQR. With inverse,
-// FormInverse's work is queued on the device first (as soon as the
-// factors are home), so that it runs while the CPU computes Cond; it is
-// done, and wasted, when the QR turns out rank deficient or ill
-// conditioned (the solve stops there).
+// Factor: the QR of a copy of A_0, packr and packrh on the device, the
+// column norms of A_0; then only n column norms of A_0, n of R and R's
+// diagonal come home: la's rank check on the diagonal, and la's condition
+// estimate (condEstimate: its float64 decisions on the host, its solves by
+// R and R^H by backsub1 on the device, a vector of n elements each way per
+// solve), the same bits as the CPU back end's NewQR and Cond. The factors
+// stay on the device. With inverse, FormInverse's work is queued after
+// the estimate (the condition number decides whether the solve goes on).
 func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, error) {
 	c := be.c
 	n, m, W, N := c.Vars, c.Eqs, c.W, c.N
 	v := be.v
+	t0 := time.Now()
 	if err := be.dev.CopyDtoD(be.slice(ptr(nbQA), int64(m*n*W)), be.slice(ptr(nbA), int64(m*n*W))); err != nil {
 		return nil, 0, 0, err
 	}
 	if err := be.launch(v.LAQR(m, n, m, ptr(nbQA), ptr(nbTau)), v.LAPackR(m, n, m, ptr(nbQA), ptr(nbRinv), ptr(nbRrev)),
+		v.LAPackRH(m, n, m, ptr(nbQA), ptr(nbRinv), ptr(nbRrevH), ptr(nbRinvH), ptr(nbCN), gpuabi.LAPtr{Buf: nbCN, Off: int64(n * N)}),
 		v.LANorm1(ptr(nbA), m, m, n, ptr(nbSc))); err != nil {
 		return nil, 0, 0, err
 	}
+	t1 := time.Now()
 	norms, err := be.read(ptr(nbSc), n*N)
 	if err != nil {
 		return nil, 0, 0, err
@@ -411,14 +371,26 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	for j := 0; j < n; j++ {
 		a0norm = max(a0norm, norms[j*N])
 	}
-	tau, err := be.read(ptr(nbTau), n*W)
+	t2 := time.Now()
+	cn, err := be.read(ptr(nbCN), n*(N+1))
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	tau = append([]float64(nil), tau...)
-	a, err := be.read(ptr(nbQA), m*n*W)
-	if err != nil {
-		return nil, 0, 0, err
+	if rank := rankCheck(cn[n*N:], N); rank != nil {
+		return rank, 0, 0, nil
+	}
+	anorm := 0.0
+	for j := 0; j < n; j++ {
+		anorm = max(anorm, cn[j*N])
+	}
+	cond := 0.0
+	if n > 0 {
+		if cond, err = condEstimate(n, N, c.Complex, anorm, be.condSolves(), be.norm1); err != nil {
+			return nil, 0, 0, fmt.Errorf("condition estimate: %w", err)
+		}
+	}
+	if traceNewton {
+		fmt.Fprintf(os.Stderr, "mdgen: Newton factor: launches %v, QR %v, condition estimate %v\n", t1.Sub(t0), t2.Sub(t1), time.Since(t2))
 	}
 	be.invQueued = false
 	if inverse {
@@ -427,14 +399,33 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 		}
 		be.invQueued = true
 	}
-	qr, err := be.fromFactors(m, n, a, tau)
-	var rank *la.RankError
-	if errors.As(err, &rank) {
-		return rank, 0, 0, nil
-	} else if err != nil {
-		return nil, 0, 0, err
+	return nil, cond, a0norm, nil
+}
+
+// condSolves are the condition estimate's solves on the device: x up,
+// backsub1 with R's packed rows (x = R^-1 x) or with U's on the reversed
+// x (x = R^-H x, see packrh), x down.
+func (be *newtonBackend) condSolves() condSolves {
+	n, W := be.c.Vars, be.c.W
+	run := func(x []float64, rrev, rinv int) error {
+		buf := be.slice(ptr(nbCX), int64(n*W))
+		if err := be.dev.CopyHtoD(buf, x); err != nil {
+			return err
+		}
+		if err := be.launch(be.v.LABackSub1(n, ptr(rrev), ptr(rinv), ptr(nbCX), ptr(nbAcc))); err != nil {
+			return err
+		}
+		return be.dev.CopyDtoH(x, buf)
 	}
-	return nil, qr.CondWorkers(c.Workers), a0norm, nil
+	return condSolves{
+		solve: func(x []float64) error { return run(x, nbRrev, nbRinv) },
+		solveRH: func(x []float64) error {
+			reverseElems(x, W)
+			err := run(x, nbRrevH, nbRinvH)
+			reverseElems(x, W)
+			return err
+		},
+	}
 }
 
 func (be *newtonBackend) MaxAbsX() (float64, error) {

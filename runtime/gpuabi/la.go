@@ -39,6 +39,16 @@ import (
 //	    the back substitution: row i at rrev[LARowOff(n, i) : LARowOff(n, i+1)]
 //	    holds R_(i,n-1), R_(i,n-2), ..., R_(i,i+1). rrev has LARRevLen(n)
 //	    elements. One thread per row.
+//	packrh   (const double* a, m, n, lda, const double* rinv, double* rrevh,
+//	          double* rinvh, double* cnorm, double* diag)
+//	    After packr, what the condition estimate needs on the device: U =
+//	    P R^H P (P reverses the rows) packed as packr packs R (rrevh, rinvh:
+//	    row n-1-i of U holds conj(R_(q,i)), q = 0..i-1, and rinvh[n-1-i] =
+//	    rinv[i]), so that backsub(1) on U of the reversed vector is la's
+//	    forward substitution by R^H (the condition estimate's solveRH: the
+//	    same terms, products and lane order); cnorm[i] = Norm1(R_(0..i, i))
+//	    (N-double reals, la Norm1's lanes) and diag[i] = the leading limb
+//	    of Re(R_ii) (la's rank check). One group of 16 lanes per column.
 //	qh       (const double* a, const double* tau, m, n, lda, double* b, ldb, nrhs)
 //	    b[:, c] = Q^H b[:, c] (la ApplyQH: reflectors 0..n-1 in order) for the
 //	    nrhs columns c of b (column c at c*ldb); one warp per column (as
@@ -80,6 +90,7 @@ type LAOp string
 const (
 	LAQRStep  LAOp = "qr"
 	LAPackR   LAOp = "packr"
+	LAPackRH  LAOp = "packrh"
 	LAQH      LAOp = "qh"
 	LABackSub LAOp = "backsub"
 	LAMulSub  LAOp = "mulsub"
@@ -88,7 +99,7 @@ const (
 
 // LAOps lists the linear-algebra kernels of one precision and kind of data.
 // The kernels of the device-resident Newton driver (newton.go) follow.
-var LAOps = []LAOp{LAQRStep, LAPackR, LAQH, LABackSub, LAMulSub, LANorm1, LAQH1, LABackSub1, LAScatter, LAGather, LAXUpdate, LAAmax}
+var LAOps = []LAOp{LAQRStep, LAPackR, LAPackRH, LAQH, LABackSub, LAMulSub, LANorm1, LAQH1, LABackSub1, LAScatter, LAGather, LAXUpdate, LAAmax}
 
 // LALanes is the number of lanes of every reduction (mdops/la.Lanes): the
 // threads of a group.
@@ -125,8 +136,10 @@ func laParams(s string) []LAParam {
 
 // LAParams lists the parameters of each kernel, in order.
 var LAParams = map[LAOp][]LAParam{
-	LAQRStep:  laParams("double* a, double* tau, long long m, long long n, long long lda, long long k"),
-	LAPackR:   laParams("const double* a, long long m, long long n, long long lda, double* rinv, double* rrev"),
+	LAQRStep: laParams("double* a, double* tau, long long m, long long n, long long lda, long long k"),
+	LAPackR:  laParams("const double* a, long long m, long long n, long long lda, double* rinv, double* rrev"),
+	LAPackRH: laParams("const double* a, long long m, long long n, long long lda, const double* rinv, double* rrevh, double* rinvh, " +
+		"double* cnorm, double* diag"),
 	LAQH:      laParams("const double* a, const double* tau, long long m, long long n, long long lda, double* b, long long ldb, long long nrhs"),
 	LABackSub: laParams("const double* rrev, const double* rinv, long long n, double* b, long long ldb, long long nrhs"),
 	LAMulSub: laParams("const double* a, long long lda, long long sa, const double* x, long long sx, const double* b, long long sb, " +
@@ -260,6 +273,16 @@ func (v LAVariant) LAPackR(m, n, lda int, a, rinv, rrev LAPtr) []LALaunch {
 	}
 	block := min(64, (n+31)/32*32)
 	return []LALaunch{v.launch(LAPackR, (n+block-1)/block, block, a, m, n, lda, rinv, rrev)}
+}
+
+// LAPackRH returns the launch of packrh after LAPackR: rrevh has
+// LARRevLen(n) elements, rinvh and cnorm n N-double reals, diag n doubles.
+func (v LAVariant) LAPackRH(m, n, lda int, a, rinv, rrevh, rinvh, cnorm, diag LAPtr) []LALaunch {
+	if n == 0 {
+		return nil
+	}
+	grid, block := v.groups(n, 8)
+	return []LALaunch{v.launch(LAPackRH, grid, block, a, m, n, lda, rinv, rrevh, rinvh, cnorm, diag)}
 }
 
 // LAApplyQH returns the launch of Q^H b for nrhs columns of b (ldb >= m).

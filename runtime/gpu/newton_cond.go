@@ -1,0 +1,168 @@
+package gpu
+
+import (
+	"math"
+
+	"github.com/mdgen/mdgen/mdops/la"
+)
+
+// The host side of the GPU back end's condition estimate: mdops/la's Cond
+// (condEst: ||R||_1 times LAPACK's dlacn2/zlacn2 estimate of ||R^-1||_1)
+// and its rank check, written once over flat buffers for every precision,
+// with the multiple-double solves by R and R^H done elsewhere (on the
+// device: backsub1 on R's packed rows, and on those of U = P R^H P, the
+// packrh kernel's; see condSolves). The float64 decisions (signs, argmax,
+// the stopping tests) and the 1-norms (la's Norm1 on the downloaded
+// vector) are la's, in its order, so the estimate is la's bit for bit
+// (TestCondEstimate checks it against la on the CPU).
+
+// condSolves are the two solves of the estimate on a flat vector x of n
+// elements (W doubles each): x = R^-1 x and x = R^-H x.
+type condSolves struct {
+	solve, solveRH func(x []float64) error
+}
+
+// rankCheck is la's rank check on the leading limbs of R's diagonal (N
+// doubles per part): the first k with |R_kk| / max_j |R_jj| < n Eps(N)
+// (or 0/0) is a *la.RankError{Col: k+1}.
+func rankCheck(diag []float64, n int) *la.RankError {
+	tol := float64(len(diag)) * la.Eps(n)
+	dmax := 0.0
+	for _, d := range diag {
+		dmax = max(dmax, math.Abs(d))
+	}
+	for k, d := range diag {
+		r := 0.0
+		if dmax > 0 {
+			r = math.Abs(d) / dmax
+		}
+		if !(r >= tol) {
+			return &la.RankError{Col: k + 1, Ratio: r, Tol: tol}
+		}
+	}
+	return nil
+}
+
+// condEstimate is la's condEst for an n x n R (n >= 1, no zero R_kk: the
+// rank check passed) of N-double real or complex elements: anorm is
+// ||R||_1 (the largest leading limb of the column norms), norm1 la's
+// Norm1 of the element type on a flat vector.
+func condEstimate(n, N int, complex bool, anorm float64, s condSolves, norm1 func([]float64) float64) (float64, error) {
+	W := N
+	if complex {
+		W = 2 * N
+	}
+	x := make([]float64, n*W)
+	set := func(i int, re, im float64) {
+		e := x[i*W : (i+1)*W]
+		clear(e)
+		e[0] = re
+		if complex {
+			e[N] = im
+		}
+	}
+	lead2 := func(i int) (re, im float64) {
+		if complex {
+			return x[i*W], x[i*W+N]
+		}
+		return x[i*W], 0
+	}
+	norm := func() float64 { return norm1(x) }
+	for i := 0; i < n; i++ {
+		set(i, 1/float64(n), 0)
+	}
+	if err := s.solve(x); err != nil {
+		return 0, err
+	}
+	if n == 1 {
+		return anorm * norm(), nil
+	}
+	est := norm()
+	sgn := make([]float64, n)
+	signs := func() (same bool) {
+		if complex {
+			for i := 0; i < n; i++ {
+				re, im := lead2(i)
+				if a := math.Hypot(re, im); a > 0 {
+					set(i, re/a, im/a)
+				} else {
+					set(i, 1, 0)
+				}
+			}
+			return false
+		}
+		same = true
+		for i := 0; i < n; i++ {
+			sg := 1.0
+			if x[i*W] < 0 {
+				sg = -1
+			}
+			if sg != sgn[i] {
+				same = false
+			}
+			sgn[i] = sg
+			set(i, sg, 0)
+		}
+		return same
+	}
+	argmax := func() int {
+		j, best := 0, -1.0
+		for i := 0; i < n; i++ {
+			re, im := lead2(i)
+			if a := math.Hypot(re, im); a > best {
+				j, best = i, a
+			}
+		}
+		return j
+	}
+	signs()
+	if err := s.solveRH(x); err != nil {
+		return 0, err
+	}
+	j := argmax()
+	for iter := 2; ; iter++ {
+		clear(x)
+		set(j, 1, 0)
+		if err := s.solve(x); err != nil {
+			return 0, err
+		}
+		old := est
+		est = norm()
+		if signs() || est <= old {
+			break
+		}
+		if err := s.solveRH(x); err != nil {
+			return 0, err
+		}
+		jlast := j
+		j = argmax()
+		re1, im1 := lead2(jlast)
+		re2, im2 := lead2(j)
+		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+			break
+		}
+	}
+	alt := 1.0
+	for i := 0; i < n; i++ {
+		set(i, alt*(1+float64(i)/float64(n-1)), 0)
+		alt = -alt
+	}
+	if err := s.solve(x); err != nil {
+		return 0, err
+	}
+	if t := 2 * norm() / float64(3*n); t > est {
+		est = t
+	}
+	return anorm * est, nil
+}
+
+// reverseElems reverses the order of the W-double elements of x in place
+// (the P of U = P R^H P).
+func reverseElems(x []float64, W int) {
+	n := len(x) / W
+	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+		for c := 0; c < W; c++ {
+			x[i*W+c], x[j*W+c] = x[j*W+c], x[i*W+c]
+		}
+	}
+}
