@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Families of test systems, with exact rational coefficients.
@@ -705,39 +708,87 @@ func Chandrasekhar(n int, c *big.Rat) *System {
 	if c == nil {
 		s.Param = "t"
 	}
-	twoN := int64(2 * n)
-	var q big.Rat
-	for i := 1; i <= n; i++ {
-		p := &s.Polys[i-1]
-		p.Terms = make([]Monomial, 0, n+1)
-		p.Terms = append(p.Terms, Monomial{Coef: famInt(twoN), Vars: []int{i - 1}, Pows: []int{1}})
-		for j := 1; j <= n; j++ {
-			q.SetFrac64(int64(-i), int64(i+j)) // -i/(i+j)
-			var coef Series
-			if c == nil {
-				coef = make(Series, 2)
-				coef[1].Re.Set(&q)
-			} else {
-				coef = make(Series, 1)
-				coef[0].Re.Mul(&q, c)
+	// n^2 terms (16.7 million at n = 4096): each polynomial takes its
+	// terms' variables, exponents and coefficients from a few arrays of its
+	// own, and the polynomials are made in parallel (each is independent of
+	// the others, so the System is the same for any number of workers).
+	workers := min(goruntime.GOMAXPROCS(0), max(1, n/64))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1))
+				if i > n {
+					return
+				}
+				s.Polys[i-1] = chandraPoly(n, i, c)
 			}
-			if famTrim(coef) == nil {
-				continue
-			}
-			var m Monomial
-			switch {
-			case j < i:
-				m = Monomial{Coef: coef, Vars: []int{j - 1, i - 1}, Pows: []int{1, 1}}
-			case j == i:
-				m = Monomial{Coef: coef, Vars: []int{i - 1}, Pows: []int{2}}
-			default:
-				m = Monomial{Coef: coef, Vars: []int{i - 1, j - 1}, Pows: []int{1, 1}}
-			}
-			p.Terms = append(p.Terms, m)
-		}
-		p.Const = famInt(-twoN)
+		}()
 	}
+	wg.Wait()
 	return s
+}
+
+// chandraPoly returns polynomial i (1-based) of Chandrasekhar(n, c).
+func chandraPoly(n, i int, c *big.Rat) Polynomial {
+	twoN := int64(2 * n)
+	p := Polynomial{Terms: make([]Monomial, 0, n+1), Const: famInt(-twoN)}
+	vars := make([]int, 0, 2*n+1)
+	pows := make([]int, 0, 2*n+1)
+	// take appends x to *buf (whose capacity never runs out) and returns
+	// the part appended, capped.
+	take := func(buf *[]int, x ...int) []int {
+		k := len(*buf)
+		*buf = append(*buf, x...)
+		return (*buf)[k:len(*buf):len(*buf)]
+	}
+	p.Terms = append(p.Terms, Monomial{Coef: famInt(twoN), Vars: []int{i - 1}, Pows: []int{1}})
+	clen := 1
+	if c == nil {
+		clen = 2
+	}
+	coefs := make(Series, n*clen)
+	// c = cn/cd in int64 when the products below cannot overflow: one
+	// reduction per coefficient instead of a Rat product's.
+	small := c != nil && c.Num().IsInt64() && c.Denom().IsInt64() &&
+		abs64(c.Num().Int64()) < 1<<31 && c.Denom().Int64() < 1<<31 && n < 1<<30
+	var q big.Rat
+	for j := 1; j <= n; j++ {
+		coef := coefs[(j-1)*clen : j*clen : j*clen]
+		switch {
+		case c == nil:
+			coef[1].Re.SetFrac64(int64(-i), int64(i+j)) // -i/(i+j)
+		case small:
+			coef[0].Re.SetFrac64(int64(-i)*c.Num().Int64(), int64(i+j)*c.Denom().Int64())
+		default:
+			q.SetFrac64(int64(-i), int64(i+j))
+			coef[0].Re.Mul(&q, c)
+		}
+		if famTrim(coef) == nil {
+			continue
+		}
+		var m Monomial
+		switch {
+		case j < i:
+			m = Monomial{Coef: coef, Vars: take(&vars, j-1, i-1), Pows: take(&pows, 1, 1)}
+		case j == i:
+			m = Monomial{Coef: coef, Vars: take(&vars, i-1), Pows: take(&pows, 2)}
+		default:
+			m = Monomial{Coef: coef, Vars: take(&vars, i-1, j-1), Pows: take(&pows, 1, 1)}
+		}
+		p.Terms = append(p.Terms, m)
+	}
+	return p
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // Noon returns noon n in x1..xn: x_i sum_{j != i} x_j^2 - c x_i + 1 = 0.

@@ -538,3 +538,92 @@ func TestBalanceRates(t *testing.T) {
 		t.Errorf("exact series of x6: t^1 coefficient %s, want the balanced rate %s", got.RatString(), rates[5].Re.RatString())
 	}
 }
+
+// chandrasekharRef is Chandrasekhar as first written (one allocation per
+// variable list, a Rat product per coefficient, one goroutine): the
+// reference of TestChandrasekharSameSystem.
+func chandrasekharRef(n int, c *big.Rat) *System {
+	s := &System{Vars: famVars("H", n, false), Polys: make([]Polynomial, n)}
+	if c == nil {
+		s.Param = "t"
+	}
+	twoN := int64(2 * n)
+	var q big.Rat
+	for i := 1; i <= n; i++ {
+		p := &s.Polys[i-1]
+		p.Terms = append(p.Terms, Monomial{Coef: famInt(twoN), Vars: []int{i - 1}, Pows: []int{1}})
+		for j := 1; j <= n; j++ {
+			q.SetFrac64(int64(-i), int64(i+j))
+			var coef Series
+			if c == nil {
+				coef = make(Series, 2)
+				coef[1].Re.Set(&q)
+			} else {
+				coef = make(Series, 1)
+				coef[0].Re.Mul(&q, c)
+			}
+			if famTrim(coef) == nil {
+				continue
+			}
+			var m Monomial
+			switch {
+			case j < i:
+				m = Monomial{Coef: coef, Vars: []int{j - 1, i - 1}, Pows: []int{1, 1}}
+			case j == i:
+				m = Monomial{Coef: coef, Vars: []int{i - 1}, Pows: []int{2}}
+			default:
+				m = Monomial{Coef: coef, Vars: []int{i - 1, j - 1}, Pows: []int{1, 1}}
+			}
+			p.Terms = append(p.Terms, m)
+		}
+		p.Const = famInt(-twoN)
+	}
+	return s
+}
+
+// TestChandrasekharSameSystem: the parallel generator with shared arrays
+// and int64 coefficients makes the reference's system, term by term and
+// value by value, for c = 33/64, a c too large for the int64 path, c = 0
+// (no quadratic terms) and c = t; and Stage makes the same Plan of both.
+func TestChandrasekharSameSystem(t *testing.T) {
+	big1 := new(big.Rat).SetFrac(new(big.Int).Lsh(big.NewInt(3), 70), big.NewInt(7))
+	for _, c := range []*big.Rat{big.NewRat(33, 64), big.NewRat(-5, 3), big1, new(big.Rat), nil} {
+		for _, n := range []int{1, 2, 7, 130} {
+			got, want := Chandrasekhar(n, c), chandrasekharRef(n, c)
+			name := fmt.Sprintf("n=%d c=%v", n, c)
+			if !slices.Equal(got.Vars, want.Vars) || got.Param != want.Param || len(got.Polys) != len(want.Polys) {
+				t.Fatalf("%s: variables %v %q, want %v %q", name, got.Vars, got.Param, want.Vars, want.Param)
+			}
+			sameSeries := func(a, b Series) bool {
+				if len(a) != len(b) {
+					return false
+				}
+				for k := range a {
+					if a[k].Re.Cmp(&b[k].Re) != 0 || a[k].Im.Cmp(&b[k].Im) != 0 {
+						return false
+					}
+				}
+				return true
+			}
+			for i := range got.Polys {
+				g, w := &got.Polys[i], &want.Polys[i]
+				if !sameSeries(g.Const, w.Const) || len(g.Terms) != len(w.Terms) {
+					t.Fatalf("%s: polynomial %d: constant or term count differ (%d, want %d terms)", name, i+1, len(g.Terms), len(w.Terms))
+				}
+				for j := range g.Terms {
+					a, b := &g.Terms[j], &w.Terms[j]
+					if !slices.Equal(a.Vars, b.Vars) || !slices.Equal(a.Pows, b.Pows) || !sameSeries(a.Coef, b.Coef) {
+						t.Fatalf("%s: polynomial %d term %d: %v %v, want %v %v", name, i+1, j+1, a.Vars, a.Pows, b.Vars, b.Pows)
+					}
+				}
+			}
+			if n <= 7 {
+				pg, err1 := Stage(got, 2)
+				pw, err2 := Stage(want, 2)
+				if err1 != nil || err2 != nil || pg.Hash() != pw.Hash() {
+					t.Fatalf("%s: plans differ (%v, %v)", name, err1, err2)
+				}
+			}
+		}
+	}
+}

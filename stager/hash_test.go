@@ -62,8 +62,13 @@ func TestPlanHashSensitive(t *testing.T) {
 	}
 	p, _ = Stage(sys, 4)
 	for slot, v := range p.Values {
-		v[0].Re.SetFrac64(1, 5)
-		p.Values[slot] = v
+		w := make(Series, len(v)) // the Values share the System's coefficients: replace, never write
+		w[0].Re.SetFrac64(1, 5)
+		for i := 1; i < len(v); i++ {
+			w[i].Re.Set(&v[i].Re)
+			w[i].Im.Set(&v[i].Im)
+		}
+		p.Values[slot] = w
 		break
 	}
 	if p.Hash() == h {

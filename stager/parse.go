@@ -831,6 +831,9 @@ func doubleRange(r *big.Rat) string {
 	if r.Sign() == 0 {
 		return ""
 	}
+	if r.Num().IsInt64() && r.Denom().IsInt64() {
+		return "" // between 2^-63 and 2^63 in magnitude: no division needed
+	}
 	f, _ := r.Float64()
 	switch {
 	case math.IsInf(f, 0):

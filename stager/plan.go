@@ -60,7 +60,9 @@ type Plan struct {
 	// [constants | coefficients | inputs | work], so each kind is a range.
 	Kinds []SlotKind
 	// Values maps each read-only slot (SlotConst, SlotCoef) to the exact
-	// series it holds; executors round it once to their precision.
+	// series it holds; executors round it once to their precision. Stage
+	// shares these coefficients with System (no copy: a large system has
+	// millions): they are read-only, for the Plan and the System alike.
 	Values map[Slot]Series
 	// Inputs[v] is the slot of the input series z[v].
 	Inputs []Slot

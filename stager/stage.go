@@ -335,6 +335,9 @@ func survey(s *System, degree int) (*stageSurvey, error) {
 			if err := seriesRange(c); err != nil {
 				return nil, fmt.Errorf("stager: %s, term %d: %w", polyName(s, i), j+1, err)
 			}
+			if sv.polys[i] == nil {
+				sv.polys[i] = make([]stageMono, 0, len(s.Polys[i].Terms)-j)
+			}
 			sv.polys[i] = append(sv.polys[i], stageMono{coef: c, vars: t.Vars, pows: t.Pows})
 			sv.monos++
 			sv.valueMem += seriesBytes(c)
@@ -444,16 +447,15 @@ func (b *builder) newSlot(k SlotKind) Slot {
 	return Slot(len(b.plan.Kinds) - 1)
 }
 
-// readOnly makes a read-only slot holding a deep copy of v, so that a Plan
-// shares no memory with its System.
+// readOnly makes a read-only slot holding v. The Plan shares v's
+// coefficients with its System (Plan.System is kept for Check anyway):
+// neither Stage nor an executor writes them, and a copy would double the
+// memory of a large system (16.7 million coefficients for chandra4096).
+// The slice is capped so that an append to it cannot write into the
+// System.
 func (b *builder) readOnly(k SlotKind, v Series) Slot {
 	s := b.newSlot(k)
-	c := make(Series, len(v))
-	for i := range v {
-		c[i].Re.Set(&v[i].Re)
-		c[i].Im.Set(&v[i].Im)
-	}
-	b.plan.Values[s] = c
+	b.plan.Values[s] = v[:len(v):len(v)]
 	return s
 }
 
@@ -465,9 +467,21 @@ func (b *builder) conv(a, c Slot) Slot {
 	for len(b.convs) <= l {
 		b.convs = append(b.convs, nil)
 	}
-	b.convs[l] = append(b.convs[l], ConvJob{Out: out, A: a, B: c})
+	b.convs[l] = append(grow(b.convs[l]), ConvJob{Out: out, A: a, B: c})
 	b.avail[out] = l + 1
 	return out
+}
+
+// grow returns s with room for one more element: a full slice doubles
+// (append grows a large slice by a quarter at a time, which copied the
+// layers of a plan of millions of jobs several times over).
+func grow[J any](s []J) []J {
+	if len(s) < cap(s) {
+		return s
+	}
+	t := make([]J, len(s), max(2*cap(s), 64))
+	copy(t, s)
+	return t
 }
 
 // productTree multiplies the factors (at least two), always the two that are
@@ -583,7 +597,7 @@ func (b *builder) sum(terms []Slot, inSum []bool) (Slot, error) {
 			b.adds = append(b.adds, nil)
 		}
 		for i := 0; i+step < len(terms); i += 2 * step {
-			b.adds[l] = append(b.adds[l], AddJob{Dst: terms[i], Src: terms[i+step]})
+			b.adds[l] = append(grow(b.adds[l]), AddJob{Dst: terms[i], Src: terms[i+step]})
 		}
 	}
 	return terms[0], nil
@@ -602,16 +616,24 @@ func truncate(s Series, degree int) Series {
 }
 
 // validate checks the invariants of a System that Stage relies on.
+//
+// Repeated exponent vectors are found by a 64-bit hash of each term's
+// vector in one map reused by every polynomial (a string key per term was
+// most of validate's time and memory on 16.7 million terms); a hash that
+// matches a different vector sends that polynomial to the exact check by
+// string keys, so the error names the same terms either way.
 func validate(s *System) error {
 	n := len(s.Vars)
+	seen := make(map[uint64]int32)
 	for i := range s.Polys {
-		seen := make(map[string]int) // exponent vector → term index; lookups only
+		clear(seen)
+		collision := false
 		for j, t := range s.Polys[i].Terms {
 			if len(t.Pows) != len(t.Vars) {
 				return fmt.Errorf("stager: %s, term %d: %d variables but %d exponents",
 					polyName(s, i), j+1, len(t.Vars), len(t.Pows))
 			}
-			var key strings.Builder
+			h := uint64(14695981039346656037)
 			for k, v := range t.Vars {
 				if v < 0 || v >= n {
 					return fmt.Errorf("stager: %s, term %d: variable index %d out of range [0, %d)",
@@ -629,17 +651,50 @@ func validate(s *System) error {
 					return fmt.Errorf("stager: %s, term %d: exponent %d of %s is above %d",
 						polyName(s, i), j+1, t.Pows[k], s.Vars[v], maxExponent)
 				}
-				key.WriteString(strconv.Itoa(v))
-				key.WriteByte('^')
-				key.WriteString(strconv.Itoa(t.Pows[k]))
-				key.WriteByte(' ')
+				h = (h ^ uint64(v)) * 1099511628211
+				h = (h ^ uint64(t.Pows[k])) * 1099511628211
 			}
-			if prev, ok := seen[key.String()]; ok {
-				return fmt.Errorf("stager: %s: terms %d and %d have the same exponents (like terms must be combined)",
-					polyName(s, i), prev+1, j+1)
+			if collision {
+				continue
 			}
-			seen[key.String()] = j
+			if prev, ok := seen[h]; ok {
+				q := s.Polys[i].Terms[prev]
+				if slices.Equal(q.Vars, t.Vars) && slices.Equal(q.Pows, t.Pows) {
+					return fmt.Errorf("stager: %s: terms %d and %d have the same exponents (like terms must be combined)",
+						polyName(s, i), prev+1, j+1)
+				}
+				collision = true
+				continue
+			}
+			seen[h] = int32(j)
 		}
+		if collision {
+			if err := repeatedTerms(s, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// repeatedTerms finds repeated exponent vectors in polynomial i (whose terms
+// validate checked otherwise) by exact string keys.
+func repeatedTerms(s *System, i int) error {
+	seen := make(map[string]int) // exponent vector → term index; lookups only
+	var key strings.Builder
+	for j, t := range s.Polys[i].Terms {
+		key.Reset()
+		for k, v := range t.Vars {
+			key.WriteString(strconv.Itoa(v))
+			key.WriteByte('^')
+			key.WriteString(strconv.Itoa(t.Pows[k]))
+			key.WriteByte(' ')
+		}
+		if prev, ok := seen[key.String()]; ok {
+			return fmt.Errorf("stager: %s: terms %d and %d have the same exponents (like terms must be combined)",
+				polyName(s, i), prev+1, j+1)
+		}
+		seen[key.String()] = j
 	}
 	return nil
 }
