@@ -37,6 +37,10 @@ type EmitSpec struct {
 	// Args is the command line after "mdgen emit" for the generated-code
 	// header, without paths (e.g. "p1 -prec 8 -degree 31").
 	Args string
+
+	// Tuning is the tuning profile the package carries (runtime/tune's
+	// JSON; see emitTuning); empty: the fitted launch shapes.
+	Tuning []byte
 }
 
 // Emitted is the output of Emit: files keyed by slash-separated path

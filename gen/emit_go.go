@@ -255,6 +255,7 @@ The evaluation alone (the values and the Jacobian at series inputs):
 	).Params(Qual(runtimePath, "Executor"), Error()).Block(
 		Return(Qual(solverPath, "NewGPU").Call(Id("plan"), Id("fatbin"), Id("cfg"))),
 	)
+	emitTuning(f, s) // gen/profile.go
 	return renderGo(s.Name+".go", f)
 }
 

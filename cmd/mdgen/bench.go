@@ -111,6 +111,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 	convSets := fs.Int("conv-sets", -1, "tuning: dynamic shared memory of the convolution kernel, in real series of n*(degree+1) doubles (-1: gpuabi.LaunchShape's)")
 	nvccFlags := fs.String("nvcc-flags", "", "tuning: extra nvcc flags, space-separated (e.g. -DMDGEN_CONV_MIN_BLOCKS_r4=2)")
 	deadline := fs.Duration("deadline", 0, "stop starting cases and checks after this long and report what is done (0: no limit), e.g. 9m under a 10-minute device limit")
+	profileName := profileFlag(fs) // cmd/mdgen/profile.go
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 	c := &bench.Config{Repeat: *repeat, KernelDir: *kernels, KernelSrc: *kernelsSrc, NVCC: *nvcc, Arch: *arch,
 		Check: *check, CheckWorkers: *checkWorkersN, Overlap: *overlap, CSV: *csvPath, Plot: *plot, OutDir: *outDir,
 		JSON: *asJSON, CPU: *cpu, Workers: *workers, Seed: *seed, MaxBytes: int64(*maxGiB * (1 << 30)),
-		Deadline: *deadline, ConvBlock: *convBlock, ConvSets: *convSets, NVCCFlags: strings.Fields(*nvccFlags)}
+		Deadline: *deadline, ConvBlock: *convBlock, ConvSets: *convSets, NVCCFlags: strings.Fields(*nvccFlags), Profile: *profileName}
 	for _, f := range strings.Split(*merge, ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			c.Merge = append(c.Merge, f)
@@ -255,6 +256,13 @@ func runBench(args []string, out io.Writer) error {
 			return nil
 		}
 		return err
+	}
+	// The tuning profile: for the GPU runs of mdgen's kernels without
+	// -conv-block/-conv-sets (which override every shape).
+	if !cfg.CPU && len(cfg.Merge) == 0 && cfg.KernelSrc == "gen" && cfg.ConvBlock == 0 && cfg.ConvSets < 0 {
+		if err := installProfile(cfg.Profile, "bench", os.Stderr); err != nil {
+			return err
+		}
 	}
 	return bench.Run(cfg, out, os.Stderr)
 }

@@ -79,6 +79,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	archList := fs.String("arch", "90,80", "SASS targets (sm_XX) of the fatbin; PTX of the highest is added")
 	param := fs.String("param", "", "name of the series parameter (default: PHCpack's convention)")
 	seed := fs.Int64("seed", 1, "seed of the coefficients of p1, p2, p3")
+	profileName := profileFlag(fs) // cmd/mdgen/profile.go
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -169,6 +170,9 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	}
 	spec.Package = pkg
 
+	if spec.Tuning, err = emitTuning(*profileName, spec.Prec, spec.Complex, stderr); err != nil {
+		return err
+	}
 	em, err := gen.Emit(spec)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@
 //	mdgen emit sys.txt -prec N -degree d                write a solver package
 //	mdgen sys.txt [-prec N] [-degree d]                 write a solver package into ./sys (emit, -prec 4 -degree 16)
 //	mdgen bench [...]                                   the GPU table beside PHCpack's
+//	mdgen tune [...]                                    fit the kernels' launch shapes to the GPU: a tuning profile
 //	mdgen version                                       module, Go and VCS versions
 //
 // Exit status: 0 on success (and for -h), 2 for a usage error (a bad flag or
@@ -35,6 +36,7 @@ commands:
   system     write a system (p1, p2, p3 and other families) in PHCpack's format
   emit       write a Go solver package for a system: kernels and job tables (.cu, nvcc), GPU or CPU back end
   bench      time the evaluation on the GPU (or -cpu) beside PHCpack's published numbers
+  tune       search the kernels' launch shapes on the GPU and write a tuning profile (emit, solve, bench use it)
   ops        print flop counts and measured worst-case accurate bits per N and operation
   generate   write the generated arithmetic (mdops/f<N>_gen.go, generated/cuda/*.cuh) in the repository
   version    print the module version, the Go version and the VCS revision (also: mdgen -version)
@@ -43,7 +45,7 @@ Run 'mdgen <command> -h' for the flags of a command.
 `
 
 // commands are the subcommands run dispatches to, in usage's order.
-var commands = []string{"solve", "eval", "plan", "system", "emit", "bench", "ops", "generate", "version"}
+var commands = []string{"solve", "eval", "plan", "system", "emit", "bench", "tune", "ops", "generate", "version"}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -74,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runEmit(rest, stdout, stderr)
 	case "bench":
 		err = runBench(rest, stdout)
+	case "tune":
+		err = runTune(rest, stdout, stderr)
 	case "version", "-version", "--version":
 		err = runVersion(rest, stdout, stderr)
 	case "-h", "-help", "--help":

@@ -81,6 +81,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	useGPU := fs.Bool("gpu", false, "run Newton on the GPU (device-resident: evaluation, linear algebra and updates; the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
 	kernelDir := fs.String("kernels", defaultKernelDir(), "with -gpu: folder of the fatbin cache")
 	nvccPath := fs.String("nvcc", "", "with -gpu: path of nvcc (default: $NVCC, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)")
+	profileName := profileFlag(fs) // with -gpu; cmd/mdgen/profile.go
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -152,11 +153,15 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	nopt := newton.Options{Prec: *prec, Complex: *complex, Degree: *degree, MaxSteps: *steps, Workers: *workers}
 	device := "cpu"
 	if *useGPU {
+		if err := installProfile(*profileName, "solve", stderr); err != nil {
+			return err
+		}
 		g, err := openSolveGPU(*prec, *complex, *kernelDir, *nvccPath, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "mdgen: solve: -gpu: %v; solving on the CPU\n", err)
 		} else {
 			defer g.Close()
+			noteProfileDevice(g.dev.Info(), "solve", stderr)
 			nopt = g.options(nopt)
 			device = g.name()
 		}

@@ -45,6 +45,11 @@ type Config struct {
 	ConvBlock int
 	ConvSets  int
 	NVCCFlags []string
+
+	// Profile names the tuning profile (-profile; mdgen bench installs it
+	// with runtime/tune.Install, and the session says what it holds for
+	// the GPU).
+	Profile string
 }
 
 // Validate checks the configuration and fills in the defaults: the seed

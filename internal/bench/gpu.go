@@ -11,6 +11,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpuabi"
 	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/runtime/tune"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -30,6 +31,13 @@ func (s *session) openGPU() error {
 	s.dev = dev
 	free, _ := dev.FreeMemory()
 	s.notef("device: %s, %s free", dev.Info(), stager.FormatBytes(free))
+	if p := tune.Installed(); p != nil && s.cfg.KernelSrc == "gen" {
+		if g := p.For(tune.DeviceOf(dev.Info())); g != nil {
+			s.notef("tuning profile: %d launch shapes for this GPU (other cases: the fitted model, gpuabi.LaunchShape)", len(g.Entries))
+		} else {
+			s.notef("tuning profile: no entries for %s: the fitted launch shapes (gpuabi.LaunchShape)", tune.DeviceOf(dev.Info()))
+		}
+	}
 	return nil
 }
 
@@ -139,3 +147,8 @@ func ShapeOverride(block, sets int) gpuabi.ShapeFunc {
 		return t, sh
 	}
 }
+
+// KernelSource returns the CUDA source of mdgen's generated kernels of
+// precision n (real and complex) with the headers it includes: what
+// mdgen tune compiles.
+func KernelSource(n int) (nvcc.Source, error) { return kernelSource("gen", n) }
