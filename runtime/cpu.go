@@ -65,15 +65,75 @@ func NewCPU(plan *stager.Plan, n int, complex bool, workers int) (*CPU, error) {
 	}
 	e.data = make([]float64, plan.NumSlots()*e.slotLen)
 	e.zero = make([]float64, e.slotLen)
-	for s, v := range plan.Values {
-		if err := RoundSeries(e.slot(s), v, e.layout()); err != nil {
-			return nil, err
-		}
-		if err := checkFiniteSlot(e.slot(s), v); err != nil {
-			return nil, err
-		}
+	err := RoundValues(plan, 0, plan.NumSlots(), e.layout(), workers, func(s stager.Slot, series []float64) {
+		copy(e.slot(s), series)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return e, nil
+}
+
+// RoundValues rounds the read-only slots of plan in [lo, hi) (the slots
+// with a series in plan.Values) once to the layout l, on workers
+// goroutines (<= 0: one per CPU), and hands each to put(s, series) in the
+// CPU layout (a buffer of the worker, valid during the call). put is
+// called concurrently for different slots, in no particular order. The
+// error (a complex coefficient with real data, a coefficient outside the
+// float64 range) is that of the lowest slot that has one, so it does not
+// depend on the workers. Every executor rounds its coefficients with it:
+// the same bits everywhere, and a setup of millions of coefficients that
+// uses every core.
+func RoundValues(plan *stager.Plan, lo, hi int, l Layout, workers int, put func(s stager.Slot, series []float64)) error {
+	if workers <= 0 {
+		workers = goruntime.GOMAXPROCS(0)
+	}
+	const chunk = 1024
+	n := hi - lo
+	workers = max(1, min(workers, (n+chunk-1)/chunk))
+	var next atomic.Int64
+	var mu sync.Mutex
+	errSlot, firstErr := hi, error(nil)
+	work := func() {
+		buf := make([]float64, l.SlotLen())
+		for {
+			c := int(next.Add(chunk)) - chunk
+			if c >= n {
+				return
+			}
+			for s := lo + c; s < min(lo+c+chunk, hi); s++ {
+				k := plan.Kinds[s]
+				if k != stager.SlotConst && k != stager.SlotCoef {
+					continue
+				}
+				v, ok := plan.Values[stager.Slot(s)]
+				if !ok {
+					continue
+				}
+				err := RoundSeries(buf, v, l)
+				if err == nil {
+					err = checkFiniteSlot(buf, v)
+				}
+				if err != nil {
+					mu.Lock()
+					if s < errSlot {
+						errSlot, firstErr = s, err
+					}
+					mu.Unlock()
+					break
+				}
+				put(stager.Slot(s), buf)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() { defer wg.Done(); work() }()
+	}
+	work()
+	wg.Wait()
+	return firstErr
 }
 
 // GeneratedPrecisions returns the precisions (doubles per number) with
