@@ -186,10 +186,9 @@ type Executor struct {
 
 	// Outputs: slots, the runs they are downloaded in, and their series
 	// in the CPU layout, valid when outValid.
-	outSlots []stager.Slot
+	outSlots []stager.Slot // increasing
 	outRuns  []slotRun
-	outIndex map[stager.Slot]int
-	out      []float64
+	out      []float64 // allocated by the first download
 	outValid bool
 	zero     []float64
 
@@ -381,12 +380,10 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 		g.inputs[v] = make([]float64, slotLen)
 	}
 	g.inRange = kindRange(plan, stager.SlotInput)
+	// The host copy of the outputs (every derivative: 16.7 million series
+	// for chandra4096) is made by the first download only: the GPU Newton
+	// reads them on the device and never downloads.
 	g.outSlots, g.outRuns = outputRuns(plan)
-	g.outIndex = make(map[stager.Slot]int, len(g.outSlots))
-	for i, s := range g.outSlots {
-		g.outIndex[s] = i
-	}
-	g.out = make([]float64, len(g.outSlots)*slotLen)
 	longest := g.inRange.hi - g.inRange.lo
 	for _, r := range g.outRuns {
 		longest = max(longest, r.hi-r.lo)
@@ -459,18 +456,30 @@ func firstDiff(a, b []int32) int {
 	return -1
 }
 
-// uploadReadOnly rounds the read-only slots and uploads them, in chunks.
+// uploadReadOnly rounds the read-only slots and uploads them, in chunks;
+// the rounding (most of a large plan's setup) runs on every core.
 func (g *Executor) uploadReadOnly(r slotRun) error {
-	var err error
-	return g.moveRange(r, true, func(s int, dst []float64) bool {
-		v, ok := g.plan.Values[stager.Slot(s)]
-		if !ok {
-			clear(dst)
-			return true
+	step := g.geo.chunkSlots()
+	for lo := r.lo; lo < r.hi; lo += step {
+		hi := min(lo+step, r.hi)
+		count := hi - lo
+		buf := g.buf[:g.geo.rangeLen(count)]
+		clear(buf) // slots without a value are zero
+		err := mdrt.RoundValues(g.plan, lo, hi, g.layout, 0, func(s stager.Slot, series []float64) {
+			g.geo.toRange(buf, count, int(s)-lo, series)
+		})
+		if err != nil {
+			return err
 		}
-		err = mdrt.RoundSeries(dst, v, g.layout)
-		return err == nil
-	}, &err)
+		per := int64(count * g.geo.d1)
+		for c := 0; c < g.geo.chunks(); c++ {
+			dev := g.data.Float64Slice(int64(c)*g.geo.stride+int64(lo)*int64(g.geo.d1), per)
+			if err := g.dev.CopyHtoD(dev, buf[int64(c)*per:int64(c+1)*per]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // moveRange moves the slots of r between the device and the host buffer in
@@ -636,9 +645,16 @@ func (g *Executor) download() {
 		return
 	}
 	slotLen := g.layout.SlotLen()
+	if g.out == nil {
+		g.out = make([]float64, len(g.outSlots)*slotLen)
+	}
+	i := 0 // the runs and the slots in them increase
 	for _, r := range g.outRuns {
 		err := g.moveRange(r, false, func(s int, src []float64) bool {
-			if i, ok := g.outIndex[stager.Slot(s)]; ok {
+			for i < len(g.outSlots) && int(g.outSlots[i]) < s {
+				i++
+			}
+			if i < len(g.outSlots) && int(g.outSlots[i]) == s {
 				copy(g.out[i*slotLen:(i+1)*slotLen], src)
 			}
 			return true
@@ -677,7 +693,7 @@ func (g *Executor) output(s stager.Slot) []float64 {
 		return g.zero
 	}
 	g.download()
-	i := g.outIndex[s]
+	i, _ := slices.BinarySearch(g.outSlots, s)
 	n := g.layout.SlotLen()
 	return g.out[i*n : (i+1)*n : (i+1)*n]
 }
