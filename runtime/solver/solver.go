@@ -26,8 +26,10 @@
 //	starts, err := spec.Starts()   // the start list of the system file
 //	res, err := s.Solve(starts[0]) // *Result: the series, Residual, Cond, Times
 //
-// GPUNewton is the seam where the GPU build plugs in a Newton back end that
-// keeps the linear algebra on the device; the CPU path never calls it.
+// GPUNewton is the seam where the GPU build (newton_cuda.go) plugs in
+// runtime/gpu's Newton back end, which keeps the linear algebra on the
+// device with the kernels of the package's fatbin (the emitted .cu carries
+// them); the CPU path never calls it.
 package solver
 
 import (
