@@ -478,3 +478,25 @@ func randomBigInt(r *rand.Rand, bits int) *big.Int {
 	}
 	return x.Rsh(x, uint((bits+63)/64*64-bits))
 }
+
+// BenchmarkSetupChandra is Newton's setup of chandra512 (262,656 terms) at
+// degree 0 in complex double double: stage the plan and make the CPU
+// executor (rounding every coefficient); ns/term is per term.
+func BenchmarkSetupChandra(b *testing.B) {
+	const n = 512
+	inst, err := stager.FamilySystem(fmt.Sprintf("chandra%d", n), stager.FamilyOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		plan, err := stager.Stage(inst.System, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := NewCPU(plan, 2, true, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n+n), "ns/term")
+}

@@ -3,6 +3,7 @@ package stager
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"runtime"
 	"strings"
 	"testing"
@@ -371,4 +372,58 @@ func TestStageDoubleRange(t *testing.T) {
 	if _, err := Stage(sys, 0); err != nil {
 		t.Errorf("truncated coefficient: %v", err)
 	}
+}
+
+// TestScaleChandraBytesPerTerm: making Chandrasekhar's H-equation (n^2
+// terms, 16.7 million at n = 4096) and staging it allocate a bounded number
+// of bytes per term, the same at n = 256 and n = 512: setup memory linear
+// in the terms. Before the generator took its variable lists and
+// coefficients from per-polynomial arrays and Stage shared the System's
+// coefficients, they took about 380 and 990 bytes per term.
+func TestScaleChandraBytesPerTerm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stages 330,000 terms")
+	}
+	c := big.NewRat(33, 64)
+	perTerm := map[int][2]float64{}
+	for _, n := range []int{256, 512} {
+		var s *System
+		var p *Plan
+		var err error
+		sysBytes := allocated(func() { s = Chandrasekhar(n, c) })
+		stageBytes := allocated(func() { p, err = Stage(s, 0) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		terms := float64(n*n + n)
+		if p.NumSlots() != 4*n*n+4*n+1 || p.ConvJobs() != 3*n*n+n {
+			t.Fatalf("n = %d: %d slots, %d convolutions", n, p.NumSlots(), p.ConvJobs())
+		}
+		perTerm[n] = [2]float64{float64(sysBytes) / terms, float64(stageBytes) / terms}
+		t.Logf("n = %d: the system %.0f B/term, Stage %.0f B/term", n, perTerm[n][0], perTerm[n][1])
+		for k, limit := range [2]float64{320, 500} {
+			if perTerm[n][k] > limit {
+				t.Errorf("n = %d: %s allocated %.0f bytes per term, more than %.0f", n, []string{"Chandrasekhar", "Stage"}[k], perTerm[n][k], limit)
+			}
+		}
+	}
+	for k := range 2 {
+		if a, b := perTerm[256][k], perTerm[512][k]; b > 1.2*a {
+			t.Errorf("%s: %.0f bytes per term at n = 512, %.0f at n = 256: not linear", []string{"Chandrasekhar", "Stage"}[k], b, a)
+		}
+	}
+}
+
+// BenchmarkStageChandra makes and stages chandra512 (262,656 terms) at
+// degree 0, as Newton's setup does; ns/term and B/term are per term.
+func BenchmarkStageChandra(b *testing.B) {
+	const n = 512
+	c := big.NewRat(33, 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Stage(Chandrasekhar(n, c), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n+n), "ns/term")
 }

@@ -512,3 +512,29 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestStageRepeatedTermsExact: validate's exact check (used when two
+// exponent vectors' hashes collide) names the same terms as the hash.
+func TestStageRepeatedTermsExact(t *testing.T) {
+	one := Series{{}}
+	one[0].Re.SetInt64(1)
+	s := &System{Vars: []string{"x", "y"}, Polys: []Polynomial{{Terms: []Monomial{
+		{Coef: one, Vars: []int{0}, Pows: []int{2}},
+		{Coef: one, Vars: []int{0, 1}, Pows: []int{1, 1}},
+		{Coef: one, Vars: []int{1}, Pows: []int{1}},
+		{Coef: one, Vars: []int{0, 1}, Pows: []int{1, 1}},
+		{Coef: one, Vars: []int{0}, Pows: []int{2}},
+	}}}}
+	_, err := Stage(s, 0)
+	const want = "stager: polynomial 1: terms 2 and 4 have the same exponents (like terms must be combined)"
+	if err == nil || err.Error() != want {
+		t.Errorf("Stage: %v, want %s", err, want)
+	}
+	if err := repeatedTerms(s, 0); err == nil || err.Error() != want {
+		t.Errorf("repeatedTerms: %v, want %s", err, want)
+	}
+	s.Polys[0].Terms = s.Polys[0].Terms[:3]
+	if err := repeatedTerms(s, 0); err != nil {
+		t.Errorf("repeatedTerms of distinct terms: %v", err)
+	}
+}
