@@ -599,6 +599,35 @@ func laCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant,
 			laSame(t, "packr: rrev", w, got[prrev.Buf][o:o+w], wantA[(i+(n-1-q)*m)*w:(i+(n-1-q)*m+1)*w])
 		}
 	}
+	// packrh: U = P R^H P packed (row n-1-i: conj(R_(q,i)), q < i), rinv
+	// reversed, R's column norms (la Norm1) and the leading limbs of its
+	// diagonal.
+	{
+		e := &laEmu{index: index}
+		qa, qrinv := e.buffer(got[pa.Buf]), e.buffer(got[prinv.Buf])
+		prrevh, prinvh := e.buffer(make([]float64, gpuabi.LARRevLen(n)*w)), e.buffer(make([]float64, n*v.N))
+		pcn, pdiag := e.buffer(make([]float64, n*v.N)), e.buffer(make([]float64, n))
+		e.launch(t, v.LAPackRH(m, n, lda, qa, qrinv, prrevh, prinvh, pcn, pdiag))
+		g := e.run(t, bin)
+		for i := 0; i < n; i++ {
+			for q := 0; q < i; q++ {
+				o := (gpuabi.LARowOff(n, n-1-i) + q) * w
+				want := slices.Clone(wantA[(q+i*m)*w : (q+i*m+1)*w])
+				if v.Complex {
+					for c := v.N; c < w; c++ {
+						want[c] = -want[c]
+					}
+				}
+				laSame(t, "packrh: rrevh", w, g[prrevh.Buf][o:o+w], want)
+			}
+			laSame(t, "packrh: rinvh", v.N, g[prinvh.Buf][(n-1-i)*v.N:(n-i)*v.N], got[prinv.Buf][i*v.N:(i+1)*v.N])
+			laSame(t, "packrh: column norms", v.N, g[pcn.Buf][i*v.N:(i+1)*v.N],
+				laTypedFns[gpuabi.LAVariant{N: v.N, Complex: v.Complex}].norm1(wantA[i*m*w:(i*m+i+1)*w]))
+			if d := g[pdiag.Buf][i]; math.Float64bits(d) != math.Float64bits(wantA[(i+i*m)*w]) {
+				t.Fatalf("packrh: diag[%d] = %v, want %v", i, d, wantA[(i+i*m)*w])
+			}
+		}
+	}
 	if solveErr == nil {
 		laSame(t, "Q^H b then R^-1", w, got[pb.Buf], wantX)
 	} else if rankErr == nil {
@@ -706,6 +735,11 @@ func TestLAKernelEmulation(t *testing.T) {
 			t.Run(fmt.Sprintf("N%d_complex%v_newton", n, complex), func(t *testing.T) {
 				laNewtonKernels(t, bin, index, gpuabi.LAVariant{N: n, Complex: complex})
 			})
+			if n <= 2 {
+				t.Run(fmt.Sprintf("N%d_complex%v_backsub1_rows", n, complex), func(t *testing.T) {
+					laBackSub1Rows(t, bin, index, gpuabi.LAVariant{N: n, Complex: complex})
+				})
+			}
 			for i, c := range cases {
 				if c.lda == 0 {
 					c.lda = c.m
@@ -728,6 +762,42 @@ func TestLAKernelEmulation(t *testing.T) {
 				t.Run(name, func(t *testing.T) { laCheck(t, bin, index, v, c) })
 			}
 		}
+	}
+}
+
+// laBackSub1Rows checks backsub1 where a thread owns several rows (n >
+// the block of 256 threads: n = 300 and 600) against la's SolveR on the
+// same R (QRFromFactors of an upper-triangular matrix), with packr's rows.
+func laBackSub1Rows(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant) {
+	r := rand.New(rand.NewPCG(13, uint64(v.N)))
+	w := v.W()
+	lk, _ := la.KernelsFor(v.N)
+	from := lk.QRFromFactors
+	if v.Complex {
+		from = lk.QRFromFactorsComplex
+	}
+	for _, n := range []int{300, 600} {
+		a := laRandom(r, n*n, w, v.N, 0)
+		for i := 0; i < n; i++ { // a real diagonal away from zero
+			d := a[(i+i*n)*w : (i+i*n+1)*w]
+			clear(d[v.N:])
+			d[0] += math.Copysign(4, d[0])
+		}
+		b := laRandom(r, n, w, v.N, 0)
+		f, err := from(n, n, a, make([]float64, n*w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Clone(b)
+		if err := f.SolveR(want, 1); err != nil {
+			t.Fatal(err)
+		}
+		e := &laEmu{index: index}
+		pa, prinv, prrev := e.buffer(a), e.buffer(make([]float64, n*v.N)), e.buffer(make([]float64, gpuabi.LARRevLen(n)*w))
+		pb, pacc := e.buffer(b), e.buffer(make([]float64, gpuabi.LABackSub1Acc(n)*w))
+		e.launch(t, v.LAPackR(n, n, n, pa, prinv, prrev))
+		e.launch(t, v.LABackSub1(n, prrev, prinv, pb, pacc))
+		laSame(t, fmt.Sprintf("backsub1, n = %d", n), w, e.run(t, bin)[pb.Buf], want)
 	}
 }
 

@@ -122,6 +122,10 @@ type NewtonResult struct {
 
 	Check     string  // identical, DIFFERS: ..., "-" (not asked), error: ...
 	CheckWall float64 // wall clock of the CPU solve of the check
+
+	Work      newton.Work // the linear algebra of the reported solve
+	QROps     float64     // its double operations in the QR stage (newtonStageOps)
+	UpdateOps float64     // and in the update stage
 }
 
 // StageNames are the six stages, in the order of NewtonResult.Stages.
@@ -384,6 +388,7 @@ func (s *newtonSession) runCase(r *NewtonResult, inst *stager.Instance, head str
 		r.Failure = med.Err.Error()
 	}
 	r.Stages = stageSeconds(med.Times)
+	r.stageRates(med.Work)
 	r.Residual, r.Cond = med.Residual, med.Cond
 	r.AbsErr, r.Bits, r.WorstAt = SeriesError(med, inst.Exact, cpuWorkers(cfg.Workers))
 	for i, o := range res {

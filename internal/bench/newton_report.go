@@ -129,6 +129,9 @@ func writeNewtonTable(w io.Writer, rs []NewtonResult) {
 			notes = append(notes, fmt.Sprintf("check %s: %s", where, check))
 			check, _, _ = strings.Cut(check, ":")
 		}
+		if r.Backend == "gpu" {
+			notes = append(notes, r.rateNote())
+		}
 		row = append(row, fmtE(r.AbsErr), fmtBits(r.Bits), phcSteps, fmtS(r.PHC.Wall), fmtS(r.PHC.Kern), fmtE(r.PHC.Err),
 			fmtRatio(r.SpeedUp()), fmtRatio(r.ErrRatio()), check)
 		rows = append(rows, row)

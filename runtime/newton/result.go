@@ -74,6 +74,20 @@ type Result struct {
 	Cond float64
 
 	Times Times
+	// Work counts the linear algebra of the solve (for rates: the
+	// operations of each stage over its time).
+	Work Work
+}
+
+// Work is the linear algebra of one Solve, in la's operations: the QRs of
+// A_0 (m x n: sum over k < n of 2(m-k-1)(n-k-1) multiply-adds, la's count;
+// each with its condition estimate), the formings of -M = -R^-1 Q^H
+// (phase 2: ApplyQHMany and SolveRMany on m columns), and the update
+// products b_j -= A_(j-k) dx_k (MulSub of m x n: m n multiply-adds each).
+type Work struct {
+	QRs      int
+	Inverses int
+	Updates  int
 }
 
 // W returns the doubles per number.

@@ -229,6 +229,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 			return fail(err)
 		}
 		be.Lap(StageQR)
+		r.res.Work.QRs++
 		if rank != nil {
 			return out, &Failure{Kind: Singular, Rank: rank, Col: rank.Col, Step: r.steps, Degree: w, Refine: refine}, nil
 		}
@@ -287,6 +288,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 					return fail(err)
 				}
 				r.invValid = true
+				r.res.Work.Inverses++
 				be.Lap(StageQR)
 			}
 			stage = StageBackSub
@@ -299,6 +301,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		if err := be.UpdateB(k, w); err != nil {
 			return fail(err)
 		}
+		r.res.Work.Updates += w - k
 		be.Lap(StageUpdate)
 	}
 
