@@ -592,7 +592,13 @@ func famSeriesAdd(a, b Series) Series {
 			out[k].Re.Set(&a[k].Re)
 			out[k].Im.Set(&a[k].Im)
 		}
-		if k < len(b) {
+		switch {
+		case k >= len(b):
+		case k >= len(a):
+			// 0 + b: a copy (Rat.Add would reduce b by a gcd again)
+			out[k].Re.Set(&b[k].Re)
+			out[k].Im.Set(&b[k].Im)
+		default:
 			out[k].Re.Add(&out[k].Re, &b[k].Re)
 			out[k].Im.Add(&out[k].Im, &b[k].Im)
 		}
@@ -712,23 +718,7 @@ func Chandrasekhar(n int, c *big.Rat) *System {
 	// terms' variables, exponents and coefficients from a few arrays of its
 	// own, and the polynomials are made in parallel (each is independent of
 	// the others, so the System is the same for any number of workers).
-	workers := min(goruntime.GOMAXPROCS(0), max(1, n/64))
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1))
-				if i > n {
-					return
-				}
-				s.Polys[i-1] = chandraPoly(n, i, c)
-			}
-		}()
-	}
-	wg.Wait()
+	famParallel(n, func(i int) { s.Polys[i] = chandraPoly(n, i+1, c) })
 	return s
 }
 
@@ -950,6 +940,21 @@ func MonomialHomotopy(rates []Rational, columns, d int) *System {
 			famSet(&suffix[i], &rates[i])
 		}
 	}
+	// The right-hand sides are exact series of growing rationals (most of
+	// the time at n = 1024, d = 64, complex rates): made in parallel, each
+	// independent of the others.
+	bs := make([]Series, n)
+	famParallel(n, func(i int) {
+		b := Series(famExpSeries(&prefix[i], d))
+		if columns == 2 {
+			b = famSeriesAdd(b, famExpSeries(&suffix[i], d))
+		}
+		for k := range b {
+			b[k].Re.Neg(&b[k].Re)
+			b[k].Im.Neg(&b[k].Im)
+		}
+		bs[i] = b
+	})
 	vs := make([]int, 0, n)
 	for i := range n {
 		var p famPoly
@@ -958,23 +963,40 @@ func MonomialHomotopy(rates []Rational, columns, d int) *System {
 			vs = append(vs, j)
 		}
 		p.add(one, vs...)
-		b := Series(famExpSeries(&prefix[i], d))
 		if columns == 2 {
 			vs = vs[:0]
 			for j := i; j < n; j++ {
 				vs = append(vs, j)
 			}
 			p.add(one, vs...)
-			b = famSeriesAdd(b, famExpSeries(&suffix[i], d))
 		}
-		for k := range b {
-			b[k].Re.Neg(&b[k].Re)
-			b[k].Im.Neg(&b[k].Im)
-		}
-		p.add(b)
+		p.add(bs[i])
 		s.Polys[i] = p.done()
 	}
 	return s
+}
+
+// famParallel calls f(0..n-1) on GOMAXPROCS goroutines; f(i) must touch
+// only what belongs to i, so that the result does not depend on the
+// number of goroutines.
+func famParallel(n int, f func(i int)) {
+	workers := max(1, min(goruntime.GOMAXPROCS(0), n))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // RandomPoint returns n random exact coordinates drawn from seed: r/2^20
