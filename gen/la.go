@@ -32,6 +32,8 @@ type laVariant struct {
 	// QHMin and TRMin are the team thresholds of ApplyQH and SolveR on one
 	// vector (laThresholds).
 	QHMin, TRMin int
+	// QHGroup is the lane group of ApplyQH's team (applyQHPar).
+	QHGroup int
 }
 
 func laVariants(ns []int) []laVariant {
@@ -42,8 +44,8 @@ func laVariants(ns []int) []laVariant {
 		qr, tr := laThresholds(n, false)
 		qc, tc := laThresholds(n, true)
 		vs = append(vs,
-			laVariant{N: n, S: r, T: "mdops." + r, R: "mdops." + r, W: n, QHMin: qr, TRMin: tr},
-			laVariant{N: n, C: true, S: c, T: "mdops." + c, R: "mdops." + r, W: 2 * n, QHMin: qc, TRMin: tc})
+			laVariant{N: n, S: r, T: "mdops." + r, R: "mdops." + r, W: n, QHMin: qr, TRMin: tr, QHGroup: laQHGroup(n, false)},
+			laVariant{N: n, C: true, S: c, T: "mdops." + c, R: "mdops." + r, W: 2 * n, QHMin: qc, TRMin: tc, QHGroup: laQHGroup(n, true)})
 	}
 	return vs
 }
@@ -95,6 +97,12 @@ func laThresholds(n int, complex bool) (qhMin, trMin int) {
 	default: // F8, C5 and up
 		return 1, 2
 	}
+}
+
+// laQHGroup returns the lane group of ApplyQH's team (applyQHPar) for N
+// doubles, real or complex: 1 (lanes dealt out one by one).
+func laQHGroup(n int, complex bool) int {
+	return 1
 }
 
 // LAFiles returns the generated files of package mdops/la for the
@@ -512,6 +520,7 @@ type QR{{.S}} struct {
 	rrev     []{{.T}} // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int    // start of row i in rrev
 	qhMin    int      // ApplyQH's team: at least qhMin rows per worker (qhMin{{.S}})
+	qhGroup  int      // ApplyQH's team: lanes per run (qhGroup{{.S}}, see applyQHPar)
 	trMin    int      // SolveR's team: rows worker 0 computes alone (trMin{{.S}})
 	condOnce sync.Once
 	cond     float64
@@ -536,7 +545,7 @@ func NewQR{{.S}}(m, n int, a []{{.T}}, lda, workers int) (*QR{{.S}}, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQR{{.S}}: m = %d < n = %d", m, n))
 	}
-	q := &QR{{.S}}{A: make([]{{.T}}, m*n), Tau: make([]{{.T}}, n), m: m, n: n, qhMin: qhMin{{.S}}, trMin: trMin{{.S}}}
+	q := &QR{{.S}}{A: make([]{{.T}}, m*n), Tau: make([]{{.T}}, n), m: m, n: n, qhMin: qhMin{{.S}}, qhGroup: qhGroup{{.S}}, trMin: trMin{{.S}}}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -562,7 +571,7 @@ func QRFromFactors{{.S}}(m, n int, a, tau []{{.T}}) (*QR{{.S}}, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactors{{.S}}: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QR{{.S}}{A: make([]{{.T}}, m*n), Tau: make([]{{.T}}, n), m: m, n: n, qhMin: qhMin{{.S}}, trMin: trMin{{.S}}}
+	q := &QR{{.S}}{A: make([]{{.T}}, m*n), Tau: make([]{{.T}}, n), m: m, n: n, qhMin: qhMin{{.S}}, qhGroup: qhGroup{{.S}}, trMin: trMin{{.S}}}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	{{- if .C}}
@@ -616,8 +625,9 @@ func (q *QR{{.S}}) finish() error {
 // qhMin{{.S}}; SolveR when n >= 2 trMin{{.S}} + 2 w, worker 0 computing the
 // first trMin{{.S}} rows alone.
 const (
-	qhMin{{.S}} = {{.QHMin}}
-	trMin{{.S}} = {{.TRMin}}
+	qhMin{{.S}}   = {{.QHMin}}
+	qhGroup{{.S}} = {{.QHGroup}}
+	trMin{{.S}}   = {{.TRMin}}
 )
 
 // geqr2{{.S}} factors the m x n matrix a (lda = m) in place; vc receives
@@ -740,27 +750,36 @@ func (q *QR{{.S}}) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyH{{.S}}.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdot{{.S}}): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClass{{.S}}); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdot{{.S}}) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClass{{.S}}); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QR{{.S}}) applyQHPar(b []{{.T}}, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZero{{.S}}(q.Tau[k]) {
 			k++
@@ -776,13 +795,13 @@ func (q *QR{{.S}}) applyQHPar(b []{{.T}}, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClass{{.S}}(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClass{{.S}}(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -795,8 +814,10 @@ func (q *QR{{.S}}) applyQHPar(b []{{.T}}, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -804,37 +825,48 @@ func (q *QR{{.S}}) applyQHPar(b []{{.T}}, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClass{{.S}} computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdot{{.S}}(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClass{{.S}} computes the lanes of worker p of w of hdot{{.S}}(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combine{{.S}} on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClass{{.S}}(acc *[Lanes]{{.T}}, p, w int, c, vc []{{.T}}) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClass{{.S}}(acc *[Lanes]{{.T}}, p, w, g int, c, vc []{{.T}}) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prod{{.S}}(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prod{{.S}}(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]{{.T}})(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]{{.T}})(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -1427,6 +1459,12 @@ func (f flatQR{{.S}}) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMi
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQR{{.S}}) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQR{{.S}}) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQR{{.S}}) setQHGroup(g int) { f.q.qhGroup = g }
 {{end}}
 func init() {
 {{- range .Ns}}

@@ -51,27 +51,36 @@ func (q *QRF1) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHF1.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotF1): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassF1); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotF1) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassF1); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRF1) applyQHPar(b []mdops.F1, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroF1(q.Tau[k]) {
 			k++
@@ -87,13 +96,13 @@ func (q *QRF1) applyQHPar(b []mdops.F1, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassF1(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassF1(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -106,8 +115,10 @@ func (q *QRF1) applyQHPar(b []mdops.F1, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -115,37 +126,48 @@ func (q *QRF1) applyQHPar(b []mdops.F1, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassF1 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotF1(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassF1 computes the lanes of worker p of w of hdotF1(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineF1 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassF1(acc *[Lanes]mdops.F1, p, w int, c, vc []mdops.F1) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassF1(acc *[Lanes]mdops.F1, p, w, g int, c, vc []mdops.F1) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodF1(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodF1(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.F1)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.F1)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -211,27 +233,36 @@ func (q *QRC1) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHC1.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotC1): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassC1); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotC1) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassC1); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRC1) applyQHPar(b []mdops.C1, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroC1(q.Tau[k]) {
 			k++
@@ -247,13 +278,13 @@ func (q *QRC1) applyQHPar(b []mdops.C1, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassC1(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassC1(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -266,8 +297,10 @@ func (q *QRC1) applyQHPar(b []mdops.C1, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -275,37 +308,48 @@ func (q *QRC1) applyQHPar(b []mdops.C1, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassC1 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotC1(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassC1 computes the lanes of worker p of w of hdotC1(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineC1 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassC1(acc *[Lanes]mdops.C1, p, w int, c, vc []mdops.C1) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassC1(acc *[Lanes]mdops.C1, p, w, g int, c, vc []mdops.C1) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodC1(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodC1(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.C1)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.C1)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -371,27 +415,36 @@ func (q *QRF2) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHF2.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotF2): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassF2); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotF2) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassF2); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRF2) applyQHPar(b []mdops.F2, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroF2(q.Tau[k]) {
 			k++
@@ -407,13 +460,13 @@ func (q *QRF2) applyQHPar(b []mdops.F2, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassF2(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassF2(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -426,8 +479,10 @@ func (q *QRF2) applyQHPar(b []mdops.F2, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -435,37 +490,48 @@ func (q *QRF2) applyQHPar(b []mdops.F2, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassF2 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotF2(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassF2 computes the lanes of worker p of w of hdotF2(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineF2 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassF2(acc *[Lanes]mdops.F2, p, w int, c, vc []mdops.F2) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassF2(acc *[Lanes]mdops.F2, p, w, g int, c, vc []mdops.F2) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodF2(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodF2(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.F2)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.F2)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -531,27 +597,36 @@ func (q *QRC2) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHC2.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotC2): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassC2); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotC2) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassC2); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRC2) applyQHPar(b []mdops.C2, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroC2(q.Tau[k]) {
 			k++
@@ -567,13 +642,13 @@ func (q *QRC2) applyQHPar(b []mdops.C2, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassC2(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassC2(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -586,8 +661,10 @@ func (q *QRC2) applyQHPar(b []mdops.C2, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -595,37 +672,48 @@ func (q *QRC2) applyQHPar(b []mdops.C2, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassC2 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotC2(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassC2 computes the lanes of worker p of w of hdotC2(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineC2 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassC2(acc *[Lanes]mdops.C2, p, w int, c, vc []mdops.C2) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassC2(acc *[Lanes]mdops.C2, p, w, g int, c, vc []mdops.C2) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodC2(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodC2(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.C2)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.C2)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -691,27 +779,36 @@ func (q *QRF3) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHF3.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotF3): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassF3); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotF3) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassF3); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRF3) applyQHPar(b []mdops.F3, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroF3(q.Tau[k]) {
 			k++
@@ -727,13 +824,13 @@ func (q *QRF3) applyQHPar(b []mdops.F3, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassF3(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassF3(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -746,8 +843,10 @@ func (q *QRF3) applyQHPar(b []mdops.F3, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -755,37 +854,48 @@ func (q *QRF3) applyQHPar(b []mdops.F3, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassF3 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotF3(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassF3 computes the lanes of worker p of w of hdotF3(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineF3 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassF3(acc *[Lanes]mdops.F3, p, w int, c, vc []mdops.F3) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassF3(acc *[Lanes]mdops.F3, p, w, g int, c, vc []mdops.F3) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodF3(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodF3(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.F3)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.F3)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -851,27 +961,36 @@ func (q *QRC3) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHC3.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotC3): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassC3); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotC3) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassC3); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRC3) applyQHPar(b []mdops.C3, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroC3(q.Tau[k]) {
 			k++
@@ -887,13 +1006,13 @@ func (q *QRC3) applyQHPar(b []mdops.C3, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassC3(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassC3(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -906,8 +1025,10 @@ func (q *QRC3) applyQHPar(b []mdops.C3, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -915,37 +1036,48 @@ func (q *QRC3) applyQHPar(b []mdops.C3, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassC3 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotC3(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassC3 computes the lanes of worker p of w of hdotC3(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineC3 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassC3(acc *[Lanes]mdops.C3, p, w int, c, vc []mdops.C3) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassC3(acc *[Lanes]mdops.C3, p, w, g int, c, vc []mdops.C3) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodC3(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodC3(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.C3)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.C3)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -1011,27 +1143,36 @@ func (q *QRF4) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHF4.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotF4): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassF4); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotF4) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassF4); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRF4) applyQHPar(b []mdops.F4, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroF4(q.Tau[k]) {
 			k++
@@ -1047,13 +1188,13 @@ func (q *QRF4) applyQHPar(b []mdops.F4, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassF4(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassF4(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -1066,8 +1207,10 @@ func (q *QRF4) applyQHPar(b []mdops.F4, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -1075,37 +1218,48 @@ func (q *QRF4) applyQHPar(b []mdops.F4, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassF4 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotF4(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassF4 computes the lanes of worker p of w of hdotF4(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineF4 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassF4(acc *[Lanes]mdops.F4, p, w int, c, vc []mdops.F4) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassF4(acc *[Lanes]mdops.F4, p, w, g int, c, vc []mdops.F4) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodF4(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodF4(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.F4)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.F4)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -1171,27 +1325,36 @@ func (q *QRC4) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHC4.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotC4): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassC4); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotC4) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassC4); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRC4) applyQHPar(b []mdops.C4, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroC4(q.Tau[k]) {
 			k++
@@ -1207,13 +1370,13 @@ func (q *QRC4) applyQHPar(b []mdops.C4, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassC4(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassC4(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -1226,8 +1389,10 @@ func (q *QRC4) applyQHPar(b []mdops.C4, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -1235,37 +1400,48 @@ func (q *QRC4) applyQHPar(b []mdops.C4, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassC4 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotC4(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassC4 computes the lanes of worker p of w of hdotC4(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineC4 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassC4(acc *[Lanes]mdops.C4, p, w int, c, vc []mdops.C4) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassC4(acc *[Lanes]mdops.C4, p, w, g int, c, vc []mdops.C4) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodC4(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodC4(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.C4)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.C4)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -1331,27 +1507,36 @@ func (q *QRF5) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHF5.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotF5): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassF5); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotF5) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassF5); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRF5) applyQHPar(b []mdops.F5, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroF5(q.Tau[k]) {
 			k++
@@ -1367,13 +1552,13 @@ func (q *QRF5) applyQHPar(b []mdops.F5, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassF5(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassF5(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -1386,8 +1571,10 @@ func (q *QRF5) applyQHPar(b []mdops.F5, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -1395,37 +1582,48 @@ func (q *QRF5) applyQHPar(b []mdops.F5, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassF5 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotF5(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassF5 computes the lanes of worker p of w of hdotF5(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineF5 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassF5(acc *[Lanes]mdops.F5, p, w int, c, vc []mdops.F5) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassF5(acc *[Lanes]mdops.F5, p, w, g int, c, vc []mdops.F5) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodF5(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodF5(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.F5)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.F5)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -1491,27 +1689,36 @@ func (q *QRC5) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHC5.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotC5): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassC5); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotC5) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassC5); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRC5) applyQHPar(b []mdops.C5, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroC5(q.Tau[k]) {
 			k++
@@ -1527,13 +1734,13 @@ func (q *QRC5) applyQHPar(b []mdops.C5, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassC5(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassC5(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -1546,8 +1753,10 @@ func (q *QRC5) applyQHPar(b []mdops.C5, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -1555,37 +1764,48 @@ func (q *QRC5) applyQHPar(b []mdops.C5, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassC5 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotC5(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassC5 computes the lanes of worker p of w of hdotC5(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineC5 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassC5(acc *[Lanes]mdops.C5, p, w int, c, vc []mdops.C5) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassC5(acc *[Lanes]mdops.C5, p, w, g int, c, vc []mdops.C5) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodC5(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodC5(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.C5)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.C5)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -1651,27 +1871,36 @@ func (q *QRF8) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHF8.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotF8): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassF8); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotF8) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassF8); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRF8) applyQHPar(b []mdops.F8, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroF8(q.Tau[k]) {
 			k++
@@ -1687,13 +1916,13 @@ func (q *QRF8) applyQHPar(b []mdops.F8, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassF8(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassF8(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -1706,8 +1935,10 @@ func (q *QRF8) applyQHPar(b []mdops.F8, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -1715,37 +1946,48 @@ func (q *QRF8) applyQHPar(b []mdops.F8, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassF8 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotF8(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassF8 computes the lanes of worker p of w of hdotF8(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineF8 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassF8(acc *[Lanes]mdops.F8, p, w int, c, vc []mdops.F8) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassF8(acc *[Lanes]mdops.F8, p, w, g int, c, vc []mdops.F8) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodF8(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodF8(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.F8)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.F8)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -1811,27 +2053,36 @@ func (q *QRC8) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHC8.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotC8): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassC8); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotC8) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassC8); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRC8) applyQHPar(b []mdops.C8, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroC8(q.Tau[k]) {
 			k++
@@ -1847,13 +2098,13 @@ func (q *QRC8) applyQHPar(b []mdops.C8, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassC8(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassC8(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -1866,8 +2117,10 @@ func (q *QRC8) applyQHPar(b []mdops.C8, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -1875,37 +2128,48 @@ func (q *QRC8) applyQHPar(b []mdops.C8, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassC8 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotC8(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassC8 computes the lanes of worker p of w of hdotC8(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineC8 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassC8(acc *[Lanes]mdops.C8, p, w int, c, vc []mdops.C8) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassC8(acc *[Lanes]mdops.C8, p, w, g int, c, vc []mdops.C8) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodC8(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodC8(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.C8)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.C8)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -1971,27 +2235,36 @@ func (q *QRF10) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHF10.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotF10): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassF10); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotF10) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassF10); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRF10) applyQHPar(b []mdops.F10, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroF10(q.Tau[k]) {
 			k++
@@ -2007,13 +2280,13 @@ func (q *QRF10) applyQHPar(b []mdops.F10, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassF10(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassF10(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -2026,8 +2299,10 @@ func (q *QRF10) applyQHPar(b []mdops.F10, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -2035,37 +2310,48 @@ func (q *QRF10) applyQHPar(b []mdops.F10, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassF10 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotF10(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassF10 computes the lanes of worker p of w of hdotF10(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineF10 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassF10(acc *[Lanes]mdops.F10, p, w int, c, vc []mdops.F10) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassF10(acc *[Lanes]mdops.F10, p, w, g int, c, vc []mdops.F10) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodF10(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodF10(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.F10)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.F10)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -2131,27 +2417,36 @@ func (q *QRC10) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHC10.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotC10): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassC10); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotC10) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassC10); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRC10) applyQHPar(b []mdops.C10, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroC10(q.Tau[k]) {
 			k++
@@ -2167,13 +2462,13 @@ func (q *QRC10) applyQHPar(b []mdops.C10, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassC10(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassC10(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -2186,8 +2481,10 @@ func (q *QRC10) applyQHPar(b []mdops.C10, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -2195,37 +2492,48 @@ func (q *QRC10) applyQHPar(b []mdops.C10, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassC10 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotC10(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassC10 computes the lanes of worker p of w of hdotC10(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineC10 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassC10(acc *[Lanes]mdops.C10, p, w int, c, vc []mdops.C10) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassC10(acc *[Lanes]mdops.C10, p, w, g int, c, vc []mdops.C10) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodC10(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodC10(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.C10)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.C10)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -2291,27 +2599,36 @@ func (q *QRF16) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHF16.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotF16): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassF16); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotF16) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassF16); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRF16) applyQHPar(b []mdops.F16, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroF16(q.Tau[k]) {
 			k++
@@ -2327,13 +2644,13 @@ func (q *QRF16) applyQHPar(b []mdops.F16, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassF16(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassF16(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -2346,8 +2663,10 @@ func (q *QRF16) applyQHPar(b []mdops.F16, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -2355,37 +2674,48 @@ func (q *QRF16) applyQHPar(b []mdops.F16, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassF16 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotF16(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassF16 computes the lanes of worker p of w of hdotF16(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineF16 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassF16(acc *[Lanes]mdops.F16, p, w int, c, vc []mdops.F16) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassF16(acc *[Lanes]mdops.F16, p, w, g int, c, vc []mdops.F16) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodF16(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodF16(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.F16)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.F16)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }
@@ -2451,27 +2781,36 @@ func (q *QRC16) qhTeam(workers int) (w, kEnd int) {
 
 // applyQHPar applies the reflectors 0..kEnd-1 to b (len m) with a team of
 // w goroutines (a power of two <= Lanes), in the order of applyHC16.
-// Worker p owns the lanes l ≡ p (mod w) of w = v^H c (lane l: the terms
-// i ≡ l mod Lanes, as hdotC16): it accumulates them and combines them by
-// the levels s >= w of the fixed tree, whose pairs (l, l+s) are its own
-// (hdotClassC16); the team meets at a barrier; every worker then takes
-// the w partial lanes and does the levels s < w (the same operations on
-// the same values in each worker, so the same s = -conj(tau) w), and
-// updates the rows it will own at the next nonzero reflector k' (row r
-// holds lane (r-k') mod Lanes: the rows r ≡ k'+p mod w), so that at k' it
-// reads only rows it has written itself and one barrier per reflector
-// orders everything else. Row k and the rows k+1..k'-1 (skipped
-// reflectors, tau = 0) are worker 0's. The partial lanes are
-// double-buffered: a worker writes the buffer of step s+2 only after the
-// barrier of step s+1, which every worker passes after it has read the
-// buffer of step s. (Lanes split by residue rather than in contiguous
-// groups, so that 7 of the 8 Adds of a worker's share of the tree run in
-// parallel: in contiguous groups every worker had to do all 15 after the
-// barrier, a fifth of the team's time at N = 8, n = 64. Rows then change
-// hands at every reflector, which costs little for elements of 64 bytes
-// or more: one cache line each.)
+// Lane l of w = v^H c (the terms i ≡ l mod Lanes, as hdotC16) belongs to
+// worker (l/g) mod w: runs of g = min(q.qhGroup, Lanes/w) consecutive
+// lanes dealt out in turn. A worker accumulates its lanes and combines
+// them by the levels s >= w g of the fixed tree, whose pairs (l, l+s) are
+// its own (hdotClassC16); the team meets at a barrier; every worker
+// then takes the w g partial lanes and does the levels s < w g (the same
+// operations on the same values in each worker, so the same s =
+// -conj(tau) w), and updates the rows it will own at the next nonzero
+// reflector k' (row r holds lane (r-k') mod Lanes), so that at k' it reads
+// only rows it has written itself and one barrier per reflector orders
+// everything else. Row k and the rows k+1..k'-1 (skipped reflectors, tau =
+// 0) are worker 0's. The partial lanes are double-buffered: a worker
+// writes the buffer of step s+2 only after the barrier of step s+1, which
+// every worker passes after it has read the buffer of step s.
+//
+// The group g trades the work after the barrier (2 w g - 1 Adds, done by
+// every worker) against the rows that change hands: with g = 1 a worker
+// does 7 of the 8 Adds of its share of the tree before the barrier (w =
+// 2), but every row changes hands at every reflector, and two workers
+// write into the same cache lines at every reflector when elements are
+// smaller than a cache line; with g = Lanes/w, runs of g rows shift by one
+// row per reflector, and only the rows at the w boundaries per Lanes rows
+// change hands.
 func (q *QRC16) applyQHPar(b []mdops.C16, w, kEnd int) {
 	m := q.m
+	g := max(1, min(q.qhGroup, Lanes/w))
+	for g&(g-1) != 0 {
+		g &= g - 1 // a power of two, so that w g divides Lanes
+	}
+	span := w * g
 	next := func(k int) int {
 		for k < kEnd && isZeroC16(q.Tau[k]) {
 			k++
@@ -2487,13 +2826,13 @@ func (q *QRC16) applyQHPar(b []mdops.C16, w, kEnd int) {
 			kn := next(k + 1)
 			c := b[k:]
 			f := min(m-k, Lanes)
-			hdotClassC16(&acc, p, w, c, q.vc[k+1+k*m:(k+1)*m])
+			hdotClassC16(&acc, p, w, g, c, q.vc[k+1+k*m:(k+1)*m])
 			buf := &part[seq&1]
-			buf[p] = acc[p]
+			copy(buf[p*g:(p+1)*g], acc[p*g:(p+1)*g])
 			bar.arrive()
 			bar.wait(w*(seq+1) - 1)
-			copy(acc[:w], buf[:w])
-			for s := w / 2; s >= 1; s /= 2 {
+			copy(acc[:span], buf[:span])
+			for s := span / 2; s >= 1; s /= 2 {
 				for l := 0; l < s && l+s < f; l++ {
 					acc[l] = acc[l].Add(acc[l+s])
 				}
@@ -2506,8 +2845,10 @@ func (q *QRC16) applyQHPar(b []mdops.C16, w, kEnd int) {
 					b[r] = b[r].MulAdd(v[r-k-1], s)
 				}
 			}
-			for r := kn + p; r < m; r += w {
-				b[r] = b[r].MulAdd(v[r-k-1], s)
+			for r0 := kn + p*g; r0 < m; r0 += span {
+				for r := r0; r < min(r0+g, m); r++ {
+					b[r] = b[r].MulAdd(v[r-k-1], s)
+				}
 			}
 			k = kn
 		}
@@ -2515,37 +2856,48 @@ func (q *QRC16) applyQHPar(b []mdops.C16, w, kEnd int) {
 	runTeam(w, run)
 }
 
-// hdotClassC16 computes the lanes l ≡ p (mod w) (w a power of two <=
-// Lanes) of hdotC16(c[0], vc, c[1:]) (K = len(c) terms, t_0 = c[0],
-// t_i = vc[i-1]*c[i]) in acc, then the levels s = Lanes/2, ..., w of
+// hdotClassC16 computes the lanes of worker p of w of hdotC16(c[0],
+// vc, c[1:]) (K = len(c) terms, t_0 = c[0], t_i = vc[i-1]*c[i]) in acc: the
+// lanes l with (l/g) mod w = p, runs of g consecutive lanes (w g a power
+// of two dividing Lanes). Then it does the levels s = Lanes/2, ..., w g of
 // combineC16 on them (acc[l] = acc[l].Add(acc[l+s]) for l < s, l+s <
-// min(K, Lanes)), which leaves their share of the sum in acc[p]. Lanes
-// that receive no term are not read.
-func hdotClassC16(acc *[Lanes]mdops.C16, p, w int, c, vc []mdops.C16) {
+// min(K, Lanes): l and l+s have the same owner when w g divides s), which
+// leaves its share of the sum in acc[p g : p g + g]. Lanes that receive no
+// term are not read.
+func hdotClassC16(acc *[Lanes]mdops.C16, p, w, g int, c, vc []mdops.C16) {
 	k := len(c)
 	vc = vc[:k-1]
 	f := min(k, Lanes)
-	for l := p; l < f; l += w {
-		if l == 0 {
-			acc[0] = c[0]
-		} else {
-			acc[l] = prodC16(vc[l-1], c[l])
+	span := w * g
+	for l0 := p * g; l0 < f; l0 += span {
+		for l := l0; l < min(l0+g, f); l++ {
+			if l == 0 {
+				acc[0] = c[0]
+			} else {
+				acc[l] = prodC16(vc[l-1], c[l])
+			}
 		}
 	}
 	i := Lanes
 	for ; i+Lanes <= k; i += Lanes {
 		vs := (*[Lanes]mdops.C16)(vc[i-1 : i-1+Lanes])
 		cs := (*[Lanes]mdops.C16)(c[i : i+Lanes])
-		for l := p; l < Lanes; l += w {
-			acc[l] = acc[l].MulAdd(vs[l], cs[l])
+		for l0 := p * g; l0 < Lanes; l0 += span {
+			for l := l0; l < l0+g; l++ {
+				acc[l] = acc[l].MulAdd(vs[l], cs[l])
+			}
 		}
 	}
-	for l := p; i+l < k; l += w {
-		acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+	for l0 := p * g; i+l0 < k; l0 += span {
+		for l := l0; l < l0+g && i+l < k; l++ {
+			acc[l] = acc[l].MulAdd(vc[i+l-1], c[i+l])
+		}
 	}
-	for s := Lanes / 2; s >= w; s /= 2 {
-		for l := p; l < s && l+s < f; l += w {
-			acc[l] = acc[l].Add(acc[l+s])
+	for s := Lanes / 2; s >= span; s /= 2 {
+		for l0 := p * g; l0 < s; l0 += span {
+			for l := l0; l < l0+g && l+s < f; l++ {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
 		}
 	}
 }

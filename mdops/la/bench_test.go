@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -151,13 +152,17 @@ func BenchmarkLA(b *testing.B) {
 }
 
 // setTeamMinsFromEnv overrides the team thresholds of f (qhMin, trMin) by
-// LA_BENCH_QHMIN and LA_BENCH_TRMIN, for tuning laThresholds in gen/la.go.
+// LA_BENCH_QHMIN and LA_BENCH_TRMIN, and the lane group of ApplyQH's team
+// by LA_BENCH_QHGROUP, for tuning laThresholds and laQHGroup in gen/la.go.
 func setTeamMinsFromEnv(f Factorization) {
 	tm := f.(teamMins)
 	qh, tr := tm.teamMins()
 	qh = benchInts("LA_BENCH_QHMIN", []int{qh})[0]
 	tr = benchInts("LA_BENCH_TRMIN", []int{tr})[0]
 	tm.setTeamMins(qh, tr)
+	if g := benchInts("LA_BENCH_QHGROUP", nil); len(g) > 0 {
+		f.(qhGroups).setQHGroup(g[0])
+	}
 }
 
 // minTime returns the shortest of several timings of f (at least 3, more
@@ -228,7 +233,10 @@ func median(x []float64) float64 {
 // machine gave two independent goroutines meanwhile). Narrow it as BenchmarkLA; LA_BENCH_BUDGET_MS
 // (default 300) is the time spent on each timing of each case;
 // LA_BENCH_QHMIN and LA_BENCH_TRMIN override the team thresholds of the
-// single-vector ApplyQH and SolveR.
+// single-vector ApplyQH and SolveR, LA_BENCH_QHGROUP the lane group of
+// ApplyQH's team. ApplyQH and SolveR also report "bound", the most two
+// workers could gain by the model of applyQHBound and solveRBound with
+// the meeting and handoff costs measured at the start (meetingCosts).
 func BenchmarkRates(b *testing.B) {
 	ns := benchInts("LA_BENCH_NS", []int{2, 4, 8})
 	sizes := benchInts("LA_BENCH_SIZES", []int{32, 64, 128})
@@ -268,6 +276,7 @@ func BenchmarkRates(b *testing.B) {
 					}
 				})
 			}
+			meet, hand := meetingCosts()
 			for _, n := range sizes {
 				m := n
 				a := im.randMatrix(rng, m, n, 0)
@@ -309,6 +318,12 @@ func BenchmarkRates(b *testing.B) {
 							b.ReportMetric(best, "speedup-best")
 							b.ReportMetric(ctl, "control")
 						}
+						switch c.name {
+						case "ApplyQH":
+							b.ReportMetric(applyQHBound(m, n, t1/time.Duration(reps), meet), "bound")
+						case "SolveR":
+							b.ReportMetric(solveRBound(n, t1/time.Duration(reps), hand), "bound")
+						}
 						r := c.madds / t1.Seconds()
 						b.ReportMetric(r/1e6, "Mmadd/s")
 						b.ReportMetric(r/bare, "of-bare")
@@ -318,6 +333,82 @@ func BenchmarkRates(b *testing.B) {
 			}
 		}
 	}
+}
+
+// meetingCosts measures, on two goroutines of a team (runTeam, the
+// helpers of the routines), the time of one meeting of the barrier that
+// applyQHPar passes once per reflector (both arrive, both wait for the
+// other), and of one handoff, the one-way latency of a value published
+// by one goroutine and awaited by the other (half a ping-pong round trip:
+// backsubPar's x_i). The shortest of several runs of 2000 meetings each;
+// where the two goroutines run (which processors, SMT siblings or not)
+// decides them. Computed once per process.
+var meetingCosts = sync.OnceValues(func() (meet, hand time.Duration) {
+	const rounds = 2000
+	meet, hand = time.Duration(1<<62), time.Duration(1<<62)
+	for range 7 {
+		var bar stepFlag
+		t0 := time.Now()
+		runTeam(2, func(p int) {
+			for s := range rounds {
+				bar.arrive()
+				bar.wait(2*(s+1) - 1)
+			}
+		})
+		meet = min(meet, time.Since(t0)/rounds)
+		var pp stepFlag
+		t0 = time.Now()
+		runTeam(2, func(p int) {
+			for s := range rounds {
+				if p == 0 {
+					pp.publish(int64(2*s + 1))
+					pp.wait(2*s + 1)
+				} else {
+					pp.wait(2 * s)
+					pp.publish(int64(2*s + 2))
+				}
+			}
+		})
+		hand = min(hand, time.Since(t0)/(2*rounds))
+	}
+	return meet, hand
+})
+
+// applyQHBound is the most 2 workers can gain on ApplyQH (m x n factors)
+// that takes t1 on one, by a model: the time is spread evenly over its
+// 2(m-k-1) multiply-adds per reflector k (t1 over their sum: c each), and
+// a team of two does reflector k in c (m-k-1) plus one meeting (meet),
+// the least exchange by which each can learn the other's part of v^H c;
+// reflectors for which that is slower run on one. Anything else the team
+// does (combining lanes, cache misses on rows that change hands) only
+// lowers the real speed-up below this bound.
+func applyQHBound(m, n int, t1, meet time.Duration) float64 {
+	c := t1.Seconds() / applyMadds(m, n)
+	t2 := 0.0
+	for k := 0; k < n; k++ {
+		one := c * 2 * float64(m-k-1)
+		t2 += min(one, one/2+meet.Seconds())
+	}
+	return t1.Seconds() / t2
+}
+
+// solveRBound is the model bound of applyQHBound for SolveR (n x n R)
+// that takes t1 on one worker: two workers at best halve the work, and
+// rows that alternate between them wait at least one handoff (hand) each
+// for the x_i computed by the other, so that the time is at least
+// max(t1/2, (n-1) hand).
+func solveRBound(n int, t1, hand time.Duration) float64 {
+	return t1.Seconds() / max(t1.Seconds()/2, float64(n-1)*hand.Seconds())
+}
+
+// BenchmarkMeeting reports the costs meetingCosts measures: ns per
+// meeting of a two-goroutine barrier and ns per handoff. Run it pinned to
+// the processors a benchmark of the routines uses (taskset), with
+// -test.cpu 2 -benchtime 1x.
+func BenchmarkMeeting(b *testing.B) {
+	meet, hand := meetingCosts()
+	b.ReportMetric(float64(meet.Nanoseconds()), "ns/meeting")
+	b.ReportMetric(float64(hand.Nanoseconds()), "ns/handoff")
 }
 
 // BenchmarkBareScaling measures how the machine itself scales: the bare

@@ -25,6 +25,7 @@ type QRF1 struct {
 	rrev     []mdops.F1 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF1)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF1, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF1)
 	condOnce sync.Once
 	cond     float64
@@ -49,7 +50,7 @@ func NewQRF1(m, n int, a []mdops.F1, lda, workers int) (*QRF1, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF1: m = %d < n = %d", m, n))
 	}
-	q := &QRF1{A: make([]mdops.F1, m*n), Tau: make([]mdops.F1, n), m: m, n: n, qhMin: qhMinF1, trMin: trMinF1}
+	q := &QRF1{A: make([]mdops.F1, m*n), Tau: make([]mdops.F1, n), m: m, n: n, qhMin: qhMinF1, qhGroup: qhGroupF1, trMin: trMinF1}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -71,7 +72,7 @@ func QRFromFactorsF1(m, n int, a, tau []mdops.F1) (*QRF1, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsF1: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRF1{A: make([]mdops.F1, m*n), Tau: make([]mdops.F1, n), m: m, n: n, qhMin: qhMinF1, trMin: trMinF1}
+	q := &QRF1{A: make([]mdops.F1, m*n), Tau: make([]mdops.F1, n), m: m, n: n, qhMin: qhMinF1, qhGroup: qhGroupF1, trMin: trMinF1}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = q.A
@@ -118,8 +119,9 @@ func (q *QRF1) finish() error {
 // qhMinF1; SolveR when n >= 2 trMinF1 + 2 w, worker 0 computing the
 // first trMinF1 rows alone.
 const (
-	qhMinF1 = 1048576
-	trMinF1 = 1048576
+	qhMinF1   = 1048576
+	qhGroupF1 = 1
+	trMinF1   = 1048576
 )
 
 // geqr2F1 factors the m x n matrix a (lda = m) in place; vc receives
@@ -204,6 +206,7 @@ type QRC1 struct {
 	rrev     []mdops.C1 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC1)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC1, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC1)
 	condOnce sync.Once
 	cond     float64
@@ -228,7 +231,7 @@ func NewQRC1(m, n int, a []mdops.C1, lda, workers int) (*QRC1, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC1: m = %d < n = %d", m, n))
 	}
-	q := &QRC1{A: make([]mdops.C1, m*n), Tau: make([]mdops.C1, n), m: m, n: n, qhMin: qhMinC1, trMin: trMinC1}
+	q := &QRC1{A: make([]mdops.C1, m*n), Tau: make([]mdops.C1, n), m: m, n: n, qhMin: qhMinC1, qhGroup: qhGroupC1, trMin: trMinC1}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -250,7 +253,7 @@ func QRFromFactorsC1(m, n int, a, tau []mdops.C1) (*QRC1, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsC1: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRC1{A: make([]mdops.C1, m*n), Tau: make([]mdops.C1, n), m: m, n: n, qhMin: qhMinC1, trMin: trMinC1}
+	q := &QRC1{A: make([]mdops.C1, m*n), Tau: make([]mdops.C1, n), m: m, n: n, qhMin: qhMinC1, qhGroup: qhGroupC1, trMin: trMinC1}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = make([]mdops.C1, m*n)
@@ -300,8 +303,9 @@ func (q *QRC1) finish() error {
 // qhMinC1; SolveR when n >= 2 trMinC1 + 2 w, worker 0 computing the
 // first trMinC1 rows alone.
 const (
-	qhMinC1 = 1048576
-	trMinC1 = 64
+	qhMinC1   = 1048576
+	qhGroupC1 = 1
+	trMinC1   = 64
 )
 
 // geqr2C1 factors the m x n matrix a (lda = m) in place; vc receives
@@ -386,6 +390,7 @@ type QRF2 struct {
 	rrev     []mdops.F2 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF2)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF2, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF2)
 	condOnce sync.Once
 	cond     float64
@@ -410,7 +415,7 @@ func NewQRF2(m, n int, a []mdops.F2, lda, workers int) (*QRF2, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF2: m = %d < n = %d", m, n))
 	}
-	q := &QRF2{A: make([]mdops.F2, m*n), Tau: make([]mdops.F2, n), m: m, n: n, qhMin: qhMinF2, trMin: trMinF2}
+	q := &QRF2{A: make([]mdops.F2, m*n), Tau: make([]mdops.F2, n), m: m, n: n, qhMin: qhMinF2, qhGroup: qhGroupF2, trMin: trMinF2}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -432,7 +437,7 @@ func QRFromFactorsF2(m, n int, a, tau []mdops.F2) (*QRF2, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsF2: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRF2{A: make([]mdops.F2, m*n), Tau: make([]mdops.F2, n), m: m, n: n, qhMin: qhMinF2, trMin: trMinF2}
+	q := &QRF2{A: make([]mdops.F2, m*n), Tau: make([]mdops.F2, n), m: m, n: n, qhMin: qhMinF2, qhGroup: qhGroupF2, trMin: trMinF2}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = q.A
@@ -479,8 +484,9 @@ func (q *QRF2) finish() error {
 // qhMinF2; SolveR when n >= 2 trMinF2 + 2 w, worker 0 computing the
 // first trMinF2 rows alone.
 const (
-	qhMinF2 = 1048576
-	trMinF2 = 64
+	qhMinF2   = 1048576
+	qhGroupF2 = 1
+	trMinF2   = 64
 )
 
 // geqr2F2 factors the m x n matrix a (lda = m) in place; vc receives
@@ -565,6 +571,7 @@ type QRC2 struct {
 	rrev     []mdops.C2 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC2)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC2, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC2)
 	condOnce sync.Once
 	cond     float64
@@ -589,7 +596,7 @@ func NewQRC2(m, n int, a []mdops.C2, lda, workers int) (*QRC2, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC2: m = %d < n = %d", m, n))
 	}
-	q := &QRC2{A: make([]mdops.C2, m*n), Tau: make([]mdops.C2, n), m: m, n: n, qhMin: qhMinC2, trMin: trMinC2}
+	q := &QRC2{A: make([]mdops.C2, m*n), Tau: make([]mdops.C2, n), m: m, n: n, qhMin: qhMinC2, qhGroup: qhGroupC2, trMin: trMinC2}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -611,7 +618,7 @@ func QRFromFactorsC2(m, n int, a, tau []mdops.C2) (*QRC2, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsC2: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRC2{A: make([]mdops.C2, m*n), Tau: make([]mdops.C2, n), m: m, n: n, qhMin: qhMinC2, trMin: trMinC2}
+	q := &QRC2{A: make([]mdops.C2, m*n), Tau: make([]mdops.C2, n), m: m, n: n, qhMin: qhMinC2, qhGroup: qhGroupC2, trMin: trMinC2}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = make([]mdops.C2, m*n)
@@ -661,8 +668,9 @@ func (q *QRC2) finish() error {
 // qhMinC2; SolveR when n >= 2 trMinC2 + 2 w, worker 0 computing the
 // first trMinC2 rows alone.
 const (
-	qhMinC2 = 1048576
-	trMinC2 = 32
+	qhMinC2   = 1048576
+	qhGroupC2 = 1
+	trMinC2   = 32
 )
 
 // geqr2C2 factors the m x n matrix a (lda = m) in place; vc receives
@@ -747,6 +755,7 @@ type QRF3 struct {
 	rrev     []mdops.F3 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF3)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF3, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF3)
 	condOnce sync.Once
 	cond     float64
@@ -771,7 +780,7 @@ func NewQRF3(m, n int, a []mdops.F3, lda, workers int) (*QRF3, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF3: m = %d < n = %d", m, n))
 	}
-	q := &QRF3{A: make([]mdops.F3, m*n), Tau: make([]mdops.F3, n), m: m, n: n, qhMin: qhMinF3, trMin: trMinF3}
+	q := &QRF3{A: make([]mdops.F3, m*n), Tau: make([]mdops.F3, n), m: m, n: n, qhMin: qhMinF3, qhGroup: qhGroupF3, trMin: trMinF3}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -793,7 +802,7 @@ func QRFromFactorsF3(m, n int, a, tau []mdops.F3) (*QRF3, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsF3: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRF3{A: make([]mdops.F3, m*n), Tau: make([]mdops.F3, n), m: m, n: n, qhMin: qhMinF3, trMin: trMinF3}
+	q := &QRF3{A: make([]mdops.F3, m*n), Tau: make([]mdops.F3, n), m: m, n: n, qhMin: qhMinF3, qhGroup: qhGroupF3, trMin: trMinF3}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = q.A
@@ -840,8 +849,9 @@ func (q *QRF3) finish() error {
 // qhMinF3; SolveR when n >= 2 trMinF3 + 2 w, worker 0 computing the
 // first trMinF3 rows alone.
 const (
-	qhMinF3 = 1048576
-	trMinF3 = 48
+	qhMinF3   = 1048576
+	qhGroupF3 = 1
+	trMinF3   = 48
 )
 
 // geqr2F3 factors the m x n matrix a (lda = m) in place; vc receives
@@ -926,6 +936,7 @@ type QRC3 struct {
 	rrev     []mdops.C3 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC3)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC3, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC3)
 	condOnce sync.Once
 	cond     float64
@@ -950,7 +961,7 @@ func NewQRC3(m, n int, a []mdops.C3, lda, workers int) (*QRC3, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC3: m = %d < n = %d", m, n))
 	}
-	q := &QRC3{A: make([]mdops.C3, m*n), Tau: make([]mdops.C3, n), m: m, n: n, qhMin: qhMinC3, trMin: trMinC3}
+	q := &QRC3{A: make([]mdops.C3, m*n), Tau: make([]mdops.C3, n), m: m, n: n, qhMin: qhMinC3, qhGroup: qhGroupC3, trMin: trMinC3}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -972,7 +983,7 @@ func QRFromFactorsC3(m, n int, a, tau []mdops.C3) (*QRC3, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsC3: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRC3{A: make([]mdops.C3, m*n), Tau: make([]mdops.C3, n), m: m, n: n, qhMin: qhMinC3, trMin: trMinC3}
+	q := &QRC3{A: make([]mdops.C3, m*n), Tau: make([]mdops.C3, n), m: m, n: n, qhMin: qhMinC3, qhGroup: qhGroupC3, trMin: trMinC3}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = make([]mdops.C3, m*n)
@@ -1022,8 +1033,9 @@ func (q *QRC3) finish() error {
 // qhMinC3; SolveR when n >= 2 trMinC3 + 2 w, worker 0 computing the
 // first trMinC3 rows alone.
 const (
-	qhMinC3 = 8
-	trMinC3 = 8
+	qhMinC3   = 8
+	qhGroupC3 = 1
+	trMinC3   = 8
 )
 
 // geqr2C3 factors the m x n matrix a (lda = m) in place; vc receives
@@ -1108,6 +1120,7 @@ type QRF4 struct {
 	rrev     []mdops.F4 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF4)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF4, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF4)
 	condOnce sync.Once
 	cond     float64
@@ -1132,7 +1145,7 @@ func NewQRF4(m, n int, a []mdops.F4, lda, workers int) (*QRF4, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF4: m = %d < n = %d", m, n))
 	}
-	q := &QRF4{A: make([]mdops.F4, m*n), Tau: make([]mdops.F4, n), m: m, n: n, qhMin: qhMinF4, trMin: trMinF4}
+	q := &QRF4{A: make([]mdops.F4, m*n), Tau: make([]mdops.F4, n), m: m, n: n, qhMin: qhMinF4, qhGroup: qhGroupF4, trMin: trMinF4}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1154,7 +1167,7 @@ func QRFromFactorsF4(m, n int, a, tau []mdops.F4) (*QRF4, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsF4: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRF4{A: make([]mdops.F4, m*n), Tau: make([]mdops.F4, n), m: m, n: n, qhMin: qhMinF4, trMin: trMinF4}
+	q := &QRF4{A: make([]mdops.F4, m*n), Tau: make([]mdops.F4, n), m: m, n: n, qhMin: qhMinF4, qhGroup: qhGroupF4, trMin: trMinF4}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = q.A
@@ -1201,8 +1214,9 @@ func (q *QRF4) finish() error {
 // qhMinF4; SolveR when n >= 2 trMinF4 + 2 w, worker 0 computing the
 // first trMinF4 rows alone.
 const (
-	qhMinF4 = 8
-	trMinF4 = 12
+	qhMinF4   = 8
+	qhGroupF4 = 1
+	trMinF4   = 12
 )
 
 // geqr2F4 factors the m x n matrix a (lda = m) in place; vc receives
@@ -1287,6 +1301,7 @@ type QRC4 struct {
 	rrev     []mdops.C4 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC4)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC4, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC4)
 	condOnce sync.Once
 	cond     float64
@@ -1311,7 +1326,7 @@ func NewQRC4(m, n int, a []mdops.C4, lda, workers int) (*QRC4, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC4: m = %d < n = %d", m, n))
 	}
-	q := &QRC4{A: make([]mdops.C4, m*n), Tau: make([]mdops.C4, n), m: m, n: n, qhMin: qhMinC4, trMin: trMinC4}
+	q := &QRC4{A: make([]mdops.C4, m*n), Tau: make([]mdops.C4, n), m: m, n: n, qhMin: qhMinC4, qhGroup: qhGroupC4, trMin: trMinC4}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1333,7 +1348,7 @@ func QRFromFactorsC4(m, n int, a, tau []mdops.C4) (*QRC4, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsC4: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRC4{A: make([]mdops.C4, m*n), Tau: make([]mdops.C4, n), m: m, n: n, qhMin: qhMinC4, trMin: trMinC4}
+	q := &QRC4{A: make([]mdops.C4, m*n), Tau: make([]mdops.C4, n), m: m, n: n, qhMin: qhMinC4, qhGroup: qhGroupC4, trMin: trMinC4}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = make([]mdops.C4, m*n)
@@ -1383,8 +1398,9 @@ func (q *QRC4) finish() error {
 // qhMinC4; SolveR when n >= 2 trMinC4 + 2 w, worker 0 computing the
 // first trMinC4 rows alone.
 const (
-	qhMinC4 = 2
-	trMinC4 = 4
+	qhMinC4   = 2
+	qhGroupC4 = 1
+	trMinC4   = 4
 )
 
 // geqr2C4 factors the m x n matrix a (lda = m) in place; vc receives
@@ -1469,6 +1485,7 @@ type QRF5 struct {
 	rrev     []mdops.F5 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF5)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF5, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF5)
 	condOnce sync.Once
 	cond     float64
@@ -1493,7 +1510,7 @@ func NewQRF5(m, n int, a []mdops.F5, lda, workers int) (*QRF5, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF5: m = %d < n = %d", m, n))
 	}
-	q := &QRF5{A: make([]mdops.F5, m*n), Tau: make([]mdops.F5, n), m: m, n: n, qhMin: qhMinF5, trMin: trMinF5}
+	q := &QRF5{A: make([]mdops.F5, m*n), Tau: make([]mdops.F5, n), m: m, n: n, qhMin: qhMinF5, qhGroup: qhGroupF5, trMin: trMinF5}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1515,7 +1532,7 @@ func QRFromFactorsF5(m, n int, a, tau []mdops.F5) (*QRF5, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsF5: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRF5{A: make([]mdops.F5, m*n), Tau: make([]mdops.F5, n), m: m, n: n, qhMin: qhMinF5, trMin: trMinF5}
+	q := &QRF5{A: make([]mdops.F5, m*n), Tau: make([]mdops.F5, n), m: m, n: n, qhMin: qhMinF5, qhGroup: qhGroupF5, trMin: trMinF5}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = q.A
@@ -1562,8 +1579,9 @@ func (q *QRF5) finish() error {
 // qhMinF5; SolveR when n >= 2 trMinF5 + 2 w, worker 0 computing the
 // first trMinF5 rows alone.
 const (
-	qhMinF5 = 8
-	trMinF5 = 12
+	qhMinF5   = 8
+	qhGroupF5 = 1
+	trMinF5   = 12
 )
 
 // geqr2F5 factors the m x n matrix a (lda = m) in place; vc receives
@@ -1648,6 +1666,7 @@ type QRC5 struct {
 	rrev     []mdops.C5 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC5)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC5, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC5)
 	condOnce sync.Once
 	cond     float64
@@ -1672,7 +1691,7 @@ func NewQRC5(m, n int, a []mdops.C5, lda, workers int) (*QRC5, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC5: m = %d < n = %d", m, n))
 	}
-	q := &QRC5{A: make([]mdops.C5, m*n), Tau: make([]mdops.C5, n), m: m, n: n, qhMin: qhMinC5, trMin: trMinC5}
+	q := &QRC5{A: make([]mdops.C5, m*n), Tau: make([]mdops.C5, n), m: m, n: n, qhMin: qhMinC5, qhGroup: qhGroupC5, trMin: trMinC5}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1694,7 +1713,7 @@ func QRFromFactorsC5(m, n int, a, tau []mdops.C5) (*QRC5, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsC5: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRC5{A: make([]mdops.C5, m*n), Tau: make([]mdops.C5, n), m: m, n: n, qhMin: qhMinC5, trMin: trMinC5}
+	q := &QRC5{A: make([]mdops.C5, m*n), Tau: make([]mdops.C5, n), m: m, n: n, qhMin: qhMinC5, qhGroup: qhGroupC5, trMin: trMinC5}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = make([]mdops.C5, m*n)
@@ -1744,8 +1763,9 @@ func (q *QRC5) finish() error {
 // qhMinC5; SolveR when n >= 2 trMinC5 + 2 w, worker 0 computing the
 // first trMinC5 rows alone.
 const (
-	qhMinC5 = 1
-	trMinC5 = 2
+	qhMinC5   = 1
+	qhGroupC5 = 1
+	trMinC5   = 2
 )
 
 // geqr2C5 factors the m x n matrix a (lda = m) in place; vc receives
@@ -1830,6 +1850,7 @@ type QRF8 struct {
 	rrev     []mdops.F8 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF8)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF8, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF8)
 	condOnce sync.Once
 	cond     float64
@@ -1854,7 +1875,7 @@ func NewQRF8(m, n int, a []mdops.F8, lda, workers int) (*QRF8, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF8: m = %d < n = %d", m, n))
 	}
-	q := &QRF8{A: make([]mdops.F8, m*n), Tau: make([]mdops.F8, n), m: m, n: n, qhMin: qhMinF8, trMin: trMinF8}
+	q := &QRF8{A: make([]mdops.F8, m*n), Tau: make([]mdops.F8, n), m: m, n: n, qhMin: qhMinF8, qhGroup: qhGroupF8, trMin: trMinF8}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -1876,7 +1897,7 @@ func QRFromFactorsF8(m, n int, a, tau []mdops.F8) (*QRF8, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsF8: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRF8{A: make([]mdops.F8, m*n), Tau: make([]mdops.F8, n), m: m, n: n, qhMin: qhMinF8, trMin: trMinF8}
+	q := &QRF8{A: make([]mdops.F8, m*n), Tau: make([]mdops.F8, n), m: m, n: n, qhMin: qhMinF8, qhGroup: qhGroupF8, trMin: trMinF8}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = q.A
@@ -1923,8 +1944,9 @@ func (q *QRF8) finish() error {
 // qhMinF8; SolveR when n >= 2 trMinF8 + 2 w, worker 0 computing the
 // first trMinF8 rows alone.
 const (
-	qhMinF8 = 1
-	trMinF8 = 2
+	qhMinF8   = 1
+	qhGroupF8 = 1
+	trMinF8   = 2
 )
 
 // geqr2F8 factors the m x n matrix a (lda = m) in place; vc receives
@@ -2009,6 +2031,7 @@ type QRC8 struct {
 	rrev     []mdops.C8 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC8)
+	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC8, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC8)
 	condOnce sync.Once
 	cond     float64
@@ -2033,7 +2056,7 @@ func NewQRC8(m, n int, a []mdops.C8, lda, workers int) (*QRC8, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC8: m = %d < n = %d", m, n))
 	}
-	q := &QRC8{A: make([]mdops.C8, m*n), Tau: make([]mdops.C8, n), m: m, n: n, qhMin: qhMinC8, trMin: trMinC8}
+	q := &QRC8{A: make([]mdops.C8, m*n), Tau: make([]mdops.C8, n), m: m, n: n, qhMin: qhMinC8, qhGroup: qhGroupC8, trMin: trMinC8}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -2055,7 +2078,7 @@ func QRFromFactorsC8(m, n int, a, tau []mdops.C8) (*QRC8, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsC8: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRC8{A: make([]mdops.C8, m*n), Tau: make([]mdops.C8, n), m: m, n: n, qhMin: qhMinC8, trMin: trMinC8}
+	q := &QRC8{A: make([]mdops.C8, m*n), Tau: make([]mdops.C8, n), m: m, n: n, qhMin: qhMinC8, qhGroup: qhGroupC8, trMin: trMinC8}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = make([]mdops.C8, m*n)
@@ -2105,8 +2128,9 @@ func (q *QRC8) finish() error {
 // qhMinC8; SolveR when n >= 2 trMinC8 + 2 w, worker 0 computing the
 // first trMinC8 rows alone.
 const (
-	qhMinC8 = 1
-	trMinC8 = 2
+	qhMinC8   = 1
+	qhGroupC8 = 1
+	trMinC8   = 2
 )
 
 // geqr2C8 factors the m x n matrix a (lda = m) in place; vc receives
@@ -2191,6 +2215,7 @@ type QRF10 struct {
 	rrev     []mdops.F10 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
 	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinF10)
+	qhGroup  int         // ApplyQH's team: lanes per run (qhGroupF10, see applyQHPar)
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF10)
 	condOnce sync.Once
 	cond     float64
@@ -2215,7 +2240,7 @@ func NewQRF10(m, n int, a []mdops.F10, lda, workers int) (*QRF10, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF10: m = %d < n = %d", m, n))
 	}
-	q := &QRF10{A: make([]mdops.F10, m*n), Tau: make([]mdops.F10, n), m: m, n: n, qhMin: qhMinF10, trMin: trMinF10}
+	q := &QRF10{A: make([]mdops.F10, m*n), Tau: make([]mdops.F10, n), m: m, n: n, qhMin: qhMinF10, qhGroup: qhGroupF10, trMin: trMinF10}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -2237,7 +2262,7 @@ func QRFromFactorsF10(m, n int, a, tau []mdops.F10) (*QRF10, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsF10: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRF10{A: make([]mdops.F10, m*n), Tau: make([]mdops.F10, n), m: m, n: n, qhMin: qhMinF10, trMin: trMinF10}
+	q := &QRF10{A: make([]mdops.F10, m*n), Tau: make([]mdops.F10, n), m: m, n: n, qhMin: qhMinF10, qhGroup: qhGroupF10, trMin: trMinF10}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = q.A
@@ -2284,8 +2309,9 @@ func (q *QRF10) finish() error {
 // qhMinF10; SolveR when n >= 2 trMinF10 + 2 w, worker 0 computing the
 // first trMinF10 rows alone.
 const (
-	qhMinF10 = 1
-	trMinF10 = 2
+	qhMinF10   = 1
+	qhGroupF10 = 1
+	trMinF10   = 2
 )
 
 // geqr2F10 factors the m x n matrix a (lda = m) in place; vc receives
@@ -2370,6 +2396,7 @@ type QRC10 struct {
 	rrev     []mdops.C10 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
 	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinC10)
+	qhGroup  int         // ApplyQH's team: lanes per run (qhGroupC10, see applyQHPar)
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC10)
 	condOnce sync.Once
 	cond     float64
@@ -2394,7 +2421,7 @@ func NewQRC10(m, n int, a []mdops.C10, lda, workers int) (*QRC10, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC10: m = %d < n = %d", m, n))
 	}
-	q := &QRC10{A: make([]mdops.C10, m*n), Tau: make([]mdops.C10, n), m: m, n: n, qhMin: qhMinC10, trMin: trMinC10}
+	q := &QRC10{A: make([]mdops.C10, m*n), Tau: make([]mdops.C10, n), m: m, n: n, qhMin: qhMinC10, qhGroup: qhGroupC10, trMin: trMinC10}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -2416,7 +2443,7 @@ func QRFromFactorsC10(m, n int, a, tau []mdops.C10) (*QRC10, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsC10: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRC10{A: make([]mdops.C10, m*n), Tau: make([]mdops.C10, n), m: m, n: n, qhMin: qhMinC10, trMin: trMinC10}
+	q := &QRC10{A: make([]mdops.C10, m*n), Tau: make([]mdops.C10, n), m: m, n: n, qhMin: qhMinC10, qhGroup: qhGroupC10, trMin: trMinC10}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = make([]mdops.C10, m*n)
@@ -2466,8 +2493,9 @@ func (q *QRC10) finish() error {
 // qhMinC10; SolveR when n >= 2 trMinC10 + 2 w, worker 0 computing the
 // first trMinC10 rows alone.
 const (
-	qhMinC10 = 1
-	trMinC10 = 2
+	qhMinC10   = 1
+	qhGroupC10 = 1
+	trMinC10   = 2
 )
 
 // geqr2C10 factors the m x n matrix a (lda = m) in place; vc receives
@@ -2552,6 +2580,7 @@ type QRF16 struct {
 	rrev     []mdops.F16 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
 	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinF16)
+	qhGroup  int         // ApplyQH's team: lanes per run (qhGroupF16, see applyQHPar)
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF16)
 	condOnce sync.Once
 	cond     float64
@@ -2576,7 +2605,7 @@ func NewQRF16(m, n int, a []mdops.F16, lda, workers int) (*QRF16, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRF16: m = %d < n = %d", m, n))
 	}
-	q := &QRF16{A: make([]mdops.F16, m*n), Tau: make([]mdops.F16, n), m: m, n: n, qhMin: qhMinF16, trMin: trMinF16}
+	q := &QRF16{A: make([]mdops.F16, m*n), Tau: make([]mdops.F16, n), m: m, n: n, qhMin: qhMinF16, qhGroup: qhGroupF16, trMin: trMinF16}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -2598,7 +2627,7 @@ func QRFromFactorsF16(m, n int, a, tau []mdops.F16) (*QRF16, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsF16: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRF16{A: make([]mdops.F16, m*n), Tau: make([]mdops.F16, n), m: m, n: n, qhMin: qhMinF16, trMin: trMinF16}
+	q := &QRF16{A: make([]mdops.F16, m*n), Tau: make([]mdops.F16, n), m: m, n: n, qhMin: qhMinF16, qhGroup: qhGroupF16, trMin: trMinF16}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = q.A
@@ -2645,8 +2674,9 @@ func (q *QRF16) finish() error {
 // qhMinF16; SolveR when n >= 2 trMinF16 + 2 w, worker 0 computing the
 // first trMinF16 rows alone.
 const (
-	qhMinF16 = 1
-	trMinF16 = 2
+	qhMinF16   = 1
+	qhGroupF16 = 1
+	trMinF16   = 2
 )
 
 // geqr2F16 factors the m x n matrix a (lda = m) in place; vc receives
@@ -2731,6 +2761,7 @@ type QRC16 struct {
 	rrev     []mdops.C16 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
 	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinC16)
+	qhGroup  int         // ApplyQH's team: lanes per run (qhGroupC16, see applyQHPar)
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC16)
 	condOnce sync.Once
 	cond     float64
@@ -2755,7 +2786,7 @@ func NewQRC16(m, n int, a []mdops.C16, lda, workers int) (*QRC16, error) {
 	if m < n {
 		panic(fmt.Sprintf("la: NewQRC16: m = %d < n = %d", m, n))
 	}
-	q := &QRC16{A: make([]mdops.C16, m*n), Tau: make([]mdops.C16, n), m: m, n: n, qhMin: qhMinC16, trMin: trMinC16}
+	q := &QRC16{A: make([]mdops.C16, m*n), Tau: make([]mdops.C16, n), m: m, n: n, qhMin: qhMinC16, qhGroup: qhGroupC16, trMin: trMinC16}
 	for j := 0; j < n; j++ {
 		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
 	}
@@ -2777,7 +2808,7 @@ func QRFromFactorsC16(m, n int, a, tau []mdops.C16) (*QRC16, error) {
 	if m < n || len(tau) < n {
 		panic(fmt.Sprintf("la: QRFromFactorsC16: m = %d, n = %d, %d scalars", m, n, len(tau)))
 	}
-	q := &QRC16{A: make([]mdops.C16, m*n), Tau: make([]mdops.C16, n), m: m, n: n, qhMin: qhMinC16, trMin: trMinC16}
+	q := &QRC16{A: make([]mdops.C16, m*n), Tau: make([]mdops.C16, n), m: m, n: n, qhMin: qhMinC16, qhGroup: qhGroupC16, trMin: trMinC16}
 	copy(q.A, a[:m*n])
 	copy(q.Tau, tau[:n])
 	q.vc = make([]mdops.C16, m*n)
@@ -2827,8 +2858,9 @@ func (q *QRC16) finish() error {
 // qhMinC16; SolveR when n >= 2 trMinC16 + 2 w, worker 0 computing the
 // first trMinC16 rows alone.
 const (
-	qhMinC16 = 1
-	trMinC16 = 2
+	qhMinC16   = 1
+	qhGroupC16 = 1
+	trMinC16   = 2
 )
 
 // geqr2C16 factors the m x n matrix a (lda = m) in place; vc receives

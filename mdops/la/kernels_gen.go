@@ -50,6 +50,12 @@ func (f flatQRF1) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRF1) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRF1) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRF1) setQHGroup(g int) { f.q.qhGroup = g }
+
 // scratchC1 holds MulSubC1's partial sums (Lanes*rowChunk elements).
 var scratchC1 = sync.Pool{New: func() any {
 	s := make([]mdops.C1, Lanes*rowChunk)
@@ -91,6 +97,12 @@ func (f flatQRC1) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRC1) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRC1) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRC1) setQHGroup(g int) { f.q.qhGroup = g }
 
 // scratchF2 holds MulSubF2's partial sums (Lanes*rowChunk elements).
 var scratchF2 = sync.Pool{New: func() any {
@@ -134,6 +146,12 @@ func (f flatQRF2) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRF2) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRF2) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRF2) setQHGroup(g int) { f.q.qhGroup = g }
+
 // scratchC2 holds MulSubC2's partial sums (Lanes*rowChunk elements).
 var scratchC2 = sync.Pool{New: func() any {
 	s := make([]mdops.C2, Lanes*rowChunk)
@@ -175,6 +193,12 @@ func (f flatQRC2) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRC2) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRC2) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRC2) setQHGroup(g int) { f.q.qhGroup = g }
 
 // scratchF3 holds MulSubF3's partial sums (Lanes*rowChunk elements).
 var scratchF3 = sync.Pool{New: func() any {
@@ -218,6 +242,12 @@ func (f flatQRF3) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRF3) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRF3) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRF3) setQHGroup(g int) { f.q.qhGroup = g }
+
 // scratchC3 holds MulSubC3's partial sums (Lanes*rowChunk elements).
 var scratchC3 = sync.Pool{New: func() any {
 	s := make([]mdops.C3, Lanes*rowChunk)
@@ -259,6 +289,12 @@ func (f flatQRC3) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRC3) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRC3) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRC3) setQHGroup(g int) { f.q.qhGroup = g }
 
 // scratchF4 holds MulSubF4's partial sums (Lanes*rowChunk elements).
 var scratchF4 = sync.Pool{New: func() any {
@@ -302,6 +338,12 @@ func (f flatQRF4) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRF4) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRF4) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRF4) setQHGroup(g int) { f.q.qhGroup = g }
+
 // scratchC4 holds MulSubC4's partial sums (Lanes*rowChunk elements).
 var scratchC4 = sync.Pool{New: func() any {
 	s := make([]mdops.C4, Lanes*rowChunk)
@@ -343,6 +385,12 @@ func (f flatQRC4) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRC4) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRC4) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRC4) setQHGroup(g int) { f.q.qhGroup = g }
 
 // scratchF5 holds MulSubF5's partial sums (Lanes*rowChunk elements).
 var scratchF5 = sync.Pool{New: func() any {
@@ -386,6 +434,12 @@ func (f flatQRF5) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRF5) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRF5) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRF5) setQHGroup(g int) { f.q.qhGroup = g }
+
 // scratchC5 holds MulSubC5's partial sums (Lanes*rowChunk elements).
 var scratchC5 = sync.Pool{New: func() any {
 	s := make([]mdops.C5, Lanes*rowChunk)
@@ -427,6 +481,12 @@ func (f flatQRC5) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRC5) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRC5) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRC5) setQHGroup(g int) { f.q.qhGroup = g }
 
 // scratchF8 holds MulSubF8's partial sums (Lanes*rowChunk elements).
 var scratchF8 = sync.Pool{New: func() any {
@@ -470,6 +530,12 @@ func (f flatQRF8) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRF8) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRF8) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRF8) setQHGroup(g int) { f.q.qhGroup = g }
+
 // scratchC8 holds MulSubC8's partial sums (Lanes*rowChunk elements).
 var scratchC8 = sync.Pool{New: func() any {
 	s := make([]mdops.C8, Lanes*rowChunk)
@@ -511,6 +577,12 @@ func (f flatQRC8) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRC8) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRC8) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRC8) setQHGroup(g int) { f.q.qhGroup = g }
 
 // scratchF10 holds MulSubF10's partial sums (Lanes*rowChunk elements).
 var scratchF10 = sync.Pool{New: func() any {
@@ -554,6 +626,12 @@ func (f flatQRF10) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRF10) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRF10) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRF10) setQHGroup(g int) { f.q.qhGroup = g }
+
 // scratchC10 holds MulSubC10's partial sums (Lanes*rowChunk elements).
 var scratchC10 = sync.Pool{New: func() any {
 	s := make([]mdops.C10, Lanes*rowChunk)
@@ -595,6 +673,12 @@ func (f flatQRC10) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRC10) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRC10) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRC10) setQHGroup(g int) { f.q.qhGroup = g }
 
 // scratchF16 holds MulSubF16's partial sums (Lanes*rowChunk elements).
 var scratchF16 = sync.Pool{New: func() any {
@@ -638,6 +722,12 @@ func (f flatQRF16) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRF16) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
 
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRF16) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRF16) setQHGroup(g int) { f.q.qhGroup = g }
+
 // scratchC16 holds MulSubC16's partial sums (Lanes*rowChunk elements).
 var scratchC16 = sync.Pool{New: func() any {
 	s := make([]mdops.C16, Lanes*rowChunk)
@@ -679,6 +769,12 @@ func (f flatQRC16) teamMins() (qhMin, trMin int) { return f.q.qhMin, f.q.trMin }
 
 // setTeamMins sets the team thresholds qhMin and trMin (for the tests).
 func (f flatQRC16) setTeamMins(qhMin, trMin int) { f.q.qhMin, f.q.trMin = qhMin, trMin }
+
+// qhGroupOf returns the lane group of ApplyQH's team (for the tests).
+func (f flatQRC16) qhGroupOf() int { return f.q.qhGroup }
+
+// setQHGroup sets the lane group of ApplyQH's team (for the tests).
+func (f flatQRC16) setQHGroup(g int) { f.q.qhGroup = g }
 
 func init() {
 	register(Kernels{

@@ -1018,10 +1018,19 @@ func testTeams(t *testing.T, im impl) {
 		tm := f.(teamMins)
 		d0, d1 := tm.teamMins()
 		mins := append([][2]int{{d0, d1}}, c.mins...)
-		for _, mn := range mins {
+		g0 := f.(qhGroups).qhGroupOf()
+		for mi, mn := range mins {
 			tm.setTeamMins(mn[0], mn[1])
-			for _, w := range []int{2, 3, 8, 16, 17} {
-				what := fmt.Sprintf("%dx%d (tau = 0 at %d..%d), qhMin %d, trMin %d, %d workers", m, n, c.k1, c.k2-1, mn[0], mn[1], w)
+			// ApplyQH's lane groups: the default, and (with lowered
+			// thresholds) one lane at a time, pairs and the largest.
+			groups := []int{g0}
+			if mi > 0 {
+				groups = append(groups, 1, 2, Lanes)
+			}
+			for gi, w := range []int{2, 3, 8, 16, 17} {
+				g := groups[gi%len(groups)]
+				f.(qhGroups).setQHGroup(g)
+				what := fmt.Sprintf("%dx%d (tau = 0 at %d..%d), qhMin %d, trMin %d, %d workers, group %d", m, n, c.k1, c.k2-1, mn[0], mn[1], w, g)
 				q := append([]float64{}, b...)
 				f.ApplyQH(q, w)
 				same("ApplyQH "+what, q1, q)
@@ -1047,7 +1056,14 @@ func testTeams(t *testing.T, im impl) {
 			}
 		}
 		tm.setTeamMins(d0, d1)
+		f.(qhGroups).setQHGroup(g0)
 	}
+}
+
+// qhGroups reads and sets the lane group of a factorization's ApplyQH team.
+type qhGroups interface {
+	qhGroupOf() int
+	setQHGroup(g int)
 }
 
 // testMulSubBatch checks MulSubBatch against separate MulSubs: several
@@ -1139,8 +1155,9 @@ func testEdges(t *testing.T, im impl) {
 
 // TestDotuFrom checks that dotuFrom over any split of 0..K into
 // consecutive ranges leaves the lanes of dotu (the resumable dot product
-// of the back substitution's team), and that hdotClass for the residues
-// p mod w, then the levels s < w of the tree, give hdot.
+// of the back substitution's team), and that hdotClass for the workers
+// p of w with lane groups g (lane l is worker (l/g) mod w's), then the
+// levels s < w g of the tree, give hdot.
 func TestDotuFrom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	im := impl{N: 2, W: 2, tt: testTypes[2], prec: 328}
@@ -1170,24 +1187,26 @@ func TestDotuFrom(t *testing.T) {
 			continue
 		}
 		for _, w := range []int{1, 2, 4, 8, 16} {
-			var acc [Lanes]mdops.F2
-			var accc [Lanes]mdops.C2
-			for p := 0; p < w; p++ {
-				hdotClassF2(&acc, p, w, y[:k], x)
-				hdotClassC2(&accc, p, w, yc[:k], xc)
-			}
-			f := min(k, Lanes)
-			for s := w / 2; s >= 1; s /= 2 {
-				for l := 0; l < s && l+s < f; l++ {
-					acc[l] = acc[l].Add(acc[l+s])
-					accc[l] = accc[l].Add(accc[l+s])
+			for g := 1; w*g <= Lanes; g *= 2 {
+				var acc [Lanes]mdops.F2
+				var accc [Lanes]mdops.C2
+				for p := 0; p < w; p++ {
+					hdotClassF2(&acc, p, w, g, y[:k], x)
+					hdotClassC2(&accc, p, w, g, yc[:k], xc)
 				}
-			}
-			if got, want := acc[0], hdotF2(y[0], x[:k-1], y[1:k]); got != want {
-				t.Fatalf("F2 K = %d, %d workers: hdotClass %v, hdot %v", k, w, got, want)
-			}
-			if got, want := accc[0], hdotC2(yc[0], xc[:k-1], yc[1:k]); got != want {
-				t.Fatalf("C2 K = %d, %d workers: hdotClass %v, hdot %v", k, w, got, want)
+				f := min(k, Lanes)
+				for s := w * g / 2; s >= 1; s /= 2 {
+					for l := 0; l < s && l+s < f; l++ {
+						acc[l] = acc[l].Add(acc[l+s])
+						accc[l] = accc[l].Add(accc[l+s])
+					}
+				}
+				if got, want := acc[0], hdotF2(y[0], x[:k-1], y[1:k]); got != want {
+					t.Fatalf("F2 K = %d, %d workers, group %d: hdotClass %v, hdot %v", k, w, g, got, want)
+				}
+				if got, want := accc[0], hdotC2(yc[0], xc[:k-1], yc[1:k]); got != want {
+					t.Fatalf("C2 K = %d, %d workers, group %d: hdotClass %v, hdot %v", k, w, g, got, want)
+				}
 			}
 		}
 	}
