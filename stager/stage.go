@@ -97,11 +97,11 @@ func Stage(s *System, degree int) (*Plan, error) {
 			Degree:   degree,
 			NumVars:  n,
 			NumPolys: len(s.Polys),
-			Values:   make(map[Slot]Series, sv.consts+sv.monos+len(sv.exps)),
 			System:   s,
 		},
 	}
 	b.plan.Kinds = make([]SlotKind, 0, sv.slots)
+	b.values = make([]Series, 0, sv.consts+sv.monos+len(sv.exps))
 	b.avail = make([]int, 0, sv.slots)
 
 	// Read-only slots: constants, then coefficients, then exponent factors.
@@ -126,6 +126,19 @@ func Stage(s *System, degree int) (*Plan, error) {
 		r.Re.SetInt64(int64(a))
 		expSlot[a] = b.readOnly(SlotCoef, Series{r})
 	}
+
+	// The Values map (millions of entries for a large system, a third of
+	// Stage's time) is filled by a goroutine of its own while the jobs are
+	// staged: they never read it.
+	valuesDone := make(chan map[Slot]Series, 1)
+	go func(ro []Series) {
+		m := make(map[Slot]Series, len(ro))
+		for s, v := range ro {
+			m[Slot(s)] = v
+		}
+		valuesDone <- m
+	}(b.values)
+	b.values = nil // (an error return leaves the goroutine to finish into the buffered channel)
 
 	// Inputs.
 	b.plan.Inputs = make([]Slot, n)
@@ -243,6 +256,7 @@ func Stage(s *System, degree int) (*Plan, error) {
 		return nil, fmt.Errorf("stager: internal error: %d slots, %d/%d jobs staged, %d slots, %d/%d jobs counted",
 			len(b.plan.Kinds), b.plan.ConvJobs(), b.plan.AddJobs(), sv.slots, sv.convJobs, sv.addJobs)
 	}
+	b.plan.Values = <-valuesDone
 	return b.plan, nil
 }
 
@@ -435,10 +449,11 @@ func survey(s *System, degree int) (*stageSurvey, error) {
 
 // builder accumulates a Plan.
 type builder struct {
-	plan  *Plan
-	avail []int // per slot: the first conv layer that may read it
-	convs [][]ConvJob
-	adds  [][]AddJob
+	plan   *Plan
+	values []Series // the read-only slots' series, slot by slot, until the Values map is made
+	avail  []int    // per slot: the first conv layer that may read it
+	convs  [][]ConvJob
+	adds   [][]AddJob
 }
 
 func (b *builder) newSlot(k SlotKind) Slot {
@@ -455,7 +470,10 @@ func (b *builder) newSlot(k SlotKind) Slot {
 // System.
 func (b *builder) readOnly(k SlotKind, v Series) Slot {
 	s := b.newSlot(k)
-	b.plan.Values[s] = v[:len(v):len(v)]
+	if int(s) != len(b.values) {
+		panic("stager: a read-only slot after the inputs")
+	}
+	b.values = append(b.values, v[:len(v):len(v)])
 	return s
 }
 
