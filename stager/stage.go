@@ -115,8 +115,8 @@ func Stage(s *System, degree int) (*Plan, error) {
 	coefs := make([][]Slot, len(s.Polys))
 	for i, ms := range sv.polys {
 		coefs[i] = make([]Slot, len(ms))
-		for j := range ms {
-			coefs[i][j] = b.readOnly(SlotCoef, ms[j].coef)
+		for j, tj := range ms {
+			coefs[i][j] = b.readOnly(SlotCoef, truncate(s.Polys[i].Terms[tj].Coef, degree))
 		}
 	}
 	// One slot per distinct exponent a >= 2 that occurs, in increasing order.
@@ -179,12 +179,12 @@ func Stage(s *System, degree int) (*Plan, error) {
 	for i, ms := range sv.polys {
 		valueTerms = valueTerms[:0]
 		derivVars = derivVars[:0]
-		for j := range ms {
-			m := &ms[j]
+		for j, tj := range ms {
+			m := &s.Polys[i].Terms[tj]
 			c := coefs[i][j]
 			factors = append(factors[:0], c)
-			for k, v := range m.vars {
-				if a := m.pows[k]; a >= 2 {
+			for k, v := range m.Vars {
+				if a := m.Pows[k]; a >= 2 {
 					factors = append(factors, powOf(v, a-1))
 				}
 			}
@@ -192,14 +192,14 @@ func Stage(s *System, degree int) (*Plan, error) {
 				c = b.productTree(factors)
 			}
 			xs = xs[:0]
-			for _, v := range m.vars {
+			for _, v := range m.Vars {
 				xs = append(xs, b.plan.Inputs[v])
 			}
 			val, ders := b.multilinear(c, xs)
 			valueTerms = append(valueTerms, val)
-			for k, v := range m.vars {
+			for k, v := range m.Vars {
 				d := ders[k]
-				if a := m.pows[k]; a >= 2 {
+				if a := m.Pows[k]; a >= 2 {
 					d = b.conv(d, expSlot[a])
 				}
 				if pos[v] < 0 {
@@ -278,7 +278,7 @@ type powKey struct{ v, k int }
 type stageSurvey struct {
 	degree   int
 	constOf  []Series      // truncated constant terms, per polynomial
-	polys    [][]stageMono // surviving monomials, per polynomial
+	polys    [][]int32     // the terms that survive truncation, per polynomial (indices into Terms)
 	exps     []int         // distinct exponents a >= 2, increasing
 	powers   []stagePowers // powers x_v^k (k >= 2) to make, by variable
 	powJobs  int           // jobs of the table of powers
@@ -294,11 +294,6 @@ type stageSurvey struct {
 	nvars    int
 	// Stage's temporary tables at their largest: term lists and indices.
 	staging int64
-}
-
-type stageMono struct {
-	coef       Series
-	vars, pows []int
 }
 
 type stagePowers struct {
@@ -323,7 +318,7 @@ func survey(s *System, degree int) (*stageSurvey, error) {
 	n := len(s.Vars)
 	sv := &stageSurvey{degree: degree, npolys: len(s.Polys), nvars: n}
 	sv.constOf = make([]Series, len(s.Polys))
-	sv.polys = make([][]stageMono, len(s.Polys))
+	sv.polys = make([][]int32, len(s.Polys))
 	usedExp := map[int]bool{}
 	need := map[int][]int{} // variable → powers k = a-1 >= 2 that monomials need
 	pos := make([]int32, n) // variable → last polynomial (1-based) that used it
@@ -350,9 +345,9 @@ func survey(s *System, degree int) (*stageSurvey, error) {
 				return nil, fmt.Errorf("stager: %s, term %d: %w", polyName(s, i), j+1, err)
 			}
 			if sv.polys[i] == nil {
-				sv.polys[i] = make([]stageMono, 0, len(s.Polys[i].Terms)-j)
+				sv.polys[i] = make([]int32, 0, len(s.Polys[i].Terms)-j)
 			}
-			sv.polys[i] = append(sv.polys[i], stageMono{coef: c, vars: t.Vars, pows: t.Pows})
+			sv.polys[i] = append(sv.polys[i], int32(j))
 			sv.monos++
 			sv.valueMem += seriesBytes(c)
 			m := len(t.Vars)
