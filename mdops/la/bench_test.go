@@ -232,6 +232,7 @@ func median(x []float64) float64 {
 // of the bare loop on two goroutines, timed in the same rounds: what the
 // machine gave two independent goroutines meanwhile). Narrow it as BenchmarkLA; LA_BENCH_BUDGET_MS
 // (default 300) is the time spent on each timing of each case;
+// LA_BENCH_COMPLEX=0 or 1 measures the real or the complex types only;
 // LA_BENCH_QHMIN and LA_BENCH_TRMIN override the team thresholds of the
 // single-vector ApplyQH and SolveR, LA_BENCH_QHGROUP the lane group of
 // ApplyQH's team. ApplyQH and SolveR also report "bound", the most two
@@ -241,10 +242,17 @@ func BenchmarkRates(b *testing.B) {
 	ns := benchInts("LA_BENCH_NS", []int{2, 4, 8})
 	sizes := benchInts("LA_BENCH_SIZES", []int{32, 64, 128})
 	budget := time.Duration(benchInts("LA_BENCH_BUDGET_MS", []int{300})[0]) * time.Millisecond
+	kinds := []bool{false, true}
+	switch os.Getenv("LA_BENCH_COMPLEX") {
+	case "0":
+		kinds = kinds[:1]
+	case "1":
+		kinds = kinds[1:]
+	}
 	for _, N := range ns {
 		k, _ := KernelsFor(N)
 		tt := testTypes[N]
-		for _, cplx := range []bool{false, true} {
+		for _, cplx := range kinds {
 			im := impl{N: N, Complex: cplx, W: N, K: k, tt: tt, prec: uint(64*N + 200)}
 			if cplx {
 				im.W = 2 * N
@@ -299,18 +307,18 @@ func BenchmarkRates(b *testing.B) {
 					{"SolveR", float64(n * (n - 1) / 2), func(w int) { copy(work[:m*im.W], rhs); f.SolveR(work[:m*im.W], w) }, true},
 				}
 				for _, c := range cases {
-					// Each timing runs the routine back to back for at least a
-					// millisecond, as a solver calls it (helpers stay hot).
-					t := minTime(func() { c.run(1) }, budget/10)
-					reps := int(time.Millisecond/t) + 1
-					c.madds *= float64(reps)
-					one := c.run
-					c.run = func(w int) {
-						for range reps {
-							one(w)
-						}
-					}
 					b.Run(fmt.Sprintf("%s/%s/n%d", im, c.name, n), func(b *testing.B) {
+						// Each timing runs the routine back to back for at least a
+						// millisecond, as a solver calls it (helpers stay hot).
+						t := minTime(func() { c.run(1) }, budget/10)
+						reps := int(time.Millisecond/t) + 1
+						c.madds *= float64(reps)
+						one := c.run
+						c.run = func(w int) {
+							for range reps {
+								one(w)
+							}
+						}
 						t1 := minTime(func() { c.run(1) }, budget)
 						if c.par {
 							med, best, ctl := pairedSpeedup(c.run, budget, control)
