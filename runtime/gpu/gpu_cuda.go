@@ -255,15 +255,10 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 	if !ok1 || !ok2 {
 		return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w: the kernels were loaded without %s data", what, ErrModule, kind)
 	}
-	if !complex {
-		for s, v := range plan.Values {
-			for i := range v {
-				if !v[i].IsReal() {
-					return nil, fmt.Errorf("gpu: the system has complex coefficients (slot %d); use complex data", s)
-				}
-			}
-		}
-	}
+	// A complex coefficient with real data is refused by the rounding of
+	// the read-only slots below (mdrt.RoundValues), in the same pass as
+	// the rounding: a scan of its own was a second pass over millions of
+	// coefficients.
 
 	g := &Executor{plan: plan, n: n, complex: complex, dev: dev, kernels: k,
 		geo: newGeometry(plan, n, complex), sizes: gpuabi.Memory(plan, n, complex),
