@@ -367,3 +367,20 @@ func TestDefaultPath(t *testing.T) {
 		t.Fatalf("DefaultPath %q, want %q", p, want)
 	}
 }
+
+// TestCommittedProfile: the H200 profile in bench/results reads with this
+// mdgen, and mdgen tune kept no shape slower than the model's.
+func TestCommittedProfile(t *testing.T) {
+	p, err := Read(filepath.Join("..", "..", "bench", "results", "h200-tune.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.For(h200) == nil || p.Entries() == 0 {
+		t.Fatalf("no H200 entries: %v", p.Devices())
+	}
+	for _, e := range p.For(h200).Entries {
+		if e.Ms > e.ModelMs || (e.Shape == e.Model) != (e.Ms == e.ModelMs) {
+			t.Errorf("%s: %v %.3f ms against the model's %v %.3f ms", e.Key(), e.Shape, e.Ms, e.Model, e.ModelMs)
+		}
+	}
+}
