@@ -964,19 +964,26 @@ func (q *QR{{.S}}) backsubPar(b, xr []{{.T}}, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFrom{{.S}}(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combine{{.S}}(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFrom{{.S}}(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOff{{.S}}(&acc, f, last)
+				done.wait(t - 1)
+				dotuFrom{{.S}}(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePath{{.S}}(&acc, f, last))
 			}
 			xr[t] = mulReal{{.S}}(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -1017,6 +1024,34 @@ func dotuFrom{{.S}}(acc *[Lanes]{{.T}}, x, y []{{.T}}, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOff{{.S}} and combinePath{{.S}} are combine{{.S}}(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOff{{.S}}(acc *[Lanes]{{.T}}, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePath{{.S}}(acc *[Lanes]{{.T}}, f, last int) {{.T}} {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.

@@ -100,6 +100,7 @@ la)
 			echo "teams-q1-g8-N$N|LA_BENCH_NS=$N LA_BENCH_QHMIN=1 LA_BENCH_QHGROUP=8|Rates/./^ApplyQH\$/"
 			echo "teams-q8-g8-N$N|LA_BENCH_NS=$N LA_BENCH_QHMIN=8 LA_BENCH_QHGROUP=8|Rates/./^ApplyQH\$/"
 		done
+		echo "teams-tr16-N2|LA_BENCH_NS=2 LA_BENCH_TRMIN=16|Rates/./^SolveR\$/"
 	}
 	run_unit() {
 		local name env pat cpus

@@ -1155,7 +1155,8 @@ func testEdges(t *testing.T, im impl) {
 
 // TestDotuFrom checks that dotuFrom over any split of 0..K into
 // consecutive ranges leaves the lanes of dotu (the resumable dot product
-// of the back substitution's team), and that hdotClass for the workers
+// of the back substitution's team), also when combined in two parts
+// around any lane (combineOff, combinePath), and that hdotClass for the workers
 // p of w with lane groups g (lane l is worker (l/g) mod w's), then the
 // levels s < w g of the tree, give hdot.
 func TestDotuFrom(t *testing.T) {
@@ -1175,6 +1176,21 @@ func TestDotuFrom(t *testing.T) {
 				dotuFromF2(&acc, x, y, q, hi)
 				dotuFromC2(&accc, xc, yc, q, hi)
 				q = hi
+			}
+			if k > 0 {
+				// combine in two parts, around the last term's lane (as
+				// the back substitution's team), for every lane
+				for last := 0; last < Lanes; last++ {
+					a2, c2 := acc, accc
+					combineOffF2(&a2, min(k, Lanes), last)
+					combineOffC2(&c2, min(k, Lanes), last)
+					if got, want := combinePathF2(&a2, min(k, Lanes), last), dotuF2(x[:k], y[:k]); got != want {
+						t.Fatalf("F2 K = %d, last lane %d: combineOff, combinePath %v, dotu %v", k, last, got, want)
+					}
+					if got, want := combinePathC2(&c2, min(k, Lanes), last), dotuC2(xc[:k], yc[:k]); got != want {
+						t.Fatalf("C2 K = %d, last lane %d: combineOff, combinePath %v, dotu %v", k, last, got, want)
+					}
+				}
 			}
 			if got, want := combineF2(&acc, min(k, Lanes)), dotuF2(x[:k], y[:k]); got != want {
 				t.Fatalf("F2 K = %d: dotuFrom %v, dotu %v", k, got, want)

@@ -76,19 +76,26 @@ func (q *QRF1) backsubPar(b, xr []mdops.F1, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromF1(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineF1(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF1(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffF1(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromF1(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathF1(&acc, f, last))
 			}
 			xr[t] = mulRealF1(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -129,6 +136,34 @@ func dotuFromF1(acc *[Lanes]mdops.F1, x, y []mdops.F1, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffF1 and combinePathF1 are combineF1(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffF1(acc *[Lanes]mdops.F1, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathF1(acc *[Lanes]mdops.F1, f, last int) mdops.F1 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -333,19 +368,26 @@ func (q *QRC1) backsubPar(b, xr []mdops.C1, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromC1(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineC1(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC1(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffC1(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromC1(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathC1(&acc, f, last))
 			}
 			xr[t] = mulRealC1(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -386,6 +428,34 @@ func dotuFromC1(acc *[Lanes]mdops.C1, x, y []mdops.C1, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffC1 and combinePathC1 are combineC1(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffC1(acc *[Lanes]mdops.C1, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathC1(acc *[Lanes]mdops.C1, f, last int) mdops.C1 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -590,19 +660,26 @@ func (q *QRF2) backsubPar(b, xr []mdops.F2, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromF2(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineF2(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF2(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffF2(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromF2(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathF2(&acc, f, last))
 			}
 			xr[t] = mulRealF2(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -643,6 +720,34 @@ func dotuFromF2(acc *[Lanes]mdops.F2, x, y []mdops.F2, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffF2 and combinePathF2 are combineF2(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffF2(acc *[Lanes]mdops.F2, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathF2(acc *[Lanes]mdops.F2, f, last int) mdops.F2 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -847,19 +952,26 @@ func (q *QRC2) backsubPar(b, xr []mdops.C2, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromC2(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineC2(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC2(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffC2(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromC2(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathC2(&acc, f, last))
 			}
 			xr[t] = mulRealC2(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -900,6 +1012,34 @@ func dotuFromC2(acc *[Lanes]mdops.C2, x, y []mdops.C2, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffC2 and combinePathC2 are combineC2(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffC2(acc *[Lanes]mdops.C2, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathC2(acc *[Lanes]mdops.C2, f, last int) mdops.C2 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -1104,19 +1244,26 @@ func (q *QRF3) backsubPar(b, xr []mdops.F3, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromF3(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineF3(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF3(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffF3(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromF3(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathF3(&acc, f, last))
 			}
 			xr[t] = mulRealF3(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -1157,6 +1304,34 @@ func dotuFromF3(acc *[Lanes]mdops.F3, x, y []mdops.F3, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffF3 and combinePathF3 are combineF3(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffF3(acc *[Lanes]mdops.F3, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathF3(acc *[Lanes]mdops.F3, f, last int) mdops.F3 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -1361,19 +1536,26 @@ func (q *QRC3) backsubPar(b, xr []mdops.C3, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromC3(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineC3(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC3(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffC3(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromC3(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathC3(&acc, f, last))
 			}
 			xr[t] = mulRealC3(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -1414,6 +1596,34 @@ func dotuFromC3(acc *[Lanes]mdops.C3, x, y []mdops.C3, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffC3 and combinePathC3 are combineC3(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffC3(acc *[Lanes]mdops.C3, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathC3(acc *[Lanes]mdops.C3, f, last int) mdops.C3 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -1618,19 +1828,26 @@ func (q *QRF4) backsubPar(b, xr []mdops.F4, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromF4(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineF4(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF4(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffF4(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromF4(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathF4(&acc, f, last))
 			}
 			xr[t] = mulRealF4(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -1671,6 +1888,34 @@ func dotuFromF4(acc *[Lanes]mdops.F4, x, y []mdops.F4, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffF4 and combinePathF4 are combineF4(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffF4(acc *[Lanes]mdops.F4, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathF4(acc *[Lanes]mdops.F4, f, last int) mdops.F4 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -1875,19 +2120,26 @@ func (q *QRC4) backsubPar(b, xr []mdops.C4, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromC4(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineC4(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC4(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffC4(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromC4(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathC4(&acc, f, last))
 			}
 			xr[t] = mulRealC4(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -1928,6 +2180,34 @@ func dotuFromC4(acc *[Lanes]mdops.C4, x, y []mdops.C4, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffC4 and combinePathC4 are combineC4(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffC4(acc *[Lanes]mdops.C4, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathC4(acc *[Lanes]mdops.C4, f, last int) mdops.C4 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -2132,19 +2412,26 @@ func (q *QRF5) backsubPar(b, xr []mdops.F5, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromF5(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineF5(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF5(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffF5(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromF5(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathF5(&acc, f, last))
 			}
 			xr[t] = mulRealF5(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -2185,6 +2472,34 @@ func dotuFromF5(acc *[Lanes]mdops.F5, x, y []mdops.F5, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffF5 and combinePathF5 are combineF5(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffF5(acc *[Lanes]mdops.F5, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathF5(acc *[Lanes]mdops.F5, f, last int) mdops.F5 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -2389,19 +2704,26 @@ func (q *QRC5) backsubPar(b, xr []mdops.C5, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromC5(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineC5(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC5(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffC5(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromC5(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathC5(&acc, f, last))
 			}
 			xr[t] = mulRealC5(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -2442,6 +2764,34 @@ func dotuFromC5(acc *[Lanes]mdops.C5, x, y []mdops.C5, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffC5 and combinePathC5 are combineC5(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffC5(acc *[Lanes]mdops.C5, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathC5(acc *[Lanes]mdops.C5, f, last int) mdops.C5 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -2646,19 +2996,26 @@ func (q *QRF8) backsubPar(b, xr []mdops.F8, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromF8(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineF8(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF8(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffF8(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromF8(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathF8(&acc, f, last))
 			}
 			xr[t] = mulRealF8(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -2699,6 +3056,34 @@ func dotuFromF8(acc *[Lanes]mdops.F8, x, y []mdops.F8, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffF8 and combinePathF8 are combineF8(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffF8(acc *[Lanes]mdops.F8, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathF8(acc *[Lanes]mdops.F8, f, last int) mdops.F8 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -2903,19 +3288,26 @@ func (q *QRC8) backsubPar(b, xr []mdops.C8, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromC8(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineC8(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC8(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffC8(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromC8(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathC8(&acc, f, last))
 			}
 			xr[t] = mulRealC8(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -2956,6 +3348,34 @@ func dotuFromC8(acc *[Lanes]mdops.C8, x, y []mdops.C8, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffC8 and combinePathC8 are combineC8(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffC8(acc *[Lanes]mdops.C8, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathC8(acc *[Lanes]mdops.C8, f, last int) mdops.C8 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -3160,19 +3580,26 @@ func (q *QRF10) backsubPar(b, xr []mdops.F10, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromF10(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineF10(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF10(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffF10(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromF10(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathF10(&acc, f, last))
 			}
 			xr[t] = mulRealF10(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -3213,6 +3640,34 @@ func dotuFromF10(acc *[Lanes]mdops.F10, x, y []mdops.F10, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffF10 and combinePathF10 are combineF10(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffF10(acc *[Lanes]mdops.F10, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathF10(acc *[Lanes]mdops.F10, f, last int) mdops.F10 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -3417,19 +3872,26 @@ func (q *QRC10) backsubPar(b, xr []mdops.C10, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromC10(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineC10(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC10(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffC10(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromC10(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathC10(&acc, f, last))
 			}
 			xr[t] = mulRealC10(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -3470,6 +3932,34 @@ func dotuFromC10(acc *[Lanes]mdops.C10, x, y []mdops.C10, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffC10 and combinePathC10 are combineC10(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffC10(acc *[Lanes]mdops.C10, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathC10(acc *[Lanes]mdops.C10, f, last int) mdops.C10 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -3674,19 +4164,26 @@ func (q *QRF16) backsubPar(b, xr []mdops.F16, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromF16(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineF16(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF16(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffF16(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromF16(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathF16(&acc, f, last))
 			}
 			xr[t] = mulRealF16(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -3727,6 +4224,34 @@ func dotuFromF16(acc *[Lanes]mdops.F16, x, y []mdops.F16, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffF16 and combinePathF16 are combineF16(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffF16(acc *[Lanes]mdops.F16, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathF16(acc *[Lanes]mdops.F16, f, last int) mdops.F16 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
@@ -3931,19 +4456,26 @@ func (q *QRC16) backsubPar(b, xr []mdops.C16, w int) {
 		for t < n {
 			i := n - 1 - t
 			row := q.rrev[q.rowOff[i]:q.rowOff[i+1]]
-			for j := 0; j < t; {
-				avail := int(done.v.Load())
-				if avail <= j {
-					done.wait(j)
-					avail = int(done.v.Load())
-				}
-				hi := min(avail, t)
-				dotuFromC16(&acc, row, xr, j, hi)
-				j = hi
-			}
 			x := b[i]
 			if t > 0 {
-				x = x.Sub(combineC16(&acc, min(t, Lanes)))
+				// The terms but the last as they are published, the
+				// Adds of the tree that do not wait for the last term,
+				// then the last term and the Adds on its lane's path.
+				for j := 0; j < t-1; {
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC16(&acc, row, xr, j, hi)
+					j = hi
+				}
+				f, last := min(t, Lanes), (t-1)%Lanes
+				combineOffC16(&acc, f, last)
+				done.wait(t - 1)
+				dotuFromC16(&acc, row, xr, t-1, t)
+				x = x.Sub(combinePathC16(&acc, f, last))
 			}
 			xr[t] = mulRealC16(x, q.rinv[i])
 			done.publish(int64(t + 1))
@@ -3984,6 +4516,34 @@ func dotuFromC16(acc *[Lanes]mdops.C16, x, y []mdops.C16, q0, q1 int) {
 	for ; q < q1; q++ {
 		acc[q%Lanes] = acc[q%Lanes].MulAdd(x[q], y[q])
 	}
+}
+
+// combineOffC16 and combinePathC16 are combineC16(acc, f) in two
+// parts: combineOff does the Adds of the tree (in its order) whose result
+// does not depend on lane last (acc[l] = acc[l].Add(acc[l+s]) for l <
+// s, l+s < f, l != last mod s), combinePath then the others, the path of
+// lane last to lane 0, and returns lane 0. Every Add reads the same
+// values as in combine (an Add off the path reads only lanes off it), so
+// the result is combine's; the back substitution's team calls combineOff
+// before the last term of a row (lane last) arrives, so that only the
+// Adds on the path wait for it.
+func combineOffC16(acc *[Lanes]mdops.C16, f, last int) {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		for l := 0; l < s && l+s < f; l++ {
+			if l != last%s {
+				acc[l] = acc[l].Add(acc[l+s])
+			}
+		}
+	}
+}
+
+func combinePathC16(acc *[Lanes]mdops.C16, f, last int) mdops.C16 {
+	for s := Lanes / 2; s >= 1; s /= 2 {
+		if l := last % s; l+s < f {
+			acc[l] = acc[l].Add(acc[l+s])
+		}
+	}
+	return acc[0]
 }
 
 // singular returns a *RankError for the first zero R_kk, or nil.
