@@ -84,7 +84,9 @@
 // starts within a microsecond instead of the tens of microseconds it takes
 // to wake a sleeping thread, which is the whole running time of a small
 // MulSub. The price is up to 50 microseconds of one core's time per region.
-// ApplyQH and SolveR on one vector run in the calling goroutine. All
+// ApplyQH and SolveR on one vector use a team only above per-precision
+// thresholds (small elements: a reflector's or a row's work is shorter
+// than a meeting of the team), see laThresholds in the generator. All
 // routines are safe for concurrent use on distinct outputs; a factorization
 // may be shared by concurrent readers (ApplyQH, SolveR, Solve on distinct
 // vectors, Cond). A caller with many independent MulSubs (the Newton
