@@ -426,9 +426,9 @@ func TestRoundRatMatchesReduced(t *testing.T) {
 	add(new(big.Rat))
 	add(big.NewRat(1, 3))
 	add(big.NewRat(33, 64))
-	add(big.NewRat(1<<53+1, 1))       // a tie at the first limb
-	add(big.NewRat(1<<54+3, 2))       // a tie again, odd mantissa
-	add(big.NewRat(3, 1<<62))         // a power of two times 3
+	add(big.NewRat(1<<53+1, 1)) // a tie at the first limb
+	add(big.NewRat(1<<54+3, 2)) // a tie again, odd mantissa
+	add(big.NewRat(3, 1<<62))   // a power of two times 3
 	add(new(big.Rat).SetFloat64(0x1p-1074))
 	add(new(big.Rat).SetFloat64(math.MaxFloat64))
 	huge := new(big.Rat).SetFloat64(math.MaxFloat64)
