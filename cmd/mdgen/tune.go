@@ -511,56 +511,29 @@ func (t *tuner) tuneCase(c *tuneCase) {
 		return
 	}
 	inputs := mdrt.RandomInputs(c.plan.NumVars, mdrt.Layout{N: n, Degree: d, Complex: complex}, c.seed)
-	c.model = tune.ModelShape(n, complex, d)
-	maxShared := t.info.MaxSharedPerBlockOptin
-	times := map[tune.Shape]float64{}
-	var err error
-	var ms float64
-	if ms, c.sum, err = t.measure(c, c.model, inputs, 0); err != nil {
+	first := true
+	f, err := tune.Search(n, complex, d, t.info.MaxSharedPerBlockOptin, t.cfg.minGain, func(s tune.Shape, screen float64) (float64, bool, error) {
+		ms, sum, err := t.measure(c, s, inputs, screen)
+		if err != nil {
+			return 0, false, err
+		}
+		if first { // the model's: the reference of the others and of the CPU check
+			c.sum, first = sum, false
+		}
+		return ms, sum == c.sum, nil
+	})
+	if err != nil {
 		c.skipped = "error: " + err.Error()
 		return
 	}
-	times[c.model] = ms
-	c.modelMs, c.best, c.bestMs = ms, c.model, ms
-	try := func(s tune.Shape) {
-		if _, ok := times[s]; ok {
-			return
-		}
-		if s.Check(n, complex) != nil || s.Sets*gpuabi.SetBytes(n, d) > maxShared {
-			return
-		}
-		ms, sum, err := t.measure(c, s, inputs, 1.5*c.bestMs)
-		if err != nil {
-			t.logf("  %s: %v: %v", c.name(), s, err)
-			times[s] = math.Inf(1)
-			return
-		}
-		times[s] = ms
-		if sum != c.sum {
-			c.differs = append(c.differs, s.String())
-			t.logf("  %s: %v: OUTPUTS DIFFER from the model shape's", c.name(), s)
-			return
-		}
-		if ms < c.bestMs {
-			c.best, c.bestMs = s, ms
-		}
+	for i, s := range f.Failed {
+		t.logf("  %s: %v: %v", c.name(), s, f.Errs[i])
 	}
-	sets := tune.SetsFitting(n, complex, d, maxShared)
-	for _, s := range sets {
-		try(tune.MakeShape(n, complex, c.model.Block, s))
+	for _, s := range f.Differs {
+		c.differs = append(c.differs, s.String())
+		t.logf("  %s: %v: OUTPUTS DIFFER from the model shape's", c.name(), s)
 	}
-	for _, b := range tune.Blocks(n, complex) {
-		try(tune.MakeShape(n, complex, b, c.best.Sets))
-	}
-	for _, s := range sets {
-		try(tune.MakeShape(n, complex, c.best.Block, s))
-	}
-	c.tried = len(times)
-	// Keep the model unless the best is clearly faster: its time is the
-	// median of a few runs, and a tie is noise.
-	if c.bestMs > c.modelMs*(1-t.cfg.minGain/100) {
-		c.best, c.bestMs = c.model, c.modelMs
-	}
+	c.model, c.best, c.modelMs, c.bestMs, c.tried = f.Model, f.Best, f.ModelMs, f.BestMs, f.Tried
 }
 
 // finish writes the profile and prints the table.
