@@ -10,9 +10,13 @@ package gpu
 // step are the numbers the control flow decides on: ||b||_1 and max|b|
 // (one double each), max|x|, ||b_k||_1 per block (its skip test), the
 // w+1 residual norms, delta, deltaOld and max|x| after the update; per QR,
-// the factored A_0 and tau (Cond and the rank check run la's CPU routines
-// on them: la.QRFromFactors, the same bits as NewQR's) and the n column
-// norms of A_0.
+// the n column norms of A_0 and of R and R's diagonal (la's rank check on
+// the host), and the vectors of the condition estimate: la's Cond with its
+// float64 decisions on the host (newton_cond.go) and its solves by R and
+// R^H on the device (backsub1 on R's packed rows and on those of
+// U = P R^H P, packrh's), the same bits as la's; the factors stay on the
+// device. newtonFits refuses a size whose buffers do not fit in the free
+// device memory, with the sizes, before anything is allocated.
 //
 // Use:
 //

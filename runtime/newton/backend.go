@@ -33,9 +33,8 @@ type Backend interface {
 	// (when it is not rank deficient: rank == nil) its condition estimate
 	// and ||A_0||_1 = max over j of Norm1(column j). inverse says that
 	// FormInverse will follow (phase 2): a back end may then start its
-	// work already (the GPU queues it before the CPU computes the
-	// condition estimate, so that the two overlap); FormInverse then
-	// completes it. The results do not change.
+	// work already (the GPU queues it right after the condition
+	// estimate); FormInverse then completes it. The results do not change.
 	Factor(inverse bool) (rank *la.RankError, cond, a0norm float64, err error)
 	// MaxAbsX returns maxAbs over every coefficient of x.
 	MaxAbsX() (float64, error)
