@@ -14,7 +14,7 @@ build:
 # the packages of the examples' go:generate directives.
 generate:
 	$(GO) run ./cmd/mdgen generate
-	for p in p1 p2 p3; do $(GO) run ./cmd/mdgen emit $$p -prec 8 -degree 31 -nvcc none -o generated/$$p || exit 1; done
+	for p in p1 p2 p3; do $(GO) run ./cmd/mdgen emit $$p -prec 8 -degree 31 -nvcc none -profile none -o generated/$$p || exit 1; done
 	cd examples/evaldemo && $(GO) generate
 	cd examples/pathdemo && $(GO) generate
 
