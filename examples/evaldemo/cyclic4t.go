@@ -79,7 +79,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from cyclic4t.cu.
 	FatbinName = "cyclic4t.fatbin"
 	// SourceHash is the SHA-256 of cyclic4t.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "745752f14192e1e5592ab416c23c0a2d455405d8b63c755a05e5d3f975c458bb"
+	SourceHash = "7b2970e210ab98cf3774f328338d2de78a478f21a2ed50816fd8ce16fccbedae"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

@@ -81,7 +81,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from p1.cu.
 	FatbinName = "p1.fatbin"
 	// SourceHash is the SHA-256 of p1.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "10115c5d94e09dc9596070c28621bb690d6c3230c55bee56f217165a53e6c73b"
+	SourceHash = "8e46393fd49b722f4809551e43f2efbaa807098fd3d4795f3066d7a687084144"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

@@ -8795,7 +8795,6 @@ __device__ __forceinline__ void la_apply(const double* v, double* c, long long K
   T acc = O::zero();
   if (active && t < 16 && t < K) {
     acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
-#pragma unroll 4
     for (long long i = t + 16; i < K; i += 16) acc = O::madd(acc, O::conj(O::load(v + i * W)), O::load(c + i * W));
   }
   acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
@@ -8824,7 +8823,6 @@ __device__ __forceinline__ void la_larfg(double* x, long long K, double* taup, b
   const int l = t & 15;
   double am = 0.0;
   if (active && t < 16) {
-#pragma unroll 4
     for (long long i = 1 + t; i < K; i += 16) {
       const double a = O::lead(O::load(x + i * W));
       if (a > am || a != a) am = a;
@@ -8838,7 +8836,6 @@ __device__ __forceinline__ void la_larfg(double* x, long long K, double* taup, b
   R ss = O::rzero();
   if (active && !identity && t < 16 && 1 + t < K) {
     ss = O::sqFirst(O::scale2(O::load(x + (1 + t) * W), f1, f2));
-#pragma unroll 4
     for (long long i = 1 + t + 16; i < K; i += 16) ss = O::sqAcc(ss, O::scale2(O::load(x + i * W), f1, f2));
   }
   ss = la_bcast<32>(la_tree<R, typename O::RAdd>(ss, l, K - 1 < 16 ? K - 1 : 16));
@@ -8981,7 +8978,6 @@ __device__ __forceinline__ void la_qh1_body(const double* a, const double* tau, 
     T acc = O::zero();
     if (t < 16 && t < K) {
       acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
-#pragma unroll 4
       for (long long i = t + 16; i < K; i += 16) acc = O::madd(acc, O::conj(O::load(v + i * W)), O::load(c + i * W));
     }
     acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
@@ -9015,7 +9011,6 @@ __device__ __forceinline__ void la_backsub_body(const double* rrev, const double
     T acc = O::zero();
     if (active && l < s) {
       acc = O::prod(O::load(row + l * W), O::load(x + (n - 1 - l) * W));
-#pragma unroll 4
       for (long long q = l + 16; q < s; q += 16) acc = O::madd(acc, O::load(row + q * W), O::load(x + (n - 1 - q) * W));
     }
     acc = la_tree<T, typename O::TAdd>(acc, l, s < 16 ? s : 16);
@@ -9090,7 +9085,6 @@ __device__ __forceinline__ void la_mulsub_body(const double* a, long long lda, l
   T acc = O::zero();
   if (active && l < n) {
     acc = O::prod(O::load(a + (i + l * lda) * W), O::load(x + l * W));
-#pragma unroll 4
     for (long long j = l + 16; j < n; j += 16) acc = O::madd(acc, O::load(a + (i + j * lda) * W), O::load(x + j * W));
   }
   acc = la_tree<T, typename O::TAdd>(acc, l, n < 16 ? n : 16);
@@ -9114,7 +9108,6 @@ __device__ __forceinline__ void la_norm1_body(const double* x, long long len, lo
   R acc = O::rzero();
   if (active && l < len) {
     acc = O::abs(O::load(x + l * W));
-#pragma unroll 4
     for (long long i = l + 16; i < len; i += 16) acc = O::radd(acc, O::abs(O::load(x + i * W)));
   }
   acc = la_tree<R, typename O::RAdd>(acc, l, len < 16 ? len : 16);
