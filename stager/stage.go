@@ -102,7 +102,7 @@ func Stage(s *System, degree int) (*Plan, error) {
 	}
 	b.plan.Kinds = make([]SlotKind, 0, sv.slots)
 	b.values = make([]Series, 0, sv.consts+sv.monos+len(sv.exps))
-	b.avail = make([]int, 0, sv.slots)
+	b.avail = make([]int32, 0, sv.slots)
 
 	// Read-only slots: constants, then coefficients, then exponent factors.
 	consts := make([]Slot, len(s.Polys))
@@ -433,11 +433,13 @@ func survey(s *System, degree int) (*stageSurvey, error) {
 	// tree of c', the forward products, the exponent factor); addition
 	// layers: ⌈log2⌉ of the longest list.
 	sv.layers += 2*maxPowJobs + 64 + bits.Len(uint(maxTerms))
-	// Stage's temporaries: per slot its layer (8 bytes) and a flag (1), the
-	// Values map's own table, the coefficient slots, and the term lists of
-	// one polynomial at a time (bounded by the whole).
-	sv.staging = int64(sv.slots)*9 + int64(sv.monos)*4 + int64(n)*4 +
-		int64(sv.consts+sv.monos+len(sv.exps))*valueEntryBytes +
+	// Stage's temporaries: per slot its layer (4 bytes) and a flag (1), the
+	// Values map's own table and the list it is made from (a slice header
+	// per read-only slot), the coefficient slots and the surviving terms'
+	// indices (4 bytes each), and the term lists of one polynomial at a
+	// time (bounded by the whole).
+	sv.staging = int64(sv.slots)*5 + int64(sv.monos)*8 + int64(n)*4 +
+		int64(sv.consts+sv.monos+len(sv.exps))*(valueEntryBytes+sliceHeaderBytes) +
 		int64(sv.powJobs)*powEntryBytes + 4*int64(maxTerms+sv.addJobs)
 	return sv, nil
 }
@@ -446,7 +448,7 @@ func survey(s *System, degree int) (*stageSurvey, error) {
 type builder struct {
 	plan   *Plan
 	values []Series // the read-only slots' series, slot by slot, until the Values map is made
-	avail  []int    // per slot: the first conv layer that may read it
+	avail  []int32  // per slot: the first conv layer that may read it (4 bytes: a slot needs no more)
 	convs  [][]ConvJob
 	adds   [][]AddJob
 }
@@ -476,12 +478,12 @@ func (b *builder) readOnly(k SlotKind, v Series) Slot {
 // available and returns Out.
 func (b *builder) conv(a, c Slot) Slot {
 	out := b.newSlot(SlotWork)
-	l := max(b.avail[a], b.avail[c])
+	l := int(max(b.avail[a], b.avail[c]))
 	for len(b.convs) <= l {
 		b.convs = append(b.convs, nil)
 	}
 	b.convs[l] = append(grow(b.convs[l]), ConvJob{Out: out, A: a, B: c})
-	b.avail[out] = l + 1
+	b.avail[out] = int32(l + 1)
 	return out
 }
 
@@ -504,7 +506,7 @@ func grow[J any](s []J) []J {
 func (b *builder) productTree(fs []Slot) Slot {
 	h := make(factorHeap, len(fs))
 	for k, s := range fs {
-		h[k] = factorItem{avail: b.avail[s], place: k, slot: s}
+		h[k] = factorItem{avail: int(b.avail[s]), place: k, slot: s}
 	}
 	heap.Init(&h)
 	for h.Len() > 1 {
@@ -514,7 +516,7 @@ func (b *builder) productTree(fs []Slot) Slot {
 			x, y = y, x
 		}
 		out := b.conv(x.slot, y.slot)
-		heap.Push(&h, factorItem{avail: b.avail[out], place: x.place, slot: out})
+		heap.Push(&h, factorItem{avail: int(b.avail[out]), place: x.place, slot: out})
 	}
 	return h[0].slot
 }
