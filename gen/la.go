@@ -68,6 +68,12 @@ func laVariants(ns []int) []laVariant {
 //	F8      1.48  1.52  1.73  -     1.36  1.55  1.73  -
 //	C8      1.58  1.78  1.91  -     1.64  1.48  1.86  -
 //
+// On the 16-core device host (KVM guest, 16 vCPUs; pinned to two of them,
+// bench/results/h200host-la-rates.txt) ApplyQH's team at its minimum
+// threshold gave 0.46-0.60 (F2), 0.59-0.81 (C2) at n = 32..128 with lane
+// group 1, 0.51-0.60 and 0.71-0.93 with group 8 (laQHGroup), and SolveR's
+// 0.71-1.13 (F2), 0.96-1.48 (C2; 1.00 / 1.22 / 1.51 with trMin 16).
+//
 // ApplyQH's team splits each reflector's lanes by residue (see
 // applyQHPar), so that rows change hands at every reflector: with
 // elements of less than 64 bytes two workers write into the same cache
@@ -86,8 +92,8 @@ func laThresholds(n int, complex bool) (qhMin, trMin int) {
 		return never, 64
 	case bytes <= 24: // F3
 		return never, 48
-	case complex && n == 2: // C2
-		return never, 32
+	case complex && n == 2: // C2 (SolveR: 1.22-1.27 at n = 64 on the 16-core host)
+		return never, 16
 	case bytes <= 40: // F4, F5
 		return 8, 12
 	case bytes < 64: // C3
@@ -100,7 +106,11 @@ func laThresholds(n int, complex bool) (qhMin, trMin int) {
 }
 
 // laQHGroup returns the lane group of ApplyQH's team (applyQHPar) for N
-// doubles, real or complex: 1 (lanes dealt out one by one).
+// doubles, real or complex: 1 (lanes dealt out one by one). Groups of 8
+// (two workers: halves of the lanes) measured no better on the 16-core
+// host where teams are formed (F4: 1.08 / 1.25 at n = 64 / 128 against
+// 1.22 / 1.24; C4: 1.37 / 1.57 against 1.61 / 1.72), and did not make
+// the teams of F2 and C2 pay (see laThresholds).
 func laQHGroup(n int, complex bool) int {
 	return 1
 }

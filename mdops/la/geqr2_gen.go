@@ -670,7 +670,7 @@ func (q *QRC2) finish() error {
 const (
 	qhMinC2   = 1048576
 	qhGroupC2 = 1
-	trMinC2   = 32
+	trMinC2   = 16
 )
 
 // geqr2C2 factors the m x n matrix a (lda = m) in place; vc receives
