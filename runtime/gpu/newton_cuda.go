@@ -129,7 +129,7 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 	if !ok {
 		return nil, fmt.Errorf("gpu: no linear algebra for %d doubles", c.N)
 	}
-	be := &newtonBackend{k: k, dev: k.dev, c: c, v: gpuabi.LAVariant{N: c.N, Complex: c.Complex}, degs: map[int]*newtonDegree{}, open: -1}
+	be := &newtonBackend{k: k, dev: k.dev, c: c, v: newtonVariant(k.dev.Info(), c), degs: map[int]*newtonDegree{}, open: -1}
 	be.norm1 = lk.Norm1
 	if c.Complex {
 		be.norm1 = lk.Norm1Complex

@@ -200,6 +200,133 @@ type LAVariant struct {
 	N       int
 	Complex bool
 	Groups  int
+	// Shape, when not nil, gives the teams per block of the kernels of
+	// LAShapeOps where its count is positive, in place of the model's
+	// (LAModelTeams): a tuning profile's choice (runtime/tune). A pointer,
+	// so that LAVariant stays comparable. Groups, when positive, overrides
+	// it for every kernel.
+	Shape *LAShape
+}
+
+// LAShape gives the teams per block of the kernels whose launch shape is
+// free (LAShapeOps): warps of qr and qh, groups of 16 lanes of packrh,
+// backsub, mulsub and norm1; 0 means the model's. Every such kernel
+// derives its work from blockDim.x and computes each column, row or
+// vector with the same operations in the same order whatever the block
+// (templates/la.cu.tmpl: item blockIdx.x*G + g, G = blockDim.x/32 or /16),
+// so a shape changes the time, never the bits.
+type LAShape struct {
+	QR      int `json:"qr,omitempty"`
+	PackRH  int `json:"packrh,omitempty"`
+	QH      int `json:"qh,omitempty"`
+	BackSub int `json:"backsub,omitempty"`
+	MulSub  int `json:"mulsub,omitempty"`
+	Norm1   int `json:"norm1,omitempty"`
+}
+
+// LAShapeOps lists the kernels whose teams per block LAShape sets.
+var LAShapeOps = []LAOp{LAQRStep, LAPackRH, LAQH, LABackSub, LAMulSub, LANorm1}
+
+// field returns the count of op in s (nil for an op not in LAShapeOps).
+func (s *LAShape) field(op LAOp) *int {
+	switch op {
+	case LAQRStep:
+		return &s.QR
+	case LAPackRH:
+		return &s.PackRH
+	case LAQH:
+		return &s.QH
+	case LABackSub:
+		return &s.BackSub
+	case LAMulSub:
+		return &s.MulSub
+	case LANorm1:
+		return &s.Norm1
+	}
+	return nil
+}
+
+// Get returns the teams per block s gives op (0: the model's, or an op
+// not in LAShapeOps).
+func (s LAShape) Get(op LAOp) int {
+	if f := s.field(op); f != nil {
+		return *f
+	}
+	return 0
+}
+
+// Set sets the teams per block of op (an op not in LAShapeOps is ignored).
+func (s *LAShape) Set(op LAOp, teams int) {
+	if f := s.field(op); f != nil {
+		*f = teams
+	}
+}
+
+// LAModelShape returns the model's shape with every count filled in.
+func LAModelShape() LAShape {
+	var s LAShape
+	for _, op := range LAShapeOps {
+		s.Set(op, LAModelTeams(op))
+	}
+	return s
+}
+
+// Check reports why s is not a shape the kernels take: every count 0 (the
+// model's) or 1..LAMaxTeams(op).
+func (s LAShape) Check() error {
+	for _, op := range LAShapeOps {
+		if t := s.Get(op); t < 0 || t > LAMaxTeams(op) {
+			return fmt.Errorf("%s: %d teams per block, want 1..%d (0: the model's)", op, t, LAMaxTeams(op))
+		}
+	}
+	return nil
+}
+
+func (s LAShape) String() string {
+	var parts []string
+	for _, op := range LAShapeOps {
+		parts = append(parts, fmt.Sprintf("%s %d", op, s.Get(op)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LAModelTeams returns the teams per block of op without a shape: the
+// launch shapes fitted by hand on an H200 (0 for an op not in
+// LAShapeOps).
+func LAModelTeams(op LAOp) int {
+	switch op {
+	case LAQRStep:
+		return LAColumnsPerBlock
+	case LAPackRH:
+		return 8
+	case LAQH:
+		return 1
+	case LABackSub, LANorm1:
+		return 2
+	case LAMulSub:
+		return LAMulSubRows
+	}
+	return 0
+}
+
+// LAMaxTeams returns the most teams a block of op holds: LAMaxThreads/32
+// warps (qr, qh) or LAMaxThreads/16 groups (the others of LAShapeOps).
+func LAMaxTeams(op LAOp) int {
+	if op == LAQRStep || op == LAQH {
+		return LAMaxThreads / 32
+	}
+	return LAMaxThreads / LALanes
+}
+
+// Teams returns the teams per block of op: v.Shape's when positive, else
+// the model's (v.Groups, when positive, still overrides both at launch).
+func (v LAVariant) Teams(op LAOp) int {
+	if v.Shape != nil {
+		if t := v.Shape.Get(op); t > 0 {
+			return t
+		}
+	}
+	return LAModelTeams(op)
 }
 
 // W returns the doubles of one element: N real, 2N complex.
@@ -257,7 +384,7 @@ func (v LAVariant) LAQR(m, n, lda int, a, tau LAPtr) []LALaunch {
 		return nil
 	}
 	for k := -1; k <= n-2; k++ {
-		grid, block := v.warps(n-k-1, LAColumnsPerBlock)
+		grid, block := v.warps(n-k-1, v.Teams(LAQRStep))
 		if k < 0 {
 			grid, block = 1, 32
 		}
@@ -281,7 +408,7 @@ func (v LAVariant) LAPackRH(m, n, lda int, a, rinv, rrevh, rinvh, cnorm, diag LA
 	if n == 0 {
 		return nil
 	}
-	grid, block := v.groups(n, 8)
+	grid, block := v.groups(n, v.Teams(LAPackRH))
 	return []LALaunch{v.launch(LAPackRH, grid, block, a, m, n, lda, rinv, rrevh, rinvh, cnorm, diag)}
 }
 
@@ -290,7 +417,7 @@ func (v LAVariant) LAApplyQH(m, n, lda int, a, tau LAPtr, nrhs int, b LAPtr, ldb
 	if nrhs == 0 || n == 0 {
 		return nil
 	}
-	grid, block := v.warps(nrhs, 1)
+	grid, block := v.warps(nrhs, v.Teams(LAQH))
 	return []LALaunch{v.launch(LAQH, grid, block, a, tau, m, n, lda, b, ldb, nrhs)}
 }
 
@@ -328,7 +455,7 @@ func (v LAVariant) LABackSub(n int, rrev, rinv LAPtr, nrhs int, b LAPtr, ldb int
 	if nrhs == 0 || n == 0 {
 		return nil
 	}
-	grid, block := v.groups(nrhs, 2)
+	grid, block := v.groups(nrhs, v.Teams(LABackSub))
 	return []LALaunch{v.launch(LABackSub, grid, block, rrev, rinv, n, b, ldb, nrhs)}
 }
 
@@ -341,7 +468,7 @@ func (v LAVariant) LAMulSub(m, n int, a LAPtr, lda, sa int, x LAPtr, sx int, b L
 	if m == 0 || count == 0 {
 		return nil
 	}
-	rowBlocks, block := v.groups(m, LAMulSubRows)
+	rowBlocks, block := v.groups(m, v.Teams(LAMulSub))
 	return []LALaunch{v.launch(LAMulSub, count*rowBlocks, block, a, lda, sa, x, sx, b, sb, r, sr, m, n, count)}
 }
 
@@ -351,7 +478,7 @@ func (v LAVariant) LANorm1(x LAPtr, length, sx, count int, out LAPtr) []LALaunch
 	if count == 0 {
 		return nil
 	}
-	grid, block := v.groups(count, 2)
+	grid, block := v.groups(count, v.Teams(LANorm1))
 	return []LALaunch{v.launch(LANorm1, grid, block, x, length, sx, count, out)}
 }
 

@@ -1,0 +1,31 @@
+package gpu
+
+import (
+	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/newton"
+)
+
+// NewtonShape, when not nil, gives the launch shape of the linear-algebra
+// kernels of the GPU Newton back end on the device info describes, for
+// n-double data (real or complex) and a system of vars unknowns: the
+// teams per block of the kernels of gpuabi.LAShapeOps (a nil result means
+// the model's, gpuabi.LAModelTeams). runtime/tune.Install sets it to a
+// tuning profile's choice, as it sets DeviceShape for the evaluation.
+// The back end keeps the pointer it gets and reads the counts at every
+// launch, so that mdgen tune can change them between two solves of one
+// solver; a shape changes the time, never the bits.
+var NewtonShape func(info cudadev.Info, n int, complex bool, vars int) *gpuabi.LAShape
+
+// newtonVariant returns the LAVariant of a Newton back end of c on the
+// device info describes: its precision and kind of data, and the shape of
+// NewtonShape when set.
+func newtonVariant(info cudadev.Info, c newton.BackendConfig) gpuabi.LAVariant {
+	v := gpuabi.LAVariant{N: c.N, Complex: c.Complex}
+	if f := NewtonShape; f != nil {
+		if s := f(info, c.N, c.Complex, c.Vars); s != nil && s.Check() == nil {
+			v.Shape = s
+		}
+	}
+	return v
+}
