@@ -118,17 +118,22 @@ la)
 	command -v taskset >/dev/null || { PIN=; echo "no taskset: NOT pinned" | tee -a "$out/pairs.txt"; }
 	export PIN
 	export PAIRS="$pairs" BIN="$bin" OUT="$out" DEADLINE=$(($(date +%s) + ${LIMIT:-170}))
-	# (The QRs of n = 128 at 8 doubles run once: each takes a minute, and
-	# its speed-up is already the median of at least 5 pairs of timings.)
-	units | while IFS= read -r u; do
-		nr=$reps
-		case $u in ?8-n128-QR\|*) nr=1 ;; esac
-		for ((r = 1; r <= nr; r++)); do echo "${u/|/.r$r|}"; done
+	# Round r of the repeats starts after round r-1 has (so that the
+	# repeats of a unit do not run at the same moment). The QRs of n = 128
+	# at 8 doubles run once: each takes a minute, and its speed-up is
+	# already the median of at least 5 pairs of timings.
+	for ((r = 1; r <= reps; r++)); do
+		units | while IFS= read -r u; do
+			case $u in ?8-n128-QR\|*) [ "$r" = 1 ] || continue ;; esac
+			echo "${u/|/.r$r|}"
+		done
 	done >"$out/units.txt"
 	xargs -d '\n' -P "$jobs" --process-slot-var=SLOT -I{} bash -c 'run_unit "$@"' _ {} <"$out/units.txt"
 	cd ../..
 	"$0" la-table "$out/raw" >"$out/la-rates.txt"
-	echo "wrote $out/la-rates.txt"
+	# the raw outputs in one file (a device's copy back may cap the count)
+	tar czf "$out/raw.tgz" -C "$out" raw
+	echo "wrote $out/la-rates.txt, $out/raw.tgz"
 	;;
 la-table)
 	# The medians over the repeats of each case of the la mode's raw
@@ -138,7 +143,7 @@ la-table)
 		v=$(basename "$f" .txt)
 		v=${v%.r[0-9]*}
 		case $v in teams-*) v=${v%-N[0-9]*} ;; topology-*) continue ;; *) v=generated ;; esac
-		grep '^BenchmarkRates/' "$f" | sed "s|^|$v |"
+		{ grep '^BenchmarkRates/' "$f" || true; } | sed "s|^|$v |"
 	done | awk '
 	function med(s,   a, n, i, j, t) {
 		n = split(s, a, " ")
@@ -152,14 +157,14 @@ la-table)
 		for (i = 6; i < NF; i += 2) { vals[key, $(i+1)] = vals[key, $(i+1)] " " $i; has[$(i+1)] = 1 }
 	}
 	END {
-		split("Mmadd/s of-bare speedup speedup-best control bound", ms, " ")
+		split("Mmadd/s of-bare speedup speedup-best control bound bare-Mmadd/s", ms, " ")
 		printf "%-12s %-42s %4s", "settings", "case", "reps"
-		for (j = 1; j <= 6; j++) printf " %12s", ms[j]
+		for (j = 1; j <= 7; j++) printf " %12s", ms[j]
 		printf "\n"
 		for (k = 1; k <= nk; k++) {
 			split(order[k], kk, " ")
 			printf "%-12s %-42s %4d", kk[1], kk[2], cnt[order[k]]
-			for (j = 1; j <= 6; j++) printf " %12s", ((order[k], ms[j]) in vals) ? med(vals[order[k], ms[j]]) : "-"
+			for (j = 1; j <= 7; j++) printf " %12s", ((order[k], ms[j]) in vals) ? med(vals[order[k], ms[j]]) : "-"
 			printf "\n"
 		}
 	}'
