@@ -17,8 +17,8 @@ var (
 )
 
 // Install makes the GPU executors of this process (runtime/gpu, when
-// their Options.Shape is nil) take the launch shapes of profile p on the
-// device they run on: its entries are added to those installed before (an
+// their Options.Shape is nil) and its GPU Newton back ends (gpu.NewtonShape)
+// take the launch shapes of profile p on the device they run on: its entries are added to those installed before (an
 // entry of the same device and key replaces the earlier one). A nil or
 // empty profile installs nothing.
 func Install(p *Profile) {
@@ -34,6 +34,9 @@ func Install(p *Profile) {
 		for _, e := range g.Entries {
 			installed.Put(g.Device, g.MaxShared, g.Tuned, e)
 		}
+		for _, e := range g.Newton {
+			installed.PutNewton(g.Device, g.MaxShared, g.Tuned, e)
+		}
 	}
 	snapshot := installed.clone()
 	gpu.DeviceShape = func(info cudadev.Info, plan *stager.Plan) gpuabi.ShapeFunc {
@@ -43,6 +46,9 @@ func Install(p *Profile) {
 		}
 		return g.Shapes(plan.ConvJobs(), len(plan.ConvLayers))
 	}
+	gpu.NewtonShape = func(info cudadev.Info, n int, complex bool, vars int) *gpuabi.LAShape {
+		return snapshot.For(DeviceOf(info)).NewtonShape(n, complex, vars)
+	}
 }
 
 // Uninstall returns the process's GPU executors to gpuabi.LaunchShape.
@@ -51,6 +57,7 @@ func Uninstall() {
 	defer installMu.Unlock()
 	installed = nil
 	gpu.DeviceShape = nil
+	gpu.NewtonShape = nil
 }
 
 // Installed returns a copy of the installed profile (nil when none).

@@ -67,8 +67,13 @@ import (
 )
 
 // LayoutVersion is the version of the profile's JSON layout; a profile of
-// another version is refused (ErrVersion).
-const LayoutVersion = 1
+// another version is refused (ErrVersion), except those of version
+// OldestLayout and later, which read as this version (version 1: no
+// Newton entries).
+const LayoutVersion = 2
+
+// OldestLayout is the oldest layout version Parse still reads.
+const OldestLayout = 1
 
 // ErrVersion is wrapped by the error of a profile of another layout
 // version or of kernels of another GPU contract.
@@ -107,6 +112,9 @@ type GPU struct {
 	MaxShared int     `json:"max_shared"`
 	Tuned     string  `json:"tuned,omitempty"` // when mdgen tune last wrote it (RFC 3339)
 	Entries   []Entry `json:"entries"`
+	// Newton holds the shapes of the Newton back end's linear algebra
+	// (layout 2; newton.go).
+	Newton []NewtonEntry `json:"newton,omitempty"`
 }
 
 // Entry is the tuned launch shape of one key and what was measured.
@@ -311,6 +319,9 @@ func (p *Profile) validate() error {
 				return fmt.Errorf("%w: %s (%s): measured at degree %d, outside its band", ErrCorrupt, at, k, e.Degree)
 			}
 		}
+		if err := g.validateNewton(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -328,8 +339,8 @@ func Parse(data []byte) (*Profile, error) {
 	if head.Layout == nil {
 		return nil, fmt.Errorf("%w: no layout version", ErrCorrupt)
 	}
-	if *head.Layout != LayoutVersion {
-		return nil, fmt.Errorf("%w: layout version %d, this mdgen reads version %d (run mdgen tune again)", ErrVersion, *head.Layout, LayoutVersion)
+	if *head.Layout < OldestLayout || *head.Layout > LayoutVersion {
+		return nil, fmt.Errorf("%w: layout version %d, this mdgen reads versions %d to %d (run mdgen tune again)", ErrVersion, *head.Layout, OldestLayout, LayoutVersion)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -340,6 +351,10 @@ func Parse(data []byte) (*Profile, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: data after the profile", ErrCorrupt)
 	}
+	if p.Layout < 2 && p.NewtonEntries() > 0 {
+		return nil, fmt.Errorf("%w: Newton entries in a profile of layout version %d", ErrCorrupt, p.Layout)
+	}
+	p.Layout = LayoutVersion // an older layout is this one without what it lacks
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
@@ -369,11 +384,15 @@ func (p *Profile) Marshal() ([]byte, error) {
 	if err := q.validate(); err != nil {
 		return nil, err
 	}
-	b, err := json.MarshalIndent(q, "", "  ")
-	if err != nil {
+	// Without HTML escapes: the size classes read "n<512", not "n\u003c512".
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(q); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return buf.Bytes(), nil
 }
 
 // Write writes the profile to path (its folder made when missing), through
@@ -398,6 +417,7 @@ func (p *Profile) clone() *Profile {
 	q.GPUs = slices.Clone(p.GPUs)
 	for i := range q.GPUs {
 		q.GPUs[i].Entries = slices.Clone(q.GPUs[i].Entries)
+		q.GPUs[i].Newton = slices.Clone(q.GPUs[i].Newton)
 	}
 	return &q
 }
@@ -417,6 +437,7 @@ func (p *Profile) sort() {
 			}
 			return strings.Compare(a.Jobs, b.Jobs)
 		})
+		sortNewton(p.GPUs[i].Newton)
 	}
 }
 
@@ -494,8 +515,8 @@ func (g *GPU) Shapes(convJobs, convLayers int) gpuabi.ShapeFunc {
 }
 
 // Subset returns the entries of the profile for n doubles, real or
-// complex data (every GPU, every size class): what an emitted package of
-// that precision carries.
+// complex data (every GPU, every size class, the Newton entries too): what
+// an emitted package of that precision carries.
 func (p *Profile) Subset(n int, complex bool) *Profile {
 	q := New()
 	if p == nil {
@@ -508,21 +529,27 @@ func (p *Profile) Subset(n int, complex bool) *Profile {
 				es = append(es, e)
 			}
 		}
-		if len(es) > 0 {
+		var ns []NewtonEntry
+		for _, e := range g.Newton {
+			if e.Prec == n && e.Data == dataName(complex) {
+				ns = append(ns, e)
+			}
+		}
+		if len(es) > 0 || len(ns) > 0 {
 			h := g
-			h.Entries = es
+			h.Entries, h.Newton = es, ns
 			q.GPUs = append(q.GPUs, h)
 		}
 	}
 	return q
 }
 
-// Entries counts the entries of the profile.
+// Entries counts the entries of the profile, the Newton entries included.
 func (p *Profile) Entries() int {
 	n := 0
 	if p != nil {
 		for _, g := range p.GPUs {
-			n += len(g.Entries)
+			n += len(g.Entries) + len(g.Newton)
 		}
 	}
 	return n
