@@ -2,7 +2,11 @@
 
 package la
 
-import "github.com/mdgen/mdgen/mdops"
+import (
+	"sync/atomic"
+
+	"github.com/mdgen/mdgen/mdops"
+)
 
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
@@ -60,15 +64,43 @@ func (q *QRF1) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF1: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuF1: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotF1),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRF1) backsubPar(b, xr []mdops.F1, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotF1, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.F1
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.F1, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -82,23 +114,21 @@ func (q *QRF1) backsubPar(b, xr []mdops.F1, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromF1(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromF1(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF1(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromF1(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromF1(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathF1(&acc, f, last))
 			}
-			xr[t] = mulRealF1(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealF1(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -110,8 +140,16 @@ func (q *QRF1) backsubPar(b, xr []mdops.F1, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotF1 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotF1 struct {
+	x     mdops.F1
+	ready atomic.Bool
+	_     [119]byte
 }
 
 // dotuFromF1 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -352,15 +390,43 @@ func (q *QRC1) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC1: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuC1: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotC1),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRC1) backsubPar(b, xr []mdops.C1, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotC1, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.C1
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.C1, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -374,23 +440,21 @@ func (q *QRC1) backsubPar(b, xr []mdops.C1, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromC1(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromC1(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC1(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromC1(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromC1(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathC1(&acc, f, last))
 			}
-			xr[t] = mulRealC1(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealC1(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -402,8 +466,16 @@ func (q *QRC1) backsubPar(b, xr []mdops.C1, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotC1 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotC1 struct {
+	x     mdops.C1
+	ready atomic.Bool
+	_     [111]byte
 }
 
 // dotuFromC1 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -644,15 +716,43 @@ func (q *QRF2) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF2: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuF2: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotF2),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRF2) backsubPar(b, xr []mdops.F2, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotF2, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.F2
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.F2, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -666,23 +766,21 @@ func (q *QRF2) backsubPar(b, xr []mdops.F2, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromF2(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromF2(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF2(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromF2(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromF2(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathF2(&acc, f, last))
 			}
-			xr[t] = mulRealF2(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealF2(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -694,8 +792,16 @@ func (q *QRF2) backsubPar(b, xr []mdops.F2, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotF2 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotF2 struct {
+	x     mdops.F2
+	ready atomic.Bool
+	_     [111]byte
 }
 
 // dotuFromF2 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -936,15 +1042,43 @@ func (q *QRC2) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC2: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuC2: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotC2),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRC2) backsubPar(b, xr []mdops.C2, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotC2, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.C2
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.C2, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -958,23 +1092,21 @@ func (q *QRC2) backsubPar(b, xr []mdops.C2, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromC2(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromC2(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC2(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromC2(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromC2(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathC2(&acc, f, last))
 			}
-			xr[t] = mulRealC2(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealC2(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -986,8 +1118,16 @@ func (q *QRC2) backsubPar(b, xr []mdops.C2, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotC2 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotC2 struct {
+	x     mdops.C2
+	ready atomic.Bool
+	_     [95]byte
 }
 
 // dotuFromC2 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -1228,15 +1368,43 @@ func (q *QRF3) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF3: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuF3: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotF3),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRF3) backsubPar(b, xr []mdops.F3, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotF3, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.F3
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.F3, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -1250,23 +1418,21 @@ func (q *QRF3) backsubPar(b, xr []mdops.F3, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromF3(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromF3(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF3(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromF3(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromF3(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathF3(&acc, f, last))
 			}
-			xr[t] = mulRealF3(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealF3(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -1278,8 +1444,16 @@ func (q *QRF3) backsubPar(b, xr []mdops.F3, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotF3 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotF3 struct {
+	x     mdops.F3
+	ready atomic.Bool
+	_     [103]byte
 }
 
 // dotuFromF3 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -1520,15 +1694,43 @@ func (q *QRC3) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC3: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuC3: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotC3),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRC3) backsubPar(b, xr []mdops.C3, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotC3, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.C3
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.C3, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -1542,23 +1744,21 @@ func (q *QRC3) backsubPar(b, xr []mdops.C3, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromC3(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromC3(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC3(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromC3(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromC3(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathC3(&acc, f, last))
 			}
-			xr[t] = mulRealC3(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealC3(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -1570,8 +1770,16 @@ func (q *QRC3) backsubPar(b, xr []mdops.C3, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotC3 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotC3 struct {
+	x     mdops.C3
+	ready atomic.Bool
+	_     [79]byte
 }
 
 // dotuFromC3 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -1812,15 +2020,43 @@ func (q *QRF4) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF4: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuF4: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotF4),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRF4) backsubPar(b, xr []mdops.F4, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotF4, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.F4
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.F4, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -1834,23 +2070,21 @@ func (q *QRF4) backsubPar(b, xr []mdops.F4, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromF4(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromF4(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF4(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromF4(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromF4(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathF4(&acc, f, last))
 			}
-			xr[t] = mulRealF4(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealF4(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -1862,8 +2096,16 @@ func (q *QRF4) backsubPar(b, xr []mdops.F4, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotF4 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotF4 struct {
+	x     mdops.F4
+	ready atomic.Bool
+	_     [95]byte
 }
 
 // dotuFromF4 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -2104,15 +2346,43 @@ func (q *QRC4) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC4: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuC4: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotC4),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRC4) backsubPar(b, xr []mdops.C4, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotC4, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.C4
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.C4, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -2126,23 +2396,21 @@ func (q *QRC4) backsubPar(b, xr []mdops.C4, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromC4(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromC4(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC4(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromC4(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromC4(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathC4(&acc, f, last))
 			}
-			xr[t] = mulRealC4(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealC4(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -2154,8 +2422,16 @@ func (q *QRC4) backsubPar(b, xr []mdops.C4, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotC4 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotC4 struct {
+	x     mdops.C4
+	ready atomic.Bool
+	_     [63]byte
 }
 
 // dotuFromC4 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -2396,15 +2672,43 @@ func (q *QRF5) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF5: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuF5: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotF5),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRF5) backsubPar(b, xr []mdops.F5, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotF5, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.F5
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.F5, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -2418,23 +2722,21 @@ func (q *QRF5) backsubPar(b, xr []mdops.F5, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromF5(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromF5(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF5(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromF5(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromF5(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathF5(&acc, f, last))
 			}
-			xr[t] = mulRealF5(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealF5(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -2446,8 +2748,16 @@ func (q *QRF5) backsubPar(b, xr []mdops.F5, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotF5 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotF5 struct {
+	x     mdops.F5
+	ready atomic.Bool
+	_     [87]byte
 }
 
 // dotuFromF5 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -2688,15 +2998,43 @@ func (q *QRC5) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC5: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuC5: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotC5),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRC5) backsubPar(b, xr []mdops.C5, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotC5, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.C5
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.C5, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -2710,23 +3048,21 @@ func (q *QRC5) backsubPar(b, xr []mdops.C5, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromC5(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromC5(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC5(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromC5(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromC5(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathC5(&acc, f, last))
 			}
-			xr[t] = mulRealC5(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealC5(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -2738,8 +3074,16 @@ func (q *QRC5) backsubPar(b, xr []mdops.C5, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotC5 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotC5 struct {
+	x     mdops.C5
+	ready atomic.Bool
+	_     [47]byte
 }
 
 // dotuFromC5 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -2980,15 +3324,43 @@ func (q *QRF8) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF8: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuF8: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotF8),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRF8) backsubPar(b, xr []mdops.F8, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotF8, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.F8
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.F8, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -3002,23 +3374,21 @@ func (q *QRF8) backsubPar(b, xr []mdops.F8, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromF8(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromF8(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF8(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromF8(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromF8(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathF8(&acc, f, last))
 			}
-			xr[t] = mulRealF8(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealF8(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -3030,8 +3400,16 @@ func (q *QRF8) backsubPar(b, xr []mdops.F8, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotF8 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotF8 struct {
+	x     mdops.F8
+	ready atomic.Bool
+	_     [63]byte
 }
 
 // dotuFromF8 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -3272,15 +3650,43 @@ func (q *QRC8) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC8: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuC8: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotC8),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRC8) backsubPar(b, xr []mdops.C8, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotC8, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.C8
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.C8, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -3294,23 +3700,21 @@ func (q *QRC8) backsubPar(b, xr []mdops.C8, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromC8(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromC8(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC8(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromC8(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromC8(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathC8(&acc, f, last))
 			}
-			xr[t] = mulRealC8(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealC8(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -3322,8 +3726,16 @@ func (q *QRC8) backsubPar(b, xr []mdops.C8, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotC8 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotC8 struct {
+	x     mdops.C8
+	ready atomic.Bool
+	_     [127]byte
 }
 
 // dotuFromC8 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -3564,15 +3976,43 @@ func (q *QRF10) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF10: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuF10: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotF10),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRF10) backsubPar(b, xr []mdops.F10, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotF10, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.F10
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.F10, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -3586,23 +4026,21 @@ func (q *QRF10) backsubPar(b, xr []mdops.F10, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromF10(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromF10(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF10(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromF10(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromF10(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathF10(&acc, f, last))
 			}
-			xr[t] = mulRealF10(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealF10(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -3614,8 +4052,16 @@ func (q *QRF10) backsubPar(b, xr []mdops.F10, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotF10 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotF10 struct {
+	x     mdops.F10
+	ready atomic.Bool
+	_     [47]byte
 }
 
 // dotuFromF10 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -3856,15 +4302,43 @@ func (q *QRC10) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC10: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuC10: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotC10),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRC10) backsubPar(b, xr []mdops.C10, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotC10, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.C10
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.C10, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -3878,23 +4352,21 @@ func (q *QRC10) backsubPar(b, xr []mdops.C10, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromC10(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromC10(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC10(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromC10(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromC10(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathC10(&acc, f, last))
 			}
-			xr[t] = mulRealC10(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealC10(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -3906,8 +4378,16 @@ func (q *QRC10) backsubPar(b, xr []mdops.C10, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotC10 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotC10 struct {
+	x     mdops.C10
+	ready atomic.Bool
+	_     [95]byte
 }
 
 // dotuFromC10 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -4148,15 +4628,43 @@ func (q *QRF16) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF16: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuF16: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotF16),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRF16) backsubPar(b, xr []mdops.F16, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotF16, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.F16
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.F16, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -4170,23 +4678,21 @@ func (q *QRF16) backsubPar(b, xr []mdops.F16, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromF16(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromF16(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF16(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromF16(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromF16(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathF16(&acc, f, last))
 			}
-			xr[t] = mulRealF16(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealF16(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -4198,8 +4704,16 @@ func (q *QRF16) backsubPar(b, xr []mdops.F16, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotF16 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotF16 struct {
+	x     mdops.F16
+	ready atomic.Bool
+	_     [127]byte
 }
 
 // dotuFromF16 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -4440,15 +4954,43 @@ func (q *QRC16) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC16: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
-// are published (done > q), combines the lanes, computes x_i and publishes
-// it; so the rows overlap, and only the last terms of a row wait for the
-// row before it.
+// dotuC16: each lane's terms in the same order) as the x_(n-1-q) are
+// published, combines the lanes, computes x_i and publishes it; so the
+// rows overlap, and only the last terms of a row wait for the row before
+// it. Each x is published in a slot of its own 128 bytes (xSlotC16),
+// written once by its row's worker, and each worker copies the x's it
+// reads into its own array (worker 0: xr), so that the only cache lines
+// that change hands are the slots (one transfer each to each reader) and
+// the count of published rows (done, which only the slow path of a wait
+// reads): x's of consecutive rows in one shared array put two writers
+// into the same cache lines at every row.
 func (q *QRC16) backsubPar(b, xr []mdops.C16, w int) {
 	n, t0 := q.n, q.trMin
-	done := stepFlag{team: true} // xr[:done] are final
+	// done counts the published rows; they are always rows 0..done-1 (a
+	// row is computed only after the one before it is published).
+	done := stepFlag{team: true}
+	slots := make([]xSlotC16, n)
 	run := func(p int) {
 		var acc [Lanes]mdops.C16
+		mine := xr[:n]
+		if p > 0 {
+			mine = make([]mdops.C16, n)
+		}
+		have := 0 // mine[:have] holds x_(n-1-q), q < have
+		// take copies the published x's from have on into mine, waiting
+		// for x_(n-1-q) for q < k, not for more.
+		take := func(k int) {
+			for ; have < n; have++ {
+				s := &slots[have]
+				if !s.ready.Load() {
+					if have >= k {
+						return
+					}
+					awaitSlot(&s.ready, &done, have)
+				}
+				mine[have] = s.x
+			}
+		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -4462,23 +5004,21 @@ func (q *QRC16) backsubPar(b, xr []mdops.C16, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					avail := int(done.v.Load())
-					if avail <= j {
-						done.wait(j)
-						avail = int(done.v.Load())
-					}
-					hi := min(avail, t-1)
-					dotuFromC16(&acc, row, xr, j, hi)
+					take(j + 1)
+					hi := min(have, t-1)
+					dotuFromC16(&acc, row, mine, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC16(&acc, f, last)
-				done.wait(t - 1)
-				dotuFromC16(&acc, row, xr, t-1, t)
+				take(t)
+				dotuFromC16(&acc, row, mine, t-1, t)
 				x = x.Sub(combinePathC16(&acc, f, last))
 			}
-			xr[t] = mulRealC16(x, q.rinv[i])
-			done.publish(int64(t + 1))
+			s := &slots[t]
+			s.x = mulRealC16(x, q.rinv[i])
+			s.ready.Store(true)
+			done.arrive()
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -4490,8 +5030,16 @@ func (q *QRC16) backsubPar(b, xr []mdops.C16, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = xr[t]
+		b[n-1-t] = slots[t].x
 	}
+}
+
+// xSlotC16 is one x published by backsubPar, alone in a multiple of 128
+// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
+type xSlotC16 struct {
+	x     mdops.C16
+	ready atomic.Bool
+	_     [127]byte
 }
 
 // dotuFromC16 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
