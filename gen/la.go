@@ -34,22 +34,18 @@ type laVariant struct {
 	QHMin, TRMin int
 	// QHGroup is the lane group of ApplyQH's team (applyQHPar).
 	QHGroup int
-	// SlotPad pads backsubPar's slot (an element and a bool) to a
-	// multiple of 128 bytes.
-	SlotPad int
 }
 
 func laVariants(ns []int) []laVariant {
 	var vs []laVariant
-	pad := func(w int) int { return 127 - (8*w)%128 }
 	for _, n := range ns {
 		r := realType(n)
 		c := complexType(n)
 		qr, tr := laThresholds(n, false)
 		qc, tc := laThresholds(n, true)
 		vs = append(vs,
-			laVariant{N: n, S: r, T: "mdops." + r, R: "mdops." + r, W: n, QHMin: qr, TRMin: tr, QHGroup: laQHGroup(n, false), SlotPad: pad(n)},
-			laVariant{N: n, C: true, S: c, T: "mdops." + c, R: "mdops." + r, W: 2 * n, QHMin: qc, TRMin: tc, QHGroup: laQHGroup(n, true), SlotPad: pad(2 * n)})
+			laVariant{N: n, S: r, T: "mdops." + r, R: "mdops." + r, W: n, QHMin: qr, TRMin: tr, QHGroup: laQHGroup(n, false)},
+			laVariant{N: n, C: true, S: c, T: "mdops." + c, R: "mdops." + r, W: 2 * n, QHMin: qc, TRMin: tc, QHGroup: laQHGroup(n, true)})
 	}
 	return vs
 }
@@ -904,11 +900,7 @@ var _ = mdops.F1{}
 
 const laTrsv = `package la
 
-import (
-	"sync/atomic"
-
-	"github.com/mdgen/mdgen/mdops"
-)
+import "github.com/mdgen/mdgen/mdops"
 {{range .V}}
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
@@ -966,43 +958,15 @@ func (q *QR{{.S}}) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotu{{.S}}: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlot{{.S}}),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotu{{.S}}: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QR{{.S}}) backsubPar(b, xr []{{.T}}, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlot{{.S}}, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]{{.T}}
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]{{.T}}, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -1016,21 +980,23 @@ func (q *QR{{.S}}) backsubPar(b, xr []{{.T}}, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFrom{{.S}}(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFrom{{.S}}(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOff{{.S}}(&acc, f, last)
-				take(t)
-				dotuFrom{{.S}}(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFrom{{.S}}(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePath{{.S}}(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulReal{{.S}}(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulReal{{.S}}(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -1042,16 +1008,8 @@ func (q *QR{{.S}}) backsubPar(b, xr []{{.T}}, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlot{{.S}} is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlot{{.S}} struct {
-	x     {{.T}}
-	ready atomic.Bool
-	_     [{{.SlotPad}}]byte
 }
 
 // dotuFrom{{.S}} adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of

@@ -305,18 +305,3 @@ func (f *stepFlag) sleep(k int) {
 	f.mu.Unlock()
 	f.sleepers.Add(-1)
 }
-
-// awaitSlot returns once ready is set: it polls ready (a flag that one
-// goroutine sets, once) for spinFor, then waits on done until its count
-// exceeds k (done counts the published slots, always the first ones, and
-// is raised after the flag is set), as stepFlag.wait: yielding, then
-// sleeping.
-func awaitSlot(ready *atomic.Bool, done *stepFlag, k int) {
-	start := time.Now()
-	for i := 1; !ready.Load(); i++ {
-		if i%128 == 0 && time.Since(start) > spinFor {
-			done.wait(k)
-			return
-		}
-	}
-}

@@ -2,11 +2,7 @@
 
 package la
 
-import (
-	"sync/atomic"
-
-	"github.com/mdgen/mdgen/mdops"
-)
+import "github.com/mdgen/mdgen/mdops"
 
 // SolveR sets b[:n] = R^-1 b[:n] by back substitution. Order: for i = n-1
 // down to 0, s_i = the sum of R_ij*x_j over j = n-1, n-2, ..., i+1 in the
@@ -64,43 +60,15 @@ func (q *QRF1) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF1: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotF1),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuF1: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRF1) backsubPar(b, xr []mdops.F1, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotF1, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.F1
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.F1, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -114,21 +82,23 @@ func (q *QRF1) backsubPar(b, xr []mdops.F1, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromF1(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF1(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF1(&acc, f, last)
-				take(t)
-				dotuFromF1(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromF1(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathF1(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealF1(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealF1(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -140,16 +110,8 @@ func (q *QRF1) backsubPar(b, xr []mdops.F1, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotF1 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotF1 struct {
-	x     mdops.F1
-	ready atomic.Bool
-	_     [119]byte
 }
 
 // dotuFromF1 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -390,43 +352,15 @@ func (q *QRC1) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC1: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotC1),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuC1: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRC1) backsubPar(b, xr []mdops.C1, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotC1, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.C1
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.C1, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -440,21 +374,23 @@ func (q *QRC1) backsubPar(b, xr []mdops.C1, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromC1(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC1(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC1(&acc, f, last)
-				take(t)
-				dotuFromC1(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromC1(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathC1(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealC1(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealC1(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -466,16 +402,8 @@ func (q *QRC1) backsubPar(b, xr []mdops.C1, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotC1 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotC1 struct {
-	x     mdops.C1
-	ready atomic.Bool
-	_     [111]byte
 }
 
 // dotuFromC1 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -716,43 +644,15 @@ func (q *QRF2) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF2: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotF2),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuF2: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRF2) backsubPar(b, xr []mdops.F2, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotF2, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.F2
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.F2, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -766,21 +666,23 @@ func (q *QRF2) backsubPar(b, xr []mdops.F2, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromF2(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF2(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF2(&acc, f, last)
-				take(t)
-				dotuFromF2(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromF2(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathF2(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealF2(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealF2(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -792,16 +694,8 @@ func (q *QRF2) backsubPar(b, xr []mdops.F2, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotF2 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotF2 struct {
-	x     mdops.F2
-	ready atomic.Bool
-	_     [111]byte
 }
 
 // dotuFromF2 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -1042,43 +936,15 @@ func (q *QRC2) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC2: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotC2),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuC2: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRC2) backsubPar(b, xr []mdops.C2, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotC2, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.C2
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.C2, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -1092,21 +958,23 @@ func (q *QRC2) backsubPar(b, xr []mdops.C2, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromC2(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC2(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC2(&acc, f, last)
-				take(t)
-				dotuFromC2(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromC2(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathC2(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealC2(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealC2(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -1118,16 +986,8 @@ func (q *QRC2) backsubPar(b, xr []mdops.C2, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotC2 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotC2 struct {
-	x     mdops.C2
-	ready atomic.Bool
-	_     [95]byte
 }
 
 // dotuFromC2 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -1368,43 +1228,15 @@ func (q *QRF3) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF3: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotF3),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuF3: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRF3) backsubPar(b, xr []mdops.F3, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotF3, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.F3
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.F3, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -1418,21 +1250,23 @@ func (q *QRF3) backsubPar(b, xr []mdops.F3, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromF3(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF3(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF3(&acc, f, last)
-				take(t)
-				dotuFromF3(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromF3(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathF3(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealF3(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealF3(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -1444,16 +1278,8 @@ func (q *QRF3) backsubPar(b, xr []mdops.F3, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotF3 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotF3 struct {
-	x     mdops.F3
-	ready atomic.Bool
-	_     [103]byte
 }
 
 // dotuFromF3 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -1694,43 +1520,15 @@ func (q *QRC3) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC3: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotC3),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuC3: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRC3) backsubPar(b, xr []mdops.C3, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotC3, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.C3
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.C3, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -1744,21 +1542,23 @@ func (q *QRC3) backsubPar(b, xr []mdops.C3, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromC3(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC3(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC3(&acc, f, last)
-				take(t)
-				dotuFromC3(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromC3(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathC3(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealC3(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealC3(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -1770,16 +1570,8 @@ func (q *QRC3) backsubPar(b, xr []mdops.C3, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotC3 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotC3 struct {
-	x     mdops.C3
-	ready atomic.Bool
-	_     [79]byte
 }
 
 // dotuFromC3 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -2020,43 +1812,15 @@ func (q *QRF4) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF4: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotF4),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuF4: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRF4) backsubPar(b, xr []mdops.F4, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotF4, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.F4
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.F4, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -2070,21 +1834,23 @@ func (q *QRF4) backsubPar(b, xr []mdops.F4, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromF4(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF4(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF4(&acc, f, last)
-				take(t)
-				dotuFromF4(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromF4(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathF4(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealF4(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealF4(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -2096,16 +1862,8 @@ func (q *QRF4) backsubPar(b, xr []mdops.F4, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotF4 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotF4 struct {
-	x     mdops.F4
-	ready atomic.Bool
-	_     [95]byte
 }
 
 // dotuFromF4 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -2346,43 +2104,15 @@ func (q *QRC4) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC4: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotC4),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuC4: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRC4) backsubPar(b, xr []mdops.C4, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotC4, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.C4
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.C4, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -2396,21 +2126,23 @@ func (q *QRC4) backsubPar(b, xr []mdops.C4, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromC4(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC4(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC4(&acc, f, last)
-				take(t)
-				dotuFromC4(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromC4(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathC4(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealC4(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealC4(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -2422,16 +2154,8 @@ func (q *QRC4) backsubPar(b, xr []mdops.C4, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotC4 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotC4 struct {
-	x     mdops.C4
-	ready atomic.Bool
-	_     [63]byte
 }
 
 // dotuFromC4 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -2672,43 +2396,15 @@ func (q *QRF5) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF5: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotF5),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuF5: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRF5) backsubPar(b, xr []mdops.F5, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotF5, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.F5
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.F5, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -2722,21 +2418,23 @@ func (q *QRF5) backsubPar(b, xr []mdops.F5, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromF5(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF5(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF5(&acc, f, last)
-				take(t)
-				dotuFromF5(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromF5(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathF5(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealF5(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealF5(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -2748,16 +2446,8 @@ func (q *QRF5) backsubPar(b, xr []mdops.F5, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotF5 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotF5 struct {
-	x     mdops.F5
-	ready atomic.Bool
-	_     [87]byte
 }
 
 // dotuFromF5 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -2998,43 +2688,15 @@ func (q *QRC5) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC5: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotC5),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuC5: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRC5) backsubPar(b, xr []mdops.C5, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotC5, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.C5
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.C5, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -3048,21 +2710,23 @@ func (q *QRC5) backsubPar(b, xr []mdops.C5, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromC5(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC5(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC5(&acc, f, last)
-				take(t)
-				dotuFromC5(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromC5(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathC5(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealC5(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealC5(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -3074,16 +2738,8 @@ func (q *QRC5) backsubPar(b, xr []mdops.C5, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotC5 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotC5 struct {
-	x     mdops.C5
-	ready atomic.Bool
-	_     [47]byte
 }
 
 // dotuFromC5 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -3324,43 +2980,15 @@ func (q *QRF8) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF8: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotF8),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuF8: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRF8) backsubPar(b, xr []mdops.F8, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotF8, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.F8
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.F8, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -3374,21 +3002,23 @@ func (q *QRF8) backsubPar(b, xr []mdops.F8, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromF8(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF8(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF8(&acc, f, last)
-				take(t)
-				dotuFromF8(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromF8(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathF8(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealF8(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealF8(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -3400,16 +3030,8 @@ func (q *QRF8) backsubPar(b, xr []mdops.F8, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotF8 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotF8 struct {
-	x     mdops.F8
-	ready atomic.Bool
-	_     [63]byte
 }
 
 // dotuFromF8 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -3650,43 +3272,15 @@ func (q *QRC8) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC8: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotC8),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuC8: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRC8) backsubPar(b, xr []mdops.C8, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotC8, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.C8
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.C8, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -3700,21 +3294,23 @@ func (q *QRC8) backsubPar(b, xr []mdops.C8, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromC8(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC8(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC8(&acc, f, last)
-				take(t)
-				dotuFromC8(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromC8(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathC8(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealC8(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealC8(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -3726,16 +3322,8 @@ func (q *QRC8) backsubPar(b, xr []mdops.C8, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotC8 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotC8 struct {
-	x     mdops.C8
-	ready atomic.Bool
-	_     [127]byte
 }
 
 // dotuFromC8 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -3976,43 +3564,15 @@ func (q *QRF10) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF10: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotF10),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuF10: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRF10) backsubPar(b, xr []mdops.F10, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotF10, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.F10
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.F10, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -4026,21 +3586,23 @@ func (q *QRF10) backsubPar(b, xr []mdops.F10, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromF10(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF10(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF10(&acc, f, last)
-				take(t)
-				dotuFromF10(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromF10(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathF10(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealF10(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealF10(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -4052,16 +3614,8 @@ func (q *QRF10) backsubPar(b, xr []mdops.F10, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotF10 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotF10 struct {
-	x     mdops.F10
-	ready atomic.Bool
-	_     [47]byte
 }
 
 // dotuFromF10 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -4302,43 +3856,15 @@ func (q *QRC10) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC10: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotC10),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuC10: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRC10) backsubPar(b, xr []mdops.C10, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotC10, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.C10
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.C10, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -4352,21 +3878,23 @@ func (q *QRC10) backsubPar(b, xr []mdops.C10, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromC10(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC10(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC10(&acc, f, last)
-				take(t)
-				dotuFromC10(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromC10(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathC10(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealC10(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealC10(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -4378,16 +3906,8 @@ func (q *QRC10) backsubPar(b, xr []mdops.C10, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotC10 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotC10 struct {
-	x     mdops.C10
-	ready atomic.Bool
-	_     [95]byte
 }
 
 // dotuFromC10 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -4628,43 +4148,15 @@ func (q *QRF16) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuF16: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotF16),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuF16: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRF16) backsubPar(b, xr []mdops.F16, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotF16, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.F16
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.F16, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -4678,21 +4170,23 @@ func (q *QRF16) backsubPar(b, xr []mdops.F16, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromF16(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromF16(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffF16(&acc, f, last)
-				take(t)
-				dotuFromF16(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromF16(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathF16(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealF16(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealF16(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -4704,16 +4198,8 @@ func (q *QRF16) backsubPar(b, xr []mdops.F16, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotF16 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotF16 struct {
-	x     mdops.F16
-	ready atomic.Bool
-	_     [127]byte
 }
 
 // dotuFromF16 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
@@ -4954,43 +4440,15 @@ func (q *QRC16) trTeam(workers int) int {
 // t-th computed) belongs to worker 0 for t < trMin, then to worker
 // (t-trMin) mod w. A worker accumulates the lanes of its row with the
 // terms t_q = R_(i,n-1-q)*x_(n-1-q) in increasing q (the lane order of
-// dotuC16: each lane's terms in the same order) as the x_(n-1-q) are
-// published, combines the lanes, computes x_i and publishes it; so the
-// rows overlap, and only the last terms of a row wait for the row before
-// it. Each x is published in a slot of its own 128 bytes (xSlotC16),
-// written once by its row's worker, and each worker copies the x's it
-// reads into its own array (worker 0: xr), so that the only cache lines
-// that change hands are the slots (one transfer each to each reader) and
-// the count of published rows (done, which only the slow path of a wait
-// reads): x's of consecutive rows in one shared array put two writers
-// into the same cache lines at every row.
+// dotuC16: each lane's terms in the same order) as the x_(n-1-q) = xr[q]
+// are published (done > q), combines the lanes, computes x_i and publishes
+// it; so the rows overlap, and only the last terms of a row wait for the
+// row before it.
 func (q *QRC16) backsubPar(b, xr []mdops.C16, w int) {
 	n, t0 := q.n, q.trMin
-	// done counts the published rows; they are always rows 0..done-1 (a
-	// row is computed only after the one before it is published).
-	done := stepFlag{team: true}
-	slots := make([]xSlotC16, n)
+	done := stepFlag{team: true} // xr[:done] are final
 	run := func(p int) {
 		var acc [Lanes]mdops.C16
-		mine := xr[:n]
-		if p > 0 {
-			mine = make([]mdops.C16, n)
-		}
-		have := 0 // mine[:have] holds x_(n-1-q), q < have
-		// take copies the published x's from have on into mine, waiting
-		// for x_(n-1-q) for q < k, not for more.
-		take := func(k int) {
-			for ; have < n; have++ {
-				s := &slots[have]
-				if !s.ready.Load() {
-					if have >= k {
-						return
-					}
-					awaitSlot(&s.ready, &done, have)
-				}
-				mine[have] = s.x
-			}
-		}
 		t := t0 + p
 		if p == 0 {
 			t = 0
@@ -5004,21 +4462,23 @@ func (q *QRC16) backsubPar(b, xr []mdops.C16, w int) {
 				// Adds of the tree that do not wait for the last term,
 				// then the last term and the Adds on its lane's path.
 				for j := 0; j < t-1; {
-					take(j + 1)
-					hi := min(have, t-1)
-					dotuFromC16(&acc, row, mine, j, hi)
+					avail := int(done.v.Load())
+					if avail <= j {
+						done.wait(j)
+						avail = int(done.v.Load())
+					}
+					hi := min(avail, t-1)
+					dotuFromC16(&acc, row, xr, j, hi)
 					j = hi
 				}
 				f, last := min(t, Lanes), (t-1)%Lanes
 				combineOffC16(&acc, f, last)
-				take(t)
-				dotuFromC16(&acc, row, mine, t-1, t)
+				done.wait(t - 1)
+				dotuFromC16(&acc, row, xr, t-1, t)
 				x = x.Sub(combinePathC16(&acc, f, last))
 			}
-			s := &slots[t]
-			s.x = mulRealC16(x, q.rinv[i])
-			s.ready.Store(true)
-			done.arrive()
+			xr[t] = mulRealC16(x, q.rinv[i])
+			done.publish(int64(t + 1))
 			if t < t0-1 {
 				t++
 			} else if t == t0-1 {
@@ -5030,16 +4490,8 @@ func (q *QRC16) backsubPar(b, xr []mdops.C16, w int) {
 	}
 	runTeam(w, run)
 	for t := 0; t < n; t++ {
-		b[n-1-t] = slots[t].x
+		b[n-1-t] = xr[t]
 	}
-}
-
-// xSlotC16 is one x published by backsubPar, alone in a multiple of 128
-// bytes (two cache lines: x86's adjacent-line prefetch pairs them).
-type xSlotC16 struct {
-	x     mdops.C16
-	ready atomic.Bool
-	_     [127]byte
 }
 
 // dotuFromC16 adds the terms x[q]*y[q], q = q0..q1-1, to the lanes acc of
