@@ -73,13 +73,19 @@ type tuneConfig struct {
 	deadline     time.Duration
 	seed         uint64
 	minGain      float64
+
+	newton       bool              // -newton: the Newton back end's linear algebra
+	newtonCases  []*newtonTuneCase // -newton-cases
+	newtonDegree int
+	newtonCheckN int
+	newtonSteps  int
 }
 
 func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error) {
 	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), tuneUsage)
+		fmt.Fprint(fs.Output(), tuneUsage+tuneNewtonUsage)
 		fs.PrintDefaults()
 	}
 	systems := fs.String("systems", "p1,p2,p3", "benchmark systems")
@@ -95,6 +101,11 @@ func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error
 	deadline := fs.Duration("deadline", 0, "start no case after this long, wait for the CPU checks no longer, and write what is done (0: no limit), e.g. 9m under a 10-minute limit")
 	seed := fs.Uint64("seed", 0, "seed of the random inputs (0: from the clock)")
 	minGain := fs.Float64("min-gain", 1, "percent a shape must gain over the model's to replace it")
+	newtonFlag := fs.Bool("newton", false, "tune the Newton back end's linear-algebra kernels (see above) instead of the evaluation")
+	newtonCases := fs.String("newton-cases", "2r256,2c256,4r256,4c256,8r256,8c256,8r1024", "with -newton: the cases, PREC r|c N (8r1024: 8 doubles, real, n = 1024)")
+	newtonDegree := fs.Int("newton-degree", 64, "with -newton: the degree of the series")
+	newtonCheckN := fs.Int("newton-check-n", 64, "with -newton: the size n at which the GPU's solves are compared with the CPU Newton's")
+	newtonSteps := fs.Int("newton-steps", 0, "with -newton: the most Newton steps of a solve (0: runtime/newton's default)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return nil, err
 	}
@@ -102,7 +113,23 @@ func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error
 		return nil, usagef("tune: unexpected arguments %q", fs.Args())
 	}
 	c := &tuneConfig{profile: *profile, repeat: *repeat, kernels: *kernels, nvcc: *nvccPath, arch: *arch,
-		checkWorkers: *checkWorkersN, deadline: *deadline, seed: *seed, minGain: *minGain}
+		checkWorkers: *checkWorkersN, deadline: *deadline, seed: *seed, minGain: *minGain,
+		newton: *newtonFlag, newtonDegree: *newtonDegree, newtonCheckN: *newtonCheckN, newtonSteps: *newtonSteps}
+	if c.newton {
+		var err error
+		if c.newtonCases, err = parseNewtonCases(*newtonCases); err != nil {
+			return nil, usageError{err}
+		}
+		if *newtonDegree < 1 {
+			return nil, usagef("tune: -newton-degree %d: want >= 1", *newtonDegree)
+		}
+		if *newtonCheckN < 1 {
+			return nil, usagef("tune: -newton-check-n %d: want >= 1", *newtonCheckN)
+		}
+		if *newtonSteps < 0 {
+			return nil, usagef("tune: -newton-steps %d: want >= 0", *newtonSteps)
+		}
+	}
 	for _, err := range []error{checkRepeat("-repeat", *repeat), checkWorkers("-check-workers", *checkWorkersN)} {
 		if err != nil {
 			return nil, err
@@ -231,6 +258,9 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		old = tune.New()
 	default:
 		t.logf("tune: adding to %s (%d entries)", cfg.profile, old.Entries())
+	}
+	if cfg.newton {
+		return t.runNewton(old, stdout)
 	}
 	if err := t.buildKernels(); err != nil {
 		return err
