@@ -198,6 +198,7 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 	plot := fs.String("plot", "", "draw the wall clocks and errors beside PHCpack's to this SVG file")
 	outDir := fs.String("out", "", "write newton.txt, newton.log, newton.csv and newton.svg to this folder")
 	deadline := fs.Duration("deadline", 0, "start no case after this long and report what is done (0: no limit)")
+	profileName := profileFlag(fs) // cmd/mdgen/profile.go: the Newton entries give the GPU's linear-algebra shapes
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return nil, err
 	}
@@ -210,7 +211,7 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 		}
 	}
 	c := &bench.NewtonConfig{Repeat: *repeat, MaxSteps: *maxSteps, Check: *check, CPU: *cpu, Workers: *workers,
-		KernelDir: *kernels, NVCC: *nvcc, CSV: *csvPath, Plot: *plot, OutDir: *outDir, Deadline: *deadline}
+		KernelDir: *kernels, NVCC: *nvcc, CSV: *csvPath, Plot: *plot, OutDir: *outDir, Deadline: *deadline, Profile: *profileName}
 	var err error
 	if c.Precs, err = parseIntList(*precs, "precision"); err != nil {
 		return nil, err
@@ -247,6 +248,11 @@ func runBench(args []string, out io.Writer) error {
 				return nil
 			}
 			return err
+		}
+		if !cfg.CPU {
+			if err := installProfile(cfg.Profile, "bench", os.Stderr); err != nil {
+				return err
+			}
 		}
 		return bench.RunNewton(cfg, out, os.Stderr)
 	}

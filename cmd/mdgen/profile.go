@@ -102,6 +102,6 @@ func noteProfileDevice(info cudadev.Info, cmd string, stderr io.Writer) {
 		}
 		fmt.Fprintf(stderr, "mdgen: warning: %s: the tuning profile has no entries for %s (it has %s); using the fitted launch shapes\n", cmd, d, strings.Join(devs, ", "))
 	} else {
-		fmt.Fprintf(stderr, "mdgen: %s: %d tuned launch shapes for %s\n", cmd, len(g.Entries), d)
+		fmt.Fprintf(stderr, "mdgen: %s: %d tuned launch shapes of the evaluation and %d of the Newton linear algebra for %s\n", cmd, len(g.Entries), len(g.Newton), d)
 	}
 }

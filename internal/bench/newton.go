@@ -46,6 +46,10 @@ type NewtonConfig struct {
 	CSV, Plot string        // files to write ("": none)
 	OutDir    string        // folder of newton.txt, newton.log, newton.csv, newton.svg ("": none)
 	Deadline  time.Duration // start no case after this long (0: no limit)
+	// Profile names the tuning profile whose Newton entries give the GPU
+	// back end its linear-algebra shapes (-profile; mdgen bench installs
+	// it, runtime/tune; "": the default location when it exists).
+	Profile string
 }
 
 // NewtonSeed is the seed of the monomial homotopy's rates (PHCpack's
