@@ -38,7 +38,9 @@ residual: CUDA events; the median of -repeat solves, a candidate whose first
 solve is 1.5 times the best so far not repeated) for the teams per block of
 the kernels qr, mulsub, qh, backsub, norm1 and packrh, one kernel at a time
 (each over the powers of two up to its bound, the others at the best so
-far). Every solve of every candidate must give the model shape's results bit
+far); the fastest, when not the model's, is measured again with the model,
+alternately, 3 times each, and kept only when the medians say it gains
+-min-gain (these times vary by several percent from solve to solve). Every solve of every candidate must give the model shape's results bit
 for bit (series, residual, condition, steps); the model's and the chosen
 shape's solves at n = -newton-check-n must give the CPU Newton's. The
 entries are keyed by the size class of n (n<128, n<512, n<2048, n>=2048).
@@ -162,13 +164,13 @@ func (t *tuner) runNewton(p *tune.Profile, stdout io.Writer) error {
 	}()
 	defer func() { gpu.NewtonShape = nil }()
 	for i, c := range cases {
-		head := fmt.Sprintf("[%d/%d %s] %s:", i+1, len(cases), time.Since(t.start).Round(time.Second), c.name())
 		if t.pastDeadline() {
 			c.skipped = fmt.Sprintf("not run: past the -deadline of %s", cfg.deadline)
-			t.logf("%s %s", head, c.skipped)
+			t.logf("[%d/%d %s] %s: %s", i+1, len(cases), time.Since(t.start).Round(time.Second), c.name(), c.skipped)
 			continue
 		}
-		t.newtonCase(c, kernels[precKind{c.prec, c.complex}], head)
+		t.newtonCase(c, kernels[precKind{c.prec, c.complex}])
+		head := fmt.Sprintf("[%d/%d %s] %s:", i+1, len(cases), time.Since(t.start).Round(time.Second), c.name())
 		if c.skipped != "" {
 			t.logf("%s %s", head, c.skipped)
 			continue
@@ -286,7 +288,7 @@ func (t *tuner) newtonSolveCPU(k precKind) (*newton.Result, error) {
 
 // newtonCase searches the shapes of one case, then solves the check
 // instance on the GPU with the model's shape and the chosen one.
-func (t *tuner) newtonCase(c *newtonTuneCase, k *gpu.NewtonKernels, head string) {
+func (t *tuner) newtonCase(c *newtonTuneCase, k *gpu.NewtonKernels) {
 	cfg := t.cfg
 	pk := precKind{c.prec, c.complex}
 	inst, err := t.newtonInstance(c.vars, c.complex)

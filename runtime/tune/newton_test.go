@@ -297,9 +297,17 @@ func TestNewtonSearch(t *testing.T) {
 	if len(got.Failed) != 1 || got.Failed[0].Norm1 != 16 {
 		t.Fatalf("failed %v", got.Failed)
 	}
-	// Every candidate measured once, the model first; each op's counts.
+	// Every candidate measured once, the model first; each op's counts;
+	// then the model and the best again, alternately.
+	n := 1
+	for _, op := range NewtonSearchOps {
+		n += len(NewtonTeams(op)) - 1
+	}
+	if len(f.measured) != n+2*NewtonConfirmRounds || got.Tried != n-1 {
+		t.Fatalf("%d measured, %d tried, want %d and %d", len(f.measured), got.Tried, n+2*NewtonConfirmRounds, n-1)
+	}
 	seen := map[gpuabi.LAShape]bool{}
-	for _, s := range f.measured {
+	for _, s := range f.measured[:n] {
 		if seen[s] {
 			t.Fatalf("%v measured twice", s)
 		}
@@ -308,12 +316,24 @@ func TestNewtonSearch(t *testing.T) {
 	if f.measured[0] != m {
 		t.Fatalf("first measured %v, want the model", f.measured[0])
 	}
-	n := 1
-	for _, op := range NewtonSearchOps {
-		n += len(NewtonTeams(op)) - 1
+	for i, s := range f.measured[n:] {
+		if want := []gpuabi.LAShape{m, want}[i%2]; s != want {
+			t.Fatalf("confirmation %d measured %v, want %v", i, s, want)
+		}
 	}
-	if len(f.measured) != n || got.Tried != n-1 {
-		t.Fatalf("%d measured, %d tried, want %d and %d", len(f.measured), got.Tried, n, n-1)
+	// A candidate that was lucky once: the confirmation keeps the model.
+	lucky := m
+	lucky.QH = 4
+	calls := map[gpuabi.LAShape]int{}
+	got, err = NewtonSearch(1, func(s gpuabi.LAShape, screen float64) (float64, bool, error) {
+		calls[s]++
+		if s == lucky && calls[s] == 1 {
+			return 90, true, nil
+		}
+		return 100 + float64(calls[s]%2), true, nil // noise of 1%
+	})
+	if err != nil || got.Best != m || got.BestMs != got.ModelMs || calls[lucky] != 1+NewtonConfirmRounds || calls[m] != 1+NewtonConfirmRounds {
+		t.Fatalf("lucky once: best %v %.1f ms, model %.1f ms, calls %d and %d (%v)", got.Best, got.BestMs, got.ModelMs, calls[lucky], calls[m], err)
 	}
 	// A gain below -min-gain keeps the model.
 	f2 := &fakeNewton{cost: map[gpuabi.LAOp]map[int]float64{gpuabi.LAQH: {1: 1, 2: 0.5}}}
