@@ -356,3 +356,22 @@ func TestNewtonTeams(t *testing.T) {
 		t.Errorf("mulsub: %v", got)
 	}
 }
+
+// TestCommittedNewtonProfile: the H200 Newton profile in bench/results
+// reads with this mdgen, every entry passed the CPU check, and none is
+// slower than the model as measured.
+func TestCommittedNewtonProfile(t *testing.T) {
+	p, err := Read(filepath.Join("..", "..", "bench", "results", "h200-tune-newton.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.For(h200)
+	if g == nil || len(g.Newton) == 0 {
+		t.Fatalf("no H200 Newton entries: %v", p.Devices())
+	}
+	for _, e := range g.Newton {
+		if e.Ms > e.ModelMs || (e.Shape == e.Model) != (e.Ms == e.ModelMs) || e.Check != "cpu" {
+			t.Errorf("%s: %v %.3f ms against the model's %v %.3f ms, check %q", e.Key(), e.Shape, e.Ms, e.Model, e.ModelMs, e.Check)
+		}
+	}
+}
