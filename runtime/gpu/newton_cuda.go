@@ -134,7 +134,7 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 	if c.Complex {
 		be.norm1 = lk.Norm1Complex
 	}
-	d, n, m, W, N := c.Degree, c.Vars, c.Eqs, int64(c.W), int64(c.N)
+	d, n, m, N := c.Degree, c.Vars, c.Eqs, int64(c.N)
 	nsc := int64(max(d+1, n))
 	be.amax = nsc * N
 	sizes, _ := newtonBuffers(c)
@@ -152,6 +152,10 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 		}
 	}()
 	for i, s := range sizes {
+		if i == nbE || i == nbNegI { // allocated by the first FormInverse (allocInverse)
+			be.add(cudadev.Buffer{}, true)
+			continue
+		}
 		b, err := k.dev.AllocFloat64s(max(s, 1))
 		if err != nil {
 			return nil, fmt.Errorf("gpu: Newton: allocating buffer %d (%d doubles): %w", i, s, err)
@@ -162,13 +166,6 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 		if err := k.dev.Memset(be.bufs[b], 0); err != nil {
 			return nil, fmt.Errorf("gpu: Newton: %w", err)
 		}
-	}
-	negI := make([]float64, sizes[nbNegI])
-	for i := 0; i < m; i++ {
-		negI[int64(i+i*m)*W] = -1
-	}
-	if err := k.dev.CopyHtoD(be.bufs[nbNegI], negI); err != nil {
-		return nil, fmt.Errorf("gpu: Newton: uploading -I: %w", err)
 	}
 	// The executors (staged by Solver.Prepare) and their slot tables.
 	for _, w := range newton.Stagger(d) {
@@ -482,9 +479,38 @@ func (be *newtonBackend) FormInverse() error {
 	return nil
 }
 
+// allocInverse allocates E and -I and uploads -I: on the first
+// FormInverse, so that a root refinement (degree 0, no series phase) does
+// not pay for two m x m matrices (at m = 4096, 2 doubles complex: 1 GiB of
+// device memory and a 512 MiB upload). newtonFits counts them all the same.
+func (be *newtonBackend) allocInverse() error {
+	sizes, _ := newtonBuffers(be.c)
+	m, W := be.c.Eqs, int64(be.c.W)
+	for _, i := range []int{nbE, nbNegI} {
+		b, err := be.dev.AllocFloat64s(max(sizes[i], 1))
+		if err != nil {
+			return fmt.Errorf("gpu: Newton: allocating buffer %d (%d doubles): %w", i, sizes[i], err)
+		}
+		be.bufs[i] = b
+	}
+	negI := make([]float64, sizes[nbNegI])
+	for i := 0; i < m; i++ {
+		negI[int64(i+i*m)*W] = -1
+	}
+	if err := be.dev.CopyHtoD(be.bufs[nbNegI], negI); err != nil {
+		return fmt.Errorf("gpu: Newton: uploading -I: %w", err)
+	}
+	return nil
+}
+
 // queueInverse queues FormInverse's work on the stream.
 func (be *newtonBackend) queueInverse() error {
 	m, n := be.c.Eqs, be.c.Vars
+	if be.bufs[nbE].IsNil() {
+		if err := be.allocInverse(); err != nil {
+			return err
+		}
+	}
 	if err := be.dev.CopyDtoD(be.bufs[nbE], be.bufs[nbNegI]); err != nil {
 		return err
 	}
