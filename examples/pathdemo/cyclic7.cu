@@ -2066,6 +2066,71 @@ __device__ __forceinline__ void la_pow2_scales(double v, double& f1, double& f2,
 // la_rowoff is gpuabi.LARowOff: the first element of row i of R in rrev.
 __device__ __forceinline__ long long la_rowoff(long long n, long long i) { return i * (n - 1) - i * (i - 1) / 2; }
 
+// la_pf is the number of loads in flight per thread in the prefetching
+// loops below (la_ring1, la_ring2), by the doubles W of an element: the
+// chained reductions of qr and qh1 wait for memory, one term at a time,
+// unless the loads of the next terms are issued ahead; fewer for the wide
+// elements (registers).
+template <int W>
+struct la_pf {
+  static const int D = W <= 2 ? 8 : (W <= 4 ? 4 : (W <= 8 ? 2 : 1));
+};
+
+// la_ring1 calls f(i, p_i) for i = i0, i0+step, ... < K, in this order,
+// with the loads of the next la_pf terms issued before each call: the
+// same operations in the same order as the plain loop, f's chain no
+// longer waiting on each load. f may store to p_i (the later elements are
+// distinct).
+template <class O, class F>
+__device__ __forceinline__ void la_ring1(long long i, long long step, long long K, const double* p, F f) {
+  typedef typename O::T T;
+  const int W = O::W, D = la_pf<O::W>::D;
+  T pp[D];
+#pragma unroll
+  for (int j = 0; j < D; ++j) pp[j] = i + step * j < K ? O::load(p + (i + step * j) * W) : O::zero();
+  for (; i < K; i += step * D) {
+#pragma unroll
+    for (int j = 0; j < D; ++j) {
+      const long long ij = i + step * j;
+      if (ij < K) {
+        const T x = pp[j];
+        const long long in = ij + step * D;
+        if (in < K) pp[j] = O::load(p + in * W);
+        f(ij, x);
+      }
+    }
+  }
+}
+
+// la_ring2 is la_ring1 over two arrays: f(i, p_i, q_i).
+template <class O, class F>
+__device__ __forceinline__ void la_ring2(long long i, long long step, long long K, const double* p, const double* q, F f) {
+  typedef typename O::T T;
+  const int W = O::W, D = la_pf<O::W>::D;
+  T pp[D], qq[D];
+#pragma unroll
+  for (int j = 0; j < D; ++j) {
+    const bool in = i + step * j < K;
+    pp[j] = in ? O::load(p + (i + step * j) * W) : O::zero();
+    qq[j] = in ? O::load(q + (i + step * j) * W) : O::zero();
+  }
+  for (; i < K; i += step * D) {
+#pragma unroll
+    for (int j = 0; j < D; ++j) {
+      const long long ij = i + step * j;
+      if (ij < K) {
+        const T x = pp[j], y = qq[j];
+        const long long in = ij + step * D;
+        if (in < K) {
+          pp[j] = O::load(p + in * W);
+          qq[j] = O::load(q + in * W);
+        }
+        f(ij, x, y);
+      }
+    }
+  }
+}
+
 // la_apply applies H^H = I - conj(tau) v v^H to the column c of K elements
 // (la applyH; tau is not zero), by the warp (t = threadIdx.x % 32): w =
 // v^H c with t_0 = c_0, t_i = conj(v_i)*c_i (v_0 = 1 implicit, v_i at v +
@@ -2080,17 +2145,16 @@ __device__ __forceinline__ void la_apply(const double* v, double* c, long long K
   T acc = O::zero();
   if (active && t < 16 && t < K) {
     acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
-    for (long long i = t + 16; i < K; i += 16) acc = O::madd(acc, O::conj(O::load(v + i * W)), O::load(c + i * W));
+    la_ring2<O>(t + 16, 16, K, v, c, [&](long long, const T& vi, const T& ci) { acc = O::madd(acc, O::conj(vi), ci); });
   }
   acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
   const T w = la_bcast<32>(acc);
   la_sync_group();
   if (active) {
     const T s = O::neg(O::mul(O::conj(tau), w));
-    for (long long i = t; i < K; i += 32) {
-      const T ci = O::load(c + i * W);
-      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, O::load(v + i * W), s));
-    }
+    la_ring2<O>(t, 32, K, v, c, [&](long long i, const T& vi, const T& ci) {
+      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, vi, s));
+    });
   }
 }
 
@@ -2108,10 +2172,10 @@ __device__ __forceinline__ void la_larfg(double* x, long long K, double* taup, b
   const int l = t & 15;
   double am = 0.0;
   if (active && t < 16) {
-    for (long long i = 1 + t; i < K; i += 16) {
-      const double a = O::lead(O::load(x + i * W));
+    la_ring1<O>(1 + t, 16, K, x, [&](long long, const T& xi) {
+      const double a = O::lead(xi);
       if (a > am || a != a) am = a;
-    }
+    });
   }
   am = la_bcast<32>(la_tree<double, la_amax_op>(am, l, 16));
   const T alpha = la_bcast<32>((active && t == 0) ? O::load(x) : O::zero());
@@ -2121,7 +2185,7 @@ __device__ __forceinline__ void la_larfg(double* x, long long K, double* taup, b
   R ss = O::rzero();
   if (active && !identity && t < 16 && 1 + t < K) {
     ss = O::sqFirst(O::scale2(O::load(x + (1 + t) * W), f1, f2));
-    for (long long i = 1 + t + 16; i < K; i += 16) ss = O::sqAcc(ss, O::scale2(O::load(x + i * W), f1, f2));
+    la_ring1<O>(1 + t + 16, 16, K, x, [&](long long, const T& xi) { ss = O::sqAcc(ss, O::scale2(xi, f1, f2)); });
   }
   ss = la_bcast<32>(la_tree<R, typename O::RAdd>(ss, l, K - 1 < 16 ? K - 1 : 16));
   la_sync_group();
@@ -2131,7 +2195,7 @@ __device__ __forceinline__ void la_larfg(double* x, long long K, double* taup, b
     const R beta = O::re(a).v[0] >= 0.0 ? O::rneg(nrm) : nrm;
     T tau, r;
     O::tauR(a, beta, tau, r);
-    for (long long i = 1 + t; i < K; i += 32) O::store(x + i * W, O::mul(O::scale2(O::load(x + i * W), f1, f2), r));
+    la_ring1<O>(1 + t, 32, K, x, [&](long long i, const T& xi) { O::store(x + i * W, O::mul(O::scale2(xi, f1, f2), r)); });
     if (t == 0) {
       O::store(x, O::fromReal(O::rscale2(beta, g1, g2)));
       O::store(taup, tau);
@@ -2263,16 +2327,15 @@ __device__ __forceinline__ void la_qh1_body(const double* a, const double* tau, 
     T acc = O::zero();
     if (t < 16 && t < K) {
       acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
-      for (long long i = t + 16; i < K; i += 16) acc = O::madd(acc, O::conj(O::load(v + i * W)), O::load(c + i * W));
+      la_ring2<O>(t + 16, 16, K, v, c, [&](long long, const T& vi, const T& ci) { acc = O::madd(acc, O::conj(vi), ci); });
     }
     acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
     if (t == 0) O::store(sw, acc);
     la_sync_block();
     const T s = O::neg(O::mul(O::conj(tk), O::load(sw)));
-    for (long long i = t; i < K; i += blockDim.x) {
-      const T ci = O::load(c + i * W);
-      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, O::load(v + i * W), s));
-    }
+    la_ring2<O>(t, blockDim.x, K, v, c, [&](long long i, const T& vi, const T& ci) {
+      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, vi, s));
+    });
     la_sync_block();
   }
 }
@@ -2323,18 +2386,51 @@ __device__ __forceinline__ void la_backsub_body(const double* rrev, const double
 template <class O>
 __device__ __forceinline__ void la_backsub1_body(const double* rrev, const double* rinv, long long n, double* b, double* acc) {
   typedef typename O::T T;
-  const int W = O::W;
+  typedef typename O::R R;
+  const int W = O::W, D = la_pf<O::W>::D;
   const int t = (int)threadIdx.x, l = t & 15;
+  const long long S = blockDim.x;
+#if defined(MDGEN_HOST_EMULATION)
+  static double sx[W];  // the fibers of the block share it
+#else
+  __shared__ double sx[W];  // x_i of the last round, for every thread
+#endif
   for (long long r = 0; r < n; ++r) {
     const long long i = n - 1 - r;  // the row that ends this round
     if (r > 0) {                    // term q = r-1 of the rows <= i: x_(n-r), final since the last round
       const long long q = r - 1;
-      const T xj = O::load(b + (n - 1 - q) * W);
+      const T xj = O::load(sx);
       double* aq = acc + (q % 16) * n * W;
-      for (long long ip = t; ip <= i; ip += blockDim.x) {
-        const T rq = O::load(rrev + (la_rowoff(n, ip) + q) * W);
-        O::store(aq + ip * W, q < 16 ? O::prod(rq, xj) : O::madd(O::load(aq + ip * W), rq, xj));
+      const bool first = q < 16;
+      // The rows of this thread, with the loads of the next D rows in flight.
+      T pa[D], pr[D];
+#pragma unroll
+      for (int j = 0; j < D; ++j) {
+        const long long ip = t + S * j;
+        pr[j] = ip <= i ? O::load(rrev + (la_rowoff(n, ip) + q) * W) : O::zero();
+        pa[j] = ip <= i && !first ? O::load(aq + ip * W) : O::zero();
       }
+      for (long long ip0 = t; ip0 <= i; ip0 += S * D) {
+#pragma unroll
+        for (int j = 0; j < D; ++j) {
+          const long long ip = ip0 + S * j;
+          if (ip <= i) {
+            const T av = pa[j], rq = pr[j];
+            const long long in = ip + S * D;
+            if (in <= i) {
+              pr[j] = O::load(rrev + (la_rowoff(n, in) + q) * W);
+              if (!first) pa[j] = O::load(aq + in * W);
+            }
+            O::store(aq + ip * W, first ? O::prod(rq, xj) : O::madd(av, rq, xj));
+          }
+        }
+      }
+    }
+    T bi = O::zero();
+    R ri = O::rzero();
+    if (t == 0) {
+      bi = O::load(b + i * W);
+      ri = O::rload(rinv + i * O::N);
     }
     la_sync_block();
     // Every thread runs the tree (see la_qh1_body); row i's sum is thread 0's.
@@ -2342,9 +2438,10 @@ __device__ __forceinline__ void la_backsub1_body(const double* rrev, const doubl
     if (t < 16 && t < r) a = O::load(acc + ((long long)t * n + i) * W);
     a = la_tree<T, typename O::TAdd>(a, l, r < 16 ? r : 16);
     if (t == 0) {
-      T xi = O::load(b + i * W);
-      if (r > 0) xi = O::sub(xi, a);
-      O::store(b + i * W, O::mulReal(xi, O::rload(rinv + i * O::N)));
+      if (r > 0) bi = O::sub(bi, a);
+      const T xi = O::mulReal(bi, ri);
+      O::store(b + i * W, xi);
+      O::store(sx, xi);
     }
     la_sync_block();
   }
