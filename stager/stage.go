@@ -71,6 +71,11 @@ import (
 // fit in the available memory. Executors check their precision with
 // p.CheckMemory(n, complex).
 //
+// Stage's passes over the polynomials run on every core (GOMAXPROCS), on
+// contiguous chunks of polynomials whose results are merged in polynomial
+// order (see stage_par.go): the Plan, and the error of an invalid system,
+// do not depend on the number of cores.
+//
 // The Plan is deterministic: the same System and degree give the same Plan.
 func Stage(s *System, degree int) (*Plan, error) {
 	if s == nil {
@@ -92,44 +97,73 @@ func Stage(s *System, degree int) (*Plan, error) {
 		return nil, fmt.Errorf("stager: %w", err)
 	}
 	n := len(s.Vars)
-	b := &builder{
-		plan: &Plan{
-			Degree:   degree,
-			NumVars:  n,
-			NumPolys: len(s.Polys),
-			System:   s,
-		},
+	np := len(s.Polys)
+	plan := &Plan{
+		Degree:   degree,
+		NumVars:  n,
+		NumPolys: np,
+		System:   s,
 	}
-	b.plan.Kinds = make([]SlotKind, 0, sv.slots)
-	b.values = make([]Series, 0, sv.consts+sv.monos+len(sv.exps))
-	b.avail = make([]int32, 0, sv.slots)
 
-	// Read-only slots: constants, then coefficients, then exponent factors.
-	consts := make([]Slot, len(s.Polys))
-	for i := range s.Polys {
+	// Slots: [constants | coefficients | exponent factors | inputs | work],
+	// each kind a range known from the survey.
+	nro := sv.consts + sv.monos + len(sv.exps)
+	workBase := nro + n
+	plan.Kinds = make([]SlotKind, sv.slots)
+	for k := range plan.Kinds {
+		switch {
+		case k < sv.consts:
+			plan.Kinds[k] = SlotConst
+		case k < nro:
+			plan.Kinds[k] = SlotCoef
+		case k < workBase:
+			plan.Kinds[k] = SlotInput
+		default:
+			plan.Kinds[k] = SlotWork
+		}
+	}
+	chunks := polyChunks(np, func(i int) int { return len(sv.polys[i]) + 1 })
+	nch := len(chunks) - 1
+
+	// Read-only slots: constants, then coefficients (term j of the
+	// surviving terms of polynomial i in slot coefBase[i]+j), then exponent
+	// factors. The Plan shares their coefficients with the System (see
+	// readOnly).
+	values := make([]Series, nro)
+	consts := make([]Slot, np)
+	next := 0
+	for i := range consts {
 		consts[i] = NoSlot
 		if c := sv.constOf[i]; len(c) > 0 {
-			consts[i] = b.readOnly(SlotConst, c)
+			consts[i] = Slot(next)
+			values[next] = readOnly(c)
+			next++
 		}
 	}
-	coefs := make([][]Slot, len(s.Polys))
-	for i, ms := range sv.polys {
-		coefs[i] = make([]Slot, len(ms))
-		for j, tj := range ms {
-			coefs[i][j] = b.readOnly(SlotCoef, truncate(s.Polys[i].Terms[tj].Coef, degree))
-		}
+	coefBase := make([]Slot, np)
+	for i := range coefBase {
+		coefBase[i] = Slot(next)
+		next += len(sv.polys[i])
 	}
+	runChunks(nch, func(_, k int) {
+		for i := chunks[k]; i < chunks[k+1]; i++ {
+			for j, tj := range sv.polys[i] {
+				values[int(coefBase[i])+j] = readOnly(truncate(s.Polys[i].Terms[tj].Coef, degree))
+			}
+		}
+	})
 	// One slot per distinct exponent a >= 2 that occurs, in increasing order.
 	expSlot := make(map[int]Slot, len(sv.exps))
 	for _, a := range sv.exps {
 		var r Rational
 		r.Re.SetInt64(int64(a))
-		expSlot[a] = b.readOnly(SlotCoef, Series{r})
+		expSlot[a] = Slot(next)
+		values[next] = Series{r}
+		next++
 	}
 
-	// The Values map (millions of entries for a large system, a third of
-	// Stage's time) is filled by a goroutine of its own while the jobs are
-	// staged: they never read it.
+	// The Values map (millions of entries for a large system) is filled by
+	// a goroutine of its own while the jobs are staged: they never read it.
 	valuesDone := make(chan map[Slot]Series, 1)
 	go func(ro []Series) {
 		m := make(map[Slot]Series, len(ro))
@@ -137,111 +171,184 @@ func Stage(s *System, degree int) (*Plan, error) {
 			m[Slot(s)] = v
 		}
 		valuesDone <- m
-	}(b.values)
-	b.values = nil // (an error return leaves the goroutine to finish into the buffered channel)
+	}(values)
+	values = nil // (an error return leaves the goroutine to finish into the buffered channel)
 
 	// Inputs.
-	b.plan.Inputs = make([]Slot, n)
+	plan.Inputs = make([]Slot, n)
 	for v := range n {
-		b.plan.Inputs[v] = b.newSlot(SlotInput)
+		plan.Inputs[v] = Slot(nro + v)
 	}
 
+	// The jobs are staged in two passes over the same code. Every monomial
+	// makes its work slots and jobs from its own inputs: its slot numbers
+	// are known from the survey (a base per chunk) and the layer of each
+	// job depends only on the availability of the slots it reads, which are
+	// read-only, powers (staged first) or made by the same polynomial. The
+	// first pass, on every core, counts each chunk's jobs per layer; the
+	// layers are then allocated at their exact sizes, each chunk's jobs
+	// placed after those of the chunks before it (the powers first); the
+	// second pass writes them there. That is the order in which one
+	// sequential pass appends them, so the Plan does not depend on the
+	// workers.
+	avail := make([]int32, sv.slots)
+	pb := &builder{plan: plan, avail: avail, next: Slot(workBase)}
 	// Table of powers: x_v^k for the k needed, by variable and then k
 	// increasing (x_v^1 is z_v).
 	pow := make(map[powKey]Slot, sv.powJobs)
 	powOf := func(v, k int) Slot {
 		if k == 1 {
-			return b.plan.Inputs[v]
+			return plan.Inputs[v]
 		}
 		return pow[powKey{v, k}]
 	}
-	for _, vp := range sv.powers {
-		for _, k := range vp.ks {
-			pow[powKey{vp.v, k}] = b.conv(powOf(vp.v, (k+1)/2), powOf(vp.v, k/2))
+	stagePowers := func() {
+		for _, vp := range sv.powers {
+			for _, k := range vp.ks {
+				pow[powKey{vp.v, k}] = pb.conv(powOf(vp.v, (k+1)/2), powOf(vp.v, k/2))
+			}
 		}
+	}
+	stagePowers()
+	cb := make([]*builder, nch)
+	base := int64(workBase + sv.powJobs)
+	for k := range cb {
+		cb[k] = &builder{plan: plan, avail: avail, next: Slot(base), first: Slot(base)}
+		for i := chunks[k]; i < chunks[k+1]; i++ {
+			base += sv.polyConv[i]
+		}
+	}
+	if base != int64(sv.slots) {
+		return nil, fmt.Errorf("stager: internal error: %d slots numbered, %d counted", base, sv.slots)
 	}
 
 	// Monomials, and the term lists of the outputs. The derivative lists of
 	// a polynomial are kept for its variables only: pos[v] indexes the list
 	// of variable v in the polynomial being staged (-1: none yet).
-	b.plan.Value = make([]Slot, len(s.Polys))
-	b.plan.Partials = make([][]Partial, len(s.Polys))
 	inSum := make([]bool, sv.slots)
-	pos := make([]int32, n)
-	for v := range pos {
-		pos[v] = -1
+	scr := make([]*stageScratch, chunkWorkers(nch))
+	scratch := func(w int) *stageScratch {
+		if scr[w] == nil {
+			sc := &stageScratch{pos: make([]int32, n)}
+			for v := range sc.pos {
+				sc.pos[v] = -1
+			}
+			scr[w] = sc
+		}
+		return scr[w]
 	}
-	var valueTerms []Slot
-	var derivVars []int
-	var derivTerms [][]Slot
-	var factors, xs []Slot
-	nnz := 0
-	for i, ms := range sv.polys {
-		valueTerms = valueTerms[:0]
-		derivVars = derivVars[:0]
-		for j, tj := range ms {
-			m := &s.Polys[i].Terms[tj]
-			c := coefs[i][j]
-			factors = append(factors[:0], c)
-			for k, v := range m.Vars {
-				if a := m.Pows[k]; a >= 2 {
-					factors = append(factors, powOf(v, a-1))
-				}
-			}
-			if len(factors) > 1 {
-				c = b.productTree(factors)
-			}
-			xs = xs[:0]
-			for _, v := range m.Vars {
-				xs = append(xs, b.plan.Inputs[v])
-			}
-			val, ders := b.multilinear(c, xs)
-			valueTerms = append(valueTerms, val)
-			for k, v := range m.Vars {
-				d := ders[k]
-				if a := m.Pows[k]; a >= 2 {
-					d = b.conv(d, expSlot[a])
-				}
-				if pos[v] < 0 {
-					pos[v] = int32(len(derivVars))
-					derivVars = append(derivVars, v)
-					if len(derivTerms) < len(derivVars) {
-						derivTerms = append(derivTerms, nil)
+	stagePolys := func(b *builder, lo, hi int) error {
+		sc := b.sc
+		for i := lo; i < hi; i++ {
+			ms := sv.polys[i]
+			valueTerms := sc.valueTerms[:0]
+			derivVars := sc.derivVars[:0]
+			derivTerms := sc.derivTerms
+			for j, tj := range ms {
+				m := &s.Polys[i].Terms[tj]
+				c := coefBase[i] + Slot(j)
+				sc.factors = append(sc.factors[:0], c)
+				for k, v := range m.Vars {
+					if a := m.Pows[k]; a >= 2 {
+						sc.factors = append(sc.factors, powOf(v, a-1))
 					}
-					derivTerms[pos[v]] = derivTerms[pos[v]][:0]
 				}
-				derivTerms[pos[v]] = append(derivTerms[pos[v]], d)
+				if len(sc.factors) > 1 {
+					c = b.productTree(sc.factors)
+				}
+				sc.xs = sc.xs[:0]
+				for _, v := range m.Vars {
+					sc.xs = append(sc.xs, plan.Inputs[v])
+				}
+				val, ders := b.multilinear(c, sc.xs)
+				valueTerms = append(valueTerms, val)
+				for k, v := range m.Vars {
+					d := ders[k]
+					if a := m.Pows[k]; a >= 2 {
+						d = b.conv(d, expSlot[a])
+					}
+					if sc.pos[v] < 0 {
+						sc.pos[v] = int32(len(derivVars))
+						derivVars = append(derivVars, v)
+						if len(derivTerms) < len(derivVars) {
+							derivTerms = append(derivTerms, nil)
+						}
+						derivTerms[sc.pos[v]] = derivTerms[sc.pos[v]][:0]
+					}
+					derivTerms[sc.pos[v]] = append(derivTerms[sc.pos[v]], d)
+				}
 			}
-		}
-		if consts[i] != NoSlot {
-			valueTerms = append(valueTerms, consts[i])
-		}
+			sc.valueTerms, sc.derivVars, sc.derivTerms = valueTerms, derivVars, derivTerms
+			if consts[i] != NoSlot {
+				valueTerms = append(valueTerms, consts[i])
+				sc.valueTerms = valueTerms
+			}
 
-		// Additions: one tree per output, all trees sharing the layers;
-		// the value first, then the derivatives by increasing variable.
-		out, err := b.sum(valueTerms, inSum)
-		if err != nil {
-			return nil, fmt.Errorf("stager: value of %s: %w", polyName(s, i), err)
-		}
-		b.plan.Value[i] = out
-		slices.Sort(derivVars)
-		row := make([]Partial, 0, len(derivVars))
-		for _, v := range derivVars {
-			out, err := b.sum(derivTerms[pos[v]], inSum)
+			// Additions: one tree per output, all trees sharing the layers;
+			// the value first, then the derivatives by increasing variable.
+			out, err := b.sum(valueTerms, inSum)
 			if err != nil {
-				return nil, fmt.Errorf("stager: ∂%s/∂%s: %w", polyName(s, i), s.Vars[v], err)
+				sc.reset()
+				return fmt.Errorf("stager: value of %s: %w", polyName(s, i), err)
 			}
-			row = append(row, Partial{Var: int32(v), Slot: out})
-			pos[v] = -1
+			slices.Sort(derivVars)
+			var row []Partial
+			if b.write {
+				plan.Value[i] = out
+				row = make([]Partial, 0, len(derivVars))
+			}
+			for _, v := range derivVars {
+				out, err := b.sum(derivTerms[sc.pos[v]], inSum)
+				if err != nil {
+					sc.reset()
+					return fmt.Errorf("stager: ∂%s/∂%s: %w", polyName(s, i), s.Vars[v], err)
+				}
+				if b.write {
+					row = append(row, Partial{Var: int32(v), Slot: out})
+				}
+				sc.pos[v] = -1
+			}
+			if b.write {
+				plan.Partials[i] = row
+			}
 		}
-		b.plan.Partials[i] = row
+		return nil
+	}
+	errs := make([]error, nch)
+	runChunks(nch, func(w, k int) {
+		cb[k].sc = scratch(w)
+		errs[k] = stagePolys(cb[k], chunks[k], chunks[k+1])
+	})
+	if err := firstErr(errs); err != nil {
+		return nil, err
+	}
+
+	// The layers at their exact sizes, and where each builder writes.
+	plan.ConvLayers = placeJobs[ConvJob](append([]*builder{pb}, cb...),
+		func(b *builder) *[]int { return &b.convN }, func(b *builder) *[]int { return &b.convAt })
+	plan.AddLayers = placeJobs[AddJob](cb,
+		func(b *builder) *[]int { return &b.addN }, func(b *builder) *[]int { return &b.addAt })
+
+	// The second pass.
+	pb.write, pb.next = true, Slot(workBase)
+	stagePowers()
+	plan.Value = make([]Slot, np)
+	plan.Partials = make([][]Partial, np)
+	runChunks(nch, func(w, k int) {
+		b := cb[k]
+		b.write, b.next, b.sc = true, Slot(b.first), scratch(w)
+		errs[k] = stagePolys(b, chunks[k], chunks[k+1])
+	})
+	if err := firstErr(errs); err != nil {
+		return nil, fmt.Errorf("stager: internal error in the second pass: %w", err)
+	}
+	nnz := 0
+	for _, row := range plan.Partials {
 		nnz += len(row)
 	}
-	b.plan.ConvLayers = b.convs
-	b.plan.AddLayers = b.adds
-	if denseDeriv(len(s.Polys), n, nnz) {
-		b.plan.Deriv = make([][]Slot, len(s.Polys))
-		for i, row := range b.plan.Partials {
+	if denseDeriv(np, n, nnz) {
+		plan.Deriv = make([][]Slot, np)
+		for i, row := range plan.Partials {
 			d := make([]Slot, n)
 			for v := range d {
 				d[v] = NoSlot
@@ -249,15 +356,44 @@ func Stage(s *System, degree int) (*Plan, error) {
 			for _, e := range row {
 				d[e.Var] = e.Slot
 			}
-			b.plan.Deriv[i] = d
+			plan.Deriv[i] = d
 		}
 	}
-	if len(b.plan.Kinds) != sv.slots || b.plan.ConvJobs() != sv.convJobs || b.plan.AddJobs() != sv.addJobs {
+	if plan.ConvJobs() != sv.convJobs || plan.AddJobs() != sv.addJobs {
 		return nil, fmt.Errorf("stager: internal error: %d slots, %d/%d jobs staged, %d slots, %d/%d jobs counted",
-			len(b.plan.Kinds), b.plan.ConvJobs(), b.plan.AddJobs(), sv.slots, sv.convJobs, sv.addJobs)
+			len(plan.Kinds), plan.ConvJobs(), plan.AddJobs(), sv.slots, sv.convJobs, sv.addJobs)
 	}
-	b.plan.Values = <-valuesDone
-	return b.plan, nil
+	plan.Values = <-valuesDone
+	return plan, nil
+}
+
+// placeJobs allocates job layers at the sizes the builders counted (count
+// returns a builder's counts per layer) and gives each builder, in order,
+// its first position in every layer (at returns where to store them).
+func placeJobs[J any](bs []*builder, count, at func(*builder) *[]int) [][]J {
+	nl := 0
+	for _, b := range bs {
+		nl = max(nl, len(*count(b)))
+	}
+	pos := make([]int, nl)
+	for _, b := range bs {
+		a := make([]int, len(*count(b)))
+		for l, c := range *count(b) {
+			a[l] = pos[l]
+			pos[l] += c
+		}
+		*at(b) = a
+	}
+	if nl == 0 {
+		return nil
+	}
+	layers := make([][]J, nl)
+	for l, c := range pos {
+		if c > 0 {
+			layers[l] = make([]J, c)
+		}
+	}
+	return layers
 }
 
 // denseDeriv reports whether Stage fills the dense table Plan.Deriv for np
@@ -279,6 +415,7 @@ type stageSurvey struct {
 	degree   int
 	constOf  []Series      // truncated constant terms, per polynomial
 	polys    [][]int32     // the terms that survive truncation, per polynomial (indices into Terms)
+	polyConv []int64       // convolution jobs (= work slots) of the monomials, per polynomial
 	exps     []int         // distinct exponents a >= 2, increasing
 	powers   []stagePowers // powers x_v^k (k >= 2) to make, by variable
 	powJobs  int           // jobs of the table of powers
@@ -313,81 +450,50 @@ func seriesRange(c Series) error {
 	return nil
 }
 
-// survey makes the first pass of Stage over a validated s.
+// survey makes the first pass of Stage over a validated s, on every core:
+// each chunk of polynomials counts into a surveyPart of its own, and the
+// parts are added up in order.
 func survey(s *System, degree int) (*stageSurvey, error) {
 	n := len(s.Vars)
 	sv := &stageSurvey{degree: degree, npolys: len(s.Polys), nvars: n}
 	sv.constOf = make([]Series, len(s.Polys))
 	sv.polys = make([][]int32, len(s.Polys))
+	sv.polyConv = make([]int64, len(s.Polys))
+	chunks := polyChunks(len(s.Polys), func(i int) int { return len(s.Polys[i].Terms) })
+	parts := make([]surveyPart, len(chunks)-1)
+	type scratch struct{ pos, cnt []int32 }
+	scr := make([]scratch, chunkWorkers(len(parts)))
+	runChunks(len(parts), func(w, k int) {
+		if scr[w].pos == nil {
+			// pos: variable → last polynomial (1-based) that used it; cnt:
+			// variable → terms of its derivative list there. Polynomials
+			// are distinct, so a worker never resets them.
+			scr[w] = scratch{make([]int32, n), make([]int32, n)}
+		}
+		parts[k].err = sv.surveyPolys(s, chunks[k], chunks[k+1], &parts[k], scr[w].pos, scr[w].cnt)
+	})
 	usedExp := map[int]bool{}
 	need := map[int][]int{} // variable → powers k = a-1 >= 2 that monomials need
-	pos := make([]int32, n) // variable → last polynomial (1-based) that used it
-	cnt := make([]int32, n) // variable → terms of its derivative list there
-	var maxTerms, maxList int
-	for i := range s.Polys {
-		if c := truncate(s.Polys[i].Const, degree); len(c) > 0 {
-			if err := seriesRange(c); err != nil {
-				return nil, fmt.Errorf("stager: %s, constant term: %w", polyName(s, i), err)
-			}
-			sv.constOf[i] = c
-			sv.consts++
-			sv.valueMem += seriesBytes(c)
+	var maxTerms int
+	for k := range parts {
+		pt := &parts[k]
+		if pt.err != nil {
+			return nil, pt.err
 		}
-		for j, t := range s.Polys[i].Terms {
-			c := truncate(t.Coef, degree)
-			if len(c) == 0 {
-				continue
-			}
-			if len(t.Vars) == 0 {
-				return nil, fmt.Errorf("stager: %s: constant term among the monomials", polyName(s, i))
-			}
-			if err := seriesRange(c); err != nil {
-				return nil, fmt.Errorf("stager: %s, term %d: %w", polyName(s, i), j+1, err)
-			}
-			if sv.polys[i] == nil {
-				sv.polys[i] = make([]int32, 0, len(s.Polys[i].Terms)-j)
-			}
-			sv.polys[i] = append(sv.polys[i], int32(j))
-			sv.monos++
-			sv.valueMem += seriesBytes(c)
-			m := len(t.Vars)
-			switch m {
-			case 1:
-				sv.convJobs++
-			case 2:
-				sv.convJobs += 3
-			default:
-				sv.convJobs += 3*m - 3
-			}
-			sv.addJobs += m // one more term in each derivative list
-			for k, v := range t.Vars {
-				a := t.Pows[k]
-				if a >= 2 {
-					usedExp[a] = true
-					sv.convJobs += 2 // a factor of c' and the exponent factor
-					if a >= 3 {
-						need[v] = append(need[v], a-1)
-					}
-				}
-				if pos[v] != int32(i+1) {
-					pos[v] = int32(i + 1)
-					cnt[v] = 0
-					sv.partials++
-					sv.addJobs-- // a list of L terms takes L-1 additions
-				}
-				cnt[v]++
-				maxList = max(maxList, int(cnt[v]))
-			}
-			sv.layers = max(sv.layers, m)
+		sv.consts += pt.consts
+		sv.monos += pt.monos
+		sv.valueMem += pt.valueMem
+		sv.convJobs += pt.convJobs
+		sv.addJobs += pt.addJobs
+		sv.partials += pt.partials
+		sv.layers = max(sv.layers, pt.layers)
+		maxTerms = max(maxTerms, pt.maxTerms)
+		for a := range pt.usedExp {
+			usedExp[a] = true
 		}
-		terms := len(sv.polys[i])
-		if sv.constOf[i] != nil {
-			terms++
+		for v, ks := range pt.need {
+			need[v] = append(need[v], ks...)
 		}
-		if terms > 0 {
-			sv.addJobs += terms - 1
-		}
-		maxTerms = max(maxTerms, terms, maxList)
 	}
 	for a := range usedExp {
 		sv.exps = append(sv.exps, a)
@@ -444,59 +550,153 @@ func survey(s *System, degree int) (*stageSurvey, error) {
 	return sv, nil
 }
 
-// builder accumulates a Plan.
+// surveyPart is what survey learns from one chunk of polynomials.
+type surveyPart struct {
+	consts, monos, convJobs, addJobs, partials, layers, maxTerms int
+	valueMem                                                     int64
+	usedExp                                                      map[int]bool
+	need                                                         map[int][]int
+	err                                                          error
+}
+
+// surveyPolys surveys polynomials [lo, hi) of s into pt and sv's
+// per-polynomial tables; it stops at the first error.
+func (sv *stageSurvey) surveyPolys(s *System, lo, hi int, pt *surveyPart, pos, cnt []int32) error {
+	degree := sv.degree
+	pt.usedExp = map[int]bool{}
+	pt.need = map[int][]int{}
+	for i := lo; i < hi; i++ {
+		maxList := 0
+		if c := truncate(s.Polys[i].Const, degree); len(c) > 0 {
+			if err := seriesRange(c); err != nil {
+				return fmt.Errorf("stager: %s, constant term: %w", polyName(s, i), err)
+			}
+			sv.constOf[i] = c
+			pt.consts++
+			pt.valueMem += seriesBytes(c)
+		}
+		conv := 0
+		for j, t := range s.Polys[i].Terms {
+			c := truncate(t.Coef, degree)
+			if len(c) == 0 {
+				continue
+			}
+			if len(t.Vars) == 0 {
+				return fmt.Errorf("stager: %s: constant term among the monomials", polyName(s, i))
+			}
+			if err := seriesRange(c); err != nil {
+				return fmt.Errorf("stager: %s, term %d: %w", polyName(s, i), j+1, err)
+			}
+			if sv.polys[i] == nil {
+				sv.polys[i] = make([]int32, 0, len(s.Polys[i].Terms)-j)
+			}
+			sv.polys[i] = append(sv.polys[i], int32(j))
+			pt.monos++
+			pt.valueMem += seriesBytes(c)
+			m := len(t.Vars)
+			switch m {
+			case 1:
+				conv++
+			case 2:
+				conv += 3
+			default:
+				conv += 3*m - 3
+			}
+			pt.addJobs += m // one more term in each derivative list
+			for k, v := range t.Vars {
+				a := t.Pows[k]
+				if a >= 2 {
+					pt.usedExp[a] = true
+					conv += 2 // a factor of c' and the exponent factor
+					if a >= 3 {
+						pt.need[v] = append(pt.need[v], a-1)
+					}
+				}
+				if pos[v] != int32(i+1) {
+					pos[v] = int32(i + 1)
+					cnt[v] = 0
+					pt.partials++
+					pt.addJobs-- // a list of L terms takes L-1 additions
+				}
+				cnt[v]++
+				maxList = max(maxList, int(cnt[v]))
+			}
+			pt.layers = max(pt.layers, m)
+		}
+		sv.polyConv[i] = int64(conv)
+		pt.convJobs += conv
+		terms := len(sv.polys[i])
+		if sv.constOf[i] != nil {
+			terms++
+		}
+		if terms > 0 {
+			pt.addJobs += terms - 1
+		}
+		pt.maxTerms = max(pt.maxTerms, terms, maxList)
+	}
+	return nil
+}
+
+// builder stages the jobs of the table of powers or of one chunk of
+// polynomials: it numbers their work slots from first on, and either counts
+// its jobs per layer (the first pass) or writes them at the places
+// placeJobs gave it (write, the second pass).
 type builder struct {
 	plan   *Plan
-	values []Series // the read-only slots' series, slot by slot, until the Values map is made
-	avail  []int32  // per slot: the first conv layer that may read it (4 bytes: a slot needs no more)
-	convs  [][]ConvJob
-	adds   [][]AddJob
+	avail  []int32 // per slot: the first conv layer that may read it (shared; a builder writes its own slots' only)
+	first  Slot    // the builder's first work slot
+	next   Slot    // the next work slot
+	write  bool
+	convN  []int // jobs per layer, counted
+	addN   []int
+	convAt []int // where the next job of each layer goes, when writing
+	addAt  []int
+	sc     *stageScratch
 }
 
-func (b *builder) newSlot(k SlotKind) Slot {
-	b.plan.Kinds = append(b.plan.Kinds, k)
-	b.avail = append(b.avail, 0)
-	return Slot(len(b.plan.Kinds) - 1)
+// stageScratch is one worker's scratch space for staging polynomials.
+type stageScratch struct {
+	pos            []int32 // variable → its derivative list in the polynomial being staged, or -1
+	derivVars      []int
+	derivTerms     [][]Slot
+	valueTerms     []Slot
+	factors, xs    []Slot
+	d, f, bw, work []Slot
 }
 
-// readOnly makes a read-only slot holding v. The Plan shares v's
+// reset marks every variable of the polynomial being staged as having no
+// derivative list (after an error, for the next polynomial of the worker).
+func (sc *stageScratch) reset() {
+	for _, v := range sc.derivVars {
+		sc.pos[v] = -1
+	}
+}
+
+// readOnly returns v for a read-only slot. The Plan shares v's
 // coefficients with its System (Plan.System is kept for Check anyway):
 // neither Stage nor an executor writes them, and a copy would double the
 // memory of a large system (16.7 million coefficients for chandra4096).
 // The slice is capped so that an append to it cannot write into the
 // System.
-func (b *builder) readOnly(k SlotKind, v Series) Slot {
-	s := b.newSlot(k)
-	if int(s) != len(b.values) {
-		panic("stager: a read-only slot after the inputs")
-	}
-	b.values = append(b.values, v[:len(v):len(v)])
-	return s
-}
+func readOnly(v Series) Series { return v[:len(v):len(v)] }
 
 // conv makes the job Out = A*B in the earliest layer where A and B are
 // available and returns Out.
 func (b *builder) conv(a, c Slot) Slot {
-	out := b.newSlot(SlotWork)
+	out := b.next
+	b.next++
 	l := int(max(b.avail[a], b.avail[c]))
-	for len(b.convs) <= l {
-		b.convs = append(b.convs, nil)
+	if b.write {
+		b.plan.ConvLayers[l][b.convAt[l]] = ConvJob{Out: out, A: a, B: c}
+		b.convAt[l]++
+	} else {
+		for len(b.convN) <= l {
+			b.convN = append(b.convN, 0)
+		}
+		b.convN[l]++
 	}
-	b.convs[l] = append(grow(b.convs[l]), ConvJob{Out: out, A: a, B: c})
 	b.avail[out] = int32(l + 1)
 	return out
-}
-
-// grow returns s with room for one more element: a full slice doubles
-// (append grows a large slice by a quarter at a time, which copied the
-// layers of a plan of millions of jobs several times over).
-func grow[J any](s []J) []J {
-	if len(s) < cap(s) {
-		return s
-	}
-	t := make([]J, len(s), max(2*cap(s), 64))
-	copy(t, s)
-	return t
 }
 
 // productTree multiplies the factors (at least two), always the two that are
@@ -545,7 +745,9 @@ func (h *factorHeap) Pop() any {
 // the slots of its derivatives with respect to each x[k].
 func (b *builder) multilinear(c Slot, x []Slot) (Slot, []Slot) {
 	m := len(x)
-	d := make([]Slot, m)
+	sc := b.sc
+	sc.d = slices.Grow(sc.d[:0], m)[:m]
+	d := sc.d
 	switch m {
 	case 1:
 		d[0] = c
@@ -557,12 +759,14 @@ func (b *builder) multilinear(c Slot, x []Slot) (Slot, []Slot) {
 		d[1] = f0
 		return val, d
 	}
-	f := make([]Slot, m)
+	sc.f = slices.Grow(sc.f[:0], m)[:m]
+	f := sc.f
 	f[0] = b.conv(c, x[0])
 	for j := 1; j < m; j++ {
 		f[j] = b.conv(f[j-1], x[j])
 	}
-	bw := make([]Slot, m-2) // bw[j] = x[m-1]···x[m-2-j], j+2 factors
+	sc.bw = slices.Grow(sc.bw[:0], m-2)[:m-2]
+	bw := sc.bw // bw[j] = x[m-1]···x[m-2-j], j+2 factors
 	bw[0] = b.conv(x[m-1], x[m-2])
 	for j := 1; j <= m-3; j++ {
 		bw[j] = b.conv(bw[j-1], x[m-2-j])
@@ -588,7 +792,7 @@ func (b *builder) sum(terms []Slot, inSum []bool) (Slot, error) {
 		return NoSlot, nil
 	}
 	ro := NoSlot
-	work := make([]Slot, 0, len(terms))
+	work := b.sc.work[:0]
 	for _, t := range terms {
 		if b.plan.Kinds[t] != SlotWork {
 			if ro != NoSlot {
@@ -597,23 +801,33 @@ func (b *builder) sum(terms []Slot, inSum []bool) (Slot, error) {
 			ro = t
 			continue
 		}
-		if inSum[t] {
-			return NoSlot, fmt.Errorf("internal error: work slot %d in two sums", t)
+		if !b.write { // (the second pass finds the flags of the first)
+			if inSum[t] {
+				return NoSlot, fmt.Errorf("internal error: work slot %d in two sums", t)
+			}
+			inSum[t] = true
 		}
-		inSum[t] = true
 		work = append(work, t)
 	}
 	if ro != NoSlot {
 		work = append(work, ro)
 	}
+	b.sc.work = work
 	terms = work
 	for l, step := 0, 1; step < len(terms); l, step = l+1, step*2 {
-		for len(b.adds) <= l {
-			b.adds = append(b.adds, nil)
+		if !b.write {
+			for len(b.addN) <= l {
+				b.addN = append(b.addN, 0)
+			}
+			b.addN[l] += (len(terms) - step + 2*step - 1) / (2 * step) // the i below
+			continue
 		}
+		at := b.addAt[l]
 		for i := 0; i+step < len(terms); i += 2 * step {
-			b.adds[l] = append(grow(b.adds[l]), AddJob{Dst: terms[i], Src: terms[i+step]})
+			b.plan.AddLayers[l][at] = AddJob{Dst: terms[i], Src: terms[i+step]}
+			at++
 		}
+		b.addAt[l] = at
 	}
 	return terms[0], nil
 }
@@ -633,61 +847,75 @@ func truncate(s Series, degree int) Series {
 // validate checks the invariants of a System that Stage relies on.
 //
 // Repeated exponent vectors are found by a 64-bit hash of each term's
-// vector in one map reused by every polynomial (a string key per term was
+// vector in one map per worker, reused by its polynomials (a string key per term was
 // most of validate's time and memory on 16.7 million terms); a hash that
 // matches a different vector sends that polynomial to the exact check by
 // string keys, so the error names the same terms either way.
 func validate(s *System) error {
+	chunks := polyChunks(len(s.Polys), func(i int) int { return len(s.Polys[i].Terms) })
+	errs := make([]error, len(chunks)-1)
+	seen := make([]map[uint64]int32, chunkWorkers(len(errs)))
+	runChunks(len(errs), func(w, k int) {
+		if seen[w] == nil {
+			seen[w] = make(map[uint64]int32)
+		}
+		for i := chunks[k]; i < chunks[k+1]; i++ {
+			if err := validatePoly(s, i, seen[w]); err != nil {
+				errs[k] = err
+				return
+			}
+		}
+	})
+	return firstErr(errs)
+}
+
+// validatePoly checks polynomial i of s; seen is a map it may clear and use.
+func validatePoly(s *System, i int, seen map[uint64]int32) error {
 	n := len(s.Vars)
-	seen := make(map[uint64]int32)
-	for i := range s.Polys {
-		clear(seen)
-		collision := false
-		for j, t := range s.Polys[i].Terms {
-			if len(t.Pows) != len(t.Vars) {
-				return fmt.Errorf("stager: %s, term %d: %d variables but %d exponents",
-					polyName(s, i), j+1, len(t.Vars), len(t.Pows))
+	clear(seen)
+	collision := false
+	for j, t := range s.Polys[i].Terms {
+		if len(t.Pows) != len(t.Vars) {
+			return fmt.Errorf("stager: %s, term %d: %d variables but %d exponents",
+				polyName(s, i), j+1, len(t.Vars), len(t.Pows))
+		}
+		h := uint64(14695981039346656037)
+		for k, v := range t.Vars {
+			if v < 0 || v >= n {
+				return fmt.Errorf("stager: %s, term %d: variable index %d out of range [0, %d)",
+					polyName(s, i), j+1, v, n)
 			}
-			h := uint64(14695981039346656037)
-			for k, v := range t.Vars {
-				if v < 0 || v >= n {
-					return fmt.Errorf("stager: %s, term %d: variable index %d out of range [0, %d)",
-						polyName(s, i), j+1, v, n)
-				}
-				if k > 0 && v <= t.Vars[k-1] {
-					return fmt.Errorf("stager: %s, term %d: variable indices not strictly increasing",
-						polyName(s, i), j+1)
-				}
-				if t.Pows[k] < 1 {
-					return fmt.Errorf("stager: %s, term %d: exponent %d of %s is below 1",
-						polyName(s, i), j+1, t.Pows[k], s.Vars[v])
-				}
-				if t.Pows[k] > maxExponent {
-					return fmt.Errorf("stager: %s, term %d: exponent %d of %s is above %d",
-						polyName(s, i), j+1, t.Pows[k], s.Vars[v], maxExponent)
-				}
-				h = (h ^ uint64(v)) * 1099511628211
-				h = (h ^ uint64(t.Pows[k])) * 1099511628211
+			if k > 0 && v <= t.Vars[k-1] {
+				return fmt.Errorf("stager: %s, term %d: variable indices not strictly increasing",
+					polyName(s, i), j+1)
 			}
-			if collision {
-				continue
+			if t.Pows[k] < 1 {
+				return fmt.Errorf("stager: %s, term %d: exponent %d of %s is below 1",
+					polyName(s, i), j+1, t.Pows[k], s.Vars[v])
 			}
-			if prev, ok := seen[h]; ok {
-				q := s.Polys[i].Terms[prev]
-				if slices.Equal(q.Vars, t.Vars) && slices.Equal(q.Pows, t.Pows) {
-					return fmt.Errorf("stager: %s: terms %d and %d have the same exponents (like terms must be combined)",
-						polyName(s, i), prev+1, j+1)
-				}
-				collision = true
-				continue
+			if t.Pows[k] > maxExponent {
+				return fmt.Errorf("stager: %s, term %d: exponent %d of %s is above %d",
+					polyName(s, i), j+1, t.Pows[k], s.Vars[v], maxExponent)
 			}
-			seen[h] = int32(j)
+			h = (h ^ uint64(v)) * 1099511628211
+			h = (h ^ uint64(t.Pows[k])) * 1099511628211
 		}
 		if collision {
-			if err := repeatedTerms(s, i); err != nil {
-				return err
-			}
+			continue
 		}
+		if prev, ok := seen[h]; ok {
+			q := s.Polys[i].Terms[prev]
+			if slices.Equal(q.Vars, t.Vars) && slices.Equal(q.Pows, t.Pows) {
+				return fmt.Errorf("stager: %s: terms %d and %d have the same exponents (like terms must be combined)",
+					polyName(s, i), prev+1, j+1)
+			}
+			collision = true
+			continue
+		}
+		seen[h] = int32(j)
+	}
+	if collision {
+		return repeatedTerms(s, i)
 	}
 	return nil
 }

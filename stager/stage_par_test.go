@@ -1,0 +1,97 @@
+package stager
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"reflect"
+	goruntime "runtime"
+	"testing"
+)
+
+// chunked runs f with every Stage pass cut into as many chunks as there are
+// polynomials and 4 workers, whatever the size of the system.
+func chunked(t *testing.T, f func()) {
+	t.Helper()
+	old, procs := chunkTerms, goruntime.GOMAXPROCS(4)
+	chunkTerms = 1
+	defer func() { chunkTerms = old; goruntime.GOMAXPROCS(procs) }()
+	f()
+}
+
+// stageOneChunk stages s as one sequential pass (no chunks, one worker).
+func stageOneChunk(s *System, degree int) (*Plan, error) {
+	old := chunkTerms
+	chunkTerms = 1 << 62
+	defer func() { chunkTerms = old }()
+	return Stage(s, degree)
+}
+
+// TestStageChunksGolden: the golden Plans (digests from before the chunked
+// staging) come out the same when every polynomial is a chunk of its own.
+func TestStageChunksGolden(t *testing.T) {
+	chunked(t, func() { TestScaleGoldenPlans(t) })
+}
+
+// TestStageChunksSamePlan: Stage cut into one chunk per polynomial on 4
+// workers gives a Plan deeply equal to the one-chunk Plan (job order within
+// each layer included): random systems with powers and constants, the
+// families, and the degrees that truncate coefficients away.
+func TestStageChunksSamePlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var systems []*System
+	for n := 1; n <= 8; n++ {
+		for range 10 {
+			systems = append(systems, randomSystem(rng, n, rng.IntN(8)+1, 6))
+		}
+	}
+	systems = append(systems, Cyclic(7), Katsura(6), Chandrasekhar(24, big.NewRat(33, 64)))
+	for _, name := range []string{"p1", "p2", "p3"} {
+		if s, err := benchmarkSystem(name, 3, true); err == nil {
+			systems = append(systems, s)
+		}
+	}
+	for k, s := range systems {
+		for _, degree := range []int{0, 1, 3} {
+			want, err1 := stageOneChunk(s, degree)
+			var got *Plan
+			var err2 error
+			chunked(t, func() { got, err2 = Stage(s, degree) })
+			if err1 != nil || err2 != nil {
+				t.Fatalf("system %d degree %d: %v, %v", k, degree, err1, err2)
+			}
+			if !reflect.DeepEqual(got, want) || got.Hash() != want.Hash() {
+				t.Fatalf("system %d (%d polynomials) degree %d: the chunked Plan differs", k, len(s.Polys), degree)
+			}
+		}
+	}
+}
+
+// TestStageChunksFirstError: with errors in several polynomials, the
+// chunked Stage reports the one a sequential pass stops at (validate's
+// before survey's, the lowest polynomial first).
+func TestStageChunksFirstError(t *testing.T) {
+	one := Series{{}}
+	one[0].Re.SetInt64(1)
+	good := Polynomial{Terms: []Monomial{{Coef: one, Vars: []int{0, 1}, Pows: []int{1, 1}}}}
+	repeated := Polynomial{Terms: []Monomial{{Coef: one, Vars: []int{0}, Pows: []int{1}}, {Coef: one, Vars: []int{0}, Pows: []int{1}}}}
+	constant := Polynomial{Terms: []Monomial{{Coef: one}}}
+	huge := Series{{}}
+	huge[0].Re.SetFrac(new(big.Int).Lsh(big.NewInt(1), 2000), big.NewInt(1))
+	outOfRange := Polynomial{Terms: []Monomial{{Coef: huge, Vars: []int{1}, Pows: []int{1}}}}
+	for _, tc := range []struct {
+		polys []Polynomial
+	}{
+		{[]Polynomial{good, good, repeated, good, repeated}},
+		{[]Polynomial{good, constant, good, repeated}},
+		{[]Polynomial{good, outOfRange, constant, good}},
+		{[]Polynomial{good, constant, outOfRange, good, repeated}},
+	} {
+		s := &System{Vars: []string{"x", "y"}, Polys: tc.polys}
+		_, want := stageOneChunk(s, 2)
+		var got error
+		chunked(t, func() { _, got = Stage(s, 2) })
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("chunked: %v, one chunk: %v", got, want)
+		}
+	}
+}
