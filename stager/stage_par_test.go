@@ -1,6 +1,7 @@
 package stager
 
 import (
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"reflect"
@@ -94,4 +95,105 @@ func TestStageChunksFirstError(t *testing.T) {
 			t.Errorf("chunked: %v, one chunk: %v", got, want)
 		}
 	}
+}
+
+// TestDerivTable: DerivTable gives DerivSlot's entries, column-major, for
+// dense and sparse plans, a plan with Deriv only, and tables larger than
+// the plan (-1 outside it), on 1 and 4 workers.
+func TestDerivTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var plans []*Plan
+	for n := 1; n <= 6; n++ {
+		p, err := Stage(randomSystem(rng, n, rng.IntN(6)+1, 3), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
+	}
+	// A sparse plan (no dense Deriv): a chain of 1500 linear equations.
+	one := Series{{}}
+	one[0].Re.SetInt64(1)
+	chain := &System{}
+	const nv = 1500
+	for v := range nv {
+		chain.Vars = append(chain.Vars, fmt.Sprintf("x%d", v))
+		terms := []Monomial{{Coef: one, Vars: []int{v}, Pows: []int{1}}}
+		if v+1 < nv {
+			terms = append(terms, Monomial{Coef: one, Vars: []int{v + 1}, Pows: []int{2}})
+		}
+		chain.Polys = append(chain.Polys, Polynomial{Terms: terms, Const: one})
+	}
+	p, err := Stage(chain, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Deriv != nil {
+		t.Fatal("the chain has a dense Deriv")
+	}
+	plans = append(plans, p, chandraPlan(t, 40))
+	legacy := *plans[3]
+	legacy.Partials = nil
+	plans = append(plans, &legacy)
+	for _, procs := range []int{1, 4} {
+		old := goruntime.GOMAXPROCS(procs)
+		for k, p := range plans {
+			for _, sz := range [][2]int{{p.NumPolys, p.NumVars}, {p.NumPolys + 2, p.NumVars + 3}, {max(0, p.NumPolys-1), p.NumVars}} {
+				m, n := sz[0], sz[1]
+				ds := make([]int64, m*n+1)
+				ds[m*n] = 77
+				p.DerivTable(ds, m, n)
+				for j := range n {
+					for i := range m {
+						want := int64(NoSlot)
+						if i < p.NumPolys && j < p.NumVars {
+							want = int64(p.DerivSlot(i, j))
+						}
+						if ds[i+j*m] != want {
+							t.Fatalf("procs %d plan %d (%d×%d): entry (%d, %d) %d, DerivSlot %d", procs, k, m, n, i, j, ds[i+j*m], want)
+						}
+					}
+				}
+				if ds[m*n] != 77 {
+					t.Fatalf("plan %d: DerivTable wrote past m·n", k)
+				}
+			}
+		}
+		goruntime.GOMAXPROCS(old)
+	}
+}
+
+// chandraPlan stages Chandrasekhar's H-equation in n unknowns at degree 0.
+func chandraPlan(t *testing.T, n int) *Plan {
+	t.Helper()
+	p, err := Stage(Chandrasekhar(n, big.NewRat(33, 64)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkDerivTable: the dense derivative table of chandra1024 (1 million
+// entries) by DerivTable and by DerivSlot per entry, column by column (as
+// the GPU Newton back end made it).
+func BenchmarkDerivTable(b *testing.B) {
+	const n = 1024
+	p, err := Stage(Chandrasekhar(n, big.NewRat(33, 64)), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds := make([]int64, n*n)
+	b.Run("DerivTable", func(b *testing.B) {
+		for b.Loop() {
+			p.DerivTable(ds, n, n)
+		}
+	})
+	b.Run("DerivSlot", func(b *testing.B) {
+		for b.Loop() {
+			for j := range n {
+				for i := range n {
+					ds[i+j*n] = int64(p.DerivSlot(i, j))
+				}
+			}
+		}
+	})
 }

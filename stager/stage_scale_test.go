@@ -427,3 +427,22 @@ func BenchmarkStageChandra(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n+n), "ns/term")
 }
+
+// BenchmarkStageOnlyChandra stages chandraN (N = 1024, 2048) at degree 0,
+// the System made once outside the timing: Stage alone, on GOMAXPROCS
+// cores (-cpu 1,2,...); ns/term is per term.
+func BenchmarkStageOnlyChandra(b *testing.B) {
+	for _, n := range []int{1024, 2048} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			s := Chandrasekhar(n, big.NewRat(33, 64))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Stage(s, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n+n), "ns/term")
+		})
+	}
+}
