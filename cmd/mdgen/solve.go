@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -156,7 +158,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		if err := installProfile(*profileName, "solve", stderr); err != nil {
 			return err
 		}
-		g, err := openSolveGPU(*prec, *complex, *kernelDir, *nvccPath, stderr)
+		g, err := openSolveGPU(*prec, *complex, len(sys.Polys), len(sys.Vars), *degree, *kernelDir, *nvccPath, stderr)
+		if errors.Is(err, gpu.ErrMemory) {
+			return fmt.Errorf("solve: -gpu: %w", err)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "mdgen: solve: -gpu: %v; solving on the CPU\n", err)
 		} else {

@@ -26,7 +26,12 @@ type solveGPU struct {
 // prec and complex. The error says why there is no GPU solve (this binary
 // lacks the cuda tag, no device, no nvcc, a build failure); the caller
 // falls back to the CPU.
-func openSolveGPU(prec int, complex bool, kernelDir, nvccPath string, log io.Writer) (*solveGPU, error) {
+//
+// eqs, vars and degree are the sizes of the solve: when the device memory
+// cannot hold its buffers, the error wraps gpu.ErrMemory (with the sizes),
+// found before any kernel is built or launched; the caller refuses the
+// solve then rather than falling back to the CPU.
+func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvccPath string, log io.Writer) (*solveGPU, error) {
 	if !gpu.Enabled {
 		return nil, errors.New("this mdgen was built without the GPU (build tag cuda: make gpu builds .gpu/mdgen)")
 	}
@@ -41,6 +46,13 @@ func openSolveGPU(prec int, complex bool, kernelDir, nvccPath string, log io.Wri
 			g.Close()
 		}
 	}()
+	free, err := dev.FreeMemory()
+	if err != nil {
+		return nil, fmt.Errorf("the GPU's free memory: %w", err)
+	}
+	if err := gpu.NewtonFits(eqs, vars, degree, prec, complex, free, dev.Info().Name); err != nil {
+		return nil, err
+	}
 	srcs, err := gen.NewtonCUSources(prec, complex)
 	if err != nil {
 		return nil, err

@@ -81,3 +81,17 @@ func newtonFits(c newton.BackendConfig, free int64, device string) error {
 		stager.FormatBytes(8*(sizes[nbE]+sizes[nbNegI])), stager.FormatBytes(8*tables),
 		stager.FormatBytes(free), device, stager.FormatBytes(memoryReserve))
 }
+
+// NewtonFits is newtonFits for callers that have not staged anything yet:
+// m equations in n unknowns, degree d, prec doubles per part, real or
+// complex, against free bytes of device memory on the device named device.
+// `mdgen solve -gpu` calls it before it builds the kernels, so that a size
+// the device cannot hold is refused at once, with the sizes, instead of
+// after minutes of nvcc and staging.
+func NewtonFits(m, n, d, prec int, complex bool, free int64, device string) error {
+	w := prec
+	if complex {
+		w = 2 * prec
+	}
+	return newtonFits(newton.BackendConfig{N: prec, W: w, Complex: complex, Degree: d, Vars: n, Eqs: m}, free, device)
+}

@@ -62,3 +62,25 @@ func TestNewtonFits(t *testing.T) {
 		t.Error("the need does not grow with complex data or the degree")
 	}
 }
+
+// TestNewtonFitsBeforeStaging: NewtonFits (what `mdgen solve -gpu` asks
+// before it builds kernels or stages) is newtonFits of the same sizes.
+func TestNewtonFitsBeforeStaging(t *testing.T) {
+	const h200 = 140 << 30
+	err := NewtonFits(2048, 2048, 1023, 16, true, h200, "fake H200")
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "degree 1023, 16-double complex") {
+		t.Fatalf("n = 2048, d = 1023, 16d complex: %v, want ErrMemory with the sizes", err)
+	}
+	if err := NewtonFits(7, 7, 1023, 8, false, h200, "fake H200"); err != nil {
+		t.Errorf("cyclic7 at degree 1023, 8 doubles: %v", err)
+	}
+	// Least squares: m > n counts m rows.
+	c := newton.BackendConfig{N: 4, W: 8, Complex: true, Degree: 32, Vars: 100, Eqs: 150}
+	if a, b := NewtonFits(150, 100, 32, 4, true, 1<<40, "x"), newtonFits(c, 1<<40, "x"); (a == nil) != (b == nil) {
+		t.Errorf("NewtonFits %v, newtonFits %v", a, b)
+	}
+	sizes, _ := newtonBuffers(c)
+	if sizes[nbE] != 150*150*8 {
+		t.Errorf("E of a 150 x 100 system: %d doubles, want %d", sizes[nbE], 150*150*8)
+	}
+}
