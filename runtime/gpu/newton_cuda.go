@@ -195,11 +195,8 @@ func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend,
 			vs[i] = int64(plan.Value[i])
 		}
 		ds := make([]int64, m*n)
-		for j := 0; j < n; j++ {
-			for i := 0; i < m; i++ {
-				ds[i+j*m] = int64(plan.DerivSlot(i, j))
-			}
-		}
+		plan.DerivTable(ds, m, n) // DerivSlot(i, j) at i+j*m, in time linear in m·n
+
 		for _, t := range []struct {
 			idx *int
 			x   []int64
