@@ -379,7 +379,8 @@ func TestStageDoubleRange(t *testing.T) {
 // of bytes per term, the same at n = 256 and n = 512: setup memory linear
 // in the terms. Before the generator took its variable lists and
 // coefficients from per-polynomial arrays and Stage shared the System's
-// coefficients, they took about 380 and 990 bytes per term (now about 285 and 330).
+// coefficients, they took about 380 and 990 bytes per term (now about 285
+// and 200: Stage allocates its job layers at their exact sizes).
 func TestScaleChandraBytesPerTerm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stages 330,000 terms")
