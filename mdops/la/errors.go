@@ -23,10 +23,12 @@ func (e *RankError) Error() string {
 	return fmt.Sprintf("la: R is numerically rank deficient at column %d: |R_kk|/max|R_jj| = %.3g < %.3g", e.Col, e.Ratio, e.Tol)
 }
 
-// rankCheck returns a *RankError for the first k with |diag[k]| <
-// tol*max|diag| (diag holds the leading limbs of R_kk), or nil. The ratios
-// are taken in float64 from the leading limbs.
-func rankCheck(diag []float64, n int) error {
+// RankCheck returns a *RankError for the first k with |diag[k]| <
+// tol*max|diag|, tol = len(diag)*Eps(n) (diag holds the leading limbs of
+// R_kk at n doubles per part), or nil. The ratios are taken in float64
+// from the leading limbs. It is the QR's rank rule, and the GPU's Newton
+// back end applies it to the diagonal it brings home.
+func RankCheck(diag []float64, n int) *RankError {
 	tol := float64(len(diag)) * Eps(n)
 	dmax := 0.0
 	for _, d := range diag {
@@ -40,6 +42,14 @@ func rankCheck(diag []float64, n int) error {
 		if !(r >= tol) {
 			return &RankError{Col: k + 1, Ratio: r, Tol: tol}
 		}
+	}
+	return nil
+}
+
+// rankCheck is RankCheck as an error (a nil *RankError is a nil error).
+func rankCheck(diag []float64, n int) error {
+	if e := RankCheck(diag, n); e != nil {
+		return e
 	}
 	return nil
 }

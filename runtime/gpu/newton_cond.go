@@ -3,7 +3,6 @@ package gpu
 import (
 	"math"
 
-	"github.com/mdgen/mdgen/mdops/la"
 )
 
 // The host side of the GPU back end's condition estimate: mdops/la's Cond
@@ -22,26 +21,6 @@ type condSolves struct {
 	solve, solveRH func(x []float64) error
 }
 
-// rankCheck is la's rank check on the leading limbs of R's diagonal (N
-// doubles per part): the first k with |R_kk| / max_j |R_jj| < n Eps(N)
-// (or 0/0) is a *la.RankError{Col: k+1}.
-func rankCheck(diag []float64, n int) *la.RankError {
-	tol := float64(len(diag)) * la.Eps(n)
-	dmax := 0.0
-	for _, d := range diag {
-		dmax = max(dmax, math.Abs(d))
-	}
-	for k, d := range diag {
-		r := 0.0
-		if dmax > 0 {
-			r = math.Abs(d) / dmax
-		}
-		if !(r >= tol) {
-			return &la.RankError{Col: k + 1, Ratio: r, Tol: tol}
-		}
-	}
-	return nil
-}
 
 // condEstimate is la's condEst for an n x n R (n >= 1, no zero R_kk: the
 // rank check passed) of N-double real or complex elements: anorm is

@@ -57,7 +57,7 @@ func cpuCond(t *testing.T, n, N int, complex bool, a []float64) (float64, *la.Ra
 		diag[i] = a[(i+i*n)*W]
 		anorm = max(anorm, norm1(a[i*n*W:(i*n+i+1)*W]))
 	}
-	if rank := rankCheck(diag, N); rank != nil {
+	if rank := la.RankCheck(diag, N); rank != nil {
 		return 0, rank
 	}
 	u := make([]float64, n*n*W)

@@ -370,7 +370,7 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	if rank := rankCheck(cn[n*N:], N); rank != nil {
+	if rank := la.RankCheck(cn[n*N:], N); rank != nil {
 		return rank, 0, 0, nil
 	}
 	anorm := 0.0
