@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"math"
-
 )
 
 // The host side of the GPU back end's condition estimate: mdops/la's Cond
@@ -20,7 +19,6 @@ import (
 type condSolves struct {
 	solve, solveRH func(x []float64) error
 }
-
 
 // condEstimate is la's condEst for an n x n R (n >= 1, no zero R_kk: the
 // rank check passed) of N-double real or complex elements: anorm is
