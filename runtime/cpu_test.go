@@ -500,3 +500,21 @@ func BenchmarkSetupChandra(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n+n), "ns/term")
 }
+
+// roundRatReduced is RoundRat's definition with big.Rat arithmetic (each
+// rest reduced): the reference the tests compare RoundRat with.
+func roundRatReduced(dst []float64, r *big.Rat) {
+	var rest big.Rat
+	rest.Set(r)
+	var f big.Rat
+	for i := range dst {
+		v, _ := rest.Float64()
+		dst[i] = v
+		if v == 0 || math.IsInf(v, 0) {
+			clear(dst[i+1:])
+			return
+		}
+		f.SetFloat64(v)
+		rest.Sub(&rest, &f)
+	}
+}

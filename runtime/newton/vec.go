@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	mdrt "github.com/mdgen/mdgen/runtime"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -71,27 +72,10 @@ func roundStart(dst []float64, start []stager.Rational, n int, complex bool) {
 		w = 2 * n
 	}
 	for v := range start {
-		roundRat(dst[v*w:v*w+n], &start[v].Re)
+		mdrt.RoundRat(dst[v*w:v*w+n], &start[v].Re)
 		if complex {
-			roundRat(dst[v*w+n:v*w+2*n], &start[v].Im)
+			mdrt.RoundRat(dst[v*w+n:v*w+2*n], &start[v].Im)
 		}
-	}
-}
-
-// roundRat rounds r to len(dst) doubles, limb by limb: each limb is the
-// double nearest to what the limbs before it leave (runtime.RoundRat's rule).
-func roundRat(dst []float64, r *big.Rat) {
-	var rest, f big.Rat
-	rest.Set(r)
-	for i := range dst {
-		v, _ := rest.Float64()
-		dst[i] = v
-		if v == 0 || math.IsInf(v, 0) {
-			clear(dst[i+1:])
-			return
-		}
-		f.SetFloat64(v)
-		rest.Sub(&rest, &f)
 	}
 }
 
