@@ -609,14 +609,21 @@ func (t *tuner) finish(cases []*tuneCase, p *tune.Profile, stdout io.Writer) err
 			Ms: round3(c.bestMs), ModelMs: round3(c.modelMs), Tried: c.tried, Check: c.check})
 		written++
 	}
+	return writeProfile(p, t.cfg.profile, "entries", written, bad, stdout)
+}
+
+// writeProfile ends a tune run: it writes p to path when the run gave
+// entries (written of them, what they are) and says so, then reports the
+// cases it left out (bad) or that nothing finished.
+func writeProfile(p *tune.Profile, path, what string, written int, bad []string, stdout io.Writer) error {
 	if written > 0 {
-		if err := p.Write(t.cfg.profile); err != nil {
+		if err := p.Write(path); err != nil {
 			return fmt.Errorf("tune: writing the profile: %w", err)
 		}
-		fmt.Fprintf(stdout, "\nwrote %s: %d entries of this run, %d in all\n", t.cfg.profile, written, p.Entries())
+		fmt.Fprintf(stdout, "\nwrote %s: %d %s of this run, %d entries in all\n", path, written, what, p.Entries())
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("tune: %d cases not written: outputs that differ from the CPU's or the model's, or a failed check: %s", len(bad), strings.Join(bad, ", "))
+		return fmt.Errorf("tune: %d cases not written: results that differ from the CPU's or the model's, or a failed check: %s", len(bad), strings.Join(bad, ", "))
 	}
 	if written == 0 {
 		return errors.New("tune: no case finished; nothing written")

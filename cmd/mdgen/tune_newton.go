@@ -431,17 +431,5 @@ func (t *tuner) finishNewton(cases []*newtonTuneCase, p *tune.Profile, stdout io
 			Ms: round3(f.BestMs), ModelMs: round3(f.ModelMs), Tried: f.Tried, Check: c.check})
 		written++
 	}
-	if written > 0 {
-		if err := p.Write(t.cfg.profile); err != nil {
-			return fmt.Errorf("tune: writing the profile: %w", err)
-		}
-		fmt.Fprintf(stdout, "\nwrote %s: %d Newton entries of this run, %d entries in all\n", t.cfg.profile, written, p.Entries())
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("tune: %d cases not written: results that differ from the CPU's or the model's, or a failed check: %s", len(bad), strings.Join(bad, ", "))
-	}
-	if written == 0 {
-		return errors.New("tune: no case finished; nothing written")
-	}
-	return nil
+	return writeProfile(p, t.cfg.profile, "Newton entries", written, bad, stdout)
 }
