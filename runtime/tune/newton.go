@@ -141,13 +141,7 @@ func (p *Profile) PutNewton(d Device, maxShared int, tuned string, e NewtonEntry
 		g = &p.GPUs[len(p.GPUs)-1]
 	}
 	g.MaxShared, g.Tuned = maxShared, tuned
-	for i := range g.Newton {
-		if g.Newton[i].Key() == e.Key() {
-			g.Newton[i] = e
-			return
-		}
-	}
-	g.Newton = append(g.Newton, e)
+	putKeyed(&g.Newton, e)
 }
 
 // LookupNewton returns the Newton entry of key k, if any.
@@ -155,12 +149,7 @@ func (g *GPU) LookupNewton(k NewtonKey) (NewtonEntry, bool) {
 	if g == nil {
 		return NewtonEntry{}, false
 	}
-	for _, e := range g.Newton {
-		if e.Key() == k {
-			return e, true
-		}
-	}
-	return NewtonEntry{}, false
+	return lookupKeyed(g.Newton, k)
 }
 
 // NewtonShape returns the shape of the Newton back end's linear algebra

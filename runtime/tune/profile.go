@@ -463,13 +463,32 @@ func (p *Profile) Put(d Device, maxShared int, tuned string, e Entry) {
 		g = &p.GPUs[len(p.GPUs)-1]
 	}
 	g.MaxShared, g.Tuned = maxShared, tuned
-	for i := range g.Entries {
-		if g.Entries[i].Key() == e.Key() {
-			g.Entries[i] = e
+	putKeyed(&g.Entries, e)
+}
+
+// keyed is an entry of a profile: Entry or NewtonEntry.
+type keyed[K comparable] interface{ Key() K }
+
+// putKeyed replaces the entry of e's key in list, or appends e.
+func putKeyed[K comparable, E keyed[K]](list *[]E, e E) {
+	for i := range *list {
+		if (*list)[i].Key() == e.Key() {
+			(*list)[i] = e
 			return
 		}
 	}
-	g.Entries = append(g.Entries, e)
+	*list = append(*list, e)
+}
+
+// lookupKeyed returns the entry of key k in list, if any.
+func lookupKeyed[K comparable, E keyed[K]](list []E, k K) (E, bool) {
+	for _, e := range list {
+		if e.Key() == k {
+			return e, true
+		}
+	}
+	var zero E
+	return zero, false
 }
 
 // Lookup returns the entry of key k, if any.
@@ -477,12 +496,7 @@ func (g *GPU) Lookup(k Key) (Entry, bool) {
 	if g == nil {
 		return Entry{}, false
 	}
-	for _, e := range g.Entries {
-		if e.Key() == k {
-			return e, true
-		}
-	}
-	return Entry{}, false
+	return lookupKeyed(g.Entries, k)
 }
 
 // Shapes returns the launch shapes of the kernels of a plan of convJobs
