@@ -35,6 +35,7 @@ type Device struct {
 	allocated int64
 	modules   map[*Module]struct{}
 	timers    map[*Timer]struct{}
+	streams   map[*Stream]struct{}
 }
 
 type call struct {
@@ -80,6 +81,7 @@ func Open(ordinal int) (*Device, error) {
 		allocs:  make(map[uintptr]int64),
 		modules: make(map[*Module]struct{}),
 		timers:  make(map[*Timer]struct{}),
+		streams: make(map[*Stream]struct{}),
 	}
 	ready := make(chan error)
 	go d.loop(ordinal, ready)
@@ -166,6 +168,9 @@ func (d *Device) teardown() error {
 	for t := range d.timers {
 		errs = append(errs, t.destroy())
 	}
+	for s := range d.streams {
+		errs = append(errs, s.destroy())
+	}
 	for m := range d.modules {
 		errs = append(errs, m.unload())
 	}
@@ -181,7 +186,7 @@ func (d *Device) teardown() error {
 	return errors.Join(errs...)
 }
 
-// Close waits for the device, releases every buffer, module and timer of
+// Close waits for the device, releases every buffer, module, timer and stream of
 // the Device, destroys the context and ends the owner goroutine (unlocking
 // its thread). Later calls return ErrClosed. Close must not be called
 // inside Do.

@@ -223,6 +223,11 @@ func (f *Function) MaxActiveBlocks(block, shared int) (int, error) {
 // documentation). Faults inside the kernel are reported by the next call
 // that waits for the device.
 func (d *Device) Launch(fn *Function, grid, block Dim3, sharedBytes int, args ...any) error {
+	return d.launch(nil, fn, grid, block, sharedBytes, args)
+}
+
+// launch queues fn on s, or on the device's (NULL) stream when s is nil.
+func (d *Device) launch(s *Stream, fn *Function, grid, block Dim3, sharedBytes int, args []any) error {
 	if fn == nil {
 		return errors.New("cudadev: launching a nil *Function")
 	}
@@ -256,7 +261,14 @@ func (d *Device) Launch(fn *Function, grid, block Dim3, sharedBytes int, args ..
 			return fmt.Errorf("%d bytes of dynamic shared memory exceed the kernel's limit of %d (raise it with SetMaxDynamicShared)",
 				sharedBytes, fn.maxDynamic)
 		}
-		return fn.fn.Launch(g[0], g[1], g[2], b[0], b[1], b[2], sharedBytes, d.stream, params)
+		stream := d.stream
+		if s != nil {
+			if s.closed {
+				return errors.New("the stream is closed")
+			}
+			stream = s.s
+		}
+		return fn.fn.Launch(g[0], g[1], g[2], b[0], b[1], b[2], sharedBytes, stream, params)
 	})
 	if err != nil {
 		return d.fail(err, "%s", what())

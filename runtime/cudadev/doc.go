@@ -1,6 +1,6 @@
 // Package cudadev is mdgen's thin layer over the CUDA driver API: one device,
-// one context, device buffers, fatbin modules, kernel launches and event
-// timers. It is what the GPU executor (runtime/gpu) builds on; nothing else in
+// one context, device buffers, fatbin modules, kernel launches, event
+// timers and streams. It is what the GPU executor (runtime/gpu) builds on; nothing else in
 // mdgen talks to the driver.
 //
 // # Builds
@@ -46,6 +46,17 @@
 //	})
 //
 // Code that calls gorgonia.org/cu directly must do so inside Do.
+//
+// # Streams
+//
+// Every Device method queues on the context's NULL stream, so launches,
+// copies and events run in the order they are called. Device.NewStream
+// makes a second, non-blocking stream for work that may run at the same
+// time as the NULL stream's (two one-block kernels on different SMs):
+// Stream.Launch, the asynchronous copies Stream.CopyHtoD and
+// Stream.CopyDtoH (ordinary Go memory, untouched until
+// Stream.Synchronize), Stream.Wait for an Event recorded on the NULL
+// stream, Event.RecordOn to time or mark the stream's work.
 //
 // # Kernel parameters
 //

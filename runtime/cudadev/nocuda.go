@@ -77,3 +77,17 @@ func (e *Event) Record() error                         { return ErrNoCUDA }
 func (e *Event) Synchronize() error                    { return ErrNoCUDA }
 func (e *Event) Elapsed(start *Event) (float64, error) { return 0, ErrNoCUDA }
 func (e *Event) Close() error                          { return ErrNoCUDA }
+
+// Stream is a CUDA stream; in this build there are none.
+type Stream struct{}
+
+func (d *Device) NewStream() (*Stream, error) { return nil, ErrNoCUDA }
+func (s *Stream) Launch(fn *Function, grid, block Dim3, sharedBytes int, args ...any) error {
+	return ErrNoCUDA
+}
+func (s *Stream) CopyHtoD(dst Buffer, src []float64) error { return ErrNoCUDA }
+func (s *Stream) CopyDtoH(dst []float64, src Buffer) error { return ErrNoCUDA }
+func (s *Stream) Wait(e *Event) error                      { return ErrNoCUDA }
+func (s *Stream) Synchronize() error                       { return ErrNoCUDA }
+func (s *Stream) Close() error                             { return ErrNoCUDA }
+func (e *Event) RecordOn(s *Stream) error                  { return ErrNoCUDA }

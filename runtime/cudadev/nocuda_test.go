@@ -35,6 +35,19 @@ func TestNoCUDA(t *testing.T) {
 	if _, err := d.NewTimer(); !errors.Is(err, ErrNoCUDA) {
 		t.Errorf("NewTimer: %v", err)
 	}
+	if _, err := d.NewStream(); !errors.Is(err, ErrNoCUDA) {
+		t.Errorf("NewStream: %v", err)
+	}
+	var s *Stream
+	if err := s.Launch(nil, Dim3{1}, Dim3{1}, 0); !errors.Is(err, ErrNoCUDA) {
+		t.Errorf("Stream.Launch: %v", err)
+	}
+	if err := s.CopyHtoD(Buffer{}, []float64{1}); !errors.Is(err, ErrNoCUDA) {
+		t.Errorf("Stream.CopyHtoD: %v", err)
+	}
+	if err := s.Synchronize(); !errors.Is(err, ErrNoCUDA) {
+		t.Errorf("Stream.Synchronize: %v", err)
+	}
 	if err := d.Close(); !errors.Is(err, ErrNoCUDA) {
 		t.Errorf("Close: %v", err)
 	}
