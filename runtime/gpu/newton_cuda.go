@@ -107,6 +107,14 @@ type newtonBackend struct {
 	skipHost  []int64
 	invQueued bool // E holds (or the stream will) -R^-1 Q^H of the last Factor
 
+	// The root refinement's speculative solve (see Factor): the condition
+	// estimate runs on a stream of its own (condStream, after the event
+	// factored), while the NULL stream does ApplyQH(0) and SolveR(0)'s
+	// kernels; spec says how much of it the driver has not yet asked for.
+	condStream *cudadev.Stream
+	factored   *cudadev.Event
+	spec       specState
+
 	// stage clock: events recorded at Mark and Lap, resolved by Times
 	events []*cudadev.Event
 	used   int
@@ -120,6 +128,15 @@ type newtonLap struct {
 	from, to int
 	s        newton.Stage
 }
+
+// specState is where the speculative solve of block 0 stands.
+type specState int
+
+const (
+	specNone specState = iota // no speculative work (or dropped)
+	specQH                    // y = R^-1 Q^H b_0 queued: ApplyQH(0) has nothing left to do
+	specR                     // ApplyQH(0) taken: SolveR(0) only copies y into dx_0
+)
 
 func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend, error) {
 	if c.N != k.n || c.Complex != k.complex {
@@ -233,8 +250,11 @@ func (be *newtonBackend) slice(p gpuabi.LAPtr, n int64) cudadev.Buffer {
 	return be.bufs[p.Buf].Float64Slice(p.Off, n)
 }
 
-// launch queues ls (on the device's thread).
-func (be *newtonBackend) launch(ls ...[]gpuabi.LALaunch) error {
+// launch queues ls on the NULL stream (on the device's thread).
+func (be *newtonBackend) launch(ls ...[]gpuabi.LALaunch) error { return be.launchOn(nil, ls...) }
+
+// launchOn queues ls on stream s (nil: the NULL stream).
+func (be *newtonBackend) launchOn(s *cudadev.Stream, ls ...[]gpuabi.LALaunch) error {
 	return be.dev.Do(func() error {
 		for _, seq := range ls {
 			for _, l := range seq {
@@ -252,7 +272,13 @@ func (be *newtonBackend) launch(ls ...[]gpuabi.LALaunch) error {
 						args[i] = a
 					}
 				}
-				if err := be.dev.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, 0, args...); err != nil {
+				var err error
+				if s == nil {
+					err = be.dev.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, 0, args...)
+				} else {
+					err = s.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, 0, args...)
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -297,7 +323,7 @@ func (be *newtonBackend) Reset(x0 []float64) error {
 		return fmt.Errorf("uploading the start: %w", err)
 	}
 	be.times, be.laps, be.used, be.open, be.clkErr = newton.Times{}, be.laps[:0], 0, -1, nil
-	be.invQueued = false
+	be.invQueued, be.spec = false, specNone
 	return nil
 }
 
@@ -307,6 +333,7 @@ func (be *newtonBackend) Reset(x0 []float64) error {
 func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 	c := be.c
 	d, n, m := c.Degree, c.Vars, c.Eqs
+	be.spec = specNone
 	dg := be.degs[w]
 	if dg == nil {
 		return 0, 0, fmt.Errorf("no executor of degree %d", w)
@@ -343,10 +370,25 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 // solve), the same bits as the CPU back end's NewQR and Cond. The factors
 // stay on the device. With inverse, FormInverse's work is queued after
 // the estimate (the condition number decides whether the solve goes on).
+//
+// Without inverse (the root refinement) the estimate overlaps the
+// refinement's solve: once the rank check has passed, the NULL stream
+// gets ApplyQH(0) and SolveR(0)'s work (b_0 into y, qh1, backsub1: the
+// same kernels on the same buffers, so the same bits) and the estimate's
+// solves run at the same time on a stream of their own, with their own
+// vector (nbCX) and work space (nbCAcc). Both only read the factors; each
+// kernel is one block, so they run on different SMs. The driver's
+// ApplyQH(0) and SolveR(0) then find their work done (spec); any other
+// call that writes y, b, or the factors drops it. When the driver skips
+// block 0, or the estimate says ill-conditioned, the speculative result
+// goes unused. For the stage clock, Factor laps the QR (StageQR), the
+// speculative Q^H b_0 (StageQHB) and R^-1 (StageBackSub) itself; the
+// driver's Lap(StageQR) after Factor gets what remains of the estimate.
 func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, error) {
 	c := be.c
 	n, m, W, N := c.Vars, c.Eqs, c.W, c.N
 	v := be.v
+	be.spec = specNone
 	t0 := time.Now()
 	if err := be.dev.CopyDtoD(be.slice(ptr(nbQA), int64(m*n*W)), be.slice(ptr(nbA), int64(m*n*W))); err != nil {
 		return nil, 0, 0, err
@@ -377,14 +419,24 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, cn[j*N])
 	}
+	var cs *cudadev.Stream // the estimate's stream (nil: the NULL stream, after FormInverse's work if queued)
+	if !inverse {
+		if err := be.speculate(); err != nil {
+			return nil, 0, 0, err
+		}
+		cs = be.condStream
+	}
+	t3 := time.Now()
 	cond := 0.0
 	if n > 0 {
-		if cond, err = condEstimate(n, N, c.Complex, anorm, be.condSolves(), be.norm1); err != nil {
+		if cond, err = condEstimate(n, N, c.Complex, anorm, be.condSolves(cs), be.norm1); err != nil {
+			be.spec = specNone
 			return nil, 0, 0, fmt.Errorf("condition estimate: %w", err)
 		}
 	}
 	if traceNewton {
-		fmt.Fprintf(os.Stderr, "mdgen: Newton factor: launches %v, QR %v, condition estimate %v\n", t1.Sub(t0), t2.Sub(t1), time.Since(t2))
+		fmt.Fprintf(os.Stderr, "mdgen: Newton factor: launches %v, QR %v, speculative solve queued in %v, condition estimate %v (on its own stream: %v)\n",
+			t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3), cs != nil)
 	}
 	be.invQueued = false
 	if inverse {
@@ -396,20 +448,70 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	return nil, cond, a0norm, nil
 }
 
+// speculate queues ApplyQH(0) and SolveR(0)'s kernels on the NULL stream
+// for Factor (see there), lapping the clock around each part, and
+// records factored, the event the estimate's stream waits for.
+func (be *newtonBackend) speculate() error {
+	if be.condStream == nil {
+		s, err := be.dev.NewStream()
+		if err != nil {
+			return fmt.Errorf("gpu: Newton: the condition estimate's stream: %w", err)
+		}
+		e, err := be.dev.NewEvent()
+		if err != nil {
+			return errors.Join(fmt.Errorf("gpu: Newton: the condition estimate's event: %w", err), s.Close())
+		}
+		be.condStream, be.factored = s, e
+	}
+	// The factors are complete at this point (Factor's downloads waited
+	// for them); the stream waits for them all the same, so that this does
+	// not rest on that.
+	if err := be.factored.Record(); err != nil {
+		return err
+	}
+	if err := be.condStream.Wait(be.factored); err != nil {
+		return err
+	}
+	be.Lap(newton.StageQR)
+	if err := be.applyQH(0); err != nil {
+		return err
+	}
+	be.Lap(newton.StageQHB)
+	if err := be.solveR(); err != nil {
+		return err
+	}
+	be.Lap(newton.StageBackSub)
+	be.spec = specQH
+	return nil
+}
+
 // condSolves are the condition estimate's solves on the device: x up,
 // backsub1 with R's packed rows (x = R^-1 x) or with U's on the reversed
-// x (x = R^-H x, see packrh), x down.
-func (be *newtonBackend) condSolves() condSolves {
+// x (x = R^-H x, see packrh), x down; on stream s with work space nbCAcc,
+// or on the NULL stream (s nil) with nbAcc.
+func (be *newtonBackend) condSolves(s *cudadev.Stream) condSolves {
 	n, W := be.c.Vars, be.c.W
 	run := func(x []float64, rrev, rinv int) error {
 		buf := be.slice(ptr(nbCX), int64(n*W))
-		if err := be.dev.CopyHtoD(buf, x); err != nil {
+		if s == nil {
+			if err := be.dev.CopyHtoD(buf, x); err != nil {
+				return err
+			}
+			if err := be.launch(be.v.LABackSub1(n, ptr(rrev), ptr(rinv), ptr(nbCX), ptr(nbAcc))); err != nil {
+				return err
+			}
+			return be.dev.CopyDtoH(x, buf)
+		}
+		if err := s.CopyHtoD(buf, x); err != nil {
 			return err
 		}
-		if err := be.launch(be.v.LABackSub1(n, ptr(rrev), ptr(rinv), ptr(nbCX), ptr(nbAcc))); err != nil {
+		if err := be.launchOn(s, be.v.LABackSub1(n, ptr(rrev), ptr(rinv), ptr(nbCX), ptr(nbCAcc))); err != nil {
 			return err
 		}
-		return be.dev.CopyDtoH(x, buf)
+		if err := s.CopyDtoH(x, buf); err != nil {
+			return err
+		}
+		return s.Synchronize()
 	}
 	return condSolves{
 		solve: func(x []float64) error { return run(x, nbRrev, nbRinv) },
@@ -439,11 +541,23 @@ func (be *newtonBackend) BlockNorm(k int) (float64, error) {
 }
 
 func (be *newtonBackend) SkipBlock(k int) error {
+	be.spec = specNone
 	n := be.c.Vars
 	return be.dev.Memset(be.slice(be.at(nbDX, k*n), int64(n*be.c.W)), 0)
 }
 
+// ApplyQH: y = b_k, then qh1 (la's ApplyQH bits). After Factor's
+// speculative solve, ApplyQH(0) has nothing left to do.
 func (be *newtonBackend) ApplyQH(k int) error {
+	if k == 0 && be.spec == specQH {
+		be.spec = specR
+		return nil
+	}
+	be.spec = specNone
+	return be.applyQH(k)
+}
+
+func (be *newtonBackend) applyQH(k int) error {
 	m, n, W := be.c.Eqs, be.c.Vars, be.c.W
 	if err := be.dev.CopyDtoD(be.slice(ptr(nbY), int64(m*W)), be.slice(be.at(nbB, k*m), int64(m*W))); err != nil {
 		return err
@@ -451,21 +565,32 @@ func (be *newtonBackend) ApplyQH(k int) error {
 	return be.launch(be.v.LAApplyQH1(m, n, m, ptr(nbQA), ptr(nbTau), ptr(nbY)))
 }
 
-// SolveR: backsub1 (la's SolveR bits, the rows pipelined over a block).
-// The diagonal of R was checked by Factor (the rank check implies
-// R_kk != 0, which la's SolveR requires and the kernel assumes).
+// SolveR: backsub1 (la's SolveR bits, the rows pipelined over a block),
+// then dx_k = y. The diagonal of R was checked by Factor (the rank check
+// implies R_kk != 0, which la's SolveR requires and the kernel assumes).
+// After Factor's speculative solve and ApplyQH(0), SolveR(0) only copies.
 func (be *newtonBackend) SolveR(k int) error {
 	n, W := be.c.Vars, be.c.W
-	if err := be.launch(be.v.LABackSub1(n, ptr(nbRrev), ptr(nbRinv), ptr(nbY), ptr(nbAcc))); err != nil {
-		return err
+	if !(k == 0 && be.spec == specR) {
+		if err := be.solveR(); err != nil {
+			be.spec = specNone
+			return err
+		}
 	}
+	be.spec = specNone
 	return be.dev.CopyDtoD(be.slice(be.at(nbDX, k*n), int64(n*W)), be.slice(ptr(nbY), int64(n*W)))
+}
+
+// solveR queues y = R^-1 y (backsub1).
+func (be *newtonBackend) solveR() error {
+	return be.launch(be.v.LABackSub1(be.c.Vars, ptr(nbRrev), ptr(nbRinv), ptr(nbY), ptr(nbAcc)))
 }
 
 // FormInverse: E = -I (a copy of the uploaded one), qh on its m columns
 // (la ApplyQHMany), backsub on their first n rows (la SolveRMany): E[0:n,
 // :] = -R^-1 Q^H. Factor's rank check implies R_kk != 0.
 func (be *newtonBackend) FormInverse() error {
+	be.spec = specNone
 	if be.invQueued { // queued by Factor, for this QR
 		return nil
 	}
@@ -518,11 +643,13 @@ func (be *newtonBackend) queueInverse() error {
 
 // SolveBlock: dx_k = 0 - E[0:n, :] b_k, one mulsub (la MulSub's bits).
 func (be *newtonBackend) SolveBlock(k int) error {
+	be.spec = specNone
 	m, n := be.c.Eqs, be.c.Vars
 	return be.launch(be.v.LAMulSub(n, m, ptr(nbE), m, 0, be.at(nbB, k*m), 0, ptr(nbZero), 0, be.at(nbDX, k*n), 0, 1))
 }
 
 func (be *newtonBackend) UpdateB(k, w int) error {
+	be.spec = specNone
 	return be.launch(be.v.LAToeplitzUpdate(be.c.Eqs, be.c.Vars, ptr(nbA), ptr(nbB), ptr(nbDX), k, w))
 }
 
@@ -530,6 +657,7 @@ func (be *newtonBackend) UpdateB(k, w int) error {
 // (the skipped blocks' are computed and not used), w+1 norms home, summed
 // in order.
 func (be *newtonBackend) Residual(w int, skipped []bool, nb []float64) (float64, error) {
+	be.spec = specNone
 	m, n, N := be.c.Eqs, be.c.Vars, be.c.N
 	if err := be.launch(be.v.LAResiduals(m, n, ptr(nbA), ptr(nbB), ptr(nbDX), w, ptr(nbRB), ptr(nbSc))); err != nil {
 		return 0, err
@@ -550,6 +678,7 @@ func (be *newtonBackend) Residual(w int, skipped []bool, nb []float64) (float64,
 }
 
 func (be *newtonBackend) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float64, error) {
+	be.spec = specNone
 	d, n := be.c.Degree, be.c.Vars
 	for k := 0; k <= w; k++ {
 		be.skipHost[k] = 0
@@ -641,7 +770,12 @@ func (be *newtonBackend) Times() (newton.Times, error) {
 // Close frees the buffers and the events (the executors are the
 // Solver's).
 func (be *newtonBackend) Close() error {
+	be.spec = specNone
 	var errs []error
+	if be.condStream != nil { // first: it waits for the estimate's work on the buffers freed below
+		errs = append(errs, be.condStream.Close(), be.factored.Close())
+		be.condStream, be.factored = nil, nil
+	}
 	for i, b := range be.bufs {
 		if be.own[i] && !b.IsNil() {
 			errs = append(errs, be.dev.Free(b))

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -207,13 +208,32 @@ func TestGPUNewtonFailures(t *testing.T) {
 // unless the results are the same bits; it returns the GPU's.
 func ntCompare(t *testing.T, k *gpu.NewtonKernels, sys *stager.System, start []stager.Rational, opt newton.Options) *newton.Result {
 	t.Helper()
+	return ntCompareWrapped(t, k, sys, start, opt, nil)
+}
+
+// ntCompareWrapped is ntCompare with the GPU back end wrapped by wrap
+// (nil: not wrapped).
+func ntCompareWrapped(t *testing.T, k *gpu.NewtonKernels, sys *stager.System, start []stager.Rational, opt newton.Options,
+	wrap func(newton.Backend) newton.Backend) *newton.Result {
+	t.Helper()
 	d := opt.Degree
 	cpu, err := newton.New(sys, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cpu.Close()
-	gs, err := newton.New(sys, gpu.NewtonOptions(k, opt))
+	gopt := gpu.NewtonOptions(k, opt)
+	if wrap != nil {
+		newBE := gopt.NewBackend
+		gopt.NewBackend = func(c newton.BackendConfig) (newton.Backend, error) {
+			be, err := newBE(c)
+			if err != nil {
+				return nil, err
+			}
+			return wrap(be), nil
+		}
+	}
+	gs, err := newton.New(sys, gopt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,6 +285,81 @@ func ntCompare(t *testing.T, k *gpu.NewtonKernels, sys *stager.System, start []s
 	t.Logf("bit-identical: %d steps, residual %.2e, cond %.2e; CPU %.3f s, GPU %.3f s (stages %s)",
 		want.Steps, want.Residual, want.Cond, tc.Seconds(), tg.Seconds(), ntStages(got.Times))
 	return got
+}
+
+// specBackend calls the GPU back end's methods in orders the driver does
+// not, around Factor's speculative solve of block 0 in the root
+// refinement: the driver's results must stay the CPU's bits (the
+// speculation is dropped, or redone, where it must be).
+type specBackend struct {
+	newton.Backend
+	mode    string
+	factors int // Factor(false) calls seen (with a passed rank check)
+}
+
+func (b *specBackend) Factor(inverse bool) (*la.RankError, float64, float64, error) {
+	rank, cond, a0, err := b.Backend.Factor(inverse)
+	if err != nil || rank != nil || inverse {
+		return rank, cond, a0, err
+	}
+	b.factors++
+	switch b.mode {
+	case "applyqh1": // y = Q^H b_1: the driver's ApplyQH(0) must redo its work
+		err = b.Backend.ApplyQH(1)
+	case "refactor": // a second QR of the same A_0 (and a second speculation)
+		rank, cond, a0, err = b.Backend.Factor(false)
+	case "evaluate": // b_0 and A_0 again (the same x): drops the speculation
+		_, _, err = b.Backend.Evaluate(0, true)
+	}
+	return rank, cond, a0, err
+}
+
+func (b *specBackend) ApplyQH(k int) error {
+	if err := b.Backend.ApplyQH(k); err != nil || b.mode != "twice" {
+		return err
+	}
+	// The speculation taken (ApplyQH and SolveR), then ApplyQH again: the
+	// driver's SolveR must do the back substitution itself.
+	if err := b.Backend.SolveR(k); err != nil {
+		return err
+	}
+	return b.Backend.ApplyQH(k)
+}
+
+// TestGPUNewtonSpeculation: the root refinement's speculative Q^H b_0 and
+// R^-1 (Factor, with the condition estimate on its own stream) disturbed
+// by calls between Factor and the driver's ApplyQH(0) and SolveR(0):
+// still the CPU's bits; and the stage times of a plain run are all
+// positive where the refinement does work.
+func TestGPUNewtonSpeculation(t *testing.T) {
+	for _, complex := range []bool{false, true} {
+		_, k := ntKernels(t, ntNs(), 2, complex)
+		inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: 8, Seed: 1, Complex: complex})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{"none", "applyqh1", "refactor", "evaluate", "twice"} {
+			t.Run(fmt.Sprintf("complex=%v/%s", complex, mode), func(t *testing.T) {
+				var sb *specBackend
+				got := ntCompareWrapped(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: 2, Complex: complex, Degree: 8},
+					func(be newton.Backend) newton.Backend { sb = &specBackend{Backend: be, mode: mode}; return sb })
+				if sb.factors == 0 {
+					t.Fatal("no QR in the root refinement: nothing was tested")
+				}
+				if mode == "none" {
+					tm := got.Times
+					for _, st := range []struct {
+						name string
+						d    time.Duration
+					}{{"evaluate", tm.Evaluate}, {"qr", tm.QR}, {"qhb", tm.QHB}, {"backsub", tm.BackSub}, {"update", tm.Update}, {"residual", tm.Residual}} {
+						if st.d <= 0 {
+							t.Errorf("stage %s: %v", st.name, st.d)
+						}
+					}
+				}
+			})
+		}
+	}
 }
 
 func ntStages(t newton.Times) string {

@@ -30,6 +30,7 @@ const (
 	nbRinvH        // n N-double reals: rinv reversed
 	nbCN           // n N-double reals (R's column norms), then n doubles (R's diagonal, leading limbs)
 	nbCX           // n elements: the condition estimate's vector
+	nbCAcc         // 16 n elements: backsub1's lane sums for the estimate (on its own stream, next to SolveR's)
 	nbOwned        // the executors' data arrays and the slot tables follow
 )
 
@@ -48,7 +49,7 @@ func newtonBuffers(c newton.BackendConfig) (sizes []int64, tables int64) {
 		nbRinv: int64(n) * N, nbRrev: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbSc: nsc*N + 4, nbSkip: d1,
 		nbAcc: int64(gpuabi.LABackSub1Acc(n)) * W, nbE: int64(m) * int64(m) * W, nbNegI: int64(m) * int64(m) * W,
 		nbZero: int64(n) * W, nbRrevH: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbRinvH: int64(n) * N, nbCN: int64(n) * (N + 1),
-		nbCX: int64(n) * W,
+		nbCX: int64(n) * W, nbCAcc: int64(gpuabi.LABackSub1Acc(n)) * W,
 	}
 	for range newton.Stagger(d) {
 		tables += int64(n) + int64(m) + int64(m)*int64(n)
