@@ -332,16 +332,18 @@ func (b *specBackend) ApplyQH(k int) error {
 // still the CPU's bits; and the stage times of a plain run are all
 // positive where the refinement does work.
 func TestGPUNewtonSpeculation(t *testing.T) {
+	ns := ntNs()
+	prec := ns[0]
 	for _, complex := range []bool{false, true} {
-		_, k := ntKernels(t, ntNs(), 2, complex)
+		_, k := ntKernels(t, ns, prec, complex)
 		inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: 8, Seed: 1, Complex: complex})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, mode := range []string{"none", "applyqh1", "refactor", "evaluate", "twice"} {
-			t.Run(fmt.Sprintf("complex=%v/%s", complex, mode), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%dd/complex=%v/%s", prec, complex, mode), func(t *testing.T) {
 				var sb *specBackend
-				got := ntCompareWrapped(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: 2, Complex: complex, Degree: 8},
+				got := ntCompareWrapped(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: prec, Complex: complex, Degree: 8},
 					func(be newton.Backend) newton.Backend { sb = &specBackend{Backend: be, mode: mode}; return sb })
 				if sb.factors == 0 {
 					t.Fatal("no QR in the root refinement: nothing was tested")
