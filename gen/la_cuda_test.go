@@ -492,7 +492,7 @@ func laRandom(r *rand.Rand, k, w, n, scale int) []float64 {
 type laCase struct {
 	m, n, lda int
 	scale     int    // the matrix times 2^scale
-	shape     string // "": random; "triu": zero below the diagonal; "zerocol": column n/2 is zero
+	shape     string // "": random; "triu": zero below the diagonal; "zerocol": column n/2 is zero; "spike": see laCheck
 	nrhs, ldb int
 	w, k      int // Toeplitz blocks 0..w, updates from block k
 	groups    int // gpuabi.LAVariant.Groups (0: the default shapes)
@@ -532,6 +532,21 @@ func laCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant,
 		}
 	case "zerocol":
 		clear(a[(n/2)*lda*w : (n/2+1)*lda*w])
+	case "spike":
+		// Column j times 2^-600 but row j+20 (a row of the QR panel's
+		// second group of lanes) times 2^600: larfg's sum of squares
+		// needs the largest leading limb of the whole column to scale.
+		for j := 0; j < n; j++ {
+			for i := j; i < m; i++ {
+				e := -600
+				if i == j+20 {
+					e = 600
+				}
+				for d := 0; d < w; d++ {
+					a[(i+j*lda)*w+d] = math.Ldexp(a[(i+j*lda)*w+d], e)
+				}
+			}
+		}
 	}
 	bs := laRandom(r, c.ldb*c.nrhs, w, v.N, 0)
 	lk, _ := la.KernelsFor(v.N)
@@ -717,6 +732,9 @@ func TestLAKernelEmulation(t *testing.T) {
 		{m: 34, n: 34, groups: 3, nrhs: 5, w: 2},
 		{m: 35, n: 33, groups: 5, nrhs: 7, w: 3, k: 2},
 		{m: 50, n: 3, groups: 16, nrhs: 33},
+		{m: 150, n: 24, groups: 2, nrhs: 2}, // the QR panel's threads own several rows (block of 64)
+		{m: 40, n: 12, shape: "spike"},
+		{m: 90, n: 12, shape: "spike", groups: 2},
 	}
 	for _, n := range ns {
 		cases := base

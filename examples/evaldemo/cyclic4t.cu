@@ -3,7 +3,7 @@
 // cyclic4t.cu: the GPU kernels of the system cyclic4t_system.txt at degree 16 in 4-double real arithmetic, with the
 // job tables of its staged plan baked in. Self-contained: the multiple-double
 // headers it needs are inlined below. GPU contract: runtime/gpuabi,
-// layout version 2.
+// layout version 3.
 //
 // Build:
 //
@@ -1815,7 +1815,7 @@ mdgen_add_r4(double* data, long long slotStride, long long degree, const int* jo
 // layer after layer; mdgen_*_layers lists (first job, job count) per layer.
 // ---------------------------------------------------------------------------
 
-extern "C" __device__ const long long mdgen_layout_version = 2;
+extern "C" __device__ const long long mdgen_layout_version = 3;
 extern "C" __device__ const unsigned long long mdgen_plan_hash = 0x8c6ab022c4a94bdcull;
 extern "C" __device__ const long long mdgen_plan_degree = 16;
 extern "C" __device__ const long long mdgen_plan_slots = 74;
@@ -2103,74 +2103,113 @@ __device__ __forceinline__ void la_apply(const double* v, double* c, long long K
   }
 }
 
-// la_larfg generates the reflector of the column x of K >= 1 elements
-// (la larfg, in its order), by the warp (t = threadIdx.x % 32): x[0] = beta,
-// x[1:] = the tail of v, *taup = tau. The reductions (amax, the sum of
-// squares) run in the lanes of the first half-warp, lane t taking the tail
-// rows 1+i with i ≡ t (mod 16); the scaling of the tail in the whole warp;
-// thread 0 alone reads and writes x[0].
+// la_qr_panel is block 0 of a QR step (gpuabi: qr), every thread of the
+// block: it applies reflector k to column k+1 (k >= 0 and tau_k != 0: la
+// applyH, la_apply's operations) and generates reflector k+1 from that
+// column (la larfg, in its order): x = column k+1 from row k+1, K = m-k-1
+// >= 1 elements, x[0] = beta, x[1:] = the tail of v, tau_(k+1). The
+// chained reductions keep la's lanes (the dot product and the scaled sum
+// of squares in threads 0..15, lane l taking the terms i ≡ l (mod 16));
+// the rest is spread over the block, which shortens the chain of
+// dependent steps of the factorization (one panel per step): the updates
+// of the column and the scaling of the tail (independent per row), and
+// the largest leading limb of the tail (amax: NaN absorbs, so any order
+// gives la's value; taken from the updated rows as they are stored).
 template <class O>
-__device__ __forceinline__ void la_larfg(double* x, long long K, double* taup, bool active, int t) {
+__device__ __forceinline__ void la_qr_panel(double* a, double* tau, long long m, long long lda, long long k) {
   typedef typename O::T T;
   typedef typename O::R R;
   const int W = O::W;
-  const int l = t & 15;
+  const int t = (int)threadIdx.x, l = t & 15;
+  const long long S = blockDim.x;
+#if defined(MDGEN_HOST_EMULATION)
+  static double sw[W], sss[O::N], sam[256 / 16];  // the fibers of the block share them
+#else
+  __shared__ double sw[W], sss[O::N], sam[256 / 16];
+#endif
+  double* x = a + (k + 1) * (1 + lda) * W;
+  const long long K = m - k - 1;
   double am = 0.0;
-  if (active && t < 16) {
-    la_ring1<O>(1 + t, 16, K, x, [&](long long, const T& xi) {
-      const double a = O::lead(xi);
-      if (a > am || a != a) am = a;
-    });
+  bool swept = false;  // am holds this thread's rows of the tail
+  if (k >= 0) {
+    const T tk = O::load(tau + k * W);
+    if (!O::isZero(tk)) {  // the same for every thread: la's applyH does nothing
+      const double* v = a + (k + k * lda) * W;
+      double* c = x - W;  // column k+1 from row k: c_i = x_(i-1)
+      const long long Kc = K + 1;
+      T acc = O::zero();
+      if (t < 16 && t < Kc) {
+        acc = t == 0 ? O::load(c) : O::prod(O::conj(O::load(v + t * W)), O::load(c + t * W));
+        la_ring2<O>(t + 16, 16, Kc, v, c, [&](long long, const T& vi, const T& ci) { acc = O::madd(acc, O::conj(vi), ci); });
+      }
+      acc = la_tree<T, typename O::TAdd>(acc, l, Kc < 16 ? Kc : 16);
+      if (t == 0) O::store(sw, acc);
+      la_sync_block();
+      const T s = O::neg(O::mul(O::conj(tk), O::load(sw)));
+      la_ring2<O>(t, S, Kc, v, c, [&](long long i, const T& vi, const T& ci) {
+        const T ni = i == 0 ? O::add(ci, s) : O::madd(ci, vi, s);
+        O::store(c + i * W, ni);
+        if (i >= 2) am = la_amax_op::add(am, O::lead(ni));
+      });
+      swept = true;
+    }
   }
-  am = la_bcast<32>(la_tree<double, la_amax_op>(am, l, 16));
-  const T alpha = la_bcast<32>((active && t == 0) ? O::load(x) : O::zero());
+  if (!swept) {
+    for (long long i = 1 + t; i < K; i += S) am = la_amax_op::add(am, O::lead(O::load(x + i * W)));
+  }
+  am = la_tree<double, la_amax_op>(am, l, 16);
+  if (l == 0) sam[t >> 4] = am;
+  la_sync_block();  // the column's updates and the groups' maxima are in
+  am = sam[0];
+  for (int q = 1; q < (int)(S >> 4); ++q) am = la_amax_op::add(am, sam[q]);
+  const T alpha = O::load(x);
   const bool identity = am == 0.0 && O::imLead(alpha) == 0.0;
   double f1, f2, g1, g2;
   la_pow2_scales(la_gomax(am, O::lead(alpha)), f1, f2, g1, g2);
   R ss = O::rzero();
-  if (active && !identity && t < 16 && 1 + t < K) {
+  if (!identity && t < 16 && 1 + t < K) {
     ss = O::sqFirst(O::scale2(O::load(x + (1 + t) * W), f1, f2));
     la_ring1<O>(1 + t + 16, 16, K, x, [&](long long, const T& xi) { ss = O::sqAcc(ss, O::scale2(xi, f1, f2)); });
   }
-  ss = la_bcast<32>(la_tree<R, typename O::RAdd>(ss, l, K - 1 < 16 ? K - 1 : 16));
-  la_sync_group();
-  if (active && !identity) {
-    const T a = O::scale2(alpha, f1, f2);
-    const R nrm = O::nrm(ss, a);
-    const R beta = O::re(a).v[0] >= 0.0 ? O::rneg(nrm) : nrm;
-    T tau, r;
-    O::tauR(a, beta, tau, r);
-    la_ring1<O>(1 + t, 32, K, x, [&](long long i, const T& xi) { O::store(x + i * W, O::mul(O::scale2(xi, f1, f2), r)); });
+  ss = la_tree<R, typename O::RAdd>(ss, l, K - 1 < 16 ? K - 1 : 16);
+  if (t == 0) O::rstore(sss, ss);
+  la_sync_block();  // every read of the tail is done; the sum is in
+  if (!identity) {
+    ss = O::rload(sss);
+    const T a0 = O::scale2(alpha, f1, f2);
+    const R nrm = O::nrm(ss, a0);
+    const R beta = O::re(a0).v[0] >= 0.0 ? O::rneg(nrm) : nrm;
+    T tk1, r;
+    O::tauR(a0, beta, tk1, r);
+    la_ring1<O>(1 + t, S, K, x, [&](long long i, const T& xi) { O::store(x + i * W, O::mul(O::scale2(xi, f1, f2), r)); });
     if (t == 0) {
       O::store(x, O::fromReal(O::rscale2(beta, g1, g2)));
-      O::store(taup, tau);
+      O::store(tau + (k + 1) * W, tk1);
     }
-  } else if (active && t == 0) {
-    O::store(taup, O::zero());
+  } else if (t == 0) {
+    O::store(tau + (k + 1) * W, O::zero());
   }
 }
 
-// la_qr_body: one step of the QR (gpuabi: qr). Warp g of block b applies
-// reflector k to column k+1+b*G+g; then block 0 (its warp 0 owns column
-// k+1) generates reflector k+1.
+// la_qr_body: one step of the QR (gpuabi: qr). Block 0 is the panel (see
+// la_qr_panel); warp g of block b >= 1 applies reflector k to column
+// k+2+(b-1)G+g (la_apply). At k = -1 the grid is block 0 alone.
 template <class O>
 __device__ __forceinline__ void la_qr_body(double* a, double* tau, long long m, long long n, long long lda, long long k) {
   typedef typename O::T T;
   const int W = O::W;
+  if (blockIdx.x == 0) {
+    la_qr_panel<O>(a, tau, m, lda, k);
+    return;
+  }
+  if (k < 0) return;  // (the host launches block 0 alone at k = -1)
   const int t = (int)threadIdx.x & 31, g = (int)threadIdx.x >> 5, G = (int)blockDim.x >> 5;
-  if (k >= 0) {
-    const T tk = O::load(tau + k * W);
-    if (!O::isZero(tk)) {  // the same for every thread: la's applyH does nothing
-      long long j = k + 1 + (long long)blockIdx.x * G + g;
-      const bool active = j < n;
-      if (!active) j = n - 1;
-      la_apply<O>(a + (k + k * lda) * W, a + (k + j * lda) * W, m - k, tk, active, t);
-    }
-  }
-  if (blockIdx.x == 0 && k + 1 < n) {
-    la_sync_group();
-    la_larfg<O>(a + (k + 1) * (1 + lda) * W, m - k - 1, tau + (k + 1) * W, g == 0, t);
-  }
+  const T tk = O::load(tau + k * W);
+  if (O::isZero(tk)) return;  // the same for every thread: la's applyH does nothing
+  long long j = k + 2 + (long long)(blockIdx.x - 1) * G + g;
+  const bool active = j < n;
+  if (!active) j = n - 1;
+  la_apply<O>(a + (k + k * lda) * W, a + (k + j * lda) * W, m - k, tk, active, t);
 }
 
 // la_packr_body: rinv and the reversed rows of R (gpuabi: packr), one

@@ -75,11 +75,11 @@ const (
 	// PlanHash is stager.Plan.Hash of the staged plan.
 	PlanHash uint64 = 0x8c6ab022c4a94bdc
 	// GPULayoutVersion is the version of the GPU contract (gpuabi.LayoutVersion) the kernels follow.
-	GPULayoutVersion = 2
+	GPULayoutVersion = 3
 	// FatbinName is the file in fatbin/ that nvcc builds from cyclic4t.cu.
 	FatbinName = "cyclic4t.fatbin"
 	// SourceHash is the SHA-256 of cyclic4t.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "6f355ed696398c052db34e4df694e772aaa69ab8715dda18bcf6a0043f361552"
+	SourceHash = "37a0067ef976e9289c5cb1bd0a3562881116d29eebdc64882c64745a82ff4047"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

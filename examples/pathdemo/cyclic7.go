@@ -75,11 +75,11 @@ const (
 	// PlanHash is stager.Plan.Hash of the staged plan.
 	PlanHash uint64 = 0x9346ed8e62930805
 	// GPULayoutVersion is the version of the GPU contract (gpuabi.LayoutVersion) the kernels follow.
-	GPULayoutVersion = 2
+	GPULayoutVersion = 3
 	// FatbinName is the file in fatbin/ that nvcc builds from cyclic7.cu.
 	FatbinName = "cyclic7.fatbin"
 	// SourceHash is the SHA-256 of cyclic7.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "4057a3b64f022f990e9368296459ed8b372a6c8789dbc978f12a71cfe5d6c68e"
+	SourceHash = "8752d73bc5919129ead25d2bdbf52810e0e736a63487302f1aa32e4f2e1bfbff"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

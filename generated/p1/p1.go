@@ -77,11 +77,11 @@ const (
 	// PlanHash is stager.Plan.Hash of the staged plan.
 	PlanHash uint64 = 0xd380bb9c230bdd2b
 	// GPULayoutVersion is the version of the GPU contract (gpuabi.LayoutVersion) the kernels follow.
-	GPULayoutVersion = 2
+	GPULayoutVersion = 3
 	// FatbinName is the file in fatbin/ that nvcc builds from p1.cu.
 	FatbinName = "p1.fatbin"
 	// SourceHash is the SHA-256 of p1.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "0dcd85c98e1af77a296469a88536d3187b933e0f8512d119d8167fbe925c1f5d"
+	SourceHash = "3b5917a639e56f530fc658bfcaf835d6e0686ce1328ff8e26f0e5bcc9803381f"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

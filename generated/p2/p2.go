@@ -77,11 +77,11 @@ const (
 	// PlanHash is stager.Plan.Hash of the staged plan.
 	PlanHash uint64 = 0x20a31787f3e3974b
 	// GPULayoutVersion is the version of the GPU contract (gpuabi.LayoutVersion) the kernels follow.
-	GPULayoutVersion = 2
+	GPULayoutVersion = 3
 	// FatbinName is the file in fatbin/ that nvcc builds from p2.cu.
 	FatbinName = "p2.fatbin"
 	// SourceHash is the SHA-256 of p2.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "b587b04f58b61680c4dd6942a484862842672c9e45e03830f8f553baa5089504"
+	SourceHash = "0f5dcdb7cd6d03cf08e2b501f7f463cdfb3a69fb290d317cdc2fdc1136597caf"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

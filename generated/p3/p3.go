@@ -77,11 +77,11 @@ const (
 	// PlanHash is stager.Plan.Hash of the staged plan.
 	PlanHash uint64 = 0xbb41298c2892d31a
 	// GPULayoutVersion is the version of the GPU contract (gpuabi.LayoutVersion) the kernels follow.
-	GPULayoutVersion = 2
+	GPULayoutVersion = 3
 	// FatbinName is the file in fatbin/ that nvcc builds from p3.cu.
 	FatbinName = "p3.fatbin"
 	// SourceHash is the SHA-256 of p3.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "e82968e8bedaf36463fa3fa4a1a5ebe5bd52eeedc0e8f1b54eed4f7e336e8add"
+	SourceHash = "c8426b206241469ab9bfefc4fb3a889ee4ced7fd48194de084532068b615e198"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

@@ -291,12 +291,13 @@ func (s LAShape) String() string {
 }
 
 // LAModelTeams returns the teams per block of op without a shape: the
-// launch shapes fitted by hand on an H200 (0 for an op not in
+// launch shapes fitted by hand on an H200 (0 for the QR step, whose
+// model depends on the step, LAQRWarps, and for an op not in
 // LAShapeOps).
 func LAModelTeams(op LAOp) int {
 	switch op {
 	case LAQRStep:
-		return LAColumnsPerBlock
+		return 0 // the model depends on the step: LAQRWarps
 	case LAPackRH:
 		return 8
 	case LAQH:
@@ -371,24 +372,44 @@ func (v LAVariant) warps(items, g int) (grid, block int) {
 	return (items + g - 1) / g, 32 * g
 }
 
-// LAColumnsPerBlock is the number of columns (warps) of a block of the QR
-// step: one, so that the trailing columns spread over as many SMs as
-// possible (n = 256: 255 blocks at the first step).
-const LAColumnsPerBlock = 1
+// LAQRSMs is the multiprocessors the model of the QR step's block fills
+// (the H200's 132; LAQRWarps).
+const LAQRSMs = 132
+
+// LAQRWarps returns the model's warps per block of the QR step that
+// leaves cols columns to the blocks after the panel (block 0): as many as
+// keep every multiprocessor busy with a block of its own (cols/LAQRSMs),
+// 1 to LAMaxThreads/32. Each warp of those blocks owns a column; the
+// panel's warps share one column, so the more warps, the shorter the
+// chain of dependent steps of the factorization, and the fewer blocks
+// for the trailing columns.
+func LAQRWarps(cols int) int { return max(1, min(cols/LAQRSMs, LAMaxThreads/32)) }
 
 // LAQR returns the n launches of the Householder QR of the m x n matrix at
 // a (lda >= m, m >= n), tau receiving the n scalars (la NewQR: A and Tau).
+// Launch k = -1..n-2 (the kernel's k): block 0, the panel, applies
+// reflector k to column k+1 and generates reflector k+1 from it; blocks 1,
+// 2, ... of g warps apply reflector k to the columns k+2.. n-1, a warp per
+// column (g: v.Groups, else v.Shape's qr teams, else LAQRWarps).
 func (v LAVariant) LAQR(m, n, lda int, a, tau LAPtr) []LALaunch {
 	var ls []LALaunch
 	if n == 0 {
 		return nil
 	}
 	for k := -1; k <= n-2; k++ {
-		grid, block := v.warps(n-k-1, v.Teams(LAQRStep))
-		if k < 0 {
-			grid, block = 1, 32
+		cols := max(0, n-k-2)
+		g := LAQRWarps(cols)
+		if v.Groups > 0 {
+			g = v.Groups
+		} else if v.Shape != nil && v.Shape.Get(LAQRStep) > 0 {
+			g = v.Shape.Get(LAQRStep)
 		}
-		ls = append(ls, v.launch(LAQRStep, grid, block, a, tau, m, n, lda, k))
+		g = max(1, min(g, LAMaxThreads/32))
+		grid := 1 + (cols+g-1)/g
+		if k < 0 { // the first panel alone: no reflector to apply yet
+			grid = 1
+		}
+		ls = append(ls, v.launch(LAQRStep, grid, 32*g, a, tau, m, n, lda, k))
 	}
 	return ls
 }

@@ -8,7 +8,7 @@ import (
 
 // LayoutVersion is the version of the contract described in the package
 // comment.
-const LayoutVersion = 2
+const LayoutVersion = 3
 
 // Symbols an mdgen fatbin may carry (extern "C" __device__ globals).
 const (

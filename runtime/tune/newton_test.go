@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -176,8 +177,12 @@ func TestNewtonShapeChoice(t *testing.T) {
 	}
 	model := blocks(gpuabi.LAVariant{N: 8})
 	for _, op := range gpuabi.LAShapeOps {
-		if model[op] != gpuabi.LAModelTeams(op)*lanes(op) {
-			t.Fatalf("model %s: block %d, want %d teams", op, model[op], gpuabi.LAModelTeams(op))
+		want := gpuabi.LAModelTeams(op)
+		if op == gpuabi.LAQRStep { // blocks' QR launch is step k = 0 of n = 300: 298 columns after the panel
+			want = gpuabi.LAQRWarps(298)
+		}
+		if model[op] != want*lanes(op) {
+			t.Fatalf("model %s: block %d, want %d teams", op, model[op], want)
 		}
 	}
 	Install(sampleNewton())
@@ -270,7 +275,7 @@ func (f *fakeNewton) measure(s gpuabi.LAShape, screen float64) (float64, bool, e
 func TestNewtonSearch(t *testing.T) {
 	m := gpuabi.LAModelShape()
 	f := &fakeNewton{cost: map[gpuabi.LAOp]map[int]float64{
-		gpuabi.LAQRStep:  {1: 5, 2: 3, 4: 4, 8: 9},
+		gpuabi.LAQRStep:  {0: 5, 1: 5, 2: 3, 4: 4, 8: 9}, // 0: the model's (LAQRWarps)
 		gpuabi.LAMulSub:  {1: 9, 2: 6, 4: 1, 8: 2, 16: 7},
 		gpuabi.LABackSub: {1: 1, 2: 2, 4: 3, 8: 4, 16: 5},
 	}}
@@ -297,11 +302,15 @@ func TestNewtonSearch(t *testing.T) {
 	if len(got.Failed) != 1 || got.Failed[0].Norm1 != 16 {
 		t.Fatalf("failed %v", got.Failed)
 	}
-	// Every candidate measured once, the model first; each op's counts;
-	// then the model and the best again, alternately.
+	// Every candidate measured once, the model first; each op's counts
+	// (but the model's, when it is one of them); then the model and the
+	// best again, alternately.
 	n := 1
 	for _, op := range NewtonSearchOps {
-		n += len(NewtonTeams(op)) - 1
+		n += len(NewtonTeams(op))
+		if gpuabi.LAModelTeams(op) > 0 {
+			n--
+		}
 	}
 	if len(f.measured) != n+2*NewtonConfirmRounds || got.Tried != n-1 {
 		t.Fatalf("%d measured, %d tried, want %d and %d", len(f.measured), got.Tried, n+2*NewtonConfirmRounds, n-1)
@@ -373,5 +382,47 @@ func TestCommittedNewtonProfile(t *testing.T) {
 		if e.Ms > e.ModelMs || (e.Shape == e.Model) != (e.Ms == e.ModelMs) || e.Check != "cpu" {
 			t.Errorf("%s: %v %.3f ms against the model's %v %.3f ms, check %q", e.Key(), e.Shape, e.Ms, e.Model, e.ModelMs, e.Check)
 		}
+	}
+}
+
+// TestKernelsUpgrade: a profile tuned with the kernels of GPU layout
+// version 2 reads as version 3 with its evaluation entries as they were
+// and its Newton entries' qr counts dropped (the QR step changed); one of
+// version 1 is refused.
+func TestKernelsUpgrade(t *testing.T) {
+	path := filepath.Join("..", "..", "bench", "results", "h200-tune-newton.json")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), `"kernels": 2`) || !strings.Contains(string(text), `"qr": 2`) {
+		t.Fatalf("%s is no longer a version-2 profile with qr counts: pick another one for this test", path)
+	}
+	p, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kernels != gpuabi.LayoutVersion {
+		t.Fatalf("kernels %d after the upgrade", p.Kernels)
+	}
+	var raw Profile
+	if err := json.Unmarshal(text, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for gi, g := range p.GPUs {
+		if !reflect.DeepEqual(g.Entries, raw.GPUs[gi].Entries) {
+			t.Errorf("%s: the evaluation entries changed", g.Device)
+		}
+		for i, e := range g.Newton {
+			want := raw.GPUs[gi].Newton[i]
+			want.Shape.QR, want.Model.QR = 0, 0
+			if e != want {
+				t.Errorf("%s: Newton entry %d: %+v, want %+v", g.Device, i, e, want)
+			}
+		}
+	}
+	old := strings.Replace(string(text), `"kernels": 2`, `"kernels": 1`, 1)
+	if _, err := Parse([]byte(old)); !errors.Is(err, ErrVersion) {
+		t.Fatalf("kernels of version 1: %v", err)
 	}
 }

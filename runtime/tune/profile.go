@@ -355,10 +355,29 @@ func Parse(data []byte) (*Profile, error) {
 		return nil, fmt.Errorf("%w: Newton entries in a profile of layout version %d", ErrCorrupt, p.Layout)
 	}
 	p.Layout = LayoutVersion // an older layout is this one without what it lacks
+	p.upgradeKernels()
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// upgradeKernels carries a profile tuned with the kernels of GPU layout
+// version 2 over to version 3, which changed only the QR step of the
+// Newton back end (its block 0 became the panel, gpuabi.LAQR): the
+// evaluation entries hold as they are; the Newton entries' qr counts,
+// tuned for the old step, give way to the model's (0).
+func (p *Profile) upgradeKernels() {
+	if p.Kernels != 2 || gpuabi.LayoutVersion != 3 {
+		return
+	}
+	p.Kernels = 3
+	for gi := range p.GPUs {
+		for i := range p.GPUs[gi].Newton {
+			e := &p.GPUs[gi].Newton[i]
+			e.Shape.QR, e.Model.QR = 0, 0
+		}
+	}
 }
 
 // Read reads and validates the profile in file path.
