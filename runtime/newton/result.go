@@ -3,6 +3,7 @@ package newton
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/mdgen/mdgen/mdops/la"
@@ -162,6 +163,11 @@ const (
 	Diverging
 	// StepLimit: no convergence within Options.MaxSteps steps.
 	StepLimit
+	// Stalled: the update stopped decreasing between 2^-26 and half the
+	// working precision (the floor that rounding and the conditioning of
+	// the problem set): x is as good as this precision makes it, short of
+	// the convergence test.
+	Stalled
 )
 
 // Sentinel errors, matched by errors.Is on a *Failure of that kind.
@@ -170,6 +176,7 @@ var (
 	ErrIllConditioned = errors.New("ill-conditioned Jacobian at t = 0")
 	ErrDiverging      = errors.New("diverging")
 	ErrStepLimit      = errors.New("step limit")
+	ErrStalled        = errors.New("stalled")
 )
 
 // Failure says why Newton's method did not converge.
@@ -185,8 +192,9 @@ type Failure struct {
 	// Cond is the condition estimate (IllConditioned; also set otherwise
 	// when known); MaxCond the limit it passed.
 	Cond, MaxCond float64
-	// Update and PrevUpdate: the last two relative updates (Diverging).
-	Update, PrevUpdate float64
+	// Update and PrevUpdate: the last two relative updates (Diverging,
+	// Stalled); SqrtU half the working precision, 2^(-53N/2) (Stalled).
+	Update, PrevUpdate, SqrtU float64
 	// Residual is the residual of the last linear system, FNorm the 1-norm
 	// of G at the last iterate (before its update), StartResidual
 	// ||G(x(0), 0)||_1 at the start point.
@@ -205,6 +213,8 @@ func (f *Failure) sentinel() error {
 		return ErrDiverging
 	case StepLimit:
 		return ErrStepLimit
+	case Stalled:
+		return ErrStalled
 	}
 	return nil
 }
@@ -240,6 +250,9 @@ func (f *Failure) Error() string {
 			msg += fmt.Sprintf("; the start is not a solution at t = 0: ||f(x(0), 0)||_1 = %.3g", f.StartResidual)
 		}
 		return msg
+	case Stalled:
+		return fmt.Sprintf("stalled: the relative update stopped decreasing at %.3g (%.3g the step before; %s), about %.0f bits, short of half the working precision (%.0f bits): the conditioning of the problem limits it at this precision; ||f||_1 = %.3g there",
+			f.Update, f.PrevUpdate, where, -math.Log2(f.Update), -math.Log2(f.SqrtU), f.FNorm)
 	case StepLimit:
 		return fmt.Sprintf("step limit: no convergence after %d steps (%s; last relative update %.3g, ||f||_1 = %.3g, residual of the linear system %.3g)", f.Step, where, f.Update, f.FNorm, f.Residual)
 	}

@@ -164,13 +164,24 @@ func (r *run) converged(deltaOld, prev float64) bool {
 	return prev >= 0 && deltaOld > prev/16 && deltaOld <= r.s.sqrtU
 }
 
+// stallUpdate is the relative update below which a growing update is a
+// stall (Stalled) rather than a divergence: an iteration that got to half
+// of double precision was converging, and stopped at the floor that the
+// rounding of the evaluation and the conditioning of the problem set.
+const stallUpdate = 0x1p-26
+
 // diverging reports a growing update: over the coefficients that the
 // previous step had too, larger than the previous step's update and above
-// half the precision.
+// half the precision (Diverging; Stalled when both updates are at most
+// stallUpdate).
 func (r *run) diverging(out stepOut, prev float64, w int, refine bool) *Failure {
 	if prev >= 0 && out.deltaOld > prev && out.deltaOld > r.s.sqrtU {
-		return &Failure{Kind: Diverging, Step: r.steps, Degree: w, Refine: refine, Update: out.deltaOld, PrevUpdate: prev,
-			Residual: out.residual, FNorm: out.fnorm, StartResidual: r.res.StartResidual, Cond: r.cond}
+		kind := Diverging
+		if out.deltaOld <= stallUpdate {
+			kind = Stalled
+		}
+		return &Failure{Kind: kind, Step: r.steps, Degree: w, Refine: refine, Update: out.deltaOld, PrevUpdate: prev,
+			Residual: out.residual, FNorm: out.fnorm, StartResidual: r.res.StartResidual, Cond: r.cond, SqrtU: r.s.sqrtU}
 	}
 	return nil
 }

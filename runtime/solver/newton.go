@@ -347,7 +347,7 @@ func (s *Solver) solveOptions(opts []SolveOption) (solveOptions, error) {
 // equations than unknowns, no series parameter with d > 0), with a nil
 // Result; and for a Newton failure, with the Result of the last iterate:
 // then it wraps the *newton.Failure, so that errors.Is(err,
-// newton.ErrSingular), ErrIllConditioned, ErrDiverging and ErrStepLimit
+// newton.ErrSingular), ErrIllConditioned, ErrDiverging, ErrStalled and ErrStepLimit
 // tell the kind (Result.Converged is false and Result.Err holds it too).
 //
 // On the CPU (and on the GPU with the linear algebra on the CPU) Solve uses
