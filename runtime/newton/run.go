@@ -164,6 +164,14 @@ func (r *run) converged(deltaOld, prev float64) bool {
 	return prev >= 0 && deltaOld > prev/16 && deltaOld <= r.s.sqrtU
 }
 
+// SkipTol is the skip test's bound: block k is skipped (dx_k = 0) when
+// ||b_k||_1 <= SkipTol, that is when the bound cond/||A_0||_1 * ||b_k||_1
+// on ||dx_k|| is below 2^8 u max|x| (u = 2^(-53N), xs = max|x|, or 1 when
+// x = 0). With cond = 1 it bounds the bound of any cond >= 1: a back end
+// that knows ||b_k||_1 > SkipTol(u, xs, a0norm, 1) knows that block k
+// will be solved before the condition estimate is done.
+func SkipTol(u, xs, a0norm, cond float64) float64 { return 256 * u * xs * a0norm / cond }
+
 // stallUpdate is the relative update below which a growing update is a
 // stall (Stalled) rather than a divergence: an iteration that got to half
 // of double precision was converging, and stopped at the floor that the
@@ -259,9 +267,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	if xs == 0 {
 		xs = 1
 	}
-	// Skip block k when the bound cond/||A_0||_1 * ||b_k||_1 on ||dx_k||
-	// is below 2^8 u max|x|.
-	skipTol := 256 * s.u * xs * r.a0norm / r.cond
+	skipTol := SkipTol(s.u, xs, r.a0norm, r.cond)
 	be.Lap(StageQHB)
 	for k := 0; k <= w; k++ {
 		stage = StageQHB
