@@ -5,7 +5,9 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/mdgen/mdgen/mdops/la"
@@ -253,6 +255,15 @@ func (be *newtonBackend) slice(p gpuabi.LAPtr, n int64) cudadev.Buffer {
 // launch queues ls on the NULL stream (on the device's thread).
 func (be *newtonBackend) launch(ls ...[]gpuabi.LALaunch) error { return be.launchOn(nil, ls...) }
 
+// launchFault, set by tests only (export_cuda_test.go), picks launches
+// that ask for 1 GiB of shared memory, which the driver refuses: a real
+// CUDA error inside a Newton run, to check that it surfaces with its
+// stage and step and leaves the device usable.
+var launchFault func(op gpuabi.LAOp) bool
+
+// speculations counts the speculative solves queued (Factor), for tests.
+var speculations atomic.Int64
+
 // launchOn queues ls on stream s (nil: the NULL stream).
 func (be *newtonBackend) launchOn(s *cudadev.Stream, ls ...[]gpuabi.LALaunch) error {
 	return be.dev.Do(func() error {
@@ -272,11 +283,15 @@ func (be *newtonBackend) launchOn(s *cudadev.Stream, ls ...[]gpuabi.LALaunch) er
 						args[i] = a
 					}
 				}
+				shared := 0
+				if launchFault != nil && launchFault(l.Op) {
+					shared = 1 << 30
+				}
 				var err error
 				if s == nil {
-					err = be.dev.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, 0, args...)
+					err = be.dev.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, shared, args...)
 				} else {
-					err = s.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, 0, args...)
+					err = s.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, shared, args...)
 				}
 				if err != nil {
 					return err
@@ -372,7 +387,8 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 // the estimate (the condition number decides whether the solve goes on).
 //
 // Without inverse (the root refinement) the estimate overlaps the
-// refinement's solve: once the rank check has passed, the NULL stream
+// refinement's solve: once the rank check has passed, and when
+// block0Solved says that the driver will solve block 0, the NULL stream
 // gets ApplyQH(0) and SolveR(0)'s work (b_0 into y, qh1, backsub1: the
 // same kernels on the same buffers, so the same bits) and the estimate's
 // solves run at the same time on a stream of their own, with their own
@@ -421,10 +437,16 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	}
 	var cs *cudadev.Stream // the estimate's stream (nil: the NULL stream, after FormInverse's work if queued)
 	if !inverse {
-		if err := be.speculate(); err != nil {
+		solved, err := be.block0Solved(a0norm)
+		if err != nil {
 			return nil, 0, 0, err
 		}
-		cs = be.condStream
+		if solved {
+			if err := be.speculate(); err != nil {
+				return nil, 0, 0, err
+			}
+			cs = be.condStream
+		}
 	}
 	t3 := time.Now()
 	cond := 0.0
@@ -446,6 +468,27 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 		be.invQueued = true
 	}
 	return nil, cond, a0norm, nil
+}
+
+// block0Solved reports whether the driver's skip test will solve block 0
+// whatever the condition estimate: ||b_0||_1 above newton.SkipTol with
+// cond = 1 (the driver's bound with any cond >= 1 is at most that). Only
+// then is the speculative solve worth its time: a refinement whose start
+// is already a root (problem -1's x(0) = 1) skips block 0, and the
+// speculative kernels would only delay the driver's next reads.
+func (be *newtonBackend) block0Solved(a0norm float64) (bool, error) {
+	xs, err := be.MaxAbsX()
+	if err != nil {
+		return false, err
+	}
+	if xs == 0 {
+		xs = 1
+	}
+	nb, err := be.BlockNorm(0)
+	if err != nil {
+		return false, err
+	}
+	return nb > newton.SkipTol(math.Ldexp(1, -53*be.c.N), xs, a0norm, 1), nil
 }
 
 // speculate queues ApplyQH(0) and SolveR(0)'s kernels on the NULL stream
@@ -482,6 +525,7 @@ func (be *newtonBackend) speculate() error {
 	}
 	be.Lap(newton.StageBackSub)
 	be.spec = specQH
+	speculations.Add(1)
 	return nil
 }
 

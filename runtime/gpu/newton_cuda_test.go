@@ -19,8 +19,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"sync"
@@ -31,6 +33,7 @@ import (
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/gpuabi"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/nvcc"
 	"github.com/mdgen/mdgen/stager"
@@ -340,13 +343,32 @@ func TestGPUNewtonSpeculation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// x(0) = 1 is the root at t = 0: block 0 is skipped, and Factor
+		// must not speculate (||b_0||_1 = 0). The start 1001/1000 is not:
+		// the refinement solves block 0 in its steps, speculatively.
+		exact := inst.Start[0].Values
+		off := slices.Clone(exact)
+		for i := range off {
+			off[i].Re.Mul(&exact[i].Re, big.NewRat(1001, 1000))
+		}
+		t.Run(fmt.Sprintf("%dd/complex=%v/exact", prec, complex), func(t *testing.T) {
+			before := gpu.Speculations()
+			ntCompareWrapped(t, k, inst.System, exact, newton.Options{Prec: prec, Complex: complex, Degree: 8}, nil)
+			if n := gpu.Speculations() - before; n != 0 {
+				t.Fatalf("%d speculative solves from the root itself (its block 0 is skipped)", n)
+			}
+		})
 		for _, mode := range []string{"none", "applyqh1", "refactor", "evaluate", "twice"} {
 			t.Run(fmt.Sprintf("%dd/complex=%v/%s", prec, complex, mode), func(t *testing.T) {
 				var sb *specBackend
-				got := ntCompareWrapped(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: prec, Complex: complex, Degree: 8},
+				before := gpu.Speculations()
+				got := ntCompareWrapped(t, k, inst.System, off, newton.Options{Prec: prec, Complex: complex, Degree: 8},
 					func(be newton.Backend) newton.Backend { sb = &specBackend{Backend: be, mode: mode}; return sb })
 				if sb.factors == 0 {
 					t.Fatal("no QR in the root refinement: nothing was tested")
+				}
+				if gpu.Speculations() == before {
+					t.Fatal("no speculative solve: nothing was tested")
 				}
 				if mode == "none" {
 					tm := got.Times
@@ -427,6 +449,85 @@ func TestGPUNewtonProblem1(t *testing.T) {
 			if slices.Contains(laEnvInts("MDGEN_GPU_NEWTON_P1_CHECK", nil), n) {
 				// The CPU's bits too (all cores; minutes at 8 doubles).
 				ntCompare(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: n, Degree: d})
+			}
+		})
+	}
+}
+
+// TestGPUNewtonCUDAError: a CUDA error inside a Newton run (the driver
+// refuses a launch that asks for 1 GiB of shared memory: gpu's test hook)
+// surfaces with its stage and step and wraps the driver's error; the
+// device stays usable: the next Solve on the same Solver gives the CPU's
+// bits. The failing launch is the first scatter (evaluate, step 1), the
+// first qr (QR, step 1), the first qh1 (Q^H b, queued speculatively by
+// the QR: step 1) or the third mulsub (a later stage), of the monomial
+// family (n = 12, d = 8) from a start off its root.
+func TestGPUNewtonCUDAError(t *testing.T) {
+	prec := ntNs()[0]
+	_, k := ntKernels(t, ntNs(), prec, false)
+	inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: 8, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := slices.Clone(inst.Start[0].Values)
+	for i := range start {
+		start[i].Re.Mul(&start[i].Re, big.NewRat(1001, 1000))
+	}
+	opt := newton.Options{Prec: prec, Degree: 8}
+	cpu, err := newton.New(inst.System, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	want, err := cpu.Solve(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := newton.New(inst.System, gpu.NewtonOptions(k, opt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	shape := regexp.MustCompile(`^newton: (evaluate|QR|Q\^H b|back substitution|update|residual) \(step (\d+), (degree \d+|refining x\(0\))\): `)
+	for _, c := range []struct {
+		op    gpuabi.LAOp
+		nth   int    // the failing launch of op (1-based)
+		stage string // "": any stage (checked for shape only)
+	}{{gpuabi.LAScatter, 1, "evaluate"}, {gpuabi.LAQRStep, 1, "QR"}, {gpuabi.LAQH1, 1, "QR"}, {gpuabi.LAMulSub, 3, ""}} {
+		t.Run(fmt.Sprintf("%s#%d", c.op, c.nth), func(t *testing.T) {
+			seen := 0
+			gpu.SetLaunchFault(func(op gpuabi.LAOp) bool {
+				if op == c.op {
+					seen++
+					return seen == c.nth
+				}
+				return false
+			})
+			_, err := gs.Solve(start)
+			gpu.SetLaunchFault(nil)
+			if err == nil {
+				t.Fatalf("no error (%d launches of %s)", seen, c.op)
+			}
+			var de *cudadev.DriverError
+			if !errors.As(err, &de) || de.Name != "CUDA_ERROR_INVALID_VALUE" {
+				t.Fatalf("%v: not the driver's CUDA_ERROR_INVALID_VALUE", err)
+			}
+			m := shape.FindStringSubmatch(err.Error())
+			if m == nil || (c.stage != "" && (m[1] != c.stage || m[2] != "1")) {
+				t.Fatalf("%v: want the stage (%q) and the step", err, c.stage)
+			}
+			t.Logf("%v", err)
+			got, err := gs.Solve(start)
+			if err != nil {
+				t.Fatalf("the next Solve: %v", err)
+			}
+			if got.Steps != want.Steps || !sameFloat(got.Residual, want.Residual) || !sameFloat(got.Update, want.Update) || len(got.X) != len(want.X) {
+				t.Fatalf("the next Solve: %d steps, residual %v, update %v; the CPU's %d, %v, %v", got.Steps, got.Residual, got.Update, want.Steps, want.Residual, want.Update)
+			}
+			for i := range want.X {
+				if !sameFloat(got.X[i], want.X[i]) {
+					t.Fatalf("the next Solve: x[%d] = %v, the CPU's %v", i, got.X[i], want.X[i])
+				}
 			}
 		})
 	}

@@ -1,0 +1,12 @@
+//go:build cuda
+
+package gpu
+
+import "github.com/mdgen/mdgen/runtime/gpuabi"
+
+// SetLaunchFault makes the Newton back end's launches that f picks fail
+// in the driver (see launchFault); nil clears it.
+func SetLaunchFault(f func(op gpuabi.LAOp) bool) { launchFault = f }
+
+// Speculations returns the speculative solves queued so far.
+func Speculations() int64 { return speculations.Load() }
