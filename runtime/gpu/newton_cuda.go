@@ -256,9 +256,11 @@ func (be *newtonBackend) slice(p gpuabi.LAPtr, n int64) cudadev.Buffer {
 func (be *newtonBackend) launch(ls ...[]gpuabi.LALaunch) error { return be.launchOn(nil, ls...) }
 
 // launchFault, set by tests only (export_cuda_test.go), picks launches
-// that ask for 1 GiB of shared memory, which the driver refuses: a real
-// CUDA error inside a Newton run, to check that it surfaces with its
-// stage and step and leaves the device usable.
+// to be made with a block of 1 x 1 x 128 threads, which cudadev lets
+// through (128 threads are within the kernels' limit) and the driver
+// refuses (a block's z is at most 64): a real CUDA error inside a Newton
+// run, to check that it surfaces with its stage and step and leaves the
+// device usable.
 var launchFault func(op gpuabi.LAOp) bool
 
 // speculations counts the speculative solves queued (Factor), for tests.
@@ -283,15 +285,15 @@ func (be *newtonBackend) launchOn(s *cudadev.Stream, ls ...[]gpuabi.LALaunch) er
 						args[i] = a
 					}
 				}
-				shared := 0
+				block := cudadev.Dim3{l.Block}
 				if launchFault != nil && launchFault(l.Op) {
-					shared = 1 << 30
+					block = cudadev.Dim3{1, 1, 128}
 				}
 				var err error
 				if s == nil {
-					err = be.dev.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, shared, args...)
+					err = be.dev.Launch(fn, cudadev.Dim3{l.Grid}, block, 0, args...)
 				} else {
-					err = s.Launch(fn, cudadev.Dim3{l.Grid}, cudadev.Dim3{l.Block}, shared, args...)
+					err = s.Launch(fn, cudadev.Dim3{l.Grid}, block, 0, args...)
 				}
 				if err != nil {
 					return err

@@ -455,7 +455,7 @@ func TestGPUNewtonProblem1(t *testing.T) {
 }
 
 // TestGPUNewtonCUDAError: a CUDA error inside a Newton run (the driver
-// refuses a launch that asks for 1 GiB of shared memory: gpu's test hook)
+// refuses a launch with a block of 1 x 1 x 128 threads: gpu's test hook)
 // surfaces with its stage and step and wraps the driver's error; the
 // device stays usable: the next Solve on the same Solver gives the CPU's
 // bits. The failing launch is the first scatter (evaluate, step 1), the

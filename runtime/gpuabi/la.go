@@ -377,13 +377,14 @@ func (v LAVariant) warps(items, g int) (grid, block int) {
 const LAQRSMs = 132
 
 // LAQRWarps returns the model's warps per block of the QR step that
-// leaves cols columns to the blocks after the panel (block 0): as many as
-// keep every multiprocessor busy with a block of its own (cols/LAQRSMs),
-// 1 to LAMaxThreads/32. Each warp of those blocks owns a column; the
+// leaves cols columns to the blocks after the panel (block 0): the fewest
+// that need at most one block per multiprocessor (cols/LAQRSMs rounded
+// up), 1 to LAMaxThreads/32. Each warp of those blocks owns a column; the
 // panel's warps share one column, so the more warps, the shorter the
-// chain of dependent steps of the factorization, and the fewer blocks
-// for the trailing columns.
-func LAQRWarps(cols int) int { return max(1, min(cols/LAQRSMs, LAMaxThreads/32)) }
+// chain of dependent steps of the factorization; with a block per
+// multiprocessor the trailing columns' warps do not yet queue for the
+// same schedulers.
+func LAQRWarps(cols int) int { return max(1, min((cols+LAQRSMs-1)/LAQRSMs, LAMaxThreads/32)) }
 
 // LAQR returns the n launches of the Householder QR of the m x n matrix at
 // a (lda >= m, m >= n), tau receiving the n scalars (la NewQR: A and Tau).
