@@ -385,8 +385,10 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 // estimate (condEstimate: its float64 decisions on the host, its solves by
 // R and R^H by backsub1 on the device, a vector of n elements each way per
 // solve), the same bits as the CPU back end's NewQR and Cond. The factors
-// stay on the device. With inverse, FormInverse's work is queued after
-// the estimate (the condition number decides whether the solve goes on).
+// stay on the device. With inverse (the series phase), FormInverse's work
+// is queued on the NULL stream before the estimate, which runs beside it
+// on a stream of its own (when the estimate then says ill-conditioned,
+// the driver stops and the forming goes unused).
 //
 // Without inverse (the root refinement) the estimate overlaps the
 // refinement's solve: once the rank check has passed, and when
@@ -406,7 +408,7 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	c := be.c
 	n, m, W, N := c.Vars, c.Eqs, c.W, c.N
 	v := be.v
-	be.spec = specNone
+	be.spec, be.invQueued = specNone, false
 	t0 := time.Now()
 	if err := be.dev.CopyDtoD(be.slice(ptr(nbQA), int64(m*n*W)), be.slice(ptr(nbA), int64(m*n*W))); err != nil {
 		return nil, 0, 0, err
@@ -437,18 +439,28 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, cn[j*N])
 	}
-	var cs *cudadev.Stream // the estimate's stream (nil: the NULL stream, after FormInverse's work if queued)
+	var cs *cudadev.Stream // the estimate's stream (nil: the NULL stream)
+	solved := false
 	if !inverse {
-		solved, err := be.block0Solved(a0norm)
-		if err != nil {
+		if solved, err = be.block0Solved(a0norm); err != nil {
 			return nil, 0, 0, err
 		}
-		if solved {
-			if err := be.speculate(); err != nil {
-				return nil, 0, 0, err
-			}
-			cs = be.condStream
+	}
+	if inverse || solved {
+		if cs, err = be.estimateStream(); err != nil {
+			return nil, 0, 0, err
 		}
+	}
+	if solved {
+		if err := be.speculate(); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	if inverse {
+		if err := be.queueInverse(); err != nil {
+			return nil, 0, 0, err
+		}
+		be.invQueued = true
 	}
 	t3 := time.Now()
 	cond := 0.0
@@ -459,15 +471,8 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 		}
 	}
 	if traceNewton {
-		fmt.Fprintf(os.Stderr, "mdgen: Newton factor: launches %v, QR %v, speculative solve queued in %v, condition estimate %v (on its own stream: %v)\n",
+		fmt.Fprintf(os.Stderr, "mdgen: Newton factor: launches %v, QR %v, speculative solve or M's forming queued in %v, condition estimate %v (on its own stream: %v)\n",
 			t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3), cs != nil)
-	}
-	be.invQueued = false
-	if inverse {
-		if err := be.queueInverse(); err != nil {
-			return nil, 0, 0, err
-		}
-		be.invQueued = true
 	}
 	return nil, cond, a0norm, nil
 }
@@ -493,18 +498,19 @@ func (be *newtonBackend) block0Solved(a0norm float64) (bool, error) {
 	return nb > newton.SkipTol(math.Ldexp(1, -53*be.c.N), xs, a0norm, 1), nil
 }
 
-// speculate queues ApplyQH(0) and SolveR(0)'s kernels on the NULL stream
-// for Factor (see there), lapping the clock around each part, and
-// records factored, the event the estimate's stream waits for.
-func (be *newtonBackend) speculate() error {
+// estimateStream returns the condition estimate's stream (made on first
+// use), after the NULL stream's work so far: the factors. The work Factor
+// queues after this on the NULL stream (the speculative solve, or M's
+// forming) runs beside the estimate; all of it only reads the factors.
+func (be *newtonBackend) estimateStream() (*cudadev.Stream, error) {
 	if be.condStream == nil {
 		s, err := be.dev.NewStream()
 		if err != nil {
-			return fmt.Errorf("gpu: Newton: the condition estimate's stream: %w", err)
+			return nil, fmt.Errorf("gpu: Newton: the condition estimate's stream: %w", err)
 		}
 		e, err := be.dev.NewEvent()
 		if err != nil {
-			return errors.Join(fmt.Errorf("gpu: Newton: the condition estimate's event: %w", err), s.Close())
+			return nil, errors.Join(fmt.Errorf("gpu: Newton: the condition estimate's event: %w", err), s.Close())
 		}
 		be.condStream, be.factored = s, e
 	}
@@ -512,11 +518,17 @@ func (be *newtonBackend) speculate() error {
 	// for them); the stream waits for them all the same, so that this does
 	// not rest on that.
 	if err := be.factored.Record(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := be.condStream.Wait(be.factored); err != nil {
-		return err
+		return nil, err
 	}
+	return be.condStream, nil
+}
+
+// speculate queues ApplyQH(0) and SolveR(0)'s kernels on the NULL stream
+// for Factor (see there), lapping the clock around each part.
+func (be *newtonBackend) speculate() error {
 	be.Lap(newton.StageQR)
 	if err := be.applyQH(0); err != nil {
 		return err
