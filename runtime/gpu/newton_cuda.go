@@ -388,7 +388,10 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 // stay on the device. With inverse (the series phase), FormInverse's work
 // is queued on the NULL stream before the estimate, which runs beside it
 // on a stream of its own (when the estimate then says ill-conditioned,
-// the driver stops and the forming goes unused).
+// the driver stops and the forming goes unused); so it is in a refinement
+// step that will not solve block 0 (block0Solved) when d > 0: x(0) stays,
+// and the series phase forms M from this QR first (problem -1 from its
+// root x(0) = 1).
 //
 // Without inverse (the root refinement) the estimate overlaps the
 // refinement's solve: once the rank check has passed, and when
@@ -446,7 +449,10 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 			return nil, 0, 0, err
 		}
 	}
-	if inverse || solved {
+	// A refinement step that will not solve block 0 leaves x(0), and so
+	// this QR, to the series phase, which forms M from it first.
+	formM := inverse || (!solved && c.Degree > 0)
+	if formM || solved {
 		if cs, err = be.estimateStream(); err != nil {
 			return nil, 0, 0, err
 		}
@@ -456,7 +462,7 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 			return nil, 0, 0, err
 		}
 	}
-	if inverse {
+	if formM {
 		if err := be.queueInverse(); err != nil {
 			return nil, 0, 0, err
 		}
