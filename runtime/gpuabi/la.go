@@ -291,17 +291,15 @@ func (s LAShape) String() string {
 }
 
 // LAModelTeams returns the teams per block of op without a shape: the
-// launch shapes fitted by hand on an H200 (0 for the QR step, whose
-// model depends on the step, LAQRWarps, and for an op not in
-// LAShapeOps).
+// launch shapes fitted on an H200 (0 for an op not in LAShapeOps).
 func LAModelTeams(op LAOp) int {
 	switch op {
 	case LAQRStep:
-		return 0 // the model depends on the step: LAQRWarps
+		return LAQRWarps
 	case LAPackRH:
 		return 8
 	case LAQH:
-		return 1
+		return 2 // two warps (columns) per block: 5% faster Newton at n = 256, 8 doubles, than one (mdgen tune -newton)
 	case LABackSub, LANorm1:
 		return 2
 	case LAMulSub:
@@ -372,26 +370,21 @@ func (v LAVariant) warps(items, g int) (grid, block int) {
 	return (items + g - 1) / g, 32 * g
 }
 
-// LAQRSMs is the multiprocessors the model of the QR step's block fills
-// (the H200's 132; LAQRWarps).
-const LAQRSMs = 132
-
-// LAQRWarps returns the model's warps per block of the QR step that
-// leaves cols columns to the blocks after the panel (block 0): the fewest
-// that need at most one block per multiprocessor (cols/LAQRSMs rounded
-// up), 1 to LAMaxThreads/32. Each warp of those blocks owns a column; the
+// LAQRWarps is the model's warps per block of the QR step: each warp of
+// the blocks after the panel (block 0) owns a trailing column; the
 // panel's warps share one column, so the more warps, the shorter the
-// chain of dependent steps of the factorization; with a block per
-// multiprocessor the trailing columns' warps do not yet queue for the
-// same schedulers.
-func LAQRWarps(cols int) int { return max(1, min((cols+LAQRSMs-1)/LAQRSMs, LAMaxThreads/32)) }
+// chain of dependent steps of the factorization. On the H200 the most a
+// block holds, 8, was as fast as any other count or faster at every size
+// and precision that mdgen tune -newton tried (n = 256, 1024; 2, 4, 8
+// doubles; bench/results/h200-newton-scale-s8.txt).
+const LAQRWarps = LAMaxThreads / 32
 
 // LAQR returns the n launches of the Householder QR of the m x n matrix at
 // a (lda >= m, m >= n), tau receiving the n scalars (la NewQR: A and Tau).
 // Launch k = -1..n-2 (the kernel's k): block 0, the panel, applies
 // reflector k to column k+1 and generates reflector k+1 from it; blocks 1,
 // 2, ... of g warps apply reflector k to the columns k+2.. n-1, a warp per
-// column (g: v.Groups, else v.Shape's qr teams, else LAQRWarps).
+// column (g: v.Groups, else v.Teams(LAQRStep)).
 func (v LAVariant) LAQR(m, n, lda int, a, tau LAPtr) []LALaunch {
 	var ls []LALaunch
 	if n == 0 {
@@ -399,11 +392,9 @@ func (v LAVariant) LAQR(m, n, lda int, a, tau LAPtr) []LALaunch {
 	}
 	for k := -1; k <= n-2; k++ {
 		cols := max(0, n-k-2)
-		g := LAQRWarps(cols)
+		g := v.Teams(LAQRStep)
 		if v.Groups > 0 {
 			g = v.Groups
-		} else if v.Shape != nil && v.Shape.Get(LAQRStep) > 0 {
-			g = v.Shape.Get(LAQRStep)
 		}
 		g = max(1, min(g, LAMaxThreads/32))
 		grid := 1 + (cols+g-1)/g

@@ -203,14 +203,13 @@ func (f NewtonFound) Gain() float64 { return 100 * (f.ModelMs - f.BestMs) / f.Mo
 var NewtonSearchOps = []gpuabi.LAOp{gpuabi.LAQRStep, gpuabi.LAMulSub, gpuabi.LAQH, gpuabi.LABackSub, gpuabi.LANorm1, gpuabi.LAPackRH}
 
 // NewtonTeams lists the teams per block NewtonSearch tries for op: the
-// powers of two up to gpuabi.LAMaxTeams(op), and the model's (when it
-// is one count: the QR step's model depends on the step).
+// powers of two up to gpuabi.LAMaxTeams(op), and the model's.
 func NewtonTeams(op gpuabi.LAOp) []int {
 	var ts []int
 	for t := 1; t <= gpuabi.LAMaxTeams(op); t *= 2 {
 		ts = append(ts, t)
 	}
-	if m := gpuabi.LAModelTeams(op); m > 0 && !slices.Contains(ts, m) {
+	if m := gpuabi.LAModelTeams(op); !slices.Contains(ts, m) {
 		ts = append(ts, m)
 		slices.Sort(ts)
 	}
