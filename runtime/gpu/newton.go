@@ -15,8 +15,12 @@ package gpu
 // float64 decisions on the host (newton_cond.go) and its solves by R and
 // R^H on the device (backsub1 on R's packed rows and on those of
 // U = P R^H P, packrh's), the same bits as la's; the factors stay on the
-// device. newtonFits refuses a size whose buffers do not fit in the free
-// device memory, with the sizes, before anything is allocated.
+// device. The estimate's solves run on a CUDA stream of their own, beside
+// the work that follows them on the NULL stream and only reads the
+// factors (the refinement's Q^H b_0 and R^-1 when the skip test will solve
+// block 0, or M's forming; see Factor). newtonFits refuses a size whose
+// buffers do not fit in the free device memory, with the sizes, before
+// anything is allocated.
 //
 // Use:
 //
