@@ -169,6 +169,9 @@ func TestGPUNewton(t *testing.T) {
 // ill-conditioned one, a diverging start, the step limit, and a least
 // squares system (3 equations in 2 unknowns), 2 doubles.
 func TestGPUNewtonFailures(t *testing.T) {
+	if !slices.Contains(ntNs(), 2) {
+		t.Skip("its cases are posed for 2 doubles, which MDGEN_GPU_NEWTON_NS leaves out")
+	}
 	_, k := ntKernels(t, ntNs(), 2, false)
 	pt := func(vals ...float64) []stager.Rational {
 		z := make([]stager.Rational, len(vals))
