@@ -364,17 +364,23 @@ func (t *tuner) run() ([]*tuneCase, error) {
 	t.mu.Unlock()
 	done := make(chan struct{})
 	go func() { t.wg.Wait(); close(done) }()
+	t.waitChecks(done)
+	return cases, nil
+}
+
+// waitChecks waits until done is closed (the CPU checks are over) or the
+// -deadline has passed, whichever comes first.
+func (t *tuner) waitChecks(done <-chan struct{}) {
 	var timeout <-chan time.Time
-	if cfg.deadline > 0 {
-		timeout = time.After(max(cfg.deadline-time.Since(t.start), 0))
+	if t.cfg.deadline > 0 {
+		timeout = time.After(max(t.cfg.deadline-time.Since(t.start), 0))
 	}
 	t.logf("tune: waiting for the CPU checks...")
 	select {
 	case <-done:
 	case <-timeout:
-		t.logf("tune: the -deadline of %s has passed; the unfinished CPU checks are reported as such", cfg.deadline)
+		t.logf("tune: the -deadline of %s has passed; the unfinished CPU checks are reported as such", t.cfg.deadline)
 	}
-	return cases, nil
 }
 
 func benchSystem(name string, complex bool) (*stager.System, error) {

@@ -178,17 +178,7 @@ func (t *tuner) runNewton(p *tune.Profile, stdout io.Writer) error {
 		f := c.found
 		t.logf("%s model %.3f ms, best {%v} %.3f ms (%+.1f%%), %d shapes, %d steps", head, f.ModelMs, f.Best, f.BestMs, f.Gain(), f.Tried, c.steps)
 	}
-	// Wait for the CPU checks (until the deadline).
-	var timeout <-chan time.Time
-	if cfg.deadline > 0 {
-		timeout = time.After(max(cfg.deadline-time.Since(t.start), 0))
-	}
-	t.logf("tune: waiting for the CPU checks...")
-	select {
-	case <-cpuDone:
-	case <-timeout:
-		t.logf("tune: the -deadline of %s has passed; the unfinished CPU checks are reported as such", cfg.deadline)
-	}
+	t.waitChecks(cpuDone)
 	cpuMu.Lock()
 	defer cpuMu.Unlock()
 	for _, c := range cases {

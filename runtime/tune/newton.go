@@ -89,11 +89,8 @@ func (g *GPU) validateNewton() error {
 	keys := map[NewtonKey]bool{}
 	for i, e := range g.Newton {
 		at := fmt.Sprintf("%s, Newton entry %d", g.Device, i+1)
-		if e.Prec < 1 || e.Prec > 64 {
-			return fmt.Errorf("%w: %s: precision %d", ErrCorrupt, at, e.Prec)
-		}
-		if e.Data != "real" && e.Data != "complex" {
-			return fmt.Errorf("%w: %s: data %q, want real or complex", ErrCorrupt, at, e.Data)
+		if err := checkPrecData(at, e.Prec, e.Data); err != nil {
+			return err
 		}
 		if !validNewtonSize(e.Size) {
 			return fmt.Errorf("%w: %s: size %q, want %s, %s, %s or %s", ErrCorrupt, at, e.Size, NewtonTiny, NewtonSmall, NewtonMedium, NewtonLarge)

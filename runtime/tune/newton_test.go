@@ -300,14 +300,10 @@ func TestNewtonSearch(t *testing.T) {
 		t.Fatalf("failed %v", got.Failed)
 	}
 	// Every candidate measured once, the model first; each op's counts
-	// (but the model's, when it is one of them); then the model and the
-	// best again, alternately.
+	// but the model's; then the model and the best again, alternately.
 	n := 1
 	for _, op := range NewtonSearchOps {
-		n += len(NewtonTeams(op))
-		if gpuabi.LAModelTeams(op) > 0 {
-			n--
-		}
+		n += len(NewtonTeams(op)) - 1
 	}
 	if len(f.measured) != n+2*NewtonConfirmRounds || got.Tried != n-1 {
 		t.Fatalf("%d measured, %d tried, want %d and %d", len(f.measured), got.Tried, n+2*NewtonConfirmRounds, n-1)

@@ -262,6 +262,18 @@ func (s Shape) Check(n int, complex bool) error {
 	return nil
 }
 
+// checkPrecData checks an entry's precision and kind of data (at names
+// the entry).
+func checkPrecData(at string, prec int, data string) error {
+	if prec < 1 || prec > 64 {
+		return fmt.Errorf("%w: %s: precision %d", ErrCorrupt, at, prec)
+	}
+	if data != "real" && data != "complex" {
+		return fmt.Errorf("%w: %s: data %q, want real or complex", ErrCorrupt, at, data)
+	}
+	return nil
+}
+
 // validate checks the profile (the version first).
 func (p *Profile) validate() error {
 	if p.Layout != LayoutVersion {
@@ -287,11 +299,8 @@ func (p *Profile) validate() error {
 		keys := map[Key]bool{}
 		for i, e := range g.Entries {
 			at := fmt.Sprintf("%s, entry %d", g.Device, i+1)
-			if e.Prec < 1 || e.Prec > 64 {
-				return fmt.Errorf("%w: %s: precision %d", ErrCorrupt, at, e.Prec)
-			}
-			if e.Data != "real" && e.Data != "complex" {
-				return fmt.Errorf("%w: %s: data %q, want real or complex", ErrCorrupt, at, e.Data)
+			if err := checkPrecData(at, e.Prec, e.Data); err != nil {
+				return err
 			}
 			if !validDegreeClass(e.Degrees) {
 				return fmt.Errorf("%w: %s: degrees %q, want a band of 32 such as \"32-63\"", ErrCorrupt, at, e.Degrees)
