@@ -116,6 +116,11 @@ type newtonBackend struct {
 	condStream *cudadev.Stream
 	factored   *cudadev.Event
 	spec       specState
+	// reads holds max|x| and ||b_0||_1 as Factor's block0Solved read them,
+	// so that the driver's MaxAbsX and BlockNorm(0) right after Factor do
+	// not read them again; valid while x and b_0 stay (Reset, Evaluate and
+	// UpdateX drop it).
+	reads *blockReads
 
 	// stage clock: events recorded at Mark and Lap, resolved by Times
 	events []*cudadev.Event
@@ -130,6 +135,9 @@ type newtonLap struct {
 	from, to int
 	s        newton.Stage
 }
+
+// blockReads are values brought home that later calls may reuse.
+type blockReads struct{ maxAbsX, norm0 float64 }
 
 // specState is where the speculative solve of block 0 stands.
 type specState int
@@ -340,7 +348,7 @@ func (be *newtonBackend) Reset(x0 []float64) error {
 		return fmt.Errorf("uploading the start: %w", err)
 	}
 	be.times, be.laps, be.used, be.open, be.clkErr = newton.Times{}, be.laps[:0], 0, -1, nil
-	be.invQueued, be.spec = false, specNone
+	be.invQueued, be.spec, be.reads = false, specNone, nil
 	return nil
 }
 
@@ -350,7 +358,7 @@ func (be *newtonBackend) Reset(x0 []float64) error {
 func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 	c := be.c
 	d, n, m := c.Degree, c.Vars, c.Eqs
-	be.spec = specNone
+	be.spec, be.reads = specNone, nil
 	dg := be.degs[w]
 	if dg == nil {
 		return 0, 0, fmt.Errorf("no executor of degree %d", w)
@@ -494,12 +502,13 @@ func (be *newtonBackend) block0Solved(a0norm float64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if xs == 0 {
-		xs = 1
-	}
 	nb, err := be.BlockNorm(0)
 	if err != nil {
 		return false, err
+	}
+	be.reads = &blockReads{maxAbsX: xs, norm0: nb}
+	if xs == 0 {
+		xs = 1
 	}
 	return nb > newton.SkipTol(math.Ldexp(1, -53*be.c.N), xs, a0norm, 1), nil
 }
@@ -589,6 +598,9 @@ func (be *newtonBackend) condSolves(s *cudadev.Stream) condSolves {
 }
 
 func (be *newtonBackend) MaxAbsX() (float64, error) {
+	if be.reads != nil {
+		return be.reads.maxAbsX, nil
+	}
 	c := be.c
 	if err := be.launch(be.v.LAAmax(ptr(nbX), c.Vars*(c.Degree+1), 0, 1, be.amaxAt(0))); err != nil {
 		return 0, err
@@ -597,6 +609,9 @@ func (be *newtonBackend) MaxAbsX() (float64, error) {
 }
 
 func (be *newtonBackend) BlockNorm(k int) (float64, error) {
+	if k == 0 && be.reads != nil {
+		return be.reads.norm0, nil
+	}
 	m := be.c.Eqs
 	if err := be.launch(be.v.LANorm1(be.at(nbB, k*m), m, 0, 1, ptr(nbSc))); err != nil {
 		return 0, err
@@ -742,7 +757,7 @@ func (be *newtonBackend) Residual(w int, skipped []bool, nb []float64) (float64,
 }
 
 func (be *newtonBackend) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float64, error) {
-	be.spec = specNone
+	be.spec, be.reads = specNone, nil
 	d, n := be.c.Degree, be.c.Vars
 	for k := 0; k <= w; k++ {
 		be.skipHost[k] = 0
