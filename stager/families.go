@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // Families of test systems, with exact rational coefficients.
@@ -718,7 +715,7 @@ func Chandrasekhar(n int, c *big.Rat) *System {
 	// terms' variables, exponents and coefficients from a few arrays of its
 	// own, and the polynomials are made in parallel (each is independent of
 	// the others, so the System is the same for any number of workers).
-	famParallel(n, func(i int) { s.Polys[i] = chandraPoly(n, i+1, c) })
+	runChunks(n, func(_, i int) { s.Polys[i] = chandraPoly(n, i+1, c) })
 	return s
 }
 
@@ -944,7 +941,7 @@ func MonomialHomotopy(rates []Rational, columns, d int) *System {
 	// the time at n = 1024, d = 64, complex rates): made in parallel, each
 	// independent of the others.
 	bs := make([]Series, n)
-	famParallel(n, func(i int) {
+	runChunks(n, func(_, i int) {
 		b := Series(famExpSeries(&prefix[i], d))
 		if columns == 2 {
 			b = famSeriesAdd(b, famExpSeries(&suffix[i], d))
@@ -974,29 +971,6 @@ func MonomialHomotopy(rates []Rational, columns, d int) *System {
 		s.Polys[i] = p.done()
 	}
 	return s
-}
-
-// famParallel calls f(0..n-1) on GOMAXPROCS goroutines; f(i) must touch
-// only what belongs to i, so that the result does not depend on the
-// number of goroutines.
-func famParallel(n int, f func(i int)) {
-	workers := max(1, min(goruntime.GOMAXPROCS(0), n))
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // RandomPoint returns n random exact coordinates drawn from seed: r/2^20

@@ -43,9 +43,10 @@ func polyChunks(np int, terms func(i int) int) []int {
 
 // runChunks calls f(w, k) for every chunk k in [0, n) on at most GOMAXPROCS
 // workers; w in [0, workers) names the worker, for scratch space of its own.
-// It returns the number of workers.
+// It returns the number of workers. f(w, k) must touch only what belongs to
+// k (and w's scratch), so that no result depends on the number of workers.
 func runChunks(n int, f func(w, k int)) int {
-	workers := max(1, min(goruntime.GOMAXPROCS(0), n))
+	workers := chunkWorkers(n)
 	if workers == 1 {
 		for k := range n {
 			f(0, k)
