@@ -66,7 +66,7 @@ ops:
 # CUDA_PATH when it is set (a toolkit: include/, lib64/stubs/), else from
 # .cuda-sdk/{include/cuda.h,lib/libcuda.so} when that exists (copied from a GPU
 # machine, never committed), else from /usr/local/cuda.
-# Our compatibility header goes first: runtime/cudacompat/mdgen_cuda_compat.h,
+# Our compatibility header goes first: runtime/gpu/cudacompat/mdgen_cuda_compat.h,
 # installed as build/cudacompat/cuda.h (git-ignored, so that no file named
 # cuda.h is tracked), lets gorgonia.org/cu v0.9.6 compile against CUDA 13
 # headers.
@@ -87,14 +87,14 @@ GPUDIR ?= .gpu
 GPU_ENV = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -I$(CURDIR)/build/cudacompat -I$(CUDA_INC)" CGO_LDFLAGS="-L$(CUDA_LIB)"
 
 cudacompat: build/cudacompat/cuda.h
-build/cudacompat/cuda.h: runtime/cudacompat/mdgen_cuda_compat.h
+build/cudacompat/cuda.h: runtime/gpu/cudacompat/mdgen_cuda_compat.h
 	@mkdir -p build/cudacompat
 	cp $< $@
 
 gpu: build/cudacompat/cuda.h
 	@test -f "$(CUDA_INC)/cuda.h" || { echo "gpu: no $(CUDA_INC)/cuda.h: set CUDA_PATH to a CUDA toolkit, or put cuda.h and libcuda.so under .cuda-sdk/include and .cuda-sdk/lib"; exit 1; }
 	@mkdir -p $(GPUDIR)
-	$(GPU_ENV) $(GO) test -tags cuda -c -o $(GPUDIR)/cudadev.test ./runtime/cudadev
+	$(GPU_ENV) $(GO) test -tags cuda -c -o $(GPUDIR)/cudadev.test ./runtime/gpu/cudadev
 	$(GPU_ENV) $(GO) build -tags cuda -o $(GPUDIR)/mdgen ./cmd/mdgen
 
 # The GPU executor's device tests (reference kernels vs the CPU executor):
@@ -113,7 +113,7 @@ bench-gpu:
 # a machine with nvcc (no Go needed): the command each package's README and
 # doc comment give. A later Go build embeds them (run with -tags cuda).
 # The nvcc command is the one each package's fatbin/README.txt prints (one
-# flag set: runtime/nvcc); the stamp ties the fatbin to its .cu.
+# flag set: gen/nvcc); the stamp ties the fatbin to its .cu.
 NVCC ?= nvcc
 gpu-kernels:
 	for p in p1 p2 p3; do (cd generated/$$p && eval "$$(sed -n 's/^  nvcc /$(NVCC) /p' fatbin/README.txt)" && \

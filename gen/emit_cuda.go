@@ -7,13 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mdgen/mdgen/runtime/gpuabi"
-	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/stager"
 	"github.com/mdgen/mdgen/templates"
 )
 
-// The kernels of the GPU contract (package runtime/gpuabi) come from
+// The kernels of the GPU contract (package gen/gpuabi) come from
 // templates/kernels.cu.tmpl; this file fills it in with the contract's
 // names, bounds and schedule switches.
 
@@ -80,7 +80,7 @@ func renderKernels(name string, data map[string]any) []byte {
 }
 
 // KernelsCU returns one .cu file with the convolution and addition kernels
-// of the GPU contract (runtime/gpuabi) for the precisions ns and the kinds of data in
+// of the GPU contract (gen/gpuabi) for the precisions ns and the kinds of data in
 // complex (false: real, true: complex; empty: real), and the layout version
 // symbol, but no job tables (the executor uploads them). It includes
 // md<N>.cuh: compile it with -I generated/cuda (see nvcc.Args). It panics on

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	. "github.com/dave/jennifer/jen"
-
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -19,8 +18,9 @@ const (
 
 const (
 	solverPath  = "github.com/mdgen/mdgen/runtime/solver"
-	gpuabiPath  = "github.com/mdgen/mdgen/runtime/gpuabi"
-	runtimePath = "github.com/mdgen/mdgen/runtime"
+	gpuabiPath  = "github.com/mdgen/mdgen/gen/gpuabi"
+	backendPath = "github.com/mdgen/mdgen/runtime/backend"
+	cpuPath     = "github.com/mdgen/mdgen/runtime/cpu"
 	stagerPath  = "github.com/mdgen/mdgen/stager"
 	newtonPath  = "github.com/mdgen/mdgen/runtime/newton"
 )
@@ -28,7 +28,8 @@ const (
 func newEmitFile(pkg, header string) *File {
 	f := NewFile(pkg)
 	f.HeaderComment(header)
-	f.ImportAlias(runtimePath, "mdrt")
+	f.ImportName(backendPath, "backend")
+	f.ImportName(cpuPath, "cpu")
 	f.ImportName(solverPath, "solver")
 	f.ImportName(gpuabiPath, "gpuabi")
 	f.ImportName(stagerPath, "stager")
@@ -226,7 +227,7 @@ The evaluation alone (the values and the Jacobian at series inputs):
 	)
 	f.Line()
 	f.Comment("Layout returns the layout of one series (Degree+1 coefficients).")
-	f.Func().Id("Layout").Params().Qual(runtimePath, "Layout").Block(
+	f.Func().Id("Layout").Params().Qual(backendPath, "Layout").Block(
 		Return(Id("spec").Dot("Layout").Call()),
 	)
 	for _, o := range []struct{ name, doc, param, typ string }{
@@ -252,7 +253,7 @@ The evaluation alone (the values and the Jacobian at series inputs):
 	f.Comment("through solver.NewGPU: it opens the device and loads the fatbin).")
 	f.Func().Id("newGPU").Params(
 		Id("plan").Op("*").Qual(stagerPath, "Plan"), Id("fatbin").Index().Byte(), Id("cfg").Qual(solverPath, "GPUConfig"),
-	).Params(Qual(runtimePath, "Executor"), Error()).Block(
+	).Params(Qual(backendPath, "Executor"), Error()).Block(
 		Return(Qual(solverPath, "NewGPU").Call(Id("plan"), Id("fatbin"), Id("cfg"))),
 	)
 	emitTuning(f, s) // gen/profile.go
@@ -297,9 +298,9 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 	tParam := Id("t").Op("*").Qual("testing", "T")
 
 	f.Comment("run sets the same random inputs into e and runs it.")
-	f.Func().Id("run").Params(tParam, Id("e").Qual(runtimePath, "Executor")).Block(
+	f.Func().Id("run").Params(tParam, Id("e").Qual(backendPath, "Executor")).Block(
 		Id("t").Dot("Helper").Call(),
-		Id("in").Op(":=").Qual(runtimePath, "RandomInputs").Call(Id("NumVars"), Id("Layout").Call(), Lit(1)),
+		Id("in").Op(":=").Qual(backendPath, "RandomInputs").Call(Id("NumVars"), Id("Layout").Call(), Lit(1)),
 		For(List(Id("v"), Id("x")).Op(":=").Range().Id("in")).Block(Id("e").Dot("SetInput").Call(Id("v"), Id("x"))),
 		If(Err().Op(":=").Id("e").Dot("Run").Call(), Err().Op("!=").Nil()).Block(Id("t").Dot("Fatal").Call(Err())),
 	)
@@ -332,12 +333,12 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 		fatal(),
 		List(Id("plan"), Err()).Op(":=").Qual(stagerPath, "Stage").Call(Id("sys"), Id("Degree")),
 		fatal(),
-		List(Id("ref"), Err()).Op(":=").Qual(runtimePath, "NewCPU").Call(Id("plan"), Id("Precision"), Id("Complex"), Lit(0)),
+		List(Id("ref"), Err()).Op(":=").Qual(cpuPath, "New").Call(Id("plan"), Id("Precision"), Id("Complex"), Lit(0)),
 		fatal(),
 		Id("run").Call(Id("t"), Id("s").Dot("Executor").Call()),
 		Id("run").Call(Id("t"), Id("ref")),
 		List(Id("got"), Id("want")).Op(":=").Id("s").Dot("Checksum").Call().Op(",").
-			Qual(runtimePath, "Checksum").Call(Id("ref"), Id("plan").Dot("NumPolys"), Id("plan").Dot("NumVars")),
+			Qual(backendPath, "Checksum").Call(Id("ref"), Id("plan").Dot("NumPolys"), Id("plan").Dot("NumVars")),
 		If(Id("got").Op("!=").Id("want")).Block(Id("t").Dot("Fatalf").Call(Lit("checksum %s, runtime.NewCPU %s"), Id("got"), Id("want"))),
 		Id("t").Dot("Logf").Call(Lit("checksum %s"), Id("got")),
 	)
@@ -465,7 +466,7 @@ func emitExample(f *File, s EmitSpec, ex solveExample) {
 			List(Id("s"), Err()).Op(":=").Id("New").Call(Id("WithCPU").Call()),
 			logFatal(),
 			Defer().Id("s").Dot("Close").Call(),
-			If(Err().Op(":=").Id("s").Dot("SetInputs").Call(Qual(runtimePath, "RandomInputs").Call(Id("NumVars"), Id("Layout").Call(), Lit(1))),
+			If(Err().Op(":=").Id("s").Dot("SetInputs").Call(Qual(backendPath, "RandomInputs").Call(Id("NumVars"), Id("Layout").Call(), Lit(1))),
 				Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err())),
 			If(Err().Op(":=").Id("s").Dot("Run").Call(), Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err())),
 			Qual("fmt", "Println").Call(Lit("checksum"), Id("s").Dot("Checksum").Call()),

@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -315,11 +316,11 @@ func TestKernelEmulation(t *testing.T) {
 // compares every value and derivative with got, bit for bit.
 func compareCPU(t *testing.T, plan *stager.Plan, n int, complex bool, got *emuData) {
 	t.Helper()
-	cpu, err := mdrt.NewCPU(plan, n, complex, 1)
+	cpu, err := cpu.New(plan, n, complex, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := mdrt.RandomInputs(plan.NumVars, mdrt.Layout{N: n, Degree: plan.Degree, Complex: complex}, 7)
+	in := backend.RandomInputs(plan.NumVars, backend.Layout{N: n, Degree: plan.Degree, Complex: complex}, 7)
 	for v := range in {
 		cpu.SetInput(v, in[v])
 	}
@@ -417,7 +418,7 @@ type emuData struct {
 	complex         bool
 	zero            []float64
 	plan            *stager.Plan
-	layout          mdrt.Layout
+	layout          backend.Layout
 	cpuSlot, gpuIdx func(s, k, r int) int
 }
 
@@ -440,7 +441,7 @@ func (e *emuData) series(s stager.Slot) []float64 {
 // emulation binary and returns the data array.
 func emulate(t *testing.T, bin string, plan *stager.Plan, n int, complex bool, convT, addT, shared int) *emuData {
 	t.Helper()
-	l := mdrt.Layout{N: n, Degree: plan.Degree, Complex: complex}
+	l := backend.Layout{N: n, Degree: plan.Degree, Complex: complex}
 	e := &emuData{n: n, w: l.W(), d1: plan.Degree + 1, complex: complex, plan: plan, layout: l}
 	e.stride = plan.NumSlots() * e.d1
 	e.data = make([]float64, e.w*e.stride)
@@ -453,12 +454,12 @@ func emulate(t *testing.T, bin string, plan *stager.Plan, n int, complex bool, c
 	}
 	buf := make([]float64, l.SlotLen())
 	for s, v := range plan.Values {
-		if err := mdrt.RoundSeries(buf, v, l); err != nil {
+		if err := backend.RoundSeries(buf, v, l); err != nil {
 			t.Fatal(err)
 		}
 		put(s, buf)
 	}
-	in := mdrt.RandomInputs(plan.NumVars, l, 7)
+	in := backend.RandomInputs(plan.NumVars, l, 7)
 	for v, s := range plan.Inputs {
 		put(s, in[v])
 	}

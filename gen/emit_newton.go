@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops/alg"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
 )
 
 // An emitted .cu holds, after the evaluation kernels and the job tables,
@@ -63,7 +63,7 @@ func newtonLACU(n int, complex bool, headers []string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n// ---------------------------------------------------------------------------\n")
 	fmt.Fprintf(&b, "// Newton's method on Taylor series on the device: the linear algebra of\n")
-	fmt.Fprintf(&b, "// %d-double %s data (gen.LAKernelsCU; contract runtime/gpuabi/la.go,\n", n, kind)
+	fmt.Fprintf(&b, "// %d-double %s data (gen.LAKernelsCU; contract gen/gpuabi/la.go,\n", n, kind)
 	fmt.Fprintf(&b, "// bit for bit mdops/la), launched by runtime/gpu's Newton back end on the\n")
 	fmt.Fprintf(&b, "// data of the evaluation kernels above. It uses the arithmetic inlined at\n")
 	fmt.Fprintf(&b, "// the top of this file. Kernels:\n")

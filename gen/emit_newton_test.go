@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
 )
 
 // TestEmitCUNewtonKernels checks that an emitted .cu carries the

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -59,19 +60,19 @@ func evalExampleOutput(s EmitSpec, plan *stager.Plan) string {
 	if evalWork(s, plan) > evalExampleWork {
 		return ""
 	}
-	e, err := mdrt.NewCPU(plan, s.Prec, s.Complex, 0)
+	e, err := cpu.New(plan, s.Prec, s.Complex, 0)
 	if err != nil {
 		return ""
 	}
 	defer e.Close()
-	l := mdrt.Layout{N: s.Prec, Degree: s.Degree, Complex: s.Complex}
-	for v, x := range mdrt.RandomInputs(plan.NumVars, l, 1) {
+	l := backend.Layout{N: s.Prec, Degree: s.Degree, Complex: s.Complex}
+	for v, x := range backend.RandomInputs(plan.NumVars, l, 1) {
 		e.SetInput(v, x)
 	}
 	if err := e.Run(); err != nil {
 		return ""
 	}
-	return "checksum " + mdrt.Checksum(e, plan.NumPolys, plan.NumVars) + "\n"
+	return "checksum " + backend.Checksum(e, plan.NumPolys, plan.NumVars) + "\n"
 }
 
 // exampleSolve solves the system from its first start solution, as the

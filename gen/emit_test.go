@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/stager"
 )
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	. "github.com/dave/jennifer/jen"
-
 	"github.com/mdgen/mdgen/mdops/alg"
 )
 

@@ -570,7 +570,7 @@ func NewQR{{.S}}(m, n int, a []{{.T}}, lda, workers int) (*QR{{.S}}, error) {
 
 // QRFromFactors{{.S}} returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQR{{.S}} leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQR{{.S}} computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQR{{.S}}'s bits

@@ -6,14 +6,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops/alg"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
-	"github.com/mdgen/mdgen/runtime/nvcc"
 )
 
 // The linear-algebra kernels (the GPU side of package mdops/la) come from
 // templates/la.cu.tmpl; this file fills it in with the contract of
-// runtime/gpuabi/la.go (names, parameters) and the generated arithmetic.
+// gen/gpuabi/la.go (names, parameters) and the generated arithmetic.
 
 // laCUKernel is one extern "C" kernel of a variant.
 type laCUKernel struct {
@@ -52,7 +52,7 @@ func newLACUVariant(n int, complex bool) laCUVariant {
 }
 
 // LAKernelsCU returns one self-contained .cu file with the linear-algebra
-// kernels of runtime/gpuabi (la.go) for the precisions ns and the kinds of
+// kernels of gen/gpuabi (la.go) for the precisions ns and the kinds of
 // data in complex (false: real, true: complex; empty: real): the
 // multiple-double arithmetic of each precision is inlined (mdbase.cuh and
 // md<N>.cuh as generated from mdops/alg), so it compiles alone with

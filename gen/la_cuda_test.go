@@ -16,9 +16,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
 )
 
 // The linear-algebra kernels (LAKernelsCU) compiled as host C++ and run by

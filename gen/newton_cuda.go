@@ -3,8 +3,8 @@ package gen
 import (
 	"fmt"
 
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops/alg"
-	"github.com/mdgen/mdgen/runtime/nvcc"
 )
 
 // NewtonCUSources returns the two CUDA sources of the device-resident

@@ -12,11 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/tools/go/packages"
-
 	"github.com/mdgen/mdgen/gen"
-	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/stager"
+	"golang.org/x/tools/go/packages"
 )
 
 const emitUsage = `usage: mdgen emit system.txt|p1|p2|p3 -degree d [-prec n] [-complex] [-o dir] [-pkg name] [-nvcc path] [-arch list]
@@ -38,7 +37,7 @@ system.txt -degree 16) it writes into the package of the directive, under
 its name, so -o and -pkg are not needed.
 
 nvcc is -nvcc, else $NVCC, else $CUDA_PATH/bin/nvcc, else nvcc on PATH, else
-/usr/local/cuda/bin/nvcc (runtime/nvcc's one search order); -nvcc none skips it.
+/usr/local/cuda/bin/nvcc (gen/nvcc's one search order); -nvcc none skips it.
 `
 
 func runEmit(args []string, stdout, stderr io.Writer) error {

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen"
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/ref"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -51,7 +52,7 @@ func runEval(args []string, out, stderr io.Writer) error {
 			"A system with complex coefficients gets complex data without -complex.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(mdrt.GeneratedPrecisions())+")")
+	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(backend.GeneratedPrecisions())+")")
 	degree := fs.Int("degree", 32, "truncation degree d of the series (d+1 coefficients)")
 	complex := fs.Bool("complex", false, "complex data (chosen for a system with complex coefficients)")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs (and of generated benchmark systems)")
@@ -88,18 +89,18 @@ func runEval(args []string, out, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	exec, err := mdrt.NewCPU(plan, *prec, *complex, *workers)
+	exec, err := cpu.New(plan, *prec, *complex, *workers)
 	if err != nil {
 		return err
 	}
-	layout := mdrt.Layout{N: *prec, Degree: *degree, Complex: *complex}
+	layout := backend.Layout{N: *prec, Degree: *degree, Complex: *complex}
 	var inputs [][]float64
 	if *input != "" {
-		if inputs, err = mdrt.ReadInputs(*input, sys.Vars, layout); err != nil {
+		if inputs, err = backend.ReadInputs(*input, sys.Vars, layout); err != nil {
 			return err
 		}
 	} else {
-		inputs = mdrt.RandomInputs(len(sys.Vars), layout, *seed)
+		inputs = backend.RandomInputs(len(sys.Vars), layout, *seed)
 	}
 	for v, s := range inputs {
 		exec.SetInput(v, s)
@@ -107,7 +108,7 @@ func runEval(args []string, out, stderr io.Writer) error {
 	// Progress: per run, and, when one run is long (estimated from its
 	// double-precision operations), per layer. The hook stays off for short
 	// runs so that it costs their timing nothing.
-	ops := mdrt.CountOps(plan, *prec, *complex)
+	ops := backend.CountOps(plan, *prec, *complex)
 	layerProgress := ops.DoubleOps > longRunOps
 	times := make([]float64, *repeat)
 	progress := newProgress(stderr)
@@ -135,7 +136,7 @@ func runEval(args []string, out, stderr io.Writer) error {
 	rep := evalReport{System: fs.Arg(0), Prec: *prec, Degree: *degree, Complex: *complex,
 		Workers: exec.Workers(), Repeat: *repeat, Seconds: median(times), MinSeconds: minOf(times),
 		ConvolutionJobs: plan.ConvJobs(), AdditionJobs: plan.AddJobs(),
-		Checksum: mdrt.Checksum(exec, plan.NumPolys, plan.NumVars)}
+		Checksum: backend.Checksum(exec, plan.NumPolys, plan.NumVars)}
 	rep.MulAdds, rep.DoubleOps = ops.MulAdds, ops.DoubleOps
 	rep.MulAddsPerSecond = ops.MulAdds / rep.Seconds
 	rep.DoubleOpsPerSec = ops.DoubleOps / rep.Seconds

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mdgen/mdgen/gen"
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -51,7 +51,7 @@ func runPlan(args []string, out, stderr io.Writer) error {
 	}
 	degree := fs.Int("degree", -1, "truncation degree d of the series (d+1 coefficients); required")
 	prec := fs.Int("prec", 1, "doubles per number, for the size of the data array (a generated precision: "+
-		joinInts(mdrt.GeneratedPrecisions())+")")
+		joinInts(backend.GeneratedPrecisions())+")")
 	complex := fs.Bool("complex", false, "complex data (twice the size; complex benchmark coefficients)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	param := fs.String("param", "", "name of the series parameter (default: PHCpack's convention)")

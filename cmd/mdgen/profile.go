@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/tune"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
@@ -69,7 +69,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			"with -tags cuda, a device and nvcc; the same bits as the CPU), else says why and uses the CPU.")
 		fs.PrintDefaults()
 	}
-	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(mdrt.GeneratedPrecisions())+")")
+	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(backend.GeneratedPrecisions())+")")
 	degree := fs.Int("degree", 0, "truncation degree d of the series (0: refine the roots only)")
 	complex := fs.Bool("complex", false, "complex data (chosen when the system or a start needs it)")
 	startFile := fs.String("start", "", "read the start solutions from this `file` (PHCpack solution list, or lines: name re [im])")

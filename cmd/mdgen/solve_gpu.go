@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen"
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
-	"github.com/mdgen/mdgen/runtime/nvcc"
 )
 
 // solveGPU is the GPU of `mdgen solve -gpu`: the device and the loaded

@@ -19,12 +19,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/internal/bench"
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
-	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/tune"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -420,7 +421,7 @@ func (t *tuner) next() *tuneCase {
 	if len(t.pending) == 0 {
 		return nil
 	}
-	ops := func(c *tuneCase) float64 { return mdrt.CountOps(c.plan, c.n, c.complex).DoubleOps }
+	ops := func(c *tuneCase) float64 { return backend.CountOps(c.plan, c.n, c.complex).DoubleOps }
 	i := 0
 	for j := range t.pending {
 		if ops(t.pending[j]) < ops(t.pending[i]) {
@@ -441,11 +442,11 @@ func (t *tuner) checker() {
 			continue
 		}
 		t0 := time.Now()
-		e, err := mdrt.NewCPU(c.plan, c.n, c.complex, t.cfg.checkWorkers)
+		e, err := cpu.New(c.plan, c.n, c.complex, t.cfg.checkWorkers)
 		var verdict string
 		if err == nil {
-			l := mdrt.Layout{N: c.n, Degree: c.d, Complex: c.complex}
-			for v, in := range mdrt.RandomInputs(c.plan.NumVars, l, c.seed) {
+			l := backend.Layout{N: c.n, Degree: c.d, Complex: c.complex}
+			for v, in := range backend.RandomInputs(c.plan.NumVars, l, c.seed) {
 				e.SetInput(v, in)
 			}
 			err = e.Run()
@@ -471,7 +472,7 @@ func (t *tuner) checker() {
 
 // outputsSum is the SHA-256 of the bits of every output (values, then
 // the Jacobian row by row).
-func outputsSum(o mdrt.Outputs, plan *stager.Plan) [32]byte {
+func outputsSum(o backend.Outputs, plan *stager.Plan) [32]byte {
 	h := sha256.New()
 	var b [8]byte
 	put := func(s []float64) {
@@ -546,7 +547,7 @@ func (t *tuner) tuneCase(c *tuneCase) {
 		c.skipped = fmt.Sprintf("skipped: needs %s of device memory, %s free", stager.FormatBytes(mem), stager.FormatBytes(free))
 		return
 	}
-	inputs := mdrt.RandomInputs(c.plan.NumVars, mdrt.Layout{N: n, Degree: d, Complex: complex}, c.seed)
+	inputs := backend.RandomInputs(c.plan.NumVars, backend.Layout{N: n, Degree: d, Complex: complex}, c.seed)
 	first := true
 	f, err := tune.Search(n, complex, d, t.info.MaxSharedPerBlockOptin, t.cfg.minGain, func(s tune.Shape, screen float64) (float64, bool, error) {
 		ms, sum, err := t.measure(c, s, inputs, screen)

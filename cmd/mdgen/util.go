@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/mdops/alg"
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
 )
 
 // reorderFlags moves flags after positional arguments to the front, so that
@@ -126,7 +126,7 @@ const (
 // suggests `mdgen generate -n N` only for an N the generator can make
 // (1..16) that is not generated. flagName is the flag as written, "-prec".
 func checkPrec(flagName string, n int) error {
-	have := mdrt.GeneratedPrecisions()
+	have := backend.GeneratedPrecisions()
 	if slices.Contains(have, n) {
 		return nil
 	}

@@ -47,8 +47,8 @@ package main
 
 import (
 	"embed"
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
@@ -79,7 +79,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from cyclic4t.cu.
 	FatbinName = "cyclic4t.fatbin"
 	// SourceHash is the SHA-256 of cyclic4t.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "37a0067ef976e9289c5cb1bd0a3562881116d29eebdc64882c64745a82ff4047"
+	SourceHash = "179434804710aaed2d4c41fcc96864ffe7122384abd624fe1beff635b086d86f"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the
@@ -162,7 +162,7 @@ func ComplexPoint(values ...complex128) Start {
 }
 
 // Layout returns the layout of one series (Degree+1 coefficients).
-func Layout() mdrt.Layout {
+func Layout() backend.Layout {
 	return spec.Layout()
 }
 
@@ -219,6 +219,6 @@ func WithProgress(f func(newton.StepInfo)) SolveOption {
 
 // newGPU is the package's one call into the GPU executor (package runtime/gpu,
 // through solver.NewGPU: it opens the device and loads the fatbin).
-func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (mdrt.Executor, error) {
+func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (backend.Executor, error) {
 	return solver.NewGPU(plan, fatbin, cfg)
 }

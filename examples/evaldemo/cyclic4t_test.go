@@ -4,7 +4,8 @@ package main
 
 import (
 	"fmt"
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 	"log"
@@ -14,9 +15,9 @@ import (
 )
 
 // run sets the same random inputs into e and runs it.
-func run(t *testing.T, e mdrt.Executor) {
+func run(t *testing.T, e backend.Executor) {
 	t.Helper()
-	in := mdrt.RandomInputs(NumVars, Layout(), 1)
+	in := backend.RandomInputs(NumVars, Layout(), 1)
 	for v, x := range in {
 		e.SetInput(v, x)
 	}
@@ -61,13 +62,13 @@ func TestCPUMatchesRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := mdrt.NewCPU(plan, Precision, Complex, 0)
+	ref, err := cpu.New(plan, Precision, Complex, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run(t, s.Executor())
 	run(t, ref)
-	got, want := s.Checksum(), mdrt.Checksum(ref, plan.NumPolys, plan.NumVars)
+	got, want := s.Checksum(), backend.Checksum(ref, plan.NumPolys, plan.NumVars)
 	if got != want {
 		t.Fatalf("checksum %s, runtime.NewCPU %s", got, want)
 	}
@@ -138,7 +139,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.SetInputs(mdrt.RandomInputs(NumVars, Layout(), 1)); err != nil {
+	if err := s.SetInputs(backend.RandomInputs(NumVars, Layout(), 1)); err != nil {
 		log.Fatal(err)
 	}
 	if err := s.Run(); err != nil {

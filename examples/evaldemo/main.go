@@ -13,7 +13,7 @@ import (
 	"log"
 
 	"github.com/mdgen/mdgen/mdops"
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
 )
 
 func main() {
@@ -28,7 +28,7 @@ func main() {
 	if r := s.FallbackReason(); r != nil {
 		fmt.Printf("(not on the GPU: %v)\n", r)
 	}
-	if err := s.SetInputs(mdrt.RandomInputs(NumVars, Layout(), 1)); err != nil {
+	if err := s.SetInputs(backend.RandomInputs(NumVars, Layout(), 1)); err != nil {
 		log.Fatal(err)
 	}
 	if err := s.Run(); err != nil {

@@ -47,8 +47,8 @@ package main
 
 import (
 	"embed"
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
@@ -79,7 +79,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from cyclic7.cu.
 	FatbinName = "cyclic7.fatbin"
 	// SourceHash is the SHA-256 of cyclic7.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "8752d73bc5919129ead25d2bdbf52810e0e736a63487302f1aa32e4f2e1bfbff"
+	SourceHash = "1ee5bb3b4cd31e3379c6720880c59049c9539b9a7bb60b8739b67f9a53154ad4"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the
@@ -162,7 +162,7 @@ func ComplexPoint(values ...complex128) Start {
 }
 
 // Layout returns the layout of one series (Degree+1 coefficients).
-func Layout() mdrt.Layout {
+func Layout() backend.Layout {
 	return spec.Layout()
 }
 
@@ -219,6 +219,6 @@ func WithProgress(f func(newton.StepInfo)) SolveOption {
 
 // newGPU is the package's one call into the GPU executor (package runtime/gpu,
 // through solver.NewGPU: it opens the device and loads the fatbin).
-func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (mdrt.Executor, error) {
+func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (backend.Executor, error) {
 	return solver.NewGPU(plan, fatbin, cfg)
 }

@@ -49,8 +49,8 @@ package p1
 
 import (
 	"embed"
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
@@ -81,7 +81,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from p1.cu.
 	FatbinName = "p1.fatbin"
 	// SourceHash is the SHA-256 of p1.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "3b5917a639e56f530fc658bfcaf835d6e0686ce1328ff8e26f0e5bcc9803381f"
+	SourceHash = "caf96c94fa4b38cdf773f81ebb123dbfa72f5e26722c31acb4ebbeac99d022c6"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the
@@ -159,7 +159,7 @@ func ComplexPoint(values ...complex128) Start {
 }
 
 // Layout returns the layout of one series (Degree+1 coefficients).
-func Layout() mdrt.Layout {
+func Layout() backend.Layout {
 	return spec.Layout()
 }
 
@@ -216,6 +216,6 @@ func WithProgress(f func(newton.StepInfo)) SolveOption {
 
 // newGPU is the package's one call into the GPU executor (package runtime/gpu,
 // through solver.NewGPU: it opens the device and loads the fatbin).
-func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (mdrt.Executor, error) {
+func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (backend.Executor, error) {
 	return solver.NewGPU(plan, fatbin, cfg)
 }

@@ -49,8 +49,8 @@ package p2
 
 import (
 	"embed"
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
@@ -81,7 +81,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from p2.cu.
 	FatbinName = "p2.fatbin"
 	// SourceHash is the SHA-256 of p2.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "0f5dcdb7cd6d03cf08e2b501f7f463cdfb3a69fb290d317cdc2fdc1136597caf"
+	SourceHash = "4f15b963b5c4fb81338d6e14d1c32a25dca6c1273a6d58c3a106bd2bdf1687e1"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the
@@ -159,7 +159,7 @@ func ComplexPoint(values ...complex128) Start {
 }
 
 // Layout returns the layout of one series (Degree+1 coefficients).
-func Layout() mdrt.Layout {
+func Layout() backend.Layout {
 	return spec.Layout()
 }
 
@@ -216,6 +216,6 @@ func WithProgress(f func(newton.StepInfo)) SolveOption {
 
 // newGPU is the package's one call into the GPU executor (package runtime/gpu,
 // through solver.NewGPU: it opens the device and loads the fatbin).
-func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (mdrt.Executor, error) {
+func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (backend.Executor, error) {
 	return solver.NewGPU(plan, fatbin, cfg)
 }

@@ -2,7 +2,7 @@
 
 // p3.cu: the GPU kernels of the benchmark system p3 (seed 1) at degree 31 in 8-double real arithmetic, with the
 // job tables of its staged plan baked in. Self-contained: the multiple-double
-// headers it needs are inlined below. GPU contract: runtime/gpuabi,
+// headers it needs are inlined below. GPU contract: gen/gpuabi,
 // layout version 3.
 //
 // Build:
@@ -10247,7 +10247,7 @@ extern "C" __device__ const int mdgen_add_jobs[48512] = {
 
 // ---------------------------------------------------------------------------
 // Newton's method on Taylor series on the device: the linear algebra of
-// 8-double real data (gen.LAKernelsCU; contract runtime/gpuabi/la.go,
+// 8-double real data (gen.LAKernelsCU; contract gen/gpuabi/la.go,
 // bit for bit mdops/la), launched by runtime/gpu's Newton back end on the
 // data of the evaluation kernels above. It uses the arithmetic inlined at
 // the top of this file. Kernels:

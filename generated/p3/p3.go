@@ -49,8 +49,8 @@ package p3
 
 import (
 	"embed"
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
@@ -81,7 +81,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from p3.cu.
 	FatbinName = "p3.fatbin"
 	// SourceHash is the SHA-256 of p3.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "c8426b206241469ab9bfefc4fb3a889ee4ced7fd48194de084532068b615e198"
+	SourceHash = "8de5c9f789508457724428ef134f1080d46d1c3275bddc170ce4f66dc628ebb4"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the
@@ -159,7 +159,7 @@ func ComplexPoint(values ...complex128) Start {
 }
 
 // Layout returns the layout of one series (Degree+1 coefficients).
-func Layout() mdrt.Layout {
+func Layout() backend.Layout {
 	return spec.Layout()
 }
 
@@ -216,6 +216,6 @@ func WithProgress(f func(newton.StepInfo)) SolveOption {
 
 // newGPU is the package's one call into the GPU executor (package runtime/gpu,
 // through solver.NewGPU: it opens the device and loads the fatbin).
-func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (mdrt.Executor, error) {
+func newGPU(plan *stager.Plan, fatbin []byte, cfg solver.GPUConfig) (backend.Executor, error) {
 	return solver.NewGPU(plan, fatbin, cfg)
 }

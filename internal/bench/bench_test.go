@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -327,7 +327,7 @@ func TestBenchWithoutGPU(t *testing.T) {
 
 func TestDescribeDiff(t *testing.T) {
 	plan := &stager.Plan{NumPolys: 1, NumVars: 2, Degree: 1}
-	l := mdrt.Layout{N: 2, Degree: 1, Complex: true} // 8 doubles a series, 3 series
+	l := backend.Layout{N: 2, Degree: 1, Complex: true} // 8 doubles a series, 3 series
 	want := make([]float64, 24)
 	for i := range want {
 		want[i] = float64(i + 1)

@@ -5,7 +5,8 @@ import (
 	"math"
 	"time"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -48,18 +49,18 @@ func (s *session) startChecker() {
 }
 
 func (s *session) cpuCheck(c checkJob) (verdict, sum string) {
-	e, err := mdrt.NewCPU(c.plan, c.n, c.complex, s.cfg.CheckWorkers)
+	e, err := cpu.New(c.plan, c.n, c.complex, s.cfg.CheckWorkers)
 	if err != nil {
 		return "error: " + err.Error(), ""
 	}
-	l := mdrt.Layout{N: c.n, Degree: c.plan.Degree, Complex: c.complex}
-	for v, in := range mdrt.RandomInputs(c.plan.NumVars, l, c.seed) {
+	l := backend.Layout{N: c.n, Degree: c.plan.Degree, Complex: c.complex}
+	for v, in := range backend.RandomInputs(c.plan.NumVars, l, c.seed) {
 		e.SetInput(v, in)
 	}
 	if err := e.Run(); err != nil {
 		return "error: " + err.Error(), ""
 	}
-	sum = mdrt.Checksum(e, c.plan.NumPolys, c.plan.NumVars)
+	sum = backend.Checksum(e, c.plan.NumPolys, c.plan.NumVars)
 	if sum == c.sum {
 		return "identical", sum
 	}
@@ -71,7 +72,7 @@ func (s *session) cpuCheck(c checkJob) (verdict, sum string) {
 
 // outputs copies every output series, values then the Jacobian row
 // by row (Checksum's order).
-func outputs(o mdrt.Outputs, plan *stager.Plan) []float64 {
+func outputs(o backend.Outputs, plan *stager.Plan) []float64 {
 	var out []float64
 	for p := 0; p < plan.NumPolys; p++ {
 		out = append(out, o.Value(p)...)
@@ -87,7 +88,7 @@ func outputs(o mdrt.Outputs, plan *stager.Plan) []float64 {
 // describeDiff says how the GPU's outputs differ from the CPU's: how many
 // doubles, where the first is, and the largest difference relative to the
 // magnitude of its coefficient.
-func describeDiff(got, want []float64, plan *stager.Plan, l mdrt.Layout) string {
+func describeDiff(got, want []float64, plan *stager.Plan, l backend.Layout) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d doubles, CPU %d", len(got), len(want))
 	}

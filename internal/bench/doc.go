@@ -4,7 +4,7 @@
 // numbers on the same H200 (phcpack_h200.csv, embedded), every GPU result
 // checked bit for bit against the CPU executor on fresh random inputs.
 //
-// A session (Run) builds the kernels (runtime/nvcc's content-hash cache,
+// A session (Run) builds the kernels (gen/nvcc's content-hash cache,
 // one fatbin per precision, in parallel), times every case (kernel and
 // wall-clock ms as docs/gpu.md defines them), runs the CPU checks on a
 // goroutine of their own while the GPU times the next cases, and reports:

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops/alg"
-	"github.com/mdgen/mdgen/runtime/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
-	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/tune"
 	"github.com/mdgen/mdgen/stager"
 )

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen"
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
-	"github.com/mdgen/mdgen/runtime/nvcc"
 )
 
 // newtonGPU is the device of `mdgen bench -newton` and the

@@ -7,7 +7,7 @@ import (
 )
 
 // PeakOps is the H200's FP64 instruction rate, measured with an FMA chain
-// (runtime/cudadev's smoke test; docs/gpu.md): 15.7e12 FMA/s.
+// (runtime/gpu/cudadev's smoke test; docs/gpu.md): 15.7e12 FMA/s.
 const PeakOps = 15.7e12
 
 // Result is one case of the table (writeJSON writes it; NaN

@@ -12,10 +12,11 @@ import (
 	"sync"
 	"time"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -210,7 +211,7 @@ func (s *session) newResult(plan *stager.Plan, name string, n, d int, complex bo
 		r.Check = "reference"
 	}
 	r.setPHC()
-	r.DoubleOps = mdrt.CountOps(plan, n, complex).DoubleOps
+	r.DoubleOps = backend.CountOps(plan, n, complex).DoubleOps
 	r.DeviceBytes = gpuabi.Memory(plan, n, complex).Total()
 	return r
 }
@@ -223,10 +224,10 @@ func (s *session) runCase(plan *stager.Plan, name string, n, d int, complex bool
 		r.Skipped = fmt.Sprintf("needs %s, more than -max-gib", stager.FormatBytes(r.DeviceBytes))
 		return r, nil
 	}
-	var exec mdrt.Executor
+	var exec backend.Executor
 	var timed func() (k, w float64, err error)
 	if s.cfg.CPU {
-		c, err := mdrt.NewCPU(plan, n, complex, s.cfg.Workers)
+		c, err := cpu.New(plan, n, complex, s.cfg.Workers)
 		if err != nil {
 			r.Skipped = err.Error()
 			return r, nil
@@ -255,8 +256,8 @@ func (s *session) runCase(plan *stager.Plan, name string, n, d int, complex bool
 		exec = g
 		timed = g.RunTimed
 	}
-	l := mdrt.Layout{N: n, Degree: d, Complex: complex}
-	for v, in := range mdrt.RandomInputs(plan.NumVars, l, r.Seed) {
+	l := backend.Layout{N: n, Degree: d, Complex: complex}
+	for v, in := range backend.RandomInputs(plan.NumVars, l, r.Seed) {
 		exec.SetInput(v, in)
 	}
 	if _, _, err := timed(); err != nil { // warm-up (uploads the inputs)
@@ -281,7 +282,7 @@ func (s *session) runCase(plan *stager.Plan, name string, n, d int, complex bool
 			return r, nil
 		}
 	}
-	r.Checksum = mdrt.Checksum(exec, plan.NumPolys, plan.NumVars)
+	r.Checksum = backend.Checksum(exec, plan.NumPolys, plan.NumVars)
 	if keep {
 		out = outputs(exec, plan)
 	}

@@ -61,7 +61,7 @@ func NewQRF1(m, n int, a []mdops.F1, lda, workers int) (*QRF1, error) {
 
 // QRFromFactorsF1 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF1 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRF1 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRF1's bits
@@ -242,7 +242,7 @@ func NewQRC1(m, n int, a []mdops.C1, lda, workers int) (*QRC1, error) {
 
 // QRFromFactorsC1 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC1 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRC1 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRC1's bits
@@ -426,7 +426,7 @@ func NewQRF2(m, n int, a []mdops.F2, lda, workers int) (*QRF2, error) {
 
 // QRFromFactorsF2 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF2 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRF2 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRF2's bits
@@ -607,7 +607,7 @@ func NewQRC2(m, n int, a []mdops.C2, lda, workers int) (*QRC2, error) {
 
 // QRFromFactorsC2 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC2 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRC2 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRC2's bits
@@ -791,7 +791,7 @@ func NewQRF3(m, n int, a []mdops.F3, lda, workers int) (*QRF3, error) {
 
 // QRFromFactorsF3 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF3 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRF3 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRF3's bits
@@ -972,7 +972,7 @@ func NewQRC3(m, n int, a []mdops.C3, lda, workers int) (*QRC3, error) {
 
 // QRFromFactorsC3 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC3 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRC3 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRC3's bits
@@ -1156,7 +1156,7 @@ func NewQRF4(m, n int, a []mdops.F4, lda, workers int) (*QRF4, error) {
 
 // QRFromFactorsF4 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF4 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRF4 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRF4's bits
@@ -1337,7 +1337,7 @@ func NewQRC4(m, n int, a []mdops.C4, lda, workers int) (*QRC4, error) {
 
 // QRFromFactorsC4 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC4 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRC4 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRC4's bits
@@ -1521,7 +1521,7 @@ func NewQRF5(m, n int, a []mdops.F5, lda, workers int) (*QRF5, error) {
 
 // QRFromFactorsF5 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF5 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRF5 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRF5's bits
@@ -1702,7 +1702,7 @@ func NewQRC5(m, n int, a []mdops.C5, lda, workers int) (*QRC5, error) {
 
 // QRFromFactorsC5 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC5 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRC5 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRC5's bits
@@ -1886,7 +1886,7 @@ func NewQRF8(m, n int, a []mdops.F8, lda, workers int) (*QRF8, error) {
 
 // QRFromFactorsF8 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF8 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRF8 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRF8's bits
@@ -2067,7 +2067,7 @@ func NewQRC8(m, n int, a []mdops.C8, lda, workers int) (*QRC8, error) {
 
 // QRFromFactorsC8 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC8 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRC8 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRC8's bits
@@ -2251,7 +2251,7 @@ func NewQRF10(m, n int, a []mdops.F10, lda, workers int) (*QRF10, error) {
 
 // QRFromFactorsF10 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF10 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRF10 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRF10's bits
@@ -2432,7 +2432,7 @@ func NewQRC10(m, n int, a []mdops.C10, lda, workers int) (*QRC10, error) {
 
 // QRFromFactorsC10 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC10 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRC10 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRC10's bits
@@ -2616,7 +2616,7 @@ func NewQRF16(m, n int, a []mdops.F16, lda, workers int) (*QRF16, error) {
 
 // QRFromFactorsF16 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF16 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRF16 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRF16's bits
@@ -2797,7 +2797,7 @@ func NewQRC16(m, n int, a []mdops.C16, lda, workers int) (*QRC16, error) {
 
 // QRFromFactorsC16 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC16 leaves
-// them in A and Tau (a GPU's QR, say: runtime/gpuabi's qr kernel), which it
+// them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
 // copies: it computes what NewQRC16 computes after the factorization
 // (the conjugated Householder vectors, 1/R_kk, the packed rows of R) and
 // checks the rank, so that Cond, ApplyQH and SolveR give NewQRC16's bits

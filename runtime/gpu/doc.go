@@ -5,7 +5,7 @@
 // (runtime.NewCPU). It implements runtime.Executor.
 //
 // The real executor needs the build tag cuda (gorgonia.org/cu through
-// runtime/cudadev; see `make gpu`); without it the same API compiles and
+// runtime/gpu/cudadev; see `make gpu`); without it the same API compiles and
 // every constructor returns an error that wraps cudadev.ErrNoCUDA, and
 // Enabled is false. The package lives beside package runtime rather than in
 // it: it imports runtime (Layout, RoundSeries, Executor), and the CPU side

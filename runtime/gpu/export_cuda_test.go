@@ -2,7 +2,7 @@
 
 package gpu
 
-import "github.com/mdgen/mdgen/runtime/gpuabi"
+import "github.com/mdgen/mdgen/gen/gpuabi"
 
 // SetLaunchFault makes the Newton back end's launches that f picks fail
 // in the driver (see launchFault); nil clears it.

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"time"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -171,7 +171,7 @@ type Executor struct {
 	ownsK   bool
 	geo     geometry
 	sizes   gpuabi.Sizes
-	layout  mdrt.Layout
+	layout  backend.Layout
 
 	data, convJobs, addJobs cudadev.Buffer
 	tablesOwned             bool
@@ -208,7 +208,7 @@ type launch struct {
 	kind         gpuabi.Kind
 }
 
-var _ mdrt.Executor = (*Executor)(nil)
+var _ backend.Executor = (*Executor)(nil)
 
 // New prepares plan on dev at precision n, real or complex data, with the
 // kernels of the fatbin (loaded here, unloaded by Close) and the default
@@ -256,13 +256,13 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 		return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w: the kernels were loaded without %s data", what, ErrModule, kind)
 	}
 	// A complex coefficient with real data is refused by the rounding of
-	// the read-only slots below (mdrt.RoundValues), in the same pass as
+	// the read-only slots below (backend.RoundValues), in the same pass as
 	// the rounding: a scan of its own was a second pass over millions of
 	// coefficients.
 
 	g := &Executor{plan: plan, n: n, complex: complex, dev: dev, kernels: k,
 		geo: newGeometry(plan, n, complex), sizes: gpuabi.Memory(plan, n, complex),
-		layout: mdrt.Layout{N: n, Degree: plan.Degree, Complex: complex}}
+		layout: backend.Layout{N: n, Degree: plan.Degree, Complex: complex}}
 	if g.geo.stride > math.MaxInt64/int64(8*g.geo.chunks()) || plan.NumSlots() > math.MaxInt32 {
 		return nil, fmt.Errorf("gpu: preparing %s on the GPU: the data array of %d series overflows 64-bit sizes", what, plan.NumSlots())
 	}
@@ -460,7 +460,7 @@ func (g *Executor) uploadReadOnly(r slotRun) error {
 		count := hi - lo
 		buf := g.buf[:g.geo.rangeLen(count)]
 		clear(buf) // slots without a value are zero
-		err := mdrt.RoundValues(g.plan, lo, hi, g.layout, 0, func(s stager.Slot, series []float64) {
+		err := backend.RoundValues(g.plan, lo, hi, g.layout, 0, func(s stager.Slot, series []float64) {
 			g.geo.toRange(buf, count, int(s)-lo, series)
 		})
 		if err != nil {

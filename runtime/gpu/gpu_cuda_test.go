@@ -26,10 +26,11 @@ import (
 	"sync"
 	"testing"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
-	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -123,12 +124,12 @@ var refOpt = Options{Shape: gpuabi.ReferenceShape}
 // compares every output bit.
 func gpuVsCPU(t *testing.T, g *Executor, plan *stager.Plan, n int, complex bool, seed uint64) {
 	t.Helper()
-	cpu, err := mdrt.NewCPU(plan, n, complex, 0)
+	cpu, err := cpu.New(plan, n, complex, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := mdrt.Layout{N: n, Degree: plan.Degree, Complex: complex}
-	for v, s := range mdrt.RandomInputs(plan.NumVars, l, seed) {
+	l := backend.Layout{N: n, Degree: plan.Degree, Complex: complex}
+	for v, s := range backend.RandomInputs(plan.NumVars, l, seed) {
 		cpu.SetInput(v, s)
 		g.SetInput(v, s)
 	}
@@ -156,7 +157,7 @@ func gpuVsCPU(t *testing.T, g *Executor, plan *stager.Plan, n int, complex bool,
 			cmp(fmt.Sprintf("d p%d/d x%d", p, v), g.Deriv(p, v), cpu.Deriv(p, v))
 		}
 	}
-	if a, b := mdrt.Checksum(g, plan.NumPolys, plan.NumVars), mdrt.Checksum(cpu, plan.NumPolys, plan.NumVars); a != b {
+	if a, b := backend.Checksum(g, plan.NumPolys, plan.NumVars), backend.Checksum(cpu, plan.NumPolys, plan.NumVars); a != b {
 		t.Fatalf("checksums differ: GPU %s, CPU %s", a, b)
 	}
 }

@@ -8,9 +8,9 @@ package gpu
 import (
 	"fmt"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -46,7 +46,7 @@ func (k *Kernels) Close() error { return nil }
 // Executor runs a stager.Plan on a CUDA device; this build cannot make one.
 type Executor struct{}
 
-var _ mdrt.Executor = (*Executor)(nil)
+var _ backend.Executor = (*Executor)(nil)
 
 // New returns an error wrapping cudadev.ErrNoCUDA.
 func New(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device) (*Executor, error) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
 
 // Without the cuda tag every way to a GPU executor says why and how to get one.

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -38,7 +38,7 @@ func TestGPUGeometry(t *testing.T) {
 		for _, n := range []int{1, 2, 5} {
 			plan := &stager.Plan{Degree: 4, Kinds: make([]stager.SlotKind, 7)}
 			g := newGeometry(plan, n, complex)
-			l := mdrt.Layout{N: n, Degree: plan.Degree, Complex: complex}
+			l := backend.Layout{N: n, Degree: plan.Degree, Complex: complex}
 			slots := make([][]float64, plan.NumSlots())
 			all := make([]float64, g.rangeLen(plan.NumSlots()))
 			for s := range slots {

@@ -2,7 +2,7 @@
 
 package gpu_test
 
-// The linear-algebra kernels of gen.LAKernelsCU (runtime/gpuabi/la.go) on a
+// The linear-algebra kernels of gen.LAKernelsCU (gen/gpuabi/la.go) on a
 // real GPU, against mdops/la, bit for bit: the QR factors A and Tau, Q^H b
 // and the back substitution for several right-hand sides, the Toeplitz
 // updates and residual norms, and the linear algebra of one Newton step
@@ -37,11 +37,11 @@ import (
 	"unsafe"
 
 	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
-	"github.com/mdgen/mdgen/runtime/nvcc"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
 
 func laEnvInts(name string, def []int) []int {

@@ -10,10 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops/la"
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -73,13 +73,13 @@ func (k *NewtonKernels) Close() error {
 // k: newton.New(sys, gpu.NewtonOptions(k, opt)) runs Newton on the device.
 // opt.Prec and opt.Complex must be k's.
 func NewtonOptions(k *NewtonKernels, opt newton.Options) newton.Options {
-	opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (mdrt.Executor, error) {
+	opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error) {
 		if n != k.n {
 			return nil, fmt.Errorf("gpu: the Newton kernels are for %d doubles, not %d", k.n, n)
 		}
 		return NewFromKernels(plan, complex, k.eval, Options{})
 	}
-	opt.NewBackend = func(c newton.BackendConfig) (newton.Backend, error) { return newNewtonBackend(k, c) }
+	opt.NewBackend = func(c backend.NewtonConfig) (newton.Backend, error) { return newNewtonBackend(k, c) }
 	return opt
 }
 
@@ -97,7 +97,7 @@ type newtonDegree struct {
 type newtonBackend struct {
 	k    *NewtonKernels
 	dev  *cudadev.Device
-	c    newton.BackendConfig
+	c    backend.NewtonConfig
 	v    gpuabi.LAVariant
 	bufs []cudadev.Buffer
 	own  []bool // bufs[i] allocated here (freed by Close)
@@ -148,7 +148,7 @@ const (
 	specR                     // ApplyQH(0) taken: SolveR(0) only copies y into dx_0
 )
 
-func newNewtonBackend(k *NewtonKernels, c newton.BackendConfig) (*newtonBackend, error) {
+func newNewtonBackend(k *NewtonKernels, c backend.NewtonConfig) (*newtonBackend, error) {
 	if c.N != k.n || c.Complex != k.complex {
 		return nil, fmt.Errorf("gpu: the Newton kernels are for %d doubles (complex %v), the solver needs %d (complex %v)", k.n, k.complex, c.N, c.Complex)
 	}
@@ -544,15 +544,15 @@ func (be *newtonBackend) estimateStream() (*cudadev.Stream, error) {
 // speculate queues ApplyQH(0) and SolveR(0)'s kernels on the NULL stream
 // for Factor (see there), lapping the clock around each part.
 func (be *newtonBackend) speculate() error {
-	be.Lap(newton.StageQR)
+	be.Lap(backend.StageQR)
 	if err := be.applyQH(0); err != nil {
 		return err
 	}
-	be.Lap(newton.StageQHB)
+	be.Lap(backend.StageQHB)
 	if err := be.solveR(); err != nil {
 		return err
 	}
-	be.Lap(newton.StageBackSub)
+	be.Lap(backend.StageBackSub)
 	be.spec = specQH
 	speculations.Add(1)
 	return nil

@@ -30,12 +30,14 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops/la"
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
-	"github.com/mdgen/mdgen/runtime/nvcc"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -231,7 +233,7 @@ func ntCompareWrapped(t *testing.T, k *gpu.NewtonKernels, sys *stager.System, st
 	gopt := gpu.NewtonOptions(k, opt)
 	if wrap != nil {
 		newBE := gopt.NewBackend
-		gopt.NewBackend = func(c newton.BackendConfig) (newton.Backend, error) {
+		gopt.NewBackend = func(c backend.NewtonConfig) (newton.Backend, error) {
 			be, err := newBE(c)
 			if err != nil {
 				return nil, err

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -60,7 +60,7 @@ func NewtonOptionsWith(k *NewtonKernels, opt newton.Options, exec func(plan *sta
 	if exec == nil {
 		return opt
 	}
-	opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (mdrt.Executor, error) {
+	opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error) {
 		if n != k.n {
 			return nil, fmt.Errorf("gpu: the Newton kernels are for %d doubles, not %d", k.n, n)
 		}

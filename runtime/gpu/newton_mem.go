@@ -3,7 +3,8 @@ package gpu
 import (
 	"fmt"
 
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -39,7 +40,7 @@ const (
 // (per working degree: n input slots, m value slots, m n derivative
 // slots): what newNewtonBackend allocates, besides the executors' data
 // arrays (their plans are checked when they are made).
-func newtonBuffers(c newton.BackendConfig) (sizes []int64, tables int64) {
+func newtonBuffers(c backend.NewtonConfig) (sizes []int64, tables int64) {
 	d, n, m, W, N := c.Degree, c.Vars, c.Eqs, int64(c.W), int64(c.N)
 	d1 := int64(d + 1)
 	nsc := int64(max(d+1, n))
@@ -61,7 +62,7 @@ func newtonBuffers(c newton.BackendConfig) (sizes []int64, tables int64) {
 // device memory (memoryReserve kept back), else an error wrapping
 // ErrMemory with the sizes: checked before the back end allocates or
 // launches anything.
-func newtonFits(c newton.BackendConfig, free int64, device string) error {
+func newtonFits(c backend.NewtonConfig, free int64, device string) error {
 	sizes, tables := newtonBuffers(c)
 	var need int64
 	for _, s := range sizes {
@@ -94,5 +95,5 @@ func NewtonFits(m, n, d, prec int, complex bool, free int64, device string) erro
 	if complex {
 		w = 2 * prec
 	}
-	return newtonFits(newton.BackendConfig{N: prec, W: w, Complex: complex, Degree: d, Vars: n, Eqs: m}, free, device)
+	return newtonFits(backend.NewtonConfig{N: prec, W: w, Complex: complex, Degree: d, Vars: n, Eqs: m}, free, device)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/runtime/backend"
 )
 
 // TestNewtonFits: the back end's memory check against a fake capacity:
@@ -13,14 +13,14 @@ import (
 // complex) are refused with ErrMemory and the sizes; a small case fits;
 // the need grows with the degree, the size and the precision.
 func TestNewtonFits(t *testing.T) {
-	cfg := func(n, d, N int, complex bool) newton.BackendConfig {
+	cfg := func(n, d, N int, complex bool) backend.NewtonConfig {
 		W := N
 		if complex {
 			W = 2 * N
 		}
-		return newton.BackendConfig{N: N, W: W, Complex: complex, Degree: d, Vars: n, Eqs: n}
+		return backend.NewtonConfig{N: N, W: W, Complex: complex, Degree: d, Vars: n, Eqs: n}
 	}
-	need := func(c newton.BackendConfig) int64 {
+	need := func(c backend.NewtonConfig) int64 {
 		sizes, tables := newtonBuffers(c)
 		if len(sizes) != nbOwned {
 			t.Fatalf("%d buffer sizes, want %d", len(sizes), nbOwned)
@@ -75,7 +75,7 @@ func TestNewtonFitsBeforeStaging(t *testing.T) {
 		t.Errorf("cyclic7 at degree 1023, 8 doubles: %v", err)
 	}
 	// Least squares: m > n counts m rows.
-	c := newton.BackendConfig{N: 4, W: 8, Complex: true, Degree: 32, Vars: 100, Eqs: 150}
+	c := backend.NewtonConfig{N: 4, W: 8, Complex: true, Degree: 32, Vars: 100, Eqs: 150}
 	if a, b := NewtonFits(150, 100, 32, 4, true, 1<<40, "x"), newtonFits(c, 1<<40, "x"); (a == nil) != (b == nil) {
 		t.Errorf("NewtonFits %v, newtonFits %v", a, b)
 	}

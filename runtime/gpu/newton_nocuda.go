@@ -5,7 +5,7 @@ package gpu
 import (
 	"fmt"
 
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 )
 

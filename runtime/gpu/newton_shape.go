@@ -1,9 +1,9 @@
 package gpu
 
 import (
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
-	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
 
 // NewtonShape, when not nil, gives the launch shape of the linear-algebra
@@ -20,7 +20,7 @@ var NewtonShape func(info cudadev.Info, n int, complex bool, vars int) *gpuabi.L
 // newtonVariant returns the LAVariant of a Newton back end of c on the
 // device info describes: its precision and kind of data, and the shape of
 // NewtonShape when set.
-func newtonVariant(info cudadev.Info, c newton.BackendConfig) gpuabi.LAVariant {
+func newtonVariant(info cudadev.Info, c backend.NewtonConfig) gpuabi.LAVariant {
 	v := gpuabi.LAVariant{N: c.N, Complex: c.Complex}
 	if f := NewtonShape; f != nil {
 		if s := f(info, c.N, c.Complex, c.Vars); s != nil && s.Check() == nil {

@@ -3,9 +3,9 @@ package gpu
 import (
 	"testing"
 
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
-	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
 
 // TestNewtonVariant: the back end's LAVariant takes NewtonShape's shape
@@ -14,7 +14,7 @@ import (
 func TestNewtonVariant(t *testing.T) {
 	defer func() { NewtonShape = nil }()
 	info := cudadev.Info{Name: "NVIDIA H200", Major: 9}
-	c := newton.BackendConfig{N: 4, Complex: true, Vars: 300}
+	c := backend.NewtonConfig{N: 4, Complex: true, Vars: 300}
 	if v := newtonVariant(info, c); v.Shape != nil || v.N != 4 || !v.Complex {
 		t.Fatalf("no hook: %+v", v)
 	}

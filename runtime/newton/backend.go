@@ -1,11 +1,8 @@
 package newton
 
 import (
-	"time"
-
 	"github.com/mdgen/mdgen/mdops/la"
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/runtime/backend"
 )
 
 // Backend does the numeric work of the driver on buffers of its own (the
@@ -84,57 +81,9 @@ type Backend interface {
 	Close() error
 }
 
-// Stage is one of the six kinds of timed work (see Times).
-type Stage int
-
-const (
-	StageEvaluate Stage = iota
-	StageQR
-	StageQHB
-	StageBackSub
-	StageUpdate
-	StageResidual
+// Stage and Times are the stage clock that the driver and its back ends
+// share; their home is runtime/backend.
+type (
+	Stage = backend.Stage
+	Times = backend.Times
 )
-
-var stageNames = [...]string{"evaluate", "QR", "Q^H b", "back substitution", "update", "residual"}
-
-func (s Stage) String() string {
-	if s >= 0 && int(s) < len(stageNames) {
-		return stageNames[s]
-	}
-	return "unknown stage"
-}
-
-// AddStage adds d to stage s of t.
-func (t *Times) AddStage(s Stage, d time.Duration) {
-	switch s {
-	case StageEvaluate:
-		t.Evaluate += d
-	case StageQR:
-		t.QR += d
-	case StageQHB:
-		t.QHB += d
-	case StageBackSub:
-		t.BackSub += d
-	case StageUpdate:
-		t.Update += d
-	case StageResidual:
-		t.Residual += d
-	}
-}
-
-// BackendConfig is what a Backend is made for: one Solver's system,
-// precision and degree, and its executors.
-type BackendConfig struct {
-	Sys     *stager.System
-	N       int  // doubles per part
-	W       int  // doubles per number: N, or 2N complex
-	Complex bool // complex data
-	Degree  int  // d
-	Vars    int  // n unknowns
-	Eqs     int  // m equations
-	Workers int
-	// Exec returns the executor of working degree w (staged on first
-	// use; Solver.Prepare stages every degree before the first Solve).
-	Exec func(w int) (mdrt.Executor, error)
-}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -15,7 +17,7 @@ var errInjected = errors.New("injected launch failure")
 // failingBackend is the CPU back end with one failure injected: the
 // call number at of the method named fail returns errInjected (once).
 type failingBackend struct {
-	*cpuBackend
+	*cpu.Newton
 	fail  string
 	at    int
 	calls map[string]int
@@ -33,21 +35,21 @@ func (f *failingBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	if err := f.hit("Factor"); err != nil {
 		return nil, 0, 0, err
 	}
-	return f.cpuBackend.Factor(inverse)
+	return f.Newton.Factor(inverse)
 }
 
 func (f *failingBackend) UpdateB(k, w int) error {
 	if err := f.hit("UpdateB"); err != nil {
 		return err
 	}
-	return f.cpuBackend.UpdateB(k, w)
+	return f.Newton.UpdateB(k, w)
 }
 
 func (f *failingBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 	if err := f.hit("Evaluate"); err != nil {
 		return 0, 0, err
 	}
-	return f.cpuBackend.Evaluate(w, jac)
+	return f.Newton.Evaluate(w, jac)
 }
 
 // TestBackendErrorStageStep: an error of the back end inside a run (a
@@ -73,12 +75,12 @@ func TestBackendErrorStageStep(t *testing.T) {
 		{"Evaluate", 3, "newton: evaluate (step 3, degree 2): "},
 		{"UpdateB", 2, "newton: update (step 3, degree 2): "},
 	} {
-		s, err := New(inst.System, Options{Prec: 2, Degree: 8, NewBackend: func(bc BackendConfig) (Backend, error) {
-			be, err := newCPUBackend(bc)
+		s, err := New(inst.System, Options{Prec: 2, Degree: 8, NewBackend: func(bc backend.NewtonConfig) (Backend, error) {
+			be, err := cpu.NewNewton(bc)
 			if err != nil {
 				return nil, err
 			}
-			return &failingBackend{cpuBackend: be, fail: c.fail, at: c.at, calls: map[string]int{}}, nil
+			return &failingBackend{Newton: be, fail: c.fail, at: c.at, calls: map[string]int{}}, nil
 		}})
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,8 @@ import (
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -29,14 +30,14 @@ type Options struct {
 	// 1e-8 on the inverse condition number in double precision).
 	MaxCond float64
 	// NewExecutor makes the executor of a plan; nil means runtime.NewCPU.
-	NewExecutor func(plan *stager.Plan, n int, complex bool, workers int) (mdrt.Executor, error)
+	NewExecutor func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error)
 	// Progress, when not nil, is called after every Newton step.
 	Progress func(StepInfo)
 	// NewBackend makes the back end that does the numeric work (see
 	// Backend); nil means the CPU's. runtime/gpu's keeps every buffer on
 	// the GPU (with NewExecutor making its GPU executors). Both give the
 	// same bits.
-	NewBackend func(BackendConfig) (Backend, error)
+	NewBackend func(backend.NewtonConfig) (Backend, error)
 }
 
 // StepInfo describes one finished Newton step (for progress output).
@@ -86,7 +87,7 @@ type Solver struct {
 	N, W    int
 	workers int
 
-	execs map[int]mdrt.Executor
+	execs map[int]backend.Executor
 	setup time.Duration
 	be    Backend // made on the first Solve
 
@@ -137,7 +138,7 @@ func New(sys *stager.System, opt Options) (*Solver, error) {
 		return nil, errors.New("newton: the system has complex coefficients: complex data needed")
 	}
 	if _, ok := mdops.SeriesKernelsFor(opt.Prec); !ok {
-		return nil, fmt.Errorf("newton: no generated kernels for %d doubles (generated: %v)", opt.Prec, mdrt.GeneratedPrecisions())
+		return nil, fmt.Errorf("newton: no generated kernels for %d doubles (generated: %v)", opt.Prec, backend.GeneratedPrecisions())
 	}
 	if _, ok := la.KernelsFor(opt.Prec); !ok {
 		return nil, fmt.Errorf("newton: no linear algebra for %d doubles", opt.Prec)
@@ -147,7 +148,7 @@ func New(sys *stager.System, opt Options) (*Solver, error) {
 		workers = goruntime.GOMAXPROCS(0)
 	}
 	s := &Solver{sys: sys, opt: opt, n: n, m: m, N: opt.Prec, W: opt.Prec, workers: workers,
-		execs: map[int]mdrt.Executor{}}
+		execs: map[int]backend.Executor{}}
 	if opt.Complex {
 		s.W = 2 * opt.Prec
 	}
@@ -160,8 +161,8 @@ func New(sys *stager.System, opt Options) (*Solver, error) {
 		s.opt.MaxSteps = DefaultMaxSteps(opt.Prec, opt.Degree)
 	}
 	if s.opt.NewExecutor == nil {
-		s.opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (mdrt.Executor, error) {
-			return mdrt.NewCPU(plan, n, complex, workers)
+		s.opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error) {
+			return cpu.New(plan, n, complex, workers)
 		}
 	}
 	return s, nil
@@ -224,7 +225,7 @@ func (s *Solver) Close() error {
 
 // exec returns the executor of working degree w, staging its plan on first
 // use.
-func (s *Solver) exec(w int) (mdrt.Executor, error) {
+func (s *Solver) exec(w int) (backend.Executor, error) {
 	if e, ok := s.execs[w]; ok {
 		return e, nil
 	}
@@ -274,14 +275,14 @@ func (s *Solver) SolveLimbs(x0 []float64) (*Result, error) {
 		return nil, err
 	}
 	if s.be == nil {
-		c := BackendConfig{Sys: s.sys, N: s.N, W: s.W, Complex: s.opt.Complex, Degree: s.opt.Degree,
+		c := backend.NewtonConfig{Sys: s.sys, N: s.N, W: s.W, Complex: s.opt.Complex, Degree: s.opt.Degree,
 			Vars: s.n, Eqs: s.m, Workers: s.workers, Exec: s.exec}
 		var be Backend
 		var err error
 		if s.opt.NewBackend != nil {
 			be, err = s.opt.NewBackend(c)
 		} else {
-			be, err = newCPUBackend(c)
+			be, err = cpu.NewNewton(c)
 		}
 		if err != nil {
 			return nil, err

@@ -4,34 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/stager"
 )
-
-// Times holds the time spent in the six kinds of work of the driver, summed
-// over the Newton steps of one Solve (see the package documentation for
-// what each one covers).
-type Times struct {
-	Evaluate time.Duration // inputs in, evaluation and differentiation, b = -G and the A_k gathered
-	QR       time.Duration // Householder QR of A_0, its condition estimate and ||A_0||_1; in phase 2 forming -R^-1 Q^H
-	QHB      time.Duration // skip tests, and y = Q^H b_k in phase 1
-	BackSub  time.Duration // back substitution R dx_k = y in phase 1, dx_k = R^-1 Q^H b_k (one product) in phase 2
-	Update   time.Duration // b_j -= A_(j-k) dx_k, and x += dx
-	Residual time.Duration // sum over k of ||b_k - A_0 dx_k||_1
-}
-
-// Total returns the sum of the six times.
-func (t Times) Total() time.Duration {
-	return t.Evaluate + t.QR + t.QHB + t.BackSub + t.Update + t.Residual
-}
-
-// Add returns t + u.
-func (t Times) Add(u Times) Times {
-	return Times{t.Evaluate + u.Evaluate, t.QR + u.QR, t.QHB + u.QHB, t.BackSub + u.BackSub,
-		t.Update + u.Update, t.Residual + u.Residual}
-}
 
 // Result is the outcome of one Solve.
 type Result struct {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/mdgen/mdgen/runtime/backend"
 )
 
 // The driver: the control flow of Newton's method on series, written once
@@ -103,10 +105,10 @@ func (r *run) run() error {
 			r.be.Mark()
 			fnorm, _, err := r.be.Evaluate(0, false)
 			if err != nil {
-				return r.stepError(StageResidual, 0, true, err)
+				return r.stepError(backend.StageResidual, 0, true, err)
 			}
 			res.Residual = fnorm
-			r.be.Lap(StageResidual)
+			r.be.Lap(backend.StageResidual)
 		}
 		res.Converged, res.Steps, res.Cond = true, r.steps, r.cond
 		return nil
@@ -225,7 +227,7 @@ func (r *run) report(w int, refine bool, out stepOut) {
 func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	s, be := r.s, r.be
 	var out stepOut
-	stage := StageEvaluate
+	stage := backend.StageEvaluate
 	fail := func(err error) (stepOut, *Failure, error) { return out, nil, r.stepError(stage, w, refine, err) }
 
 	// 1. Evaluate and differentiate at x(t) mod t^(w+1).
@@ -235,19 +237,19 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		return fail(err)
 	}
 	out.fnorm = fnorm
-	be.Lap(StageEvaluate)
+	be.Lap(backend.StageEvaluate)
 	if math.IsNaN(bmax) || math.IsInf(bmax, 0) {
 		return out, &Failure{Kind: Diverging, NonFinite: true, Step: r.steps, Degree: w, Refine: refine}, nil
 	}
 
 	// 2. QR of A_0, unless x(0) is the one of the last QR.
 	if !r.qrValid {
-		stage = StageQR
+		stage = backend.StageQR
 		rank, cond, a0norm, err := be.Factor(!refine)
 		if err != nil {
 			return fail(err)
 		}
-		be.Lap(StageQR)
+		be.Lap(backend.StageQR)
 		r.res.Work.QRs++
 		if rank != nil {
 			return out, &Failure{Kind: Singular, Rank: rank, Col: rank.Col, Step: r.steps, Degree: w, Refine: refine}, nil
@@ -259,7 +261,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	}
 
 	// 3. Block forward substitution, k = 0..w.
-	stage = StageQHB
+	stage = backend.StageQHB
 	xs, err := be.MaxAbsX()
 	if err != nil {
 		return fail(err)
@@ -268,9 +270,9 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		xs = 1
 	}
 	skipTol := SkipTol(s.u, xs, r.a0norm, r.cond)
-	be.Lap(StageQHB)
+	be.Lap(backend.StageQHB)
 	for k := 0; k <= w; k++ {
-		stage = StageQHB
+		stage = backend.StageQHB
 		nb, err := be.BlockNorm(k)
 		if err != nil {
 			return fail(err)
@@ -282,60 +284,60 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 				return fail(err)
 			}
 			out.skipped++
-			be.Lap(StageQHB)
+			be.Lap(backend.StageQHB)
 			continue
 		}
 		if refine {
 			if err := be.ApplyQH(k); err != nil {
 				return fail(err)
 			}
-			be.Lap(StageQHB)
-			stage = StageBackSub
+			be.Lap(backend.StageQHB)
+			stage = backend.StageBackSub
 			if err := be.SolveR(k); err != nil {
 				return fail(err)
 			}
-			be.Lap(StageBackSub)
+			be.Lap(backend.StageBackSub)
 		} else {
 			// Phase 2: dx_k = M b_k with M = R^-1 Q^H formed once per QR
 			// (before the first block that is not skipped).
-			be.Lap(StageQHB)
+			be.Lap(backend.StageQHB)
 			if !r.invValid {
-				stage = StageQR
+				stage = backend.StageQR
 				if err := be.FormInverse(); err != nil {
 					return fail(err)
 				}
 				r.invValid = true
 				r.res.Work.Inverses++
-				be.Lap(StageQR)
+				be.Lap(backend.StageQR)
 			}
-			stage = StageBackSub
+			stage = backend.StageBackSub
 			if err := be.SolveBlock(k); err != nil {
 				return fail(err)
 			}
-			be.Lap(StageBackSub)
+			be.Lap(backend.StageBackSub)
 		}
-		stage = StageUpdate
+		stage = backend.StageUpdate
 		if err := be.UpdateB(k, w); err != nil {
 			return fail(err)
 		}
 		r.res.Work.Updates += w - k
-		be.Lap(StageUpdate)
+		be.Lap(backend.StageUpdate)
 	}
 
 	// 4. Residual of the linear system.
-	stage = StageResidual
+	stage = backend.StageResidual
 	if out.residual, err = be.Residual(w, r.skipped, r.nb); err != nil {
 		return fail(err)
 	}
-	be.Lap(StageResidual)
+	be.Lap(backend.StageResidual)
 
 	// 5. x += dx for the blocks not skipped, then max |x|.
-	stage = StageUpdate
+	stage = backend.StageUpdate
 	delta, deltaOld, xsNew, err := be.UpdateX(w, wPrev, r.skipped)
 	if err != nil {
 		return fail(err)
 	}
-	be.Lap(StageUpdate)
+	be.Lap(backend.StageUpdate)
 	if refine && !r.skipped[0] {
 		r.qrValid, r.invValid = false, false
 	}

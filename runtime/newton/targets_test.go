@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -150,7 +150,7 @@ func monomialFloorBits(n, d, P int, opt stager.FamilyOptions) float64 {
 				c.Mul(&c, &s)
 				c.Quo(&c, new(big.Rat).SetInt64(int64(k)))
 			}
-			mdrt.RoundRat(limbs, &c)
+			backend.RoundRat(limbs, &c)
 			b[k] = newF()
 			for _, v := range limbs {
 				b[k].Add(b[k], new(big.Float).SetFloat64(v))

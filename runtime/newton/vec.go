@@ -4,47 +4,13 @@ import (
 	"math"
 	"math/big"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
 
 // Flat-buffer helpers, precision-erased: a vector of K numbers of N limbs is
 // K*W float64s, W = N (real) or 2N (complex: N real limbs, then N imaginary
 // limbs), as []mdops.F<N> and []mdops.C<N> lay them out.
-
-// maxAbs returns the largest magnitude of the leading limbs of the numbers
-// in x (w doubles each, real and imaginary leading limbs at 0 and n for
-// complex): the max-norm used by every tolerance of the driver. A max is
-// exact and independent of the order, so every back end gets the same
-// float64. NaN when a leading limb is NaN.
-func maxAbs(x []float64, n int, complex bool) float64 {
-	w := n
-	if complex {
-		w = 2 * n
-	}
-	m := 0.0
-	for e := 0; e+w <= len(x); e += w {
-		a := math.Abs(x[e])
-		if complex {
-			a = math.Max(a, math.Abs(x[e+n]))
-		}
-		if a != a {
-			return math.NaN()
-		}
-		if a > m {
-			m = a
-		}
-	}
-	return m
-}
-
-// negateInto sets dst = -src limb by limb (exact: a normalized number stays
-// normalized).
-func negateInto(dst, src []float64) {
-	for i, v := range src {
-		dst[i] = -v
-	}
-}
 
 // limbsRat returns the exact value of the limbs x as a rational (nil for a
 // non-finite limb).
@@ -72,9 +38,9 @@ func roundStart(dst []float64, start []stager.Rational, n int, complex bool) {
 		w = 2 * n
 	}
 	for v := range start {
-		mdrt.RoundRat(dst[v*w:v*w+n], &start[v].Re)
+		backend.RoundRat(dst[v*w:v*w+n], &start[v].Re)
 		if complex {
-			mdrt.RoundRat(dst[v*w+n:v*w+2*n], &start[v].Im)
+			backend.RoundRat(dst[v*w+n:v*w+2*n], &start[v].Im)
 		}
 	}
 }

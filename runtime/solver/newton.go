@@ -6,8 +6,9 @@ import (
 	"math"
 	"math/big"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -176,10 +177,10 @@ type newtonSolver struct {
 // runs with.
 type NewtonConfig struct {
 	Spec     *Spec
-	Plan     *stager.Plan  // the plan of the emitted degree
-	Executor mdrt.Executor // the solver's GPU executor, at the emitted degree
-	Fatbin   []byte        // the kernels it was made with
-	Device   int           // its CUDA device ordinal
+	Plan     *stager.Plan     // the plan of the emitted degree
+	Executor backend.Executor // the solver's GPU executor, at the emitted degree
+	Fatbin   []byte           // the kernels it was made with
+	Device   int              // its CUDA device ordinal
 	// Dev is the device the executor opened (solver.NewGPU's executor;
 	// nil for another Spec.GPU), to load more kernels on: runtime/gpu's
 	// Newton kernels (gpu.LoadNewtonKernels, then gpu.NewtonOptions).
@@ -224,7 +225,7 @@ var GPUNewton func(cfg NewtonConfig, opt *newton.Options) (release func() error,
 
 // sharedExec is the Solver's executor lent to runtime/newton: the Solver
 // closes it, not newton.
-type sharedExec struct{ mdrt.Executor }
+type sharedExec struct{ backend.Executor }
 
 func (sharedExec) Close() error { return nil }
 
@@ -247,14 +248,14 @@ func (s *Solver) newtonFor(o solveOptions) (*newtonSolver, error) {
 	ownHash := s.spec.PlanHash
 	opt := newton.Options{Prec: s.spec.Prec, Complex: s.spec.Complex, Degree: o.degree,
 		MaxSteps: o.maxSteps, MaxCond: o.maxCond, Workers: s.opts.workers,
-		NewExecutor: func(plan *stager.Plan, n int, complex bool, workers int) (mdrt.Executor, error) {
+		NewExecutor: func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error) {
 			// The plan of the emitted degree (checked against PlanHash
 			// when the Solver was made) runs on the Solver's executor:
 			// the package's own tables, on its back end.
 			if plan.Degree == s.spec.Degree && plan.Hash() == ownHash {
 				return sharedExec{own}, nil
 			}
-			return mdrt.NewCPU(plan, n, complex, workers)
+			return cpu.New(plan, n, complex, workers)
 		}}
 	var release func() error
 	la, reason := CPU, error(nil)

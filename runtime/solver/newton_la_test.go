@@ -6,7 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -42,8 +43,8 @@ func TestSolveLinearAlgebraBackend(t *testing.T) {
 	gpuSpec := func() *Spec {
 		s, _ := newtonSpec(t, "katsura3:newton", 2, 6, false)
 		s.Fatbins = fstest.MapFS{"fatbin/hom.fatbin": {Data: []byte("k")}}
-		s.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error) {
-			return mdrt.NewCPU(plan, cfg.N, cfg.Complex, 1)
+		s.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error) {
+			return cpu.New(plan, cfg.N, cfg.Complex, 1)
 		}
 		return s
 	}
@@ -56,7 +57,7 @@ func TestSolveLinearAlgebraBackend(t *testing.T) {
 	}{
 		{"no seam", nil, "built without it"},
 		{"declined", func(cfg NewtonConfig, opt *newton.Options) (func() error, error) {
-			opt.NewBackend = func(newton.BackendConfig) (newton.Backend, error) { return nil, errors.New("must not be used") }
+			opt.NewBackend = func(backend.NewtonConfig) (newton.Backend, error) { return nil, errors.New("must not be used") }
 			return nil, errors.Join(ErrNoGPUNewton, errors.New("the fatbin has no linear-algebra kernels"))
 		}, "no linear-algebra kernels"},
 		{"failed", func(NewtonConfig, *newton.Options) (func() error, error) {

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -138,9 +139,9 @@ func TestSolveOnTheGPUSeam(t *testing.T) {
 	spec, inst := newtonSpec(t, "katsura3:newton", 2, 6, false)
 	made := 0
 	spec.Fatbins = fstest.MapFS{"fatbin/hom.fatbin": {Data: []byte("k")}}
-	spec.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error) {
+	spec.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error) {
 		made++
-		return mdrt.NewCPU(plan, cfg.N, cfg.Complex, 1)
+		return cpu.New(plan, cfg.N, cfg.Complex, 1)
 	}
 	s, err := New(spec)
 	if err != nil {

@@ -40,9 +40,10 @@ import (
 	"strings"
 	"sync"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -78,7 +79,7 @@ type Spec struct {
 	SourceHash string
 
 	// GPU builds the GPU executor; nil means NewGPU.
-	GPU func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error)
+	GPU func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error)
 
 	once sync.Once
 	plan *stager.Plan
@@ -86,7 +87,7 @@ type Spec struct {
 
 	// gpuTest replaces the GPU back end entirely in tests (no build tag
 	// check).
-	gpuTest func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error)
+	gpuTest func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error)
 }
 
 // System rebuilds the system the package was emitted for.
@@ -130,8 +131,8 @@ var ErrStalePlan = errors.New("stale emitted package")
 
 // Layout returns the layout of one series: Degree+1 coefficients of Prec
 // doubles (2·Prec complex).
-func (s *Spec) Layout() mdrt.Layout {
-	return mdrt.Layout{N: s.Prec, Degree: s.Degree, Complex: s.Complex}
+func (s *Spec) Layout() backend.Layout {
+	return backend.Layout{N: s.Prec, Degree: s.Degree, Complex: s.Complex}
 }
 
 // GPUConfig is what the GPU executor needs beyond the plan and the kernels.
@@ -145,7 +146,7 @@ type GPUConfig struct {
 // NewGPU opens the CUDA device and prepares the GPU executor (package
 // runtime/gpu) with the kernels of the fatbin; closing the executor closes
 // the device.
-func NewGPU(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error) {
+func NewGPU(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error) {
 	if !gpu.Enabled {
 		return nil, fmt.Errorf("this program was built without the GPU executor: %w", cudadev.ErrNoCUDA)
 	}
@@ -219,7 +220,7 @@ const (
 // doubles (2·Prec for complex data: real limbs, then imaginary ones).
 type Solver struct {
 	spec    *Spec
-	exec    mdrt.Executor
+	exec    backend.Executor
 	backend Backend
 	reason  error
 	opts    options
@@ -254,7 +255,7 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 		}
 		s.reason = err
 	}
-	cpu, err := mdrt.NewCPU(plan, spec.Prec, spec.Complex, o.workers)
+	cpu, err := cpu.New(plan, spec.Prec, spec.Complex, o.workers)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Name, err)
 	}
@@ -264,9 +265,9 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 
 // tryGPU returns the GPU executor, its fatbin and whether it uses the
 // fatbin's job tables, or the reason there is none.
-func (s *Spec) tryGPU(plan *stager.Plan, o *options) (mdrt.Executor, []byte, bool, error) {
+func (s *Spec) tryGPU(plan *stager.Plan, o *options) (backend.Executor, []byte, bool, error) {
 	if !gpu.Enabled && s.gpuTest == nil {
-		return nil, nil, false, fmt.Errorf("built without the GPU executor (build with -tags cuda; see runtime/cudadev): %w", cudadev.ErrNoCUDA)
+		return nil, nil, false, fmt.Errorf("built without the GPU executor (build with -tags cuda; see runtime/gpu/cudadev): %w", cudadev.ErrNoCUDA)
 	}
 	var fatbin []byte
 	if o.fatbin != "" {
@@ -334,13 +335,13 @@ func (s *Solver) Backend() Backend { return s.backend }
 func (s *Solver) FallbackReason() error { return s.reason }
 
 // Executor returns the executor underneath (a *runtime.CPU or the GPU one).
-func (s *Solver) Executor() mdrt.Executor { return s.exec }
+func (s *Solver) Executor() backend.Executor { return s.exec }
 
 // Plan returns the staged plan.
 func (s *Solver) Plan() *stager.Plan { return s.exec.Plan() }
 
 // Layout returns the layout of one series.
-func (s *Solver) Layout() mdrt.Layout { return s.spec.Layout() }
+func (s *Solver) Layout() backend.Layout { return s.spec.Layout() }
 
 // NumVars and NumPolys return the sizes of the system.
 func (s *Solver) NumVars() int  { return s.exec.Plan().NumVars }
@@ -376,7 +377,7 @@ func (s *Solver) Deriv(p, v int) []float64 { return s.exec.Deriv(p, v) }
 
 // Checksum hashes the bits of every output of the last Run
 // (runtime.Checksum): equal on every back end.
-func (s *Solver) Checksum() string { return mdrt.Checksum(s.exec, s.NumPolys(), s.NumVars()) }
+func (s *Solver) Checksum() string { return backend.Checksum(s.exec, s.NumPolys(), s.NumVars()) }
 
 // Close releases the executor (and the CUDA device) and what Solve made.
 func (s *Solver) Close() error { return errors.Join(s.closeNewton(), s.exec.Close()) }

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"testing/fstest"
 
-	mdrt "github.com/mdgen/mdgen/runtime"
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -44,7 +45,7 @@ func TestStalePlan(t *testing.T) {
 
 func run(t *testing.T, s *Solver) string {
 	t.Helper()
-	if err := s.SetInputs(mdrt.RandomInputs(s.NumVars(), s.Layout(), 3)); err != nil {
+	if err := s.SetInputs(backend.RandomInputs(s.NumVars(), s.Layout(), 3)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Run(); err != nil {
@@ -83,13 +84,13 @@ func TestGPUChoice(t *testing.T) {
 		fatbin string
 		cfg    GPUConfig
 	}
-	fake := func(fail error) func(*stager.Plan, []byte, GPUConfig) (mdrt.Executor, error) {
-		return func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error) {
+	fake := func(fail error) func(*stager.Plan, []byte, GPUConfig) (backend.Executor, error) {
+		return func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error) {
 			got.fatbin, got.cfg = string(fatbin), cfg
 			if fail != nil {
 				return nil, fail
 			}
-			return mdrt.NewCPU(plan, cfg.N, cfg.Complex, 1)
+			return cpu.New(plan, cfg.N, cfg.Complex, 1)
 		}
 	}
 	embedded := fstest.MapFS{"fatbin/tiny.fatbin": {Data: []byte("embedded")}, "fatbin/README.txt": {Data: []byte("x")}}
@@ -149,7 +150,7 @@ func TestSetInputsChecks(t *testing.T) {
 	if err := s.SetInputs(nil); err == nil {
 		t.Error("no error for missing inputs")
 	}
-	in := mdrt.RandomInputs(s.NumVars(), s.Layout(), 1)
+	in := backend.RandomInputs(s.NumVars(), s.Layout(), 1)
 	in[1] = in[1][:3]
 	if err := s.SetInputs(in); err == nil {
 		t.Error("no error for a short series")
@@ -162,9 +163,9 @@ func TestStaleFatbin(t *testing.T) {
 	s := testSpec(t)
 	s.SourceHash = "aaaa"
 	var loaded bool
-	s.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (mdrt.Executor, error) {
+	s.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error) {
 		loaded = true
-		return mdrt.NewCPU(plan, cfg.N, cfg.Complex, 1)
+		return cpu.New(plan, cfg.N, cfg.Complex, 1)
 	}
 	for _, c := range []struct {
 		stamp string // "": none

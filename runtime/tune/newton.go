@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
 )
 
 // The size classes of the Newton entries, by the unknowns n of the system:

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mdgen/mdgen/runtime/cudadev"
+	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/runtime/gpu"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
 
 // sampleNewton returns sample() with Newton entries whose shapes differ

@@ -61,8 +61,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mdgen/mdgen/runtime/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
 

@@ -3,7 +3,7 @@ package tune
 import (
 	"math"
 
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
 )
 
 // Measure times the convolution kernel launched with shape s: the median

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/mdgen/mdgen/runtime/gpuabi"
+	"github.com/mdgen/mdgen/gen/gpuabi"
 )
 
 // fake is a GPU for Search: a time per shape, and shapes whose outputs

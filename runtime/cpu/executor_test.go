@@ -1,4 +1,4 @@
-package runtime
+package cpu
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/mdops/alg"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/ref"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -85,12 +86,12 @@ func checkAgainstBig(t *testing.T, sys *stager.System, degree, n int, complex bo
 	if err := stager.Check(plan); err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewCPU(plan, n, complex, workers)
+	e, err := New(plan, n, complex, workers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := Layout{N: n, Degree: degree, Complex: complex}
-	in := RandomInputs(len(sys.Vars), l, seed)
+	l := backend.Layout{N: n, Degree: degree, Complex: complex}
+	in := backend.RandomInputs(len(sys.Vars), l, seed)
 	for v, s := range in {
 		e.SetInput(v, s)
 	}
@@ -190,17 +191,17 @@ func TestWorkersBitIdentical(t *testing.T) {
 	}
 	var sums []string
 	for _, w := range []int{1, 2, 5} {
-		e, err := NewCPU(plan, 2, false, w)
+		e, err := New(plan, 2, false, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := RandomInputs(plan.NumVars, Layout{N: 2, Degree: 7}, 9)
+		in := backend.RandomInputs(plan.NumVars, backend.Layout{N: 2, Degree: 7}, 9)
 		for v, s := range in {
 			e.SetInput(v, s)
 		}
 		e.Run()
 		e.Run() // a second run over reused buffers gives the same bits
-		sums = append(sums, Checksum(e, plan.NumPolys, plan.NumVars))
+		sums = append(sums, backend.Checksum(e, plan.NumPolys, plan.NumVars))
 	}
 	if sums[0] != sums[1] || sums[0] != sums[2] {
 		t.Errorf("checksums differ across worker counts: %v", sums)
@@ -211,7 +212,7 @@ func TestRoundRatExact(t *testing.T) {
 	third := big.NewRat(1, 3)
 	for _, n := range testNs {
 		dst := make([]float64, n)
-		RoundRat(dst, third)
+		backend.RoundRat(dst, third)
 		got := alg.Exact(dst)
 		want := new(big.Float).SetPrec(2200).SetRat(third)
 		diff := new(big.Float).SetPrec(2200).Sub(got, want)
@@ -226,7 +227,7 @@ func TestRoundRatExact(t *testing.T) {
 	}
 }
 
-// writeInputs writes an input file for ReadInputs into a temporary
+// writeInputs writes an input file for backend.ReadInputs into a temporary
 // directory and returns its path.
 func writeInputs(t *testing.T, text string) string {
 	t.Helper()
@@ -241,7 +242,7 @@ func writeInputs(t *testing.T, text string) string {
 // its file:line:col; it never becomes an infinity (issue 10).
 func TestReadInputsOutOfRange(t *testing.T) {
 	vars := []string{"x", "y"}
-	l := Layout{N: 2, Degree: 4}
+	l := backend.Layout{N: 2, Degree: 4}
 	for _, c := range []struct{ text, pos, msg string }{
 		{"x 0 1\ny 1 1e400\n", ":2:5: ", "outside the float64 range"},
 		{"x 0 1\n  y  0  -1e400  # big\n", ":2:9: ", "outside the float64 range"},
@@ -259,14 +260,14 @@ func TestReadInputsOutOfRange(t *testing.T) {
 		{"x 0 1 2 3\n", ":1:9: ", "want `name k re [im]`"},
 	} {
 		path := writeInputs(t, c.text)
-		_, err := ReadInputs(path, vars, l)
+		_, err := backend.ReadInputs(path, vars, l)
 		if err == nil || !strings.Contains(err.Error(), path+c.pos) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%q: error %v, want %s...%s", c.text, err, c.pos, c.msg)
 		}
 	}
 	// The largest double and the smallest subnormal are in range; 1/3 is read exactly.
 	path := writeInputs(t, "x 0 1.7976931348623157e308\ny 0 4.9e-324\ny 1 1/3")
-	in, err := ReadInputs(path, vars, l)
+	in, err := backend.ReadInputs(path, vars, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestReadInputsOutOfRange(t *testing.T) {
 func TestReadInputsLongLine(t *testing.T) {
 	long := "0." + strings.Repeat("0", 100000) + "1e100000" // exactly 0.1, written long
 	path := writeInputs(t, "x 0 1\n"+"y 0 "+long+strings.Repeat(" ", 70000)+"# pad\nx 1 2\n")
-	in, err := ReadInputs(path, []string{"x", "y"}, Layout{N: 2, Degree: 1})
+	in, err := backend.ReadInputs(path, []string{"x", "y"}, backend.Layout{N: 2, Degree: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func TestReadInputsLongLine(t *testing.T) {
 	}
 	// An error after a long line still has its position.
 	path = writeInputs(t, strings.Repeat(" ", 70000)+"x 0 1e400\n")
-	if _, err := ReadInputs(path, []string{"x"}, Layout{N: 1}); err == nil || !strings.Contains(err.Error(), ":1:70005: ") {
+	if _, err := backend.ReadInputs(path, []string{"x"}, backend.Layout{N: 1}); err == nil || !strings.Contains(err.Error(), ":1:70005: ") {
 		t.Errorf("error %v, want at 1:70005", err)
 	}
 }
@@ -305,12 +306,12 @@ func TestVerifyNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := Layout{N: 2, Degree: 2}
-	e, err := NewCPU(plan, 2, false, 1)
+	l := backend.Layout{N: 2, Degree: 2}
+	e, err := New(plan, 2, false, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := RandomInputs(2, l, 3)
+	in := backend.RandomInputs(2, l, 3)
 	for v, s := range in {
 		e.SetInput(v, s)
 	}
@@ -344,7 +345,7 @@ func TestCPUProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewCPU(plan, 1, false, 2)
+	e, err := New(plan, 1, false, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,8 +379,8 @@ func TestNewCPUPrecisionError(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{0, -1, 17, 7} {
-		_, err := NewCPU(plan, n, false, 1)
-		if err == nil || !errors.Is(err, ErrPrecision) || !strings.Contains(err.Error(), "generated: 1,2,3,4,5,8,10,16") {
+		_, err := New(plan, n, false, 1)
+		if err == nil || !errors.Is(err, backend.ErrPrecision) || !strings.Contains(err.Error(), "generated: 1,2,3,4,5,8,10,16") {
 			t.Errorf("N=%d: %v", n, err)
 			continue
 		}
@@ -401,7 +402,7 @@ func TestNewCPUCoefficientOutOfRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewCPU(plan, 2, false, 1); err != nil {
+	if _, err := New(plan, 2, false, 1); err != nil {
 		t.Fatal(err)
 	}
 	huge := stager.Series{{}}
@@ -409,13 +410,13 @@ func TestNewCPUCoefficientOutOfRange(t *testing.T) {
 	for s := range plan.Values {
 		plan.Values[s] = huge
 	}
-	_, err = NewCPU(plan, 2, false, 1)
+	_, err = New(plan, 2, false, 1)
 	if err == nil || !regexp.MustCompile(`coefficient 1e\+0?400 outside the float64 range`).MatchString(err.Error()) {
 		t.Errorf("NewCPU: %v", err)
 	}
 }
 
-// TestRoundRatMatchesReduced: RoundRat (unreduced rests) gives the bits of
+// TestRoundRatMatchesReduced: backend.RoundRat (unreduced rests) gives the bits of
 // the definition with reduced big.Rat rests, for every limb count, on
 // random fractions small and large, ties, integers, and values whose later
 // limbs are subnormal, underflow to zero or come near the overflow.
@@ -456,9 +457,9 @@ func TestRoundRatMatchesReduced(t *testing.T) {
 		for n := 1; n <= 20; n++ {
 			got, want := make([]float64, n), make([]float64, n)
 			for i := range got {
-				got[i], want[i] = 7, 7 // RoundRat writes every limb
+				got[i], want[i] = 7, 7 // backend.RoundRat writes every limb
 			}
-			RoundRat(got, x)
+			backend.RoundRat(got, x)
 			roundRatReduced(want, x)
 			for i := range got {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
@@ -494,7 +495,7 @@ func BenchmarkSetupChandra(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := NewCPU(plan, 2, true, 0); err != nil {
+		if _, err := New(plan, 2, true, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -502,7 +503,7 @@ func BenchmarkSetupChandra(b *testing.B) {
 }
 
 // roundRatReduced is RoundRat's definition with big.Rat arithmetic (each
-// rest reduced): the reference the tests compare RoundRat with.
+// rest reduced): the reference the tests compare backend.RoundRat with.
 func roundRatReduced(dst []float64, r *big.Rat) {
 	var rest big.Rat
 	rest.Set(r)

@@ -14,7 +14,7 @@
 //	make gpu
 //
 // or by hand, with mdgen's compatibility header first on the include path
-// (see runtime/cudacompat/mdgen_cuda_compat.h, installed as build/cudacompat/cuda.h by make cudacompat: it makes gorgonia.org/cu v0.9.6 compile
+// (see runtime/gpu/cudacompat/mdgen_cuda_compat.h, installed as build/cudacompat/cuda.h by make cudacompat: it makes gorgonia.org/cu v0.9.6 compile
 // against CUDA 13's cuda.h):
 //
 //	CGO_CFLAGS="-I$PWD/build/cudacompat -I$CUDA_PATH/include" \

@@ -1,4 +1,4 @@
-package runtime
+package backend
 
 import (
 	"errors"
@@ -15,64 +15,8 @@ import (
 	"github.com/mdgen/mdgen/stager"
 )
 
-// CPU runs a stager.Plan on the CPU with the generated mdops kernels.
-//
-// Memory layout: one float64 array; slot s occupies SlotLen() consecutive
-// doubles: Degree+1 coefficients, each N limbs (real), or N real limbs then N
-// imaginary limbs (complex), exactly as []mdops.F<N> or []mdops.C<N> lay
-// them out. The array is allocated once by NewCPU and reused by every Run.
-type CPU struct {
-	plan    *stager.Plan
-	n       int
-	complex bool
-	workers int
-	conv    func(z, x, y []float64)
-	addTo   func(dst, src []float64)
-	slotLen int
-	data    []float64
-	zero    []float64
-
-	progress func(layer, layers int, work float64)
-	// work[i] is the fraction of a run's arithmetic done after layer i
-	// (convolution layers, then addition layers).
-	work []float64
-}
-
 // ErrPrecision is returned for a precision without generated kernels.
 var ErrPrecision = errors.New("no generated kernels for this precision")
-
-// NewCPU prepares an executor for plan at precision n (doubles per number),
-// real or complex, with the given number of worker goroutines (<= 0: one
-// per CPU). The coefficients of the plan are rounded once to n doubles. A
-// plan with complex coefficients needs complex data.
-func NewCPU(plan *stager.Plan, n int, complex bool, workers int) (*CPU, error) {
-	k, ok := mdops.SeriesKernelsFor(n)
-	if !ok {
-		return nil, precisionError(n)
-	}
-	if workers <= 0 {
-		workers = goruntime.GOMAXPROCS(0)
-	}
-	e := &CPU{plan: plan, n: n, complex: complex, workers: workers}
-	if complex {
-		e.conv, e.addTo = k.ConvComplex, k.AddToComplex
-	} else {
-		e.conv, e.addTo = k.Conv, k.AddTo
-	}
-	e.slotLen = e.layout().SlotLen()
-	if err := plan.CheckMemory(n, complex); err != nil {
-		return nil, fmt.Errorf("runtime: the CPU executor: %w", err)
-	}
-	e.data = make([]float64, plan.NumSlots()*e.slotLen)
-	e.zero = make([]float64, e.slotLen)
-	err := RoundValues(plan, 0, plan.NumSlots(), e.layout(), workers, func(s stager.Slot, series []float64) {
-		copy(e.slot(s), series)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
-}
 
 // RoundValues rounds the read-only slots of plan in [lo, hi) (the slots
 // with a series in plan.Values) once to the layout l, on workers
@@ -140,9 +84,9 @@ func RoundValues(plan *stager.Plan, lo, hi int, l Layout, workers int, put func(
 // generated kernels, in increasing order.
 func GeneratedPrecisions() []int { return mdops.Precisions() }
 
-// precisionError explains that n has no generated kernels: which
+// PrecisionError explains that n has no generated kernels: which
 // precisions exist, and, for an n the generator can make, how to add it.
-func precisionError(n int) error {
+func PrecisionError(n int) error {
 	have := GeneratedPrecisions()
 	list := make([]string, len(have))
 	for i, h := range have {
@@ -172,139 +116,6 @@ func checkFiniteSlot(limbs []float64, v stager.Series) error {
 		}
 	}
 	return nil
-}
-
-// N returns the precision in doubles; Complex whether data is complex.
-func (e *CPU) N() int             { return e.n }
-func (e *CPU) Complex() bool      { return e.complex }
-func (e *CPU) SlotLen() int       { return e.slotLen }
-func (e *CPU) Workers() int       { return e.workers }
-func (e *CPU) Plan() *stager.Plan { return e.plan }
-
-func (e *CPU) layout() Layout { return Layout{N: e.n, Degree: e.plan.Degree, Complex: e.complex} }
-
-func (e *CPU) slot(s stager.Slot) []float64 {
-	return e.data[int(s)*e.slotLen : (int(s)+1)*e.slotLen : (int(s)+1)*e.slotLen]
-}
-
-// SetInput copies the series of input variable v: SlotLen() doubles in the
-// executor's layout (coefficient k at [k*W, (k+1)*W), W = N or 2N).
-func (e *CPU) SetInput(v int, series []float64) {
-	copy(e.slot(e.plan.Inputs[v]), series)
-}
-
-// Value returns the series of polynomial p at the inputs (valid after Run,
-// until the next Run); a zero polynomial gives zeros.
-func (e *CPU) Value(p int) []float64 { return e.out(e.plan.Value[p]) }
-
-// Deriv returns the series of ∂p/∂z[v] (valid after Run).
-func (e *CPU) Deriv(p, v int) []float64 { return e.out(e.plan.DerivSlot(p, v)) }
-
-func (e *CPU) out(s stager.Slot) []float64 {
-	if s == stager.NoSlot {
-		return e.zero
-	}
-	return e.slot(s)
-}
-
-// SetProgress sets a function that Run calls after each layer, in Run's
-// goroutine, with the layers done, the layers of a run (convolution layers,
-// then addition layers) and the fraction of the run's arithmetic done (a
-// convolution weighs (d+1)(d+2)/2 multiply-adds, an addition job d+1
-// additions at half a multiply-add each). nil removes it.
-func (e *CPU) SetProgress(f func(layer, layers int, work float64)) {
-	e.progress = f
-	if f == nil || e.work != nil {
-		return
-	}
-	d := float64(e.plan.Degree)
-	conv, add := (d+1)*(d+2)/2, (d+1)/2
-	var total float64
-	for _, l := range e.plan.ConvLayers {
-		total += conv * float64(len(l))
-		e.work = append(e.work, total)
-	}
-	for _, l := range e.plan.AddLayers {
-		total += add * float64(len(l))
-		e.work = append(e.work, total)
-	}
-	for i := range e.work {
-		if total > 0 {
-			e.work[i] /= total
-		} else {
-			e.work[i] = 1
-		}
-	}
-}
-
-func (e *CPU) layerDone(i int) {
-	if e.progress != nil {
-		e.progress(i+1, len(e.work), e.work[i])
-	}
-}
-
-// Run evaluates and differentiates the system at the current inputs. It
-// cannot fail; the error is there to satisfy Executor.
-func (e *CPU) Run() error {
-	for i, layer := range e.plan.ConvLayers {
-		e.parallel(len(layer), func(j int) {
-			job := layer[j]
-			e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
-		})
-		e.layerDone(i)
-	}
-	for i, layer := range e.plan.AddLayers {
-		e.parallel(len(layer), func(j int) {
-			job := layer[j]
-			e.addTo(e.slot(job.Dst), e.slot(job.Src))
-		})
-		e.layerDone(len(e.plan.ConvLayers) + i)
-	}
-	return nil
-}
-
-// Close releases nothing on the CPU; it is there to satisfy Executor.
-func (e *CPU) Close() error { return nil }
-
-// parallel runs f(0..n-1) on the workers. Jobs are handed out in small
-// chunks from an atomic counter, so that a worker that finishes early takes
-// more; the jobs of one layer are independent (stager.Check), so no locking.
-func (e *CPU) parallel(n int, f func(int)) {
-	w := e.workers
-	if w > n {
-		w = n
-	}
-	if w <= 1 {
-		for j := 0; j < n; j++ {
-			f(j)
-		}
-		return
-	}
-	chunk := n / (w * 8)
-	if chunk < 1 {
-		chunk = 1
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	work := func() {
-		defer wg.Done()
-		for {
-			lo := int(next.Add(int64(chunk))) - chunk
-			if lo >= n {
-				return
-			}
-			hi := min(lo+chunk, n)
-			for j := lo; j < hi; j++ {
-				f(j)
-			}
-		}
-	}
-	wg.Add(w)
-	for i := 1; i < w; i++ {
-		go work()
-	}
-	work()
-	wg.Wait()
 }
 
 // RoundRat rounds r to len(dst) doubles: each limb is the nearest double to

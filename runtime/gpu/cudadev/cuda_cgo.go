@@ -8,7 +8,7 @@ package cudadev
 #include <pthread.h>
 #include <stdint.h>
 
-// The real cuInit: with mdgen's compatibility header (runtime/cudacompat)
+// The real cuInit: with mdgen's compatibility header (runtime/gpu/cudacompat)
 // first on the include path, cuInit is deferred (see there) and this is the
 // call that reports its result.
 static CUresult mdgen_init(void) {
@@ -65,7 +65,7 @@ const headerVersion = int(C.CUDA_VERSION)
 // attrMaxSharedPerBlockOptin is not among gorgonia.org/cu v0.9.6's constants.
 const attrMaxSharedPerBlockOptin = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
 
-// compatHeader reports whether the compatibility header (runtime/cudacompat, installed as build/cudacompat/cuda.h) was first on the
+// compatHeader reports whether the compatibility header (runtime/gpu/cudacompat, installed as build/cudacompat/cuda.h) was first on the
 // include path when this package was compiled.
 func compatHeader() bool { return C.mdgen_compat_header() != 0 }
 

@@ -1,20 +1,25 @@
-package newton
+package cpu
 
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
 
-// cpuBackend is the CPU back end: flat buffers in the layouts of the
-// executor (x) and of la (A, b, dx, y), the executors of runtime (or
-// Options.NewExecutor's), and la's routines with the Solver's workers.
-type cpuBackend struct {
-	c       BackendConfig
+// Newton is the CPU back end of Newton's method (it implements
+// runtime/newton.Backend, the default one): flat buffers in the layouts of
+// the executor (x) and of la (A, b, dx, y), the executors of the
+// NewtonConfig (this package's by default), and la's routines with the
+// Solver's workers. Its order of operations is the specification that
+// runtime/gpu reproduces bit for bit.
+type Newton struct {
+	c       backend.NewtonConfig
 	addTo   func(dst, src []float64)
 	newQR   func(m, n int, a []float64, lda, workers int) (la.Factorization, error)
 	mulSub  func(m, n int, a []float64, lda int, x, b []float64, workers int)
@@ -30,11 +35,12 @@ type cpuBackend struct {
 	rb []float64 // d+1 vectors of m numbers: b_k - A_0 dx_k (the residual)
 	qr la.Factorization
 
-	times Times
+	times backend.Times
 	last  time.Time
 }
 
-func newCPUBackend(c BackendConfig) (*cpuBackend, error) {
+// NewNewton makes the CPU back end for c.
+func NewNewton(c backend.NewtonConfig) (*Newton, error) {
 	sk, ok := mdops.SeriesKernelsFor(c.N)
 	if !ok {
 		return nil, fmt.Errorf("newton: no generated kernels for %d doubles", c.N)
@@ -43,7 +49,7 @@ func newCPUBackend(c BackendConfig) (*cpuBackend, error) {
 	if !ok {
 		return nil, fmt.Errorf("newton: no linear algebra for %d doubles", c.N)
 	}
-	be := &cpuBackend{c: c}
+	be := &Newton{c: c}
 	if c.Complex {
 		be.addTo = sk.AddToComplex
 		be.newQR, be.mulSub, be.mulSubs, be.norm1 = lk.NewQRComplex, lk.MulSubComplex, lk.MulSubBatchComplex, lk.Norm1Complex
@@ -54,7 +60,7 @@ func newCPUBackend(c BackendConfig) (*cpuBackend, error) {
 	return be, nil
 }
 
-func (be *cpuBackend) Reset(x0 []float64) error {
+func (be *Newton) Reset(x0 []float64) error {
 	c := be.c
 	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.W
 	// x is the Result's: a fresh one per solve. The work buffers are
@@ -70,30 +76,30 @@ func (be *cpuBackend) Reset(x0 []float64) error {
 	for v := 0; v < n; v++ {
 		copy(be.x[v*(d+1)*W:v*(d+1)*W+W], x0[v*W:(v+1)*W])
 	}
-	be.times = Times{}
+	be.times = backend.Times{}
 	be.last = time.Now()
 	return nil
 }
 
-func (be *cpuBackend) Mark() { be.last = time.Now() }
+func (be *Newton) Mark() { be.last = time.Now() }
 
-func (be *cpuBackend) Lap(s Stage) {
+func (be *Newton) Lap(s backend.Stage) {
 	now := time.Now()
 	be.times.AddStage(s, now.Sub(be.last))
 	be.last = now
 }
 
-func (be *cpuBackend) Times() (Times, error) { return be.times, nil }
+func (be *Newton) Times() (backend.Times, error) { return be.times, nil }
 
-func (be *cpuBackend) X() ([]float64, error) { return be.x, nil }
+func (be *Newton) X() ([]float64, error) { return be.x, nil }
 
-func (be *cpuBackend) Close() error { return nil }
+func (be *Newton) Close() error { return nil }
 
-func (be *cpuBackend) maxAbs(x []float64) float64 { return maxAbs(x, be.c.N, be.c.Complex) }
+func (be *Newton) maxAbs(x []float64) float64 { return maxAbs(x, be.c.N, be.c.Complex) }
 
 // Evaluate runs the executor of degree w at x mod t^(w+1) and sets
 // b_k = -G_k (k = 0..w) and, with jac, A_k = J_k.
-func (be *cpuBackend) Evaluate(w int, jac bool) (float64, float64, error) {
+func (be *Newton) Evaluate(w int, jac bool) (float64, float64, error) {
 	c := be.c
 	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.W
 	e, err := c.Exec(w)
@@ -137,7 +143,7 @@ func (be *cpuBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 	return be.norm1(bw), be.maxAbs(bw), nil
 }
 
-func (be *cpuBackend) Factor(bool) (*la.RankError, float64, float64, error) {
+func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
 	c := be.c
 	n, m, W := c.Vars, c.Eqs, c.W
 	qr, err := be.newQR(m, n, be.a[:m*n*W], m, c.Workers)
@@ -156,27 +162,27 @@ func (be *cpuBackend) Factor(bool) (*la.RankError, float64, float64, error) {
 	return nil, cond, a0norm, nil
 }
 
-func (be *cpuBackend) MaxAbsX() (float64, error) { return be.maxAbs(be.x), nil }
+func (be *Newton) MaxAbsX() (float64, error) { return be.maxAbs(be.x), nil }
 
-func (be *cpuBackend) BlockNorm(k int) (float64, error) {
+func (be *Newton) BlockNorm(k int) (float64, error) {
 	m, W := be.c.Eqs, be.c.W
 	return be.norm1(be.b[k*m*W : (k+1)*m*W]), nil
 }
 
-func (be *cpuBackend) SkipBlock(k int) error {
+func (be *Newton) SkipBlock(k int) error {
 	n, W := be.c.Vars, be.c.W
 	clear(be.dx[k*n*W : (k+1)*n*W])
 	return nil
 }
 
-func (be *cpuBackend) ApplyQH(k int) error {
+func (be *Newton) ApplyQH(k int) error {
 	m, W := be.c.Eqs, be.c.W
 	copy(be.y, be.b[k*m*W:(k+1)*m*W])
 	be.qr.ApplyQH(be.y, be.c.Workers)
 	return nil
 }
 
-func (be *cpuBackend) SolveR(k int) error {
+func (be *Newton) SolveR(k int) error {
 	n, W := be.c.Vars, be.c.W
 	if err := be.qr.SolveR(be.y, be.c.Workers); err != nil {
 		return fmt.Errorf("back substitution: %w", err)
@@ -187,7 +193,7 @@ func (be *cpuBackend) SolveR(k int) error {
 
 // FormInverse: E = -I_m, E = Q^H E (ApplyQHMany, the m columns), then
 // SolveRMany on the first n rows of each column: E[0:n, :] = -R^-1 Q^H.
-func (be *cpuBackend) FormInverse() error {
+func (be *Newton) FormInverse() error {
 	m, W := be.c.Eqs, be.c.W
 	if be.e == nil {
 		be.e = make([]float64, m*m*W)
@@ -205,7 +211,7 @@ func (be *cpuBackend) FormInverse() error {
 }
 
 // SolveBlock: dx_k = 0 - E[0:n, :] b_k (la MulSub; E[0:n, :] = -M).
-func (be *cpuBackend) SolveBlock(k int) error {
+func (be *Newton) SolveBlock(k int) error {
 	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
 	dx := be.dx[k*n*W : (k+1)*n*W]
 	clear(dx)
@@ -216,7 +222,7 @@ func (be *cpuBackend) SolveBlock(k int) error {
 // UpdateB: b_j -= A_(j-k) dx_k for j = k+1..w: independent products
 // (A_1..A_(w-k) are consecutive, as are b_(k+1)..b_w), spread over the
 // workers.
-func (be *cpuBackend) UpdateB(k, w int) error {
+func (be *Newton) UpdateB(k, w int) error {
 	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
 	be.mulSubs(w-k, m, n, be.a[m*n*W:], m, m*n, be.dx[k*n*W:(k+1)*n*W], 0, be.b[(k+1)*m*W:], m, be.c.Workers)
 	return nil
@@ -226,7 +232,7 @@ func (be *cpuBackend) UpdateB(k, w int) error {
 // before k (||b_k||_1 for a skipped block). Each run of unskipped blocks
 // k0..k1-1 is one batch of products rb_k = b_k - A_0 dx_k (la's
 // Residual1: a copy of b_k, MulSub, Norm1).
-func (be *cpuBackend) Residual(w int, skipped []bool, nb []float64) (float64, error) {
+func (be *Newton) Residual(w int, skipped []bool, nb []float64) (float64, error) {
 	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
 	copy(be.rb[:(w+1)*m*W], be.b[:(w+1)*m*W])
 	for k0 := 0; k0 <= w; {
@@ -253,7 +259,7 @@ func (be *cpuBackend) Residual(w int, skipped []bool, nb []float64) (float64, er
 }
 
 // UpdateX: x += dx, block by block, variable by variable.
-func (be *cpuBackend) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float64, error) {
+func (be *Newton) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float64, error) {
 	d, n, W := be.c.Degree, be.c.Vars, be.c.W
 	delta := be.maxAbs(be.dx[:(w+1)*n*W])
 	deltaOld := be.maxAbs(be.dx[:(wPrev+1)*n*W])
@@ -267,4 +273,38 @@ func (be *cpuBackend) UpdateX(w, wPrev int, skipped []bool) (float64, float64, f
 		}
 	}
 	return delta, deltaOld, be.maxAbs(be.x), nil
+}
+
+// maxAbs returns the largest magnitude of the leading limbs of the numbers
+// in x (w doubles each, real and imaginary leading limbs at 0 and n for
+// complex): the max-norm used by every tolerance of the driver. A max is
+// exact and independent of the order, so every back end gets the same
+// float64. NaN when a leading limb is NaN.
+func maxAbs(x []float64, n int, complex bool) float64 {
+	w := n
+	if complex {
+		w = 2 * n
+	}
+	m := 0.0
+	for e := 0; e+w <= len(x); e += w {
+		a := math.Abs(x[e])
+		if complex {
+			a = math.Max(a, math.Abs(x[e+n]))
+		}
+		if a != a {
+			return math.NaN()
+		}
+		if a > m {
+			m = a
+		}
+	}
+	return m
+}
+
+// negateInto sets dst = -src limb by limb (exact: a normalized number stays
+// normalized).
+func negateInto(dst, src []float64) {
+	for i, v := range src {
+		dst[i] = -v
+	}
 }

@@ -1,10 +1,11 @@
-package runtime
+package cpu
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -28,19 +29,19 @@ func roundTestPlan(t *testing.T, name string, degree int, complex bool) *stager.
 	return plan
 }
 
-// RoundSeries stores what NewCPU stores in every read-only slot.
+// RoundSeries stores what New stores in every read-only slot.
 func TestRoundSeriesMatchesCPU(t *testing.T) {
 	for _, complex := range []bool{false, true} {
 		for _, n := range []int{1, 3, 10} {
 			plan := roundTestPlan(t, "p1", 2, complex)
-			cpu, err := NewCPU(plan, n, complex, 1)
+			cpu, err := New(plan, n, complex, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := Layout{N: n, Degree: plan.Degree, Complex: complex}
+			l := backend.Layout{N: n, Degree: plan.Degree, Complex: complex}
 			got := make([]float64, l.SlotLen())
 			for s, v := range plan.Values {
-				if err := RoundSeries(got, v, l); err != nil {
+				if err := backend.RoundSeries(got, v, l); err != nil {
 					t.Fatal(err)
 				}
 				if !slices.Equal(got, cpu.slot(s)) {
@@ -51,9 +52,9 @@ func TestRoundSeriesMatchesCPU(t *testing.T) {
 	}
 	// Real data refuses complex coefficients.
 	plan := roundTestPlan(t, "p1", 1, true)
-	l := Layout{N: 2, Degree: 1}
+	l := backend.Layout{N: 2, Degree: 1}
 	for _, v := range plan.Values {
-		if err := RoundSeries(make([]float64, l.SlotLen()), v, l); err == nil || !strings.Contains(err.Error(), "complex") {
+		if err := backend.RoundSeries(make([]float64, l.SlotLen()), v, l); err == nil || !strings.Contains(err.Error(), "complex") {
 			t.Fatalf("complex coefficient into real data: err = %v", err)
 		}
 		break

@@ -1,4 +1,4 @@
-// Kernels for runtime/cudadev's smoke test (smoke_test.go), compiled there
+// Kernels for runtime/gpu/cudadev's smoke test (smoke_test.go), compiled there
 // with nvcc -fatbin for the GPU at hand. Every parameter is 8 bytes wide
 // (pointers, long long, double): gorgonia.org/cu passes each kernel
 // argument as one 8-byte word.

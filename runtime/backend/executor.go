@@ -1,4 +1,4 @@
-package runtime
+package backend
 
 import "github.com/mdgen/mdgen/stager"
 
@@ -19,5 +19,3 @@ type Executor interface {
 	Deriv(p, v int) []float64
 	Close() error
 }
-
-var _ Executor = (*CPU)(nil)

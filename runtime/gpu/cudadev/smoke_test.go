@@ -3,11 +3,11 @@
 package cudadev
 
 // The GPU smoke test: run on a machine with an NVIDIA GPU and driver, and
-// nvcc where runtime/nvcc's Find looks (which compiles
+// nvcc where gen/nvcc's Find looks (which compiles
 // testdata/smoke.cu for the GPU at hand). Build here, run there:
 //
 //	make gpu    # also writes .gpu/cudadev.test
-//	cd runtime/cudadev && ../../.gpu/cudadev.test -test.v -test.count=1
+//	cd runtime/gpu/cudadev && ../../.gpu/cudadev.test -test.v -test.count=1
 //
 // Without a GPU these tests fail (Open's error says why); without nvcc the
 // kernel tests skip.
@@ -27,9 +27,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mdgen/mdgen/gen/nvcc"
 	"gorgonia.org/cu"
-
-	"github.com/mdgen/mdgen/runtime/nvcc"
 )
 
 var (

@@ -2,7 +2,7 @@
  * mdgen's CUDA driver API compatibility header.
  *
  * Installed as cuda.h in a folder put FIRST on the C include path of every
- * cgo package that includes <cuda.h> (gorgonia.org/cu and runtime/cudadev):
+ * cgo package that includes <cuda.h> (gorgonia.org/cu and runtime/gpu/cudadev):
  * `make cudacompat` copies it to build/cudacompat/cuda.h (git-ignored; the
  * repository tracks no file named cuda.h), then
  *
@@ -32,7 +32,7 @@
  *    machine with a driver but no usable GPU would die before main() and
  *    could never fall back to the CPU. Here cuInit is replaced, for every
  *    file that includes this header, by a wrapper that calls the real cuInit
- *    and reports success; runtime/cudadev calls the real cuInit again
+ *    and reports success; runtime/gpu/cudadev calls the real cuInit again
  *    (mdgen_cudacompat_cuInit_real) in Open and returns its error. Every other
  *    driver call made before a successful cuInit fails with
  *    CUDA_ERROR_NOT_INITIALIZED, so nothing goes unnoticed.
@@ -86,7 +86,7 @@ CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode 
 #ifndef MDGEN_CUDACOMPAT_NO_DEFERRED_INIT
 #define MDGEN_CUDACOMPAT_DEFERRED_INIT 1
 
-/* The real cuInit, for runtime/cudadev's Open. */
+/* The real cuInit, for runtime/gpu/cudadev's Open. */
 static inline CUresult mdgen_cudacompat_cuInit_real(unsigned int flags) {
 	return cuInit(flags);
 }

@@ -1,0 +1,89 @@
+package backend
+
+import (
+	"time"
+
+	"github.com/mdgen/mdgen/stager"
+)
+
+// The stage clock and the configuration of Newton's back ends: the driver
+// (runtime/newton) and every back end that it runs on (runtime/cpu,
+// runtime/gpu) share them.
+
+// Times holds the time spent in the six kinds of work of the driver, summed
+// over the Newton steps of one Solve (see the package documentation for
+// what each one covers).
+type Times struct {
+	Evaluate time.Duration // inputs in, evaluation and differentiation, b = -G and the A_k gathered
+	QR       time.Duration // Householder QR of A_0, its condition estimate and ||A_0||_1; in phase 2 forming -R^-1 Q^H
+	QHB      time.Duration // skip tests, and y = Q^H b_k in phase 1
+	BackSub  time.Duration // back substitution R dx_k = y in phase 1, dx_k = R^-1 Q^H b_k (one product) in phase 2
+	Update   time.Duration // b_j -= A_(j-k) dx_k, and x += dx
+	Residual time.Duration // sum over k of ||b_k - A_0 dx_k||_1
+}
+
+// Total returns the sum of the six times.
+func (t Times) Total() time.Duration {
+	return t.Evaluate + t.QR + t.QHB + t.BackSub + t.Update + t.Residual
+}
+
+// Add returns t + u.
+func (t Times) Add(u Times) Times {
+	return Times{t.Evaluate + u.Evaluate, t.QR + u.QR, t.QHB + u.QHB, t.BackSub + u.BackSub,
+		t.Update + u.Update, t.Residual + u.Residual}
+}
+
+// Stage is one of the six kinds of timed work (see Times).
+type Stage int
+
+const (
+	StageEvaluate Stage = iota
+	StageQR
+	StageQHB
+	StageBackSub
+	StageUpdate
+	StageResidual
+)
+
+var stageNames = [...]string{"evaluate", "QR", "Q^H b", "back substitution", "update", "residual"}
+
+func (s Stage) String() string {
+	if s >= 0 && int(s) < len(stageNames) {
+		return stageNames[s]
+	}
+	return "unknown stage"
+}
+
+// AddStage adds d to stage s of t.
+func (t *Times) AddStage(s Stage, d time.Duration) {
+	switch s {
+	case StageEvaluate:
+		t.Evaluate += d
+	case StageQR:
+		t.QR += d
+	case StageQHB:
+		t.QHB += d
+	case StageBackSub:
+		t.BackSub += d
+	case StageUpdate:
+		t.Update += d
+	case StageResidual:
+		t.Residual += d
+	}
+}
+
+// NewtonConfig is what a Newton back end (runtime/newton.Backend) is made for: one Solver's system,
+// precision and degree, and its executors.
+type NewtonConfig struct {
+	Sys     *stager.System
+	N       int  // doubles per part
+	W       int  // doubles per number: N, or 2N complex
+	Complex bool // complex data
+	Degree  int  // d
+	Vars    int  // n unknowns
+	Eqs     int  // m equations
+	Workers int
+	// Exec returns the executor of working degree w (staged on first
+	// use; Solver.Prepare stages every degree before the first Solve).
+	Exec func(w int) (Executor, error)
+}
