@@ -3,8 +3,9 @@
 package mdops
 
 import (
-	"github.com/mdgen/mdgen/mdops/alg"
 	"testing"
+
+	"github.com/mdgen/mdgen/mdops/alg"
 )
 
 // benchOpsF1 benchmarks the F1 operations on a ring of the 256 cases.

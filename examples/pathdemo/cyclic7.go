@@ -47,6 +47,7 @@ package main
 
 import (
 	"embed"
+
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"

@@ -4,14 +4,15 @@ package p1
 
 import (
 	"fmt"
-	"github.com/mdgen/mdgen/runtime/backend"
-	"github.com/mdgen/mdgen/runtime/cpu"
-	"github.com/mdgen/mdgen/runtime/solver"
-	"github.com/mdgen/mdgen/stager"
 	"log"
 	"math"
 	"os"
 	"testing"
+
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
+	"github.com/mdgen/mdgen/runtime/solver"
+	"github.com/mdgen/mdgen/stager"
 )
 
 // run sets the same random inputs into e and runs it.

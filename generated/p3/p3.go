@@ -49,6 +49,7 @@ package p3
 
 import (
 	"embed"
+
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"

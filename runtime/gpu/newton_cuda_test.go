@@ -34,7 +34,6 @@ import (
 	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/backend"
-	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
