@@ -47,7 +47,6 @@ package main
 
 import (
 	"embed"
-
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"

@@ -49,7 +49,6 @@ package p2
 
 import (
 	"embed"
-
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"

@@ -4,15 +4,14 @@ package p3
 
 import (
 	"fmt"
-	"log"
-	"math"
-	"os"
-	"testing"
-
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
+	"log"
+	"math"
+	"os"
+	"testing"
 )
 
 // run sets the same random inputs into e and runs it.
