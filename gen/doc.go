@@ -3,4 +3,9 @@
 // generated/cuda through the skeletons in package templates. Printers only
 // translate instructions one for one; they never invent arithmetic, so the
 // Go code, the CUDA code and the IR interpreter agree bit for bit.
+//
+// Package gen runs nothing and imports nothing of the run time (runtime/...):
+// the emitter (Emit) gets the outputs of an emitted package's Examples from
+// an ExampleRunner its caller gives (runtime/solver.ExampleRunner), and the
+// run time builds the CUDA sources gen prints (runtime/gpu/kernels).
 package gen

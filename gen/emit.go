@@ -12,7 +12,6 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
-	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -62,7 +61,7 @@ type Emitted struct {
 	SourceHash string
 	Stamp      string
 	// Solves says whether Newton converged from the first start solution
-	// of the system file at the emitted degree (Emit runs it for the
+	// of the system file at the emitted degree (Emit has it run for the
 	// package's Example, whose output it writes); ExampleSolves whether
 	// the Example solves, without an output when Newton takes long;
 	// NoSolveWhy says why not.
@@ -80,19 +79,22 @@ func EmitHeader(args string) string {
 //	<name>.go          the API (New, Solver: Solve, SolveAll, Run; options, Starts) over runtime/solver
 //	<name>_test.go     the package's tests: CPU path == runtime.NewCPU, GPU == CPU when there is a GPU,
 //	                   Solve == runtime/newton, and an Example (with its output when the system
-//	                   file lists a start from which Newton converges: Emit runs that solve)
+//	                   file lists a start from which Newton converges: run solves from it)
 //	<name>.cu          kernels of the precision, job tables, plan hash (self-contained)
 //	<name>_system.txt  the system file (when not a benchmark), embedded
 //	fatbin/README.txt  where nvcc puts <name>.fatbin, which the package embeds
 //
+// run computes the Examples' outputs (the evaluation's checksum, or the
+// Newton solve): runtime/solver.ExampleRunner; without it Emit fails.
 // Nothing depends on the machine: no paths, times or map order.
-func Emit(s EmitSpec) (*Emitted, error) {
+func Emit(s EmitSpec, run ExampleRunner) (*Emitted, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	spec := &solver.Spec{Name: s.Name, Prec: s.Prec, Degree: s.Degree, Complex: s.Complex,
-		Benchmark: s.Benchmark, Seed: s.Seed, Text: string(s.Text), Param: s.Param}
-	sys, err := spec.System()
+	if run == nil {
+		return nil, errors.New("emit: no ExampleRunner to compute the Examples' outputs (runtime/solver.ExampleRunner)")
+	}
+	sys, err := s.system()
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +131,7 @@ func Emit(s EmitSpec) (*Emitted, error) {
 		return nil, err
 	}
 	e.Files[s.Name+".go"] = goSrc
-	ex := exampleSolve(s, plan)
+	ex := exampleSolve(s, plan, run)
 	e.Solves, e.ExampleSolves, e.NoSolveWhy = ex.ok, ex.ok || ex.long, ex.why
 	testSrc, err := emitGoTest(s, header, ex)
 	if err != nil {
@@ -169,6 +171,17 @@ func archList(archs []string) string {
 }
 
 func (s *EmitSpec) systemFile() string { return s.Name + "_system.txt" }
+
+// system builds the system as the emitted package's System does.
+func (s *EmitSpec) system() (*stager.System, error) {
+	if s.Benchmark != "" {
+		if s.Complex {
+			return stager.BenchmarkSystemComplex(s.Benchmark, s.Seed)
+		}
+		return stager.BenchmarkSystem(s.Benchmark, s.Seed)
+	}
+	return stager.Parse(s.Name, s.Text, stager.ParseOptions{Param: s.Param})
+}
 
 func (s *EmitSpec) check() error {
 	if (s.Benchmark == "") == (s.Text == nil) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/solver"
 )
 
 // TestEmitCUNewtonKernels checks that an emitted .cu carries the
@@ -20,7 +21,7 @@ func TestEmitCUNewtonKernels(t *testing.T) {
 	}{{2, false}, {2, true}, {4, false}, {8, true}} {
 		s := textSpec()
 		s.Prec, s.Complex = c.prec, c.complex
-		em, err := Emit(s)
+		em, err := Emit(s, solver.ExampleRunner{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,15 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mdgen/mdgen/runtime/backend"
-	"github.com/mdgen/mdgen/runtime/cpu"
-	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 )
 
 // The emitted Example solves from the first start solution of the system
-// file and prints these lines; Emit runs the same solve on the CPU to write
-// its // Output: (the bits are those of any machine and back end).
+// file and prints these lines; Emit has the same solve run on the CPU
+// (ExampleRunner) to write its // Output: (the bits are those of any
+// machine and back end).
 const (
 	exampleSummary = "converged in %d steps: residual %.1e, condition %.1e\n"
 	exampleCoef    = "%s t^%d: %s %s\n"
@@ -54,41 +52,53 @@ func evalWork(s EmitSpec, plan *stager.Plan) float64 {
 // 64 in 8 doubles, 1.0e8, takes 0.7 s on one core of a 2-core machine.
 const newtonExampleWork = 3e8
 
+// ExampleRunner runs what the Examples of an emitted package run, so that
+// Emit can write their // Output: without running anything itself: package
+// gen prints code and does not depend on the run time. Its types are
+// stager's and the standard library's; runtime/solver.ExampleRunner is the
+// implementation (mdgen emit passes it). Both run on the CPU, whose bits
+// are those of every back end.
+type ExampleRunner interface {
+	// EvalChecksum evaluates plan once in prec doubles (complex data when
+	// complex) at the random inputs of seed 1 and returns the checksum of
+	// every output: what the evaluation Example prints after "checksum".
+	EvalChecksum(plan *stager.Plan, prec int, complex bool) (string, error)
+	// SolveExample solves as the Newton Example does: the emitted Solver
+	// of the system file text (name names it, param is
+	// stager.ParseOptions.Param) at plan's degree, staged as plan, in
+	// prec doubles, complex data when complex, on the CPU, from start. It
+	// returns the Newton steps, the residual and the condition number of
+	// the result, and coef, the text of coefficient k of the series of
+	// variable v as the Result prints it (real and imaginary parts).
+	SolveExample(name string, text []byte, param string, plan *stager.Plan, prec int, complex bool,
+		start []stager.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error)
+}
+
 // evalExampleOutput returns what the evaluation Example prints, or "" when
 // the evaluation is too much work to run at emit time and in go test.
-func evalExampleOutput(s EmitSpec, plan *stager.Plan) string {
+func evalExampleOutput(s EmitSpec, plan *stager.Plan, run ExampleRunner) string {
 	if evalWork(s, plan) > evalExampleWork {
 		return ""
 	}
-	e, err := cpu.New(plan, s.Prec, s.Complex, 0)
+	sum, err := run.EvalChecksum(plan, s.Prec, s.Complex)
 	if err != nil {
 		return ""
 	}
-	defer e.Close()
-	l := backend.Layout{N: s.Prec, Degree: s.Degree, Complex: s.Complex}
-	for v, x := range backend.RandomInputs(plan.NumVars, l, 1) {
-		e.SetInput(v, x)
-	}
-	if err := e.Run(); err != nil {
-		return ""
-	}
-	return "checksum " + backend.Checksum(e, plan.NumPolys, plan.NumVars) + "\n"
+	return "checksum " + sum + "\n"
 }
 
 // exampleSolve solves the system from its first start solution, as the
 // emitted Example will.
-func exampleSolve(s EmitSpec, plan *stager.Plan) (ex solveExample) {
-	hash := plan.Hash()
+func exampleSolve(s EmitSpec, plan *stager.Plan, run ExampleRunner) (ex solveExample) {
 	defer func() {
 		if !ex.ok && !ex.long {
-			ex.output = evalExampleOutput(s, plan)
+			ex.output = evalExampleOutput(s, plan, run)
 		}
 	}()
 	if s.Benchmark != "" {
 		return solveExample{why: "a benchmark system has no start solutions"}
 	}
-	spec := &solver.Spec{Name: s.Name, Prec: s.Prec, Degree: s.Degree, Complex: s.Complex, Text: string(s.Text), Param: s.Param, PlanHash: hash}
-	starts, err := spec.Starts()
+	sys, starts, err := stager.ParseStarts(s.Name, s.Text, stager.ParseOptions{Param: s.Param})
 	if err != nil {
 		return solveExample{why: err.Error()}
 	}
@@ -98,20 +108,15 @@ func exampleSolve(s EmitSpec, plan *stager.Plan) (ex solveExample) {
 	if evalWork(s, plan) > newtonExampleWork {
 		return solveExample{long: true, why: "Newton at this size takes long"}
 	}
-	sv, err := solver.New(spec, solver.WithCPU())
-	if err != nil {
-		return solveExample{why: err.Error()}
-	}
-	defer sv.Close()
-	res, err := sv.Solve(starts[0])
+	steps, residual, cond, coef, err := run.SolveExample(s.Name, s.Text, s.Param, plan, s.Prec, s.Complex, starts[0])
 	if err != nil {
 		return solveExample{why: fmt.Sprintf("Newton from the first start solution: %v", err)}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, exampleSummary, res.Steps, res.Residual, res.Cond)
+	fmt.Fprintf(&b, exampleSummary, steps, residual, cond)
 	for k := 0; k <= min(s.Degree, exampleTerms-1); k++ {
-		re, im := res.Text(0, k)
-		fmt.Fprintf(&b, exampleCoef, res.Vars[0], k, re, im)
+		re, im := coef(0, k)
+		fmt.Fprintf(&b, exampleCoef, sys.Vars[0], k, re, im)
 	}
 	return solveExample{ok: true, output: b.String()}
 }

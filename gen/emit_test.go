@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -32,7 +33,7 @@ var emittedPackages = []EmitSpec{
 // emitter does not write (fatbins aside): run `make generate`.
 func TestEmittedPackagesFresh(t *testing.T) {
 	for _, s := range emittedPackages {
-		em, err := Emit(s)
+		em, err := Emit(s, solver.ExampleRunner{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func newtonSpec(t *testing.T) EmitSpec {
 // with the output of Solve on the CPU, and the test against runtime/newton;
 // one without gets the evaluation Example, with its checksum when small.
 func TestEmitExamples(t *testing.T) {
-	em, err := Emit(newtonSpec(t))
+	em, err := Emit(newtonSpec(t), solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestEmitExamples(t *testing.T) {
 	}
 	long := newtonSpec(t)
 	long.Prec, long.Degree = 16, 300
-	em, err = Emit(long)
+	em, err = Emit(long, solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestEmitExamples(t *testing.T) {
 		!strings.Contains(src, `t.Skip("Newton at this size takes long")`) {
 		t.Errorf("a long Newton: Solves %v, ExampleSolves %v:\n%s", em.Solves, em.ExampleSolves, src)
 	}
-	em, err = Emit(textSpec())
+	em, err = Emit(textSpec(), solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,11 +123,11 @@ func TestEmitExamples(t *testing.T) {
 // TestEmitDeterministic emits twice and compares, and checks the headers
 // and the files of a text system.
 func TestEmitDeterministic(t *testing.T) {
-	a, err := Emit(textSpec())
+	a, err := Emit(textSpec(), solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Emit(textSpec())
+	b, err := Emit(textSpec(), solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,9 +190,14 @@ func TestEmitErrors(t *testing.T) {
 	} {
 		s := textSpec()
 		c.edit(&s)
-		if _, err := Emit(s); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Emit(s, solver.ExampleRunner{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
+	}
+	// Without a runner the Examples' outputs cannot be computed: an error,
+	// not a package whose Example prints nothing.
+	if _, err := Emit(textSpec(), nil); err == nil || !strings.Contains(err.Error(), "ExampleRunner") {
+		t.Errorf("no runner: error %v, want one naming the ExampleRunner", err)
 	}
 }
 
@@ -217,7 +223,7 @@ func TestEmittedCUCompiles(t *testing.T) {
 	for _, complex := range []bool{false, true} {
 		s := textSpec()
 		s.Complex = complex
-		em, err := Emit(s)
+		em, err := Emit(s, solver.ExampleRunner{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +252,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 		t.Skip("no go command")
 	}
 	// The Newton package: its Example and its test of Solve run.
-	nem, err := Emit(newtonSpec(t))
+	nem, err := Emit(newtonSpec(t), solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +272,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 	// The long variant (an Example without output) compiles and vets.
 	long := newtonSpec(t)
 	long.Prec, long.Degree = 16, 300
-	lem, err := Emit(long)
+	lem, err := Emit(long, solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +283,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 		t.Fatalf("go vet %s (degree 300): %v\n%s", npkg, err, out)
 	}
 
-	em, err := Emit(textSpec())
+	em, err := Emit(textSpec(), solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +406,7 @@ func TestEmittedDocComments(t *testing.T) {
 	cs.Complex, cs.Name, cs.Package = true, "ctiny", "ctiny"
 	specs = append(specs, cs)
 	for _, s := range specs {
-		em, err := Emit(s)
+		em, err := Emit(s, solver.ExampleRunner{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/runtime/tune"
 )
 
@@ -20,12 +21,12 @@ func TestEmitTuning(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := textSpec()
-	plain, err := Emit(spec)
+	plain, err := Emit(spec, solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec.Tuning = text
-	tuned, err := Emit(spec)
+	tuned, err := Emit(spec, solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
 	}

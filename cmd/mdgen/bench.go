@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"strconv"
@@ -91,9 +90,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 	degrees := fs.String("degrees", "0,8,15,31,63,95,127,152,159,191", "truncation degrees (255 and 511 too, say at -prec 10)")
 	complexity := fs.String("complex", "both", "data: both, real or complex")
 	repeat := fs.Int("repeat", 5, "timed runs per case after one warm-up (the median is reported)")
-	kernels := fs.String("kernels", filepath.Join("build", "kernels"), "folder of the fatbin cache (and of the kernel sources nvcc compiled)")
+	kernels, nvcc := kernelFlags(fs, "")
 	kernelsSrc := fs.String("kernels-src", "gen", "kernels: gen (mdgen's generated kernels) or ref (the plain reference kernels of gpuabi.ReferenceKernelsCU)")
-	nvcc := fs.String("nvcc", "", "path of nvcc (default: $NVCC, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)")
 	arch := fs.String("arch", "auto", "GPU architectures to compile for, e.g. sm_90 (auto: the GPU's)")
 	check := fs.String("check", "low", "compare with the CPU executor: all, low (degree <= 63 and the 10d d=152 cases) or none")
 	checkWorkersN := fs.Int("check-workers", max(1, goruntime.NumCPU()-2), "CPU workers of the checks")
@@ -192,8 +190,7 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 	check := fs.Bool("check", false, "also run the CPU Newton on every case and compare bit for bit (on the CPU: again with another worker count)")
 	cpu := fs.Bool("cpu", false, "run on the CPU even when the GPU is there")
 	workers := fs.Int("workers", 0, "CPU workers (0: one per CPU)")
-	kernels := fs.String("kernels", filepath.Join("build", "kernels"), "folder of the fatbin cache")
-	nvcc := fs.String("nvcc", "", "path of nvcc (default: $NVCC, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)")
+	kernels, nvcc := kernelFlags(fs, "")
 	csvPath := fs.String("csv", "", "write every column to this CSV file")
 	plot := fs.String("plot", "", "draw the wall clocks and errors beside PHCpack's to this SVG file")
 	outDir := fs.String("out", "", "write newton.txt, newton.log, newton.csv and newton.svg to this folder")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 	"golang.org/x/tools/go/packages"
 )
@@ -172,7 +173,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	if spec.Tuning, err = emitTuning(*profileName, spec.Prec, spec.Complex, stderr); err != nil {
 		return err
 	}
-	em, err := gen.Emit(spec)
+	em, err := gen.Emit(spec, solver.ExampleRunner{})
 	if err != nil {
 		return err
 	}

@@ -81,8 +81,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	param := fs.String("param", "", "name of the series parameter (default: t when there is one more variable than equations)")
 	seed := fs.Int64("seed", 1, "seed of a family's random data (coefficients, Newton start points, monomial rates)")
 	useGPU := fs.Bool("gpu", false, "run Newton on the GPU (device-resident: evaluation, linear algebra and updates; the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
-	kernelDir := fs.String("kernels", defaultKernelDir(), "with -gpu: folder of the fatbin cache")
-	nvccPath := fs.String("nvcc", "", "with -gpu: path of nvcc (default: $NVCC, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)")
+	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	profileName := profileFlag(fs) // with -gpu; cmd/mdgen/profile.go
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err

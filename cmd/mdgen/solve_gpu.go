@@ -1,16 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
-	"github.com/mdgen/mdgen/gen"
-	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/newton"
 )
 
@@ -32,8 +29,8 @@ type solveGPU struct {
 // found before any kernel is built or launched; the caller refuses the
 // solve then rather than falling back to the CPU.
 func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvccPath string, log io.Writer) (*solveGPU, error) {
-	if !gpu.Enabled {
-		return nil, errors.New("this mdgen was built without the GPU (build tag cuda: make gpu builds .gpu/mdgen)")
+	if err := kernels.Enabled(); err != nil {
+		return nil, err
 	}
 	dev, err := cudadev.Open(0)
 	if err != nil {
@@ -53,29 +50,17 @@ func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvcc
 	if err := gpu.NewtonFits(eqs, vars, degree, prec, complex, free, dev.Info().Name); err != nil {
 		return nil, err
 	}
-	srcs, err := gen.NewtonCUSources(prec, complex)
+	b, err := kernels.New(dev, nvccPath, kernelDir)
 	if err != nil {
 		return nil, err
 	}
-	path, err := nvcc.Find(nvccPath)
-	if err != nil {
-		return nil, fmt.Errorf("the GPU kernels need nvcc: %w", err)
-	}
-	c := &nvcc.Compiler{NVCC: path, Dir: kernelDir, Archs: []string{nvcc.Arch(dev.Info().Arch())}}
 	t0 := time.Now()
-	res, err := c.Build(srcs)
+	ks, err := b.Newton(kernels.Kind{Prec: prec, Complex: complex})
 	if err != nil {
-		return nil, fmt.Errorf("building the GPU kernels: %w", err)
-	}
-	for _, r := range res {
-		if r.Err != nil {
-			return nil, fmt.Errorf("building the GPU kernels: %w", r.Err)
-		}
-	}
-	fmt.Fprintf(log, "mdgen: solve on %s: kernels ready in %.1f s (cache %s)\n", dev.Info().Name, time.Since(t0).Seconds(), kernelDir)
-	if g.k, err = gpu.LoadNewtonKernels(dev, res[0].Fatbin, res[1].Fatbin, prec, complex); err != nil {
 		return nil, err
 	}
+	g.k = ks[0]
+	fmt.Fprintf(log, "mdgen: solve on %s: kernels ready in %.1f s (cache %s)\n", dev.Info().Name, time.Since(t0).Seconds(), kernelDir)
 	ok = true
 	return g, nil
 }
@@ -94,5 +79,3 @@ func (g *solveGPU) Close() {
 		_ = g.dev.Close()
 	}
 }
-
-func defaultKernelDir() string { return filepath.Join("build", "kernels") }

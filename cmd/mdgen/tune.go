@@ -12,20 +12,20 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
-	"github.com/mdgen/mdgen/internal/bench"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/tune"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -95,8 +95,7 @@ func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error
 	complexity := fs.String("complex", "both", "data: both, real or complex")
 	profile := fs.String("profile", "", "the tuning profile to write (and to add to when it exists); default os.UserConfigDir()/mdgen/tune.json")
 	repeat := fs.Int("repeat", 3, "timed runs per candidate after a warm-up, at least (fast cases get more, up to 20)")
-	kernels := fs.String("kernels", filepath.Join("build", "kernels"), "folder of the fatbin cache")
-	nvccPath := fs.String("nvcc", "", "path of nvcc (default: $NVCC, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin)")
+	kernelDir, nvccPath := kernelFlags(fs, "")
 	arch := fs.String("arch", "auto", "GPU architecture to compile for, e.g. sm_90 (auto: the GPU's)")
 	checkWorkersN := fs.Int("check-workers", max(1, goruntime.NumCPU()-2), "CPU workers of the checks")
 	deadline := fs.Duration("deadline", 0, "start no case after this long, wait for the CPU checks no longer, and write what is done (0: no limit), e.g. 9m under a 10-minute limit")
@@ -113,7 +112,7 @@ func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error
 	if fs.NArg() > 0 {
 		return nil, usagef("tune: unexpected arguments %q", fs.Args())
 	}
-	c := &tuneConfig{profile: *profile, repeat: *repeat, kernels: *kernels, nvcc: *nvccPath, arch: *arch,
+	c := &tuneConfig{profile: *profile, repeat: *repeat, kernels: *kernelDir, nvcc: *nvccPath, arch: *arch,
 		checkWorkers: *checkWorkersN, deadline: *deadline, seed: *seed, minGain: *minGain,
 		newton: *newtonFlag, newtonDegree: *newtonDegree, newtonCheckN: *newtonCheckN, newtonSteps: *newtonSteps}
 	if c.newton {
@@ -273,41 +272,33 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	return t.finish(cases, old, stdout)
 }
 
-func (t *tuner) buildKernels() error {
-	archs := []string{nvcc.Arch(t.info.Arch())}
+// builder returns the kernel builder of -kernels, -nvcc and -arch ("auto":
+// the device's).
+func (t *tuner) builder() (*kernels.Builder, error) {
+	b, err := kernels.New(t.dev, t.cfg.nvcc, t.cfg.kernels)
+	if err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
 	if t.cfg.arch != "auto" {
-		var err error
-		if archs, err = nvcc.ParseArchs(t.cfg.arch); err != nil {
-			return fmt.Errorf("tune: -arch: %w", err)
+		if b.Archs, err = nvcc.ParseArchs(t.cfg.arch); err != nil {
+			return nil, fmt.Errorf("tune: -arch: %w", err)
 		}
 	}
-	var srcs []nvcc.Source
-	for _, n := range t.cfg.precs {
-		src, err := bench.KernelSource(n)
-		if err != nil {
-			return err
-		}
-		srcs = append(srcs, src)
-	}
-	path, err := nvcc.Find(t.cfg.nvcc)
+	return b, nil
+}
+
+func (t *tuner) buildKernels() error {
+	b, err := t.builder()
 	if err != nil {
-		return fmt.Errorf("tune: the kernels need nvcc: %w", err)
+		return err
 	}
-	comp := &nvcc.Compiler{NVCC: path, Dir: t.cfg.kernels, Archs: archs}
 	t0 := time.Now()
-	res, err := comp.Build(srcs)
+	ks, _, err := b.Eval(gen.EvalCUSource, t.cfg.precs, t.cfg.complexes...)
 	if err != nil {
-		return fmt.Errorf("tune: building the kernels: %w", err)
+		return fmt.Errorf("tune: %w", err)
 	}
 	for i, n := range t.cfg.precs {
-		if res[i].Err != nil {
-			return fmt.Errorf("tune: building the %d-double kernels: %w", n, res[i].Err)
-		}
-		k, err := gpu.LoadKernels(t.dev, res[i].Fatbin, n, t.cfg.complexes...)
-		if err != nil {
-			return fmt.Errorf("tune: %w", err)
-		}
-		t.kernels[n] = k
+		t.kernels[n] = ks[i]
 	}
 	t.logf("tune: kernels for %v doubles built in %.1f s (cache %s)", t.cfg.precs, time.Since(t0).Seconds(), t.cfg.kernels)
 	return nil

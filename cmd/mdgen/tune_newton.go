@@ -14,12 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
-	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/internal/bench"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/runtime/tune"
@@ -209,46 +208,22 @@ func (t *tuner) runNewton(p *tune.Profile, stdout io.Writer) error {
 }
 
 func (t *tuner) buildNewtonKernels(kinds []precKind) (map[precKind]*gpu.NewtonKernels, error) {
-	archs := []string{nvcc.Arch(t.info.Arch())}
-	if t.cfg.arch != "auto" {
-		var err error
-		if archs, err = nvcc.ParseArchs(t.cfg.arch); err != nil {
-			return nil, fmt.Errorf("tune: -arch: %w", err)
-		}
-	}
-	var srcs []nvcc.Source
-	for _, k := range kinds {
-		s, err := gen.NewtonCUSources(k.prec, k.complex)
-		if err != nil {
-			return nil, err
-		}
-		if len(s) != 2 {
-			return nil, fmt.Errorf("tune: %d Newton sources for %dd, want 2", len(s), k.prec)
-		}
-		srcs = append(srcs, s...)
-	}
-	path, err := nvcc.Find(t.cfg.nvcc)
+	b, err := t.builder()
 	if err != nil {
-		return nil, fmt.Errorf("tune: the kernels need nvcc: %w", err)
+		return nil, err
 	}
-	comp := &nvcc.Compiler{NVCC: path, Dir: t.cfg.kernels, Archs: archs}
+	want := make([]kernels.Kind, len(kinds))
+	for i, k := range kinds {
+		want[i] = kernels.Kind{Prec: k.prec, Complex: k.complex}
+	}
 	t0 := time.Now()
-	res, err := comp.Build(srcs)
+	loaded, err := b.Newton(want...)
 	if err != nil {
-		return nil, fmt.Errorf("tune: building the Newton kernels: %w", err)
+		return nil, fmt.Errorf("tune: %w", err)
 	}
 	ks := map[precKind]*gpu.NewtonKernels{}
 	for i, k := range kinds {
-		for _, r := range res[2*i : 2*i+2] {
-			if r.Err != nil {
-				return nil, fmt.Errorf("tune: building the %dd Newton kernels: %w", k.prec, r.Err)
-			}
-		}
-		nk, err := gpu.LoadNewtonKernels(t.dev, res[2*i].Fatbin, res[2*i+1].Fatbin, k.prec, k.complex)
-		if err != nil {
-			return nil, fmt.Errorf("tune: %w", err)
-		}
-		ks[k] = nk
+		ks[k] = loaded[i]
 	}
 	t.logf("tune: Newton kernels for %d precisions and kinds built in %.1f s (cache %s)", len(kinds), time.Since(t0).Seconds(), t.cfg.kernels)
 	return ks, nil

@@ -8,9 +8,9 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
-	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/tune"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -41,65 +41,32 @@ func (s *session) openGPU() error {
 	return nil
 }
 
-// kernelSource returns the CUDA source of precision n's kernels (real
-// and complex) and the headers it includes.
-func kernelSource(src string, n int) (nvcc.Source, error) {
-	l := alg.Build(n)
-	h, err := gen.CUDAHeader(l, alg.BuildComplex(l))
-	if err != nil {
-		return nvcc.Source{}, err
-	}
-	base, err := gen.CUDABase()
-	if err != nil {
-		return nvcc.Source{}, err
-	}
-	idx, err := gen.CUDAIndex([]int{n})
-	if err != nil {
-		return nvcc.Source{}, err
-	}
-	fs := nvcc.Source{Name: fmt.Sprintf("md%d-%s", n, src),
-		Headers: map[string][]byte{"mdbase.cuh": base, fmt.Sprintf("md%d.cuh", n): h, "mdgen.cuh": idx}}
-	switch src {
-	case "ref":
-		fs.Source = gpuabi.ReferenceKernelsCU(n)
-	default:
-		fs.Source = gen.KernelsCU([]int{n}, []bool{false, true})
-	}
-	return fs, nil
-}
-
 func (s *session) buildKernels() error {
 	cfg := s.cfg
-	archs := []string{nvcc.Arch(s.dev.Info().Arch())}
+	b, err := kernels.New(s.dev, cfg.NVCC, cfg.KernelDir)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
 	if cfg.Arch != "auto" {
-		var err error
-		if archs, err = nvcc.ParseArchs(cfg.Arch); err != nil {
+		if b.Archs, err = nvcc.ParseArchs(cfg.Arch); err != nil {
 			return fmt.Errorf("bench: -arch: %w", err)
 		}
 	}
-	var srcs []nvcc.Source
-	for _, n := range cfg.Precs {
-		src, err := kernelSource(cfg.KernelSrc, n)
-		if err != nil {
-			return err
-		}
-		srcs = append(srcs, src)
+	b.Extra, b.Log = cfg.NVCCFlags, s.log
+	source := gen.EvalCUSource
+	if cfg.KernelSrc == "ref" {
+		source = gen.ReferenceCUSource
 	}
-	comp := &nvcc.Compiler{NVCC: cfg.NVCC, Dir: cfg.KernelDir, Archs: archs, Extra: cfg.NVCCFlags, Log: s.log}
-	s.logf("nvcc: compiling %d kernel files for %s in parallel (cache %s)", len(srcs), strings.Join(archs, ","), cfg.KernelDir)
+	s.logf("nvcc: compiling %d kernel files for %s in parallel (cache %s)", len(cfg.Precs), strings.Join(b.Archs, ","), cfg.KernelDir)
 	t0 := time.Now()
-	res, err := comp.Build(srcs)
+	ks, res, err := b.Eval(source, cfg.Precs, cfg.Complexes...)
 	if err != nil {
-		return fmt.Errorf("bench: building the kernels: %w", err)
+		return fmt.Errorf("bench: %w", err)
 	}
 	s.notef("kernels: %s, built in %.1f s (%s)", cfg.KernelSrc, time.Since(t0).Seconds(), cfg.KernelDir)
 	for i, n := range cfg.Precs {
-		r := res[i]
+		r, k := res[i], ks[i]
 		s.logf("--- nvcc report for %s (%s) ---\n%s", r.Name, r.Path, strings.TrimSpace(r.Report))
-		k, err := gpu.LoadKernels(s.dev, r.Fatbin, n, cfg.Complexes...)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
 		s.kernels[n] = k
 		var attrs []string
 		for _, c := range cfg.Complexes {
@@ -147,8 +114,3 @@ func ShapeOverride(block, sets int) gpuabi.ShapeFunc {
 		return t, sh
 	}
 }
-
-// KernelSource returns the CUDA source of mdgen's generated kernels of
-// precision n (real and complex) with the headers it includes: what
-// mdgen tune compiles.
-func KernelSource(n int) (nvcc.Source, error) { return kernelSource("gen", n) }

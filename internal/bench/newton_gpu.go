@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mdgen/mdgen/gen"
-	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/newton"
 )
 
@@ -18,8 +17,7 @@ import (
 // precision and kind of data.
 type newtonGPU struct {
 	dev     *cudadev.Device
-	nvcc    string
-	dir     string
+	build   *kernels.Builder
 	logf    func(format string, a ...any)
 	kernels map[newtonKernelKey]*gpu.NewtonKernels
 	failed  map[newtonKernelKey]error
@@ -34,19 +32,18 @@ type newtonKernelKey struct {
 // no GPU run (this binary lacks the cuda tag, no device, no nvcc); the
 // bench then runs on the CPU and says so.
 func openNewtonGPU(nvccPath, kernelDir string, logf func(string, ...any)) (*newtonGPU, error) {
-	if !gpu.Enabled {
-		return nil, errors.New("this mdgen was built without the GPU (build tag cuda: make gpu builds .gpu/mdgen)")
+	if err := kernels.Enabled(); err != nil {
+		return nil, err
 	}
 	dev, err := cudadev.Open(0)
 	if err != nil {
 		return nil, fmt.Errorf("no GPU: %w", err)
 	}
-	path, err := nvcc.Find(nvccPath)
+	b, err := kernels.New(dev, nvccPath, kernelDir)
 	if err != nil {
-		dev.Close()
-		return nil, fmt.Errorf("the GPU kernels need nvcc: %w", err)
+		return nil, errors.Join(err, dev.Close())
 	}
-	return &newtonGPU{dev: dev, nvcc: path, dir: kernelDir, logf: logf,
+	return &newtonGPU{dev: dev, build: b, logf: logf,
 		kernels: map[newtonKernelKey]*gpu.NewtonKernels{}, failed: map[newtonKernelKey]error{}}, nil
 }
 
@@ -62,7 +59,7 @@ func (g *newtonGPU) kernelsFor(prec int, complex bool) (*gpu.NewtonKernels, erro
 	if err, ok := g.failed[key]; ok {
 		return nil, err
 	}
-	k, err := g.build(prec, complex)
+	k, err := g.load(prec, complex)
 	if err != nil {
 		g.failed[key] = err
 		return nil, err
@@ -71,27 +68,14 @@ func (g *newtonGPU) kernelsFor(prec int, complex bool) (*gpu.NewtonKernels, erro
 	return k, nil
 }
 
-func (g *newtonGPU) build(prec int, complex bool) (*gpu.NewtonKernels, error) {
-	srcs, err := gen.NewtonCUSources(prec, complex)
+func (g *newtonGPU) load(prec int, complex bool) (*gpu.NewtonKernels, error) {
+	t0 := time.Now()
+	ks, err := g.build.Newton(kernels.Kind{Prec: prec, Complex: complex})
 	if err != nil {
 		return nil, err
 	}
-	c := &nvcc.Compiler{NVCC: g.nvcc, Dir: g.dir, Archs: []string{nvcc.Arch(g.dev.Info().Arch())}}
-	t0 := time.Now()
-	res, err := c.Build(srcs)
-	if err != nil {
-		return nil, fmt.Errorf("building the GPU Newton kernels: %w", err)
-	}
-	for _, r := range res {
-		if r.Err != nil {
-			return nil, fmt.Errorf("building the GPU Newton kernels: %w", r.Err)
-		}
-	}
-	if len(res) != 2 {
-		return nil, fmt.Errorf("building the GPU Newton kernels: %d fatbins, want 2", len(res))
-	}
-	g.logf("kernels: %dd %s Newton kernels ready in %.1f s (cache %s)", prec, dataName(complex), time.Since(t0).Seconds(), g.dir)
-	return gpu.LoadNewtonKernels(g.dev, res[0].Fatbin, res[1].Fatbin, prec, complex)
+	g.logf("kernels: %dd %s Newton kernels ready in %.1f s (cache %s)", prec, dataName(complex), time.Since(t0).Seconds(), g.build.Dir)
+	return ks[0], nil
 }
 
 // options returns opt with the GPU's executors and back end.

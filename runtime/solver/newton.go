@@ -63,27 +63,13 @@ func setFloat(z *big.Rat, x float64) {
 // package's system file (PHCpack's solution list, as `mdgen system` writes
 // it for a Newton homotopy), or none. With a series parameter every one
 // must be at t = 0 (the series are expanded there), as `mdgen solve`
-// requires.
+// requires (stager.ParseStarts).
 func (s *Spec) Starts() ([]Start, error) {
 	if s.Benchmark != "" {
 		return nil, nil
 	}
-	sys, sols, err := stager.ParseSystemAndSolutions(s.Name, []byte(s.Text), stager.ParseOptions{Param: s.Param})
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the start solutions: %w", s.Name, err)
-	}
-	out := make([]Start, len(sols))
-	for k := range sols {
-		if len(sols[k].Values) != len(sys.Vars) {
-			return nil, fmt.Errorf("%s: start solution %d has %d coordinates, the system %d unknowns", s.Name, k+1, len(sols[k].Values), len(sys.Vars))
-		}
-		if sys.Param != "" && !sols[k].T.IsZero() {
-			return nil, fmt.Errorf("%s: start solution %d is at %s = %s, not at %s = 0 (the series are expanded at %s = 0)",
-				s.Name, k+1, sys.Param, sols[k].T.Re.RatString(), sys.Param, sys.Param)
-		}
-		out[k] = sols[k].Values
-	}
-	return out, nil
+	_, starts, err := stager.ParseStarts(s.Name, []byte(s.Text), stager.ParseOptions{Param: s.Param})
+	return starts, err
 }
 
 // SolveOption configures one Solve or SolveAll call.

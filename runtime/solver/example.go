@@ -1,0 +1,54 @@
+package solver
+
+import (
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// ExampleRunner runs what the Examples of an emitted package run, for the
+// emitter: gen.Emit writes each Example's // Output: from it (gen.
+// ExampleRunner; package gen prints code and runs nothing, so it does not
+// depend on the run time). mdgen emit passes it. It runs on the CPU, whose
+// bits are those of every back end.
+type ExampleRunner struct{}
+
+// EvalChecksum evaluates plan once in prec doubles (complex data when
+// complex) at the random inputs of seed 1 and returns the checksum of
+// every output: what the evaluation Example prints after "checksum".
+func (ExampleRunner) EvalChecksum(plan *stager.Plan, prec int, complex bool) (string, error) {
+	e, err := cpu.New(plan, prec, complex, 0)
+	if err != nil {
+		return "", err
+	}
+	defer e.Close()
+	l := backend.Layout{N: prec, Degree: plan.Degree, Complex: complex}
+	for v, x := range backend.RandomInputs(plan.NumVars, l, 1) {
+		e.SetInput(v, x)
+	}
+	if err := e.Run(); err != nil {
+		return "", err
+	}
+	return backend.Checksum(e, plan.NumPolys, plan.NumVars), nil
+}
+
+// SolveExample solves as the Newton Example does: a Solver on the CPU of
+// the system file text (name names it; param is stager.ParseOptions.Param)
+// at plan's degree, prec doubles, complex data when complex, solves from
+// start. It returns the Newton steps, the residual and the condition
+// number of the result, and its text, Result.Text, of coefficient k of
+// variable v.
+func (ExampleRunner) SolveExample(name string, text []byte, param string, plan *stager.Plan, prec int, complex bool,
+	start []stager.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error) {
+	spec := &Spec{Name: name, Prec: prec, Degree: plan.Degree, Complex: complex, Text: string(text), Param: param, PlanHash: plan.Hash()}
+	sv, err := New(spec, WithCPU())
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	defer sv.Close()
+	res, err := sv.Solve(start)
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	return res.Steps, res.Residual, res.Cond, res.Text, nil
+}
