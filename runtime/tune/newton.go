@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/stats"
 )
 
 // The size classes of the Newton entries, by the unknowns n of the system:
@@ -291,15 +292,5 @@ func (f *NewtonFound) confirm(measure NewtonMeasure) {
 		}
 		ms, bs = append(ms, m), append(bs, b)
 	}
-	f.ModelMs, f.BestMs = medianOf(ms), medianOf(bs)
-}
-
-// medianOf returns the median of xs (sorted in place).
-func medianOf(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	f.ModelMs, f.BestMs = stats.Median(ms), stats.Median(bs)
 }
