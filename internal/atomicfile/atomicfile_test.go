@@ -29,7 +29,7 @@ func TestWrite(t *testing.T) {
 	if got := snapshot(t, dir); !maps.Equal(got, map[string]string{".": "/", "a.csv": "old"}) {
 		t.Fatalf("after a failed write: %v", got)
 	}
-	if err := Produce(path, func(tmp string) error {
+	if err := Produce(path, 0o644, func(tmp string) error {
 		os.WriteFile(tmp, []byte("half"), 0o644)
 		return errors.New("injected failure")
 	}); err == nil {
@@ -38,7 +38,7 @@ func TestWrite(t *testing.T) {
 	if got := snapshot(t, dir); !maps.Equal(got, map[string]string{".": "/", "a.csv": "old"}) {
 		t.Fatalf("after a failed produce: %v", got)
 	}
-	if err := Produce(path, func(tmp string) error { return os.WriteFile(tmp, []byte("made"), 0o644) }); err != nil {
+	if err := Produce(path, 0o644, func(tmp string) error { return os.WriteFile(tmp, []byte("made"), 0o644) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteFile(filepath.Join(dir, "b.csv"), []byte("new"), 0o600); err != nil {
