@@ -133,13 +133,7 @@ func sortNewton(es []NewtonEntry) {
 // PutNewton adds the Newton entry e of device d, replacing the entry of
 // the same key (maxShared and tuned as for Put).
 func (p *Profile) PutNewton(d Device, maxShared int, tuned string, e NewtonEntry) {
-	g := p.For(d)
-	if g == nil {
-		p.GPUs = append(p.GPUs, GPU{Device: d})
-		g = &p.GPUs[len(p.GPUs)-1]
-	}
-	g.MaxShared, g.Tuned = maxShared, tuned
-	putKeyed(&g.Newton, e)
+	putKeyed(&p.tunedGPU(d, maxShared, tuned).Newton, e)
 }
 
 // LookupNewton returns the Newton entry of key k, if any.

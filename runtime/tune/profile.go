@@ -482,13 +482,19 @@ func (p *Profile) For(d Device) *GPU {
 // Put adds the entry e of device d (whose blocks may get maxShared bytes
 // of dynamic shared memory), replacing the entry of the same key.
 func (p *Profile) Put(d Device, maxShared int, tuned string, e Entry) {
+	putKeyed(&p.tunedGPU(d, maxShared, tuned).Entries, e)
+}
+
+// tunedGPU returns the GPU of device d, added when missing, with its
+// maxShared and tuned set: what Put and PutNewton add entries to.
+func (p *Profile) tunedGPU(d Device, maxShared int, tuned string) *GPU {
 	g := p.For(d)
 	if g == nil {
 		p.GPUs = append(p.GPUs, GPU{Device: d})
 		g = &p.GPUs[len(p.GPUs)-1]
 	}
 	g.MaxShared, g.Tuned = maxShared, tuned
-	putKeyed(&g.Entries, e)
+	return g
 }
 
 // keyed is an entry of a profile: Entry or NewtonEntry.
