@@ -2,14 +2,12 @@ package gen
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -312,88 +310,6 @@ func TestEmittedPackageBuilds(t *testing.T) {
 	out, err := exec.Command(goTool, "build", pkg).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "GPULayoutVersion") {
 		t.Fatalf("a package for another layout version built (err %v):\n%s", err, out)
-	}
-}
-
-// snapshot returns every file under dir (path -> content), folders as "/".
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			m[rel] = "/"
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		m[rel] = string(b)
-		return nil
-	})
-	return m
-}
-
-// WritePackage is all or nothing: a failure at any step, in a folder that
-// holds user files and an earlier package, leaves the folder as it was.
-func TestWritePackageAllOrNothing(t *testing.T) {
-	dir := t.TempDir()
-	old := map[string][]byte{"a.go": []byte("old a"), "b.cu": []byte("old b"), "fatbin/x.fatbin": []byte("old fatbin")}
-	if err := WritePackage(dir, old, nil); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("user file"), 0o644)
-	before := snapshot(t, dir)
-	files := map[string][]byte{"a.go": []byte("new a"), "b.cu": []byte("new b"), "c_test.go": []byte("new c"),
-		"sub/deep/d.txt": []byte("new d")}
-	remove := []string{"fatbin/x.fatbin", "gone.txt"}
-	var steps []string
-	writeFault = func(op, rel string) error { steps = append(steps, op+" "+rel); return nil }
-	if err := WritePackage(t.TempDir(), files, remove); err != nil {
-		t.Fatal(err)
-	}
-	all := steps
-	if len(all) != 2*len(files)+len(remove) {
-		t.Fatalf("steps %v", all)
-	}
-	for _, failAt := range all {
-		writeFault = func(op, rel string) error {
-			if op+" "+rel == failAt {
-				return errors.New("injected failure")
-			}
-			return nil
-		}
-		err := WritePackage(dir, files, remove)
-		if err == nil || !strings.Contains(err.Error(), "injected failure") {
-			t.Fatalf("failing at %q: err = %v", failAt, err)
-		}
-		if after := snapshot(t, dir); !maps.Equal(after, before) {
-			t.Fatalf("failing at %q changed the folder:\nbefore %v\nafter  %v", failAt, before, after)
-		}
-	}
-	writeFault = nil
-	// A folder where a file should go fails the write, after other files
-	// were replaced: they are put back.
-	os.MkdirAll(filepath.Join(dir, "c_test.go", "x"), 0o755)
-	before = snapshot(t, dir)
-	if err := WritePackage(dir, files, remove); err == nil || !strings.Contains(err.Error(), "folder") {
-		t.Fatalf("a folder in the way: err = %v", err)
-	}
-	if after := snapshot(t, dir); !maps.Equal(after, before) {
-		t.Fatalf("a failed write changed the folder:\nbefore %v\nafter  %v", before, after)
-	}
-	os.RemoveAll(filepath.Join(dir, "c_test.go"))
-	if err := WritePackage(dir, files, remove); err != nil {
-		t.Fatal(err)
-	}
-	got := snapshot(t, dir)
-	want := map[string]string{".": "/", "main.go": "user file", "fatbin": "/", "sub": "/", "sub/deep": "/"}
-	for p, b := range files {
-		want[filepath.FromSlash(p)] = string(b)
-	}
-	if !maps.Equal(got, want) {
-		t.Fatalf("after the write:\n got %v\nwant %v", got, want)
 	}
 }
 

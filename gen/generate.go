@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/mdops/alg"
 )
 
@@ -138,40 +139,9 @@ func ExtraPrecisions(root string) ([]int, error) {
 	return ns, nil
 }
 
-// WriteFiles writes files under root. Each file is written to a temporary
-// name and renamed, so an interrupted run leaves no half-written file.
+// WriteFiles writes files (slash-separated paths) under root, all or
+// nothing (atomicfile.WriteAll), so that an interrupted run leaves no
+// half-written file.
 func WriteFiles(root string, files map[string][]byte) error {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		dst := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(dst), ".mdgen-*")
-		if err != nil {
-			return err
-		}
-		if _, err := tmp.Write(files[p]); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := tmp.Close(); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Rename(tmp.Name(), dst); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-	}
-	return nil
+	return atomicfile.WriteAll(root, files, nil)
 }

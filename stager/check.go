@@ -174,18 +174,27 @@ func checkLayers(p *Plan) error {
 	written := make([]bool, ns) // work slot holds a result
 	wstamp := make([]int32, ns) // 1 + index of the last layer that wrote the slot
 	stamp := int32(0)
+	// writable checks the slot out that job j of layer l (a convolution
+	// or an addition layer: what) writes: a work slot, that no other job
+	// of the layer writes.
+	writable := func(what string, l, j int, job any, out Slot) error {
+		if p.Kinds[out] != SlotWork {
+			return fmt.Errorf("%s layer %d, job %d %v: writes slot %d of kind %d, not a work slot",
+				what, l, j, job, out, p.Kinds[out])
+		}
+		if wstamp[out] == stamp {
+			return fmt.Errorf("%s layer %d: two jobs write slot %d (race)", what, l, out)
+		}
+		return nil
+	}
 	for l, layer := range p.ConvLayers {
 		stamp++
 		for j, job := range layer {
 			if !inRange(job.Out) || !inRange(job.A) || !inRange(job.B) {
 				return fmt.Errorf("convolution layer %d, job %d %v: slot out of range [0, %d)", l, j, job, ns)
 			}
-			if p.Kinds[job.Out] != SlotWork {
-				return fmt.Errorf("convolution layer %d, job %d %v: writes slot %d of kind %d, not a work slot",
-					l, j, job, job.Out, p.Kinds[job.Out])
-			}
-			if wstamp[job.Out] == stamp {
-				return fmt.Errorf("convolution layer %d: two jobs write slot %d (race)", l, job.Out)
+			if err := writable("convolution", l, j, job, job.Out); err != nil {
+				return err
 			}
 			wstamp[job.Out] = stamp
 		}
@@ -214,12 +223,8 @@ func checkLayers(p *Plan) error {
 			if !inRange(job.Dst) || !inRange(job.Src) {
 				return fmt.Errorf("addition layer %d, job %d %v: slot out of range [0, %d)", l, j, job, ns)
 			}
-			if p.Kinds[job.Dst] != SlotWork {
-				return fmt.Errorf("addition layer %d, job %d %v: writes slot %d of kind %d, not a work slot",
-					l, j, job, job.Dst, p.Kinds[job.Dst])
-			}
-			if wstamp[job.Dst] == stamp {
-				return fmt.Errorf("addition layer %d: two jobs write slot %d (race)", l, job.Dst)
+			if err := writable("addition", l, j, job, job.Dst); err != nil {
+				return err
 			}
 			if !written[job.Dst] {
 				return fmt.Errorf("addition layer %d, job %d %v: adds into slot %d before any job wrote it",

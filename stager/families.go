@@ -572,12 +572,12 @@ func (p *famPoly) add(c Series, vs ...int) {
 func (p *famPoly) done() Polynomial {
 	var q Polynomial
 	for _, m := range p.terms {
-		m.Coef = famTrim(m.Coef)
+		m.Coef = trimSeries(m.Coef)
 		if len(m.Coef) > 0 {
 			q.Terms = append(q.Terms, m)
 		}
 	}
-	q.Const = famTrim(p.cnst)
+	q.Const = trimSeries(p.cnst)
 	return q
 }
 
@@ -601,17 +601,6 @@ func famSeriesAdd(a, b Series) Series {
 		}
 	}
 	return out
-}
-
-func famTrim(s Series) Series {
-	n := len(s)
-	for n > 0 && s[n-1].IsZero() {
-		n--
-	}
-	if n == 0 {
-		return nil
-	}
-	return s[:n]
 }
 
 // famConst returns the series of the real rational r (one coefficient).
@@ -661,7 +650,7 @@ func Katsura(n int) *System {
 		count := map[pair]int64{}
 		var order []pair
 		for l := -n; l <= n; l++ {
-			a, b := famAbs(l), famAbs(m-l)
+			a, b := abs(l), abs(m-l)
 			if b > n {
 				continue
 			}
@@ -693,7 +682,8 @@ func Katsura(n int) *System {
 	return s
 }
 
-func famAbs(x int) int {
+// abs returns |x|.
+func abs[T int | int64](x T) T {
 	if x < 0 {
 		return -x
 	}
@@ -741,7 +731,7 @@ func chandraPoly(n, i int, c *big.Rat) Polynomial {
 	// c = cn/cd in int64 when the products below cannot overflow: one
 	// reduction per coefficient instead of a Rat product's.
 	small := c != nil && c.Num().IsInt64() && c.Denom().IsInt64() &&
-		abs64(c.Num().Int64()) < 1<<31 && c.Denom().Int64() < 1<<31 && n < 1<<30
+		abs(c.Num().Int64()) < 1<<31 && c.Denom().Int64() < 1<<31 && n < 1<<30
 	var q big.Rat
 	for j := 1; j <= n; j++ {
 		coef := coefs[(j-1)*clen : j*clen : j*clen]
@@ -754,7 +744,7 @@ func chandraPoly(n, i int, c *big.Rat) Polynomial {
 			q.SetFrac64(int64(-i), int64(i+j))
 			coef[0].Re.Mul(&q, c)
 		}
-		if famTrim(coef) == nil {
+		if trimSeries(coef) == nil {
 			continue
 		}
 		var m Monomial
@@ -769,13 +759,6 @@ func chandraPoly(n, i int, c *big.Rat) Polynomial {
 		p.Terms = append(p.Terms, m)
 	}
 	return p
-}
-
-func abs64(x int64) int64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // Noon returns noon n in x1..xn: x_i sum_{j != i} x_j^2 - c x_i + 1 = 0.
@@ -1029,7 +1012,7 @@ func NewtonHomotopy(f *System, z []Rational) (*System, error) {
 		c[0].Re.Sub(&c[0].Re, &fz[i].Re)
 		c[0].Im.Sub(&c[0].Im, &fz[i].Im)
 		famSet(&c[1], &fz[i])
-		q.Const = famTrim(c)
+		q.Const = trimSeries(c)
 	}
 	return h, nil
 }

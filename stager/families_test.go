@@ -562,7 +562,7 @@ func chandrasekharRef(n int, c *big.Rat) *System {
 				coef = make(Series, 1)
 				coef[0].Re.Mul(&q, c)
 			}
-			if famTrim(coef) == nil {
+			if trimSeries(coef) == nil {
 				continue
 			}
 			var m Monomial

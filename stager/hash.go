@@ -32,54 +32,27 @@ func (p *Plan) Hash() uint64 {
 	put(int64(p.Degree))
 	put(int64(p.NumVars))
 	put(int64(p.NumPolys))
-	put(int64(len(p.Kinds)))
-	for _, k := range p.Kinds {
-		put(int64(k))
-	}
-	put(int64(len(p.Inputs)))
-	for _, s := range p.Inputs {
-		put(int64(s))
-	}
-	put(int64(len(p.ConvLayers)))
-	for _, l := range p.ConvLayers {
-		put(int64(len(l)))
-		for _, j := range l {
-			put(int64(j.Out))
-			put(int64(j.A))
-			put(int64(j.B))
-		}
-	}
-	put(int64(len(p.AddLayers)))
-	for _, l := range p.AddLayers {
-		put(int64(len(l)))
-		for _, j := range l {
-			put(int64(j.Dst))
-			put(int64(j.Src))
-		}
-	}
-	put(int64(len(p.Value)))
-	for _, s := range p.Value {
-		put(int64(s))
-	}
-	put(int64(len(p.Deriv)))
-	for _, row := range p.Deriv {
-		put(int64(len(row)))
-		for _, s := range row {
-			put(int64(s))
-		}
-	}
+	putInts(put, p.Kinds)
+	putInts(put, p.Inputs)
+	putRows(put, p.ConvLayers, func(j ConvJob) {
+		put(int64(j.Out))
+		put(int64(j.A))
+		put(int64(j.B))
+	})
+	putRows(put, p.AddLayers, func(j AddJob) {
+		put(int64(j.Dst))
+		put(int64(j.Src))
+	})
+	putInts(put, p.Value)
+	putRows(put, p.Deriv, func(s Slot) { put(int64(s)) })
 	if p.Deriv == nil {
 		// A sparse plan (Deriv too large to be dense): its Partials. Plans
 		// with a dense Deriv hash as before, so emitted packages keep
 		// matching.
-		put(int64(len(p.Partials)))
-		for _, row := range p.Partials {
-			put(int64(len(row)))
-			for _, e := range row {
-				put(int64(e.Var))
-				put(int64(e.Slot))
-			}
-		}
+		putRows(put, p.Partials, func(e Partial) {
+			put(int64(e.Var))
+			put(int64(e.Slot))
+		})
 	}
 	slots := make([]Slot, 0, len(p.Values))
 	for s := range p.Values {
@@ -97,4 +70,24 @@ func (p *Plan) Hash() uint64 {
 		}
 	}
 	return h.Sum64()
+}
+
+// putInts encodes a list of slots or kinds for Hash: its length, then each.
+func putInts[T Slot | SlotKind](put func(int64), xs []T) {
+	put(int64(len(xs)))
+	for _, x := range xs {
+		put(int64(x))
+	}
+}
+
+// putRows encodes a table for Hash: its number of rows, then each row's
+// length and its entries, each through putEntry.
+func putRows[T any](put func(int64), rows [][]T, putEntry func(T)) {
+	put(int64(len(rows)))
+	for _, row := range rows {
+		put(int64(len(row)))
+		for _, x := range row {
+			putEntry(x)
+		}
+	}
 }

@@ -1089,7 +1089,7 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 				c.Re.Set(&t.c.Re)
 				c.Im.Set(&t.c.Im)
 			}
-			s = parseTrimSeries(s)
+			s = trimSeries(s)
 			if len(s) == 0 {
 				continue
 			}
@@ -1136,18 +1136,6 @@ func (p *sysParser) monoText(exps []xexp) string {
 		}
 	}
 	return b.String()
-}
-
-// parseTrimSeries drops trailing zero coefficients.
-func parseTrimSeries(s Series) Series {
-	n := len(s)
-	for n > 0 && s[n-1].IsZero() {
-		n--
-	}
-	if n == 0 {
-		return nil
-	}
-	return s[:n]
 }
 
 func parseListNames(names []string) string {

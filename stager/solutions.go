@@ -493,11 +493,11 @@ func (p *solParser) number(f solField) (*big.Rat, error) {
 	mant.SetString(string(digits), 10)
 	r := new(big.Rat).SetInt(&mant)
 	if mant.Sign() != 0 && exp != 0 {
-		if !p.charge(int64(len(digits) + famAbs(exp))) {
+		if !p.charge(int64(len(digits) + abs(exp))) {
 			return nil, p.errAt(f.off, "numbers too large in all (digit and exponent budget %d spent)", p.budget)
 		}
 		var pw big.Int
-		pw.Exp(big.NewInt(10), big.NewInt(int64(famAbs(exp))), nil)
+		pw.Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)
 		if exp > 0 {
 			r.SetInt(pw.Mul(&pw, &mant))
 		} else {
@@ -1113,7 +1113,7 @@ func solRound(a *big.Rat, digits int) (string, int) {
 	for {
 		scaled.Set(a)
 		sh := digits - 1 - e
-		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(famAbs(sh))), nil)
+		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(sh))), nil)
 		if sh >= 0 {
 			scaled.Mul(&scaled, new(big.Rat).SetInt(p))
 		} else {

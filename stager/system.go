@@ -20,6 +20,19 @@ func (r *Rational) IsReal() bool { return r.Im.Sign() == 0 }
 // Trailing zero coefficients are trimmed; the zero series has length 0.
 type Series []Rational
 
+// trimSeries drops trailing zero coefficients, as Series keeps them: nil
+// for the zero series.
+func trimSeries(s Series) Series {
+	n := len(s)
+	for n > 0 && s[n-1].IsZero() {
+		n--
+	}
+	if n == 0 {
+		return nil
+	}
+	return s[:n]
+}
+
 // Monomial is one term Coef(t) · x[Vars[0]]^Pows[0] ··· x[Vars[m-1]]^Pows[m-1]
 // of a polynomial. Vars are strictly increasing variable indices into
 // System.Vars and every Pows[k] >= 1; a monomial with no variables is a

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mdgen/mdgen/internal/atomicfile"
 )
 
 // Source is one CUDA translation unit to compile into a fatbin.
@@ -222,23 +224,26 @@ func (c *Compiler) buildOne(nvcc string, args []string, version string, src Sour
 		r.Err = fmt.Errorf("nvcc: compiling %s: %w", src.Name, err)
 		return r
 	}
-	tmp := r.Path + ".tmp"
-	full := append(slices.Clone(args), "-I", dir, "-o", tmp, cu)
-	t0 := time.Now()
-	var out bytes.Buffer
-	cmd := exec.Command(nvcc, full...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	r.Seconds = time.Since(t0).Seconds()
-	r.Report = fmt.Sprintf("%s %s\n%s", nvcc, strings.Join(full, " "), out.String())
-	_ = os.WriteFile(base+".log", []byte(r.Report), 0o644)
+	err := atomicfile.Produce(r.Path, 0o644, func(tmp string) error {
+		full := append(slices.Clone(args), "-I", dir, "-o", tmp, cu)
+		t0 := time.Now()
+		var out bytes.Buffer
+		cmd := exec.Command(nvcc, full...)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		r.Seconds = time.Since(t0).Seconds()
+		r.Report = fmt.Sprintf("%s %s\n%s", nvcc, strings.Join(full, " "), out.String())
+		_ = os.WriteFile(base+".log", []byte(r.Report), 0o644)
+		if err != nil {
+			r.Err = fmt.Errorf("nvcc failed on %s (%v); its output is in %s.log:\n%s", cu, err, base, tail(out.String(), 4000))
+			return r.Err
+		}
+		return nil
+	})
 	if err != nil {
-		os.Remove(tmp)
-		r.Err = fmt.Errorf("nvcc failed on %s (%v); its output is in %s.log:\n%s", cu, err, base, tail(out.String(), 4000))
-		return r
-	}
-	if err := os.Rename(tmp, r.Path); err != nil {
-		r.Err = fmt.Errorf("nvcc: compiling %s: %w", src.Name, err)
+		if r.Err == nil {
+			r.Err = fmt.Errorf("nvcc: compiling %s: %w", src.Name, err)
+		}
 		return r
 	}
 	if r.Fatbin, err = os.ReadFile(r.Path); err != nil {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
+
+	"github.com/mdgen/mdgen/internal/atomicfile"
 )
 
 // RunFatbin runs nvcc (a path, see Find) with args in the folder dir and
@@ -24,43 +24,36 @@ func RunFatbin(nvcc, dir string, args []string, interval time.Duration, progress
 		return nil, errors.New("nvcc: no -o in the arguments")
 	}
 	out := args[at+1]
-	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".tmp"+strconv.Itoa(os.Getpid()))
-	targs := slices.Clone(args)
-	targs[at+1] = filepath.ToSlash(tmp)
-	cmd := exec.Command(nvcc, targs...)
-	cmd.Dir = dir
 	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	tmpPath := filepath.Join(dir, tmp)
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting nvcc: %w", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var tick <-chan time.Time
-	if progress != nil && interval > 0 {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		tick = t.C
-	}
-	var err error
-wait:
-	for {
-		select {
-		case err = <-done:
-			break wait
-		case <-tick:
-			progress(time.Since(start))
+	err := atomicfile.Produce(filepath.Join(dir, filepath.FromSlash(out)), 0o644, func(tmp string) error {
+		targs := slices.Clone(args)
+		targs[at+1] = filepath.ToSlash(filepath.Join(filepath.Dir(out), filepath.Base(tmp)))
+		cmd := exec.Command(nvcc, targs...)
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = &output, &output
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("starting nvcc: %w", err)
 		}
-	}
-	if err != nil {
-		os.Remove(tmpPath)
-		return output.Bytes(), fmt.Errorf("nvcc failed (%v) after %.1f s", err, time.Since(start).Seconds())
-	}
-	if err := os.Rename(tmpPath, filepath.Join(dir, filepath.FromSlash(out))); err != nil {
-		os.Remove(tmpPath)
-		return output.Bytes(), err
-	}
-	return output.Bytes(), nil
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var tick <-chan time.Time
+		if progress != nil && interval > 0 {
+			t := time.NewTicker(interval)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case err := <-done:
+				if err != nil {
+					return fmt.Errorf("nvcc failed (%v) after %.1f s", err, time.Since(start).Seconds())
+				}
+				return nil
+			case <-tick:
+				progress(time.Since(start))
+			}
+		}
+	})
+	return output.Bytes(), err
 }

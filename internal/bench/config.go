@@ -95,15 +95,22 @@ func (c *Config) Validate() error {
 	if c.Seed == 0 {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
-	if c.OutDir != "" {
-		if c.CSV == "" {
-			c.CSV = filepath.Join(c.OutDir, "bench.csv")
-		}
-		if c.Plot == "" {
-			c.Plot = filepath.Join(c.OutDir, "bench.svg")
-		}
-	}
+	defaultOutFiles(c.OutDir, "bench", &c.CSV, &c.Plot)
 	return nil
+}
+
+// defaultOutFiles names the CSV and plot files in outDir (name.csv,
+// name.svg) that the flags left unnamed; without outDir, none.
+func defaultOutFiles(outDir, name string, csv, plot *string) {
+	if outDir == "" {
+		return
+	}
+	if *csv == "" {
+		*csv = filepath.Join(outDir, name+".csv")
+	}
+	if *plot == "" {
+		*plot = filepath.Join(outDir, name+".svg")
+	}
 }
 
 // Checked reports whether Check asks for a CPU comparison of the case:

@@ -21,11 +21,7 @@ func csvFloat(x float64) string {
 
 // writeCSV writes all columns, one row per case.
 func writeCSV(w io.Writer, rs []Result) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
-		return err
-	}
-	for i := range rs {
+	return writeCSVRows(w, csvHeader, len(rs), func(i int) []string {
 		r := &rs[i]
 		rec := []string{r.Backend, r.dataName(), strconv.Itoa(r.Prec), r.System, strconv.Itoa(r.Degree), r.Skipped,
 			strconv.Itoa(r.Repeat), csvFloat(r.KernelMs), csvFloat(r.WallMs), csvFloat(r.KernelMsLo), csvFloat(r.WallMsLo),
@@ -40,7 +36,18 @@ func writeCSV(w io.Writer, rs []Result) error {
 				}
 			}
 		}
-		if err := cw.Write(rec); err != nil {
+		return rec
+	})
+}
+
+// writeCSVRows writes header and then the rows row(0) ... row(n-1).
+func writeCSVRows(w io.Writer, header []string, n int, row func(i int) []string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for i := range n {
+		if err := cw.Write(row(i)); err != nil {
 			return err
 		}
 	}

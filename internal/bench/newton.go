@@ -11,8 +11,6 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"sort"
@@ -83,14 +81,7 @@ func (c *NewtonConfig) Validate() error {
 		return fmt.Errorf("bench -newton: negative step limit %d", c.MaxSteps)
 	}
 	c.Repeat = max(c.Repeat, 1)
-	if c.OutDir != "" {
-		if c.CSV == "" {
-			c.CSV = filepath.Join(c.OutDir, "newton.csv")
-		}
-		if c.Plot == "" {
-			c.Plot = filepath.Join(c.OutDir, "newton.svg")
-		}
-	}
+	defaultOutFiles(c.OutDir, "newton", &c.CSV, &c.Plot)
 	return nil
 }
 
@@ -216,17 +207,12 @@ func RunNewton(cfg *NewtonConfig, out, stderr io.Writer) error {
 		return err
 	}
 	s := &newtonSession{cfg: cfg, log: stderr, start: time.Now()}
-	if cfg.OutDir != "" {
-		if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		f, err := os.Create(filepath.Join(cfg.OutDir, "newton.log"))
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		defer f.Close()
-		s.log = io.MultiWriter(stderr, f)
+	log, closeLog, err := openLog(stderr, cfg.OutDir, "newton.log")
+	if err != nil {
+		return err
 	}
+	defer closeLog()
+	s.log = log
 	s.notef("mdgen bench -newton: %s; problem -1 (the monomial homotopy, one column, seed %d, start x(0) = 1), %d solve(s) per case",
 		time.Now().Format(time.RFC3339), NewtonSeed, cfg.Repeat)
 	if cfg.CPU {

@@ -2,7 +2,6 @@ package bench
 
 import (
 	_ "embed"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"strconv"
@@ -44,48 +43,29 @@ type phcNewtonKey struct {
 
 // phcNewtonTable maps a case to PHCpack's run; a missing key: PHCpack was
 // not run there.
-var phcNewtonTable = mustParsePHCNewton(phcpackNewtonCSV)
-
-func mustParsePHCNewton(text string) map[phcNewtonKey]PHCNewton {
-	m, err := parsePHCNewton(text)
-	if err != nil {
-		panic("bench: phcpack_newton_h200.csv: " + err.Error())
-	}
-	return m
-}
+var phcNewtonTable = mustParse("phcpack_newton_h200.csv", phcpackNewtonCSV, parsePHCNewton)
 
 // parsePHCNewton reads the CSV (phcNewtonHeader's columns). A row with a
 // result (converged yes or no) has steps, wall, kernels and the printed
 // error; a row without one (converged empty) has no number at all and a
 // note that says why.
 func parsePHCNewton(text string) (map[phcNewtonKey]PHCNewton, error) {
-	r := csv.NewReader(strings.NewReader(text))
-	r.Comment = '#'
-	recs, err := r.ReadAll()
+	recs, err := readPHCCSV(text, phcNewtonHeader)
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) == 0 || strings.Join(recs[0], ",") != phcNewtonHeader {
-		return nil, fmt.Errorf("bad header %v, want %s", recs[:min(1, len(recs))], phcNewtonHeader)
-	}
 	m := map[phcNewtonKey]PHCNewton{}
-	for _, rec := range recs[1:] {
+	for _, rec := range recs {
 		var k phcNewtonKey
-		switch rec[0] {
-		case "real":
-		case "complex":
-			k.Complex = true
-		default:
-			return nil, fmt.Errorf("bad data %q in %v", rec[0], rec)
+		if k.Complex, err = phcComplex(rec); err != nil {
+			return nil, err
 		}
 		var errs [3]error
 		k.Prec, errs[0] = strconv.Atoi(rec[1])
 		k.N, errs[1] = strconv.Atoi(rec[2])
 		k.Degree, errs[2] = strconv.Atoi(rec[3])
-		for _, err := range errs {
-			if err != nil {
-				return nil, fmt.Errorf("%v: %w", rec, err)
-			}
+		if err := rowErr(rec, errs[:]...); err != nil {
+			return nil, err
 		}
 		p := PHCNewton{Converged: rec[5], Note: rec[11]}
 		num := func(s string) (float64, error) {
@@ -104,10 +84,8 @@ func parsePHCNewton(text string) (map[phcNewtonKey]PHCNewton, error) {
 		p.BackSub, ferrs[2] = num(rec[8])
 		p.Update, ferrs[3] = num(rec[9])
 		p.Err, ferrs[4] = num(rec[10])
-		for _, err := range ferrs {
-			if err != nil {
-				return nil, fmt.Errorf("%v: %w", rec, err)
-			}
+		if err := rowErr(rec, ferrs[:]...); err != nil {
+			return nil, err
 		}
 		switch p.Converged {
 		case "yes", "no":

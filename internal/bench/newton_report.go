@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -9,23 +8,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/mdgen/mdgen/internal/atomicfile"
 )
 
 // fmtS prints seconds with three significant digits or so ("n/a" for NaN).
+// Below 0.01 s it keeps two significant digits where fmtMs would print
+// 0.000.
 func fmtS(x float64) string {
-	switch {
-	case isNaN(x):
-		return "n/a"
-	case x >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case x >= 10:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	case x >= 1:
-		return strconv.FormatFloat(x, 'f', 2, 64)
-	case x >= 0.01:
-		return strconv.FormatFloat(x, 'f', 3, 64)
+	if x < 0.01 {
+		return strconv.FormatFloat(x, 'g', 2, 64)
 	}
-	return strconv.FormatFloat(x, 'g', 2, 64)
+	return fmtMs(x)
 }
 
 // fmtE prints an error with three significant digits.
@@ -153,21 +147,9 @@ var newtonCSVHeader = []string{"backend", "device", "data", "prec", "n", "degree
 	"phcpack_steps", "phcpack_converged", "phcpack_wall_s", "phcpack_kernel_s", "phcpack_backsub_s", "phcpack_update_s",
 	"phcpack_printed_error", "phcpack_note", "wall_speedup", "error_ratio", "check", "check_wall_s"}
 
-// csvG writes a number with 6 significant digits ("" for NaN).
-func csvG(x float64) string {
-	if isNaN(x) {
-		return ""
-	}
-	return strconv.FormatFloat(x, 'g', 6, 64)
-}
-
 // writeNewtonCSV writes all columns, one row per case.
 func writeNewtonCSV(w io.Writer, rs []NewtonResult) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(newtonCSVHeader); err != nil {
-		return err
-	}
-	for i := range rs {
+	return writeCSVRows(w, newtonCSVHeader, len(rs), func(i int) []string {
 		r := &rs[i]
 		conv, steps, refine := "", "", ""
 		if r.ran() {
@@ -179,23 +161,19 @@ func writeNewtonCSV(w io.Writer, rs []NewtonResult) error {
 			phcSteps = strconv.Itoa(r.PHC.Steps)
 		}
 		rec := []string{r.Backend, r.Device, r.dataName(), strconv.Itoa(r.Prec), strconv.Itoa(r.N), strconv.Itoa(r.Degree),
-			r.Skipped, conv, r.Failure, steps, refine, strconv.Itoa(r.Repeat), csvG(r.Wall), csvG(r.WallMin), csvG(r.Setup)}
+			r.Skipped, conv, r.Failure, steps, refine, strconv.Itoa(r.Repeat), csvFloat(r.Wall), csvFloat(r.WallMin), csvFloat(r.Setup)}
 		for _, t := range r.Stages {
-			rec = append(rec, csvG(t))
+			rec = append(rec, csvFloat(t))
 		}
 		stageSum := math.NaN()
 		if r.ran() {
 			stageSum = r.StageSum()
 		}
-		rec = append(rec, csvG(stageSum), csvG(r.AbsErr), csvG(r.Bits), r.WorstAt, csvG(r.Residual), csvG(r.Cond),
-			phcSteps, r.PHC.Converged, csvG(r.PHC.Wall), csvG(r.PHC.Kern), csvG(r.PHC.BackSub), csvG(r.PHC.Update),
-			csvG(r.PHC.Err), r.PHC.Note, csvG(r.SpeedUp()), csvG(r.ErrRatio()), r.Check, csvG(r.CheckWall))
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+		rec = append(rec, csvFloat(stageSum), csvFloat(r.AbsErr), csvFloat(r.Bits), r.WorstAt, csvFloat(r.Residual), csvFloat(r.Cond),
+			phcSteps, r.PHC.Converged, csvFloat(r.PHC.Wall), csvFloat(r.PHC.Kern), csvFloat(r.PHC.BackSub), csvFloat(r.PHC.Update),
+			csvFloat(r.PHC.Err), r.PHC.Note, csvFloat(r.SpeedUp()), csvFloat(r.ErrRatio()), r.Check, csvFloat(r.CheckWall))
+		return rec
+	})
 }
 
 // writeNewtonSVG draws two panels of horizontal bars on log10 scales, one
@@ -234,10 +212,7 @@ func writeNewtonSVG(w io.Writer, rs []NewtonResult, title string) error {
 	width := label + 2*pw + gap + 30
 	height := top + float64(max(len(rs), 1))*rowH + bottom
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n",
-		width, height, width, height)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%.0f" y="16" font-size="13" text-anchor="middle">%s</text>`+"\n", width/2, svgEsc(title))
+	svgStart(&b, width, height, 11, title, 13, 16)
 	for pi, p := range panels {
 		x0 := label + float64(pi)*(pw+gap)
 		sx := func(y float64) float64 { return x0 + (y-p.lo)/(p.hi-p.lo)*pw }
@@ -287,7 +262,8 @@ func writeNewtonSVG(w io.Writer, rs []NewtonResult, title string) error {
 	return err
 }
 
-// writeFile writes path with f ("": nothing), making its folder.
+// writeFile writes path with f ("": nothing), making its folder; a
+// failure leaves the file as it was.
 func writeFile(path string, f func(io.Writer) error) error {
 	if path == "" {
 		return nil
@@ -295,15 +271,10 @@ func writeFile(path string, f func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	file, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if err := f(file); err != nil {
-		file.Close()
+	if err := atomicfile.Write(path, 0o644, f); err != nil {
 		return fmt.Errorf("bench: writing %s: %w", path, err)
 	}
-	return file.Close()
+	return nil
 }
 
 // newtonTitle is the SVG's title.
@@ -369,13 +340,6 @@ func (s *newtonSession) report(out io.Writer) error {
 // writePartial rewrites the CSV file after every case, so that a run cut
 // short still leaves its numbers.
 func (s *newtonSession) writePartial() {
-	if s.cfg.CSV == "" {
-		return
-	}
-	tmp := s.cfg.CSV + ".tmp"
-	if writeFile(tmp, func(w io.Writer) error { return writeNewtonCSV(w, s.results) }) != nil {
-		os.Remove(tmp)
-		return
-	}
-	os.Rename(tmp, s.cfg.CSV)
+	// A failure keeps the last good file; the final report says what failed.
+	writeFile(s.cfg.CSV, func(w io.Writer) error { return writeNewtonCSV(w, s.results) })
 }

@@ -208,7 +208,7 @@ func TestNewtonSmallCPU(t *testing.T) {
 		for name, want := range map[string]string{"backend": "cpu", "data": data, "prec": "2", "n": "8", "degree": "8", "skipped": "",
 			"converged": "true", "steps": strconv.Itoa(res.Steps), "refine_steps": strconv.Itoa(res.RefineSteps), "repeat": "2",
 			"check": "identical", "phcpack_steps": "", "phcpack_wall_s": "", "phcpack_printed_error": "", "phcpack_note": "",
-			"wall_speedup": "", "error_ratio": "", "residual": csvG(res.Residual), "cond": csvG(res.Cond)} {
+			"wall_speedup": "", "error_ratio": "", "residual": csvFloat(res.Residual), "cond": csvFloat(res.Cond)} {
 			if got := row[col[name]]; got != want {
 				t.Errorf("%s: CSV %s = %q, want %q", data, name, got, want)
 			}

@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,24 +64,11 @@ func (s *session) report(out io.Writer) error {
 		return err
 	}
 	write := func(path string, f func(io.Writer) error) error {
-		if path == "" {
-			return nil
-		}
-		if dir := filepath.Dir(path); dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-		}
-		file, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		if err := f(file); err != nil {
-			file.Close()
-			return fmt.Errorf("bench: writing %s: %w", path, err)
+		if err := writeFile(path, f); err != nil || path == "" {
+			return err
 		}
 		s.logf("bench: wrote %s", path)
-		return file.Close()
+		return nil
 	}
 	if err := write(cfg.CSV, func(w io.Writer) error { return writeCSV(w, rs) }); err != nil {
 		return err
@@ -122,17 +108,6 @@ func (s *session) writePartial() {
 	rs := slices.Clone(s.results)
 	s.mu.Unlock()
 	sortResults(rs)
-	if err := os.MkdirAll(filepath.Dir(s.cfg.CSV), 0o755); err != nil {
-		return
-	}
-	tmp := s.cfg.CSV + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return
-	}
-	if writeCSV(f, rs) != nil || f.Close() != nil {
-		os.Remove(tmp)
-		return
-	}
-	os.Rename(tmp, s.cfg.CSV)
+	// A failure keeps the last good file; the final report says what failed.
+	writeFile(s.cfg.CSV, func(w io.Writer) error { return writeCSV(w, rs) })
 }

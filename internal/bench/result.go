@@ -102,17 +102,3 @@ func sortResults(rs []Result) {
 		return a.Degree - b.Degree
 	})
 }
-
-// median returns the median of xs (NaN for none), leaving xs as it is.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/stats"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
@@ -57,17 +58,12 @@ func Run(cfg *Config, out, stderr io.Writer) error {
 	if !cfg.CPU && !gpu.Enabled {
 		return errNoGPU(errors.New("this mdgen was built without CUDA support"))
 	}
-	if cfg.OutDir != "" {
-		if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		f, err := os.Create(filepath.Join(cfg.OutDir, "bench.log"))
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		defer f.Close()
-		s.log = io.MultiWriter(stderr, f)
+	log, closeLog, err := openLog(stderr, cfg.OutDir, "bench.log")
+	if err != nil {
+		return err
 	}
+	defer closeLog()
+	s.log = log
 	s.notef("mdgen bench: %s, seed %d, %d repeats after a warm-up, check: %s", time.Now().Format(time.RFC3339), cfg.Seed, cfg.Repeat, cfg.CheckRule())
 	if cfg.CPU {
 		s.notef("backend: CPU executor, %d workers on %d CPUs (%s)", cpuWorkers(cfg.Workers), goruntime.NumCPU(), goruntime.GOARCH)
@@ -274,7 +270,7 @@ func (s *session) runCase(plan *stager.Plan, name string, n, d int, complex bool
 		}
 		ks[i], ws[i] = k, w
 	}
-	r.KernelMs, r.WallMs = median(ks), median(ws)
+	r.KernelMs, r.WallMs = stats.Median(ks), stats.Median(ws)
 	r.KernelMsLo, r.WallMsLo = slices.Min(ks), slices.Min(ws)
 	if g, ok := exec.(*gpu.Executor); ok {
 		if err := g.Download(); err != nil {
@@ -287,4 +283,20 @@ func (s *session) runCase(plan *stager.Plan, name string, n, d int, complex bool
 		out = outputs(exec, plan)
 	}
 	return r, out
+}
+
+// openLog returns where a run's progress goes: stderr and, with outDir
+// (made when missing), the file name in it too; and what closes that file.
+func openLog(stderr io.Writer, outDir, name string) (io.Writer, func(), error) {
+	if outDir == "" {
+		return stderr, func() {}, nil
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("bench: %w", err)
+	}
+	f, err := os.Create(filepath.Join(outDir, name))
+	if err != nil {
+		return nil, nil, fmt.Errorf("bench: %w", err)
+	}
+	return io.MultiWriter(stderr, f), func() { f.Close() }, nil
 }

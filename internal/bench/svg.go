@@ -79,10 +79,7 @@ func writeSVG(w io.Writer, rs []Result, title string) error {
 	width := float64(panels)*(pw+ml+mr) + 130
 	height := ph + mt + mb
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n",
-		width, height, width, height)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%.0f" y="18" font-size="14" text-anchor="middle">%s</text>`+"\n", width/2, svgEsc(title))
+	svgStart(&b, width, height, 12, title, 14, 18)
 	for i, sys := range systems {
 		x0 := float64(i)*(pw+ml+mr) + ml
 		y0 := mt
@@ -153,4 +150,14 @@ func writeSVG(w io.Writer, rs []Result, title string) error {
 	b.WriteString("</g>\n</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// svgStart opens an SVG picture of width by height on a white ground, text
+// of font size font, with title centred at the top (font size titleFont,
+// baseline at y titleY).
+func svgStart(b *strings.Builder, width, height float64, font int, title string, titleFont, titleY int) {
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="%d">`+"\n",
+		width, height, width, height, font)
+	fmt.Fprintf(b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(b, `<text x="%.0f" y="%d" font-size="%d" text-anchor="middle">%s</text>`+"\n", width/2, titleY, titleFont, svgEsc(title))
 }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"github.com/mdgen/mdgen/mdops/alg"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -284,25 +285,10 @@ func AccurateBits(got []float64, want, mag *big.Float, capBits float64) float64 
 	return math.Min(alg.AccurateBitsScaled(got, want, mag), capBits)
 }
 
-// Layout describes how an executor stores one series (runtime.Layout has
-// the same fields): Degree+1 coefficients of W doubles each, W = N (real) or
-// 2N (complex: N real limbs, then N imaginary).
-type Layout struct {
-	N       int
-	Degree  int
-	Complex bool
-}
-
-// W returns the doubles per coefficient.
-func (l Layout) W() int {
-	if l.Complex {
-		return 2 * l.N
-	}
-	return l.N
-}
-
-// SlotLen returns the doubles per series.
-func (l Layout) SlotLen() int { return (l.Degree + 1) * l.W() }
+// Layout describes how an executor stores one series: Degree+1
+// coefficients of W doubles each, W = N (real) or 2N (complex: N real
+// limbs, then N imaginary).
+type Layout = backend.Layout
 
 // SeriesFromLimbs converts series in an executor's layout l (the inputs
 // given to it) to exact big values. A limb that is not finite (±Inf, NaN)

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/stats"
 )
 
 // The size classes of the Newton entries, by the unknowns n of the system:
@@ -132,13 +133,7 @@ func sortNewton(es []NewtonEntry) {
 // PutNewton adds the Newton entry e of device d, replacing the entry of
 // the same key (maxShared and tuned as for Put).
 func (p *Profile) PutNewton(d Device, maxShared int, tuned string, e NewtonEntry) {
-	g := p.For(d)
-	if g == nil {
-		p.GPUs = append(p.GPUs, GPU{Device: d})
-		g = &p.GPUs[len(p.GPUs)-1]
-	}
-	g.MaxShared, g.Tuned = maxShared, tuned
-	putKeyed(&g.Newton, e)
+	putKeyed(&p.tunedGPU(d, maxShared, tuned).Newton, e)
 }
 
 // LookupNewton returns the Newton entry of key k, if any.
@@ -291,15 +286,5 @@ func (f *NewtonFound) confirm(measure NewtonMeasure) {
 		}
 		ms, bs = append(ms, m), append(bs, b)
 	}
-	f.ModelMs, f.BestMs = medianOf(ms), medianOf(bs)
-}
-
-// medianOf returns the median of xs (sorted in place).
-func medianOf(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	f.ModelMs, f.BestMs = stats.Median(ms), stats.Median(bs)
 }

@@ -62,6 +62,7 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -423,8 +424,8 @@ func (p *Profile) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Write writes the profile to path (its folder made when missing), through
-// a temporary file renamed into place.
+// Write writes the profile to path (its folder made when missing), all or
+// nothing.
 func (p *Profile) Write(path string) error {
 	b, err := p.Marshal()
 	if err != nil {
@@ -433,11 +434,7 @@ func (p *Profile) Write(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, b, 0o644)
 }
 
 func (p *Profile) clone() *Profile {
@@ -485,13 +482,19 @@ func (p *Profile) For(d Device) *GPU {
 // Put adds the entry e of device d (whose blocks may get maxShared bytes
 // of dynamic shared memory), replacing the entry of the same key.
 func (p *Profile) Put(d Device, maxShared int, tuned string, e Entry) {
+	putKeyed(&p.tunedGPU(d, maxShared, tuned).Entries, e)
+}
+
+// tunedGPU returns the GPU of device d, added when missing, with its
+// maxShared and tuned set: what Put and PutNewton add entries to.
+func (p *Profile) tunedGPU(d Device, maxShared int, tuned string) *GPU {
 	g := p.For(d)
 	if g == nil {
 		p.GPUs = append(p.GPUs, GPU{Device: d})
 		g = &p.GPUs[len(p.GPUs)-1]
 	}
 	g.MaxShared, g.Tuned = maxShared, tuned
-	putKeyed(&g.Entries, e)
+	return g
 }
 
 // keyed is an entry of a profile: Entry or NewtonEntry.
