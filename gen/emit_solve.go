@@ -46,7 +46,7 @@ const evalExampleWork = 1e8
 // evalExampleWork).
 func evalWork(s EmitSpec, plan *stager.Plan) float64 {
 	d := float64(s.Degree + 1)
-	return float64(plan.ConvJobs()) * d * d * float64(s.Prec*s.Prec)
+	return float64(plan.ConvJobs()) * d * d * float64(s.Prec.N*s.Prec.N)
 }
 
 // newtonExampleWork bounds evalWork for the Newton Example with an output
@@ -60,12 +60,12 @@ func evalExampleOutput(s EmitSpec, plan *stager.Plan) string {
 	if evalWork(s, plan) > evalExampleWork {
 		return ""
 	}
-	e, err := cpu.New(plan, s.Prec, s.Complex, 0)
+	e, err := cpu.New(plan, s.Prec, 0)
 	if err != nil {
 		return ""
 	}
 	defer e.Close()
-	l := backend.Layout{N: s.Prec, Degree: s.Degree, Complex: s.Complex}
+	l := backend.Layout{Prec: s.Prec, Degree: s.Degree}
 	for v, x := range backend.RandomInputs(plan.NumVars, l, 1) {
 		e.SetInput(v, x)
 	}
@@ -87,7 +87,7 @@ func exampleSolve(s EmitSpec, plan *stager.Plan) (ex solveExample) {
 	if s.Benchmark != "" {
 		return solveExample{why: "a benchmark system has no start solutions"}
 	}
-	spec := &solver.Spec{Name: s.Name, Prec: s.Prec, Degree: s.Degree, Complex: s.Complex, Text: string(s.Text), Param: s.Param, PlanHash: hash}
+	spec := &solver.Spec{Name: s.Name, Prec: s.Prec, Degree: s.Degree, Text: string(s.Text), Param: s.Param, PlanHash: hash}
 	starts, err := spec.Starts()
 	if err != nil {
 		return solveExample{why: err.Error()}

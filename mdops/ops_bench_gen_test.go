@@ -3,9 +3,8 @@
 package mdops
 
 import (
-	"testing"
-
 	"github.com/mdgen/mdgen/mdops/alg"
+	"testing"
 )
 
 // benchOpsF1 benchmarks the F1 operations on a ring of the 256 cases.

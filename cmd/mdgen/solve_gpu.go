@@ -9,6 +9,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -31,7 +32,7 @@ type solveGPU struct {
 // cannot hold its buffers, the error wraps gpu.ErrMemory (with the sizes),
 // found before any kernel is built or launched; the caller refuses the
 // solve then rather than falling back to the CPU.
-func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvccPath string, log io.Writer) (*solveGPU, error) {
+func openSolveGPU(prec mdops.Prec, eqs, vars, degree int, kernelDir, nvccPath string, log io.Writer) (*solveGPU, error) {
 	if !gpu.Enabled {
 		return nil, errors.New("this mdgen was built without the GPU (build tag cuda: make gpu builds .gpu/mdgen)")
 	}
@@ -50,10 +51,10 @@ func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvcc
 	if err != nil {
 		return nil, fmt.Errorf("the GPU's free memory: %w", err)
 	}
-	if err := gpu.NewtonFits(eqs, vars, degree, prec, complex, free, dev.Info().Name); err != nil {
+	if err := gpu.NewtonFits(eqs, vars, degree, prec, free, dev.Info().Name); err != nil {
 		return nil, err
 	}
-	srcs, err := gen.NewtonCUSources(prec, complex)
+	srcs, err := gen.NewtonCUSources(prec)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +74,7 @@ func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvcc
 		}
 	}
 	fmt.Fprintf(log, "mdgen: solve on %s: kernels ready in %.1f s (cache %s)\n", dev.Info().Name, time.Since(t0).Seconds(), kernelDir)
-	if g.k, err = gpu.LoadNewtonKernels(dev, res[0].Fatbin, res[1].Fatbin, prec, complex); err != nil {
+	if g.k, err = gpu.LoadNewtonKernels(dev, res[0].Fatbin, res[1].Fatbin, prec); err != nil {
 		return nil, err
 	}
 	ok = true

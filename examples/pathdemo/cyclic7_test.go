@@ -4,16 +4,15 @@ package main
 
 import (
 	"fmt"
-	"log"
-	"math"
-	"os"
-	"testing"
-
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
+	"log"
+	"math"
+	"os"
+	"testing"
 )
 
 // run sets the same random inputs into e and runs it.
@@ -64,7 +63,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := cpu.New(plan, Precision, Complex, 0)
+	ref, err := cpu.New(plan, prec, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,9 +177,8 @@ func TestSolveMatchesNewton(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref, err := newton.New(sys, newton.Options{
-		Complex: Complex,
-		Degree:  Degree,
-		Prec:    Precision,
+		Degree: Degree,
+		Prec:   prec,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -4,15 +4,14 @@ package p3
 
 import (
 	"fmt"
-	"log"
-	"math"
-	"os"
-	"testing"
-
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
+	"log"
+	"math"
+	"os"
+	"testing"
 )
 
 // run sets the same random inputs into e and runs it.
@@ -63,7 +62,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := cpu.New(plan, Precision, Complex, 0)
+	ref, err := cpu.New(plan, prec, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

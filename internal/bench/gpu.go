@@ -8,6 +8,7 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -63,7 +64,9 @@ func kernelSource(src string, n int) (nvcc.Source, error) {
 	case "ref":
 		fs.Source = gpuabi.ReferenceKernelsCU(n)
 	default:
-		fs.Source = gen.KernelsCU([]int{n}, []bool{false, true})
+		if fs.Source, err = gen.KernelsCU([]int{n}, []bool{false, true}); err != nil {
+			return nvcc.Source{}, err
+		}
 	}
 	return fs, nil
 }
@@ -106,7 +109,7 @@ func (s *session) buildKernels() error {
 			for _, kind := range gpuabi.Kinds {
 				if a, ok := k.Attributes(kind, c); ok {
 					attrs = append(attrs, fmt.Sprintf("%s %d regs, %d B spill/stack, %d B static shared",
-						gpuabi.KernelName(kind, n, c), a.NumRegs, a.LocalBytes, a.SharedBytes))
+						gpuabi.KernelName(kind, mdops.Prec{N: n, Complex: c}), a.NumRegs, a.LocalBytes, a.SharedBytes))
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -72,7 +73,7 @@ func (g *newtonGPU) kernelsFor(prec int, complex bool) (*gpu.NewtonKernels, erro
 }
 
 func (g *newtonGPU) build(prec int, complex bool) (*gpu.NewtonKernels, error) {
-	srcs, err := gen.NewtonCUSources(prec, complex)
+	srcs, err := gen.NewtonCUSources(mdops.Prec{N: prec, Complex: complex})
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (g *newtonGPU) build(prec int, complex bool) (*gpu.NewtonKernels, error) {
 		return nil, fmt.Errorf("building the GPU Newton kernels: %d fatbins, want 2", len(res))
 	}
 	g.logf("kernels: %dd %s Newton kernels ready in %.1f s (cache %s)", prec, dataName(complex), time.Since(t0).Seconds(), g.dir)
-	return gpu.LoadNewtonKernels(g.dev, res[0].Fatbin, res[1].Fatbin, prec, complex)
+	return gpu.LoadNewtonKernels(g.dev, res[0].Fatbin, res[1].Fatbin, mdops.Prec{N: prec, Complex: complex})
 }
 
 // options returns opt with the GPU's executors and back end.
@@ -107,9 +108,4 @@ func (g *newtonGPU) Close() {
 	_ = g.dev.Close()
 }
 
-func dataName(complex bool) string {
-	if complex {
-		return "complex"
-	}
-	return "real"
-}
+func dataName(complex bool) string { return mdops.Prec{Complex: complex}.Kind() }
