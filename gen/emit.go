@@ -12,6 +12,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -26,11 +27,10 @@ type EmitSpec struct {
 	Text      []byte
 	Param     string
 
-	Name    string // base name of the files, e.g. "p1"; a valid file name
-	Package string // Go package name
-	Prec    int    // doubles per number (a generated precision: mdops has F<Prec>)
+	Name    string     // base name of the files, e.g. "p1"; a valid file name
+	Package string     // Go package name
+	Prec    mdops.Prec // a generated precision (mdops has F<Prec.N>), real or complex data
 	Degree  int
-	Complex bool
 	Archs   []string // nvcc SASS targets, e.g. "90" (nvcc.DefaultArchs when empty)
 
 	// Args is the command line after "mdgen emit" for the generated-code
@@ -105,7 +105,7 @@ func Emit(s EmitSpec, run ExampleRunner) (*Emitted, error) {
 	if err := stager.Check(plan); err != nil {
 		return nil, fmt.Errorf("emit: the staged plan fails its check: %w", err)
 	}
-	if !s.Complex {
+	if !s.Prec.Complex {
 		for _, v := range plan.Values {
 			for i := range v {
 				if !v[i].IsReal() {
@@ -120,7 +120,7 @@ func Emit(s EmitSpec, run ExampleRunner) (*Emitted, error) {
 	cmd := "nvcc " + nvcc.Quote(e.NVCC)
 	header := EmitHeader(s.Args)
 
-	cu, err := systemCU(header, s.Name, s.describe(), cmd, plan, s.Prec, s.Complex, e.Hash)
+	cu, err := systemCU(header, s.Name, s.describe(), cmd, plan, s.Prec, e.Hash)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (s *EmitSpec) systemFile() string { return s.Name + "_system.txt" }
 // system builds the system as the emitted package's System does.
 func (s *EmitSpec) system() (*stager.System, error) {
 	if s.Benchmark != "" {
-		if s.Complex {
+		if s.Prec.Complex {
 			return stager.BenchmarkSystemComplex(s.Benchmark, s.Seed)
 		}
 		return stager.BenchmarkSystem(s.Benchmark, s.Seed)
@@ -196,8 +196,8 @@ func (s *EmitSpec) check() error {
 	if s.Name == "" || strings.ContainsAny(s.Name, `/\ `) || strings.HasPrefix(s.Name, ".") || strings.HasPrefix(s.Name, "_") {
 		return fmt.Errorf("emit: %q is not a usable file name", s.Name)
 	}
-	if s.Prec < 1 || s.Prec > 16 {
-		return fmt.Errorf("emit: precision %d out of range 1..16", s.Prec)
+	if err := s.Prec.Check(); err != nil {
+		return fmt.Errorf("emit: %w", err)
 	}
 	if s.Degree < 0 {
 		return fmt.Errorf("emit: negative degree %d", s.Degree)
@@ -207,15 +207,11 @@ func (s *EmitSpec) check() error {
 
 // describe names the system for comments.
 func (s *EmitSpec) describe() string {
-	kind := "real"
-	if s.Complex {
-		kind = "complex"
-	}
 	sys := fmt.Sprintf("the system %s", s.systemFile())
 	if s.Benchmark != "" {
 		sys = fmt.Sprintf("the benchmark system %s (seed %d)", s.Benchmark, s.Seed)
 	}
-	return fmt.Sprintf("%s at degree %d in %d-double %s arithmetic", sys, s.Degree, s.Prec, kind)
+	return fmt.Sprintf("%s at degree %d in %s arithmetic", sys, s.Degree, s.Prec)
 }
 
 // SanitizeName turns a file name (without its folder) into a base name

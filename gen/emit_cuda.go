@@ -9,6 +9,8 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/stager"
 	"github.com/mdgen/mdgen/templates"
 )
@@ -28,14 +30,15 @@ type kernelData struct {
 	Complement                    bool
 }
 
-func newKernelData(n int, complex bool) kernelData {
-	k := kernelData{N: n, Complex: complex, W: n, Type: cudaType(n), RealType: cudaType(n), Suffix: "r" + strconv.Itoa(n)}
-	if complex {
-		k.W, k.Type, k.Suffix = 2*n, cudaCType(n), "c"+strconv.Itoa(n)
+func newKernelData(p mdops.Prec) kernelData {
+	n := p.N
+	k := kernelData{N: n, Complex: p.Complex, W: p.Width(), Type: cudaType(n), RealType: cudaType(n), Suffix: p.Suffix()}
+	if p.Complex {
+		k.Type = cudaCType(n)
 	}
-	k.Conv = gpuabi.KernelName(gpuabi.Conv, n, complex)
-	k.Add = gpuabi.KernelName(gpuabi.Add, n, complex)
-	k.ConvMaxThreads = gpuabi.ConvMaxThreads(n, complex)
+	k.Conv = gpuabi.KernelName(gpuabi.Conv, p)
+	k.Add = gpuabi.KernelName(gpuabi.Add, p)
+	k.ConvMaxThreads = gpuabi.ConvMaxThreads(n, p.Complex)
 	k.AddMaxThreads = gpuabi.AddMaxThreads
 	k.Complement = gpuabi.Complement(k.W)
 	return k
@@ -52,19 +55,20 @@ func kernelList(ns []int, complex []bool) ([]int, []kernelData) {
 	for _, n := range ns {
 		for _, c := range []bool{false, true} {
 			if slices.Contains(complex, c) {
-				ks = append(ks, newKernelData(n, c))
+				ks = append(ks, newKernelData(mdops.Prec{N: n, Complex: c}))
 			}
 		}
 	}
 	return ns, ks
 }
 
-func checkNs(ns []int) {
+func checkNs(ns []int) error {
 	for _, n := range ns {
-		if n < 1 || n > 16 {
-			panic(fmt.Sprintf("gen: no kernels for %d doubles (1..16)", n))
+		if err := alg.CheckN(n); err != nil {
+			return fmt.Errorf("gen: no kernels for %w", err)
 		}
 	}
+	return nil
 }
 
 func renderKernels(name string, data map[string]any) []byte {
@@ -83,18 +87,16 @@ func renderKernels(name string, data map[string]any) []byte {
 // of the GPU contract (gen/gpuabi) for the precisions ns and the kinds of data in
 // complex (false: real, true: complex; empty: real), and the layout version
 // symbol, but no job tables (the executor uploads them). It includes
-// md<N>.cuh: compile it with -I generated/cuda (see nvcc.Args). It panics on
-// a precision outside 1..16.
-func KernelsCU(ns []int, complex []bool) []byte {
-	checkNs(ns)
+// md<N>.cuh: compile it with -I generated/cuda (see nvcc.Args). A
+// precision the generator cannot make (alg.CheckN) is an error.
+func KernelsCU(ns []int, complex []bool) ([]byte, error) {
+	if err := checkNs(ns); err != nil {
+		return nil, err
+	}
 	ns, ks := kernelList(ns, complex)
 	var what []string
 	for _, k := range ks {
-		kind := "real"
-		if k.Complex {
-			kind = "complex"
-		}
-		what = append(what, fmt.Sprintf("%dd %s", k.N, kind))
+		what = append(what, fmt.Sprintf("%dd %s", k.N, mdops.Prec{N: k.N, Complex: k.Complex}.Kind()))
 	}
 	cmd := "nvcc " + nvcc.Quote(nvcc.FatbinArgs(nil, "mdgen_kernels.fatbin", "mdgen_kernels.cu", "-I", "generated/cuda"))
 	return renderKernels("kernels", map[string]any{
@@ -104,7 +106,7 @@ func KernelsCU(ns []int, complex []bool) []byte {
 		"NVCC":    cmd,
 		"Ns":      ns,
 		"Kernels": ks,
-	})
+	}), nil
 }
 
 // intTable prints a C initializer list, 20 numbers per line (a lone 0 for
@@ -138,14 +140,14 @@ func layerTable(layers [][2]int) []int32 {
 func words(n int) int { return max(n, 1) }
 
 // systemCU returns the self-contained .cu of one emitted system: the
-// headers of precision n, the evaluation kernels for its kind of data, the
+// headers of precision p, the evaluation kernels for its kind of data, the
 // tables, and the linear algebra of Newton's method (emit_newton.go).
-func systemCU(header, name, what, nvcc string, plan *stager.Plan, n int, complex bool, hash uint64) ([]byte, error) {
-	hs, err := emittedHeaders(n)
+func systemCU(header, name, what, nvcc string, plan *stager.Plan, p mdops.Prec, hash uint64) ([]byte, error) {
+	hs, err := emittedHeaders(p.N)
 	if err != nil {
 		return nil, err
 	}
-	laSrc, err := newtonLACU(n, complex, hs)
+	laSrc, err := newtonLACU(p, hs)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +160,7 @@ func systemCU(header, name, what, nvcc string, plan *stager.Plan, n int, complex
 		"Version":        gpuabi.LayoutVersion,
 		"NVCC":           nvcc,
 		"Headers":        hs,
-		"Kernels":        []kernelData{newKernelData(n, complex)},
+		"Kernels":        []kernelData{newKernelData(p)},
 		"PlanHash":       fmt.Sprintf("0x%016x", hash),
 		"Degree":         plan.Degree,
 		"Slots":          plan.NumSlots(),

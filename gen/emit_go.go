@@ -23,6 +23,7 @@ const (
 	cpuPath     = "github.com/mdgen/mdgen/runtime/cpu"
 	stagerPath  = "github.com/mdgen/mdgen/stager"
 	newtonPath  = "github.com/mdgen/mdgen/runtime/newton"
+	mdopsPath   = "github.com/mdgen/mdgen/mdops"
 )
 
 func newEmitFile(pkg, header string) *File {
@@ -34,6 +35,7 @@ func newEmitFile(pkg, header string) *File {
 	f.ImportName(gpuabiPath, "gpuabi")
 	f.ImportName(stagerPath, "stager")
 	f.ImportName(newtonPath, "newton")
+	f.ImportName(mdopsPath, "mdops")
 	return f
 }
 
@@ -116,11 +118,11 @@ The evaluation alone (the values and the Jacobian at series inputs):
 		Comment("Name is the base name of the package's files: "+s.Name+".cu, fatbin/"+s.Name+".fatbin."),
 		Id("Name").Op("=").Lit(s.Name),
 		Comment("Precision is the number of doubles per number."),
-		Id("Precision").Op("=").Lit(s.Prec),
+		Id("Precision").Op("=").Lit(s.Prec.N),
 		Comment("Degree is the truncation degree: series have Degree+1 coefficients."),
 		Id("Degree").Op("=").Lit(s.Degree),
 		Comment("Complex reports whether the data are complex."),
-		Id("Complex").Op("=").Lit(s.Complex),
+		Id("Complex").Op("=").Lit(s.Prec.Complex),
 		Comment("NumVars is the number of variables: one input series each."),
 		Id("NumVars").Op("=").Lit(plan.NumVars),
 		Comment("NumPolys is the number of polynomials."),
@@ -144,6 +146,9 @@ The evaluation alone (the values and the Jacobian at series inputs):
 	f.Var().Id("_").Op("=").Index(Lit(1)).Struct().Values().Index(
 		Qual(gpuabiPath, "LayoutVersion").Op("-").Id("GPULayoutVersion"))
 	f.Line()
+	f.Comment("prec is Precision and Complex as one value, as the run time takes them.")
+	f.Var().Id("prec").Op("=").Qual(mdopsPath, "Prec").Values(Dict{Id("N"): Id("Precision"), Id("Complex"): Id("Complex")})
+	f.Line()
 	f.Comment("fatbins holds fatbin/" + s.Name + ".fatbin when nvcc built it (and fatbin/README.txt always).")
 	f.Comment("")
 	f.Comment("//go:embed fatbin")
@@ -151,9 +156,8 @@ The evaluation alone (the values and the Jacobian at series inputs):
 
 	specFields := Dict{
 		Id("Name"):          Id("Name"),
-		Id("Prec"):          Id("Precision"),
+		Id("Prec"):          Id("prec"),
 		Id("Degree"):        Id("Degree"),
-		Id("Complex"):       Id("Complex"),
 		Id("PlanHash"):      Id("PlanHash"),
 		Id("LayoutVersion"): Id("GPULayoutVersion"),
 		Id("Fatbins"):       Id("fatbins"),
@@ -284,7 +288,7 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 	sysCall := func() *Statement {
 		if s.Benchmark != "" {
 			fn := "BenchmarkSystem"
-			if s.Complex {
+			if s.Prec.Complex {
 				fn = "BenchmarkSystemComplex"
 			}
 			return Qual(stagerPath, fn).Call(Lit(s.Benchmark), Lit(s.Seed))
@@ -333,7 +337,7 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 		fatal(),
 		List(Id("plan"), Err()).Op(":=").Qual(stagerPath, "Stage").Call(Id("sys"), Id("Degree")),
 		fatal(),
-		List(Id("ref"), Err()).Op(":=").Qual(cpuPath, "New").Call(Id("plan"), Id("Precision"), Id("Complex"), Lit(0)),
+		List(Id("ref"), Err()).Op(":=").Qual(cpuPath, "New").Call(Id("plan"), Id("prec"), Lit(0)),
 		fatal(),
 		Id("run").Call(Id("t"), Id("s").Dot("Executor").Call()),
 		Id("run").Call(Id("t"), Id("ref")),
@@ -417,7 +421,7 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 			List(Id("sys"), Err()).Op(":=").Id("System").Call(),
 			fatal(),
 			List(Id("ref"), Err()).Op(":=").Qual(newtonPath, "New").Call(Id("sys"), Qual(newtonPath, "Options").Values(Dict{
-				Id("Prec"): Id("Precision"), Id("Complex"): Id("Complex"), Id("Degree"): Id("Degree"),
+				Id("Prec"): Id("prec"), Id("Degree"): Id("Degree"),
 			})),
 			fatal(),
 			Defer().Id("ref").Dot("Close").Call(),

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
@@ -70,7 +71,7 @@ func compileHost(t *testing.T, dir, src string, extra ...string) string {
 func TestKernelsCUSyntax(t *testing.T) {
 	cxx := needCXX(t)
 	dir := t.TempDir()
-	src := KernelsCU(DefaultNs, []bool{false, true})
+	src := kernelsCU(t, DefaultNs, []bool{false, true})
 	f := filepath.Join(dir, "kernels.cu")
 	if err := os.WriteFile(f, src, 0o644); err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func schedHash(h uint64, t int, chains []int) uint64 {
 // thread runs more than L multiply-adds is gpuabi's own test.)
 func TestKernelSchedule(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), KernelsCU([]int{1}, nil), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), kernelsCU(t, []int{1}, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var ds, ts strings.Builder
@@ -241,7 +242,7 @@ func TestKernelEmulation(t *testing.T) {
 	}
 	ns := []int{1, 2, 3, 4, 5, 8, 10}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), KernelsCU(ns, []bool{false, true}), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), kernelsCU(t, ns, []bool{false, true}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var table strings.Builder
@@ -316,11 +317,11 @@ func TestKernelEmulation(t *testing.T) {
 // compares every value and derivative with got, bit for bit.
 func compareCPU(t *testing.T, plan *stager.Plan, n int, complex bool, got *emuData) {
 	t.Helper()
-	cpu, err := cpu.New(plan, n, complex, 1)
+	cpu, err := cpu.New(plan, mdops.Prec{N: n, Complex: complex}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := backend.RandomInputs(plan.NumVars, backend.Layout{N: n, Degree: plan.Degree, Complex: complex}, 7)
+	in := backend.RandomInputs(plan.NumVars, backend.Layout{Prec: mdops.Prec{N: n, Complex: complex}, Degree: plan.Degree}, 7)
 	for v := range in {
 		cpu.SetInput(v, in[v])
 	}
@@ -441,7 +442,7 @@ func (e *emuData) series(s stager.Slot) []float64 {
 // emulation binary and returns the data array.
 func emulate(t *testing.T, bin string, plan *stager.Plan, n int, complex bool, convT, addT, shared int) *emuData {
 	t.Helper()
-	l := backend.Layout{N: n, Degree: plan.Degree, Complex: complex}
+	l := backend.Layout{Prec: mdops.Prec{N: n, Complex: complex}, Degree: plan.Degree}
 	e := &emuData{n: n, w: l.W(), d1: plan.Degree + 1, complex: complex, plan: plan, layout: l}
 	e.stride = plan.NumSlots() * e.d1
 	e.data = make([]float64, e.w*e.stride)
@@ -503,4 +504,24 @@ func emulate(t *testing.T, bin string, plan *stager.Plan, n int, complex bool, c
 		t.Fatal(err)
 	}
 	return e
+}
+
+// kernelsCU is KernelsCU for precisions the generator makes.
+func kernelsCU(t *testing.T, ns []int, complex []bool) []byte {
+	t.Helper()
+	src, err := KernelsCU(ns, complex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestKernelsCUPrecision: a precision the generator cannot make is an
+// error (alg.CheckN), not a panic.
+func TestKernelsCUPrecision(t *testing.T) {
+	for _, n := range []int{0, -1, 17} {
+		if _, err := KernelsCU([]int{n}, nil); err == nil {
+			t.Errorf("KernelsCU(%d) gave no error", n)
+		}
+	}
 }

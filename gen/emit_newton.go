@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/alg"
 )
 
@@ -38,8 +39,9 @@ func emittedHeaders(n int) ([]string, error) {
 // precision n and one kind of data without their inlined headers (which
 // must be headers, in that order: emittedHeaders(n)) and without the
 // comment that opens that file, introduced by a comment of its own.
-func newtonLACU(n int, complex bool, headers []string) (string, error) {
-	src, err := LAKernelsCU([]int{n}, []bool{complex})
+func newtonLACU(p mdops.Prec, headers []string) (string, error) {
+	n := p.N
+	src, err := LAKernelsCU([]int{n}, []bool{p.Complex})
 	if err != nil {
 		return "", err
 	}
@@ -52,18 +54,14 @@ func newtonLACU(n int, complex bool, headers []string) (string, error) {
 		}
 		pos += k + len(h)
 	}
-	kind := "real"
-	if complex {
-		kind = "complex"
-	}
 	var names []string
 	for _, op := range gpuabi.LAOps {
-		names = append(names, gpuabi.LAKernelName(op, n, complex))
+		names = append(names, gpuabi.LAKernelName(op, p))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n// ---------------------------------------------------------------------------\n")
 	fmt.Fprintf(&b, "// Newton's method on Taylor series on the device: the linear algebra of\n")
-	fmt.Fprintf(&b, "// %d-double %s data (gen.LAKernelsCU; contract gen/gpuabi/la.go,\n", n, kind)
+	fmt.Fprintf(&b, "// %s data (gen.LAKernelsCU; contract gen/gpuabi/la.go,\n", p)
 	fmt.Fprintf(&b, "// bit for bit mdops/la), launched by runtime/gpu's Newton back end on the\n")
 	fmt.Fprintf(&b, "// data of the evaluation kernels above. It uses the arithmetic inlined at\n")
 	fmt.Fprintf(&b, "// the top of this file. Kernels:\n")

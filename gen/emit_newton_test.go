@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/solver"
 )
 
@@ -20,7 +21,7 @@ func TestEmitCUNewtonKernels(t *testing.T) {
 		complex bool
 	}{{2, false}, {2, true}, {4, false}, {8, true}} {
 		s := textSpec()
-		s.Prec, s.Complex = c.prec, c.complex
+		s.Prec = mdops.Prec{N: c.prec, Complex: c.complex}
 		em, err := Emit(s, solver.ExampleRunner{})
 		if err != nil {
 			t.Fatal(err)
@@ -29,14 +30,14 @@ func TestEmitCUNewtonKernels(t *testing.T) {
 		for _, n := range []int{1, 2, 4, 8} {
 			for _, cx := range []bool{false, true} {
 				for _, op := range gpuabi.LAOps {
-					name := gpuabi.LAKernelName(op, n, cx)
+					name := gpuabi.LAKernelName(op, mdops.Prec{N: n, Complex: cx})
 					want := n == c.prec && cx == c.complex
 					if got := strings.Count(cu, "\n"+name+"("); got != map[bool]int{true: 1, false: 0}[want] {
 						t.Errorf("%d doubles, complex %v: kernel %s defined %d times", c.prec, c.complex, name, got)
 					}
 				}
 				for _, k := range gpuabi.Kinds {
-					name := gpuabi.KernelName(k, n, cx)
+					name := gpuabi.KernelName(k, mdops.Prec{N: n, Complex: cx})
 					if got, want := strings.Contains(cu, name+"("), n == c.prec && cx == c.complex; got != want {
 						t.Errorf("%d doubles, complex %v: evaluation kernel %s present: %v", c.prec, c.complex, name, got)
 					}
@@ -53,7 +54,7 @@ func TestEmitCUNewtonKernels(t *testing.T) {
 			}
 		}
 		// The linear algebra follows the job tables.
-		if strings.Index(cu, gpuabi.LAKernelName(gpuabi.LAOps[0], c.prec, c.complex)) < strings.Index(cu, gpuabi.ConvJobsSymbol) {
+		if strings.Index(cu, gpuabi.LAKernelName(gpuabi.LAOps[0], mdops.Prec{N: c.prec, Complex: c.complex})) < strings.Index(cu, gpuabi.ConvJobsSymbol) {
 			t.Errorf("%d doubles, complex %v: the linear algebra comes before the job tables", c.prec, c.complex)
 		}
 	}

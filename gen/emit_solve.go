@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -44,7 +45,7 @@ const evalExampleWork = 1e8
 // evalExampleWork).
 func evalWork(s EmitSpec, plan *stager.Plan) float64 {
 	d := float64(s.Degree + 1)
-	return float64(plan.ConvJobs()) * d * d * float64(s.Prec*s.Prec)
+	return float64(plan.ConvJobs()) * d * d * float64(s.Prec.N*s.Prec.N)
 }
 
 // newtonExampleWork bounds evalWork for the Newton Example with an output
@@ -62,7 +63,7 @@ type ExampleRunner interface {
 	// EvalChecksum evaluates plan once in prec doubles (complex data when
 	// complex) at the random inputs of seed 1 and returns the checksum of
 	// every output: what the evaluation Example prints after "checksum".
-	EvalChecksum(plan *stager.Plan, prec int, complex bool) (string, error)
+	EvalChecksum(plan *stager.Plan, p mdops.Prec) (string, error)
 	// SolveExample solves as the Newton Example does: the emitted Solver
 	// of the system file text (name names it, param is
 	// stager.ParseOptions.Param) at plan's degree, staged as plan, in
@@ -70,7 +71,7 @@ type ExampleRunner interface {
 	// returns the Newton steps, the residual and the condition number of
 	// the result, and coef, the text of coefficient k of the series of
 	// variable v as the Result prints it (real and imaginary parts).
-	SolveExample(name string, text []byte, param string, plan *stager.Plan, prec int, complex bool,
+	SolveExample(name string, text []byte, param string, plan *stager.Plan, p mdops.Prec,
 		start []stager.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error)
 }
 
@@ -80,7 +81,7 @@ func evalExampleOutput(s EmitSpec, plan *stager.Plan, run ExampleRunner) string 
 	if evalWork(s, plan) > evalExampleWork {
 		return ""
 	}
-	sum, err := run.EvalChecksum(plan, s.Prec, s.Complex)
+	sum, err := run.EvalChecksum(plan, s.Prec)
 	if err != nil {
 		return ""
 	}
@@ -108,7 +109,7 @@ func exampleSolve(s EmitSpec, plan *stager.Plan, run ExampleRunner) (ex solveExa
 	if evalWork(s, plan) > newtonExampleWork {
 		return solveExample{long: true, why: "Newton at this size takes long"}
 	}
-	steps, residual, cond, coef, err := run.SolveExample(s.Name, s.Text, s.Param, plan, s.Prec, s.Complex, starts[0])
+	steps, residual, cond, coef, err := run.SolveExample(s.Name, s.Text, s.Param, plan, s.Prec, starts[0])
 	if err != nil {
 		return solveExample{why: fmt.Sprintf("Newton from the first start solution: %v", err)}
 	}

@@ -15,15 +15,16 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
 )
 
 // emittedPackages are the packages `make generate` emits into generated/.
 var emittedPackages = []EmitSpec{
-	{Benchmark: "p1", Seed: 1, Name: "p1", Package: "p1", Prec: 8, Degree: 31, Args: "p1 -prec 8 -degree 31"},
-	{Benchmark: "p2", Seed: 1, Name: "p2", Package: "p2", Prec: 8, Degree: 31, Args: "p2 -prec 8 -degree 31"},
-	{Benchmark: "p3", Seed: 1, Name: "p3", Package: "p3", Prec: 8, Degree: 31, Args: "p3 -prec 8 -degree 31"},
+	{Benchmark: "p1", Seed: 1, Name: "p1", Package: "p1", Prec: mdops.Prec{N: 8}, Degree: 31, Args: "p1 -prec 8 -degree 31"},
+	{Benchmark: "p2", Seed: 1, Name: "p2", Package: "p2", Prec: mdops.Prec{N: 8}, Degree: 31, Args: "p2 -prec 8 -degree 31"},
+	{Benchmark: "p3", Seed: 1, Name: "p3", Package: "p3", Prec: mdops.Prec{N: 8}, Degree: 31, Args: "p3 -prec 8 -degree 31"},
 }
 
 // TestEmittedPackagesFresh emits generated/p1, p2, p3 in memory and fails
@@ -66,7 +67,7 @@ const emitTestSystem = `2 3
 `
 
 func textSpec() EmitSpec {
-	return EmitSpec{Text: []byte(emitTestSystem), Name: "tiny", Package: "tiny", Prec: 2, Degree: 5, Args: "tiny.txt -prec 2 -degree 5"}
+	return EmitSpec{Text: []byte(emitTestSystem), Name: "tiny", Package: "tiny", Prec: mdops.Prec{N: 2}, Degree: 5, Args: "tiny.txt -prec 2 -degree 5"}
 }
 
 // newtonSpec is a package for a Newton homotopy whose system file lists its
@@ -79,7 +80,7 @@ func newtonSpec(t *testing.T) EmitSpec {
 	}
 	text := append(stager.Format(inst.System), '\n')
 	text = append(text, stager.FormatSolutions(inst.Start, stager.SolutionFormat{})...)
-	return EmitSpec{Text: text, Name: "kat3", Package: "kat3", Prec: 2, Degree: 6, Args: "kat3.txt -prec 2 -degree 6"}
+	return EmitSpec{Text: text, Name: "kat3", Package: "kat3", Prec: mdops.Prec{N: 2}, Degree: 6, Args: "kat3.txt -prec 2 -degree 6"}
 }
 
 // The package of a system with a start solution gets the Newton Example,
@@ -97,7 +98,7 @@ func TestEmitExamples(t *testing.T) {
 		}
 	}
 	long := newtonSpec(t)
-	long.Prec, long.Degree = 16, 300
+	long.Prec, long.Degree = mdops.Prec{N: 16}, 300
 	em, err = Emit(long, solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +182,7 @@ func TestEmitErrors(t *testing.T) {
 		{"two systems", func(s *EmitSpec) { s.Benchmark = "p1" }, "exactly one"},
 		{"bad package", func(s *EmitSpec) { s.Package = "func" }, "package name"},
 		{"bad name", func(s *EmitSpec) { s.Name = "a/b" }, "file name"},
-		{"precision", func(s *EmitSpec) { s.Prec = 17 }, "precision"},
+		{"precision", func(s *EmitSpec) { s.Prec = mdops.Prec{N: 17} }, "precision"},
 		{"degree", func(s *EmitSpec) { s.Degree = -1 }, "degree"},
 		{"complex coefficients", func(s *EmitSpec) { s.Text = []byte("2 2\n x*y - 2*i;\n x + y;\n") }, "complex"},
 		{"parse error", func(s *EmitSpec) { s.Text = []byte("1 2\n x*y +;\n") }, "tiny:2"},
@@ -220,7 +221,7 @@ func TestEmittedCUCompiles(t *testing.T) {
 	cxx := needCXX(t)
 	for _, complex := range []bool{false, true} {
 		s := textSpec()
-		s.Complex = complex
+		s.Prec.Complex = complex
 		em, err := Emit(s, solver.ExampleRunner{})
 		if err != nil {
 			t.Fatal(err)
@@ -269,7 +270,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 	}
 	// The long variant (an Example without output) compiles and vets.
 	long := newtonSpec(t)
-	long.Prec, long.Degree = 16, 300
+	long.Prec, long.Degree = mdops.Prec{N: 16}, 300
 	lem, err := Emit(long, solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +320,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 func TestEmittedDocComments(t *testing.T) {
 	specs := []EmitSpec{textSpec(), emittedPackages[0], newtonSpec(t)}
 	cs := textSpec()
-	cs.Complex, cs.Name, cs.Package = true, "ctiny", "ctiny"
+	cs.Prec.Complex, cs.Name, cs.Package = true, "ctiny", "ctiny"
 	specs = append(specs, cs)
 	for _, s := range specs {
 		em, err := Emit(s, solver.ExampleRunner{})

@@ -3,11 +3,11 @@ package gen
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/alg"
 )
 
@@ -31,10 +31,11 @@ type laCUVariant struct {
 	Kernels []laCUKernel
 }
 
-func newLACUVariant(n int, complex bool) laCUVariant {
-	v := laCUVariant{N: n, Complex: complex, W: n, Suffix: "r" + strconv.Itoa(n), Type: cudaType(n), Real: cudaType(n)}
-	if complex {
-		v.W, v.Suffix, v.Type = 2*n, "c"+strconv.Itoa(n), cudaCType(n)
+func newLACUVariant(p mdops.Prec) laCUVariant {
+	n := p.N
+	v := laCUVariant{N: n, Complex: p.Complex, W: p.Width(), Suffix: p.Suffix(), Type: cudaType(n), Real: cudaType(n)}
+	if p.Complex {
+		v.Type = cudaCType(n)
 	}
 	for _, op := range gpuabi.LAOps {
 		var names []string
@@ -43,7 +44,7 @@ func newLACUVariant(n int, complex bool) laCUVariant {
 		}
 		v.Kernels = append(v.Kernels, laCUKernel{
 			Op:   string(op),
-			Name: gpuabi.LAKernelName(op, n, complex),
+			Name: gpuabi.LAKernelName(op, p),
 			Sig:  gpuabi.LASignature(op),
 			Args: strings.Join(names, ", "),
 		})
@@ -61,8 +62,8 @@ func newLACUVariant(n int, complex bool) laCUVariant {
 // mdops/la, so the results are its results, bit for bit.
 func LAKernelsCU(ns []int, complex []bool) ([]byte, error) {
 	for _, n := range ns {
-		if n < 1 || n > alg.MaxN {
-			return nil, fmt.Errorf("gen: no linear-algebra kernels for %d doubles (1..%d)", n, alg.MaxN)
+		if err := alg.CheckN(n); err != nil {
+			return nil, fmt.Errorf("gen: no linear-algebra kernels for %w", err)
 		}
 	}
 	if len(complex) == 0 {
@@ -87,12 +88,9 @@ func LAKernelsCU(ns []int, complex []bool) ([]byte, error) {
 		headers = append(headers, stripHeader(h))
 		for _, c := range []bool{false, true} {
 			if slices.Contains(complex, c) {
-				vs = append(vs, newLACUVariant(n, c))
-				kind := "real"
-				if c {
-					kind = "complex"
-				}
-				what = append(what, fmt.Sprintf("%dd %s", n, kind))
+				p := mdops.Prec{N: n, Complex: c}
+				vs = append(vs, newLACUVariant(p))
+				what = append(what, fmt.Sprintf("%dd %s", n, p.Kind()))
 			}
 		}
 	}

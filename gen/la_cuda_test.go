@@ -244,7 +244,7 @@ func laCompile(t *testing.T, ns []int) (string, map[string]int) {
 	for _, n := range ns {
 		for _, c := range []bool{false, true} {
 			for _, op := range gpuabi.LAOps {
-				names = append(names, gpuabi.LAKernelName(op, n, c))
+				names = append(names, gpuabi.LAKernelName(op, mdops.Prec{N: n, Complex: c}))
 			}
 		}
 	}
@@ -311,9 +311,9 @@ func TestLAKernelsCUSyntax(t *testing.T) {
 			t.Fatalf("g++ with %s: %v\n%s", sh, err, lastLines(out, 30))
 		}
 	}
-	for _, v := range []gpuabi.LAVariant{{N: 2}, {N: 16, Complex: true}} {
+	for _, v := range []gpuabi.LAVariant{{Prec: mdops.Prec{N: 2}}, {Prec: mdops.Prec{N: 16, Complex: true}}} {
 		for _, op := range gpuabi.LAOps {
-			name := gpuabi.LAKernelName(op, v.N, v.Complex)
+			name := gpuabi.LAKernelName(op, v.Prec)
 			if !bytes.Contains(src, []byte(name+"("+gpuabi.LASignature(op)+")")) {
 				t.Errorf("%s(%s) is not in the source", name, gpuabi.LASignature(op))
 			}
@@ -456,22 +456,22 @@ func mkLATyped[E, R, Q any](newQR func(int, int, []E, int, int) (*Q, error), par
 }
 
 var laTypedFns = map[gpuabi.LAVariant]laTyped{
-	{N: 1}:                 mkLATyped(la.NewQRF1, func(q *la.QRF1) ([]mdops.F1, []mdops.F1) { return q.A, q.Tau }, la.Norm1F1),
-	{N: 1, Complex: true}:  mkLATyped(la.NewQRC1, func(q *la.QRC1) ([]mdops.C1, []mdops.C1) { return q.A, q.Tau }, la.Norm1C1),
-	{N: 2}:                 mkLATyped(la.NewQRF2, func(q *la.QRF2) ([]mdops.F2, []mdops.F2) { return q.A, q.Tau }, la.Norm1F2),
-	{N: 2, Complex: true}:  mkLATyped(la.NewQRC2, func(q *la.QRC2) ([]mdops.C2, []mdops.C2) { return q.A, q.Tau }, la.Norm1C2),
-	{N: 3}:                 mkLATyped(la.NewQRF3, func(q *la.QRF3) ([]mdops.F3, []mdops.F3) { return q.A, q.Tau }, la.Norm1F3),
-	{N: 3, Complex: true}:  mkLATyped(la.NewQRC3, func(q *la.QRC3) ([]mdops.C3, []mdops.C3) { return q.A, q.Tau }, la.Norm1C3),
-	{N: 4}:                 mkLATyped(la.NewQRF4, func(q *la.QRF4) ([]mdops.F4, []mdops.F4) { return q.A, q.Tau }, la.Norm1F4),
-	{N: 4, Complex: true}:  mkLATyped(la.NewQRC4, func(q *la.QRC4) ([]mdops.C4, []mdops.C4) { return q.A, q.Tau }, la.Norm1C4),
-	{N: 5}:                 mkLATyped(la.NewQRF5, func(q *la.QRF5) ([]mdops.F5, []mdops.F5) { return q.A, q.Tau }, la.Norm1F5),
-	{N: 5, Complex: true}:  mkLATyped(la.NewQRC5, func(q *la.QRC5) ([]mdops.C5, []mdops.C5) { return q.A, q.Tau }, la.Norm1C5),
-	{N: 8}:                 mkLATyped(la.NewQRF8, func(q *la.QRF8) ([]mdops.F8, []mdops.F8) { return q.A, q.Tau }, la.Norm1F8),
-	{N: 8, Complex: true}:  mkLATyped(la.NewQRC8, func(q *la.QRC8) ([]mdops.C8, []mdops.C8) { return q.A, q.Tau }, la.Norm1C8),
-	{N: 10}:                mkLATyped(la.NewQRF10, func(q *la.QRF10) ([]mdops.F10, []mdops.F10) { return q.A, q.Tau }, la.Norm1F10),
-	{N: 10, Complex: true}: mkLATyped(la.NewQRC10, func(q *la.QRC10) ([]mdops.C10, []mdops.C10) { return q.A, q.Tau }, la.Norm1C10),
-	{N: 16}:                mkLATyped(la.NewQRF16, func(q *la.QRF16) ([]mdops.F16, []mdops.F16) { return q.A, q.Tau }, la.Norm1F16),
-	{N: 16, Complex: true}: mkLATyped(la.NewQRC16, func(q *la.QRC16) ([]mdops.C16, []mdops.C16) { return q.A, q.Tau }, la.Norm1C16),
+	{Prec: mdops.Prec{N: 1}}:                 mkLATyped(la.NewQRF1, func(q *la.QRF1) ([]mdops.F1, []mdops.F1) { return q.A, q.Tau }, la.Norm1F1),
+	{Prec: mdops.Prec{N: 1, Complex: true}}:  mkLATyped(la.NewQRC1, func(q *la.QRC1) ([]mdops.C1, []mdops.C1) { return q.A, q.Tau }, la.Norm1C1),
+	{Prec: mdops.Prec{N: 2}}:                 mkLATyped(la.NewQRF2, func(q *la.QRF2) ([]mdops.F2, []mdops.F2) { return q.A, q.Tau }, la.Norm1F2),
+	{Prec: mdops.Prec{N: 2, Complex: true}}:  mkLATyped(la.NewQRC2, func(q *la.QRC2) ([]mdops.C2, []mdops.C2) { return q.A, q.Tau }, la.Norm1C2),
+	{Prec: mdops.Prec{N: 3}}:                 mkLATyped(la.NewQRF3, func(q *la.QRF3) ([]mdops.F3, []mdops.F3) { return q.A, q.Tau }, la.Norm1F3),
+	{Prec: mdops.Prec{N: 3, Complex: true}}:  mkLATyped(la.NewQRC3, func(q *la.QRC3) ([]mdops.C3, []mdops.C3) { return q.A, q.Tau }, la.Norm1C3),
+	{Prec: mdops.Prec{N: 4}}:                 mkLATyped(la.NewQRF4, func(q *la.QRF4) ([]mdops.F4, []mdops.F4) { return q.A, q.Tau }, la.Norm1F4),
+	{Prec: mdops.Prec{N: 4, Complex: true}}:  mkLATyped(la.NewQRC4, func(q *la.QRC4) ([]mdops.C4, []mdops.C4) { return q.A, q.Tau }, la.Norm1C4),
+	{Prec: mdops.Prec{N: 5}}:                 mkLATyped(la.NewQRF5, func(q *la.QRF5) ([]mdops.F5, []mdops.F5) { return q.A, q.Tau }, la.Norm1F5),
+	{Prec: mdops.Prec{N: 5, Complex: true}}:  mkLATyped(la.NewQRC5, func(q *la.QRC5) ([]mdops.C5, []mdops.C5) { return q.A, q.Tau }, la.Norm1C5),
+	{Prec: mdops.Prec{N: 8}}:                 mkLATyped(la.NewQRF8, func(q *la.QRF8) ([]mdops.F8, []mdops.F8) { return q.A, q.Tau }, la.Norm1F8),
+	{Prec: mdops.Prec{N: 8, Complex: true}}:  mkLATyped(la.NewQRC8, func(q *la.QRC8) ([]mdops.C8, []mdops.C8) { return q.A, q.Tau }, la.Norm1C8),
+	{Prec: mdops.Prec{N: 10}}:                mkLATyped(la.NewQRF10, func(q *la.QRF10) ([]mdops.F10, []mdops.F10) { return q.A, q.Tau }, la.Norm1F10),
+	{Prec: mdops.Prec{N: 10, Complex: true}}: mkLATyped(la.NewQRC10, func(q *la.QRC10) ([]mdops.C10, []mdops.C10) { return q.A, q.Tau }, la.Norm1C10),
+	{Prec: mdops.Prec{N: 16}}:                mkLATyped(la.NewQRF16, func(q *la.QRF16) ([]mdops.F16, []mdops.F16) { return q.A, q.Tau }, la.Norm1F16),
+	{Prec: mdops.Prec{N: 16, Complex: true}}: mkLATyped(la.NewQRC16, func(q *la.QRC16) ([]mdops.C16, []mdops.C16) { return q.A, q.Tau }, la.Norm1C16),
 }
 
 // laRandom returns k random elements of w doubles, each part a normalized
@@ -556,7 +556,7 @@ func laCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant,
 	}
 
 	// mdops/la.
-	wantA, wantTau, rankErr := laTypedFns[gpuabi.LAVariant{N: v.N, Complex: v.Complex}].qr(m, n, a, lda)
+	wantA, wantTau, rankErr := laTypedFns[gpuabi.LAVariant{Prec: v.Prec}].qr(m, n, a, lda)
 	f, _ := newQR(m, n, a, lda, 1)
 	wantQH := slices.Clone(bs)
 	f.ApplyQHMany(c.nrhs, wantQH, c.ldb, 1)
@@ -576,7 +576,7 @@ func laCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant,
 	for k := 0; k < nb; k++ {
 		rk := wantR[k*m*w : (k+1)*m*w]
 		mulSub(m, n, ta[:m*n*w], m, tdx[k*n*w:(k+1)*n*w], rk, 1)
-		nrm := laTypedFns[gpuabi.LAVariant{N: v.N, Complex: v.Complex}].norm1(rk)
+		nrm := laTypedFns[gpuabi.LAVariant{Prec: v.Prec}].norm1(rk)
 		if lead := residual1(m, n, ta[:m*n*w], m, tdx[k*n*w:(k+1)*n*w], wantB[k*m*w:(k+1)*m*w], 1); lead != nrm[0] {
 			t.Fatalf("Residual1 %v, Norm1 of the MulSub %v", lead, nrm[0])
 		}
@@ -637,7 +637,7 @@ func laCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant,
 			}
 			laSame(t, "packrh: rinvh", v.N, g[prinvh.Buf][(n-1-i)*v.N:(n-i)*v.N], got[prinv.Buf][i*v.N:(i+1)*v.N])
 			laSame(t, "packrh: column norms", v.N, g[pcn.Buf][i*v.N:(i+1)*v.N],
-				laTypedFns[gpuabi.LAVariant{N: v.N, Complex: v.Complex}].norm1(wantA[i*m*w:(i*m+i+1)*w]))
+				laTypedFns[gpuabi.LAVariant{Prec: v.Prec}].norm1(wantA[i*m*w:(i*m+i+1)*w]))
 			if d := g[pdiag.Buf][i]; math.Float64bits(d) != math.Float64bits(wantA[(i+i*m)*w]) {
 				t.Fatalf("packrh: diag[%d] = %v, want %v", i, d, wantA[(i+i*m)*w])
 			}
@@ -691,7 +691,7 @@ func laEdges(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant)
 	e.launch(t, v.LANorm1(pb, 1, 0, 1, pout.At(2, v.N)))
 	got := e.run(t, bin)
 	laSame(t, "mulsub, n = 0", w, got[pr.Buf], b)
-	want := append(make([]float64, 2*v.N), laTypedFns[gpuabi.LAVariant{N: v.N, Complex: v.Complex}].norm1(b[:w])...)
+	want := append(make([]float64, 2*v.N), laTypedFns[gpuabi.LAVariant{Prec: v.Prec}].norm1(b[:w])...)
 	laSame(t, "norm1 of 0 and 1 elements", v.N, got[pout.Buf], want)
 }
 
@@ -748,14 +748,14 @@ func TestLAKernelEmulation(t *testing.T) {
 		}
 		for _, complex := range []bool{false, true} {
 			t.Run(fmt.Sprintf("N%d_complex%v_edges", n, complex), func(t *testing.T) {
-				laEdges(t, bin, index, gpuabi.LAVariant{N: n, Complex: complex})
+				laEdges(t, bin, index, gpuabi.LAVariant{Prec: mdops.Prec{N: n, Complex: complex}})
 			})
 			t.Run(fmt.Sprintf("N%d_complex%v_newton", n, complex), func(t *testing.T) {
-				laNewtonKernels(t, bin, index, gpuabi.LAVariant{N: n, Complex: complex})
+				laNewtonKernels(t, bin, index, gpuabi.LAVariant{Prec: mdops.Prec{N: n, Complex: complex}})
 			})
 			if n <= 2 {
 				t.Run(fmt.Sprintf("N%d_complex%v_backsub1_rows", n, complex), func(t *testing.T) {
-					laBackSub1Rows(t, bin, index, gpuabi.LAVariant{N: n, Complex: complex})
+					laBackSub1Rows(t, bin, index, gpuabi.LAVariant{Prec: mdops.Prec{N: n, Complex: complex}})
 				})
 			}
 			for i, c := range cases {
@@ -772,7 +772,7 @@ func TestLAKernelEmulation(t *testing.T) {
 					c.w = 3
 				}
 				c.seed = uint64(100*i + 7)
-				v := gpuabi.LAVariant{N: n, Complex: complex, Groups: c.groups}
+				v := gpuabi.LAVariant{Prec: mdops.Prec{N: n, Complex: complex}, Groups: c.groups}
 				name := fmt.Sprintf("N%d_complex%v_%dx%d", n, complex, c.m, c.n)
 				if c.scale != 0 || c.shape != "" || c.groups != 0 {
 					name += fmt.Sprintf("_s%d%s_g%d", c.scale, c.shape, c.groups)

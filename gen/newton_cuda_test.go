@@ -3,6 +3,8 @@ package gen
 import (
 	"bytes"
 	"testing"
+
+	"github.com/mdgen/mdgen/mdops"
 )
 
 // The evaluation kernels have one source: the Newton driver's first source
@@ -16,7 +18,7 @@ func TestCUSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nt, err := NewtonCUSources(4, true)
+	nt, err := NewtonCUSources(mdops.Prec{N: 4, Complex: true})
 	if err != nil {
 		t.Fatal(err)
 	}

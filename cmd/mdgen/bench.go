@@ -142,14 +142,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 	if c.Degrees, err = parseIntList(*degrees, "degree"); err != nil {
 		return nil, err
 	}
-	switch *complexity {
-	case "both":
-		c.Complexes = []bool{false, true}
-	case "real":
-		c.Complexes = []bool{false}
-	case "complex":
-		c.Complexes = []bool{true}
-	default:
+	var ok bool
+	if c.Complexes, ok = dataKinds(*complexity); !ok {
 		return nil, fmt.Errorf("bench: -complex %q: want both, real or complex", *complexity)
 	}
 	if err := c.Validate(); err != nil {
@@ -219,16 +213,11 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 	if c.Degrees, err = parseIntList(*degrees, "degree"); err != nil {
 		return nil, err
 	}
-	switch {
-	case *realOnly && *complexity != "real":
+	if *realOnly && *complexity != "real" {
 		return nil, fmt.Errorf("bench -newton: -real with -complex %q", *complexity)
-	case *complexity == "real":
-		c.Complexes = []bool{false}
-	case *complexity == "complex":
-		c.Complexes = []bool{true}
-	case *complexity == "both":
-		c.Complexes = []bool{false, true}
-	default:
+	}
+	var ok bool
+	if c.Complexes, ok = dataKinds(*complexity); !ok {
 		return nil, fmt.Errorf("bench -newton: -complex %q: want real, complex or both", *complexity)
 	}
 	if err := c.Validate(); err != nil {

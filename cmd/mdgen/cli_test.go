@@ -141,7 +141,7 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"eval", "p1", "-degree", "1", "-repeat", "-5"}, "-repeat -5: want 1..", ""},
 		{[]string{"eval", "p1", "-degree", "1", "-repeat", "0"}, "-repeat 0: want 1..", ""},
 		{[]string{"eval", "p1", "-degree", "-1"}, "-degree -1: want", ""},
-		{[]string{"eval", "p1", "-degree", "1", "-prec", "0"}, "-prec 0: not a precision; the generated precisions (doubles per number) are 1,2,3,4,5,8,10,16", "mdgen generate"},
+		{[]string{"eval", "p1", "-degree", "1", "-prec", "0"}, "-prec 0: not a precision: 0 doubles (generated: 1,2,3,4,5,8,10,16)", "mdgen generate"},
 		{[]string{"eval", "p1", "-degree", "1", "-prec", "17"}, "-prec 17: not a precision", "mdgen generate"},
 		{[]string{"eval", "p1", "-degree", "1", "-prec", "7"}, "no generated arithmetic for 7 doubles (generated: 1,2,3,4,5,8,10,16); add it with `mdgen generate -n 7`", ""},
 		{[]string{"plan", "p1", "-degree", "1", "-prec", "7"}, "-prec 7: no generated arithmetic", ""},

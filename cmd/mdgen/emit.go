@@ -65,13 +65,13 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 		fmt.Fprint(fs.Output(), u+"\nflags:\n")
 		fs.PrintDefaults()
 	}
-	prec := fs.Int("prec", mode.prec, "doubles per number (a generated precision: "+joinInts(gen.DefaultNs)+")")
+	pf := addPrecFlags(fs, mode.prec, "doubles per number (a generated precision: "+joinInts(gen.DefaultNs)+")",
+		"complex data (and complex coefficients for p1, p2, p3)")
 	degreeDoc := "truncation degree d of the series (d+1 coefficients); required"
 	if mode.degree >= 0 {
 		degreeDoc = "truncation degree d of the series (d+1 coefficients)"
 	}
 	degree := fs.Int("degree", mode.degree, degreeDoc)
-	complex := fs.Bool("complex", false, "complex data (and complex coefficients for p1, p2, p3)")
 	out := fs.String("o", "", "output folder (default: the package of the go:generate directive, else ./<name>)")
 	pkgName := fs.String("pkg", "", "Go package name (default: the directive's package, else the folder's name)")
 	name := fs.String("name", "", "base name of the files (default: the system's name)")
@@ -89,9 +89,11 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	if *degree < 0 {
 		return usagef("emit: -degree d >= 0 is required")
 	}
-	if err := checkPrec("-prec", *prec); err != nil {
+	prec, err := pf.prec()
+	if err != nil {
 		return err
 	}
+	asked := prec // the precision of the command line, for the header
 	archs, err := nvcc.ParseArchs(*archList)
 	if err != nil {
 		return fmt.Errorf("emit: -arch: %w", err)
@@ -99,7 +101,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 
 	// The system and the names.
 	arg := fs.Arg(0)
-	spec := gen.EmitSpec{Prec: *prec, Degree: *degree, Complex: *complex, Archs: archs, Param: *param}
+	spec := gen.EmitSpec{Prec: prec, Degree: *degree, Archs: archs, Param: *param}
 	hdr := []string{}
 	if stager.IsBenchmarkName(arg) {
 		if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
@@ -123,23 +125,20 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 			return err
 		}
 		// Complex coefficients need complex data: chosen unless -complex=false.
-		if !*complex && gen.HasComplexCoefficients(sys) {
-			if flagSet(fs, "complex") {
-				return fmt.Errorf("emit: %s has complex coefficients, which real data (-complex=false) cannot hold", arg)
+		if gen.HasComplexCoefficients(sys) {
+			if err := pf.needComplex(&spec.Prec, arg+" has complex coefficients", "emitting", stderr); err != nil {
+				return err
 			}
-			spec.Complex = true
-			fmt.Fprintf(stderr, "mdgen: %s has complex coefficients: emitting complex data (as with -complex)\n", arg)
 		}
 		// Complex start solutions too (as mdgen solve chooses), unless
 		// -complex=false: then Solve refuses them, and the package evaluates.
-		if !spec.Complex {
+		if !spec.Prec.Complex {
 			for k := range sols {
 				if why := complexStart(&sols[k], sys.Vars, k); why != "" {
-					if flagSet(fs, "complex") {
+					if flagGiven(fs, "complex") {
 						fmt.Fprintf(stderr, "mdgen: %s: %s, which the package's real data (-complex=false) cannot take\n", arg, why)
-					} else {
-						spec.Complex = true
-						fmt.Fprintf(stderr, "mdgen: %s: %s: emitting complex data (as with -complex)\n", arg, why)
+					} else if err := pf.needComplex(&spec.Prec, arg+": "+why, "emitting", stderr); err != nil {
+						return err
 					}
 					break
 				}
@@ -152,8 +151,8 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	if *name != "" {
 		spec.Name = *name
 	}
-	hdr = append(hdr, "-prec", strconv.Itoa(*prec), "-degree", strconv.Itoa(*degree))
-	if *complex {
+	hdr = append(hdr, "-prec", strconv.Itoa(asked.N), "-degree", strconv.Itoa(*degree))
+	if asked.Complex {
 		hdr = append(hdr, "-complex")
 	}
 	if *param != "" {
@@ -170,7 +169,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	}
 	spec.Package = pkg
 
-	if spec.Tuning, err = emitTuning(*profileName, spec.Prec, spec.Complex, stderr); err != nil {
+	if spec.Tuning, err = emitTuning(*profileName, spec.Prec, stderr); err != nil {
 		return err
 	}
 	em, err := gen.Emit(spec, solver.ExampleRunner{})
@@ -236,19 +235,8 @@ func complexStart(sol *stager.Solution, vars []string, k int) string {
 	return ""
 }
 
-// flagSet reports whether the flag name was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
 func emitDescribe(s gen.EmitSpec) string {
-	kind := "real"
-	if s.Complex {
-		kind = "complex"
-	}
-	return fmt.Sprintf("%s at degree %d, %d-double %s", s.Name, s.Degree, s.Prec, kind)
+	return fmt.Sprintf("%s at degree %d, %s", s.Name, s.Degree, s.Prec)
 }
 
 // emitTarget returns the output folder and the package name: -o and -pkg

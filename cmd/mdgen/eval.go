@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/ref"
@@ -52,9 +53,9 @@ func runEval(args []string, out, stderr io.Writer) error {
 			"A system with complex coefficients gets complex data without -complex.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(backend.GeneratedPrecisions())+")")
+	pf := addPrecFlags(fs, 4, "doubles per number (a generated precision: "+joinInts(mdops.Precisions())+")",
+		"complex data (chosen for a system with complex coefficients)")
 	degree := fs.Int("degree", 32, "truncation degree d of the series (d+1 coefficients)")
-	complex := fs.Bool("complex", false, "complex data (chosen for a system with complex coefficients)")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs (and of generated benchmark systems)")
 	input := fs.String("input", "", "read the input series from this `file` (lines: var k re [im]) instead of random ones")
 	workers := fs.Int("workers", 0, fmt.Sprintf("worker goroutines, 0..%d (0: one per CPU)", maxWorkers))
@@ -68,32 +69,31 @@ func runEval(args []string, out, stderr io.Writer) error {
 	if err := checkArgs(fs, 1, "one system file (or p1, p2, p3, a family)"); err != nil {
 		return err
 	}
-	for _, err := range []error{checkPrec("-prec", *prec), checkDegree("-degree", *degree),
+	prec, err := pf.prec()
+	for _, err := range []error{err, checkDegree("-degree", *degree),
 		checkWorkers("-workers", *workers), checkRepeat("-repeat", *repeat)} {
 		if err != nil {
 			return err
 		}
 	}
-	sys, err := loadSystem(fs.Arg(0), *param, int64(*seed), *complex)
+	sys, err := loadSystem(fs.Arg(0), *param, int64(*seed), prec.Complex)
 	if err != nil {
 		return err
 	}
-	if !*complex && gen.HasComplexCoefficients(sys) {
-		if flagGiven(fs, "complex") {
-			return usagef("eval: %s has complex coefficients, which real data (-complex=false) cannot hold", fs.Arg(0))
+	if gen.HasComplexCoefficients(sys) {
+		if err := pf.needComplex(&prec, fs.Arg(0)+" has complex coefficients", "using", stderr); err != nil {
+			return usageError{err}
 		}
-		*complex = true
-		fmt.Fprintf(stderr, "mdgen: %s has complex coefficients: using complex data (as with -complex)\n", fs.Arg(0))
 	}
 	plan, err := stager.Stage(sys, *degree)
 	if err != nil {
 		return err
 	}
-	exec, err := cpu.New(plan, *prec, *complex, *workers)
+	exec, err := cpu.New(plan, prec, *workers)
 	if err != nil {
 		return err
 	}
-	layout := backend.Layout{N: *prec, Degree: *degree, Complex: *complex}
+	layout := backend.Layout{Prec: prec, Degree: *degree}
 	var inputs [][]float64
 	if *input != "" {
 		if inputs, err = backend.ReadInputs(*input, sys.Vars, layout); err != nil {
@@ -108,7 +108,7 @@ func runEval(args []string, out, stderr io.Writer) error {
 	// Progress: per run, and, when one run is long (estimated from its
 	// double-precision operations), per layer. The hook stays off for short
 	// runs so that it costs their timing nothing.
-	ops := backend.CountOps(plan, *prec, *complex)
+	ops := backend.CountOps(plan, prec)
 	layerProgress := ops.DoubleOps > longRunOps
 	times := make([]float64, *repeat)
 	progress := newProgress(stderr)
@@ -133,7 +133,7 @@ func runEval(args []string, out, stderr io.Writer) error {
 	}
 	exec.SetProgress(nil)
 	progress.done()
-	rep := evalReport{System: fs.Arg(0), Prec: *prec, Degree: *degree, Complex: *complex,
+	rep := evalReport{System: fs.Arg(0), Prec: prec.N, Degree: *degree, Complex: prec.Complex,
 		Workers: exec.Workers(), Repeat: *repeat, Seconds: median(times), MinSeconds: minOf(times),
 		ConvolutionJobs: plan.ConvJobs(), AdditionJobs: plan.AddJobs(),
 		Checksum: backend.Checksum(exec, plan.NumPolys, plan.NumVars)}
@@ -141,24 +141,25 @@ func runEval(args []string, out, stderr io.Writer) error {
 	rep.MulAddsPerSecond = ops.MulAdds / rep.Seconds
 	rep.DoubleOpsPerSec = ops.DoubleOps / rep.Seconds
 	if *verify {
-		bits := uint(64**prec + 200)
+		refLayout := ref.Layout{Prec: prec, Degree: *degree}
+		bits := uint(64*prec.N + 200)
 		fmt.Fprintf(stderr, "mdgen: verifying against math/big.Float at %d bits...\n", bits)
-		bigIn, err := ref.SeriesFromLimbs(inputs, ref.Layout(layout))
+		bigIn, err := ref.SeriesFromLimbs(inputs, refLayout)
 		if err != nil {
 			return err
 		}
-		want, err := ref.EvaluateProgress(sys, bigIn, *degree, *complex, bits,
+		want, err := ref.EvaluateProgress(sys, bigIn, *degree, prec.Complex, bits,
 			func(done, total int) { progress.count("verify", done, total) })
 		progress.done()
 		if err != nil {
 			return err
 		}
-		v := ref.Verify(exec, want, ref.Layout(layout))
+		v := ref.Verify(exec, want, refLayout)
 		worst := round1(v.WorstBits)
 		rep.WorstAccurateBits, rep.WorstAt, rep.Verified, rep.NonFinite = &worst, &v.Where, &v.Checked, &v.NonFinite
 		if v.NonFinite > 0 {
 			fmt.Fprintf(stderr, "mdgen: %d of %d output numbers are not finite (overflow in %d-double arithmetic)\n",
-				v.NonFinite, v.Checked, *prec)
+				v.NonFinite, v.Checked, prec.N)
 		}
 	}
 	if *asJSON {
@@ -167,18 +168,18 @@ func runEval(args []string, out, stderr io.Writer) error {
 		return enc.Encode(rep)
 	}
 	kind := "real"
-	if *complex {
+	if prec.Complex {
 		kind = "complex"
 	}
 	fmt.Fprintf(out, "%s: %d polynomials in %d variables, %d-double %s, degree %d, %d workers\n",
-		rep.System, plan.NumPolys, plan.NumVars, *prec, kind, *degree, rep.Workers)
+		rep.System, plan.NumPolys, plan.NumVars, prec.N, kind, *degree, rep.Workers)
 	fmt.Fprintf(out, "jobs:      %d convolution, %d addition\n", rep.ConvolutionJobs, rep.AdditionJobs)
 	fmt.Fprintf(out, "time:      %.6f s (median of %d; min %.6f s)\n", rep.Seconds, rep.Repeat, rep.MinSeconds)
 	fmt.Fprintf(out, "rate:      %.3g multiply-adds/s, %.3g double ops/s\n", rep.MulAddsPerSecond, rep.DoubleOpsPerSec)
 	fmt.Fprintf(out, "checksum:  %s\n", rep.Checksum)
 	if *verify {
 		fmt.Fprintf(out, "verified:  %d numbers, worst %.1f accurate bits (at %s; 53N = %d)\n",
-			*rep.Verified, *rep.WorstAccurateBits, *rep.WorstAt, 53**prec)
+			*rep.Verified, *rep.WorstAccurateBits, *rep.WorstAt, 53*prec.N)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mdgen/mdgen/gen"
-	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -50,9 +50,8 @@ func runPlan(args []string, out, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	degree := fs.Int("degree", -1, "truncation degree d of the series (d+1 coefficients); required")
-	prec := fs.Int("prec", 1, "doubles per number, for the size of the data array (a generated precision: "+
-		joinInts(backend.GeneratedPrecisions())+")")
-	complex := fs.Bool("complex", false, "complex data (twice the size; complex benchmark coefficients)")
+	pf := addPrecFlags(fs, 1, "doubles per number, for the size of the data array (a generated precision: "+
+		joinInts(mdops.Precisions())+")", "complex data (twice the size; complex benchmark coefficients)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	param := fs.String("param", "", "name of the series parameter (default: PHCpack's convention)")
 	seed := fs.Int64("seed", 1, "seed of the coefficients of p1, p2, p3")
@@ -71,25 +70,24 @@ func runPlan(args []string, out, stderr io.Writer) error {
 	}
 	// The same precisions as eval and emit: a size for one that cannot run
 	// would mislead.
-	if err := checkPrec("-prec", *prec); err != nil {
-		return err
-	}
-	sys, err := loadSystem(fs.Arg(0), *param, *seed, *complex)
+	prec, err := pf.prec()
 	if err != nil {
 		return err
 	}
-	if !*complex && gen.HasComplexCoefficients(sys) {
-		if flagGiven(fs, "complex") {
-			return usagef("plan: %s has complex coefficients, which real data (-complex=false) cannot hold", fs.Arg(0))
+	sys, err := loadSystem(fs.Arg(0), *param, *seed, prec.Complex)
+	if err != nil {
+		return err
+	}
+	if gen.HasComplexCoefficients(sys) {
+		if err := pf.needComplex(&prec, fs.Arg(0)+" has complex coefficients", "sizing", stderr); err != nil {
+			return usageError{err}
 		}
-		*complex = true
-		fmt.Fprintf(stderr, "mdgen: %s has complex coefficients: sizing complex data (as with -complex)\n", fs.Arg(0))
 	}
 	plan, err := stager.Stage(sys, *degree)
 	if err != nil {
 		return err
 	}
-	if err := plan.CheckMemory(*prec, *complex); err != nil {
+	if err := plan.CheckMemory(prec.N, prec.Complex); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 	if *check {
@@ -101,8 +99,8 @@ func runPlan(args []string, out, stderr io.Writer) error {
 		ConvolutionJobs: plan.ConvJobs(), AdditionJobs: plan.AddJobs(),
 		ConvolutionLayers: len(plan.ConvLayers), AdditionLayers: len(plan.AddLayers),
 		ConvLayerJobs: []int{}, AddLayerJobs: []int{},
-		Slots: plan.NumSlots(), DoublesPerLimb: plan.DoublesPerLimb(), Prec: *prec, Complex: *complex,
-		Bytes: plan.Bytes(*prec, *complex), Checked: *check}
+		Slots: plan.NumSlots(), DoublesPerLimb: plan.DoublesPerLimb(), Prec: prec.N, Complex: prec.Complex,
+		Bytes: plan.Bytes(prec.N, prec.Complex), Checked: *check}
 	for i := range sys.Polys {
 		rep.Monomials += len(sys.Polys[i].Terms)
 		if len(sys.Polys[i].Const) > 0 {
@@ -136,7 +134,7 @@ func runPlan(args []string, out, stderr io.Writer) error {
 		return enc.Encode(rep)
 	}
 	kind := "real"
-	if *complex {
+	if prec.Complex {
 		kind = "complex"
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)

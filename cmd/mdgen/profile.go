@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/tune"
 )
@@ -72,18 +73,18 @@ func installProfile(name, cmd string, stderr io.Writer) error {
 }
 
 // emitTuning returns the part of the profile that an emitted package of
-// n doubles, real or complex data, carries (runtime/tune JSON; nil: none).
-func emitTuning(name string, n int, complex bool, stderr io.Writer) ([]byte, error) {
+// precision prec carries (runtime/tune JSON; nil: none).
+func emitTuning(name string, prec mdops.Prec, stderr io.Writer) ([]byte, error) {
 	p, err := loadProfile(name, "emit", stderr)
 	if err != nil || p == nil {
 		return nil, err
 	}
-	sub := p.Subset(n, complex)
+	sub := p.Subset(prec)
 	if sub.Entries() == 0 {
-		fmt.Fprintf(stderr, "mdgen: emit: the tuning profile has no entries for %d-double %s data: the package keeps the fitted launch shapes\n", n, tune.DataName(complex))
+		fmt.Fprintf(stderr, "mdgen: emit: the tuning profile has no entries for %s data: the package keeps the fitted launch shapes\n", prec)
 		return nil, nil
 	}
-	fmt.Fprintf(stderr, "mdgen: emit: the package carries %d tuned launch shapes of %d-double %s data\n", sub.Entries(), n, tune.DataName(complex))
+	fmt.Fprintf(stderr, "mdgen: emit: the package carries %d tuned launch shapes of %s data\n", sub.Entries(), prec)
 	return sub.Marshal()
 }
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
@@ -69,9 +69,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			"with -tags cuda, a device and nvcc; the same bits as the CPU), else says why and uses the CPU.")
 		fs.PrintDefaults()
 	}
-	prec := fs.Int("prec", 4, "doubles per number (a generated precision: "+joinInts(backend.GeneratedPrecisions())+")")
+	pf := addPrecFlags(fs, 4, "doubles per number (a generated precision: "+joinInts(mdops.Precisions())+")",
+		"complex data (chosen when the system or a start needs it)")
 	degree := fs.Int("degree", 0, "truncation degree d of the series (0: refine the roots only)")
-	complex := fs.Bool("complex", false, "complex data (chosen when the system or a start needs it)")
 	startFile := fs.String("start", "", "read the start solutions from this `file` (PHCpack solution list, or lines: name re [im])")
 	steps := fs.Int("steps", 0, "most Newton steps per solution, refinement included (0: the default, "+
 		"ceil(log2(53 prec)) + 4 + the staggered degrees + 4)")
@@ -89,14 +89,15 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err := checkArgs(fs, 1, "one system file or family"); err != nil {
 		return err
 	}
-	for _, err := range []error{checkPrec("-prec", *prec), checkDegree("-degree", *degree), checkWorkers("-workers", *workers),
+	prec, err := pf.prec()
+	for _, err := range []error{err, checkDegree("-degree", *degree), checkWorkers("-workers", *workers),
 		checkRange("-steps", *steps, 0, 1<<20, "Newton steps (0: the default)")} {
 		if err != nil {
 			return err
 		}
 	}
 	arg := fs.Arg(0)
-	sys, fileSols, err := loadSolveSystem(arg, *param, *seed, *complex, stderr)
+	sys, fileSols, err := loadSolveSystem(arg, *param, *seed, prec.Complex, stderr)
 	if err != nil {
 		return err
 	}
@@ -130,7 +131,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 				startWhere, k+1, sys.Param, ratText(&starts[k].T), sys.Param, sys.Param)
 		}
 	}
-	if !*complex {
+	if !prec.Complex {
 		why := ""
 		if newton.SystemIsComplex(sys) {
 			why = arg + " has complex coefficients"
@@ -144,20 +145,18 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if why != "" {
-			if flagGiven(fs, "complex") {
-				return usagef("solve: %s, which real data (-complex=false) cannot hold", why)
+			if err := pf.needComplex(&prec, why, "using", stderr); err != nil {
+				return usageError{err}
 			}
-			*complex = true
-			fmt.Fprintf(stderr, "mdgen: %s: using complex data (as with -complex)\n", why)
 		}
 	}
-	nopt := newton.Options{Prec: *prec, Complex: *complex, Degree: *degree, MaxSteps: *steps, Workers: *workers}
+	nopt := newton.Options{Prec: prec, Degree: *degree, MaxSteps: *steps, Workers: *workers}
 	device := "cpu"
 	if *useGPU {
 		if err := installProfile(*profileName, "solve", stderr); err != nil {
 			return err
 		}
-		g, err := openSolveGPU(*prec, *complex, len(sys.Polys), len(sys.Vars), *degree, *kernelDir, *nvccPath, stderr)
+		g, err := openSolveGPU(prec, len(sys.Polys), len(sys.Vars), *degree, *kernelDir, *nvccPath, stderr)
 		if errors.Is(err, gpu.ErrMemory) {
 			return fmt.Errorf("solve: -gpu: %w", err)
 		}
@@ -208,7 +207,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	progress.done()
 
 	if *asJSON {
-		rep := solveReport{System: arg, Prec: *prec, Degree: *degree, Complex: *complex, Workers: solver.Workers(), Device: device,
+		rep := solveReport{System: arg, Prec: prec.N, Degree: *degree, Complex: prec.Complex, Workers: solver.Workers(), Device: device,
 			Param: sys.Param, Setup: solver.Setup().Seconds()}
 		for k, res := range results {
 			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, secs[k]))
@@ -218,7 +217,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		if err := enc.Encode(rep); err != nil {
 			return err
 		}
-	} else if err := writeSolveText(stdout, arg, *prec, *degree, *complex, results, secs); err != nil {
+	} else if err := writeSolveText(stdout, arg, prec.N, *degree, prec.Complex, results, secs); err != nil {
 		return err
 	}
 	for k, res := range results {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
@@ -28,7 +29,7 @@ type solveGPU struct {
 // cannot hold its buffers, the error wraps gpu.ErrMemory (with the sizes),
 // found before any kernel is built or launched; the caller refuses the
 // solve then rather than falling back to the CPU.
-func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvccPath string, log io.Writer) (*solveGPU, error) {
+func openSolveGPU(prec mdops.Prec, eqs, vars, degree int, kernelDir, nvccPath string, log io.Writer) (*solveGPU, error) {
 	if err := kernels.Enabled(); err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvcc
 	if err != nil {
 		return nil, fmt.Errorf("the GPU's free memory: %w", err)
 	}
-	if err := gpu.NewtonFits(eqs, vars, degree, prec, complex, free, dev.Info().Name); err != nil {
+	if err := gpu.NewtonFits(eqs, vars, degree, prec, free, dev.Info().Name); err != nil {
 		return nil, err
 	}
 	b, err := kernels.New(dev, nvccPath, kernelDir)
@@ -55,7 +56,7 @@ func openSolveGPU(prec int, complex bool, eqs, vars, degree int, kernelDir, nvcc
 		return nil, err
 	}
 	t0 := time.Now()
-	ks, err := b.Newton(kernels.Kind{Prec: prec, Complex: complex})
+	ks, err := b.Newton(prec)
 	if err != nil {
 		return nil, err
 	}

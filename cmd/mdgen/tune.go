@@ -21,6 +21,7 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
@@ -160,20 +161,16 @@ func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error
 	if c.precs, err = parseIntList(*precs, "precision"); err != nil {
 		return nil, usageError{err}
 	}
-	if err := checkPrecs("-prec", c.precs); err != nil {
-		return nil, err
+	for _, n := range c.precs {
+		if err := checkPrec("-prec", mdops.Prec{N: n}); err != nil {
+			return nil, err
+		}
 	}
 	if c.degrees, err = parseIntList(*degrees, "degree"); err != nil {
 		return nil, usageError{err}
 	}
-	switch *complexity {
-	case "both":
-		c.complexes = []bool{false, true}
-	case "real":
-		c.complexes = []bool{false}
-	case "complex":
-		c.complexes = []bool{true}
-	default:
+	var ok bool
+	if c.complexes, ok = dataKinds(*complexity); !ok {
 		return nil, usagef("tune: -complex %q: want both, real or complex", *complexity)
 	}
 	if c.profile == "" {
@@ -412,7 +409,9 @@ func (t *tuner) next() *tuneCase {
 	if len(t.pending) == 0 {
 		return nil
 	}
-	ops := func(c *tuneCase) float64 { return backend.CountOps(c.plan, c.n, c.complex).DoubleOps }
+	ops := func(c *tuneCase) float64 {
+		return backend.CountOps(c.plan, mdops.Prec{N: c.n, Complex: c.complex}).DoubleOps
+	}
 	i := 0
 	for j := range t.pending {
 		if ops(t.pending[j]) < ops(t.pending[i]) {
@@ -433,10 +432,10 @@ func (t *tuner) checker() {
 			continue
 		}
 		t0 := time.Now()
-		e, err := cpu.New(c.plan, c.n, c.complex, t.cfg.checkWorkers)
+		e, err := cpu.New(c.plan, mdops.Prec{N: c.n, Complex: c.complex}, t.cfg.checkWorkers)
 		var verdict string
 		if err == nil {
-			l := backend.Layout{N: c.n, Degree: c.d, Complex: c.complex}
+			l := backend.Layout{Prec: mdops.Prec{N: c.n, Complex: c.complex}, Degree: c.d}
 			for v, in := range backend.RandomInputs(c.plan.NumVars, l, c.seed) {
 				e.SetInput(v, in)
 			}
@@ -533,12 +532,12 @@ func (t *tuner) measure(c *tuneCase, s tune.Shape, inputs [][]float64, screen fl
 // tuneCase searches the shapes of one case.
 func (t *tuner) tuneCase(c *tuneCase) {
 	n, complex, d := c.n, c.complex, c.d
-	mem := gpuabi.Memory(c.plan, n, complex).Total()
+	mem := gpuabi.Memory(c.plan, mdops.Prec{N: n, Complex: complex}).Total()
 	if free, err := t.dev.FreeMemory(); err == nil && mem > free-(512<<20) {
 		c.skipped = fmt.Sprintf("skipped: needs %s of device memory, %s free", stager.FormatBytes(mem), stager.FormatBytes(free))
 		return
 	}
-	inputs := backend.RandomInputs(c.plan.NumVars, backend.Layout{N: n, Degree: d, Complex: complex}, c.seed)
+	inputs := backend.RandomInputs(c.plan.NumVars, backend.Layout{Prec: mdops.Prec{N: n, Complex: complex}, Degree: d}, c.seed)
 	first := true
 	f, err := tune.Search(n, complex, d, t.info.MaxSharedPerBlockOptin, t.cfg.minGain, func(s tune.Shape, screen float64) (float64, bool, error) {
 		ms, sum, err := t.measure(c, s, inputs, screen)
@@ -595,7 +594,7 @@ func (t *tuner) finish(cases []*tuneCase, p *tune.Profile, stdout io.Writer) err
 			check = "model (CPU check unfinished)"
 			c.check = "model"
 		}
-		key := tune.PlanKey(c.plan, c.n, c.complex)
+		key := tune.PlanKey(c.plan, mdops.Prec{N: c.n, Complex: c.complex})
 		fmt.Fprintf(stdout, "%-3s %-4s %-7s %4d  %-7s  %-12s %9.3f  %-12s %9.3f  %+5.1f%%  %5d  %s\n", c.system, fmt.Sprintf("%dd", c.n),
 			tune.DataName(c.complex), c.d, key.Jobs, shape(c.model), c.modelMs, shape(c.best), c.bestMs, gainPct(c), c.tried, check)
 		if len(c.differs) > 0 || (c.check != "cpu" && c.check != "model") {

@@ -16,9 +16,9 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/internal/bench"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
-	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/runtime/tune"
@@ -83,7 +83,7 @@ func parseNewtonCases(s string) ([]*newtonTuneCase, error) {
 		if err1 != nil || err2 != nil || n < 1 {
 			return nil, fmt.Errorf("tune: -newton-cases %q: want PREC, r or c, n >= 1 (e.g. 8r1024)", f)
 		}
-		if err := checkPrecs("-newton-cases", []int{prec}); err != nil {
+		if err := checkPrec("-newton-cases", mdops.Prec{N: prec, Complex: f[i] == 'c'}); err != nil {
 			return nil, err
 		}
 		if seen[f] {
@@ -212,9 +212,9 @@ func (t *tuner) buildNewtonKernels(kinds []precKind) (map[precKind]*gpu.NewtonKe
 	if err != nil {
 		return nil, err
 	}
-	want := make([]kernels.Kind, len(kinds))
+	want := make([]mdops.Prec, len(kinds))
 	for i, k := range kinds {
-		want[i] = kernels.Kind{Prec: k.prec, Complex: k.complex}
+		want[i] = mdops.Prec{N: k.prec, Complex: k.complex}
 	}
 	t0 := time.Now()
 	loaded, err := b.Newton(want...)
@@ -234,7 +234,7 @@ func (t *tuner) newtonInstance(vars int, complex bool) (*stager.Instance, error)
 }
 
 func (t *tuner) newtonOptions(k precKind, workers int) newton.Options {
-	return newton.Options{Prec: k.prec, Complex: k.complex, Degree: t.cfg.newtonDegree, MaxSteps: t.cfg.newtonSteps, Workers: workers}
+	return newton.Options{Prec: mdops.Prec{N: k.prec, Complex: k.complex}, Degree: t.cfg.newtonDegree, MaxSteps: t.cfg.newtonSteps, Workers: workers}
 }
 
 // newtonSolveCPU solves the check instance on the CPU.
@@ -264,7 +264,7 @@ func (t *tuner) newtonCase(c *newtonTuneCase, k *gpu.NewtonKernels) {
 	// The back end keeps this pointer and reads it at every launch: the
 	// search changes *cur between the solves of one solver.
 	cur := gpuabi.LAModelShape()
-	gpu.NewtonShape = func(_ cudadev.Info, n int, complex bool, vars int) *gpuabi.LAShape { return &cur }
+	gpu.NewtonShape = func(cudadev.Info, mdops.Prec, int) *gpuabi.LAShape { return &cur }
 	sv, err := newton.New(inst.System, gpu.NewtonOptions(k, t.newtonOptions(pk, 0)))
 	if err != nil {
 		c.skipped = "error: " + err.Error()

@@ -10,8 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mdgen/mdgen/mdops/alg"
-	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/mdops"
 )
 
 // reorderFlags moves flags after positional arguments to the front, so that
@@ -121,30 +120,66 @@ const (
 	maxRepeat  = 1000000 // timed repetitions
 )
 
-// checkPrec returns a usageError unless n is a precision with generated
-// arithmetic in this build. The message lists the generated precisions and
-// suggests `mdgen generate -n N` only for an N the generator can make
-// (1..16) that is not generated. flagName is the flag as written, "-prec".
-func checkPrec(flagName string, n int) error {
-	have := backend.GeneratedPrecisions()
-	if slices.Contains(have, n) {
-		return nil
-	}
-	if n < 1 || n > alg.MaxN {
-		return usagef("%s %d: not a precision; the generated precisions (doubles per number) are %s", flagName, n, joinInts(have))
-	}
-	return usagef("%s %d: no generated arithmetic for %d doubles (generated: %s); add it with `mdgen generate -n %d` in the repository and rebuild mdgen",
-		flagName, n, n, joinInts(have), n)
-}
-
-// checkPrecs is checkPrec for each of ns.
-func checkPrecs(flagName string, ns []int) error {
-	for _, n := range ns {
-		if err := checkPrec(flagName, n); err != nil {
-			return err
-		}
+// checkPrec returns a usageError unless p has generated arithmetic in
+// this build (mdops.Prec.Check: its message lists the generated precisions
+// and says how to add one the generator can make). flagName is the flag as
+// written, "-prec".
+func checkPrec(flagName string, p mdops.Prec) error {
+	if err := p.Check(); err != nil {
+		return usageError{fmt.Errorf("%s %d: %w", flagName, p.N, err)}
 	}
 	return nil
+}
+
+// precFlags are the flags of one precision: -prec (doubles per number)
+// and -complex (complex data), the command line's spelling of mdops.Prec.
+type precFlags struct {
+	fs      *flag.FlagSet
+	n       *int
+	complex *bool
+}
+
+// addPrecFlags registers -prec (default def) and -complex on fs, with
+// their usage lines.
+func addPrecFlags(fs *flag.FlagSet, def int, precUsage, complexUsage string) *precFlags {
+	return &precFlags{fs: fs, n: fs.Int("prec", def, precUsage), complex: fs.Bool("complex", false, complexUsage)}
+}
+
+// prec returns the precision of the flags, checked (checkPrec).
+func (f *precFlags) prec() (mdops.Prec, error) {
+	p := mdops.Prec{N: *f.n, Complex: *f.complex}
+	return p, checkPrec("-prec", p)
+}
+
+// needComplex switches p to complex data because of why (what needs it:
+// "x.txt has complex coefficients"), saying so on stderr with verb (what
+// the command does: "using", "sizing"), unless -complex was given: then
+// real data was asked for, and the error says that it cannot hold why.
+func (f *precFlags) needComplex(p *mdops.Prec, why, verb string, stderr io.Writer) error {
+	if p.Complex {
+		return nil
+	}
+	if flagGiven(f.fs, "complex") {
+		return fmt.Errorf("%s: %s, which real data (-complex=false) cannot hold", f.fs.Name(), why)
+	}
+	p.Complex = true
+	fmt.Fprintf(stderr, "mdgen: %s: %s complex data (as with -complex)\n", why, verb)
+	return nil
+}
+
+// dataKinds parses the kinds of data of a sweep (bench, tune: -complex
+// real, complex or both) into the values of mdops.Prec.Complex; ok is
+// false for anything else.
+func dataKinds(s string) (kinds []bool, ok bool) {
+	switch s {
+	case "real":
+		return []bool{false}, true
+	case "complex":
+		return []bool{true}, true
+	case "both":
+		return []bool{false, true}, true
+	}
+	return nil, false
 }
 
 // checkWorkers returns a usageError unless n is 0 (one worker per CPU) or

@@ -48,6 +48,7 @@ package main
 import (
 	"embed"
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
@@ -86,6 +87,12 @@ const (
 // kernels of this package were emitted for: regenerate the package.
 var _ = [1]struct{}{}[gpuabi.LayoutVersion-GPULayoutVersion]
 
+// prec is Precision and Complex as one value, as the run time takes them.
+var prec = mdops.Prec{
+	Complex: Complex,
+	N:       Precision,
+}
+
 // fatbins holds fatbin/cyclic7.fatbin when nvcc built it (and fatbin/README.txt always).
 //
 //go:embed fatbin
@@ -97,7 +104,6 @@ var fatbins embed.FS
 var systemText string
 
 var spec = &solver.Spec{
-	Complex:       Complex,
 	Degree:        Degree,
 	FatbinName:    FatbinName,
 	Fatbins:       fatbins,
@@ -107,7 +113,7 @@ var spec = &solver.Spec{
 	Name:          Name,
 	Param:         "",
 	PlanHash:      PlanHash,
-	Prec:          Precision,
+	Prec:          prec,
 	SourceHash:    SourceHash,
 	Text:          systemText,
 }

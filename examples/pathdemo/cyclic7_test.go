@@ -63,7 +63,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := cpu.New(plan, Precision, Complex, 0)
+	ref, err := cpu.New(plan, prec, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,9 +177,8 @@ func TestSolveMatchesNewton(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref, err := newton.New(sys, newton.Options{
-		Complex: Complex,
-		Degree:  Degree,
-		Prec:    Precision,
+		Degree: Degree,
+		Prec:   prec,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package gpuabi
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mdgen/mdgen/mdops"
 )
 
 // The linear-algebra kernels (gen.LAKernelsCU, templates/la.cu.tmpl): the
@@ -109,12 +111,8 @@ const LALanes = 16
 const LAMaxThreads = 256
 
 // LAKernelName returns the extern "C" name of a linear-algebra kernel.
-func LAKernelName(op LAOp, n int, complex bool) string {
-	rc := "r"
-	if complex {
-		rc = "c"
-	}
-	return fmt.Sprintf("mdgen_la_%s_%s%d", op, rc, n)
+func LAKernelName(op LAOp, p mdops.Prec) string {
+	return "mdgen_la_" + string(op) + "_" + p.Suffix()
 }
 
 // LAParam is one kernel parameter: its C type and name. Every one is 8
@@ -197,9 +195,8 @@ type LALaunch struct {
 // 16 lanes of backsub (right-hand sides), mulsub (rows) and norm1
 // (vectors), at most LAMaxThreads/32 and LAMaxThreads/16.
 type LAVariant struct {
-	N       int
-	Complex bool
-	Groups  int
+	mdops.Prec
+	Groups int
 	// Shape, when not nil, gives the teams per block of the kernels of
 	// LAShapeOps where its count is positive, in place of the model's
 	// (LAModelTeams): a tuning profile's choice (runtime/tune). A pointer,
@@ -329,12 +326,7 @@ func (v LAVariant) Teams(op LAOp) int {
 }
 
 // W returns the doubles of one element: N real, 2N complex.
-func (v LAVariant) W() int {
-	if v.Complex {
-		return 2 * v.N
-	}
-	return v.N
-}
+func (v LAVariant) W() int { return v.Prec.Width() }
 
 func (v LAVariant) launch(op LAOp, grid, block int, args ...any) LALaunch {
 	for i, a := range args {
@@ -345,7 +337,7 @@ func (v LAVariant) launch(op LAOp, grid, block int, args ...any) LALaunch {
 	if len(args) != len(LAParams[op]) {
 		panic(fmt.Sprintf("gpuabi: %s takes %d arguments, got %d", op, len(LAParams[op]), len(args)))
 	}
-	return LALaunch{Op: op, Kernel: LAKernelName(op, v.N, v.Complex), Grid: max(grid, 1), Block: block, Args: args}
+	return LALaunch{Op: op, Kernel: LAKernelName(op, v.Prec), Grid: max(grid, 1), Block: block, Args: args}
 }
 
 // groups returns the block of g groups of 16 lanes (v.Groups when

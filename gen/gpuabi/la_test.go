@@ -3,6 +3,8 @@ package gpuabi
 import (
 	"strings"
 	"testing"
+
+	"github.com/mdgen/mdgen/mdops"
 )
 
 func TestLAParams(t *testing.T) {
@@ -25,7 +27,7 @@ func TestLAParams(t *testing.T) {
 			t.Errorf("%s: the signature %q reads back as %d parameters", op, LASignature(op), len(got))
 		}
 	}
-	if got := LAKernelName(LAQRStep, 8, true); got != "mdgen_la_qr_c8" {
+	if got := LAKernelName(LAQRStep, mdops.Prec{N: 8, Complex: true}); got != "mdgen_la_qr_c8" {
 		t.Errorf("LAKernelName = %s", got)
 	}
 }
@@ -74,7 +76,7 @@ func checkLaunches(t *testing.T, ls []LALaunch) {
 
 func TestLALaunches(t *testing.T) {
 	a, tau, b := LAPtr{0, 0}, LAPtr{1, 0}, LAPtr{2, 0}
-	for _, v := range []LAVariant{{N: 2}, {N: 8, Complex: true}, {N: 4, Groups: 3}, {N: 1, Groups: 100}} {
+	for _, v := range []LAVariant{{Prec: mdops.Prec{N: 2}}, {Prec: mdops.Prec{N: 8, Complex: true}}, {Prec: mdops.Prec{N: 4}, Groups: 3}, {Prec: mdops.Prec{N: 1}, Groups: 100}} {
 		for _, mn := range [][2]int{{1, 1}, {5, 3}, {17, 17}, {300, 256}} {
 			m, n := mn[0], mn[1]
 			qr := v.LAQR(m, n, m, a, tau)

@@ -3,6 +3,7 @@ package gpuabi
 import (
 	"fmt"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -32,12 +33,8 @@ const (
 var Kinds = []Kind{Conv, Add}
 
 // KernelName returns the extern "C" name of a kernel.
-func KernelName(kind Kind, n int, complex bool) string {
-	rc := "r"
-	if complex {
-		rc = "c"
-	}
-	return fmt.Sprintf("mdgen_%s_%s%d", kind, rc, n)
+func KernelName(kind Kind, p mdops.Prec) string {
+	return "mdgen_" + string(kind) + "_" + p.Suffix()
 }
 
 // Parts returns the parts of a number: 1 for real data, 2 for complex.
@@ -60,25 +57,21 @@ type Sizes struct {
 func (s Sizes) Total() int64 { return s.DataBytes + s.TableBytes }
 
 // Memory returns the device memory of the data array and the job tables of
-// plan at n doubles per number, real or complex data.
-func Memory(plan *stager.Plan, n int, complex bool) Sizes {
+// plan at precision p.
+func Memory(plan *stager.Plan, p mdops.Prec) Sizes {
 	s := Sizes{Slots: plan.NumSlots()}
 	s.SlotStride = int64(s.Slots) * int64(plan.Degree+1)
-	s.DataBytes = s.SlotStride * int64(n) * int64(Parts(complex)) * 8
+	s.DataBytes = s.SlotStride * int64(p.Width()) * 8
 	s.TableBytes = (3*int64(plan.ConvJobs()) + 2*int64(plan.AddJobs())) * 4
 	return s
 }
 
 // Describe names the sizes of a plan for an error message.
-func (s Sizes) Describe(plan *stager.Plan, n int, complex bool) string {
-	kind := "real"
-	if complex {
-		kind = "complex"
-	}
-	return fmt.Sprintf("degree %d in %d-double %s data needs %s of device memory "+
+func (s Sizes) Describe(plan *stager.Plan, p mdops.Prec) string {
+	return fmt.Sprintf("degree %d in %s data needs %s of device memory "+
 		"(data array: %d series × %d coefficients × %d doubles = %s; job tables: %d convolution + %d addition jobs = %s)",
-		plan.Degree, n, kind, stager.FormatBytes(s.Total()),
-		s.Slots, plan.Degree+1, Parts(complex)*n, stager.FormatBytes(s.DataBytes),
+		plan.Degree, p, stager.FormatBytes(s.Total()),
+		s.Slots, plan.Degree+1, p.Width(), stager.FormatBytes(s.DataBytes),
 		plan.ConvJobs(), plan.AddJobs(), stager.FormatBytes(s.TableBytes))
 }
 

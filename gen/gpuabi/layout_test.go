@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -54,14 +55,14 @@ func TestJobTables(t *testing.T) {
 
 func TestMemory(t *testing.T) {
 	plan := testPlan(t, "p1", 152, true)
-	s := Memory(plan, 10, true)
+	s := Memory(plan, mdops.Prec{N: 10, Complex: true})
 	if s.DataBytes != int64(plan.NumSlots())*153*10*2*8 || s.SlotStride != int64(plan.NumSlots())*153 {
 		t.Fatalf("data bytes %d", s.DataBytes)
 	}
 	if s.TableBytes != int64(3*16380+2*9084)*4 || s.Total() != s.DataBytes+s.TableBytes {
 		t.Fatalf("table bytes %d (conv %d, add %d jobs)", s.TableBytes, plan.ConvJobs(), plan.AddJobs())
 	}
-	msg := s.Describe(plan, 10, true)
+	msg := s.Describe(plan, mdops.Prec{N: 10, Complex: true})
 	for _, want := range []string{"degree 152", "10-double complex", "153 coefficients", "20 doubles", "16380 convolution"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %q", msg, want)
@@ -70,18 +71,18 @@ func TestMemory(t *testing.T) {
 }
 
 func TestKernelName(t *testing.T) {
-	if got := KernelName(Conv, 8, true); got != "mdgen_conv_c8" {
+	if got := KernelName(Conv, mdops.Prec{N: 8, Complex: true}); got != "mdgen_conv_c8" {
 		t.Error(got)
 	}
-	if got := KernelName(Add, 10, false); got != "mdgen_add_r10" {
+	if got := KernelName(Add, mdops.Prec{N: 10}); got != "mdgen_add_r10" {
 		t.Error(got)
 	}
 }
 
 func TestReferenceKernelsCU(t *testing.T) {
 	src := string(ReferenceKernelsCU(8))
-	for _, want := range []string{`#include "md8.cuh"`, KernelName(Conv, 8, false), KernelName(Conv, 8, true),
-		KernelName(Add, 8, false), KernelName(Add, 8, true), LayoutSymbol, "md8_madd", "md8_sub", "cmd8_add"} {
+	for _, want := range []string{`#include "md8.cuh"`, KernelName(Conv, mdops.Prec{N: 8}), KernelName(Conv, mdops.Prec{N: 8, Complex: true}),
+		KernelName(Add, mdops.Prec{N: 8}), KernelName(Add, mdops.Prec{N: 8, Complex: true}), LayoutSymbol, "md8_madd", "md8_sub", "cmd8_add"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("reference kernels lack %q", want)
 		}

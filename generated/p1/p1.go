@@ -50,6 +50,7 @@ package p1
 import (
 	"embed"
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
@@ -88,6 +89,12 @@ const (
 // kernels of this package were emitted for: regenerate the package.
 var _ = [1]struct{}{}[gpuabi.LayoutVersion-GPULayoutVersion]
 
+// prec is Precision and Complex as one value, as the run time takes them.
+var prec = mdops.Prec{
+	Complex: Complex,
+	N:       Precision,
+}
+
 // fatbins holds fatbin/p1.fatbin when nvcc built it (and fatbin/README.txt always).
 //
 //go:embed fatbin
@@ -95,7 +102,6 @@ var fatbins embed.FS
 
 var spec = &solver.Spec{
 	Benchmark:     "p1",
-	Complex:       Complex,
 	Degree:        Degree,
 	FatbinName:    FatbinName,
 	Fatbins:       fatbins,
@@ -104,7 +110,7 @@ var spec = &solver.Spec{
 	NVCC:          "nvcc -fatbin -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90 -fmad=false -O3 -std=c++17 -o fatbin/p1.fatbin p1.cu",
 	Name:          Name,
 	PlanHash:      PlanHash,
-	Prec:          Precision,
+	Prec:          prec,
 	Seed:          int64(1),
 	SourceHash:    SourceHash,
 }

@@ -62,7 +62,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := cpu.New(plan, Precision, Complex, 0)
+	ref, err := cpu.New(plan, prec, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/stager"
@@ -327,7 +328,7 @@ func TestBenchWithoutGPU(t *testing.T) {
 
 func TestDescribeDiff(t *testing.T) {
 	plan := &stager.Plan{NumPolys: 1, NumVars: 2, Degree: 1}
-	l := backend.Layout{N: 2, Degree: 1, Complex: true} // 8 doubles a series, 3 series
+	l := backend.Layout{Prec: mdops.Prec{N: 2, Complex: true}, Degree: 1} // 8 doubles a series, 3 series
 	want := make([]float64, 24)
 	for i := range want {
 		want[i] = float64(i + 1)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
@@ -49,11 +50,11 @@ func (s *session) startChecker() {
 }
 
 func (s *session) cpuCheck(c checkJob) (verdict, sum string) {
-	e, err := cpu.New(c.plan, c.n, c.complex, s.cfg.CheckWorkers)
+	e, err := cpu.New(c.plan, mdops.Prec{N: c.n, Complex: c.complex}, s.cfg.CheckWorkers)
 	if err != nil {
 		return "error: " + err.Error(), ""
 	}
-	l := backend.Layout{N: c.n, Degree: c.plan.Degree, Complex: c.complex}
+	l := backend.Layout{Prec: mdops.Prec{N: c.n, Complex: c.complex}, Degree: c.plan.Degree}
 	for v, in := range backend.RandomInputs(c.plan.NumVars, l, c.seed) {
 		e.SetInput(v, in)
 	}
@@ -97,8 +98,8 @@ func describeDiff(got, want []float64, plan *stager.Plan, l backend.Layout) stri
 		s, off := i/slot, i%slot
 		k, rest := off/l.W(), off%l.W()
 		part := "re"
-		if rest >= l.N {
-			part, rest = "im", rest-l.N
+		if rest >= l.Prec.N {
+			part, rest = "im", rest-l.Prec.N
 		}
 		what := ""
 		if s < plan.NumPolys {
@@ -118,7 +119,7 @@ func describeDiff(got, want []float64, plan *stager.Plan, l backend.Layout) stri
 		if first < 0 {
 			first = i
 		}
-		lead := want[i-(i%slot)%l.N] // the leading limb of this number
+		lead := want[i-(i%slot)%l.Prec.N] // the leading limb of this number
 		rel := math.Abs(got[i]-want[i]) / math.Max(math.Abs(lead), math.SmallestNonzeroFloat64)
 		if rel > worst || math.IsNaN(rel) {
 			worst = rel

@@ -3,10 +3,9 @@ package bench
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"time"
 
-	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -71,8 +70,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("bench: no systems, precisions, degrees or kinds of data given")
 	}
 	for _, n := range c.Precs {
-		if !slices.Contains(gen.DefaultNs, n) {
-			return fmt.Errorf("bench: no generated arithmetic for %d doubles (have %v)", n, gen.DefaultNs)
+		if err := (mdops.Prec{N: n}).Check(); err != nil {
+			return fmt.Errorf("bench: %w", err)
 		}
 	}
 	for _, d := range c.Degrees {

@@ -8,6 +8,7 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
@@ -73,7 +74,7 @@ func (s *session) buildKernels() error {
 			for _, kind := range gpuabi.Kinds {
 				if a, ok := k.Attributes(kind, c); ok {
 					attrs = append(attrs, fmt.Sprintf("%s %d regs, %d B spill/stack, %d B static shared",
-						gpuabi.KernelName(kind, n, c), a.NumRegs, a.LocalBytes, a.SharedBytes))
+						gpuabi.KernelName(kind, mdops.Prec{N: n, Complex: c}), a.NumRegs, a.LocalBytes, a.SharedBytes))
 				}
 			}
 		}

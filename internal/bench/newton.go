@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -305,7 +306,7 @@ func progressLine(r *NewtonResult) string {
 // options returns the Newton options of a case on the CPU.
 func (s *newtonSession) options(prec, d int, complex bool, workers int, head string) newton.Options {
 	last := time.Now()
-	return newton.Options{Prec: prec, Complex: complex, Degree: d, MaxSteps: s.cfg.MaxSteps, Workers: workers,
+	return newton.Options{Prec: mdops.Prec{N: prec, Complex: complex}, Degree: d, MaxSteps: s.cfg.MaxSteps, Workers: workers,
 		Progress: func(si newton.StepInfo) {
 			// At most a line a second: a GPU solve prints none.
 			if time.Since(last) < time.Second {

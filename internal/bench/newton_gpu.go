@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
@@ -70,7 +71,7 @@ func (g *newtonGPU) kernelsFor(prec int, complex bool) (*gpu.NewtonKernels, erro
 
 func (g *newtonGPU) load(prec int, complex bool) (*gpu.NewtonKernels, error) {
 	t0 := time.Now()
-	ks, err := g.build.Newton(kernels.Kind{Prec: prec, Complex: complex})
+	ks, err := g.build.Newton(mdops.Prec{N: prec, Complex: complex})
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +92,4 @@ func (g *newtonGPU) Close() {
 	_ = g.dev.Close()
 }
 
-func dataName(complex bool) string {
-	if complex {
-		return "complex"
-	}
-	return "real"
-}
+func dataName(complex bool) string { return mdops.Prec{Complex: complex}.Kind() }

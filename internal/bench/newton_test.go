@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -194,7 +195,7 @@ func TestNewtonSmallCPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := newton.New(inst.System, newton.Options{Prec: 2, Complex: complex, Degree: 8})
+		s, err := newton.New(inst.System, newton.Options{Prec: mdops.Prec{N: 2, Complex: complex}, Degree: 8})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/internal/stats"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
@@ -207,8 +208,8 @@ func (s *session) newResult(plan *stager.Plan, name string, n, d int, complex bo
 		r.Check = "reference"
 	}
 	r.setPHC()
-	r.DoubleOps = backend.CountOps(plan, n, complex).DoubleOps
-	r.DeviceBytes = gpuabi.Memory(plan, n, complex).Total()
+	r.DoubleOps = backend.CountOps(plan, mdops.Prec{N: n, Complex: complex}).DoubleOps
+	r.DeviceBytes = gpuabi.Memory(plan, mdops.Prec{N: n, Complex: complex}).Total()
 	return r
 }
 
@@ -223,7 +224,7 @@ func (s *session) runCase(plan *stager.Plan, name string, n, d int, complex bool
 	var exec backend.Executor
 	var timed func() (k, w float64, err error)
 	if s.cfg.CPU {
-		c, err := cpu.New(plan, n, complex, s.cfg.Workers)
+		c, err := cpu.New(plan, mdops.Prec{N: n, Complex: complex}, s.cfg.Workers)
 		if err != nil {
 			r.Skipped = err.Error()
 			return r, nil
@@ -252,7 +253,7 @@ func (s *session) runCase(plan *stager.Plan, name string, n, d int, complex bool
 		exec = g
 		timed = g.RunTimed
 	}
-	l := backend.Layout{N: n, Degree: d, Complex: complex}
+	l := backend.Layout{Prec: mdops.Prec{N: n, Complex: complex}, Degree: d}
 	for v, in := range backend.RandomInputs(plan.NumVars, l, r.Seed) {
 		exec.SetInput(v, in)
 	}

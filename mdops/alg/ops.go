@@ -39,6 +39,18 @@ func (l *Library) Program(op string) *Program {
 // MaxN is the largest supported number of limbs.
 const MaxN = 16
 
+// CheckN returns an error unless the generator can make n-double
+// arithmetic (1 <= n <= MaxN): the one bound of everything built from this
+// package (Build, gen's Go and CUDA printers, `mdgen generate -n`). Whether
+// a build has the arithmetic of n is another question, answered by
+// mdops.Prec.Check.
+func CheckN(n int) error {
+	if n < 1 || n > MaxN {
+		return fmt.Errorf("%d doubles: the generator makes 1..%d", n, MaxN)
+	}
+	return nil
+}
+
 // Build returns the operations for N limbs, 1 <= N <= MaxN.
 //
 // N = 1 is plain double arithmetic. N = 2, 3, 4 add and mul are the
@@ -48,8 +60,8 @@ const MaxN = 16
 // (mul), followed by a branch-free renormalization (see renormalize); their
 // accuracy is measured, not proven.
 func Build(n int) *Library {
-	if n < 1 || n > MaxN {
-		panic(fmt.Sprintf("alg: N = %d out of range 1..%d", n, MaxN))
+	if err := CheckN(n); err != nil {
+		panic("alg: " + err.Error())
 	}
 	l := &Library{N: n}
 	l.Neg = buildNeg(n)

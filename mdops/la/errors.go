@@ -3,11 +3,14 @@ package la
 import (
 	"fmt"
 	"math"
+
+	"github.com/mdgen/mdgen/mdops"
 )
 
-// Eps returns 2^(-52 n), the tolerance unit of n-double arithmetic (a little
-// above its unit roundoff, about 2^(-53 n)).
-func Eps(n int) float64 { return math.Ldexp(1, -52*n) }
+// Eps returns 2^(-52 n) = 2^n u, the tolerance unit of n-double arithmetic,
+// from its unit roundoff u = mdops.Prec.UnitRoundoff (see there: a little
+// above u by design, the machine epsilon of a double to the n-th power).
+func Eps(n int) float64 { return math.Ldexp(mdops.Prec{N: n}.UnitRoundoff(), n) }
 
 // RankError reports a numerically rank-deficient R: Col is the first column
 // (1-based) whose diagonal entry is tiny next to the largest, Ratio =

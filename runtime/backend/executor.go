@@ -1,14 +1,17 @@
 package backend
 
-import "github.com/mdgen/mdgen/stager"
+import (
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/stager"
+)
 
 // Executor runs a staged plan on one back end. Series go in and come out in
-// the CPU layout (Layout: coefficient k at [k*W, (k+1)*W), W = N real limbs,
-// or N real then N imaginary limbs), whatever the back end keeps inside.
+// the CPU layout (Layout: coefficient k at [k*W, (k+1)*W), W = Prec().Width():
+// N real limbs, or N real then N imaginary limbs), whatever the back end
+// keeps inside.
 type Executor interface {
 	Plan() *stager.Plan
-	N() int
-	Complex() bool
+	Prec() mdops.Prec
 	// SetInput sets the series of input variable v (Layout.SlotLen doubles).
 	SetInput(v int, series []float64)
 	// Run evaluates the system and its Jacobian at the inputs.

@@ -11,23 +11,19 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mdgen/mdgen/mdops"
 )
 
-// Layout describes how one series is stored: Degree+1 coefficients of W
-// doubles each, W = N (real) or 2N (complex: N real limbs, N imaginary).
+// Layout describes how one series is stored: Degree+1 coefficients of
+// Prec.Width() doubles each (complex: N real limbs, then N imaginary).
 type Layout struct {
-	N       int
-	Degree  int
-	Complex bool
+	Prec   mdops.Prec
+	Degree int
 }
 
 // W returns the doubles per coefficient.
-func (l Layout) W() int {
-	if l.Complex {
-		return 2 * l.N
-	}
-	return l.N
-}
+func (l Layout) W() int { return l.Prec.Width() }
 
 // SlotLen returns the doubles per series.
 func (l Layout) SlotLen() int { return (l.Degree + 1) * l.W() }
@@ -55,8 +51,8 @@ func RandomInputs(nvars int, l Layout, seed uint64) [][]float64 {
 	in := make([][]float64, nvars)
 	for v := range in {
 		s := make([]float64, l.SlotLen())
-		for k := 0; k < len(s); k += l.N {
-			randomMD(s[k:k+l.N], r)
+		for k := 0; k < len(s); k += l.Prec.N {
+			randomMD(s[k:k+l.Prec.N], r)
 		}
 		in[v] = s
 	}
@@ -147,7 +143,7 @@ func readInputs(path string, r *bufio.Reader, vars []string, l Layout) ([][]floa
 		}
 		w := l.W()
 		for part, fld := range fields[2:] {
-			if part == 1 && !l.Complex {
+			if part == 1 && !l.Prec.Complex {
 				return nil, badAt(1+fld.off, "imaginary part given for real data (use -complex)")
 			}
 			r, err := parseInputNumber(fld.text)
@@ -157,8 +153,8 @@ func readInputs(path string, r *bufio.Reader, vars []string, l Layout) ([][]floa
 			if k > l.Degree {
 				continue // truncated, but checked
 			}
-			off := k*w + part*l.N
-			RoundRat(in[v][off:off+l.N], r)
+			off := k*w + part*l.Prec.N
+			RoundRat(in[v][off:off+l.Prec.N], r)
 		}
 		if rerr == io.EOF {
 			break

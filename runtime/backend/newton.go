@@ -3,6 +3,7 @@ package backend
 import (
 	"time"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -76,12 +77,10 @@ func (t *Times) AddStage(s Stage, d time.Duration) {
 // precision and degree, and its executors.
 type NewtonConfig struct {
 	Sys     *stager.System
-	N       int  // doubles per part
-	W       int  // doubles per number: N, or 2N complex
-	Complex bool // complex data
-	Degree  int  // d
-	Vars    int  // n unknowns
-	Eqs     int  // m equations
+	Prec    mdops.Prec
+	Degree  int // d
+	Vars    int // n unknowns
+	Eqs     int // m equations
 	Workers int
 	// Exec returns the executor of working degree w (staged on first
 	// use; Solver.Prepare stages every degree before the first Solve).

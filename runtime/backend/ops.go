@@ -3,6 +3,7 @@ package backend
 import (
 	"sync"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -14,21 +15,20 @@ type OpCount struct {
 	DoubleOps float64 // double-precision operations, from the IR's op counts (FMA = 1)
 }
 
-var flopCache sync.Map // key [3]int{n, complex, op} → int
+var flopCache sync.Map // key {prec, op} → int
 
 // programFlops returns the flops of one generated operation, from the IR.
-func programFlops(n int, complex bool, op string) int {
+func programFlops(prec mdops.Prec, op string) int {
 	key := struct {
-		n       int
-		complex bool
-		op      string
-	}{n, complex, op}
+		prec mdops.Prec
+		op   string
+	}{prec, op}
 	if v, ok := flopCache.Load(key); ok {
 		return v.(int)
 	}
-	l := alg.Build(n)
+	l := alg.Build(prec.N)
 	var p *alg.Program
-	if complex {
+	if prec.Complex {
 		p = alg.BuildComplex(l).Program("c" + op)
 	} else {
 		p = l.Program(op)
@@ -41,18 +41,18 @@ func programFlops(n int, complex bool, op string) int {
 	return f
 }
 
-// CountOps counts the work of one run of plan at precision n: every
+// CountOps counts the work of one run of plan at precision p: every
 // convolution of degree d does (d+1)(d+2)/2 products (d+1 plain products,
 // the rest multiply-adds), every addition job d+1 additions.
-func CountOps(plan *stager.Plan, n int, complex bool) OpCount {
+func CountOps(plan *stager.Plan, p mdops.Prec) OpCount {
 	d := float64(plan.Degree)
 	conv := float64(plan.ConvJobs())
 	adds := float64(plan.AddJobs()) * (d + 1)
 	products := conv * (d + 1)
 	madds := conv * (d + 1) * d / 2
 	c := OpCount{MulAdds: products + madds, Adds: adds}
-	c.DoubleOps = products*float64(programFlops(n, complex, "mul")) +
-		madds*float64(programFlops(n, complex, "madd")) +
-		adds*float64(programFlops(n, complex, "add"))
+	c.DoubleOps = products*float64(programFlops(p, "mul")) +
+		madds*float64(programFlops(p, "madd")) +
+		adds*float64(programFlops(p, "add"))
 	return c
 }

@@ -1,22 +1,15 @@
 package backend
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	goruntime "runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/mdgen/mdgen/mdops"
-	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/stager"
 )
-
-// ErrPrecision is returned for a precision without generated kernels.
-var ErrPrecision = errors.New("no generated kernels for this precision")
 
 // RoundValues rounds the read-only slots of plan in [lo, hi) (the slots
 // with a series in plan.Values) once to the layout l, on workers
@@ -78,25 +71,6 @@ func RoundValues(plan *stager.Plan, lo, hi int, l Layout, workers int, put func(
 	work()
 	wg.Wait()
 	return firstErr
-}
-
-// GeneratedPrecisions returns the precisions (doubles per number) with
-// generated kernels, in increasing order.
-func GeneratedPrecisions() []int { return mdops.Precisions() }
-
-// PrecisionError explains that n has no generated kernels: which
-// precisions exist, and, for an n the generator can make, how to add it.
-func PrecisionError(n int) error {
-	have := GeneratedPrecisions()
-	list := make([]string, len(have))
-	for i, h := range have {
-		list[i] = fmt.Sprint(h)
-	}
-	hint := ""
-	if n >= 1 && n <= alg.MaxN {
-		hint = fmt.Sprintf("; add it with `mdgen generate -n %d` and rebuild", n)
-	}
-	return fmt.Errorf("runtime: %w: %d doubles (generated: %s%s)", ErrPrecision, n, strings.Join(list, ","), hint)
 }
 
 // checkFiniteSlot returns an error when rounding the exact series v gave a

@@ -6,7 +6,7 @@ import (
 	"github.com/mdgen/mdgen/stager"
 )
 
-// RoundSeries rounds the exact series v once to l.N doubles per number and
+// RoundSeries rounds the exact series v once to l.Prec.N doubles per number and
 // writes it into dst, one slot in the CPU layout of l (coefficient k at
 // [k*W, (k+1)*W), W = N real limbs, or N real then N imaginary limbs):
 // exactly what NewCPU stores in a read-only slot, so that every executor
@@ -20,12 +20,12 @@ func RoundSeries(dst []float64, v stager.Series, l Layout) error {
 	w := l.W()
 	for k := 0; k < len(v) && k <= l.Degree; k++ {
 		c := &v[k]
-		if !l.Complex && !c.IsReal() {
+		if !l.Prec.Complex && !c.IsReal() {
 			return fmt.Errorf("runtime: the system has complex coefficients; use complex data")
 		}
-		RoundRat(dst[k*w:k*w+l.N], &c.Re)
-		if l.Complex {
-			RoundRat(dst[k*w+l.N:k*w+2*l.N], &c.Im)
+		RoundRat(dst[k*w:k*w+l.Prec.N], &c.Re)
+		if l.Prec.Complex {
+			RoundRat(dst[k*w+l.Prec.N:k*w+2*l.Prec.N], &c.Im)
 		}
 	}
 	return nil

@@ -54,17 +54,17 @@ func BenchmarkCPU(b *testing.B) {
 			for _, n := range ns {
 				for _, w := range []int{1, 2} {
 					b.Run(fmt.Sprintf("%s/d%d/%dd/w%d", name, d, n, w), func(b *testing.B) {
-						e, err := New(plan, n, false, w)
+						e, err := New(plan, mdops.Prec{N: n}, w)
 						if err != nil {
 							b.Fatal(err)
 						}
-						for v, s := range backend.RandomInputs(plan.NumVars, backend.Layout{N: n, Degree: d}, 1) {
+						for v, s := range backend.RandomInputs(plan.NumVars, backend.Layout{Prec: mdops.Prec{N: n}, Degree: d}, 1) {
 							e.SetInput(v, s)
 						}
 						var one time.Duration
 						if w > 1 {
-							e1, _ := New(plan, n, false, 1)
-							for v, s := range backend.RandomInputs(plan.NumVars, backend.Layout{N: n, Degree: d}, 1) {
+							e1, _ := New(plan, mdops.Prec{N: n}, 1)
+							for v, s := range backend.RandomInputs(plan.NumVars, backend.Layout{Prec: mdops.Prec{N: n}, Degree: d}, 1) {
 								e1.SetInput(v, s)
 							}
 							start := time.Now()
@@ -76,7 +76,7 @@ func BenchmarkCPU(b *testing.B) {
 							e.Run()
 						}
 						sec := b.Elapsed().Seconds() / float64(b.N)
-						ops := backend.CountOps(plan, n, false)
+						ops := backend.CountOps(plan, mdops.Prec{N: n})
 						b.ReportMetric(sec, "s/eval")
 						b.ReportMetric(ops.MulAdds/sec/1e6, "Mmadd/s")
 						b.ReportMetric(ops.DoubleOps/sec/1e9, "Gflop/s")
@@ -96,7 +96,7 @@ func BenchmarkCPU(b *testing.B) {
 func BenchmarkBareMulAdd(b *testing.B) {
 	const size = 64
 	for _, n := range []int{2, 4, 8, 10} {
-		in := backend.RandomInputs(2, backend.Layout{N: n, Degree: size - 1}, 5)
+		in := backend.RandomInputs(2, backend.Layout{Prec: mdops.Prec{N: n}, Degree: size - 1}, 5)
 		k, _ := mdops.SeriesKernelsFor(n)
 		z := make([]float64, size*n)
 		b.Run(fmt.Sprintf("%dd/conv%d", n, size), func(b *testing.B) {
@@ -165,7 +165,7 @@ var (
 )
 
 func typedF4(size int, seed uint64) []mdops.F4 {
-	raw := backend.RandomInputs(1, backend.Layout{N: 4, Degree: size - 1}, seed)[0]
+	raw := backend.RandomInputs(1, backend.Layout{Prec: mdops.Prec{N: 4}, Degree: size - 1}, seed)[0]
 	out := make([]mdops.F4, size)
 	for i := range out {
 		copy(out[i][:], raw[4*i:])
@@ -174,7 +174,7 @@ func typedF4(size int, seed uint64) []mdops.F4 {
 }
 
 func typedF8(size int, seed uint64) []mdops.F8 {
-	raw := backend.RandomInputs(1, backend.Layout{N: 8, Degree: size - 1}, seed)[0]
+	raw := backend.RandomInputs(1, backend.Layout{Prec: mdops.Prec{N: 8}, Degree: size - 1}, seed)[0]
 	out := make([]mdops.F8, size)
 	for i := range out {
 		copy(out[i][:], raw[8*i:])

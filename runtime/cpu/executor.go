@@ -21,8 +21,7 @@ var _ backend.Executor = (*Executor)(nil)
 // them out. The array is allocated once by New and reused by every Run.
 type Executor struct {
 	plan    *stager.Plan
-	n       int
-	complex bool
+	prec    mdops.Prec
 	workers int
 	conv    func(z, x, y []float64)
 	addTo   func(dst, src []float64)
@@ -36,26 +35,27 @@ type Executor struct {
 	work []float64
 }
 
-// New prepares an executor for plan at precision n (doubles per number),
-// real or complex, with the given number of worker goroutines (<= 0: one
-// per CPU). The coefficients of the plan are rounded once to n doubles. A
-// plan with complex coefficients needs complex data.
-func New(plan *stager.Plan, n int, complex bool, workers int) (*Executor, error) {
-	k, ok := mdops.SeriesKernelsFor(n)
+// New prepares an executor for plan at precision p, with the given number
+// of worker goroutines (<= 0: one per CPU). The coefficients of the plan are
+// rounded once to p.N doubles. A plan with complex coefficients needs
+// complex data. A precision without generated arithmetic is refused with
+// p.Check's error.
+func New(plan *stager.Plan, p mdops.Prec, workers int) (*Executor, error) {
+	k, ok := mdops.SeriesKernelsFor(p.N)
 	if !ok {
-		return nil, backend.PrecisionError(n)
+		return nil, fmt.Errorf("runtime: %w", p.Check())
 	}
 	if workers <= 0 {
 		workers = goruntime.GOMAXPROCS(0)
 	}
-	e := &Executor{plan: plan, n: n, complex: complex, workers: workers}
-	if complex {
+	e := &Executor{plan: plan, prec: p, workers: workers}
+	if p.Complex {
 		e.conv, e.addTo = k.ConvComplex, k.AddToComplex
 	} else {
 		e.conv, e.addTo = k.Conv, k.AddTo
 	}
 	e.slotLen = e.layout().SlotLen()
-	if err := plan.CheckMemory(n, complex); err != nil {
+	if err := plan.CheckMemory(p.N, p.Complex); err != nil {
 		return nil, fmt.Errorf("runtime: the CPU executor: %w", err)
 	}
 	e.data = make([]float64, plan.NumSlots()*e.slotLen)
@@ -69,15 +69,14 @@ func New(plan *stager.Plan, n int, complex bool, workers int) (*Executor, error)
 	return e, nil
 }
 
-// N returns the precision in doubles; Complex whether data is complex.
-func (e *Executor) N() int             { return e.n }
-func (e *Executor) Complex() bool      { return e.complex }
+// Prec returns the precision and kind of data.
+func (e *Executor) Prec() mdops.Prec   { return e.prec }
 func (e *Executor) SlotLen() int       { return e.slotLen }
 func (e *Executor) Workers() int       { return e.workers }
 func (e *Executor) Plan() *stager.Plan { return e.plan }
 
 func (e *Executor) layout() backend.Layout {
-	return backend.Layout{N: e.n, Degree: e.plan.Degree, Complex: e.complex}
+	return backend.Layout{Prec: e.prec, Degree: e.plan.Degree}
 }
 
 func (e *Executor) slot(s stager.Slot) []float64 {

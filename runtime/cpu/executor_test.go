@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/ref"
@@ -86,17 +87,17 @@ func checkAgainstBig(t *testing.T, sys *stager.System, degree, n int, complex bo
 	if err := stager.Check(plan); err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(plan, n, complex, workers)
+	e, err := New(plan, mdops.Prec{N: n, Complex: complex}, workers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := backend.Layout{N: n, Degree: degree, Complex: complex}
+	l := backend.Layout{Prec: mdops.Prec{N: n, Complex: complex}, Degree: degree}
 	in := backend.RandomInputs(len(sys.Vars), l, seed)
 	for v, s := range in {
 		e.SetInput(v, s)
 	}
 	e.Run()
-	bin, err := ref.SeriesFromLimbs(in, ref.Layout(l))
+	bin, err := ref.SeriesFromLimbs(in, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func checkAgainstBig(t *testing.T, sys *stager.System, degree, n int, complex bo
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ref.Verify(e, want, ref.Layout(l))
+	got := ref.Verify(e, want, l)
 	// Every output coefficient is a sum of products of a few series: its
 	// error is a small multiple of one operation's (>= 53N-6 bits) relative
 	// to the sum of the magnitudes of the terms.
@@ -191,11 +192,11 @@ func TestWorkersBitIdentical(t *testing.T) {
 	}
 	var sums []string
 	for _, w := range []int{1, 2, 5} {
-		e, err := New(plan, 2, false, w)
+		e, err := New(plan, mdops.Prec{N: 2}, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := backend.RandomInputs(plan.NumVars, backend.Layout{N: 2, Degree: 7}, 9)
+		in := backend.RandomInputs(plan.NumVars, backend.Layout{Prec: mdops.Prec{N: 2}, Degree: 7}, 9)
 		for v, s := range in {
 			e.SetInput(v, s)
 		}
@@ -242,7 +243,7 @@ func writeInputs(t *testing.T, text string) string {
 // its file:line:col; it never becomes an infinity (issue 10).
 func TestReadInputsOutOfRange(t *testing.T) {
 	vars := []string{"x", "y"}
-	l := backend.Layout{N: 2, Degree: 4}
+	l := backend.Layout{Prec: mdops.Prec{N: 2}, Degree: 4}
 	for _, c := range []struct{ text, pos, msg string }{
 		{"x 0 1\ny 1 1e400\n", ":2:5: ", "outside the float64 range"},
 		{"x 0 1\n  y  0  -1e400  # big\n", ":2:9: ", "outside the float64 range"},
@@ -281,7 +282,7 @@ func TestReadInputsOutOfRange(t *testing.T) {
 func TestReadInputsLongLine(t *testing.T) {
 	long := "0." + strings.Repeat("0", 100000) + "1e100000" // exactly 0.1, written long
 	path := writeInputs(t, "x 0 1\n"+"y 0 "+long+strings.Repeat(" ", 70000)+"# pad\nx 1 2\n")
-	in, err := backend.ReadInputs(path, []string{"x", "y"}, backend.Layout{N: 2, Degree: 1})
+	in, err := backend.ReadInputs(path, []string{"x", "y"}, backend.Layout{Prec: mdops.Prec{N: 2}, Degree: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestReadInputsLongLine(t *testing.T) {
 	}
 	// An error after a long line still has its position.
 	path = writeInputs(t, strings.Repeat(" ", 70000)+"x 0 1e400\n")
-	if _, err := backend.ReadInputs(path, []string{"x"}, backend.Layout{N: 1}); err == nil || !strings.Contains(err.Error(), ":1:70005: ") {
+	if _, err := backend.ReadInputs(path, []string{"x"}, backend.Layout{Prec: mdops.Prec{N: 1}}); err == nil || !strings.Contains(err.Error(), ":1:70005: ") {
 		t.Errorf("error %v, want at 1:70005", err)
 	}
 }
@@ -306,8 +307,8 @@ func TestVerifyNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := backend.Layout{N: 2, Degree: 2}
-	e, err := New(plan, 2, false, 1)
+	l := backend.Layout{Prec: mdops.Prec{N: 2}, Degree: 2}
+	e, err := New(plan, mdops.Prec{N: 2}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,20 +317,20 @@ func TestVerifyNames(t *testing.T) {
 		e.SetInput(v, s)
 	}
 	e.Run()
-	bin, _ := ref.SeriesFromLimbs(in, ref.Layout(l))
+	bin, _ := ref.SeriesFromLimbs(in, l)
 	want, err := ref.Evaluate(sys, bin, 2, false, 400)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Spoil one output: d f2/d beta, coefficient t^1.
 	e.Deriv(1, 1)[2] += 1
-	v := ref.Verify(e, want, ref.Layout(l))
+	v := ref.Verify(e, want, l)
 	if v.Where != "d f2/d beta coefficient t^1 (re)" || v.WorstBits > 10 {
 		t.Errorf("worst %.1f bits at %q, want d f2/d beta coefficient t^1 (re)", v.WorstBits, v.Where)
 	}
 	e.Deriv(1, 1)[2] -= 1
 	e.Value(0)[0] = math.Inf(1)
-	if v := ref.Verify(e, want, ref.Layout(l)); v.NonFinite != 1 || v.WorstBits != 0 || v.Where != "f1 coefficient t^0 (re), not finite" {
+	if v := ref.Verify(e, want, l); v.NonFinite != 1 || v.WorstBits != 0 || v.Where != "f1 coefficient t^0 (re), not finite" {
 		t.Errorf("with an infinite output: %+v", v)
 	}
 }
@@ -345,7 +346,7 @@ func TestCPUProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(plan, 1, false, 2)
+	e, err := New(plan, mdops.Prec{N: 1}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,8 +380,8 @@ func TestNewCPUPrecisionError(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{0, -1, 17, 7} {
-		_, err := New(plan, n, false, 1)
-		if err == nil || !errors.Is(err, backend.ErrPrecision) || !strings.Contains(err.Error(), "generated: 1,2,3,4,5,8,10,16") {
+		_, err := New(plan, mdops.Prec{N: n}, 1)
+		if err == nil || !errors.Is(err, mdops.ErrPrecision) || !strings.Contains(err.Error(), "generated: 1,2,3,4,5,8,10,16") {
 			t.Errorf("N=%d: %v", n, err)
 			continue
 		}
@@ -402,7 +403,7 @@ func TestNewCPUCoefficientOutOfRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(plan, 2, false, 1); err != nil {
+	if _, err := New(plan, mdops.Prec{N: 2}, 1); err != nil {
 		t.Fatal(err)
 	}
 	huge := stager.Series{{}}
@@ -410,7 +411,7 @@ func TestNewCPUCoefficientOutOfRange(t *testing.T) {
 	for s := range plan.Values {
 		plan.Values[s] = huge
 	}
-	_, err = New(plan, 2, false, 1)
+	_, err = New(plan, mdops.Prec{N: 2}, 1)
 	if err == nil || !regexp.MustCompile(`coefficient 1e\+0?400 outside the float64 range`).MatchString(err.Error()) {
 		t.Errorf("NewCPU: %v", err)
 	}
@@ -495,7 +496,7 @@ func BenchmarkSetupChandra(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := New(plan, 2, true, 0); err != nil {
+		if _, err := New(plan, mdops.Prec{N: 2, Complex: true}, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

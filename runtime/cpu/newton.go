@@ -41,16 +41,16 @@ type Newton struct {
 
 // NewNewton makes the CPU back end for c.
 func NewNewton(c backend.NewtonConfig) (*Newton, error) {
-	sk, ok := mdops.SeriesKernelsFor(c.N)
+	sk, ok := mdops.SeriesKernelsFor(c.Prec.N)
 	if !ok {
-		return nil, fmt.Errorf("newton: no generated kernels for %d doubles", c.N)
+		return nil, fmt.Errorf("newton: %w", c.Prec.Check())
 	}
-	lk, ok := la.KernelsFor(c.N)
+	lk, ok := la.KernelsFor(c.Prec.N)
 	if !ok {
-		return nil, fmt.Errorf("newton: no linear algebra for %d doubles", c.N)
+		return nil, fmt.Errorf("newton: no linear algebra for %d doubles", c.Prec.N)
 	}
 	be := &Newton{c: c}
-	if c.Complex {
+	if c.Prec.Complex {
 		be.addTo = sk.AddToComplex
 		be.newQR, be.mulSub, be.mulSubs, be.norm1 = lk.NewQRComplex, lk.MulSubComplex, lk.MulSubBatchComplex, lk.Norm1Complex
 	} else {
@@ -62,7 +62,7 @@ func NewNewton(c backend.NewtonConfig) (*Newton, error) {
 
 func (be *Newton) Reset(x0 []float64) error {
 	c := be.c
-	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.W
+	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.Prec.Width()
 	// x is the Result's: a fresh one per solve. The work buffers are
 	// fresh too (as before the back ends: the same allocations).
 	be.x = make([]float64, n*(d+1)*W)
@@ -95,13 +95,13 @@ func (be *Newton) X() ([]float64, error) { return be.x, nil }
 
 func (be *Newton) Close() error { return nil }
 
-func (be *Newton) maxAbs(x []float64) float64 { return maxAbs(x, be.c.N, be.c.Complex) }
+func (be *Newton) maxAbs(x []float64) float64 { return maxAbs(x, be.c.Prec) }
 
 // Evaluate runs the executor of degree w at x mod t^(w+1) and sets
 // b_k = -G_k (k = 0..w) and, with jac, A_k = J_k.
 func (be *Newton) Evaluate(w int, jac bool) (float64, float64, error) {
 	c := be.c
-	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.W
+	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.Prec.Width()
 	e, err := c.Exec(w)
 	if err != nil { // staged by Prepare; cannot happen
 		return 0, 0, err
@@ -145,7 +145,7 @@ func (be *Newton) Evaluate(w int, jac bool) (float64, float64, error) {
 
 func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
 	c := be.c
-	n, m, W := c.Vars, c.Eqs, c.W
+	n, m, W := c.Vars, c.Eqs, c.Prec.Width()
 	qr, err := be.newQR(m, n, be.a[:m*n*W], m, c.Workers)
 	var rank *la.RankError
 	if errors.As(err, &rank) {
@@ -165,25 +165,25 @@ func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
 func (be *Newton) MaxAbsX() (float64, error) { return be.maxAbs(be.x), nil }
 
 func (be *Newton) BlockNorm(k int) (float64, error) {
-	m, W := be.c.Eqs, be.c.W
+	m, W := be.c.Eqs, be.c.Prec.Width()
 	return be.norm1(be.b[k*m*W : (k+1)*m*W]), nil
 }
 
 func (be *Newton) SkipBlock(k int) error {
-	n, W := be.c.Vars, be.c.W
+	n, W := be.c.Vars, be.c.Prec.Width()
 	clear(be.dx[k*n*W : (k+1)*n*W])
 	return nil
 }
 
 func (be *Newton) ApplyQH(k int) error {
-	m, W := be.c.Eqs, be.c.W
+	m, W := be.c.Eqs, be.c.Prec.Width()
 	copy(be.y, be.b[k*m*W:(k+1)*m*W])
 	be.qr.ApplyQH(be.y, be.c.Workers)
 	return nil
 }
 
 func (be *Newton) SolveR(k int) error {
-	n, W := be.c.Vars, be.c.W
+	n, W := be.c.Vars, be.c.Prec.Width()
 	if err := be.qr.SolveR(be.y, be.c.Workers); err != nil {
 		return fmt.Errorf("back substitution: %w", err)
 	}
@@ -194,7 +194,7 @@ func (be *Newton) SolveR(k int) error {
 // FormInverse: E = -I_m, E = Q^H E (ApplyQHMany, the m columns), then
 // SolveRMany on the first n rows of each column: E[0:n, :] = -R^-1 Q^H.
 func (be *Newton) FormInverse() error {
-	m, W := be.c.Eqs, be.c.W
+	m, W := be.c.Eqs, be.c.Prec.Width()
 	if be.e == nil {
 		be.e = make([]float64, m*m*W)
 	} else {
@@ -212,7 +212,7 @@ func (be *Newton) FormInverse() error {
 
 // SolveBlock: dx_k = 0 - E[0:n, :] b_k (la MulSub; E[0:n, :] = -M).
 func (be *Newton) SolveBlock(k int) error {
-	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
+	n, m, W := be.c.Vars, be.c.Eqs, be.c.Prec.Width()
 	dx := be.dx[k*n*W : (k+1)*n*W]
 	clear(dx)
 	be.mulSub(n, m, be.e, m, be.b[k*m*W:(k+1)*m*W], dx, be.c.Workers)
@@ -223,7 +223,7 @@ func (be *Newton) SolveBlock(k int) error {
 // (A_1..A_(w-k) are consecutive, as are b_(k+1)..b_w), spread over the
 // workers.
 func (be *Newton) UpdateB(k, w int) error {
-	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
+	n, m, W := be.c.Vars, be.c.Eqs, be.c.Prec.Width()
 	be.mulSubs(w-k, m, n, be.a[m*n*W:], m, m*n, be.dx[k*n*W:(k+1)*n*W], 0, be.b[(k+1)*m*W:], m, be.c.Workers)
 	return nil
 }
@@ -233,7 +233,7 @@ func (be *Newton) UpdateB(k, w int) error {
 // k0..k1-1 is one batch of products rb_k = b_k - A_0 dx_k (la's
 // Residual1: a copy of b_k, MulSub, Norm1).
 func (be *Newton) Residual(w int, skipped []bool, nb []float64) (float64, error) {
-	n, m, W := be.c.Vars, be.c.Eqs, be.c.W
+	n, m, W := be.c.Vars, be.c.Eqs, be.c.Prec.Width()
 	copy(be.rb[:(w+1)*m*W], be.b[:(w+1)*m*W])
 	for k0 := 0; k0 <= w; {
 		if skipped[k0] {
@@ -260,7 +260,7 @@ func (be *Newton) Residual(w int, skipped []bool, nb []float64) (float64, error)
 
 // UpdateX: x += dx, block by block, variable by variable.
 func (be *Newton) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float64, error) {
-	d, n, W := be.c.Degree, be.c.Vars, be.c.W
+	d, n, W := be.c.Degree, be.c.Vars, be.c.Prec.Width()
 	delta := be.maxAbs(be.dx[:(w+1)*n*W])
 	deltaOld := be.maxAbs(be.dx[:(wPrev+1)*n*W])
 	for k := 0; k <= w; k++ {
@@ -276,20 +276,17 @@ func (be *Newton) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float
 }
 
 // maxAbs returns the largest magnitude of the leading limbs of the numbers
-// in x (w doubles each, real and imaginary leading limbs at 0 and n for
-// complex): the max-norm used by every tolerance of the driver. A max is
-// exact and independent of the order, so every back end gets the same
-// float64. NaN when a leading limb is NaN.
-func maxAbs(x []float64, n int, complex bool) float64 {
-	w := n
-	if complex {
-		w = 2 * n
-	}
+// in x (p.Width() doubles each, real and imaginary leading limbs at 0 and
+// p.N for complex): the max-norm used by every tolerance of the driver. A
+// max is exact and independent of the order, so every back end gets the
+// same float64. NaN when a leading limb is NaN.
+func maxAbs(x []float64, p mdops.Prec) float64 {
+	w := p.Width()
 	m := 0.0
 	for e := 0; e+w <= len(x); e += w {
 		a := math.Abs(x[e])
-		if complex {
-			a = math.Max(a, math.Abs(x[e+n]))
+		if p.Complex {
+			a = math.Max(a, math.Abs(x[e+p.N]))
 		}
 		if a != a {
 			return math.NaN()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -34,11 +35,11 @@ func TestRoundSeriesMatchesCPU(t *testing.T) {
 	for _, complex := range []bool{false, true} {
 		for _, n := range []int{1, 3, 10} {
 			plan := roundTestPlan(t, "p1", 2, complex)
-			cpu, err := New(plan, n, complex, 1)
+			cpu, err := New(plan, mdops.Prec{N: n, Complex: complex}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := backend.Layout{N: n, Degree: plan.Degree, Complex: complex}
+			l := backend.Layout{Prec: mdops.Prec{N: n, Complex: complex}, Degree: plan.Degree}
 			got := make([]float64, l.SlotLen())
 			for s, v := range plan.Values {
 				if err := backend.RoundSeries(got, v, l); err != nil {
@@ -52,7 +53,7 @@ func TestRoundSeriesMatchesCPU(t *testing.T) {
 	}
 	// Real data refuses complex coefficients.
 	plan := roundTestPlan(t, "p1", 1, true)
-	l := backend.Layout{N: 2, Degree: 1}
+	l := backend.Layout{Prec: mdops.Prec{N: 2}, Degree: 1}
 	for _, v := range plan.Values {
 		if err := backend.RoundSeries(make([]float64, l.SlotLen()), v, l); err == nil || !strings.Contains(err.Error(), "complex") {
 			t.Fatalf("complex coefficient into real data: err = %v", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
@@ -95,7 +96,7 @@ func checkKernels(dev *cudadev.Device, mod *cudadev.Module, n int, complex []boo
 	var missing []string
 	for _, c := range complex {
 		for _, kind := range gpuabi.Kinds {
-			name := gpuabi.KernelName(kind, n, c)
+			name := gpuabi.KernelName(kind, mdops.Prec{N: n, Complex: c})
 			f, err := mod.Function(name)
 			if err != nil {
 				if isNotFound(err) {
@@ -141,7 +142,7 @@ func (k *Kernels) LayoutVersion() int64 { return k.version }
 // Attributes returns the resource figures of a kernel, as the driver
 // reports them for the loaded code.
 func (k *Kernels) Attributes(kind gpuabi.Kind, complex bool) (cudadev.FuncAttributes, bool) {
-	f, ok := k.funcs[gpuabi.KernelName(kind, k.n, complex)]
+	f, ok := k.funcs[gpuabi.KernelName(kind, mdops.Prec{N: k.n, Complex: complex})]
 	if !ok {
 		return cudadev.FuncAttributes{}, false
 	}
@@ -164,8 +165,7 @@ func (k *Kernels) Close() error {
 // implements runtime.Executor.
 type Executor struct {
 	plan    *stager.Plan
-	n       int
-	complex bool
+	prec    mdops.Prec
 	dev     *cudadev.Device
 	kernels *Kernels
 	ownsK   bool
@@ -210,20 +210,19 @@ type launch struct {
 
 var _ backend.Executor = (*Executor)(nil)
 
-// New prepares plan on dev at precision n, real or complex data, with the
-// kernels of the fatbin (loaded here, unloaded by Close) and the default
-// options.
-func New(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device) (*Executor, error) {
-	return NewWithOptions(plan, n, complex, fatbin, dev, Options{})
+// New prepares plan on dev at precision p, with the kernels of the fatbin
+// (loaded here, unloaded by Close) and the default options.
+func New(plan *stager.Plan, p mdops.Prec, fatbin []byte, dev *cudadev.Device) (*Executor, error) {
+	return NewWithOptions(plan, p, fatbin, dev, Options{})
 }
 
 // NewWithOptions is New with options.
-func NewWithOptions(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device, opt Options) (*Executor, error) {
-	k, err := LoadKernels(dev, fatbin, n, complex)
+func NewWithOptions(plan *stager.Plan, p mdops.Prec, fatbin []byte, dev *cudadev.Device, opt Options) (*Executor, error) {
+	k, err := LoadKernels(dev, fatbin, p.N, p.Complex)
 	if err != nil {
 		return nil, err
 	}
-	g, err := NewFromKernels(plan, complex, k, opt)
+	g, err := NewFromKernels(plan, p.Complex, k, opt)
 	if err != nil {
 		return nil, errors.Join(err, k.Close())
 	}
@@ -238,11 +237,8 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 		return nil, errors.New("gpu: New: nil plan or kernels")
 	}
 	n, dev := k.n, k.dev
-	kind := "real"
-	if complex {
-		kind = "complex"
-	}
-	what := fmt.Sprintf("%d-double %s data at degree %d", n, kind, plan.Degree)
+	prec := mdops.Prec{N: n, Complex: complex}
+	what := fmt.Sprintf("%s data at degree %d", prec, plan.Degree)
 	shape := opt.Shape
 	if shape == nil && DeviceShape != nil {
 		shape = DeviceShape(dev.Info(), plan) // a tuning profile (runtime/tune)
@@ -250,19 +246,19 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 	if shape == nil {
 		shape = gpuabi.LaunchShape
 	}
-	convFn, ok1 := k.funcs[gpuabi.KernelName(gpuabi.Conv, n, complex)]
-	addFn, ok2 := k.funcs[gpuabi.KernelName(gpuabi.Add, n, complex)]
+	convFn, ok1 := k.funcs[gpuabi.KernelName(gpuabi.Conv, prec)]
+	addFn, ok2 := k.funcs[gpuabi.KernelName(gpuabi.Add, prec)]
 	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w: the kernels were loaded without %s data", what, ErrModule, kind)
+		return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w: the kernels were loaded without %s data", what, ErrModule, prec.Kind())
 	}
 	// A complex coefficient with real data is refused by the rounding of
 	// the read-only slots below (backend.RoundValues), in the same pass as
 	// the rounding: a scan of its own was a second pass over millions of
 	// coefficients.
 
-	g := &Executor{plan: plan, n: n, complex: complex, dev: dev, kernels: k,
-		geo: newGeometry(plan, n, complex), sizes: gpuabi.Memory(plan, n, complex),
-		layout: backend.Layout{N: n, Degree: plan.Degree, Complex: complex}}
+	g := &Executor{plan: plan, prec: prec, dev: dev, kernels: k,
+		geo: newGeometry(plan, n, complex), sizes: gpuabi.Memory(plan, prec),
+		layout: backend.Layout{Prec: prec, Degree: plan.Degree}}
 	if g.geo.stride > math.MaxInt64/int64(8*g.geo.chunks()) || plan.NumSlots() > math.MaxInt32 {
 		return nil, fmt.Errorf("gpu: preparing %s on the GPU: the data array of %d series overflows 64-bit sizes", what, plan.NumSlots())
 	}
@@ -312,7 +308,7 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 	}
 	if need > free-memoryReserve {
 		return nil, fmt.Errorf("gpu: %w: %s, but %s of %s is free on %s (%s kept in reserve)",
-			ErrMemory, g.sizes.Describe(plan, n, complex), stager.FormatBytes(free), stager.FormatBytes(info.TotalMemory), info.Name,
+			ErrMemory, g.sizes.Describe(plan, prec), stager.FormatBytes(free), stager.FormatBytes(info.TotalMemory), info.Name,
 			stager.FormatBytes(memoryReserve))
 	}
 
@@ -522,10 +518,9 @@ func (g *Executor) moveRange(r slotRun, upload bool, fill func(s int, series []f
 	return nil
 }
 
-// Plan, N and Complex describe the executor.
+// Plan and Prec describe the executor.
 func (g *Executor) Plan() *stager.Plan { return g.plan }
-func (g *Executor) N() int             { return g.n }
-func (g *Executor) Complex() bool      { return g.complex }
+func (g *Executor) Prec() mdops.Prec   { return g.prec }
 
 // Sizes returns the device memory of the executor's arrays.
 func (g *Executor) Sizes() gpuabi.Sizes { return g.sizes }

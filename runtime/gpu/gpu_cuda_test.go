@@ -28,6 +28,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -124,11 +125,11 @@ var refOpt = Options{Shape: gpuabi.ReferenceShape}
 // compares every output bit.
 func gpuVsCPU(t *testing.T, g *Executor, plan *stager.Plan, n int, complex bool, seed uint64) {
 	t.Helper()
-	cpu, err := cpu.New(plan, n, complex, 0)
+	cpu, err := cpu.New(plan, mdops.Prec{N: n, Complex: complex}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := backend.Layout{N: n, Degree: plan.Degree, Complex: complex}
+	l := backend.Layout{Prec: mdops.Prec{N: n, Complex: complex}, Degree: plan.Degree}
 	for v, s := range backend.RandomInputs(plan.NumVars, l, seed) {
 		cpu.SetInput(v, s)
 		g.SetInput(v, s)
@@ -245,7 +246,7 @@ func TestGPURefusals(t *testing.T) {
 	fat := gpuRefFatbins(t)
 	n := gpuTestNs()[0]
 	plan := testPlan(t, "p1", 5, false)
-	g, err := NewWithOptions(plan, n, false, fat[n], dev, refOpt)
+	g, err := NewWithOptions(plan, mdops.Prec{N: n, Complex: false}, fat[n], dev, refOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestGPURefusals(t *testing.T) {
 		t.Skip("the memory refusal needs N >= 2")
 	}
 	huge := testPlan(t, "p2", 200_000, true)
-	_, err = NewWithOptions(huge, n, true, fat[n], dev, refOpt)
+	_, err = NewWithOptions(huge, mdops.Prec{N: n, Complex: true}, fat[n], dev, refOpt)
 	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "free") {
 		t.Fatalf("p2 at degree 200000: err = %v, want ErrMemory with the sizes", err)
 	}
@@ -273,12 +274,12 @@ func TestGPURefusals(t *testing.T) {
 
 	other := n + 1
 	_, err = LoadKernels(dev, fat[n], other, false)
-	if !errors.Is(err, ErrModule) || !strings.Contains(err.Error(), gpuabi.KernelName(gpuabi.Conv, other, false)) {
+	if !errors.Is(err, ErrModule) || !strings.Contains(err.Error(), gpuabi.KernelName(gpuabi.Conv, mdops.Prec{N: other})) {
 		t.Fatalf("a %d-double fatbin asked for %d doubles: err = %v", n, other, err)
 	}
 	t.Log(err)
 
-	_, err = NewWithOptions(plan, n, false, fat[n], dev, Options{Shape: func(gpuabi.Kind, int, bool, int) (int, int) { return 4096, 0 }})
+	_, err = NewWithOptions(plan, mdops.Prec{N: n, Complex: false}, fat[n], dev, Options{Shape: func(gpuabi.Kind, int, bool, int) (int, int) { return 4096, 0 }})
 	if err == nil || !strings.Contains(err.Error(), "4096") {
 		t.Fatalf("block of 4096 threads: err = %v", err)
 	}

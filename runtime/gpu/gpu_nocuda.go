@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
@@ -49,12 +50,12 @@ type Executor struct{}
 var _ backend.Executor = (*Executor)(nil)
 
 // New returns an error wrapping cudadev.ErrNoCUDA.
-func New(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device) (*Executor, error) {
+func New(plan *stager.Plan, p mdops.Prec, fatbin []byte, dev *cudadev.Device) (*Executor, error) {
 	return nil, errNoGPU("preparing the GPU executor")
 }
 
 // NewWithOptions returns an error wrapping cudadev.ErrNoCUDA.
-func NewWithOptions(plan *stager.Plan, n int, complex bool, fatbin []byte, dev *cudadev.Device, opt Options) (*Executor, error) {
+func NewWithOptions(plan *stager.Plan, p mdops.Prec, fatbin []byte, dev *cudadev.Device, opt Options) (*Executor, error) {
 	return nil, errNoGPU("preparing the GPU executor")
 }
 
@@ -64,8 +65,7 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 }
 
 func (g *Executor) Plan() *stager.Plan                              { return nil }
-func (g *Executor) N() int                                          { return 0 }
-func (g *Executor) Complex() bool                                   { return false }
+func (g *Executor) Prec() mdops.Prec                                { return mdops.Prec{} }
 func (g *Executor) Sizes() gpuabi.Sizes                             { return gpuabi.Sizes{} }
 func (g *Executor) Launches() int                                   { return 0 }
 func (g *Executor) Kernels() *Kernels                               { return nil }

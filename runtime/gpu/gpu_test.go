@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -38,7 +39,7 @@ func TestGPUGeometry(t *testing.T) {
 		for _, n := range []int{1, 2, 5} {
 			plan := &stager.Plan{Degree: 4, Kinds: make([]stager.SlotKind, 7)}
 			g := newGeometry(plan, n, complex)
-			l := backend.Layout{N: n, Degree: plan.Degree, Complex: complex}
+			l := backend.Layout{Prec: mdops.Prec{N: n, Complex: complex}, Degree: plan.Degree}
 			slots := make([][]float64, plan.NumSlots())
 			all := make([]float64, g.rangeLen(plan.NumSlots()))
 			for s := range slots {
@@ -48,8 +49,8 @@ func TestGPUGeometry(t *testing.T) {
 				}
 				g.toRange(all, plan.NumSlots(), s, slots[s])
 			}
-			if int64(len(all)) != gpuabi.Memory(plan, n, complex).DataBytes/8 {
-				t.Fatalf("range of all slots has %d doubles, GPUMemory says %d", len(all), gpuabi.Memory(plan, n, complex).DataBytes/8)
+			if int64(len(all)) != gpuabi.Memory(plan, mdops.Prec{N: n, Complex: complex}).DataBytes/8 {
+				t.Fatalf("range of all slots has %d doubles, GPUMemory says %d", len(all), gpuabi.Memory(plan, mdops.Prec{N: n, Complex: complex}).DataBytes/8)
 			}
 			w := l.W()
 			for s := range slots {

@@ -185,22 +185,22 @@ func mkLAQRFactors[E, Q any](newQR func(int, int, []E, int, int) (*Q, error), pa
 }
 
 var laFactors = map[gpuabi.LAVariant]laQRFactors{
-	{N: 1}:                 mkLAQRFactors(la.NewQRF1, func(q *la.QRF1) ([]mdops.F1, []mdops.F1) { return q.A, q.Tau }),
-	{N: 1, Complex: true}:  mkLAQRFactors(la.NewQRC1, func(q *la.QRC1) ([]mdops.C1, []mdops.C1) { return q.A, q.Tau }),
-	{N: 2}:                 mkLAQRFactors(la.NewQRF2, func(q *la.QRF2) ([]mdops.F2, []mdops.F2) { return q.A, q.Tau }),
-	{N: 2, Complex: true}:  mkLAQRFactors(la.NewQRC2, func(q *la.QRC2) ([]mdops.C2, []mdops.C2) { return q.A, q.Tau }),
-	{N: 3}:                 mkLAQRFactors(la.NewQRF3, func(q *la.QRF3) ([]mdops.F3, []mdops.F3) { return q.A, q.Tau }),
-	{N: 3, Complex: true}:  mkLAQRFactors(la.NewQRC3, func(q *la.QRC3) ([]mdops.C3, []mdops.C3) { return q.A, q.Tau }),
-	{N: 4}:                 mkLAQRFactors(la.NewQRF4, func(q *la.QRF4) ([]mdops.F4, []mdops.F4) { return q.A, q.Tau }),
-	{N: 4, Complex: true}:  mkLAQRFactors(la.NewQRC4, func(q *la.QRC4) ([]mdops.C4, []mdops.C4) { return q.A, q.Tau }),
-	{N: 5}:                 mkLAQRFactors(la.NewQRF5, func(q *la.QRF5) ([]mdops.F5, []mdops.F5) { return q.A, q.Tau }),
-	{N: 5, Complex: true}:  mkLAQRFactors(la.NewQRC5, func(q *la.QRC5) ([]mdops.C5, []mdops.C5) { return q.A, q.Tau }),
-	{N: 8}:                 mkLAQRFactors(la.NewQRF8, func(q *la.QRF8) ([]mdops.F8, []mdops.F8) { return q.A, q.Tau }),
-	{N: 8, Complex: true}:  mkLAQRFactors(la.NewQRC8, func(q *la.QRC8) ([]mdops.C8, []mdops.C8) { return q.A, q.Tau }),
-	{N: 10}:                mkLAQRFactors(la.NewQRF10, func(q *la.QRF10) ([]mdops.F10, []mdops.F10) { return q.A, q.Tau }),
-	{N: 10, Complex: true}: mkLAQRFactors(la.NewQRC10, func(q *la.QRC10) ([]mdops.C10, []mdops.C10) { return q.A, q.Tau }),
-	{N: 16}:                mkLAQRFactors(la.NewQRF16, func(q *la.QRF16) ([]mdops.F16, []mdops.F16) { return q.A, q.Tau }),
-	{N: 16, Complex: true}: mkLAQRFactors(la.NewQRC16, func(q *la.QRC16) ([]mdops.C16, []mdops.C16) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 1}}:                 mkLAQRFactors(la.NewQRF1, func(q *la.QRF1) ([]mdops.F1, []mdops.F1) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 1, Complex: true}}:  mkLAQRFactors(la.NewQRC1, func(q *la.QRC1) ([]mdops.C1, []mdops.C1) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 2}}:                 mkLAQRFactors(la.NewQRF2, func(q *la.QRF2) ([]mdops.F2, []mdops.F2) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 2, Complex: true}}:  mkLAQRFactors(la.NewQRC2, func(q *la.QRC2) ([]mdops.C2, []mdops.C2) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 3}}:                 mkLAQRFactors(la.NewQRF3, func(q *la.QRF3) ([]mdops.F3, []mdops.F3) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 3, Complex: true}}:  mkLAQRFactors(la.NewQRC3, func(q *la.QRC3) ([]mdops.C3, []mdops.C3) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 4}}:                 mkLAQRFactors(la.NewQRF4, func(q *la.QRF4) ([]mdops.F4, []mdops.F4) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 4, Complex: true}}:  mkLAQRFactors(la.NewQRC4, func(q *la.QRC4) ([]mdops.C4, []mdops.C4) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 5}}:                 mkLAQRFactors(la.NewQRF5, func(q *la.QRF5) ([]mdops.F5, []mdops.F5) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 5, Complex: true}}:  mkLAQRFactors(la.NewQRC5, func(q *la.QRC5) ([]mdops.C5, []mdops.C5) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 8}}:                 mkLAQRFactors(la.NewQRF8, func(q *la.QRF8) ([]mdops.F8, []mdops.F8) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 8, Complex: true}}:  mkLAQRFactors(la.NewQRC8, func(q *la.QRC8) ([]mdops.C8, []mdops.C8) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 10}}:                mkLAQRFactors(la.NewQRF10, func(q *la.QRF10) ([]mdops.F10, []mdops.F10) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 10, Complex: true}}: mkLAQRFactors(la.NewQRC10, func(q *la.QRC10) ([]mdops.C10, []mdops.C10) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 16}}:                mkLAQRFactors(la.NewQRF16, func(q *la.QRF16) ([]mdops.F16, []mdops.F16) { return q.A, q.Tau }),
+	{Prec: mdops.Prec{N: 16, Complex: true}}: mkLAQRFactors(la.NewQRC16, func(q *la.QRC16) ([]mdops.C16, []mdops.C16) { return q.A, q.Tau }),
 }
 
 // laRand returns k random elements of w doubles, each part a normalized
@@ -256,7 +256,7 @@ func TestGPULinearAlgebra(t *testing.T) {
 	workers := runtime.NumCPU()
 	for _, n := range ns {
 		for _, complex := range []bool{false, true} {
-			v := gpuabi.LAVariant{N: n, Complex: complex}
+			v := gpuabi.LAVariant{Prec: mdops.Prec{N: n, Complex: complex}}
 			for _, mn := range [][2]int{{1, 1}, {5, 3}, {17, 17}, {40, 33}, {100, 64}} {
 				t.Run(fmt.Sprintf("N%d_complex%v_%dx%d", n, complex, mn[0], mn[1]), func(t *testing.T) {
 					d := &laDev{t: t, dev: dev, mod: mod, fns: map[string]*cudadev.Function{}}
@@ -287,7 +287,7 @@ func laFactorSolve(t *testing.T, d *laDev, v gpuabi.LAVariant, m, n, nrhs, worke
 	if v.Complex {
 		newQR = lk.NewQRComplex
 	}
-	wantA, wantTau, _ := laFactors[gpuabi.LAVariant{N: v.N, Complex: v.Complex}](m, n, a, m, workers)
+	wantA, wantTau, _ := laFactors[gpuabi.LAVariant{Prec: v.Prec}](m, n, a, m, workers)
 	f, _ := newQR(m, n, a, m, workers)
 	want := slices.Clone(b)
 	f.ApplyQHMany(nrhs, want, m, workers)

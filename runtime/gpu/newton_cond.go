@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"math"
+
+	"github.com/mdgen/mdgen/mdops"
 )
 
 // The host side of the GPU back end's condition estimate: mdops/la's Cond
@@ -21,14 +23,11 @@ type condSolves struct {
 }
 
 // condEstimate is la's condEst for an n x n R (n >= 1, no zero R_kk: the
-// rank check passed) of N-double real or complex elements: anorm is
-// ||R||_1 (the largest leading limb of the column norms), norm1 la's
-// Norm1 of the element type on a flat vector.
-func condEstimate(n, N int, complex bool, anorm float64, s condSolves, norm1 func([]float64) float64) (float64, error) {
-	W := N
-	if complex {
-		W = 2 * N
-	}
+// rank check passed) of elements of precision p: anorm is ||R||_1 (the
+// largest leading limb of the column norms), norm1 la's Norm1 of the
+// element type on a flat vector.
+func condEstimate(n int, p mdops.Prec, anorm float64, s condSolves, norm1 func([]float64) float64) (float64, error) {
+	N, W, complex := p.N, p.Width(), p.Complex
 	x := make([]float64, n*W)
 	set := func(i int, re, im float64) {
 		e := x[i*W : (i+1)*W]

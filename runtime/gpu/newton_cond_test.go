@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 )
 
@@ -91,7 +92,7 @@ func cpuCond(t *testing.T, n, N int, complex bool, a []float64) (float64, *la.Ra
 			return err
 		},
 	}
-	c, err := condEstimate(n, N, complex, anorm, s, norm1)
+	c, err := condEstimate(n, mdops.Prec{N: N, Complex: complex}, anorm, s, norm1)
 	if err != nil {
 		t.Fatal(err)
 	}

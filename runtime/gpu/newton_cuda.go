@@ -5,12 +5,12 @@ package gpu
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -23,29 +23,27 @@ import (
 // GPU executor's) and the linear algebra with the driver's kernels
 // (gen.NewtonCUSources gives both sources).
 type NewtonKernels struct {
-	dev     *cudadev.Device
-	eval    *Kernels
-	la      *cudadev.Module
-	fns     map[string]*cudadev.Function
-	n       int
-	complex bool
+	dev  *cudadev.Device
+	eval *Kernels
+	la   *cudadev.Module
+	fns  map[string]*cudadev.Function
+	prec mdops.Prec
 }
 
-// LoadNewtonKernels loads the two fatbins of gen.NewtonCUSources(n,
-// complex) on dev and checks that they have every kernel the driver
-// launches.
-func LoadNewtonKernels(dev *cudadev.Device, evalFatbin, laFatbin []byte, n int, complex bool) (*NewtonKernels, error) {
-	ev, err := LoadKernels(dev, evalFatbin, n, complex)
+// LoadNewtonKernels loads the two fatbins of gen.NewtonCUSources(p) on dev
+// and checks that they have every kernel the driver launches.
+func LoadNewtonKernels(dev *cudadev.Device, evalFatbin, laFatbin []byte, p mdops.Prec) (*NewtonKernels, error) {
+	ev, err := LoadKernels(dev, evalFatbin, p.N, p.Complex)
 	if err != nil {
 		return nil, err
 	}
 	mod, err := dev.LoadModule(laFatbin)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("gpu: loading the %d-double linear-algebra kernels: %w", n, err), ev.Close())
+		return nil, errors.Join(fmt.Errorf("gpu: loading the %d-double linear-algebra kernels: %w", p.N, err), ev.Close())
 	}
-	k := &NewtonKernels{dev: dev, eval: ev, la: mod, fns: map[string]*cudadev.Function{}, n: n, complex: complex}
+	k := &NewtonKernels{dev: dev, eval: ev, la: mod, fns: map[string]*cudadev.Function{}, prec: p}
 	for _, op := range gpuabi.LAOps {
-		name := gpuabi.LAKernelName(op, n, complex)
+		name := gpuabi.LAKernelName(op, p)
 		f, err := mod.Function(name)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("gpu: module %s: %w: kernel %s: %v", mod.Name(), ErrModule, name, err), k.Close())
@@ -71,13 +69,13 @@ func (k *NewtonKernels) Close() error {
 
 // NewtonOptions returns opt with the GPU executors and the GPU back end of
 // k: newton.New(sys, gpu.NewtonOptions(k, opt)) runs Newton on the device.
-// opt.Prec and opt.Complex must be k's.
+// opt.Prec must be k's (checkPrec).
 func NewtonOptions(k *NewtonKernels, opt newton.Options) newton.Options {
-	opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error) {
-		if n != k.n {
-			return nil, fmt.Errorf("gpu: the Newton kernels are for %d doubles, not %d", k.n, n)
+	opt.NewExecutor = func(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
+		if err := k.checkPrec(p); err != nil {
+			return nil, err
 		}
-		return NewFromKernels(plan, complex, k.eval, Options{})
+		return NewFromKernels(plan, p.Complex, k.eval, Options{})
 	}
 	opt.NewBackend = func(c backend.NewtonConfig) (newton.Backend, error) { return newNewtonBackend(k, c) }
 	return opt
@@ -148,20 +146,29 @@ const (
 	specR                     // ApplyQH(0) taken: SolveR(0) only copies y into dx_0
 )
 
-func newNewtonBackend(k *NewtonKernels, c backend.NewtonConfig) (*newtonBackend, error) {
-	if c.N != k.n || c.Complex != k.complex {
-		return nil, fmt.Errorf("gpu: the Newton kernels are for %d doubles (complex %v), the solver needs %d (complex %v)", k.n, k.complex, c.N, c.Complex)
+// checkPrec returns an error unless the solver's precision p is the one k
+// was built for.
+func (k *NewtonKernels) checkPrec(p mdops.Prec) error {
+	if p != k.prec {
+		return fmt.Errorf("gpu: the Newton kernels are for %s data, the solver needs %s", k.prec, p)
 	}
-	lk, ok := la.KernelsFor(c.N)
+	return nil
+}
+
+func newNewtonBackend(k *NewtonKernels, c backend.NewtonConfig) (*newtonBackend, error) {
+	if err := k.checkPrec(c.Prec); err != nil {
+		return nil, err
+	}
+	lk, ok := la.KernelsFor(c.Prec.N)
 	if !ok {
-		return nil, fmt.Errorf("gpu: no linear algebra for %d doubles", c.N)
+		return nil, fmt.Errorf("gpu: no linear algebra for %d doubles", c.Prec.N)
 	}
 	be := &newtonBackend{k: k, dev: k.dev, c: c, v: newtonVariant(k.dev.Info(), c), degs: map[int]*newtonDegree{}, open: -1}
 	be.norm1 = lk.Norm1
-	if c.Complex {
+	if c.Prec.Complex {
 		be.norm1 = lk.Norm1Complex
 	}
-	d, n, m, N := c.Degree, c.Vars, c.Eqs, int64(c.N)
+	d, n, m, N := c.Degree, c.Vars, c.Eqs, int64(c.Prec.N)
 	nsc := int64(max(d+1, n))
 	be.amax = nsc * N
 	sizes, _ := newtonBuffers(c)
@@ -254,7 +261,7 @@ func (be *newtonBackend) add(b cudadev.Buffer, own bool) int {
 func ptr(buf int) gpuabi.LAPtr { return gpuabi.LAPtr{Buf: buf} }
 
 // at returns buffer buf from element k on (W doubles each).
-func (be *newtonBackend) at(buf, k int) gpuabi.LAPtr { return ptr(buf).At(k, be.c.W) }
+func (be *newtonBackend) at(buf, k int) gpuabi.LAPtr { return ptr(buf).At(k, be.c.Prec.Width()) }
 
 func (be *newtonBackend) slice(p gpuabi.LAPtr, n int64) cudadev.Buffer {
 	return be.bufs[p.Buf].Float64Slice(p.Off, n)
@@ -339,7 +346,7 @@ func (be *newtonBackend) amaxAt(i int) gpuabi.LAPtr {
 
 func (be *newtonBackend) Reset(x0 []float64) error {
 	c := be.c
-	d, n, W := c.Degree, c.Vars, c.W
+	d, n, W := c.Degree, c.Vars, c.Prec.Width()
 	x := make([]float64, n*(d+1)*W)
 	for v := 0; v < n; v++ {
 		copy(x[v*(d+1)*W:v*(d+1)*W+W], x0[v*W:(v+1)*W])
@@ -417,7 +424,7 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 // driver's Lap(StageQR) after Factor gets what remains of the estimate.
 func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, error) {
 	c := be.c
-	n, m, W, N := c.Vars, c.Eqs, c.W, c.N
+	n, m, W, N := c.Vars, c.Eqs, c.Prec.Width(), c.Prec.N
 	v := be.v
 	be.spec, be.invQueued = specNone, false
 	t0 := time.Now()
@@ -479,7 +486,7 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	t3 := time.Now()
 	cond := 0.0
 	if n > 0 {
-		if cond, err = condEstimate(n, N, c.Complex, anorm, be.condSolves(cs), be.norm1); err != nil {
+		if cond, err = condEstimate(n, c.Prec, anorm, be.condSolves(cs), be.norm1); err != nil {
 			be.spec = specNone
 			return nil, 0, 0, fmt.Errorf("condition estimate: %w", err)
 		}
@@ -510,7 +517,7 @@ func (be *newtonBackend) block0Solved(a0norm float64) (bool, error) {
 	if xs == 0 {
 		xs = 1
 	}
-	return nb > newton.SkipTol(math.Ldexp(1, -53*be.c.N), xs, a0norm, 1), nil
+	return nb > newton.SkipTol(be.c.Prec.UnitRoundoff(), xs, a0norm, 1), nil
 }
 
 // estimateStream returns the condition estimate's stream (made on first
@@ -563,7 +570,7 @@ func (be *newtonBackend) speculate() error {
 // x (x = R^-H x, see packrh), x down; on stream s with work space nbCAcc,
 // or on the NULL stream (s nil) with nbAcc.
 func (be *newtonBackend) condSolves(s *cudadev.Stream) condSolves {
-	n, W := be.c.Vars, be.c.W
+	n, W := be.c.Vars, be.c.Prec.Width()
 	run := func(x []float64, rrev, rinv int) error {
 		buf := be.slice(ptr(nbCX), int64(n*W))
 		if s == nil {
@@ -622,7 +629,7 @@ func (be *newtonBackend) BlockNorm(k int) (float64, error) {
 func (be *newtonBackend) SkipBlock(k int) error {
 	be.spec = specNone
 	n := be.c.Vars
-	return be.dev.Memset(be.slice(be.at(nbDX, k*n), int64(n*be.c.W)), 0)
+	return be.dev.Memset(be.slice(be.at(nbDX, k*n), int64(n*be.c.Prec.Width())), 0)
 }
 
 // ApplyQH: y = b_k, then qh1 (la's ApplyQH bits). After Factor's
@@ -637,7 +644,7 @@ func (be *newtonBackend) ApplyQH(k int) error {
 }
 
 func (be *newtonBackend) applyQH(k int) error {
-	m, n, W := be.c.Eqs, be.c.Vars, be.c.W
+	m, n, W := be.c.Eqs, be.c.Vars, be.c.Prec.Width()
 	if err := be.dev.CopyDtoD(be.slice(ptr(nbY), int64(m*W)), be.slice(be.at(nbB, k*m), int64(m*W))); err != nil {
 		return err
 	}
@@ -649,7 +656,7 @@ func (be *newtonBackend) applyQH(k int) error {
 // implies R_kk != 0, which la's SolveR requires and the kernel assumes).
 // After Factor's speculative solve and ApplyQH(0), SolveR(0) only copies.
 func (be *newtonBackend) SolveR(k int) error {
-	n, W := be.c.Vars, be.c.W
+	n, W := be.c.Vars, be.c.Prec.Width()
 	if !(k == 0 && be.spec == specR) {
 		if err := be.solveR(); err != nil {
 			be.spec = specNone
@@ -686,7 +693,7 @@ func (be *newtonBackend) FormInverse() error {
 // device memory and a 512 MiB upload). newtonFits counts them all the same.
 func (be *newtonBackend) allocInverse() error {
 	sizes, _ := newtonBuffers(be.c)
-	m, W := be.c.Eqs, int64(be.c.W)
+	m, W := be.c.Eqs, int64(be.c.Prec.Width())
 	for _, i := range []int{nbE, nbNegI} {
 		b, err := be.dev.AllocFloat64s(max(sizes[i], 1))
 		if err != nil {
@@ -737,7 +744,7 @@ func (be *newtonBackend) UpdateB(k, w int) error {
 // in order.
 func (be *newtonBackend) Residual(w int, skipped []bool, nb []float64) (float64, error) {
 	be.spec = specNone
-	m, n, N := be.c.Eqs, be.c.Vars, be.c.N
+	m, n, N := be.c.Eqs, be.c.Vars, be.c.Prec.N
 	if err := be.launch(be.v.LAResiduals(m, n, ptr(nbA), ptr(nbB), ptr(nbDX), w, ptr(nbRB), ptr(nbSc))); err != nil {
 		return 0, err
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu"
@@ -70,7 +71,7 @@ func ntKernels(t *testing.T, ns []int, n int, complex bool) (*cudadev.Device, *g
 		seen := map[string]bool{}
 		for _, n := range ns {
 			for _, c := range []bool{false, true} {
-				s, err := gen.NewtonCUSources(n, c)
+				s, err := gen.NewtonCUSources(mdops.Prec{N: n, Complex: c})
 				if err != nil {
 					ntErr = err
 					return
@@ -106,7 +107,7 @@ func ntKernels(t *testing.T, ns []int, n int, complex bool) (*cudadev.Device, *g
 		}
 		ntFat = map[ntKey][2][]byte{}
 		for _, k := range keys {
-			s, _ := gen.NewtonCUSources(k.n, k.complex)
+			s, _ := gen.NewtonCUSources(mdops.Prec{N: k.n, Complex: k.complex})
 			ntFat[k] = [2][]byte{byName[s[0].Name], byName[s[1].Name]}
 		}
 	})
@@ -121,7 +122,7 @@ func ntKernels(t *testing.T, ns []int, n int, complex bool) (*cudadev.Device, *g
 	if !ok {
 		t.Fatalf("no kernels compiled for %d doubles, complex %v", n, complex)
 	}
-	k, err := gpu.LoadNewtonKernels(ntDev, f[0], f[1], n, complex)
+	k, err := gpu.LoadNewtonKernels(ntDev, f[0], f[1], mdops.Prec{N: n, Complex: complex})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestGPUNewton(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						ntCompare(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: n, Complex: complex, Degree: d})
+						ntCompare(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: mdops.Prec{N: n, Complex: complex}, Degree: d})
 					})
 				}
 			}
@@ -202,7 +203,7 @@ func TestGPUNewtonFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			opt := c.opt
-			opt.Prec = 2
+			opt.Prec.N = 2
 			got := ntCompare(t, k, sys, c.start, opt)
 			if c.want == nil && !got.Converged || c.want != nil && !errors.Is(got.Err, c.want) {
 				t.Fatalf("want %v, got converged %v, %v", c.want, got.Converged, got.Err)
@@ -357,7 +358,7 @@ func TestGPUNewtonSpeculation(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("%dd/complex=%v/exact", prec, complex), func(t *testing.T) {
 			before := gpu.Speculations()
-			ntCompareWrapped(t, k, inst.System, exact, newton.Options{Prec: prec, Complex: complex, Degree: 8}, nil)
+			ntCompareWrapped(t, k, inst.System, exact, newton.Options{Prec: mdops.Prec{N: prec, Complex: complex}, Degree: 8}, nil)
 			if n := gpu.Speculations() - before; n != 0 {
 				t.Fatalf("%d speculative solves from the root itself (its block 0 is skipped)", n)
 			}
@@ -366,7 +367,7 @@ func TestGPUNewtonSpeculation(t *testing.T) {
 			t.Run(fmt.Sprintf("%dd/complex=%v/%s", prec, complex, mode), func(t *testing.T) {
 				var sb *specBackend
 				before := gpu.Speculations()
-				got := ntCompareWrapped(t, k, inst.System, off, newton.Options{Prec: prec, Complex: complex, Degree: 8},
+				got := ntCompareWrapped(t, k, inst.System, off, newton.Options{Prec: mdops.Prec{N: prec, Complex: complex}, Degree: 8},
 					func(be newton.Backend) newton.Backend { sb = &specBackend{Backend: be, mode: mode}; return sb })
 				if sb.factors == 0 {
 					t.Fatal("no QR in the root refinement: nothing was tested")
@@ -424,7 +425,7 @@ func TestGPUNewtonProblem1(t *testing.T) {
 		t.Run(fmt.Sprintf("%dd", n), func(t *testing.T) {
 			_, k := ntKernels(t, ns, n, false)
 			t0 := time.Now()
-			s, err := newton.New(inst.System, gpu.NewtonOptions(k, newton.Options{Prec: n, Degree: d}))
+			s, err := newton.New(inst.System, gpu.NewtonOptions(k, newton.Options{Prec: mdops.Prec{N: n}, Degree: d}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -452,7 +453,7 @@ func TestGPUNewtonProblem1(t *testing.T) {
 			}
 			if slices.Contains(laEnvInts("MDGEN_GPU_NEWTON_P1_CHECK", nil), n) {
 				// The CPU's bits too (all cores; minutes at 8 doubles).
-				ntCompare(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: n, Degree: d})
+				ntCompare(t, k, inst.System, inst.Start[0].Values, newton.Options{Prec: mdops.Prec{N: n}, Degree: d})
 			}
 		})
 	}
@@ -477,7 +478,7 @@ func TestGPUNewtonCUDAError(t *testing.T) {
 	for i := range start {
 		start[i].Re.Mul(&start[i].Re, big.NewRat(1001, 1000))
 	}
-	opt := newton.Options{Prec: prec, Degree: 8}
+	opt := newton.Options{Prec: mdops.Prec{N: prec}, Degree: 8}
 	cpu, err := newton.New(inst.System, opt)
 	if err != nil {
 		t.Fatal(err)

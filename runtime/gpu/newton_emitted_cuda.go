@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -20,27 +21,27 @@ import (
 // launches.
 
 // LoadNewtonKernelsFrom loads one fatbin that holds both the evaluation
-// kernels of precision n for the kind of data (complex or real) and the
+// kernels of precision p (its kind of data) and the
 // linear-algebra kernels of gpuabi.LAOps for it (an emitted package's
 // fatbin), and checks that every kernel the driver launches is there. A
 // fatbin without them (built from an older emitted .cu, or from
 // gen.KernelsCU) is refused with an error that wraps ErrModule.
-func LoadNewtonKernelsFrom(dev *cudadev.Device, fatbin []byte, n int, complex bool) (*NewtonKernels, error) {
+func LoadNewtonKernelsFrom(dev *cudadev.Device, fatbin []byte, p mdops.Prec) (*NewtonKernels, error) {
 	if dev == nil {
 		return nil, errors.New("gpu: loading the Newton kernels: no device")
 	}
 	mod, err := dev.LoadModule(fatbin)
 	if err != nil {
-		return nil, fmt.Errorf("gpu: loading the %d-double Newton kernels: %w", n, err)
+		return nil, fmt.Errorf("gpu: loading the %d-double Newton kernels: %w", p.N, err)
 	}
-	ev, err := UseKernels(dev, mod, n, complex)
+	ev, err := UseKernels(dev, mod, p.N, p.Complex)
 	if err != nil {
 		return nil, errors.Join(err, mod.Unload())
 	}
 	// la owns the module: Close unloads it once (ev borrows it).
-	k := &NewtonKernels{dev: dev, eval: ev, la: mod, fns: map[string]*cudadev.Function{}, n: n, complex: complex}
+	k := &NewtonKernels{dev: dev, eval: ev, la: mod, fns: map[string]*cudadev.Function{}, prec: p}
 	for _, op := range gpuabi.LAOps {
-		name := gpuabi.LAKernelName(op, n, complex)
+		name := gpuabi.LAKernelName(op, p)
 		f, err := mod.Function(name)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("gpu: module %s: %w: no linear-algebra kernel %s (a fatbin of evaluation kernels only): %v",
@@ -60,11 +61,11 @@ func NewtonOptionsWith(k *NewtonKernels, opt newton.Options, exec func(plan *sta
 	if exec == nil {
 		return opt
 	}
-	opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error) {
-		if n != k.n {
-			return nil, fmt.Errorf("gpu: the Newton kernels are for %d doubles, not %d", k.n, n)
+	opt.NewExecutor = func(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
+		if err := k.checkPrec(p); err != nil {
+			return nil, err
 		}
-		return NewFromKernels(plan, complex, k.eval, exec(plan))
+		return NewFromKernels(plan, p.Complex, k.eval, exec(plan))
 	}
 	return opt
 }

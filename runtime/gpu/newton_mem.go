@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
@@ -41,7 +42,7 @@ const (
 // slots): what newNewtonBackend allocates, besides the executors' data
 // arrays (their plans are checked when they are made).
 func newtonBuffers(c backend.NewtonConfig) (sizes []int64, tables int64) {
-	d, n, m, W, N := c.Degree, c.Vars, c.Eqs, int64(c.W), int64(c.N)
+	d, n, m, W, N := c.Degree, c.Vars, c.Eqs, int64(c.Prec.Width()), int64(c.Prec.N)
 	d1 := int64(d + 1)
 	nsc := int64(max(d+1, n))
 	sizes = []int64{
@@ -72,28 +73,20 @@ func newtonFits(c backend.NewtonConfig, free int64, device string) error {
 	if need <= free-memoryReserve {
 		return nil
 	}
-	kind := "real"
-	if c.Complex {
-		kind = "complex"
-	}
-	return fmt.Errorf("gpu: Newton on %d equations in %d unknowns, degree %d, %d-double %s data: %w: its buffers need %s "+
+	return fmt.Errorf("gpu: Newton on %d equations in %d unknowns, degree %d, %s data: %w: its buffers need %s "+
 		"(A_0..A_d %s, b and residuals %s, the QR and its packed rows %s, R^-1 Q^H and -I %s, slot tables %s), %s is free on %s (%s kept in reserve)",
-		c.Eqs, c.Vars, c.Degree, c.N, kind, ErrMemory, stager.FormatBytes(need), stager.FormatBytes(8*sizes[nbA]),
+		c.Eqs, c.Vars, c.Degree, c.Prec, ErrMemory, stager.FormatBytes(need), stager.FormatBytes(8*sizes[nbA]),
 		stager.FormatBytes(8*(sizes[nbB]+sizes[nbRB])), stager.FormatBytes(8*(sizes[nbQA]+sizes[nbRrev]+sizes[nbRrevH])),
 		stager.FormatBytes(8*(sizes[nbE]+sizes[nbNegI])), stager.FormatBytes(8*tables),
 		stager.FormatBytes(free), device, stager.FormatBytes(memoryReserve))
 }
 
 // NewtonFits is newtonFits for callers that have not staged anything yet:
-// m equations in n unknowns, degree d, prec doubles per part, real or
-// complex, against free bytes of device memory on the device named device.
+// eqs equations in vars unknowns, degree d, precision p, against free
+// bytes of device memory on the device named device.
 // `mdgen solve -gpu` calls it before it builds the kernels, so that a size
 // the device cannot hold is refused at once, with the sizes, instead of
 // after minutes of nvcc and staging.
-func NewtonFits(m, n, d, prec int, complex bool, free int64, device string) error {
-	w := prec
-	if complex {
-		w = 2 * prec
-	}
-	return newtonFits(backend.NewtonConfig{N: prec, W: w, Complex: complex, Degree: d, Vars: n, Eqs: m}, free, device)
+func NewtonFits(eqs, vars, d int, p mdops.Prec, free int64, device string) error {
+	return newtonFits(backend.NewtonConfig{Prec: p, Degree: d, Vars: vars, Eqs: eqs}, free, device)
 }

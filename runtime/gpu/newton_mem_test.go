@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 )
 
@@ -14,11 +15,7 @@ import (
 // the need grows with the degree, the size and the precision.
 func TestNewtonFits(t *testing.T) {
 	cfg := func(n, d, N int, complex bool) backend.NewtonConfig {
-		W := N
-		if complex {
-			W = 2 * N
-		}
-		return backend.NewtonConfig{N: N, W: W, Complex: complex, Degree: d, Vars: n, Eqs: n}
+		return backend.NewtonConfig{Prec: mdops.Prec{N: N, Complex: complex}, Degree: d, Vars: n, Eqs: n}
 	}
 	need := func(c backend.NewtonConfig) int64 {
 		sizes, tables := newtonBuffers(c)
@@ -67,16 +64,16 @@ func TestNewtonFits(t *testing.T) {
 // before it builds kernels or stages) is newtonFits of the same sizes.
 func TestNewtonFitsBeforeStaging(t *testing.T) {
 	const h200 = 140 << 30
-	err := NewtonFits(2048, 2048, 1023, 16, true, h200, "fake H200")
+	err := NewtonFits(2048, 2048, 1023, mdops.Prec{N: 16, Complex: true}, h200, "fake H200")
 	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "degree 1023, 16-double complex") {
 		t.Fatalf("n = 2048, d = 1023, 16d complex: %v, want ErrMemory with the sizes", err)
 	}
-	if err := NewtonFits(7, 7, 1023, 8, false, h200, "fake H200"); err != nil {
+	if err := NewtonFits(7, 7, 1023, mdops.Prec{N: 8}, h200, "fake H200"); err != nil {
 		t.Errorf("cyclic7 at degree 1023, 8 doubles: %v", err)
 	}
 	// Least squares: m > n counts m rows.
-	c := backend.NewtonConfig{N: 4, W: 8, Complex: true, Degree: 32, Vars: 100, Eqs: 150}
-	if a, b := NewtonFits(150, 100, 32, 4, true, 1<<40, "x"), newtonFits(c, 1<<40, "x"); (a == nil) != (b == nil) {
+	c := backend.NewtonConfig{Prec: mdops.Prec{N: 4, Complex: true}, Degree: 32, Vars: 100, Eqs: 150}
+	if a, b := NewtonFits(150, 100, 32, mdops.Prec{N: 4, Complex: true}, 1<<40, "x"), newtonFits(c, 1<<40, "x"); (a == nil) != (b == nil) {
 		t.Errorf("NewtonFits %v, newtonFits %v", a, b)
 	}
 	sizes, _ := newtonBuffers(c)

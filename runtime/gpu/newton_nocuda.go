@@ -5,6 +5,7 @@ package gpu
 import (
 	"fmt"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 )
@@ -15,8 +16,8 @@ type NewtonKernels struct{}
 
 // LoadNewtonKernels returns an error wrapping cudadev.ErrNoCUDA: this
 // binary lacks the GPU (callers fall back to the CPU).
-func LoadNewtonKernels(dev *cudadev.Device, evalFatbin, laFatbin []byte, n int, complex bool) (*NewtonKernels, error) {
-	return nil, errNoGPU(fmt.Sprintf("loading the %d-double GPU Newton kernels", n))
+func LoadNewtonKernels(dev *cudadev.Device, evalFatbin, laFatbin []byte, p mdops.Prec) (*NewtonKernels, error) {
+	return nil, errNoGPU(fmt.Sprintf("loading the %d-double GPU Newton kernels", p.N))
 }
 
 // NewtonOptions returns opt unchanged (no GPU in this build).

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
@@ -14,16 +15,16 @@ import (
 func TestNewtonVariant(t *testing.T) {
 	defer func() { NewtonShape = nil }()
 	info := cudadev.Info{Name: "NVIDIA H200", Major: 9}
-	c := backend.NewtonConfig{N: 4, Complex: true, Vars: 300}
+	c := backend.NewtonConfig{Prec: mdops.Prec{N: 4, Complex: true}, Vars: 300}
 	if v := newtonVariant(info, c); v.Shape != nil || v.N != 4 || !v.Complex {
 		t.Fatalf("no hook: %+v", v)
 	}
 	s := gpuabi.LAModelShape()
 	s.MulSub = 2
 	var asked []int
-	NewtonShape = func(i cudadev.Info, n int, complex bool, vars int) *gpuabi.LAShape {
-		asked = append(asked, n, vars)
-		if i.Name != info.Name || !complex {
+	NewtonShape = func(i cudadev.Info, p mdops.Prec, vars int) *gpuabi.LAShape {
+		asked = append(asked, p.N, vars)
+		if i.Name != info.Name || !p.Complex {
 			return nil
 		}
 		return &s

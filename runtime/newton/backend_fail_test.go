@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
@@ -62,7 +63,7 @@ func TestBackendErrorStageStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := solve(t, inst.System, inst.Start[0].Values, Options{Prec: 2, Degree: 8})
+	want := solve(t, inst.System, inst.Start[0].Values, Options{Prec: mdops.Prec{N: 2}, Degree: 8})
 	if !want.Converged {
 		t.Fatal(want.Err)
 	}
@@ -75,7 +76,7 @@ func TestBackendErrorStageStep(t *testing.T) {
 		{"Evaluate", 3, "newton: evaluate (step 3, degree 2): "},
 		{"UpdateB", 2, "newton: update (step 3, degree 2): "},
 	} {
-		s, err := New(inst.System, Options{Prec: 2, Degree: 8, NewBackend: func(bc backend.NewtonConfig) (Backend, error) {
+		s, err := New(inst.System, Options{Prec: mdops.Prec{N: 2}, Degree: 8, NewBackend: func(bc backend.NewtonConfig) (Backend, error) {
 			be, err := cpu.NewNewton(bc)
 			if err != nil {
 				return nil, err

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -48,7 +49,7 @@ func benchMonomial(b *testing.B, n, d, prec int, complex bool, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(inst.System, Options{Prec: prec, Complex: complex, Degree: d, Workers: workers})
+	s, err := New(inst.System, Options{Prec: mdops.Prec{N: prec, Complex: complex}, Degree: d, Workers: workers})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/ref"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -36,7 +37,7 @@ func TestFamiliesAgainstReference(t *testing.T) {
 						t.Fatalf("%s has no start solution", spec)
 					}
 					z := inst.Start[0].Values
-					res := solve(t, inst.System, z, Options{Prec: N, Complex: complex, Degree: d, Workers: 1})
+					res := solve(t, inst.System, z, Options{Prec: mdops.Prec{N: N, Complex: complex}, Degree: d, Workers: 1})
 					if !res.Converged {
 						t.Fatalf("not converged: %v", res.Err)
 					}

@@ -16,9 +16,10 @@ import (
 
 // Options configures a Solver.
 type Options struct {
-	Prec    int  // doubles per number: a generated precision (1, 2, 3, 4, 5, 8, 10, 16)
-	Complex bool // complex data (needed when the system has complex coefficients)
-	Degree  int  // d >= 0: the series are computed mod t^(d+1); 0 refines x(0) only
+	// Prec is the precision: a generated one (Prec.Check), complex data
+	// when the system has complex coefficients.
+	Prec   mdops.Prec
+	Degree int // d >= 0: the series are computed mod t^(d+1); 0 refines x(0) only
 	// MaxSteps limits the Newton steps of one Solve, refinement steps
 	// included; 0 means DefaultMaxSteps(Prec, Degree).
 	MaxSteps int
@@ -26,11 +27,12 @@ type Options struct {
 	// linear algebra (<= 0: GOMAXPROCS). The results do not depend on it.
 	Workers int
 	// MaxCond is the largest condition estimate of A_0 = J(x(0)) accepted;
-	// 0 means 2^(53 Prec / 2) (at least half the digits survive; PHCpack's
+	// 0 means 1/sqrt(u), sqrt(u) rounded up to a power of two (u =
+	// Prec.UnitRoundoff(); at least half the digits survive; PHCpack's
 	// 1e-8 on the inverse condition number in double precision).
 	MaxCond float64
-	// NewExecutor makes the executor of a plan; nil means runtime.NewCPU.
-	NewExecutor func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error)
+	// NewExecutor makes the executor of a plan; nil means cpu.New.
+	NewExecutor func(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error)
 	// Progress, when not nil, is called after every Newton step.
 	Progress func(StepInfo)
 	// NewBackend makes the back end that does the numeric work (see
@@ -84,14 +86,15 @@ type Solver struct {
 	sys     *stager.System
 	opt     Options
 	n, m    int // unknowns, equations
-	N, W    int
 	workers int
 
 	execs map[int]backend.Executor
 	setup time.Duration
 	be    Backend // made on the first Solve
 
-	u, sqrtU float64 // 2^(-53N), 2^(-53N/2)
+	// u is the unit roundoff (Prec.UnitRoundoff), sqrtU its square root
+	// rounded up to a power of two: 2^(-53N/2), the exponent truncated.
+	u, sqrtU float64
 }
 
 // SystemIsComplex reports whether a coefficient of sys has an imaginary part.
@@ -134,35 +137,32 @@ func New(sys *stager.System, opt Options) (*Solver, error) {
 	if opt.Degree < 0 {
 		return nil, fmt.Errorf("newton: negative degree %d", opt.Degree)
 	}
-	if !opt.Complex && SystemIsComplex(sys) {
+	if !opt.Prec.Complex && SystemIsComplex(sys) {
 		return nil, errors.New("newton: the system has complex coefficients: complex data needed")
 	}
-	if _, ok := mdops.SeriesKernelsFor(opt.Prec); !ok {
-		return nil, fmt.Errorf("newton: no generated kernels for %d doubles (generated: %v)", opt.Prec, backend.GeneratedPrecisions())
+	if err := opt.Prec.Check(); err != nil {
+		return nil, fmt.Errorf("newton: %w", err)
 	}
-	if _, ok := la.KernelsFor(opt.Prec); !ok {
-		return nil, fmt.Errorf("newton: no linear algebra for %d doubles", opt.Prec)
+	if _, ok := la.KernelsFor(opt.Prec.N); !ok {
+		return nil, fmt.Errorf("newton: no linear algebra for %d doubles", opt.Prec.N)
 	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = goruntime.GOMAXPROCS(0)
 	}
-	s := &Solver{sys: sys, opt: opt, n: n, m: m, N: opt.Prec, W: opt.Prec, workers: workers,
+	s := &Solver{sys: sys, opt: opt, n: n, m: m, workers: workers,
 		execs: map[int]backend.Executor{}}
-	if opt.Complex {
-		s.W = 2 * opt.Prec
-	}
-	s.u = math.Ldexp(1, -53*opt.Prec)
-	s.sqrtU = math.Ldexp(1, -53*opt.Prec/2)
+	s.u = opt.Prec.UnitRoundoff()
+	s.sqrtU = math.Ldexp(1, math.Ilogb(s.u)/2)
 	if s.opt.MaxCond == 0 {
 		s.opt.MaxCond = 1 / s.sqrtU
 	}
 	if s.opt.MaxSteps <= 0 {
-		s.opt.MaxSteps = DefaultMaxSteps(opt.Prec, opt.Degree)
+		s.opt.MaxSteps = DefaultMaxSteps(opt.Prec.N, opt.Degree)
 	}
 	if s.opt.NewExecutor == nil {
-		s.opt.NewExecutor = func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error) {
-			return cpu.New(plan, n, complex, workers)
+		s.opt.NewExecutor = func(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
+			return cpu.New(plan, p, workers)
 		}
 	}
 	return s, nil
@@ -234,7 +234,7 @@ func (s *Solver) exec(w int) (backend.Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := s.opt.NewExecutor(plan, s.N, s.opt.Complex, s.workers)
+	e, err := s.opt.NewExecutor(plan, s.opt.Prec, s.workers)
 	if err != nil {
 		return nil, err
 	}
@@ -252,30 +252,30 @@ func (s *Solver) Solve(start []stager.Rational) (*Result, error) {
 	if len(start) != s.n {
 		return nil, fmt.Errorf("newton: the start has %d values, the system %d unknowns (%s)", len(start), s.n, varList(s.sys.Vars))
 	}
-	if !s.opt.Complex {
+	if !s.opt.Prec.Complex {
 		for v := range start {
 			if !start[v].IsReal() {
 				return nil, fmt.Errorf("newton: the start value of %s has an imaginary part: complex data needed", s.sys.Vars[v])
 			}
 		}
 	}
-	x0 := make([]float64, s.n*s.W)
-	roundStart(x0, start, s.N, s.opt.Complex)
+	x0 := make([]float64, s.n*s.opt.Prec.Width())
+	roundStart(x0, start, s.opt.Prec)
 	return s.SolveLimbs(x0)
 }
 
 // SolveLimbs is Solve with the start already rounded: value v at
 // x0[v*W:(v+1)*W] (W = N, or 2N for complex data).
 func (s *Solver) SolveLimbs(x0 []float64) (*Result, error) {
-	if len(x0) != s.n*s.W {
-		return nil, fmt.Errorf("newton: the start has %d doubles, want %d (%d unknowns of %d)", len(x0), s.n*s.W, s.n, s.W)
+	if w := s.opt.Prec.Width(); len(x0) != s.n*w {
+		return nil, fmt.Errorf("newton: the start has %d doubles, want %d (%d unknowns of %d)", len(x0), s.n*w, s.n, w)
 	}
 	// Stage what this solve needs before the clock of the stages starts.
 	if err := s.Prepare(); err != nil {
 		return nil, err
 	}
 	if s.be == nil {
-		c := backend.NewtonConfig{Sys: s.sys, N: s.N, W: s.W, Complex: s.opt.Complex, Degree: s.opt.Degree,
+		c := backend.NewtonConfig{Sys: s.sys, Prec: s.opt.Prec, Degree: s.opt.Degree,
 			Vars: s.n, Eqs: s.m, Workers: s.workers, Exec: s.exec}
 		var be Backend
 		var err error

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/ref"
 	"github.com/mdgen/mdgen/stager"
@@ -244,7 +245,7 @@ func TestAgainstReference(t *testing.T) {
 						seed += 1000
 					}
 					sys, z := randomSystem(n, m, seed, complex)
-					res := solve(t, sys, z, Options{Prec: N, Complex: complex, Degree: d, Workers: 1})
+					res := solve(t, sys, z, Options{Prec: mdops.Prec{N: N, Complex: complex}, Degree: d, Workers: 1})
 					if !res.Converged {
 						t.Fatalf("not converged: %v", res.Err)
 					}
@@ -290,7 +291,7 @@ func TestMonomialExact(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						res := solve(t, inst.System, inst.Start[0].Values, Options{Prec: N, Complex: complex, Degree: d, Workers: 1})
+						res := solve(t, inst.System, inst.Start[0].Values, Options{Prec: mdops.Prec{N: N, Complex: complex}, Degree: d, Workers: 1})
 						if !res.Converged {
 							t.Fatalf("not converged: %v", res.Err)
 						}
@@ -444,7 +445,7 @@ func testWorkersBitIdentical(t *testing.T, prec int, complex bool) {
 	}
 	var first *Result
 	for _, w := range []int{1, 2, 3, 4} {
-		res := solve(t, inst.System, inst.Start[0].Values, Options{Prec: prec, Complex: complex, Degree: 10, Workers: w})
+		res := solve(t, inst.System, inst.Start[0].Values, Options{Prec: mdops.Prec{N: prec, Complex: complex}, Degree: 10, Workers: w})
 		if !res.Converged {
 			t.Fatalf("%d doubles, complex=%v, workers %d: %v", prec, complex, w, res.Err)
 		}
@@ -485,7 +486,7 @@ func point(vals ...float64) []stager.Rational {
 // column; an ill-conditioned one with its condition estimate.
 func TestSingularStart(t *testing.T) {
 	sys := parse(t, "2 3\n x^2 - t;\n y - 1 - t;\n", "t")
-	res := solve(t, sys, point(0, 1), Options{Prec: 2, Degree: 4})
+	res := solve(t, sys, point(0, 1), Options{Prec: mdops.Prec{N: 2}, Degree: 4})
 	var f *Failure
 	if res.Converged || !errors.As(res.Err, &f) || !errors.Is(res.Err, ErrSingular) {
 		t.Fatalf("want a singular failure, got converged=%v err=%v", res.Converged, res.Err)
@@ -496,7 +497,7 @@ func TestSingularStart(t *testing.T) {
 	}
 	// y first: the dependent column is the second.
 	sys = parse(t, "2 3\n y - 1 - t;\n x^2 - t;\n", "t")
-	res = solve(t, sys, point(1, 0), Options{Prec: 2, Degree: 4})
+	res = solve(t, sys, point(1, 0), Options{Prec: mdops.Prec{N: 2}, Degree: 4})
 	if !errors.Is(res.Err, ErrSingular) || !strings.Contains(res.Err.Error(), "column 2") {
 		t.Errorf("want a singular failure at column 2 (variables %v): %v", sys.Vars, res.Err)
 	}
@@ -505,11 +506,11 @@ func TestSingularStart(t *testing.T) {
 	if len(sys.Vars) != 2 {
 		t.Fatalf("vars %v", sys.Vars)
 	}
-	res = solve(t, sys, point(1, 1), Options{Prec: 1})
+	res = solve(t, sys, point(1, 1), Options{Prec: mdops.Prec{N: 1}})
 	if !errors.Is(res.Err, ErrIllConditioned) || !strings.Contains(res.Err.Error(), "condition estimate") {
 		t.Errorf("1d: want ill-conditioned, got %v", res.Err)
 	}
-	res = solve(t, sys, point(1, 1), Options{Prec: 2})
+	res = solve(t, sys, point(1, 1), Options{Prec: mdops.Prec{N: 2}})
 	if !res.Converged {
 		t.Errorf("2d: want converged (cond 2^42 < 2^53), got %v", res.Err)
 	}
@@ -519,7 +520,7 @@ func TestSingularStart(t *testing.T) {
 // no real root) diverges, and the error says so with the residual.
 func TestDiverging(t *testing.T) {
 	sys := parse(t, "1 1\n x^2 + 1;\n", "")
-	res := solve(t, sys, point(0.5), Options{Prec: 2})
+	res := solve(t, sys, point(0.5), Options{Prec: mdops.Prec{N: 2}})
 	if res.Converged || !errors.Is(res.Err, ErrDiverging) {
 		t.Fatalf("want diverging, got converged=%v err=%v", res.Converged, res.Err)
 	}
@@ -527,7 +528,7 @@ func TestDiverging(t *testing.T) {
 		t.Errorf("message: %s", msg)
 	}
 	// The step limit.
-	res = solve(t, sys, point(0.5), Options{Prec: 2, MaxSteps: 1})
+	res = solve(t, sys, point(0.5), Options{Prec: mdops.Prec{N: 2}, MaxSteps: 1})
 	if !errors.Is(res.Err, ErrStepLimit) {
 		t.Errorf("want a step limit, got %v", res.Err)
 	}
@@ -539,7 +540,7 @@ func TestSqrtSeries(t *testing.T) {
 	sys := parse(t, "1 2\n x^2 - 1 - t;\n", "t")
 	const d = 20
 	for _, N := range precisions {
-		res := solve(t, sys, point(1.1), Options{Prec: N, Degree: d})
+		res := solve(t, sys, point(1.1), Options{Prec: mdops.Prec{N: N}, Degree: d})
 		if !res.Converged {
 			t.Fatalf("%dd: %v", N, res.Err)
 		}
@@ -559,14 +560,14 @@ func TestSqrtSeries(t *testing.T) {
 // TestBadInput: errors of New and Solve.
 func TestBadInput(t *testing.T) {
 	sys := parse(t, "1 3\n x*y - 1 - t;\n", "t")
-	if _, err := New(sys, Options{Prec: 2}); err == nil || !strings.Contains(err.Error(), "1 equations in 2 unknowns") {
+	if _, err := New(sys, Options{Prec: mdops.Prec{N: 2}}); err == nil || !strings.Contains(err.Error(), "1 equations in 2 unknowns") {
 		t.Errorf("fewer equations: %v", err)
 	}
 	sys = parse(t, "1 2\n x^2 - 1 - t;\n", "t")
-	if _, err := New(sys, Options{Prec: 6}); err == nil {
+	if _, err := New(sys, Options{Prec: mdops.Prec{N: 6}}); err == nil {
 		t.Errorf("6 doubles: no error")
 	}
-	s, err := New(sys, Options{Prec: 2})
+	s, err := New(sys, Options{Prec: mdops.Prec{N: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +580,7 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("complex start, real data: %v", err)
 	}
 	csys := parse(t, "1 2\n x^2 - i - t;\n", "t")
-	if _, err := New(csys, Options{Prec: 2}); err == nil || !strings.Contains(err.Error(), "complex") {
+	if _, err := New(csys, Options{Prec: mdops.Prec{N: 2}}); err == nil || !strings.Contains(err.Error(), "complex") {
 		t.Errorf("complex system, real data: %v", err)
 	}
 }
@@ -598,7 +599,7 @@ func TestCyclic5Refine(t *testing.T) {
 	if len(sols) != 7 {
 		t.Fatalf("%d solutions, want 7", len(sols))
 	}
-	s, err := New(sys, Options{Prec: 8, Complex: true})
+	s, err := New(sys, Options{Prec: mdops.Prec{N: 8, Complex: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -68,12 +69,7 @@ type Work struct {
 }
 
 // W returns the doubles per number.
-func (r *Result) W() int {
-	if r.Complex {
-		return 2 * r.N
-	}
-	return r.N
-}
+func (r *Result) W() int { return mdops.Prec{N: r.N, Complex: r.Complex}.Width() }
 
 // Coef returns the limbs of coefficient k of variable v (W doubles; a view
 // of X).

@@ -40,7 +40,7 @@ func (s *Solver) newRun(x0 []float64) (*run, error) {
 	if err := r.be.Reset(x0); err != nil {
 		return nil, fmt.Errorf("newton: %w", err)
 	}
-	r.res = &Result{N: s.N, Complex: s.opt.Complex, Degree: d, Vars: s.sys.Vars}
+	r.res = &Result{N: s.opt.Prec.N, Complex: s.opt.Prec.Complex, Degree: d, Vars: s.sys.Vars}
 	return r, nil
 }
 

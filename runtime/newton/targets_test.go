@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -79,7 +80,7 @@ func target(t *testing.T, n, d, N, workers int, balanced bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(inst.System, Options{Prec: N, Degree: d, Workers: workers, Progress: func(si StepInfo) {
+	s, err := New(inst.System, Options{Prec: mdops.Prec{N: N}, Degree: d, Workers: workers, Progress: func(si StepInfo) {
 		fmt.Printf("    n=%d d=%d %dd step %d w=%d update %.3g (old %.3g) skipped %d/%d at %v\n", n, d, N, si.Step, si.Degree,
 			si.Update, si.UpdateOld, si.Skipped, si.Blocks, si.Elapsed.Round(time.Millisecond))
 	}})

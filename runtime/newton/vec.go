@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -32,14 +33,11 @@ func limbsRat(x []float64) *big.Rat {
 
 // roundStart rounds the exact start values to the working precision: value
 // v goes to dst[v*W:(v+1)*W].
-func roundStart(dst []float64, start []stager.Rational, n int, complex bool) {
-	w := n
-	if complex {
-		w = 2 * n
-	}
+func roundStart(dst []float64, start []stager.Rational, p mdops.Prec) {
+	n, w := p.N, p.Width()
 	for v := range start {
 		backend.RoundRat(dst[v*w:v*w+n], &start[v].Re)
-		if complex {
+		if p.Complex {
 			backend.RoundRat(dst[v*w+n:v*w+2*n], &start[v].Im)
 		}
 	}

@@ -301,19 +301,19 @@ func SeriesFromLimbs(in [][]float64, l Layout) ([]Series, error) {
 		}
 		for i, x := range s[:l.SlotLen()] {
 			if math.IsInf(x, 0) || math.IsNaN(x) {
-				k, part := i/l.W(), i%l.W()/l.N
+				k, part := i/l.W(), i%l.W()/l.Prec.N
 				return nil, fmt.Errorf("ref: input series %d, coefficient t^%d (%s): %v is not finite", v+1, k, reIm[part], x)
 			}
 		}
 		out[v].Re = make([]*big.Float, l.Degree+1)
-		if l.Complex {
+		if l.Prec.Complex {
 			out[v].Im = make([]*big.Float, l.Degree+1)
 		}
 		for k := 0; k <= l.Degree; k++ {
 			off := k * l.W()
-			out[v].Re[k] = alg.Exact(s[off : off+l.N])
-			if l.Complex {
-				out[v].Im[k] = alg.Exact(s[off+l.N : off+2*l.N])
+			out[v].Re[k] = alg.Exact(s[off : off+l.Prec.N])
+			if l.Prec.Complex {
+				out[v].Im[k] = alg.Exact(s[off+l.Prec.N : off+2*l.Prec.N])
 			}
 		}
 	}
@@ -357,7 +357,7 @@ func OutputName(vars []string, p, v int) string {
 // Verify compares every output coefficient of o, an executor of layout l,
 // with the evaluation ref.
 func Verify(o Outputs, ref *Evaluation, l Layout) Verification {
-	capBits := float64(64*l.N + 64)
+	capBits := float64(64*l.Prec.N + 64)
 	res := Verification{WorstBits: capBits}
 	param := ref.Param
 	if param == "" {
@@ -365,13 +365,13 @@ func Verify(o Outputs, ref *Evaluation, l Layout) Verification {
 	}
 	check := func(got []float64, want, mag Series, name string) {
 		for k := 0; k <= l.Degree; k++ {
-			for part := range 1 + btoi(l.Complex) {
+			for part := range 1 + btoi(l.Prec.Complex) {
 				w := want.Re[k]
 				if part == 1 {
 					w = want.Im[k]
 				}
-				off := k*l.W() + part*l.N
-				limbs := got[off : off+l.N]
+				off := k*l.W() + part*l.Prec.N
+				limbs := got[off : off+l.Prec.N]
 				finite := true
 				for _, x := range limbs {
 					finite = finite && !math.IsInf(x, 0) && !math.IsNaN(x)

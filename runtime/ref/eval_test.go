@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -16,7 +17,7 @@ func TestEvaluateNonFinite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := Layout{N: 2, Degree: 4}
+	l := Layout{Prec: mdops.Prec{N: 2}, Degree: 4}
 	in := make([][]float64, 2)
 	for v := range in {
 		in[v] = make([]float64, l.SlotLen())

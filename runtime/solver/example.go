@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
@@ -13,16 +14,15 @@ import (
 // bits are those of every back end.
 type ExampleRunner struct{}
 
-// EvalChecksum evaluates plan once in prec doubles (complex data when
-// complex) at the random inputs of seed 1 and returns the checksum of
+// EvalChecksum evaluates plan once at precision p at the random inputs of seed 1 and returns the checksum of
 // every output: what the evaluation Example prints after "checksum".
-func (ExampleRunner) EvalChecksum(plan *stager.Plan, prec int, complex bool) (string, error) {
-	e, err := cpu.New(plan, prec, complex, 0)
+func (ExampleRunner) EvalChecksum(plan *stager.Plan, p mdops.Prec) (string, error) {
+	e, err := cpu.New(plan, p, 0)
 	if err != nil {
 		return "", err
 	}
 	defer e.Close()
-	l := backend.Layout{N: prec, Degree: plan.Degree, Complex: complex}
+	l := backend.Layout{Prec: p, Degree: plan.Degree}
 	for v, x := range backend.RandomInputs(plan.NumVars, l, 1) {
 		e.SetInput(v, x)
 	}
@@ -34,13 +34,13 @@ func (ExampleRunner) EvalChecksum(plan *stager.Plan, prec int, complex bool) (st
 
 // SolveExample solves as the Newton Example does: a Solver on the CPU of
 // the system file text (name names it; param is stager.ParseOptions.Param)
-// at plan's degree, prec doubles, complex data when complex, solves from
+// at plan's degree and precision p, solves from
 // start. It returns the Newton steps, the residual and the condition
 // number of the result, and its text, Result.Text, of coefficient k of
 // variable v.
-func (ExampleRunner) SolveExample(name string, text []byte, param string, plan *stager.Plan, prec int, complex bool,
+func (ExampleRunner) SolveExample(name string, text []byte, param string, plan *stager.Plan, p mdops.Prec,
 	start []stager.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error) {
-	spec := &Spec{Name: name, Prec: prec, Degree: plan.Degree, Complex: complex, Text: string(text), Param: param, PlanHash: plan.Hash()}
+	spec := &Spec{Name: name, Prec: p, Degree: plan.Degree, Text: string(text), Param: param, PlanHash: plan.Hash()}
 	sv, err := New(spec, WithCPU())
 	if err != nil {
 		return 0, 0, 0, nil, err

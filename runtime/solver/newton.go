@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -232,16 +233,16 @@ func (s *Solver) newtonFor(o solveOptions) (*newtonSolver, error) {
 	}
 	own := s.exec
 	ownHash := s.spec.PlanHash
-	opt := newton.Options{Prec: s.spec.Prec, Complex: s.spec.Complex, Degree: o.degree,
+	opt := newton.Options{Prec: s.spec.Prec, Degree: o.degree,
 		MaxSteps: o.maxSteps, MaxCond: o.maxCond, Workers: s.opts.workers,
-		NewExecutor: func(plan *stager.Plan, n int, complex bool, workers int) (backend.Executor, error) {
+		NewExecutor: func(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
 			// The plan of the emitted degree (checked against PlanHash
 			// when the Solver was made) runs on the Solver's executor:
 			// the package's own tables, on its back end.
 			if plan.Degree == s.spec.Degree && plan.Hash() == ownHash {
 				return sharedExec{own}, nil
 			}
-			return cpu.New(plan, n, complex, workers)
+			return cpu.New(plan, p, workers)
 		}}
 	var release func() error
 	la, reason := CPU, error(nil)

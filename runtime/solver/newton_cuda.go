@@ -27,10 +27,9 @@ func gpuNewton(cfg NewtonConfig, opt *newton.Options) (func() error, error) {
 	if cfg.Dev == nil {
 		return nil, fmt.Errorf("%w: the Solver's GPU executor was not made by solver.NewGPU (Spec.GPU), so there is no device to load the kernels on", ErrNoGPUNewton)
 	}
-	if opt.Prec != cfg.Spec.Prec || opt.Complex != cfg.Spec.Complex {
-		return nil, fmt.Errorf("Newton at %d doubles (complex %v) on kernels of %d (complex %v)", opt.Prec, opt.Complex, cfg.Spec.Prec, cfg.Spec.Complex)
-	}
-	k, err := gpu.LoadNewtonKernelsFrom(cfg.Dev, cfg.Fatbin, cfg.Spec.Prec, cfg.Spec.Complex)
+	// The kernels are the Spec's precision; opt.Prec is the Spec's too
+	// (Solver.Solve), and the back end checks it against the kernels.
+	k, err := gpu.LoadNewtonKernelsFrom(cfg.Dev, cfg.Fatbin, cfg.Spec.Prec)
 	if errors.Is(err, gpu.ErrModule) {
 		return nil, fmt.Errorf("%w: %v (emit the package again, or pass WithFatbin the fatbin of its .cu)", ErrNoGPUNewton, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -25,7 +26,7 @@ func TestSolveLinearAlgebraBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := direct(t, inst, newton.Options{Prec: 2, Degree: 6}, starts[0])
+	want := direct(t, inst, newton.Options{Prec: mdops.Prec{N: 2}, Degree: 6}, starts[0])
 
 	c, err := New(spec, WithCPU())
 	if err != nil {
@@ -44,7 +45,7 @@ func TestSolveLinearAlgebraBackend(t *testing.T) {
 		s, _ := newtonSpec(t, "katsura3:newton", 2, 6, false)
 		s.Fatbins = fstest.MapFS{"fatbin/hom.fatbin": {Data: []byte("k")}}
 		s.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error) {
-			return cpu.New(plan, cfg.N, cfg.Complex, 1)
+			return cpu.New(plan, cfg.Prec, 1)
 		}
 		return s
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -24,7 +25,7 @@ func newtonSpec(t *testing.T, family string, prec, degree int, complex bool) (*S
 		t.Fatal(err)
 	}
 	text := string(stager.Format(inst.System)) + "\n" + string(stager.FormatSolutions(inst.Start, stager.SolutionFormat{}))
-	s := &Spec{Name: "hom", Prec: prec, Degree: degree, Complex: complex, Text: text, FatbinName: "hom.fatbin"}
+	s := &Spec{Name: "hom", Prec: mdops.Prec{N: prec, Complex: complex}, Degree: degree, Text: text, FatbinName: "hom.fatbin"}
 	sys, err := s.System()
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func TestSolveMatchesNewton(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s d=%d: %v", c.family, d, err)
 				}
-				want := direct(t, inst, newton.Options{Prec: c.prec, Complex: c.complex, Degree: d}, starts[0])
+				want := direct(t, inst, newton.Options{Prec: mdops.Prec{N: c.prec, Complex: c.complex}, Degree: d}, starts[0])
 				sameBits(t, c.family, res.Result, want)
 				if res.Backend != CPU || res.Degree != d || res.Var(res.Vars[1]) != 1 || res.Var("t") != -1 {
 					t.Fatalf("%s: backend %s, degree %d, var x2 %d", c.family, res.Backend, res.Degree, res.Var(res.Vars[1]))
@@ -141,7 +142,7 @@ func TestSolveOnTheGPUSeam(t *testing.T) {
 	spec.Fatbins = fstest.MapFS{"fatbin/hom.fatbin": {Data: []byte("k")}}
 	spec.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error) {
 		made++
-		return cpu.New(plan, cfg.N, cfg.Complex, 1)
+		return cpu.New(plan, cfg.Prec, 1)
 	}
 	s, err := New(spec)
 	if err != nil {
@@ -152,13 +153,13 @@ func TestSolveOnTheGPUSeam(t *testing.T) {
 		t.Fatalf("backend %s: %v", s.Backend(), s.FallbackReason())
 	}
 	starts, _ := spec.Starts()
-	want := direct(t, inst, newton.Options{Prec: 2, Degree: 6}, starts[0])
+	want := direct(t, inst, newton.Options{Prec: mdops.Prec{N: 2}, Degree: 6}, starts[0])
 
 	var called NewtonConfig
 	released := 0
 	GPUNewton = func(cfg NewtonConfig, opt *newton.Options) (func() error, error) {
 		called = cfg
-		if opt.Degree != 6 || opt.Prec != 2 || opt.NewExecutor == nil {
+		if opt.Degree != 6 || opt.Prec != (mdops.Prec{N: 2}) || opt.NewExecutor == nil {
 			t.Errorf("options %+v", opt)
 		}
 		return func() error { released++; return nil }, nil
@@ -228,7 +229,7 @@ func TestSolveErrors(t *testing.T) {
 	}
 
 	// A system Newton cannot take: p1-like (fewer equations than unknowns).
-	under := &Spec{Name: "under", Prec: 2, Degree: 2, Text: "1 3\n x*y + z - 1;\n"}
+	under := &Spec{Name: "under", Prec: mdops.Prec{N: 2}, Degree: 2, Text: "1 3\n x*y + z - 1;\n"}
 	sys, err := under.System()
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +245,7 @@ func TestSolveErrors(t *testing.T) {
 		t.Fatalf("underdetermined: %v", err)
 	}
 	// No series parameter: root refinement only.
-	sq := &Spec{Name: "sq", Prec: 2, Degree: 2, Text: "2\n x^2 - 2;\n x*y - 1;\n"}
+	sq := &Spec{Name: "sq", Prec: mdops.Prec{N: 2}, Degree: 2, Text: "2\n x^2 - 2;\n x*y - 1;\n"}
 	if sys, err = sq.System(); err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
@@ -51,10 +52,9 @@ import (
 // precision and degree it was emitted for, the fingerprint of the plan, and
 // its kernels. Exactly one of Benchmark and Text gives the system.
 type Spec struct {
-	Name    string // file base name, e.g. "p1"
-	Prec    int    // doubles per number
-	Degree  int    // series truncated after t^Degree
-	Complex bool   // complex data
+	Name   string     // file base name, e.g. "p1"
+	Prec   mdops.Prec // doubles per number, real or complex data
+	Degree int        // series truncated after t^Degree
 
 	PlanHash      uint64 // stager.Plan.Hash of the plan at emit time
 	LayoutVersion int64  // gpuabi.LayoutVersion at emit time
@@ -93,7 +93,7 @@ type Spec struct {
 // System rebuilds the system the package was emitted for.
 func (s *Spec) System() (*stager.System, error) {
 	if s.Benchmark != "" {
-		if s.Complex {
+		if s.Prec.Complex {
 			return stager.BenchmarkSystemComplex(s.Benchmark, s.Seed)
 		}
 		return stager.BenchmarkSystem(s.Benchmark, s.Seed)
@@ -129,16 +129,15 @@ func (s *Spec) Plan() (*stager.Plan, error) {
 // matches what this mdgen stages.
 var ErrStalePlan = errors.New("stale emitted package")
 
-// Layout returns the layout of one series: Degree+1 coefficients of Prec
-// doubles (2·Prec complex).
+// Layout returns the layout of one series: Degree+1 coefficients of
+// Prec.Width() doubles.
 func (s *Spec) Layout() backend.Layout {
-	return backend.Layout{N: s.Prec, Degree: s.Degree, Complex: s.Complex}
+	return backend.Layout{Prec: s.Prec, Degree: s.Degree}
 }
 
 // GPUConfig is what the GPU executor needs beyond the plan and the kernels.
 type GPUConfig struct {
-	N            int
-	Complex      bool
+	Prec         mdops.Prec
 	Device       int  // CUDA device ordinal
 	ModuleTables bool // use the job tables baked into the fatbin
 }
@@ -154,7 +153,7 @@ func NewGPU(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, 
 	if err != nil {
 		return nil, err
 	}
-	g, err := gpu.NewWithOptions(plan, cfg.N, cfg.Complex, fatbin, dev, gpu.Options{ModuleTables: cfg.ModuleTables})
+	g, err := gpu.NewWithOptions(plan, cfg.Prec, fatbin, dev, gpu.Options{ModuleTables: cfg.ModuleTables})
 	if err != nil {
 		return nil, errors.Join(err, dev.Close())
 	}
@@ -216,8 +215,8 @@ const (
 // Solver evaluates and differentiates the package's system at power series
 // inputs on one back end, and solves it: Solve and SolveAll run Newton's
 // method on Taylor series (runtime/newton) from start points (see Solve). Series are in the CPU layout of runtime.Layout on
-// both back ends: coefficient k of a series is at [k·W, (k+1)·W), W = Prec
-// doubles (2·Prec for complex data: real limbs, then imaginary ones).
+// both back ends: coefficient k of a series is at [k·W, (k+1)·W), W =
+// Spec.Prec.Width() doubles (complex data: real limbs, then imaginary ones).
 type Solver struct {
 	spec    *Spec
 	exec    backend.Executor
@@ -255,7 +254,7 @@ func New(spec *Spec, opts ...Option) (*Solver, error) {
 		}
 		s.reason = err
 	}
-	cpu, err := cpu.New(plan, spec.Prec, spec.Complex, o.workers)
+	cpu, err := cpu.New(plan, spec.Prec, o.workers)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Name, err)
 	}
@@ -294,7 +293,7 @@ func (s *Spec) tryGPU(plan *stager.Plan, o *options) (backend.Executor, []byte, 
 	if o.moduleTables != nil {
 		tables = *o.moduleTables
 	}
-	exec, err := newGPU(plan, fatbin, GPUConfig{N: s.Prec, Complex: s.Complex, Device: o.device, ModuleTables: tables})
+	exec, err := newGPU(plan, fatbin, GPUConfig{Prec: s.Prec, Device: o.device, ModuleTables: tables})
 	return exec, fatbin, tables, err
 }
 

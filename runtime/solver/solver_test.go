@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/gpu"
@@ -22,7 +23,7 @@ const testSystem = `2 3
 
 func testSpec(t *testing.T) *Spec {
 	t.Helper()
-	s := &Spec{Name: "tiny", Prec: 2, Degree: 4, Text: testSystem, FatbinName: "tiny.fatbin"}
+	s := &Spec{Name: "tiny", Prec: mdops.Prec{N: 2}, Degree: 4, Text: testSystem, FatbinName: "tiny.fatbin"}
 	sys, err := s.System()
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestGPUChoice(t *testing.T) {
 			if fail != nil {
 				return nil, fail
 			}
-			return cpu.New(plan, cfg.N, cfg.Complex, 1)
+			return cpu.New(plan, cfg.Prec, 1)
 		}
 	}
 	embedded := fstest.MapFS{"fatbin/tiny.fatbin": {Data: []byte("embedded")}, "fatbin/README.txt": {Data: []byte("x")}}
@@ -102,7 +103,7 @@ func TestGPUChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	if g.Backend() != GPU || g.FallbackReason() != nil || got.fatbin != "embedded" ||
-		got.cfg != (GPUConfig{N: 2, Device: 2, ModuleTables: true}) {
+		got.cfg != (GPUConfig{Prec: mdops.Prec{N: 2}, Device: 2, ModuleTables: true}) {
 		t.Fatalf("embedded: backend %s, reason %v, fatbin %q, cfg %+v", g.Backend(), g.FallbackReason(), got.fatbin, got.cfg)
 	}
 	c, _ := New(s, WithCPU())
@@ -165,7 +166,7 @@ func TestStaleFatbin(t *testing.T) {
 	var loaded bool
 	s.gpuTest = func(plan *stager.Plan, fatbin []byte, cfg GPUConfig) (backend.Executor, error) {
 		loaded = true
-		return cpu.New(plan, cfg.N, cfg.Complex, 1)
+		return cpu.New(plan, cfg.Prec, 1)
 	}
 	for _, c := range []struct {
 		stamp string // "": none

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
@@ -46,8 +47,8 @@ func Install(p *Profile) {
 		}
 		return g.Shapes(plan.ConvJobs(), len(plan.ConvLayers))
 	}
-	gpu.NewtonShape = func(info cudadev.Info, n int, complex bool, vars int) *gpuabi.LAShape {
-		return snapshot.For(DeviceOf(info)).NewtonShape(n, complex, vars)
+	gpu.NewtonShape = func(info cudadev.Info, p mdops.Prec, vars int) *gpuabi.LAShape {
+		return snapshot.For(DeviceOf(info)).NewtonShape(p, vars)
 	}
 }
 

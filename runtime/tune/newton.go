@@ -17,6 +17,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/internal/stats"
+	"github.com/mdgen/mdgen/mdops"
 )
 
 // The size classes of the Newton entries, by the unknowns n of the system:
@@ -145,11 +146,10 @@ func (g *GPU) LookupNewton(k NewtonKey) (NewtonEntry, bool) {
 }
 
 // NewtonShape returns the shape of the Newton back end's linear algebra
-// for n-double data, real or complex, and a system of vars unknowns on
-// this GPU: a copy of the entry's shape for the key, nil (the model's)
-// without one or on a nil GPU.
-func (g *GPU) NewtonShape(n int, complex bool, vars int) *gpuabi.LAShape {
-	e, ok := g.LookupNewton(NewtonKey{Prec: n, Complex: complex, Size: NewtonSizeClass(vars)})
+// at precision p and a system of vars unknowns on this GPU: a copy of the
+// entry's shape for the key, nil (the model's) without one or on a nil GPU.
+func (g *GPU) NewtonShape(p mdops.Prec, vars int) *gpuabi.LAShape {
+	e, ok := g.LookupNewton(NewtonKey{Prec: p.N, Complex: p.Complex, Size: NewtonSizeClass(vars)})
 	if !ok || e.Shape.Check() != nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
@@ -56,11 +57,11 @@ func TestNewtonRoundTrip(t *testing.T) {
 		t.Fatalf("profile text lacks the layout or the shape:\n%s", text)
 	}
 	// The Newton entries of one precision go with the evaluation's.
-	s := q.Subset(4, true)
+	s := q.Subset(mdops.Prec{N: 4, Complex: true})
 	if len(s.GPUs) != 1 || len(s.GPUs[0].Newton) != 1 || s.GPUs[0].Newton[0].Shape.BackSub != 16 {
 		t.Fatalf("subset 4d complex: %+v", s.GPUs)
 	}
-	if s := q.Subset(8, false); len(s.GPUs) != 1 || len(s.GPUs[0].Entries) != 0 || len(s.GPUs[0].Newton) != 1 {
+	if s := q.Subset(mdops.Prec{N: 8}); len(s.GPUs) != 1 || len(s.GPUs[0].Entries) != 0 || len(s.GPUs[0].Newton) != 1 {
 		t.Fatalf("subset 8d real (Newton only): %+v", s.GPUs)
 	}
 }
@@ -175,7 +176,7 @@ func TestNewtonShapeChoice(t *testing.T) {
 		}
 		return gpuabi.LALanes
 	}
-	model := blocks(gpuabi.LAVariant{N: 8})
+	model := blocks(gpuabi.LAVariant{Prec: mdops.Prec{N: 8}})
 	for _, op := range gpuabi.LAShapeOps {
 		want := gpuabi.LAModelTeams(op)
 		if model[op] != want*lanes(op) {
@@ -184,11 +185,11 @@ func TestNewtonShapeChoice(t *testing.T) {
 	}
 	Install(sampleNewton())
 	info := cudadev.Info{Name: "NVIDIA H200", Major: 9, Minor: 0}
-	s := gpu.NewtonShape(info, 8, false, 1024)
+	s := gpu.NewtonShape(info, mdops.Prec{N: 8}, 1024)
 	if s == nil || s.MulSub != 4 || s.QR != 2 {
 		t.Fatalf("8d real n=1024: %v", s)
 	}
-	got := blocks(gpuabi.LAVariant{N: 8, Shape: s})
+	got := blocks(gpuabi.LAVariant{Prec: mdops.Prec{N: 8}, Shape: s})
 	for _, op := range gpuabi.LAShapeOps {
 		if want := s.Get(op) * lanes(op); got[op] != want {
 			t.Errorf("%s: block %d, want %d", op, got[op], want)
@@ -197,14 +198,14 @@ func TestNewtonShapeChoice(t *testing.T) {
 	// A zero count: the model's for that op.
 	z := *s
 	z.MulSub = 0
-	if b := blocks(gpuabi.LAVariant{N: 8, Shape: &z})[gpuabi.LAMulSub]; b != model[gpuabi.LAMulSub] {
+	if b := blocks(gpuabi.LAVariant{Prec: mdops.Prec{N: 8}, Shape: &z})[gpuabi.LAMulSub]; b != model[gpuabi.LAMulSub] {
 		t.Errorf("mulsub with a zero count: block %d, want the model's %d", b, model[gpuabi.LAMulSub])
 	}
 	// Groups still overrides every op.
-	if b := blocks(gpuabi.LAVariant{N: 8, Shape: s, Groups: 3})[gpuabi.LAMulSub]; b != 3*gpuabi.LALanes {
+	if b := blocks(gpuabi.LAVariant{Prec: mdops.Prec{N: 8}, Shape: s, Groups: 3})[gpuabi.LAMulSub]; b != 3*gpuabi.LALanes {
 		t.Errorf("Groups 3: mulsub block %d", b)
 	}
-	if s := gpu.NewtonShape(info, 4, true, 300); s == nil || s.BackSub != 16 {
+	if s := gpu.NewtonShape(info, mdops.Prec{N: 4, Complex: true}, 300); s == nil || s.BackSub != 16 {
 		t.Fatalf("4d complex n=300 (class n<512): %v", s)
 	}
 	for _, c := range []struct {
@@ -219,13 +220,13 @@ func TestNewtonShapeChoice(t *testing.T) {
 		{info, 2, true, 256},  // another precision
 		{cudadev.Info{Name: "NVIDIA A100-SXM4-80GB", Major: 8, Minor: 0}, 8, false, 1024},
 	} {
-		if s := gpu.NewtonShape(c.info, c.n, c.complex, c.vars); s != nil {
+		if s := gpu.NewtonShape(c.info, mdops.Prec{N: c.n, Complex: c.complex}, c.vars); s != nil {
 			t.Errorf("%s %dd complex %v n=%d: shape %v, want none (the model)", c.info.Name, c.n, c.complex, c.vars, s)
 		}
 	}
 	// The caller's copy: changing it leaves the installed profile alone.
 	s.MulSub = 1
-	if s := gpu.NewtonShape(info, 8, false, 1024); s.MulSub != 4 {
+	if s := gpu.NewtonShape(info, mdops.Prec{N: 8}, 1024); s.MulSub != 4 {
 		t.Fatal("the installed shape changed through a returned pointer")
 	}
 	Uninstall()
@@ -240,7 +241,7 @@ func TestNewtonShapeChoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := InstallJSON("pkg", string(text)); err != nil || gpu.NewtonShape == nil || gpu.NewtonShape(info, 8, false, 1024) == nil {
+	if err := InstallJSON("pkg", string(text)); err != nil || gpu.NewtonShape == nil || gpu.NewtonShape(info, mdops.Prec{N: 8}, 1024) == nil {
 		t.Fatalf("InstallJSON of Newton entries: %v", err)
 	}
 }

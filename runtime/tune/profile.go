@@ -63,6 +63,8 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/internal/atomicfile"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -174,12 +176,7 @@ func (e Entry) Key() Key {
 	return Key{Prec: e.Prec, Complex: e.Data == "complex", Degrees: e.Degrees, Jobs: e.Jobs}
 }
 
-func dataName(complex bool) string {
-	if complex {
-		return "complex"
-	}
-	return "real"
-}
+func dataName(complex bool) string { return mdops.Prec{Complex: complex}.Kind() }
 
 // DataName returns "real" or "complex", an Entry's Data.
 func DataName(complex bool) string { return dataName(complex) }
@@ -221,9 +218,9 @@ func JobsClass(convJobs, convLayers int) string {
 	return Wide
 }
 
-// PlanKey returns the key of plan at precision n, real or complex data.
-func PlanKey(plan *stager.Plan, n int, complex bool) Key {
-	return Key{Prec: n, Complex: complex, Degrees: DegreeClass(plan.Degree), Jobs: JobsClass(plan.ConvJobs(), len(plan.ConvLayers))}
+// PlanKey returns the key of plan at precision p.
+func PlanKey(plan *stager.Plan, p mdops.Prec) Key {
+	return Key{Prec: p.N, Complex: p.Complex, Degrees: DegreeClass(plan.Degree), Jobs: JobsClass(plan.ConvJobs(), len(plan.ConvLayers))}
 }
 
 // ConvSets lists the staging choices of the convolution kernel, in sets
@@ -266,8 +263,8 @@ func (s Shape) Check(n int, complex bool) error {
 // checkPrecData checks an entry's precision and kind of data (at names
 // the entry).
 func checkPrecData(at string, prec int, data string) error {
-	if prec < 1 || prec > 64 {
-		return fmt.Errorf("%w: %s: precision %d", ErrCorrupt, at, prec)
+	if err := alg.CheckN(prec); err != nil {
+		return fmt.Errorf("%w: %s: precision %v", ErrCorrupt, at, err)
 	}
 	if data != "real" && data != "complex" {
 		return fmt.Errorf("%w: %s: data %q, want real or complex", ErrCorrupt, at, data)
@@ -559,10 +556,10 @@ func (g *GPU) Shapes(convJobs, convLayers int) gpuabi.ShapeFunc {
 	}
 }
 
-// Subset returns the entries of the profile for n doubles, real or
-// complex data (every GPU, every size class, the Newton entries too): what
-// an emitted package of that precision carries.
-func (p *Profile) Subset(n int, complex bool) *Profile {
+// Subset returns the entries of the profile at precision prec (every GPU,
+// every size class, the Newton entries too): what an emitted package of
+// that precision carries.
+func (p *Profile) Subset(prec mdops.Prec) *Profile {
 	q := New()
 	if p == nil {
 		return q
@@ -570,13 +567,13 @@ func (p *Profile) Subset(n int, complex bool) *Profile {
 	for _, g := range p.GPUs {
 		var es []Entry
 		for _, e := range g.Entries {
-			if e.Prec == n && e.Data == dataName(complex) {
+			if e.Prec == prec.N && e.Data == prec.Kind() {
 				es = append(es, e)
 			}
 		}
 		var ns []NewtonEntry
 		for _, e := range g.Newton {
-			if e.Prec == n && e.Data == dataName(complex) {
+			if e.Prec == prec.N && e.Data == prec.Kind() {
 				ns = append(ns, e)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
@@ -155,7 +156,7 @@ func TestClasses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k := PlanKey(plan, 8, true); k.Jobs != want || k.Degrees != "32-63" || k.Prec != 8 || !k.Complex {
+		if k := PlanKey(plan, mdops.Prec{N: 8, Complex: true}); k.Jobs != want || k.Degrees != "32-63" || k.Prec != 8 || !k.Complex {
 			t.Errorf("%s: key %v, want jobs class %s", name, k, want)
 		}
 	}
@@ -284,7 +285,7 @@ func TestShapes(t *testing.T) {
 }
 
 func TestSubset(t *testing.T) {
-	s := sample().Subset(8, true)
+	s := sample().Subset(mdops.Prec{N: 8, Complex: true})
 	if s.Entries() != 2 || len(s.Devices()) != 1 {
 		t.Fatalf("subset: %d entries, devices %v", s.Entries(), s.Devices())
 	}
@@ -293,7 +294,7 @@ func TestSubset(t *testing.T) {
 			t.Fatalf("subset holds %v", e.Key())
 		}
 	}
-	if New().Subset(4, false).Entries() != 0 || (*Profile)(nil).Subset(4, false).Entries() != 0 {
+	if New().Subset(mdops.Prec{N: 4}).Entries() != 0 || (*Profile)(nil).Subset(mdops.Prec{N: 4}).Entries() != 0 {
 		t.Fatal("subset of an empty profile")
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
@@ -123,19 +124,6 @@ func (b *Builder) Eval(source func(n int) (nvcc.Source, error), ns []int, comple
 	return ks, res, nil
 }
 
-// Kind is a precision and a kind of data.
-type Kind struct {
-	Prec    int
-	Complex bool
-}
-
-func (k Kind) String() string {
-	if k.Complex {
-		return fmt.Sprintf("%dd complex", k.Prec)
-	}
-	return fmt.Sprintf("%dd real", k.Prec)
-}
-
 // Newton builds the kernels of the device-resident Newton driver
 // (gen.NewtonCUSources: the evaluation kernels of the precision and the
 // linear algebra of the kind) for every kind, in one parallel nvcc run
@@ -143,12 +131,12 @@ func (k Kind) String() string {
 // complex data of one precision, once), and loads them
 // (gpu.LoadNewtonKernels). It returns them in the order of kinds; on an
 // error it has unloaded what it loaded.
-func (b *Builder) Newton(kinds ...Kind) ([]*gpu.NewtonKernels, error) {
+func (b *Builder) Newton(kinds ...mdops.Prec) ([]*gpu.NewtonKernels, error) {
 	var srcs []nvcc.Source
 	index := map[string]int{} // source name -> its place in srcs
 	pairs := make([][2]int, len(kinds))
 	for i, k := range kinds {
-		s, err := gen.NewtonCUSources(k.Prec, k.Complex)
+		s, err := gen.NewtonCUSources(k)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +159,7 @@ func (b *Builder) Newton(kinds ...Kind) ([]*gpu.NewtonKernels, error) {
 	}
 	ks := make([]*gpu.NewtonKernels, 0, len(kinds))
 	for i, k := range kinds {
-		nk, err := gpu.LoadNewtonKernels(b.dev, res[pairs[i][0]].Fatbin, res[pairs[i][1]].Fatbin, k.Prec, k.Complex)
+		nk, err := gpu.LoadNewtonKernels(b.dev, res[pairs[i][0]].Fatbin, res[pairs[i][1]].Fatbin, k)
 		if err != nil {
 			for _, k := range ks {
 				err = errors.Join(err, k.Close())
