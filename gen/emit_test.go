@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"go/ast"
 	"go/doc"
 	"go/parser"
@@ -260,7 +261,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(ndir)
-	if err := WriteFiles(ndir, nem.Files); err != nil {
+	if err := atomicfile.WriteAll(ndir, nem.Files, nil); err != nil {
 		t.Fatal(err)
 	}
 	npkg := "./" + filepath.ToSlash(ndir)
@@ -275,7 +276,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFiles(ndir, lem.Files); err != nil {
+	if err := atomicfile.WriteAll(ndir, lem.Files, nil); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(goTool, "vet", npkg).CombinedOutput(); err != nil {
@@ -291,7 +292,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	if err := WriteFiles(dir, em.Files); err != nil {
+	if err := atomicfile.WriteAll(dir, em.Files, nil); err != nil {
 		t.Fatal(err)
 	}
 	pkg := "./" + filepath.ToSlash(dir)

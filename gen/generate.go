@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/mdops/alg"
 )
 
@@ -137,11 +136,4 @@ func ExtraPrecisions(root string) ([]int, error) {
 	}
 	sort.Ints(ns)
 	return ns, nil
-}
-
-// WriteFiles writes files (slash-separated paths) under root, all or
-// nothing (atomicfile.WriteAll), so that an interrupted run leaves no
-// half-written file.
-func WriteFiles(root string, files map[string][]byte) error {
-	return atomicfile.WriteAll(root, files, nil)
 }

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ func TestLAFilesFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	if os.Getenv("MDGEN_WRITE") == "1" {
-		if err := WriteFiles("..", files); err != nil {
+		if err := atomicfile.WriteAll("..", files, nil); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("wrote %d files", len(files))

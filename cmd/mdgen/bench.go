@@ -78,12 +78,7 @@ func parseIntList(s, what string) ([]int, error) {
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), benchUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("bench", benchUsage, stderr)
 	fs.Bool("newton", false, "Newton on Taylor series on PHCpack's problem -1 instead (mdgen bench -newton -h)")
 	systems := fs.String("systems", "p1,p2,p3", "benchmark systems")
 	precs := fs.String("prec", "1,2,3,4,5,8,10", "precisions (doubles per number)")
@@ -167,12 +162,7 @@ func isNewtonBench(args []string) bool {
 }
 
 func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig, error) {
-	fs := flag.NewFlagSet("bench -newton", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), benchNewtonUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("bench -newton", benchNewtonUsage, stderr)
 	fs.Bool("newton", true, "Newton on Taylor series on PHCpack's problem -1 (this table)")
 	precs := fs.String("prec", "2,4,8", "precisions (doubles per number)")
 	sizes := fs.String("sizes", "256", "dimensions n")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -55,16 +54,11 @@ type emitMode struct {
 }
 
 func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
-	fs := flag.NewFlagSet("emit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		u := emitUsage
-		if mode.usage != "" {
-			u = mode.usage
-		}
-		fmt.Fprint(fs.Output(), u+"\nflags:\n")
-		fs.PrintDefaults()
+	usage := emitUsage
+	if mode.usage != "" {
+		usage = mode.usage
 	}
+	fs := newFlagSet("emit", usage+"\nflags:\n", stderr)
 	pf := addPrecFlags(fs, mode.prec, "doubles per number (a generated precision: "+joinInts(gen.DefaultNs)+")",
 		"complex data (and complex coefficients for p1, p2, p3)")
 	degreeDoc := "truncation degree d of the series (d+1 coefficients); required"

@@ -2,8 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
+
 	"fmt"
+	"github.com/mdgen/mdgen/internal/stats"
 	"io"
 	"time"
 
@@ -45,14 +46,9 @@ type evalReport struct {
 var longRunOps = 5e8 // a variable for the tests
 
 func runEval(args []string, out, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen eval system.txt|p1|p2|p3|family [flags]\n\n"+
-			"Evaluates a system and its Jacobian at random (or given) power series on the CPU.\n"+
-			"A system with complex coefficients gets complex data without -complex.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("eval", "usage: mdgen eval system.txt|p1|p2|p3|family [flags]\n\n"+
+		"Evaluates a system and its Jacobian at random (or given) power series on the CPU.\n"+
+		"A system with complex coefficients gets complex data without -complex.\n\nflags:"+"\n", stderr)
 	pf := addPrecFlags(fs, 4, "doubles per number (a generated precision: "+joinInts(mdops.Precisions())+")",
 		"complex data (chosen for a system with complex coefficients)")
 	degree := fs.Int("degree", 32, "truncation degree d of the series (d+1 coefficients)")
@@ -134,7 +130,7 @@ func runEval(args []string, out, stderr io.Writer) error {
 	exec.SetProgress(nil)
 	progress.done()
 	rep := evalReport{System: fs.Arg(0), Prec: prec.N, Degree: *degree, Complex: prec.Complex,
-		Workers: exec.Workers(), Repeat: *repeat, Seconds: median(times), MinSeconds: minOf(times),
+		Workers: exec.Workers(), Repeat: *repeat, Seconds: stats.Median(times), MinSeconds: minOf(times),
 		ConvolutionJobs: plan.ConvJobs(), AdditionJobs: plan.AddJobs(),
 		Checksum: backend.Checksum(exec, plan.NumPolys, plan.NumVars)}
 	rep.MulAdds, rep.DoubleOps = ops.MulAdds, ops.DoubleOps

@@ -3,8 +3,9 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flag"
+
 	"fmt"
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -70,12 +71,7 @@ flags:
 `
 
 func runGenerate(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), generateUsage, joinInts(gen.DefaultNs), modulePath)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("generate", fmt.Sprintf(generateUsage, joinInts(gen.DefaultNs), modulePath), stderr)
 	root := fs.String("root", "", "the repository root (default: found from the working directory upward)")
 	outDir := fs.String("o", "", "write the files under this folder instead of the repository (no checks)")
 	nlist := fs.String("n", "", "comma-separated precisions (1..16) to generate besides the default set "+joinInts(gen.DefaultNs))
@@ -117,7 +113,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := gen.WriteFiles(dir, files); err != nil {
+	if err := atomicfile.WriteAll(dir, files, nil); err != nil {
 		return err
 	}
 	var added []int

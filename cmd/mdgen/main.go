@@ -44,11 +44,42 @@ commands:
 Run 'mdgen <command> -h' for the flags of a command.
 `
 
-// commands are the subcommands run dispatches to, in usage's order.
-var commands = []string{"solve", "eval", "plan", "system", "emit", "bench", "tune", "ops", "generate", "version"}
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// command is a subcommand: its name and what runs it with its arguments.
+type command struct {
+	name string
+	run  func(args []string, stdout, stderr io.Writer) error
+}
+
+// commands are the subcommands run dispatches to, in usage's order.
+var commands = []command{
+	{"solve", runSolve},
+	{"eval", runEval},
+	{"plan", runPlan},
+	{"system", func(args []string, stdout, _ io.Writer) error { return runSystem(args, stdout) }},
+	{"emit", runEmit},
+	{"bench", func(args []string, stdout, _ io.Writer) error { return runBench(args, stdout) }},
+	{"tune", runTune},
+	{"ops", runOps},
+	{"generate", runGenerate},
+	{"version", runVersion},
+}
+
+// lookupCommand returns the command named name (-version and --version
+// name version).
+func lookupCommand(name string) (command, bool) {
+	if name == "-version" || name == "--version" {
+		name = "version"
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // run runs the command line args (without the program name) and returns
@@ -59,42 +90,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var err error
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "generate":
-		err = runGenerate(rest, stdout, stderr)
-	case "ops":
-		err = runOps(rest, stdout, stderr)
-	case "plan":
-		err = runPlan(rest, stdout, stderr)
-	case "system":
-		err = runSystem(rest, stdout)
-	case "solve":
-		err = runSolve(rest, stdout, stderr)
-	case "eval":
-		err = runEval(rest, stdout, stderr)
-	case "emit":
-		err = runEmit(rest, stdout, stderr)
-	case "bench":
-		err = runBench(rest, stdout)
-	case "tune":
-		err = runTune(rest, stdout, stderr)
-	case "version", "-version", "--version":
-		err = runVersion(rest, stdout, stderr)
-	case "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	case "help":
-		if len(rest) == 0 {
+	cmd, rest := args[0], args[1:]
+	if c, ok := lookupCommand(cmd); ok {
+		err = c.run(rest, stdout, stderr)
+	} else {
+		switch cmd {
+		case "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
+		case "help":
+			if len(rest) == 0 {
+				fmt.Fprint(stdout, usage)
+				return 0
+			}
+			return run([]string{rest[0], "-h"}, stdout, stderr)
+		default:
+			if !isFileArg(cmd) {
+				fmt.Fprintf(stderr, "mdgen: unknown command %q\n%s", cmd, usage)
+				return 2
+			}
+			err = runEmitFile(args, stdout, stderr)
 		}
-		return run([]string{rest[0], "-h"}, stdout, stderr)
-	default:
-		if !isFileArg(cmd) {
-			fmt.Fprintf(stderr, "mdgen: unknown command %q\n%s", cmd, usage)
-			return 2
-		}
-		err = runEmitFile(args, stdout, stderr)
 	}
 	switch {
 	case err == nil:

@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
+
 	"fmt"
 	"io"
 	"math"
@@ -28,14 +28,9 @@ type opReport struct {
 }
 
 func runOps(args []string, out, stderr io.Writer) error {
-	fs := flag.NewFlagSet("ops", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen ops [-n list] [-samples k] [-seed s] [-json]\n\n"+
-			"Prints the flop counts and the measured worst-case accurate bits of every operation,\n"+
-			"built from the IR (any N in 1..16, generated or not).\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("ops", "usage: mdgen ops [-n list] [-samples k] [-seed s] [-json]\n\n"+
+		"Prints the flop counts and the measured worst-case accurate bits of every operation,\n"+
+		"built from the IR (any N in 1..16, generated or not).\n\nflags:"+"\n", stderr)
 	nlist := fs.String("n", joinInts(gen.DefaultNs), "comma-separated precisions (any of 1..16)")
 	samples := fs.Int("samples", 2000, "corpus size per operation for the accuracy measurement")
 	seed := fs.Uint64("seed", 1, "corpus seed")

@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
+
 	"fmt"
 	"io"
 	"strings"
@@ -41,14 +41,9 @@ type planReport struct {
 }
 
 func runPlan(args []string, out, stderr io.Writer) error {
-	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen plan system.txt|p1|p2|p3|family -degree d [flags]\n\n"+
-			"Stages a system at series of degree d and prints its jobs, layers and data size.\n"+
-			"A system with complex coefficients gets complex data without -complex.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("plan", "usage: mdgen plan system.txt|p1|p2|p3|family -degree d [flags]\n\n"+
+		"Stages a system at series of degree d and prints its jobs, layers and data size.\n"+
+		"A system with complex coefficients gets complex data without -complex.\n\nflags:"+"\n", stderr)
 	degree := fs.Int("degree", -1, "truncation degree d of the series (d+1 coefficients); required")
 	pf := addPrecFlags(fs, 1, "doubles per number, for the size of the data array (a generated precision: "+
 		joinInts(mdops.Precisions())+")", "complex data (twice the size; complex benchmark coefficients)")

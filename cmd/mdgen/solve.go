@@ -3,11 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
+
 	"fmt"
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"io"
 	"os"
-	"path/filepath"
+
 	"strconv"
 	"strings"
 	"time"
@@ -52,23 +53,18 @@ type solveSolution struct {
 //
 // The exit status is 0 only when every solution converged.
 func runSolve(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen solve SYSTEM [flags]\n\n"+
-			"Newton's method on Taylor series on the CPU: from each start solution x(0) at t = 0, refines\n"+
-			"x(0) to the working precision, then computes the series x(t) = x_0 + x_1 t + ... + x_d t^d of\n"+
-			"the solution path (staggered degrees 1, 2, 4, 7, 11, ... d). -degree 0 is a root refiner.\n"+
-			"SYSTEM is a PHCpack system file (n equations, n >= unknowns, in the unknowns and the series\n"+
-			"parameter: PHCpack's convention, or -param) or a family spec (cyclic5, monomial64:degree=32,\n"+
-			"chandra8:c=t, cyclic7:newton, ...; mdgen system -list). Start solutions: -start FILE (a PHCpack\n"+
-			"solution list or lines `name re [im]`), else the list in the system file, else the family's.\n"+
-			"Prints every coefficient with all the digits of the precision (or -json); -o FILE writes\n"+
-			"PHCpack's solution list with the series (written only when every solution converged).\n"+
-			"Exit status 0 only when every solution converged. -gpu runs Newton on the GPU (a binary built\n"+
-			"with -tags cuda, a device and nvcc; the same bits as the CPU), else says why and uses the CPU.")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("solve", "usage: mdgen solve SYSTEM [flags]\n\n"+
+		"Newton's method on Taylor series on the CPU: from each start solution x(0) at t = 0, refines\n"+
+		"x(0) to the working precision, then computes the series x(t) = x_0 + x_1 t + ... + x_d t^d of\n"+
+		"the solution path (staggered degrees 1, 2, 4, 7, 11, ... d). -degree 0 is a root refiner.\n"+
+		"SYSTEM is a PHCpack system file (n equations, n >= unknowns, in the unknowns and the series\n"+
+		"parameter: PHCpack's convention, or -param) or a family spec (cyclic5, monomial64:degree=32,\n"+
+		"chandra8:c=t, cyclic7:newton, ...; mdgen system -list). Start solutions: -start FILE (a PHCpack\n"+
+		"solution list or lines `name re [im]`), else the list in the system file, else the family's.\n"+
+		"Prints every coefficient with all the digits of the precision (or -json); -o FILE writes\n"+
+		"PHCpack's solution list with the series (written only when every solution converged).\n"+
+		"Exit status 0 only when every solution converged. -gpu runs Newton on the GPU (a binary built\n"+
+		"with -tags cuda, a device and nvcc; the same bits as the CPU), else says why and uses the CPU."+"\n", stderr)
 	pf := addPrecFlags(fs, 4, "doubles per number (a generated precision: "+joinInts(mdops.Precisions())+")",
 		"complex data (chosen when the system or a start needs it)")
 	degree := fs.Int("degree", 0, "truncation degree d of the series (0: refine the roots only)")
@@ -236,7 +232,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		for k, res := range results {
 			sols[k] = solutionOf(res, &starts[k], sys.Param != "")
 		}
-		if err := writeFileAtomic(*outFile, stager.FormatSolutions(sols, stager.SolutionFormat{})); err != nil {
+		if err := atomicfile.WriteFile(*outFile, stager.FormatSolutions(sols, stager.SolutionFormat{}), 0o644); err != nil {
 			return fmt.Errorf("solve: %w", err)
 		}
 	}
@@ -364,34 +360,6 @@ func solutionOf(res *newton.Result, start *stager.Solution, param bool) stager.S
 		sol.Series = series
 	}
 	return sol
-}
-
-// writeFileAtomic writes data to path all or nothing: a temporary file in
-// the same directory, renamed over path once complete.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // solveCount writes "1 start solution", "7 start solutions".

@@ -18,16 +18,13 @@ import (
 //	mdgen system NAME[N][:options] [-n N] [-seed s] [-complex] [-c c] [-degree d] [-columns 1|2] [-newton] [-sols=false] [-series]
 //	mdgen system -list
 func runSystem(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("system", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen system NAME [-n N] [flags]   (mdgen system -list: the families)\n\n"+
-			"Writes a system of a family (exact rational coefficients) in PHCpack's format to stdout,\n"+
-			"then a TITLE line and, when the start solutions are known, PHCpack's solution list.\n"+
-			"NAME is a family (cyclic, katsura, chandra, noon, eco, monomial, p1, p2, p3), optionally\n"+
-			"with its size and options as every command reads them: cyclic7, chandra64:c=t,\n"+
-			"monomial64:degree=32,columns=2, cyclic7:newton,seed=3,complex.")
-		fs.PrintDefaults()
-	}
+	// The flag package writes to the process's stderr by default.
+	fs := newFlagSet("system", "usage: mdgen system NAME [-n N] [flags]   (mdgen system -list: the families)\n\n"+
+		"Writes a system of a family (exact rational coefficients) in PHCpack's format to stdout,\n"+
+		"then a TITLE line and, when the start solutions are known, PHCpack's solution list.\n"+
+		"NAME is a family (cyclic, katsura, chandra, noon, eco, monomial, p1, p2, p3), optionally\n"+
+		"with its size and options as every command reads them: cyclic7, chandra64:c=t,\n"+
+		"monomial64:degree=32,columns=2, cyclic7:newton,seed=3,complex."+"\n", os.Stderr)
 	n := fs.Int("n", 0, "size n (0: the family's default)")
 	seed := fs.Int64("seed", 1, "seed of the random data (p1..p3 coefficients, Newton start points, monomial rates)")
 	complex := fs.Bool("complex", false, "complex random data")

@@ -7,8 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"flag"
+
 	"fmt"
+	"github.com/mdgen/mdgen/internal/stats"
 	"io"
 	"math"
 	"os"
@@ -84,12 +85,7 @@ type tuneConfig struct {
 }
 
 func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error) {
-	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), tuneUsage+tuneNewtonUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("tune", tuneUsage+tuneNewtonUsage, stderr)
 	systems := fs.String("systems", "p1,p2,p3", "benchmark systems")
 	precs := fs.String("prec", "4,8,10", "precisions (doubles per number)")
 	degrees := fs.String("degrees", "63,152,191", "truncation degrees")
@@ -526,7 +522,7 @@ func (t *tuner) measure(c *tuneCase, s tune.Shape, inputs [][]float64, screen fl
 			return 0, sum, err
 		}
 	}
-	return median(ks), sum, nil
+	return stats.Median(ks), sum, nil
 }
 
 // tuneCase searches the shapes of one case.

@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mdgen/mdgen/internal/stats"
 	"io"
 	"slices"
 	"strconv"
@@ -314,8 +315,8 @@ func (t *tuner) newtonCase(c *newtonTuneCase, k *gpu.NewtonKernels) {
 		if !same {
 			mark = " RESULTS DIFFER from the model's"
 		}
-		t.logf("  %s {%v}: %.3f ms (%d solves)%s", c.name(), s, median(ks), len(ks), mark)
-		return median(ks), same, nil
+		t.logf("  %s {%v}: %.3f ms (%d solves)%s", c.name(), s, stats.Median(ks), len(ks), mark)
+		return stats.Median(ks), same, nil
 	})
 	if err != nil {
 		c.skipped = "error: " + err.Error()

@@ -47,18 +47,16 @@ func reorderFlags(fs *flag.FlagSet, args []string) []string {
 	return append(flags, pos...)
 }
 
-// median returns the median of xs (NaN for none), leaving xs as it is.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
+// newFlagSet returns the flag set of the command name, writing its
+// messages to stderr; -h prints usage, then the flags.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
 	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return fs
 }
 
 func minOf(xs []float64) float64 { return slices.Min(xs) }

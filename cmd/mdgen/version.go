@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
+
 	"fmt"
 	"io"
 	"runtime"
@@ -82,12 +82,7 @@ func (v versionInfo) String() string {
 }
 
 func runVersion(args []string, out, stderr io.Writer) error {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mdgen version [-json]\n\nPrints the module version, the Go version and the VCS revision mdgen was built from.")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("version", "usage: mdgen version [-json]\n\nPrints the module version, the Go version and the VCS revision mdgen was built from."+"\n", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
