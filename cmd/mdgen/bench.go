@@ -81,9 +81,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 	fs := newFlagSet("bench", benchUsage, stderr)
 	fs.Bool("newton", false, "Newton on Taylor series on PHCpack's problem -1 instead (mdgen bench -newton -h)")
 	systems := fs.String("systems", "p1,p2,p3", "benchmark systems")
-	precs := fs.String("prec", "1,2,3,4,5,8,10", "precisions (doubles per number)")
-	degrees := fs.String("degrees", "0,8,15,31,63,95,127,152,159,191", "truncation degrees (255 and 511 too, say at -prec 10)")
-	complexity := fs.String("complex", "both", "data: both, real or complex")
+	sweep := addSweepFlags(fs, "1,2,3,4,5,8,10", "0,8,15,31,63,95,127,152,159,191",
+		"truncation degrees (255 and 511 too, say at -prec 10)", "both")
 	repeat := fs.Int("repeat", 5, "timed runs per case after one warm-up (the median is reported)")
 	kernels, nvcc := kernelFlags(fs, "")
 	kernelsSrc := fs.String("kernels-src", "gen", "kernels: gen (mdgen's generated kernels) or ref (the plain reference kernels of gpuabi.ReferenceKernelsCU)")
@@ -131,15 +130,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 		}
 	}
 	var err error
-	if c.Precs, err = parseIntList(*precs, "precision"); err != nil {
+	if c.Precs, c.Degrees, c.Complexes, err = sweep.parse("bench"); err != nil {
 		return nil, err
-	}
-	if c.Degrees, err = parseIntList(*degrees, "degree"); err != nil {
-		return nil, err
-	}
-	var ok bool
-	if c.Complexes, ok = dataKinds(*complexity); !ok {
-		return nil, fmt.Errorf("bench: -complex %q: want both, real or complex", *complexity)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -164,10 +156,8 @@ func isNewtonBench(args []string) bool {
 func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig, error) {
 	fs := newFlagSet("bench -newton", benchNewtonUsage, stderr)
 	fs.Bool("newton", true, "Newton on Taylor series on PHCpack's problem -1 (this table)")
-	precs := fs.String("prec", "2,4,8", "precisions (doubles per number)")
+	sweep := addSweepFlags(fs, "2,4,8", "64", "truncation degrees d (1..1024)", "real")
 	sizes := fs.String("sizes", "256", "dimensions n")
-	degrees := fs.String("degrees", "64", "truncation degrees d (1..1024)")
-	complexity := fs.String("complex", "real", "data: real, complex or both")
 	realOnly := fs.Bool("real", false, "real data only (the same as -complex real)")
 	repeat := fs.Int("repeat", 1, "solves per case on one solver (the median one is reported; the first includes making the back end, on the GPU its buffers)")
 	maxSteps := fs.Int("max-steps", 0, "Newton's step limit (0: runtime/newton's default for the precision and degree)")
@@ -194,21 +184,14 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 	c := &bench.NewtonConfig{Repeat: *repeat, MaxSteps: *maxSteps, Check: *check, CPU: *cpu, Workers: *workers,
 		KernelDir: *kernels, NVCC: *nvcc, CSV: *csvPath, Plot: *plot, OutDir: *outDir, Deadline: *deadline, Profile: *profileName}
 	var err error
-	if c.Precs, err = parseIntList(*precs, "precision"); err != nil {
-		return nil, err
-	}
 	if c.Sizes, err = parseIntList(*sizes, "size"); err != nil {
 		return nil, err
 	}
-	if c.Degrees, err = parseIntList(*degrees, "degree"); err != nil {
+	if c.Precs, c.Degrees, c.Complexes, err = sweep.parse("bench -newton"); err != nil {
 		return nil, err
 	}
-	if *realOnly && *complexity != "real" {
-		return nil, fmt.Errorf("bench -newton: -real with -complex %q", *complexity)
-	}
-	var ok bool
-	if c.Complexes, ok = dataKinds(*complexity); !ok {
-		return nil, fmt.Errorf("bench -newton: -complex %q: want real, complex or both", *complexity)
+	if *realOnly && *sweep.data != "real" {
+		return nil, fmt.Errorf("bench -newton: -real with -complex %q", *sweep.data)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

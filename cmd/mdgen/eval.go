@@ -1,19 +1,15 @@
 package main
 
 import (
-	"encoding/json"
-
 	"fmt"
 	"github.com/mdgen/mdgen/internal/stats"
 	"io"
 	"time"
 
-	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/ref"
-	"github.com/mdgen/mdgen/stager"
 )
 
 // evalReport is the JSON output of `mdgen eval`. The verification fields
@@ -72,16 +68,7 @@ func runEval(args []string, out, stderr io.Writer) error {
 			return err
 		}
 	}
-	sys, err := loadSystem(fs.Arg(0), *param, int64(*seed), prec.Complex)
-	if err != nil {
-		return err
-	}
-	if gen.HasComplexCoefficients(sys) {
-		if err := pf.needComplex(&prec, fs.Arg(0)+" has complex coefficients", "using", stderr); err != nil {
-			return usageError{err}
-		}
-	}
-	plan, err := stager.Stage(sys, *degree)
+	sys, plan, err := pf.stageSystem(&prec, fs.Arg(0), *param, int64(*seed), *degree, "using", stderr)
 	if err != nil {
 		return err
 	}
@@ -159,14 +146,9 @@ func runEval(args []string, out, stderr io.Writer) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(out, rep)
 	}
-	kind := "real"
-	if prec.Complex {
-		kind = "complex"
-	}
+	kind := prec.Kind()
 	fmt.Fprintf(out, "%s: %d polynomials in %d variables, %d-double %s, degree %d, %d workers\n",
 		rep.System, plan.NumPolys, plan.NumVars, prec.N, kind, *degree, rep.Workers)
 	fmt.Fprintf(out, "jobs:      %d convolution, %d addition\n", rep.ConvolutionJobs, rep.AdditionJobs)

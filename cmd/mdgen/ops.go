@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-
 	"fmt"
 	"io"
 	"math"
@@ -66,9 +64,7 @@ func runOps(args []string, out, stderr io.Writer) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(out, rows)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "N\top\tadd/sub\tmul\tfma\tdiv/sqrt\tflops\tselects\taccurate bits\t53N\tworst case\t")

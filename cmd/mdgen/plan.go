@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
-
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -69,16 +66,7 @@ func runPlan(args []string, out, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sys, err := loadSystem(fs.Arg(0), *param, *seed, prec.Complex)
-	if err != nil {
-		return err
-	}
-	if gen.HasComplexCoefficients(sys) {
-		if err := pf.needComplex(&prec, fs.Arg(0)+" has complex coefficients", "sizing", stderr); err != nil {
-			return usageError{err}
-		}
-	}
-	plan, err := stager.Stage(sys, *degree)
+	sys, plan, err := pf.stageSystem(&prec, fs.Arg(0), *param, *seed, *degree, "sizing", stderr)
 	if err != nil {
 		return err
 	}
@@ -124,14 +112,9 @@ func runPlan(args []string, out, stderr io.Writer) error {
 		rep.MemAvailable = avail
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(out, rep)
 	}
-	kind := "real"
-	if prec.Complex {
-		kind = "complex"
-	}
+	kind := prec.Kind()
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "system\t%s\n", rep.System)
 	fmt.Fprintf(tw, "variables\t%d\n", rep.Variables)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 
 	"fmt"
@@ -208,12 +207,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		for k, res := range results {
 			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, secs[k]))
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-	} else if err := writeSolveText(stdout, arg, prec.N, *degree, prec.Complex, results, secs); err != nil {
+	} else if err := writeSolveText(stdout, arg, prec, *degree, results, secs); err != nil {
 		return err
 	}
 	for k, res := range results {
@@ -293,16 +290,12 @@ func jsonSolution(start int, res *newton.Result, secs float64) solveSolution {
 	return s
 }
 
-func writeSolveText(w io.Writer, arg string, prec, degree int, complex bool, results []*newton.Result, secs []float64) error {
-	kind := "real"
-	if complex {
-		kind = "complex"
-	}
+func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, results []*newton.Result, secs []float64) error {
 	what := fmt.Sprintf("series to degree %d", degree)
 	if degree == 0 {
 		what = "roots refined"
 	}
-	fmt.Fprintf(w, "%s: %s in %d doubles, %s data, %s\n", arg, what, prec, kind, solveCount(len(results), "start solution"))
+	fmt.Fprintf(w, "%s: %s in %d doubles, %s data, %s\n", arg, what, prec.N, prec.Kind(), solveCount(len(results), "start solution"))
 	for k, res := range results {
 		fmt.Fprintf(w, "\nsolution %d: ", k+1)
 		if res.Converged {

@@ -55,26 +55,14 @@ func runSystem(args []string, out io.Writer) error {
 	}
 	// A flag given on the command line and an option of the spec must agree.
 	var conflict error
+	agrees := map[string]bool{ // by flag name: the spec left the flag's value as it was
+		"n": opt.N == base.N, "seed": opt.Seed == base.Seed, "complex": opt.Complex == base.Complex,
+		"c": opt.C == base.C, "degree": opt.Degree == base.Degree, "columns": opt.Columns == base.Columns,
+		"newton": opt.Newton == base.Newton,
+	}
 	fs.Visit(func(f *flag.Flag) {
-		var same bool
-		switch f.Name {
-		case "n":
-			same = opt.N == base.N
-		case "seed":
-			same = opt.Seed == base.Seed
-		case "complex":
-			same = opt.Complex == base.Complex
-		case "c":
-			same = opt.C == base.C
-		case "degree":
-			same = opt.Degree == base.Degree
-		case "columns":
-			same = opt.Columns == base.Columns
-		case "newton":
-			same = opt.Newton == base.Newton
-		default:
-			same = true
-		}
+		same, known := agrees[f.Name]
+		same = same || !known
 		if !same && conflict == nil {
 			conflict = fmt.Errorf("system: -%s %s disagrees with %s", f.Name, f.Value, fs.Arg(0))
 		}

@@ -87,9 +87,7 @@ type tuneConfig struct {
 func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error) {
 	fs := newFlagSet("tune", tuneUsage+tuneNewtonUsage, stderr)
 	systems := fs.String("systems", "p1,p2,p3", "benchmark systems")
-	precs := fs.String("prec", "4,8,10", "precisions (doubles per number)")
-	degrees := fs.String("degrees", "63,152,191", "truncation degrees")
-	complexity := fs.String("complex", "both", "data: both, real or complex")
+	sweep := addSweepFlags(fs, "4,8,10", "63,152,191", "truncation degrees", "both")
 	profile := fs.String("profile", "", "the tuning profile to write (and to add to when it exists); default os.UserConfigDir()/mdgen/tune.json")
 	repeat := fs.Int("repeat", 3, "timed runs per candidate after a warm-up, at least (fast cases get more, up to 20)")
 	kernelDir, nvccPath := kernelFlags(fs, "")
@@ -154,20 +152,13 @@ func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error
 		return nil, usagef("tune: no systems given")
 	}
 	var err error
-	if c.precs, err = parseIntList(*precs, "precision"); err != nil {
+	if c.precs, c.degrees, c.complexes, err = sweep.parse("tune"); err != nil {
 		return nil, usageError{err}
 	}
 	for _, n := range c.precs {
 		if err := checkPrec("-prec", mdops.Prec{N: n}); err != nil {
 			return nil, err
 		}
-	}
-	if c.degrees, err = parseIntList(*degrees, "degree"); err != nil {
-		return nil, usageError{err}
-	}
-	var ok bool
-	if c.complexes, ok = dataKinds(*complexity); !ok {
-		return nil, usagef("tune: -complex %q: want both, real or complex", *complexity)
 	}
 	if c.profile == "" {
 		if c.profile, err = tune.DefaultPath(); err != nil {

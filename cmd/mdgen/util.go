@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/stager"
 	"io"
 	"math"
 	"slices"
@@ -57,6 +60,13 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// writeJSON writes v to w as indented JSON (every command's -json).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func minOf(xs []float64) float64 { return slices.Min(xs) }
@@ -163,6 +173,57 @@ func (f *precFlags) needComplex(p *mdops.Prec, why, verb string, stderr io.Write
 	p.Complex = true
 	fmt.Fprintf(stderr, "mdgen: %s: %s complex data (as with -complex)\n", why, verb)
 	return nil
+}
+
+// stageSystem loads the system arg names (loadSystem), switches p to
+// complex data when the system has complex coefficients (needComplex;
+// verb says what the command does with them) and stages it at degree.
+func (f *precFlags) stageSystem(p *mdops.Prec, arg, param string, seed int64, degree int, verb string, stderr io.Writer) (*stager.System, *stager.Plan, error) {
+	sys, err := loadSystem(arg, param, seed, p.Complex)
+	if err != nil {
+		return nil, nil, err
+	}
+	if gen.HasComplexCoefficients(sys) {
+		if err := f.needComplex(p, arg+" has complex coefficients", verb, stderr); err != nil {
+			return nil, nil, usageError{err}
+		}
+	}
+	plan, err := stager.Stage(sys, degree)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sys, plan, nil
+}
+
+// sweepFlags are the lists that bench, bench -newton and tune sweep:
+// -prec (precisions), -degrees and -complex (real, complex or both).
+type sweepFlags struct {
+	precs, degrees, data *string
+}
+
+// addSweepFlags registers the lists with their defaults.
+func addSweepFlags(fs *flag.FlagSet, precs, degrees, degreesUsage, data string) sweepFlags {
+	return sweepFlags{
+		precs:   fs.String("prec", precs, "precisions (doubles per number)"),
+		degrees: fs.String("degrees", degrees, degreesUsage),
+		data:    fs.String("complex", data, "data: both, real or complex"),
+	}
+}
+
+// parse returns the precisions, the degrees and the kinds of data (the
+// values of mdops.Prec.Complex); a bad -complex is a usage error of cmd.
+func (f sweepFlags) parse(cmd string) (precs, degrees []int, complexes []bool, err error) {
+	if precs, err = parseIntList(*f.precs, "precision"); err != nil {
+		return nil, nil, nil, err
+	}
+	if degrees, err = parseIntList(*f.degrees, "degree"); err != nil {
+		return nil, nil, nil, err
+	}
+	var ok bool
+	if complexes, ok = dataKinds(*f.data); !ok {
+		return nil, nil, nil, usagef("%s: -complex %q: want both, real or complex", cmd, *f.data)
+	}
+	return precs, degrees, complexes, nil
 }
 
 // dataKinds parses the kinds of data of a sweep (bench, tune: -complex

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-
 	"fmt"
 	"io"
 	"runtime"
@@ -92,9 +90,7 @@ func runVersion(args []string, out, stderr io.Writer) error {
 	}
 	v := readVersion()
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(out, v)
 	}
 	_, err := fmt.Fprintln(out, v)
 	return err

@@ -57,19 +57,10 @@ func (s Stage) String() string {
 
 // AddStage adds d to stage s of t.
 func (t *Times) AddStage(s Stage, d time.Duration) {
-	switch s {
-	case StageEvaluate:
-		t.Evaluate += d
-	case StageQR:
-		t.QR += d
-	case StageQHB:
-		t.QHB += d
-	case StageBackSub:
-		t.BackSub += d
-	case StageUpdate:
-		t.Update += d
-	case StageResidual:
-		t.Residual += d
+	// In the order of the Stage constants.
+	fields := [...]*time.Duration{&t.Evaluate, &t.QR, &t.QHB, &t.BackSub, &t.Update, &t.Residual}
+	if s >= 0 && int(s) < len(fields) {
+		*fields[s] += d
 	}
 }
 

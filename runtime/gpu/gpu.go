@@ -91,30 +91,28 @@ func (g geometry) rangeLen(count int) int { return g.chunks() * count * g.d1 }
 // toRange writes series (one slot in the CPU layout) as slot rel of a range
 // buffer of count slots.
 func (g geometry) toRange(buf []float64, count, rel int, series []float64) {
-	w := g.n * g.parts
-	for q := 0; q < g.parts; q++ {
-		for l := 0; l < g.n; l++ {
-			c := q*g.n + l
-			dst := buf[(c*count+rel)*g.d1 : (c*count+rel+1)*g.d1]
-			src := series[q*g.n+l:]
-			for k := range dst {
-				dst[k] = src[k*w]
-			}
-		}
-	}
+	g.rangeCopy(buf, count, rel, series, true)
 }
 
 // fromRange reads slot rel of a range buffer of count slots into series
 // (the CPU layout).
 func (g geometry) fromRange(series, buf []float64, count, rel int) {
+	g.rangeCopy(buf, count, rel, series, false)
+}
+
+// rangeCopy copies between series (the CPU layout: coefficient k's limb c
+// at k*w + c) and slot rel of a range buffer of count slots (limb c of
+// every coefficient together): into the buffer when in, else out of it.
+func (g geometry) rangeCopy(buf []float64, count, rel int, series []float64, in bool) {
 	w := g.n * g.parts
-	for q := 0; q < g.parts; q++ {
-		for l := 0; l < g.n; l++ {
-			c := q*g.n + l
-			src := buf[(c*count+rel)*g.d1 : (c*count+rel+1)*g.d1]
-			dst := series[q*g.n+l:]
-			for k, x := range src {
-				dst[k*w] = x
+	for c := 0; c < w; c++ {
+		r := buf[(c*count+rel)*g.d1 : (c*count+rel+1)*g.d1]
+		sr := series[c:]
+		for k := range r {
+			if in {
+				r[k] = sr[k*w]
+			} else {
+				sr[k*w] = r[k]
 			}
 		}
 	}

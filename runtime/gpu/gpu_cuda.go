@@ -338,21 +338,19 @@ func NewFromKernels(plan *stager.Plan, complex bool, k *Kernels, opt Options) (*
 			return nil, err
 		}
 	}
-	for _, l := range convLayers {
-		if l[1] == 0 {
-			continue
+	for _, layers := range []struct {
+		kind gpuabi.Kind
+		jobs cudadev.Buffer
+		list [][2]int
+	}{{gpuabi.Conv, g.convJobs, convLayers}, {gpuabi.Add, g.addJobs, addLayers}} {
+		s := shapes[layers.kind]
+		for _, l := range layers.list {
+			if l[1] == 0 {
+				continue
+			}
+			g.launches = append(g.launches, launch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
+				shared: s.shared, jobs: layers.jobs, first: l[0], count: l[1], kind: layers.kind})
 		}
-		s := shapes[gpuabi.Conv]
-		g.launches = append(g.launches, launch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
-			shared: s.shared, jobs: g.convJobs, first: l[0], count: l[1], kind: gpuabi.Conv})
-	}
-	for _, l := range addLayers {
-		if l[1] == 0 {
-			continue
-		}
-		s := shapes[gpuabi.Add]
-		g.launches = append(g.launches, launch{fn: s.fn, grid: cudadev.Dim3{l[1]}, block: cudadev.Dim3{s.block},
-			shared: s.shared, jobs: g.addJobs, first: l[0], count: l[1], kind: gpuabi.Add})
 	}
 	if g.timer, err = dev.NewTimer(); err != nil {
 		return nil, fmt.Errorf("gpu: preparing %s on the GPU: %w", what, err)
