@@ -14,6 +14,8 @@ import (
 	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // EmitSpec describes one solver package for `mdgen emit`: a system, a
@@ -21,7 +23,7 @@ import (
 type EmitSpec struct {
 	// The system: a benchmark (Benchmark "p1", "p2" or "p3" with Seed,
 	// complex coefficients when Complex) or the text of a system file
-	// (Text, read with Param as stager.ParseOptions.Param).
+	// (Text, read with Param as poly.ParseOptions.Param).
 	Benchmark string
 	Seed      int64
 	Text      []byte
@@ -173,21 +175,21 @@ func archList(archs []string) string {
 func (s *EmitSpec) systemFile() string { return s.Name + "_system.txt" }
 
 // system builds the system as the emitted package's System does.
-func (s *EmitSpec) system() (*stager.System, error) {
+func (s *EmitSpec) system() (*poly.System, error) {
 	if s.Benchmark != "" {
 		if s.Prec.Complex {
-			return stager.BenchmarkSystemComplex(s.Benchmark, s.Seed)
+			return families.BenchmarkSystemComplex(s.Benchmark, s.Seed)
 		}
-		return stager.BenchmarkSystem(s.Benchmark, s.Seed)
+		return families.BenchmarkSystem(s.Benchmark, s.Seed)
 	}
-	return stager.Parse(s.Name, s.Text, stager.ParseOptions{Param: s.Param})
+	return poly.Parse(s.Name, s.Text, poly.ParseOptions{Param: s.Param})
 }
 
 func (s *EmitSpec) check() error {
 	if (s.Benchmark == "") == (s.Text == nil) {
 		return errors.New("emit: give exactly one of a benchmark name and a system text")
 	}
-	if s.Benchmark != "" && !stager.IsBenchmarkName(s.Benchmark) {
+	if s.Benchmark != "" && !families.IsBenchmarkName(s.Benchmark) {
 		return fmt.Errorf("emit: %q is not a benchmark system (p1, p2, p3)", s.Benchmark)
 	}
 	if !token.IsIdentifier(s.Package) || token.IsKeyword(s.Package) || s.Package == "_" {
@@ -260,7 +262,7 @@ func gpuLayoutVersion() int { return gpuabi.LayoutVersion }
 
 // HasComplexCoefficients reports whether a coefficient of sys has an
 // imaginary part: such a system needs complex data.
-func HasComplexCoefficients(sys *stager.System) bool {
+func HasComplexCoefficients(sys *poly.System) bool {
 	for i := range sys.Polys {
 		p := &sys.Polys[i]
 		for k := range p.Const {

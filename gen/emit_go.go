@@ -17,13 +17,15 @@ const (
 )
 
 const (
-	solverPath  = "github.com/mdgen/mdgen/runtime/solver"
-	gpuabiPath  = "github.com/mdgen/mdgen/gen/gpuabi"
-	backendPath = "github.com/mdgen/mdgen/runtime/backend"
-	cpuPath     = "github.com/mdgen/mdgen/runtime/cpu"
-	stagerPath  = "github.com/mdgen/mdgen/stager"
-	newtonPath  = "github.com/mdgen/mdgen/runtime/newton"
-	mdopsPath   = "github.com/mdgen/mdgen/mdops"
+	solverPath   = "github.com/mdgen/mdgen/runtime/solver"
+	gpuabiPath   = "github.com/mdgen/mdgen/gen/gpuabi"
+	backendPath  = "github.com/mdgen/mdgen/runtime/backend"
+	cpuPath      = "github.com/mdgen/mdgen/runtime/cpu"
+	stagerPath   = "github.com/mdgen/mdgen/stager"
+	polyPath     = "github.com/mdgen/mdgen/stager/poly"
+	familiesPath = "github.com/mdgen/mdgen/stager/families"
+	newtonPath   = "github.com/mdgen/mdgen/runtime/newton"
+	mdopsPath    = "github.com/mdgen/mdgen/mdops"
 )
 
 func newEmitFile(pkg, header string) *File {
@@ -34,6 +36,8 @@ func newEmitFile(pkg, header string) *File {
 	f.ImportName(solverPath, "solver")
 	f.ImportName(gpuabiPath, "gpuabi")
 	f.ImportName(stagerPath, "stager")
+	f.ImportName(polyPath, "poly")
+	f.ImportName(familiesPath, "families")
 	f.ImportName(newtonPath, "newton")
 	f.ImportName(mdopsPath, "mdops")
 	return f
@@ -210,7 +214,7 @@ The evaluation alone (the values and the Jacobian at series inputs):
 	)
 	f.Line()
 	f.Comment("System returns the system, rebuilt as the package stages it.")
-	f.Func().Id("System").Params().Params(Op("*").Qual(stagerPath, "System"), Error()).Block(
+	f.Func().Id("System").Params().Params(Op("*").Qual(polyPath, "System"), Error()).Block(
 		Return(Id("spec").Dot("System").Call()),
 	)
 	f.Line()
@@ -291,10 +295,10 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 			if s.Prec.Complex {
 				fn = "BenchmarkSystemComplex"
 			}
-			return Qual(stagerPath, fn).Call(Lit(s.Benchmark), Lit(s.Seed))
+			return Qual(familiesPath, fn).Call(Lit(s.Benchmark), Lit(s.Seed))
 		}
-		return Qual(stagerPath, "Parse").Call(Id("Name"), Index().Byte().Parens(Id("systemText")),
-			Qual(stagerPath, "ParseOptions").Values(Dict{Id("Param"): Lit(s.Param)}))
+		return Qual(polyPath, "Parse").Call(Id("Name"), Index().Byte().Parens(Id("systemText")),
+			Qual(polyPath, "ParseOptions").Values(Dict{Id("Param"): Lit(s.Param)}))
 	}
 	fatal := func() *Statement {
 		return If(Err().Op("!=").Nil()).Block(Id("t").Dot("Fatal").Call(Err()))

@@ -20,6 +20,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // The kernels are CUDA, and neither CI nor this machine has a GPU. These
@@ -252,7 +253,7 @@ func TestKernelEmulation(t *testing.T) {
 		}
 	}
 	bin := compileHost(t, dir, emuMain(table.String()), "-O1")
-	sys, err := stager.Parse("emu", []byte(emuSystem), stager.ParseOptions{})
+	sys, err := poly.Parse("emu", []byte(emuSystem), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestReferenceKernelEmulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles kernels with g++")
 	}
-	sys, err := stager.Parse("emu", []byte(emuSystem), stager.ParseOptions{})
+	sys, err := poly.Parse("emu", []byte(emuSystem), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

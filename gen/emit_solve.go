@@ -6,6 +6,8 @@ import (
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // The emitted Example solves from the first start solution of the system
@@ -56,9 +58,9 @@ const newtonExampleWork = 3e8
 // ExampleRunner runs what the Examples of an emitted package run, so that
 // Emit can write their // Output: without running anything itself: package
 // gen prints code and does not depend on the run time. Its types are
-// stager's and the standard library's; runtime/solver.ExampleRunner is the
-// implementation (mdgen emit passes it). Both run on the CPU, whose bits
-// are those of every back end.
+// those of stager, stager/poly, mdops and the standard library;
+// runtime/solver.ExampleRunner is the implementation (mdgen emit passes
+// it). Both run on the CPU, whose bits are those of every back end.
 type ExampleRunner interface {
 	// EvalChecksum evaluates plan once in prec doubles (complex data when
 	// complex) at the random inputs of seed 1 and returns the checksum of
@@ -66,13 +68,13 @@ type ExampleRunner interface {
 	EvalChecksum(plan *stager.Plan, p mdops.Prec) (string, error)
 	// SolveExample solves as the Newton Example does: the emitted Solver
 	// of the system file text (name names it, param is
-	// stager.ParseOptions.Param) at plan's degree, staged as plan, in
+	// poly.ParseOptions.Param) at plan's degree, staged as plan, in
 	// prec doubles, complex data when complex, on the CPU, from start. It
 	// returns the Newton steps, the residual and the condition number of
 	// the result, and coef, the text of coefficient k of the series of
 	// variable v as the Result prints it (real and imaginary parts).
 	SolveExample(name string, text []byte, param string, plan *stager.Plan, p mdops.Prec,
-		start []stager.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error)
+		start []poly.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error)
 }
 
 // evalExampleOutput returns what the evaluation Example prints, or "" when
@@ -99,7 +101,7 @@ func exampleSolve(s EmitSpec, plan *stager.Plan, run ExampleRunner) (ex solveExa
 	if s.Benchmark != "" {
 		return solveExample{why: "a benchmark system has no start solutions"}
 	}
-	sys, starts, err := stager.ParseStarts(s.Name, s.Text, stager.ParseOptions{Param: s.Param})
+	sys, starts, err := solutions.ParseStarts(s.Name, s.Text, poly.ParseOptions{Param: s.Param})
 	if err != nil {
 		return solveExample{why: err.Error()}
 	}

@@ -18,7 +18,9 @@ import (
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/solver"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // emittedPackages are the packages `make generate` emits into generated/.
@@ -75,12 +77,12 @@ func textSpec() EmitSpec {
 // start solution, as `mdgen system katsura3:newton` writes it.
 func newtonSpec(t *testing.T) EmitSpec {
 	t.Helper()
-	inst, err := stager.FamilySystem("katsura3:newton", stager.FamilyOptions{Seed: 1})
+	inst, err := families.System("katsura3:newton", families.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := append(stager.Format(inst.System), '\n')
-	text = append(text, stager.FormatSolutions(inst.Start, stager.SolutionFormat{})...)
+	text := append(poly.Format(inst.System), '\n')
+	text = append(text, solutions.Format(inst.Start, solutions.FormatOptions{})...)
 	return EmitSpec{Text: text, Name: "kat3", Package: "kat3", Prec: mdops.Prec{N: 2}, Degree: 6, Args: "kat3.txt -prec 2 -degree 6"}
 }
 

@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Check proves that p is race-free and complete, and, when p.System is set,
@@ -342,7 +344,7 @@ func ratModQ(r *big.Rat) (uint64, error) {
 }
 
 // seriesModQ reduces s, truncated to length l.
-func seriesModQ(s Series, l int) (gfSeries, error) {
+func seriesModQ(s poly.Series, l int) (gfSeries, error) {
 	out := make(gfSeries, l)
 	for k := 0; k < l && k < len(s); k++ {
 		re, err := ratModQ(&s[k].Re)

@@ -1,6 +1,11 @@
 package stager
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+)
 
 // The hash is stable: these are the values emitted packages carry
 // (generated/p1, p2, p3 and examples/evaldemo; computed by the hand-written
@@ -16,7 +21,7 @@ func TestPlanHashStable(t *testing.T) {
 		{"p2", 31, 0x20a31787f3e3974b},
 		{"p3", 31, 0xbb41298c2892d31a},
 	} {
-		sys, err := BenchmarkSystem(c.name, 1)
+		sys, err := families.BenchmarkSystem(c.name, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +34,7 @@ func TestPlanHashStable(t *testing.T) {
 		}
 	}
 	// examples/evaldemo: cyclic 4-roots with a parameter, 4 doubles, d = 16.
-	sys, err := ParseFile("../examples/systems/cyclic4t.txt", ParseOptions{})
+	sys, err := poly.ParseFile("../examples/systems/cyclic4t.txt", poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +49,7 @@ func TestPlanHashStable(t *testing.T) {
 
 // The hash sees the degree, the job tables and the coefficients.
 func TestPlanHashSensitive(t *testing.T) {
-	sys, err := Parse("tiny", []byte("2 3\n x*y - (1 + t)*x + 1/3;\n y^2 - t*x*y + 2;\n"), ParseOptions{})
+	sys, err := poly.Parse("tiny", []byte("2 3\n x*y - (1 + t)*x + 1/3;\n y^2 - t*x*y + 2;\n"), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +67,7 @@ func TestPlanHashSensitive(t *testing.T) {
 	}
 	p, _ = Stage(sys, 4)
 	for slot, v := range p.Values {
-		w := make(Series, len(v)) // the Values share the System's coefficients: replace, never write
+		w := make(poly.Series, len(v)) // the Values share the System's coefficients: replace, never write
 		w[0].Re.SetFrac64(1, 5)
 		for i := 1; i < len(v); i++ {
 			w[i].Re.Set(&v[i].Re)

@@ -3,6 +3,9 @@ package stager
 import (
 	"cmp"
 	"slices"
+
+	"github.com/mdgen/mdgen/internal/par"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Slot indexes one series in a Plan's data array. In an executor's memory a
@@ -63,7 +66,7 @@ type Plan struct {
 	// series it holds; executors round it once to their precision. Stage
 	// shares these coefficients with System (no copy: a large system has
 	// millions): they are read-only, for the Plan and the System alike.
-	Values map[Slot]Series
+	Values map[Slot]poly.Series
 	// Inputs[v] is the slot of the input series z[v].
 	Inputs []Slot
 
@@ -91,7 +94,7 @@ type Plan struct {
 	// to Degree). Check evaluates it directly to verify the Plan; it is nil
 	// for a Plan not made by Stage, and then Check proves only that the
 	// Plan is race-free and complete.
-	System *System
+	System *poly.System
 }
 
 // NoSlot marks an identically zero output.
@@ -182,7 +185,7 @@ func (p *Plan) DerivTable(ds []int64, m, n int) {
 	rows := min(m, p.NumPolys)
 	// Chunks of about 2^16 entries, at least one polynomial (or column).
 	per := max(1, (1<<16)/max(1, n))
-	runChunks((m+per-1)/per, func(_, k int) {
+	par.Run((m+per-1)/per, func(_, k int) {
 		lo, hi := k*per, min(m, (k+1)*per)
 		for j := 0; j < n; j++ {
 			col := ds[j*m : (j+1)*m]

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // planDigest hashes every field of a Plan that existed before Partials
@@ -72,7 +74,7 @@ func planDigest(p *Plan) string {
 }
 
 // systemDigest hashes a System (Source and Warnings aside).
-func systemDigest(s *System) string {
+func systemDigest(s *poly.System) string {
 	h := sha256.New()
 	fmt.Fprint(h, systemKey(s))
 	return fmt.Sprintf("%x", h.Sum(nil)[:8])
@@ -98,7 +100,7 @@ var goldenBenchPlans = []struct {
 	{"p3", true, 2, "546838dccd24311e"},
 }
 
-// The demo files and the files of testdata/parse, read with PHCpack's
+// The demo files and the files of poly/testdata/parse, read with PHCpack's
 // convention and staged at degree 3: the System and the Plan.
 var goldenFiles = []struct{ name, system, plan string }{
 	{"chandra4", "3256be20886253fd", "99780c888c5580bc"},
@@ -149,14 +151,14 @@ func TestScaleGoldenPlans(t *testing.T) {
 	for _, g := range goldenFiles {
 		path := filepath.Join(demoDir, g.name)
 		if filepath.Ext(g.name) == ".txt" {
-			path = filepath.Join("testdata", "parse", g.name)
+			path = filepath.Join("poly", "testdata", "parse", g.name)
 		}
 		src, err := os.ReadFile(path)
 		if err != nil {
 			t.Logf("%s: %v", g.name, err)
 			continue
 		}
-		s, err := Parse(g.name, src, ParseOptions{})
+		s, err := poly.Parse(g.name, src, poly.ParseOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +174,7 @@ func TestScaleGoldenPlans(t *testing.T) {
 		}
 	}
 	for i, g := range goldenHand {
-		s, err := Parse("hand", []byte(g.src), ParseOptions{})
+		s, err := poly.Parse("hand", []byte(g.src), poly.ParseOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mdgen/mdgen/internal/par"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Stage stages the evaluation and differentiation of s at truncated power
@@ -77,7 +80,7 @@ import (
 // do not depend on the number of cores.
 //
 // The Plan is deterministic: the same System and degree give the same Plan.
-func Stage(s *System, degree int) (*Plan, error) {
+func Stage(s *poly.System, degree int) (*Plan, error) {
 	if s == nil {
 		return nil, errors.New("stager: Stage of a nil system")
 	}
@@ -129,7 +132,7 @@ func Stage(s *System, degree int) (*Plan, error) {
 	// surviving terms of polynomial i in slot coefBase[i]+j), then exponent
 	// factors. The Plan shares their coefficients with the System (see
 	// readOnly).
-	values := make([]Series, nro)
+	values := make([]poly.Series, nro)
 	consts := make([]Slot, np)
 	next := 0
 	for i := range consts {
@@ -145,7 +148,7 @@ func Stage(s *System, degree int) (*Plan, error) {
 		coefBase[i] = Slot(next)
 		next += len(sv.polys[i])
 	}
-	runChunks(nch, func(_, k int) {
+	par.Run(nch, func(_, k int) {
 		for i := chunks[k]; i < chunks[k+1]; i++ {
 			for j, tj := range sv.polys[i] {
 				values[int(coefBase[i])+j] = readOnly(truncate(s.Polys[i].Terms[tj].Coef, degree))
@@ -155,18 +158,18 @@ func Stage(s *System, degree int) (*Plan, error) {
 	// One slot per distinct exponent a >= 2 that occurs, in increasing order.
 	expSlot := make(map[int]Slot, len(sv.exps))
 	for _, a := range sv.exps {
-		var r Rational
+		var r poly.Rational
 		r.Re.SetInt64(int64(a))
 		expSlot[a] = Slot(next)
-		values[next] = Series{r}
+		values[next] = poly.Series{r}
 		next++
 	}
 
 	// The Values map (millions of entries for a large system) is filled by
 	// a goroutine of its own while the jobs are staged: they never read it.
-	valuesDone := make(chan map[Slot]Series, 1)
-	go func(ro []Series) {
-		m := make(map[Slot]Series, len(ro))
+	valuesDone := make(chan map[Slot]poly.Series, 1)
+	go func(ro []poly.Series) {
+		m := make(map[Slot]poly.Series, len(ro))
 		for s, v := range ro {
 			m[Slot(s)] = v
 		}
@@ -226,7 +229,7 @@ func Stage(s *System, degree int) (*Plan, error) {
 	// a polynomial are kept for its variables only: pos[v] indexes the list
 	// of variable v in the polynomial being staged (-1: none yet).
 	inSum := make([]bool, sv.slots)
-	scr := make([]*stageScratch, chunkWorkers(nch))
+	scr := make([]*stageScratch, par.Workers(nch))
 	scratch := func(w int) *stageScratch {
 		if scr[w] == nil {
 			sc := &stageScratch{pos: make([]int32, n)}
@@ -315,7 +318,7 @@ func Stage(s *System, degree int) (*Plan, error) {
 		return nil
 	}
 	errs := make([]error, nch)
-	runChunks(nch, func(w, k int) {
+	par.Run(nch, func(w, k int) {
 		cb[k].sc = scratch(w)
 		errs[k] = stagePolys(cb[k], chunks[k], chunks[k+1])
 	})
@@ -334,7 +337,7 @@ func Stage(s *System, degree int) (*Plan, error) {
 	stagePowers()
 	plan.Value = make([]Slot, np)
 	plan.Partials = make([][]Partial, np)
-	runChunks(nch, func(w, k int) {
+	par.Run(nch, func(w, k int) {
 		b := cb[k]
 		b.write, b.next, b.sc = true, Slot(b.first), scratch(w)
 		errs[k] = stagePolys(b, chunks[k], chunks[k+1])
@@ -413,7 +416,7 @@ type powKey struct{ v, k int }
 // slots and powers they need, and the exact numbers of slots and jobs.
 type stageSurvey struct {
 	degree   int
-	constOf  []Series      // truncated constant terms, per polynomial
+	constOf  []poly.Series // truncated constant terms, per polynomial
 	polys    [][]int32     // the terms that survive truncation, per polynomial (indices into Terms)
 	polyConv []int64       // convolution jobs (= work slots) of the monomials, per polynomial
 	exps     []int         // distinct exponents a >= 2, increasing
@@ -441,10 +444,10 @@ type stagePowers struct {
 // seriesRange checks that every coefficient of c rounds to a finite,
 // normal double, as Parse does with positions: a System made in code (not
 // read) gets the same guarantee before any executor rounds it.
-func seriesRange(c Series) error {
+func seriesRange(c poly.Series) error {
 	for k := range c {
-		if msg := coefRange(&c[k]); msg != "" {
-			return fmt.Errorf("coefficient %s of t^%d %s", coefText(&c[k]), k, msg)
+		if msg := c[k].DoubleRange(); msg != "" {
+			return fmt.Errorf("coefficient %s of t^%d %s", c[k].Text(), k, msg)
 		}
 	}
 	return nil
@@ -453,17 +456,17 @@ func seriesRange(c Series) error {
 // survey makes the first pass of Stage over a validated s, on every core:
 // each chunk of polynomials counts into a surveyPart of its own, and the
 // parts are added up in order.
-func survey(s *System, degree int) (*stageSurvey, error) {
+func survey(s *poly.System, degree int) (*stageSurvey, error) {
 	n := len(s.Vars)
 	sv := &stageSurvey{degree: degree, npolys: len(s.Polys), nvars: n}
-	sv.constOf = make([]Series, len(s.Polys))
+	sv.constOf = make([]poly.Series, len(s.Polys))
 	sv.polys = make([][]int32, len(s.Polys))
 	sv.polyConv = make([]int64, len(s.Polys))
 	chunks := polyChunks(len(s.Polys), func(i int) int { return len(s.Polys[i].Terms) })
 	parts := make([]surveyPart, len(chunks)-1)
 	type scratch struct{ pos, cnt []int32 }
-	scr := make([]scratch, chunkWorkers(len(parts)))
-	runChunks(len(parts), func(w, k int) {
+	scr := make([]scratch, par.Workers(len(parts)))
+	par.Run(len(parts), func(w, k int) {
 		if scr[w].pos == nil {
 			// pos: variable → last polynomial (1-based) that used it; cnt:
 			// variable → terms of its derivative list there. Polynomials
@@ -500,7 +503,7 @@ func survey(s *System, degree int) (*stageSurvey, error) {
 	}
 	slices.Sort(sv.exps)
 	for range sv.exps {
-		sv.valueMem += seriesBytes(Series{{}}) + 8
+		sv.valueMem += seriesBytes(poly.Series{{}}) + 8
 	}
 	// The powers x^k = x^⌈k/2⌉·x^⌊k/2⌋ needed, closed under halving.
 	vars := make([]int, 0, len(need))
@@ -561,7 +564,7 @@ type surveyPart struct {
 
 // surveyPolys surveys polynomials [lo, hi) of s into pt and sv's
 // per-polynomial tables; it stops at the first error.
-func (sv *stageSurvey) surveyPolys(s *System, lo, hi int, pt *surveyPart, pos, cnt []int32) error {
+func (sv *stageSurvey) surveyPolys(s *poly.System, lo, hi int, pt *surveyPart, pos, cnt []int32) error {
 	degree := sv.degree
 	pt.usedExp = map[int]bool{}
 	pt.need = map[int][]int{}
@@ -678,7 +681,7 @@ func (sc *stageScratch) reset() {
 // memory of a large system (16.7 million coefficients for chandra4096).
 // The slice is capped so that an append to it cannot write into the
 // System.
-func readOnly(v Series) Series { return v[:len(v):len(v)] }
+func readOnly(v poly.Series) poly.Series { return v[:len(v):len(v)] }
 
 // conv makes the job Out = A*B in the earliest layer where A and B are
 // available and returns Out.
@@ -834,7 +837,7 @@ func (b *builder) sum(terms []Slot, inSum []bool) (Slot, error) {
 
 // truncate returns s without the coefficients of t^k for k > degree and
 // without trailing zeros.
-func truncate(s Series, degree int) Series {
+func truncate(s poly.Series, degree int) poly.Series {
 	if len(s) > degree+1 {
 		s = s[:degree+1]
 	}
@@ -851,11 +854,11 @@ func truncate(s Series, degree int) Series {
 // most of validate's time and memory on 16.7 million terms); a hash that
 // matches a different vector sends that polynomial to the exact check by
 // string keys, so the error names the same terms either way.
-func validate(s *System) error {
+func validate(s *poly.System) error {
 	chunks := polyChunks(len(s.Polys), func(i int) int { return len(s.Polys[i].Terms) })
 	errs := make([]error, len(chunks)-1)
-	seen := make([]map[uint64]int32, chunkWorkers(len(errs)))
-	runChunks(len(errs), func(w, k int) {
+	seen := make([]map[uint64]int32, par.Workers(len(errs)))
+	par.Run(len(errs), func(w, k int) {
 		if seen[w] == nil {
 			seen[w] = make(map[uint64]int32)
 		}
@@ -870,7 +873,7 @@ func validate(s *System) error {
 }
 
 // validatePoly checks polynomial i of s; seen is a map it may clear and use.
-func validatePoly(s *System, i int, seen map[uint64]int32) error {
+func validatePoly(s *poly.System, i int, seen map[uint64]int32) error {
 	n := len(s.Vars)
 	clear(seen)
 	collision := false
@@ -922,7 +925,7 @@ func validatePoly(s *System, i int, seen map[uint64]int32) error {
 
 // repeatedTerms finds repeated exponent vectors in polynomial i (whose terms
 // validate checked otherwise) by exact string keys.
-func repeatedTerms(s *System, i int) error {
+func repeatedTerms(s *poly.System, i int) error {
 	seen := make(map[string]int) // exponent vector → term index; lookups only
 	var key strings.Builder
 	for j, t := range s.Polys[i].Terms {
@@ -945,7 +948,7 @@ func repeatedTerms(s *System, i int) error {
 // maxExponent bounds exponents so that the table of powers stays small.
 const maxExponent = 1 << 20
 
-func polyName(s *System, i int) string {
+func polyName(s *poly.System, i int) string {
 	if s.Source != "" {
 		return fmt.Sprintf("%s: polynomial %d", s.Source, i+1)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // MemAvailable returns the memory available for new allocations in bytes,
@@ -192,7 +194,7 @@ const (
 
 // seriesBytes is the size of a Series: two big.Rat per coefficient and
 // their words.
-func seriesBytes(s Series) int64 {
+func seriesBytes(s poly.Series) int64 {
 	b := int64(len(s)) * 2 * ratBytes
 	for i := range s {
 		for _, r := range []*big.Rat{&s[i].Re, &s[i].Im} {

@@ -1,15 +1,11 @@
 package stager
 
-import (
-	goruntime "runtime"
-	"sync"
-	"sync/atomic"
-)
+import goruntime "runtime"
 
 // Stage's passes over the polynomials (validate, survey, the jobs) run on
-// every core: the polynomials are cut into contiguous chunks of about equal
-// numbers of terms, and whatever a pass produces is merged in the order of
-// the chunks, so that the result (and the first error, in polynomial order)
+// every core (par.Run): the polynomials are cut into contiguous chunks of
+// about equal numbers of terms, and whatever a pass produces is merged in
+// the order of the chunks, so that the result (and the first error, in polynomial order)
 // does not depend on the number of workers or chunks.
 
 // chunkTerms is the number of terms below which a pass runs as one chunk:
@@ -40,40 +36,6 @@ func polyChunks(np int, terms func(i int) int) []int {
 	}
 	return append(c, np)
 }
-
-// runChunks calls f(w, k) for every chunk k in [0, n) on at most GOMAXPROCS
-// workers; w in [0, workers) names the worker, for scratch space of its own.
-// It returns the number of workers. f(w, k) must touch only what belongs to
-// k (and w's scratch), so that no result depends on the number of workers.
-func runChunks(n int, f func(w, k int)) int {
-	workers := chunkWorkers(n)
-	if workers == 1 {
-		for k := range n {
-			f(0, k)
-		}
-		return 1
-	}
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= n {
-					return
-				}
-				f(w, k)
-			}
-		}()
-	}
-	wg.Wait()
-	return workers
-}
-
-// chunkWorkers is the number of workers runChunks uses for n chunks.
-func chunkWorkers(n int) int { return max(1, min(goruntime.GOMAXPROCS(0), n)) }
 
 // firstErr returns the first non-nil error of errs (one per chunk, in
 // polynomial order): the error a sequential pass would have stopped at.

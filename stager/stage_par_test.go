@@ -7,6 +7,9 @@ import (
 	"reflect"
 	goruntime "runtime"
 	"testing"
+
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // chunked runs f with every Stage pass cut into as many chunks as there are
@@ -20,7 +23,7 @@ func chunked(t *testing.T, f func()) {
 }
 
 // stageOneChunk stages s as one sequential pass (no chunks, one worker).
-func stageOneChunk(s *System, degree int) (*Plan, error) {
+func stageOneChunk(s *poly.System, degree int) (*Plan, error) {
 	old := chunkTerms
 	chunkTerms = 1 << 62
 	defer func() { chunkTerms = old }()
@@ -39,13 +42,13 @@ func TestStageChunksGolden(t *testing.T) {
 // families, and the degrees that truncate coefficients away.
 func TestStageChunksSamePlan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var systems []*System
+	var systems []*poly.System
 	for n := 1; n <= 8; n++ {
 		for range 10 {
 			systems = append(systems, randomSystem(rng, n, rng.IntN(8)+1, 6))
 		}
 	}
-	systems = append(systems, Cyclic(7), Katsura(6), Chandrasekhar(24, big.NewRat(33, 64)))
+	systems = append(systems, families.Cyclic(7), families.Katsura(6), families.Chandrasekhar(24, big.NewRat(33, 64)))
 	for _, name := range []string{"p1", "p2", "p3"} {
 		if s, err := benchmarkSystem(name, 3, true); err == nil {
 			systems = append(systems, s)
@@ -71,23 +74,23 @@ func TestStageChunksSamePlan(t *testing.T) {
 // chunked Stage reports the one a sequential pass stops at (validate's
 // before survey's, the lowest polynomial first).
 func TestStageChunksFirstError(t *testing.T) {
-	one := Series{{}}
+	one := poly.Series{{}}
 	one[0].Re.SetInt64(1)
-	good := Polynomial{Terms: []Monomial{{Coef: one, Vars: []int{0, 1}, Pows: []int{1, 1}}}}
-	repeated := Polynomial{Terms: []Monomial{{Coef: one, Vars: []int{0}, Pows: []int{1}}, {Coef: one, Vars: []int{0}, Pows: []int{1}}}}
-	constant := Polynomial{Terms: []Monomial{{Coef: one}}}
-	huge := Series{{}}
+	good := poly.Polynomial{Terms: []poly.Monomial{{Coef: one, Vars: []int{0, 1}, Pows: []int{1, 1}}}}
+	repeated := poly.Polynomial{Terms: []poly.Monomial{{Coef: one, Vars: []int{0}, Pows: []int{1}}, {Coef: one, Vars: []int{0}, Pows: []int{1}}}}
+	constant := poly.Polynomial{Terms: []poly.Monomial{{Coef: one}}}
+	huge := poly.Series{{}}
 	huge[0].Re.SetFrac(new(big.Int).Lsh(big.NewInt(1), 2000), big.NewInt(1))
-	outOfRange := Polynomial{Terms: []Monomial{{Coef: huge, Vars: []int{1}, Pows: []int{1}}}}
+	outOfRange := poly.Polynomial{Terms: []poly.Monomial{{Coef: huge, Vars: []int{1}, Pows: []int{1}}}}
 	for _, tc := range []struct {
-		polys []Polynomial
+		polys []poly.Polynomial
 	}{
-		{[]Polynomial{good, good, repeated, good, repeated}},
-		{[]Polynomial{good, constant, good, repeated}},
-		{[]Polynomial{good, outOfRange, constant, good}},
-		{[]Polynomial{good, constant, outOfRange, good, repeated}},
+		{[]poly.Polynomial{good, good, repeated, good, repeated}},
+		{[]poly.Polynomial{good, constant, good, repeated}},
+		{[]poly.Polynomial{good, outOfRange, constant, good}},
+		{[]poly.Polynomial{good, constant, outOfRange, good, repeated}},
 	} {
-		s := &System{Vars: []string{"x", "y"}, Polys: tc.polys}
+		s := &poly.System{Vars: []string{"x", "y"}, Polys: tc.polys}
 		_, want := stageOneChunk(s, 2)
 		var got error
 		chunked(t, func() { _, got = Stage(s, 2) })
@@ -111,17 +114,17 @@ func TestDerivTable(t *testing.T) {
 		plans = append(plans, p)
 	}
 	// A sparse plan (no dense Deriv): a chain of 1500 linear equations.
-	one := Series{{}}
+	one := poly.Series{{}}
 	one[0].Re.SetInt64(1)
-	chain := &System{}
+	chain := &poly.System{}
 	const nv = 1500
 	for v := range nv {
 		chain.Vars = append(chain.Vars, fmt.Sprintf("x%d", v))
-		terms := []Monomial{{Coef: one, Vars: []int{v}, Pows: []int{1}}}
+		terms := []poly.Monomial{{Coef: one, Vars: []int{v}, Pows: []int{1}}}
 		if v+1 < nv {
-			terms = append(terms, Monomial{Coef: one, Vars: []int{v + 1}, Pows: []int{2}})
+			terms = append(terms, poly.Monomial{Coef: one, Vars: []int{v + 1}, Pows: []int{2}})
 		}
-		chain.Polys = append(chain.Polys, Polynomial{Terms: terms, Const: one})
+		chain.Polys = append(chain.Polys, poly.Polynomial{Terms: terms, Const: one})
 	}
 	p, err := Stage(chain, 1)
 	if err != nil {
@@ -165,7 +168,7 @@ func TestDerivTable(t *testing.T) {
 // chandraPlan stages Chandrasekhar's H-equation in n unknowns at degree 0.
 func chandraPlan(t *testing.T, n int) *Plan {
 	t.Helper()
-	p, err := Stage(Chandrasekhar(n, big.NewRat(33, 64)), 0)
+	p, err := Stage(families.Chandrasekhar(n, big.NewRat(33, 64)), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +180,7 @@ func chandraPlan(t *testing.T, n int) *Plan {
 // the GPU Newton back end made it).
 func BenchmarkDerivTable(b *testing.B) {
 	const n = 1024
-	p, err := Stage(Chandrasekhar(n, big.NewRat(33, 64)), 0)
+	p, err := Stage(families.Chandrasekhar(n, big.NewRat(33, 64)), 0)
 	if err != nil {
 		b.Fatal(err)
 	}

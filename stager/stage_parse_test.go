@@ -6,18 +6,33 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
+
+// demoDir holds PHCpack's demo systems, shared by the workspace (read in
+// place, never copied into the repository).
+const demoDir = "../../shared/systems/phcpack-demo"
+
+// benchmarkSystem is families.BenchmarkSystem or BenchmarkSystemComplex.
+func benchmarkSystem(name string, seed int64, complex bool) (*poly.System, error) {
+	if complex {
+		return families.BenchmarkSystemComplex(name, seed)
+	}
+	return families.BenchmarkSystem(name, seed)
+}
 
 // TestBenchmarkSystemRoundTrip writes p1, p2, p3 in PHCpack's format and
 // reads them back (what `mdgen system` prints is what `mdgen plan` stages).
 func TestBenchmarkSystemRoundTrip(t *testing.T) {
-	for _, name := range BenchmarkNames {
+	for _, name := range families.BenchmarkNames {
 		for _, complex := range []bool{false, true} {
 			s, err := benchmarkSystem(name, 11, complex)
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := Parse(name, Format(s), ParseOptions{})
+			back, err := poly.Parse(name, poly.Format(s), poly.ParseOptions{})
 			if err != nil {
 				t.Fatalf("%s complex %v: %v", name, complex, err)
 			}
@@ -30,10 +45,10 @@ func TestBenchmarkSystemRoundTrip(t *testing.T) {
 
 // systemKey writes s (Source aside) as a string, so that big.Rat values of
 // equal value compare equal.
-func systemKey(s *System) string {
+func systemKey(s *poly.System) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q %q\n", s.Vars, s.Param)
-	series := func(x Series) {
+	series := func(x poly.Series) {
 		for i := range x {
 			fmt.Fprintf(&b, "%s,%s ", x[i].Re.RatString(), x[i].Im.RatString())
 		}
@@ -62,7 +77,7 @@ func TestStageDemoSystems(t *testing.T) {
 		if e.IsDir() || filepath.Ext(e.Name()) == ".md" {
 			continue
 		}
-		s, err := ParseFile(filepath.Join(dir, e.Name()), ParseOptions{})
+		s, err := poly.ParseFile(filepath.Join(dir, e.Name()), poly.ParseOptions{})
 		if err != nil {
 			t.Errorf("%s: %v", e.Name(), err)
 			continue

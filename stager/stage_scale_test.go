@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // allocated returns the bytes that f allocates on the heap (freed or not):
@@ -53,13 +56,13 @@ func productSystem(n, a int) []byte {
 
 // stageAndCheck parses, stages at degree and checks src, and returns the
 // bytes each step allocated.
-func stageAndCheck(t *testing.T, src []byte, degree int) (*System, *Plan, [3]uint64) {
+func stageAndCheck(t *testing.T, src []byte, degree int) (*poly.System, *Plan, [3]uint64) {
 	t.Helper()
-	var s *System
+	var s *poly.System
 	var p *Plan
 	var err error
 	var alloc [3]uint64
-	alloc[0] = allocated(func() { s, err = Parse("scale", src, ParseOptions{}) })
+	alloc[0] = allocated(func() { s, err = poly.Parse("scale", src, poly.ParseOptions{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +190,7 @@ func TestScaleHighPowers(t *testing.T) {
 // counts the same job tables, slot tables and outputs as Plan.Memory of the
 // Plan it makes, and the data array.
 func TestScaleMemoryEstimate(t *testing.T) {
-	check := func(name string, s *System, degree int) {
+	check := func(name string, s *poly.System, degree int) {
 		t.Helper()
 		sv, err := survey(s, degree)
 		if err != nil {
@@ -209,16 +212,16 @@ func TestScaleMemoryEstimate(t *testing.T) {
 			t.Errorf("%s: %+v", name, got)
 		}
 	}
-	for _, name := range BenchmarkNames {
-		s, _ := BenchmarkSystem(name, 1)
+	for _, name := range families.BenchmarkNames {
+		s, _ := families.BenchmarkSystem(name, 1)
 		check(name, s, 5)
 	}
-	s, err := Parse("hand", []byte(goldenHand[0].src), ParseOptions{})
+	s, err := poly.Parse("hand", []byte(goldenHand[0].src), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("hand", s, 4)
-	s, err = Parse("linear", linearSystem(3000), ParseOptions{})
+	s, err = poly.Parse("linear", linearSystem(3000), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +242,7 @@ func fakeMemory(t *testing.T, avail int64) {
 // CheckMemory states the precision it checked, and both give the parts.
 func TestScaleMemoryMessages(t *testing.T) {
 	fakeMemory(t, 1<<30)
-	s, _ := BenchmarkSystem("p1", 1)
+	s, _ := families.BenchmarkSystem("p1", 1)
 	_, err := Stage(s, 100_000_000)
 	if err == nil {
 		t.Fatal("p1 at degree 10^8 in 1 GiB: no error")
@@ -280,7 +283,7 @@ func TestScaleMemoryMessages(t *testing.T) {
 	// The tables count, not only the data array: 10^5 linear equations at
 	// degree 0 have a 4.6 MiB data array and over 60 MiB of tables.
 	fakeMemory(t, 16<<20)
-	ls, err := Parse("linear", linearSystem(100_000), ParseOptions{})
+	ls, err := poly.Parse("linear", linearSystem(100_000), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +302,7 @@ func TestScaleMemoryMessages(t *testing.T) {
 // TestScaleDerivSlot: DerivSlot agrees with the dense Deriv where Stage
 // makes both, and reads a hand-made Plan that has only Deriv.
 func TestScaleDerivSlot(t *testing.T) {
-	s, err := Parse("hand", []byte(goldenHand[2].src), ParseOptions{})
+	s, err := poly.Parse("hand", []byte(goldenHand[2].src), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +346,7 @@ func TestScaleDerivSlot(t *testing.T) {
 	if err := Check(&none); err == nil {
 		t.Error("no derivatives at all: Check found nothing")
 	}
-	var pe *ParseError
+	var pe *poly.ParseError
 	if errors.As(err, &pe) {
 		t.Error("unexpected ParseError")
 	}
@@ -353,11 +356,11 @@ func TestScaleDerivSlot(t *testing.T) {
 // that would round to Inf or to a subnormal double is refused by Stage too.
 func TestStageDoubleRange(t *testing.T) {
 	for _, v := range []string{"1e400", "-1e400", "1e-400", "1e-310"} {
-		var c Rational
+		var c poly.Rational
 		c.Re.SetString(v)
-		for _, sys := range []*System{
-			{Vars: []string{"x"}, Polys: []Polynomial{{Terms: []Monomial{{Coef: Series{c}, Vars: []int{0}, Pows: []int{1}}}}}},
-			{Vars: []string{"x"}, Polys: []Polynomial{{Const: Series{one(), c}}}, Param: "t"},
+		for _, sys := range []*poly.System{
+			{Vars: []string{"x"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{{Coef: poly.Series{c}, Vars: []int{0}, Pows: []int{1}}}}}},
+			{Vars: []string{"x"}, Polys: []poly.Polynomial{{Const: poly.Series{one(), c}}}, Param: "t"},
 		} {
 			_, err := Stage(sys, 3)
 			if err == nil || !strings.Contains(err.Error(), "for a double") {
@@ -366,9 +369,9 @@ func TestStageDoubleRange(t *testing.T) {
 		}
 	}
 	// Truncated away: not used, not refused.
-	var c Rational
+	var c poly.Rational
 	c.Re.SetString("1e400")
-	sys := &System{Vars: []string{"x"}, Param: "t", Polys: []Polynomial{{Const: Series{one(), c}}}}
+	sys := &poly.System{Vars: []string{"x"}, Param: "t", Polys: []poly.Polynomial{{Const: poly.Series{one(), c}}}}
 	if _, err := Stage(sys, 0); err != nil {
 		t.Errorf("truncated coefficient: %v", err)
 	}
@@ -388,10 +391,10 @@ func TestScaleChandraBytesPerTerm(t *testing.T) {
 	c := big.NewRat(33, 64)
 	perTerm := map[int][2]float64{}
 	for _, n := range []int{256, 512} {
-		var s *System
+		var s *poly.System
 		var p *Plan
 		var err error
-		sysBytes := allocated(func() { s = Chandrasekhar(n, c) })
+		sysBytes := allocated(func() { s = families.Chandrasekhar(n, c) })
 		stageBytes := allocated(func() { p, err = Stage(s, 0) })
 		if err != nil {
 			t.Fatal(err)
@@ -422,7 +425,7 @@ func BenchmarkStageChandra(b *testing.B) {
 	c := big.NewRat(33, 64)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Stage(Chandrasekhar(n, c), 0); err != nil {
+		if _, err := Stage(families.Chandrasekhar(n, c), 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -435,7 +438,7 @@ func BenchmarkStageChandra(b *testing.B) {
 func BenchmarkStageOnlyChandra(b *testing.B) {
 	for _, n := range []int{1024, 2048} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			s := Chandrasekhar(n, big.NewRat(33, 64))
+			s := families.Chandrasekhar(n, big.NewRat(33, 64))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

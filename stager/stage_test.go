@@ -8,6 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // PHCpack's own staging of the benchmark systems (arXiv:2101.10881).
@@ -24,12 +27,12 @@ var benchCounts = []struct {
 func TestStageBenchmarkCounts(t *testing.T) {
 	for _, c := range benchCounts {
 		for _, complex := range []bool{false, true} {
-			var s *System
+			var s *poly.System
 			var err error
 			if complex {
-				s, err = BenchmarkSystemComplex(c.name, 7)
+				s, err = families.BenchmarkSystemComplex(c.name, 7)
 			} else {
-				s, err = BenchmarkSystem(c.name, 7)
+				s, err = families.BenchmarkSystem(c.name, 7)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -65,20 +68,20 @@ func TestStageBenchmarkCounts(t *testing.T) {
 }
 
 func TestBenchmarkSystemShape(t *testing.T) {
-	for _, name := range BenchmarkNames {
-		s, err := BenchmarkSystem(name, 1)
+	for _, name := range families.BenchmarkNames {
+		s, err := families.BenchmarkSystem(name, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s2, _ := BenchmarkSystem(name, 1)
+		s2, _ := families.BenchmarkSystem(name, 1)
 		if !reflect.DeepEqual(s, s2) {
 			t.Errorf("%s: not deterministic", name)
 		}
-		s3, _ := BenchmarkSystem(name, 2)
+		s3, _ := families.BenchmarkSystem(name, 2)
 		if reflect.DeepEqual(s.Polys[0].Const, s3.Polys[0].Const) {
 			t.Errorf("%s: seed ignored", name)
 		}
-		if len(s.Polys) != 1 || len(s.Polys[0].Const) != CoefTerms {
+		if len(s.Polys) != 1 || len(s.Polys[0].Const) != families.CoefTerms {
 			t.Errorf("%s: %d polynomials, constant of %d terms", name, len(s.Polys), len(s.Polys[0].Const))
 		}
 		for _, m := range s.Polys[0].Terms {
@@ -88,16 +91,16 @@ func TestBenchmarkSystemShape(t *testing.T) {
 				}
 			}
 		}
-		c, _ := BenchmarkSystemComplex(name, 1)
+		c, _ := families.BenchmarkSystemComplex(name, 1)
 		if c.Polys[0].Terms[0].Coef[0].IsReal() {
 			t.Errorf("%s: complex system has a real coefficient", name)
 		}
 	}
-	if _, err := BenchmarkSystem("p4", 1); err == nil {
+	if _, err := families.BenchmarkSystem("p4", 1); err == nil {
 		t.Error("p4: no error")
 	}
 	// p2: monomial k is x_k..x_{k+63} cyclically.
-	s, _ := BenchmarkSystem("p2", 1)
+	s, _ := families.BenchmarkSystem("p2", 1)
 	for k, m := range s.Polys[0].Terms {
 		if len(m.Vars) != 64 {
 			t.Fatalf("p2 monomial %d has %d variables", k, len(m.Vars))
@@ -122,14 +125,14 @@ func containsInt(xs []int, x int) bool {
 // randomSystem draws a system with n variables, each polynomial with 1..20
 // monomials of 1..n variables with exponents 1..maxExp, constant terms
 // present or absent, and series coefficients of up to 4 terms, some complex.
-func randomSystem(rng *rand.Rand, n, npolys, maxExp int) *System {
-	s := &System{Param: "t"}
+func randomSystem(rng *rand.Rand, n, npolys, maxExp int) *poly.System {
+	s := &poly.System{Param: "t"}
 	for v := range n {
 		s.Vars = append(s.Vars, fmt.Sprintf("x%d", v+1))
 	}
-	randSeries := func() Series {
+	randSeries := func() poly.Series {
 		l := rng.IntN(4) + 1
-		out := make(Series, l)
+		out := make(poly.Series, l)
 		for k := range out {
 			out[k].Re.SetFrac64(rng.Int64N(21)-10, rng.Int64N(5)+1)
 			if rng.IntN(3) == 0 {
@@ -142,7 +145,7 @@ func randomSystem(rng *rand.Rand, n, npolys, maxExp int) *System {
 		return out
 	}
 	for range npolys {
-		var p Polynomial
+		var p poly.Polynomial
 		if rng.IntN(2) == 0 {
 			p.Const = randSeries()
 		}
@@ -165,7 +168,7 @@ func randomSystem(rng *rand.Rand, n, npolys, maxExp int) *System {
 				continue
 			}
 			seen[key.String()] = true
-			p.Terms = append(p.Terms, Monomial{Coef: randSeries(), Vars: vars, Pows: pows})
+			p.Terms = append(p.Terms, poly.Monomial{Coef: randSeries(), Vars: vars, Pows: pows})
 		}
 		s.Polys = append(s.Polys, p)
 	}
@@ -205,7 +208,7 @@ func TestStageRandomSystems(t *testing.T) {
 // checkMultilinearCount checks the job count for systems whose exponents are
 // all 1 and whose coefficients survive truncation: 3m-3 per monomial of m >=
 // 2 variables, 1 for m = 1.
-func checkMultilinearCount(t *testing.T, s *System, p *Plan) {
+func checkMultilinearCount(t *testing.T, s *poly.System, p *Plan) {
 	t.Helper()
 	want := 0
 	for _, poly := range s.Polys {
@@ -233,7 +236,7 @@ func checkMultilinearCount(t *testing.T, s *System, p *Plan) {
 func TestStageMultilinearLayers(t *testing.T) {
 	// One monomial of m variables, coefficient read-only: m layers, 3m-3 jobs.
 	for m := 1; m <= 70; m++ {
-		s := &System{Polys: []Polynomial{{Terms: []Monomial{{Coef: Series{one()}}}}}}
+		s := &poly.System{Polys: []poly.Polynomial{{Terms: []poly.Monomial{{Coef: poly.Series{one()}}}}}}
 		for v := range m {
 			s.Vars = append(s.Vars, fmt.Sprintf("x%d", v))
 			s.Polys[0].Terms[0].Vars = append(s.Polys[0].Terms[0].Vars, v)
@@ -257,8 +260,8 @@ func TestStageMultilinearLayers(t *testing.T) {
 	}
 }
 
-func one() Rational {
-	var r Rational
+func one() poly.Rational {
+	var r poly.Rational
 	r.Re.SetInt64(1)
 	return r
 }
@@ -266,8 +269,8 @@ func one() Rational {
 func TestStageExponents(t *testing.T) {
 	// 3·x^5·y^2 + 2·x·y^4: powers x^2, x^4 (for x^4 = CF of x^5), y^3 (from
 	// y^2·y... the table makes y^3 = y^2·y); exponent slots 2, 4, 5.
-	r := func(v int64) Series { var x Rational; x.Re.SetInt64(v); return Series{x} }
-	s := &System{Vars: []string{"x", "y"}, Polys: []Polynomial{{Terms: []Monomial{
+	r := func(v int64) poly.Series { var x poly.Rational; x.Re.SetInt64(v); return poly.Series{x} }
+	s := &poly.System{Vars: []string{"x", "y"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{
 		{Coef: r(3), Vars: []int{0, 1}, Pows: []int{5, 2}},
 		{Coef: r(2), Vars: []int{0, 1}, Pows: []int{1, 4}},
 	}}}}
@@ -295,17 +298,17 @@ func TestStageExponents(t *testing.T) {
 }
 
 func TestStageOutputs(t *testing.T) {
-	r := func(v int64) Series { var x Rational; x.Re.SetInt64(v); return Series{x} }
+	r := func(v int64) poly.Series { var x poly.Rational; x.Re.SetInt64(v); return poly.Series{x} }
 	// p1 = 5 (constant only); p2 = 2x (linear); p3 = 0 (no terms);
 	// p4 = 7 + x + y, p5 = t^3·x (zero after truncation at degree 2).
-	tt := make(Series, 4)
+	tt := make(poly.Series, 4)
 	tt[3].Re.SetInt64(1)
-	s := &System{Vars: []string{"x", "y"}, Polys: []Polynomial{
+	s := &poly.System{Vars: []string{"x", "y"}, Polys: []poly.Polynomial{
 		{Const: r(5)},
-		{Terms: []Monomial{{Coef: r(2), Vars: []int{0}, Pows: []int{1}}}},
+		{Terms: []poly.Monomial{{Coef: r(2), Vars: []int{0}, Pows: []int{1}}}},
 		{},
-		{Const: r(7), Terms: []Monomial{{Coef: r(1), Vars: []int{0}, Pows: []int{1}}, {Coef: r(1), Vars: []int{1}, Pows: []int{1}}}},
-		{Terms: []Monomial{{Coef: tt, Vars: []int{0}, Pows: []int{1}}}},
+		{Const: r(7), Terms: []poly.Monomial{{Coef: r(1), Vars: []int{0}, Pows: []int{1}}, {Coef: r(1), Vars: []int{1}, Pows: []int{1}}}},
+		{Terms: []poly.Monomial{{Coef: tt, Vars: []int{0}, Pows: []int{1}}}},
 	}}
 	p, err := Stage(s, 2)
 	if err != nil {
@@ -329,27 +332,27 @@ func TestStageOutputs(t *testing.T) {
 }
 
 func TestStageErrors(t *testing.T) {
-	c := Series{one()}
+	c := poly.Series{one()}
 	for _, tc := range []struct {
 		name string
-		s    *System
+		s    *poly.System
 	}{
-		{"repeated monomial", &System{Vars: []string{"x"}, Polys: []Polynomial{{Terms: []Monomial{
+		{"repeated monomial", &poly.System{Vars: []string{"x"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{
 			{Coef: c, Vars: []int{0}, Pows: []int{1}}, {Coef: c, Vars: []int{0}, Pows: []int{1}}}}}}},
-		{"variable out of range", &System{Vars: []string{"x"}, Polys: []Polynomial{{Terms: []Monomial{
+		{"variable out of range", &poly.System{Vars: []string{"x"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{
 			{Coef: c, Vars: []int{1}, Pows: []int{1}}}}}}},
-		{"unsorted variables", &System{Vars: []string{"x", "y"}, Polys: []Polynomial{{Terms: []Monomial{
+		{"unsorted variables", &poly.System{Vars: []string{"x", "y"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{
 			{Coef: c, Vars: []int{1, 0}, Pows: []int{1, 1}}}}}}},
-		{"zero exponent", &System{Vars: []string{"x"}, Polys: []Polynomial{{Terms: []Monomial{
+		{"zero exponent", &poly.System{Vars: []string{"x"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{
 			{Coef: c, Vars: []int{0}, Pows: []int{0}}}}}}},
-		{"constant among terms", &System{Vars: []string{"x"}, Polys: []Polynomial{{Terms: []Monomial{
+		{"constant among terms", &poly.System{Vars: []string{"x"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{
 			{Coef: c}}}}}},
 	} {
 		if _, err := Stage(tc.s, 2); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
-	s, _ := BenchmarkSystem("p1", 1)
+	s, _ := families.BenchmarkSystem("p1", 1)
 	if _, err := Stage(s, -1); err == nil {
 		t.Error("negative degree: no error")
 	}
@@ -401,7 +404,7 @@ func TestStageAddTrees(t *testing.T) {
 }
 
 func TestCheckCatches(t *testing.T) {
-	s, _ := BenchmarkSystem("p1", 3)
+	s, _ := families.BenchmarkSystem("p1", 3)
 	fresh := func() *Plan {
 		p, err := Stage(s, 3)
 		if err != nil {
@@ -437,7 +440,7 @@ func TestCheckCatches(t *testing.T) {
 		{"add job dropped", func(p *Plan) { p.AddLayers[5] = p.AddLayers[5][1:] }},
 		{"add job duplicated", func(p *Plan) { p.AddLayers[0] = append(p.AddLayers[0], p.AddLayers[0][0]) }},
 		{"add writes a constant", func(p *Plan) { p.AddLayers[0][0].Dst = 0 }},
-		{"wrong coefficient", func(p *Plan) { p.Values[1] = Series{one()} }},
+		{"wrong coefficient", func(p *Plan) { p.Values[1] = poly.Series{one()} }},
 		{"value slot off by one", func(p *Plan) { p.Value[0]++ }},
 		{"derivative missing", func(p *Plan) { p.Deriv[0][3] = NoSlot }},
 		{"kinds out of order", func(p *Plan) { p.Kinds[0], p.Kinds[len(p.Kinds)-1] = p.Kinds[len(p.Kinds)-1], p.Kinds[0] }},
@@ -481,8 +484,8 @@ func TestPlanBytes(t *testing.T) {
 }
 
 func BenchmarkStage(b *testing.B) {
-	for _, name := range BenchmarkNames {
-		s, err := BenchmarkSystem(name, 1)
+	for _, name := range families.BenchmarkNames {
+		s, err := families.BenchmarkSystem(name, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -497,8 +500,8 @@ func BenchmarkStage(b *testing.B) {
 }
 
 func BenchmarkCheck(b *testing.B) {
-	for _, name := range BenchmarkNames {
-		s, _ := BenchmarkSystem(name, 1)
+	for _, name := range families.BenchmarkNames {
+		s, _ := families.BenchmarkSystem(name, 1)
 		p, err := Stage(s, 152)
 		if err != nil {
 			b.Fatal(err)
@@ -516,9 +519,9 @@ func BenchmarkCheck(b *testing.B) {
 // TestStageRepeatedTermsExact: validate's exact check (used when two
 // exponent vectors' hashes collide) names the same terms as the hash.
 func TestStageRepeatedTermsExact(t *testing.T) {
-	one := Series{{}}
+	one := poly.Series{{}}
 	one[0].Re.SetInt64(1)
-	s := &System{Vars: []string{"x", "y"}, Polys: []Polynomial{{Terms: []Monomial{
+	s := &poly.System{Vars: []string{"x", "y"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{
 		{Coef: one, Vars: []int{0}, Pows: []int{2}},
 		{Coef: one, Vars: []int{0, 1}, Pows: []int{1, 1}},
 		{Coef: one, Vars: []int{1}, Pows: []int{1}},

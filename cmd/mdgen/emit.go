@@ -14,7 +14,9 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/runtime/solver"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -97,7 +99,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	arg := fs.Arg(0)
 	spec := gen.EmitSpec{Prec: prec, Degree: *degree, Archs: archs, Param: *param}
 	hdr := []string{}
-	if stager.IsBenchmarkName(arg) {
+	if families.IsBenchmarkName(arg) {
 		if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 			fmt.Fprintf(stderr, "mdgen: %s is the benchmark system, not the file of that name (use ./%s)\n", arg, arg)
 		}
@@ -114,7 +116,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 		// Read it once here, so that errors name the file as given.
 		// The start solutions too: a bad list is an error here, with its
 		// position, rather than in the package's Starts.
-		sys, sols, err := stager.ParseSystemAndSolutions(arg, text, stager.ParseOptions{Param: *param})
+		sys, sols, err := solutions.ParseWithSystem(arg, text, poly.ParseOptions{Param: *param})
 		if err != nil {
 			return err
 		}
@@ -216,7 +218,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 }
 
 // complexStart names the first complex coordinate of start solution k, or "".
-func complexStart(sol *stager.Solution, vars []string, k int) string {
+func complexStart(sol *solutions.Solution, vars []string, k int) string {
 	for v := range sol.Values {
 		if !sol.Values[v].IsReal() {
 			name := fmt.Sprint(v + 1)

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // mdgen FILE writes the solver package into ./<name> with -prec 4
@@ -91,14 +93,14 @@ func TestEmitFileBadInput(t *testing.T) {
 // refines the root.
 func TestEmitFileComplexStart(t *testing.T) {
 	t.Chdir(t.TempDir())
-	sys, err := stager.Parse("sq", []byte("2\n x^2 + 1;\n y - 2;\n"), stager.ParseOptions{})
+	sys, err := poly.Parse("sq", []byte("2\n x^2 + 1;\n y - 2;\n"), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var i, two stager.Rational
+	var i, two poly.Rational
 	i.Im.SetFrac64(99, 100)
 	two.Re.SetInt64(2)
-	text := string(stager.Format(sys)) + "\n" + string(stager.FormatSolutions([]stager.Solution{stager.StartSolution(sys.Vars, []stager.Rational{i, two})}, stager.SolutionFormat{}))
+	text := string(poly.Format(sys)) + "\n" + string(solutions.Format([]solutions.Solution{families.StartSolution(sys.Vars, []poly.Rational{i, two})}, solutions.FormatOptions{}))
 	os.WriteFile("sq.txt", []byte(text), 0o644)
 	code, _, stderr := runCLI(t, "sq.txt", "-degree", "0", "-nvcc", "none")
 	if code != 0 || !strings.Contains(stderr, "start solution 1 has a complex coordinate x: emitting complex data") {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 func TestPlanCommandBenchmarkCounts(t *testing.T) {
@@ -73,7 +74,7 @@ func TestSystemCommand(t *testing.T) {
 	if !bytes.Equal(a.Bytes(), b.Bytes()) || !strings.HasPrefix(a.String(), "1 17\n") {
 		t.Errorf("system p1: %.100q", a.String())
 	}
-	sys, err := stager.Parse("p1", a.Bytes(), stager.ParseOptions{Param: "t"})
+	sys, err := poly.Parse("p1", a.Bytes(), poly.ParseOptions{Param: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

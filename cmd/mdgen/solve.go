@@ -15,7 +15,9 @@ import (
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/newton"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // solveReport is the JSON output of `mdgen solve`.
@@ -108,7 +110,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	starts := fileSols
 	startWhere := arg
 	if *startFile != "" {
-		starts, err = stager.ParseSolutionsFile(*startFile, sys.Vars)
+		starts, err = solutions.ParseFile(*startFile, sys.Vars)
 		if err != nil {
 			return fmt.Errorf("solve: start solutions: %w", err)
 		}
@@ -225,11 +227,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("solve: %d of %d solutions did not converge", failed, len(results))
 	}
 	if *outFile != "" {
-		sols := make([]stager.Solution, len(results))
+		sols := make([]solutions.Solution, len(results))
 		for k, res := range results {
 			sols[k] = solutionOf(res, &starts[k], sys.Param != "")
 		}
-		if err := atomicfile.WriteFile(*outFile, stager.FormatSolutions(sols, stager.SolutionFormat{}), 0o644); err != nil {
+		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{}), 0o644); err != nil {
 			return fmt.Errorf("solve: %w", err)
 		}
 	}
@@ -239,12 +241,12 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 // loadSolveSystem returns the system named by arg and the start solutions
 // that come with it: a family spec (its known start solutions) or a file
 // (the solution list after the system, if any).
-func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writer) (*stager.System, []stager.Solution, error) {
-	if stager.IsBenchmarkName(arg) || stager.IsFamilySpec(arg) {
+func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writer) (*poly.System, []solutions.Solution, error) {
+	if families.IsBenchmarkName(arg) || families.IsSpec(arg) {
 		if _, err := os.Stat(arg); err == nil {
 			fmt.Fprintf(stderr, "mdgen: %s is the generated system, not the file of that name (use ./%s)\n", arg, arg)
 		}
-		inst, err := stager.FamilySystem(arg, stager.FamilyOptions{Seed: seed, Complex: complex})
+		inst, err := families.System(arg, families.Options{Seed: seed, Complex: complex})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -253,10 +255,10 @@ func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writ
 		}
 		return inst.System, inst.Start, nil
 	}
-	return stager.ParseSystemAndSolutionsFile(arg, stager.ParseOptions{Param: param})
+	return solutions.ParseWithSystemFile(arg, poly.ParseOptions{Param: param})
 }
 
-func ratText(z *stager.Rational) string {
+func ratText(z *poly.Rational) string {
 	if z.Im.Sign() == 0 {
 		return z.Re.RatString()
 	}
@@ -330,12 +332,12 @@ func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, result
 // at t = 0 and, for d >= 1, the series; err, rco, res from the result; the
 // multiplicity of the start, and its t when the system has no series
 // parameter (PHCpack's continuation parameter, 1 in its lists of roots).
-func solutionOf(res *newton.Result, start *stager.Solution, param bool) stager.Solution {
+func solutionOf(res *newton.Result, start *solutions.Solution, param bool) solutions.Solution {
 	mult := start.M
 	if mult <= 0 {
 		mult = 1
 	}
-	sol := stager.Solution{M: mult, Names: res.Vars, Values: make([]stager.Rational, len(res.Vars)),
+	sol := solutions.Solution{M: mult, Names: res.Vars, Values: make([]poly.Rational, len(res.Vars)),
 		Err: res.Update, Res: res.Residual, HasDiag: true}
 	if !param {
 		sol.T.Re.Set(&start.T.Re)

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // solveCmd runs `mdgen solve args` through runSolve and returns stdout,
@@ -82,7 +83,7 @@ func TestSolveMonomialJSON(t *testing.T) {
 	if _, err := parseE(s.Residual); err != nil || !strings.Contains(s.Condition, "e+") {
 		t.Errorf("residual %q, condition %q", s.Residual, s.Condition)
 	}
-	inst, err := stager.FamilySystem(spec, stager.FamilyOptions{Seed: 1})
+	inst, err := families.System(spec, families.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestSolveOutputFile(t *testing.T) {
 	if !strings.Contains(out, "solution 1: converged") || !strings.Contains(out, "x t^6 :") {
 		t.Errorf("text output:\n%s", out)
 	}
-	sols, err := stager.ParseSolutionsFile(outPath, []string{"x"})
+	sols, err := solutions.ParseFile(outPath, []string{"x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestSolveCyclic5(t *testing.T) {
 	}
 	// The list written keeps PHCpack's t = 1 and multiplicity 10 of the
 	// roots (the system has no series parameter).
-	sols, err := stager.ParseSolutionsFile(outPath, nil)
+	sols, err := solutions.ParseFile(outPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

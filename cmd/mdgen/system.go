@@ -8,7 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // runSystem writes a system of a family in PHCpack's plain format, then a
@@ -48,8 +50,8 @@ func runSystem(args []string, out io.Writer) error {
 	if *degree < 1 {
 		return fmt.Errorf("system: -degree %d: want a degree >= 1", *degree)
 	}
-	base := stager.FamilyOptions{N: *n, Seed: *seed, Complex: *complex, C: *c, Degree: *degree, Columns: *columns, Newton: *newton}
-	name, opt, err := stager.ApplyFamilySpec(fs.Arg(0), base)
+	base := families.Options{N: *n, Seed: *seed, Complex: *complex, C: *c, Degree: *degree, Columns: *columns, Newton: *newton}
+	name, opt, err := families.ApplySpec(fs.Arg(0), base)
 	if err != nil {
 		return fmt.Errorf("system: %w", err)
 	}
@@ -70,11 +72,11 @@ func runSystem(args []string, out io.Writer) error {
 	if conflict != nil {
 		return conflict
 	}
-	fam, _ := stager.LookupFamily(name)
+	fam, _ := families.Lookup(name)
 	if err := checkFamilyFlags(fam, fs); err != nil {
 		return err
 	}
-	inst, err := stager.BuildFamily(name, opt)
+	inst, err := families.Build(name, opt)
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func runSystem(args []string, out io.Writer) error {
 			inst.Start[0].Series = inst.Exact
 		}
 	}
-	text := stager.Format(inst.System)
+	text := poly.Format(inst.System)
 	text = append(text, "\nTITLE : "...)
 	text = append(text, inst.Title...)
 	text = append(text, "\n\nNOTE : written by mdgen system "...)
@@ -94,7 +96,7 @@ func runSystem(args []string, out io.Writer) error {
 	text = append(text, '\n')
 	if *sols && len(inst.Start) > 0 {
 		text = append(text, '\n')
-		text = append(text, stager.FormatSolutions(inst.Start, stager.SolutionFormat{})...)
+		text = append(text, solutions.Format(inst.Start, solutions.FormatOptions{})...)
 	}
 	_, err = out.Write(text)
 	return err
@@ -102,7 +104,7 @@ func runSystem(args []string, out io.Writer) error {
 
 // checkFamilyFlags rejects flags the family does not take (given on the
 // command line).
-func checkFamilyFlags(fam stager.Family, fs *flag.FlagSet) error {
+func checkFamilyFlags(fam families.Family, fs *flag.FlagSet) error {
 	var err error
 	takes := map[string]bool{"n": true, "sols": true, "list": true, "series": true}
 	for _, o := range fam.Options {
@@ -119,7 +121,7 @@ func checkFamilyFlags(fam stager.Family, fs *flag.FlagSet) error {
 func listFamilies(out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tN\tOPTIONS\tSYSTEM")
-	for _, f := range stager.Families() {
+	for _, f := range families.All() {
 		size := fmt.Sprintf("%d (%d..%d)", f.DefaultN, f.MinN, f.MaxN)
 		if f.MinN == f.MaxN {
 			size = fmt.Sprintf("%d", f.MinN)
@@ -131,26 +133,26 @@ func listFamilies(out io.Writer) error {
 
 // loadSystem returns the system named by arg: a benchmark system p1, p2 or
 // p3 (random coefficients from seed, complex or real), a family spec such as
-// cyclic7, chandra64:c=t or cyclic7:newton (stager.ApplyFamilySpec; seed and
+// cyclic7, chandra64:c=t or cyclic7:newton (families.ApplySpec; seed and
 // complex fill in what the spec leaves out), or else the system read from
 // the file arg, with the series parameter param ("" for PHCpack's
 // convention). A name wins over a file of that name (use ./cyclic5 for the
 // file); a note on stderr says so when both exist.
-func loadSystem(arg, param string, seed int64, complex bool) (*stager.System, error) {
-	if stager.IsBenchmarkName(arg) || stager.IsFamilySpec(arg) {
+func loadSystem(arg, param string, seed int64, complex bool) (*poly.System, error) {
+	if families.IsBenchmarkName(arg) || families.IsSpec(arg) {
 		if _, err := os.Stat(arg); err == nil {
 			fmt.Fprintf(os.Stderr, "mdgen: %s is the generated system, not the file of that name (use ./%s)\n", arg, arg)
 		}
-		inst, err := stager.FamilySystem(arg, stager.FamilyOptions{Seed: seed, Complex: complex})
+		inst, err := families.System(arg, families.Options{Seed: seed, Complex: complex})
 		if err != nil {
 			return nil, err
 		}
-		if !stager.IsBenchmarkName(arg) && param != "" && param != inst.System.Param {
+		if !families.IsBenchmarkName(arg) && param != "" && param != inst.System.Param {
 			return nil, fmt.Errorf("%s: -param %s, but its parameter is %q", arg, param, inst.System.Param)
 		}
 		return inst.System, nil
 	}
-	sys, err := stager.ParseFile(arg, stager.ParseOptions{Param: param})
+	sys, err := poly.ParseFile(arg, poly.ParseOptions{Param: param})
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // TestSystemFamilies: mdgen system writes every family; the file reads back
@@ -34,7 +35,7 @@ func TestSystemFamilies(t *testing.T) {
 		if err := runSystem(c.args, &out); err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		sys, sols, err := stager.ParseSystemAndSolutions("out", out.Bytes(), stager.ParseOptions{})
+		sys, sols, err := solutions.ParseWithSystem("out", out.Bytes(), poly.ParseOptions{})
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", c.args, err, out.String())
 		}
@@ -48,7 +49,7 @@ func TestSystemFamilies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("loadSystem(%s): %v", c.spec, err)
 		}
-		if got, w := string(stager.Format(sys)), string(stager.Format(want)); got != w {
+		if got, w := string(poly.Format(sys)), string(poly.Format(want)); got != w {
 			t.Errorf("%v and loadSystem(%s) differ:\n%s\n---\n%s", c.args, c.spec, got, w)
 		}
 		for _, sol := range sols {
@@ -112,7 +113,7 @@ func TestLoadSystemFamilies(t *testing.T) {
 	}
 	a, _ := loadSystem("cyclic5:newton", "", 2, true)
 	b, _ := loadSystem("cyclic5:newton,seed=2,complex", "", 1, false)
-	if string(stager.Format(a)) != string(stager.Format(b)) {
+	if string(poly.Format(a)) != string(poly.Format(b)) {
 		t.Error("seed and complex of the command do not reach the family")
 	}
 	if _, err := loadSystem("cyclic5:bogus", "", 1, false); err == nil || !strings.Contains(err.Error(), "bogus") {

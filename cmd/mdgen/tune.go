@@ -30,6 +30,8 @@ import (
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/tune"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 const tuneUsage = `usage: mdgen tune [flags]
@@ -141,7 +143,7 @@ func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error
 		if s == "" {
 			continue
 		}
-		if !stager.IsBenchmarkName(s) {
+		if !families.IsBenchmarkName(s) {
 			return nil, usagef("tune: unknown system %q (want p1, p2, p3)", s)
 		}
 		if !slices.Contains(c.systems, s) {
@@ -359,11 +361,11 @@ func (t *tuner) waitChecks(done <-chan struct{}) {
 	}
 }
 
-func benchSystem(name string, complex bool) (*stager.System, error) {
+func benchSystem(name string, complex bool) (*poly.System, error) {
 	if complex {
-		return stager.BenchmarkSystemComplex(name, 1)
+		return families.BenchmarkSystemComplex(name, 1)
 	}
-	return stager.BenchmarkSystem(name, 1)
+	return families.BenchmarkSystem(name, 1)
 }
 
 func caseSeedTune(base uint64, c *tuneCase) uint64 {

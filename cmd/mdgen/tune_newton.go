@@ -23,7 +23,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/runtime/tune"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 )
 
 const tuneNewtonUsage = `
@@ -230,8 +230,8 @@ func (t *tuner) buildNewtonKernels(kinds []precKind) (map[precKind]*gpu.NewtonKe
 	return ks, nil
 }
 
-func (t *tuner) newtonInstance(vars int, complex bool) (*stager.Instance, error) {
-	return stager.BuildFamily("monomial", stager.FamilyOptions{N: vars, Degree: t.cfg.newtonDegree, Seed: bench.NewtonSeed, Complex: complex})
+func (t *tuner) newtonInstance(vars int, complex bool) (*families.Instance, error) {
+	return families.Build("monomial", families.Options{N: vars, Degree: t.cfg.newtonDegree, Seed: bench.NewtonSeed, Complex: complex})
 }
 
 func (t *tuner) newtonOptions(k precKind, workers int) newton.Options {

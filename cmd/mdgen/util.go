@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 	"io"
 	"math"
 	"slices"
@@ -178,7 +179,7 @@ func (f *precFlags) needComplex(p *mdops.Prec, why, verb string, stderr io.Write
 // stageSystem loads the system arg names (loadSystem), switches p to
 // complex data when the system has complex coefficients (needComplex;
 // verb says what the command does with them) and stages it at degree.
-func (f *precFlags) stageSystem(p *mdops.Prec, arg, param string, seed int64, degree int, verb string, stderr io.Writer) (*stager.System, *stager.Plan, error) {
+func (f *precFlags) stageSystem(p *mdops.Prec, arg, param string, seed int64, degree int, verb string, stderr io.Writer) (*poly.System, *stager.Plan, error) {
 	sys, err := loadSystem(arg, param, seed, p.Complex)
 	if err != nil {
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 	"log"
 	"math"
 	"os"
@@ -55,7 +56,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 	if s.Backend() != solver.CPU || s.FallbackReason() != nil {
 		t.Fatalf("WithCPU: backend %s, reason %v", s.Backend(), s.FallbackReason())
 	}
-	sys, err := stager.Parse(Name, []byte(systemText), stager.ParseOptions{Param: ""})
+	sys, err := poly.Parse(Name, []byte(systemText), poly.ParseOptions{Param: ""})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // What the package was emitted for.
@@ -144,7 +145,7 @@ func Plan() (*stager.Plan, error) {
 }
 
 // System returns the system, rebuilt as the package stages it.
-func System() (*stager.System, error) {
+func System() (*poly.System, error) {
 	return spec.System()
 }
 

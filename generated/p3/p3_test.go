@@ -8,6 +8,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 	"log"
 	"math"
 	"os"
@@ -54,7 +55,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 	if s.Backend() != solver.CPU || s.FallbackReason() != nil {
 		t.Fatalf("WithCPU: backend %s, reason %v", s.Backend(), s.FallbackReason())
 	}
-	sys, err := stager.BenchmarkSystem("p3", int64(1))
+	sys, err := families.BenchmarkSystem("p3", int64(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/mdops"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 )
 
 // Config describes one run of the table (mdgen bench's flags).
@@ -62,7 +62,7 @@ func (c *Config) Validate() error {
 		return nil // a merge runs nothing
 	}
 	for _, s := range c.Systems {
-		if !stager.IsBenchmarkName(s) {
+		if !families.IsBenchmarkName(s) {
 			return fmt.Errorf("bench: unknown system %q (want p1, p2, p3)", s)
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // NewtonConfig describes one run of `mdgen bench -newton`.
@@ -253,7 +255,7 @@ func (s *newtonSession) runAll() {
 	for _, complex := range cfg.Complexes {
 		for _, n := range cfg.Sizes {
 			for _, d := range cfg.Degrees {
-				var inst *stager.Instance
+				var inst *families.Instance
 				var instErr error
 				for _, prec := range cfg.Precs {
 					i++
@@ -264,7 +266,7 @@ func (s *newtonSession) runAll() {
 						r.Skipped = fmt.Sprintf("not run: past the -deadline of %s", cfg.Deadline)
 					default:
 						if inst == nil && instErr == nil {
-							inst, instErr = stager.BuildFamily("monomial", stager.FamilyOptions{N: n, Degree: d, Seed: NewtonSeed, Complex: complex})
+							inst, instErr = families.Build("monomial", families.Options{N: n, Degree: d, Seed: NewtonSeed, Complex: complex})
 						}
 						if instErr != nil {
 							r.Skipped = "error: " + instErr.Error()
@@ -320,7 +322,7 @@ func (s *newtonSession) options(prec, d int, complex bool, workers int, head str
 
 // solveTimed makes a solver, stages it (timed as setup) and solves repeat
 // times; it returns every result and wall clock.
-func solveTimed(inst *stager.Instance, opt newton.Options, repeat int) (res []*newton.Result, walls []float64, setup float64, err error) {
+func solveTimed(inst *families.Instance, opt newton.Options, repeat int) (res []*newton.Result, walls []float64, setup float64, err error) {
 	sv, err := newton.New(inst.System, opt)
 	if err != nil {
 		return nil, nil, 0, err
@@ -345,7 +347,7 @@ func solveTimed(inst *stager.Instance, opt newton.Options, repeat int) (res []*n
 
 // runCase runs one case on the session's back end, measures the error
 // against the exact series and runs the check.
-func (s *newtonSession) runCase(r *NewtonResult, inst *stager.Instance, head string) {
+func (s *newtonSession) runCase(r *NewtonResult, inst *families.Instance, head string) {
 	cfg := s.cfg
 	opt := s.options(r.Prec, r.Degree, r.Complex, cfg.Workers, head)
 	r.Backend, r.Device = "cpu", fmt.Sprintf("%d workers", cpuWorkers(cfg.Workers))
@@ -417,7 +419,7 @@ func (s *newtonSession) runCase(r *NewtonResult, inst *stager.Instance, head str
 // |got_k - exact_k|), |z| = max(|Re z|, |Im z|)), with where the worst bits
 // are (x3 t^17). The differences are computed in 64N+128-bit floats. A
 // non-finite limb gives +Inf and NaN bits; an exact result +Inf bits.
-func SeriesError(res *newton.Result, exact [][]stager.Rational, workers int) (abs, bits float64, where string) {
+func SeriesError(res *newton.Result, exact [][]poly.Rational, workers int) (abs, bits float64, where string) {
 	prec := uint(64*res.N + 128)
 	type varErr struct {
 		abs, bits float64
@@ -455,7 +457,7 @@ func SeriesError(res *newton.Result, exact [][]stager.Rational, workers int) (ab
 }
 
 // varError is SeriesError for variable v.
-func varError(res *newton.Result, exact []stager.Rational, v int, prec uint) (e struct {
+func varError(res *newton.Result, exact []poly.Rational, v int, prec uint) (e struct {
 	abs, bits float64
 	k         int
 }) {

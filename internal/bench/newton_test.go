@@ -15,7 +15,8 @@ import (
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/newton"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // The anchors as the brief gives them, read back from the embedded CSV.
@@ -91,8 +92,8 @@ func TestParsePHCNewtonErrors(t *testing.T) {
 
 // SeriesError on series whose errors are known exactly.
 func TestSeriesError(t *testing.T) {
-	rat := func(re, im string) stager.Rational {
-		var z stager.Rational
+	rat := func(re, im string) poly.Rational {
+		var z poly.Rational
 		z.Re.SetString(re)
 		z.Im.SetString(im)
 		return z
@@ -101,7 +102,7 @@ func TestSeriesError(t *testing.T) {
 	// 2^-70 at t^0: x is 60 bits good, y 72 bits (below 4).
 	res := &newton.Result{N: 2, Degree: 2, Vars: []string{"x", "y"},
 		X: []float64{1, 0, 0.5, math.Ldexp(1, -60), 0.25, 0, 4, math.Ldexp(1, -70), -3, 0, 0, 0}}
-	exact := [][]stager.Rational{{rat("1", "0"), rat("1/2", "0"), rat("1/4", "0")}, {rat("4", "0"), rat("-3", "0"), rat("0", "0")}}
+	exact := [][]poly.Rational{{rat("1", "0"), rat("1/2", "0"), rat("1/4", "0")}, {rat("4", "0"), rat("-3", "0"), rat("0", "0")}}
 	abs, bits, where := SeriesError(res, exact, 2)
 	if abs != math.Ldexp(1, -60) || bits != 60 || where != "x t^1" {
 		t.Errorf("real: %g, %g bits at %q; want 2^-60, 60 at x t^1", abs, bits, where)
@@ -111,7 +112,7 @@ func TestSeriesError(t *testing.T) {
 	// rounding error (below 2^-107) is far below.
 	res = &newton.Result{N: 2, Degree: 1, Complex: true, Vars: []string{"x"},
 		X: []float64{1, 0, 0, 0, 0, 0, 2, math.Ldexp(1, -50)}}
-	exact = [][]stager.Rational{{rat("1", "0"), rat("0", "2")}}
+	exact = [][]poly.Rational{{rat("1", "0"), rat("0", "2")}}
 	if abs, bits, where = SeriesError(res, exact, 1); abs != math.Ldexp(1, -50) || bits != 51 || where != "x t^1" {
 		t.Errorf("complex: %g, %g bits at %q; want 2^-50, 51 at x t^1", abs, bits, where)
 	}
@@ -127,7 +128,7 @@ func TestSeriesError(t *testing.T) {
 
 // exactErrors recomputes the errors of res against the exact series in
 // exact rational arithmetic (independently of SeriesError).
-func exactErrors(res *newton.Result, exact [][]stager.Rational) (abs, bits float64) {
+func exactErrors(res *newton.Result, exact [][]poly.Rational) (abs, bits float64) {
 	abs, bits = 0, math.Inf(1)
 	ratAbs := func(x *big.Rat) *big.Rat { return new(big.Rat).Abs(x) }
 	for v := range res.Vars {
@@ -191,7 +192,7 @@ func TestNewtonSmallCPU(t *testing.T) {
 	}
 	for i, complex := range []bool{false, true} {
 		row := recs[i+1]
-		inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 8, Degree: 8, Seed: NewtonSeed, Complex: complex})
+		inst, err := families.Build("monomial", families.Options{N: 8, Degree: 8, Seed: NewtonSeed, Complex: complex})
 		if err != nil {
 			t.Fatal(err)
 		}

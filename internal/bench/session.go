@@ -20,6 +20,8 @@ import (
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // session is one run of the table.
@@ -98,11 +100,11 @@ func (s *session) notef(format string, a ...any) {
 	s.logf("%s", line)
 }
 
-func system(name string, complex bool) (*stager.System, error) {
+func system(name string, complex bool) (*poly.System, error) {
 	if complex {
-		return stager.BenchmarkSystemComplex(name, 1)
+		return families.BenchmarkSystemComplex(name, 1)
 	}
-	return stager.BenchmarkSystem(name, 1)
+	return families.BenchmarkSystem(name, 1)
 }
 
 func (s *session) runAll() error {

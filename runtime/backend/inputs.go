@@ -64,7 +64,7 @@ func RandomInputs(nvars int, l Layout, seed uint64) [][]float64 {
 // parts, read exactly and rounded once); '#' starts a comment; coefficients
 // not given are zero. Lines may be of any length. A value whose leading
 // limb would overflow to ±Inf, or underflow to zero, is refused. Errors carry
-// file:line:col (1-based; col counts bytes, as stager's do).
+// file:line:col (1-based; col counts bytes, as poly.Parse's do).
 func ReadInputs(path string, vars []string, l Layout) ([][]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/mdops"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // The stage clock and the configuration of Newton's back ends: the driver
@@ -67,7 +67,7 @@ func (t *Times) AddStage(s Stage, d time.Duration) {
 // NewtonConfig is what a Newton back end (runtime/newton.Backend) is made for: one Solver's system,
 // precision and degree, and its executors.
 type NewtonConfig struct {
-	Sys     *stager.System
+	Sys     *poly.System
 	Prec    mdops.Prec
 	Degree  int // d
 	Vars    int // n unknowns

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // RoundValues rounds the read-only slots of plan in [lo, hi) (the slots
@@ -75,7 +76,7 @@ func RoundValues(plan *stager.Plan, lo, hi int, l Layout, workers int, put func(
 
 // checkFiniteSlot returns an error when rounding the exact series v gave a
 // limb that is ±Inf: a coefficient outside the float64 range.
-func checkFiniteSlot(limbs []float64, v stager.Series) error {
+func checkFiniteSlot(limbs []float64, v poly.Series) error {
 	for _, x := range limbs {
 		if math.IsInf(x, 0) {
 			for k := range v {

@@ -3,7 +3,7 @@ package backend
 import (
 	"fmt"
 
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // RoundSeries rounds the exact series v once to l.Prec.N doubles per number and
@@ -12,7 +12,7 @@ import (
 // exactly what NewCPU stores in a read-only slot, so that every executor
 // starts from the same bits. Coefficients past l.Degree are dropped, those
 // v does not have are zero. Real data refuses a complex coefficient.
-func RoundSeries(dst []float64, v stager.Series, l Layout) error {
+func RoundSeries(dst []float64, v poly.Series, l Layout) error {
 	if len(dst) != l.SlotLen() {
 		return fmt.Errorf("runtime: RoundSeries: %d doubles given for a slot of %d", len(dst), l.SlotLen())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 )
 
 // envInts reads a comma-separated list from the environment, or returns def.
@@ -42,7 +43,7 @@ func BenchmarkCPU(b *testing.B) {
 	degrees := envInts("MDGEN_BENCH_DEGREES", []int{8, 31, 63, 152})
 	ns := envInts("MDGEN_BENCH_NS", []int{2, 4, 8, 10})
 	for _, name := range systems {
-		sys, err := stager.BenchmarkSystem(name, 1)
+		sys, err := families.BenchmarkSystem(name, 1)
 		if err != nil {
 			b.Fatal(err)
 		}

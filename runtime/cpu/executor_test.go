@@ -17,6 +17,8 @@ import (
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/ref"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 var testNs = []int{1, 2, 3, 4, 5, 8, 10, 16}
@@ -24,8 +26,8 @@ var testNs = []int{1, 2, 3, 4, 5, 8, 10, 16}
 // randomSeries returns a random exact series of length terms, with complex
 // parts when complex is set; values are dyadic rationals or thirds, so some
 // are not exact in any precision.
-func randomSeries(r *rand.Rand, terms int, complex bool) stager.Series {
-	s := make(stager.Series, terms)
+func randomSeries(r *rand.Rand, terms int, complex bool) poly.Series {
+	s := make(poly.Series, terms)
 	for k := range s {
 		s[k].Re.SetFrac64(r.Int64N(2001)-1000, int64(1+r.IntN(7)))
 		if complex {
@@ -41,19 +43,19 @@ func randomSeries(r *rand.Rand, terms int, complex bool) stager.Series {
 // randomSystem builds a system with npolys polynomials in nvars variables,
 // up to maxTerms monomials each, exponents up to maxExp, like terms
 // combined.
-func randomSystem(r *rand.Rand, npolys, nvars, maxTerms, maxExp, coefTerms int, complex bool) *stager.System {
-	sys := &stager.System{}
+func randomSystem(r *rand.Rand, npolys, nvars, maxTerms, maxExp, coefTerms int, complex bool) *poly.System {
+	sys := &poly.System{}
 	for v := 0; v < nvars; v++ {
 		sys.Vars = append(sys.Vars, fmt.Sprintf("x%d", v))
 	}
 	for p := 0; p < npolys; p++ {
-		var poly stager.Polynomial
+		var pol poly.Polynomial
 		if r.IntN(3) > 0 {
-			poly.Const = randomSeries(r, 1+r.IntN(coefTerms), complex)
+			pol.Const = randomSeries(r, 1+r.IntN(coefTerms), complex)
 		}
 		seen := map[string]bool{}
 		for t := 0; t < 1+r.IntN(maxTerms); t++ {
-			var m stager.Monomial
+			var m poly.Monomial
 			for v := 0; v < nvars; v++ {
 				if r.IntN(2) == 0 {
 					m.Vars = append(m.Vars, v)
@@ -69,16 +71,16 @@ func randomSystem(r *rand.Rand, npolys, nvars, maxTerms, maxExp, coefTerms int, 
 			}
 			seen[key] = true
 			m.Coef = randomSeries(r, 1+r.IntN(coefTerms), complex)
-			poly.Terms = append(poly.Terms, m)
+			pol.Terms = append(pol.Terms, m)
 		}
-		sys.Polys = append(sys.Polys, poly)
+		sys.Polys = append(sys.Polys, pol)
 	}
 	return sys
 }
 
 // checkAgainstBig runs sys on the CPU executor and compares every output
 // coefficient with the math/big evaluation.
-func checkAgainstBig(t *testing.T, sys *stager.System, degree, n int, complex bool, workers int, seed uint64) {
+func checkAgainstBig(t *testing.T, sys *poly.System, degree, n int, complex bool, workers int, seed uint64) {
 	t.Helper()
 	plan, err := stager.Stage(sys, degree)
 	if err != nil {
@@ -143,7 +145,7 @@ func TestCPUMatchesBigBenchmarkSystems(t *testing.T) {
 					continue
 				}
 				t.Run(fmt.Sprintf("%s/N%d/complex=%v", name, n, complex), func(t *testing.T) {
-					sys, err := stager.BenchmarkSystem(name, 1)
+					sys, err := families.BenchmarkSystem(name, 1)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -158,20 +160,20 @@ func TestCPUMatchesBigBenchmarkSystems(t *testing.T) {
 }
 
 // complexify gives every coefficient of sys an imaginary part (a copy).
-func complexify(sys *stager.System) *stager.System {
+func complexify(sys *poly.System) *poly.System {
 	out := *sys
-	out.Polys = make([]stager.Polynomial, len(sys.Polys))
-	shift := func(s stager.Series) stager.Series {
-		c := make(stager.Series, len(s))
+	out.Polys = make([]poly.Polynomial, len(sys.Polys))
+	shift := func(s poly.Series) poly.Series {
+		c := make(poly.Series, len(s))
 		for k := range s {
 			c[k].Re.Set(&s[k].Re)
 			c[k].Im.Mul(&s[k].Re, big.NewRat(1, 3))
 		}
 		return c
 	}
-	for p, poly := range sys.Polys {
-		out.Polys[p].Const = shift(poly.Const)
-		for _, m := range poly.Terms {
+	for p, pol := range sys.Polys {
+		out.Polys[p].Const = shift(pol.Const)
+		for _, m := range pol.Terms {
 			m.Coef = shift(m.Coef)
 			out.Polys[p].Terms = append(out.Polys[p].Terms, m)
 		}
@@ -182,7 +184,7 @@ func complexify(sys *stager.System) *stager.System {
 // TestWorkersBitIdentical checks that splitting layers over goroutines does
 // not change a single bit.
 func TestWorkersBitIdentical(t *testing.T) {
-	sys, err := stager.BenchmarkSystem("p1", 2)
+	sys, err := families.BenchmarkSystem("p1", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +301,7 @@ func TestReadInputsLongLine(t *testing.T) {
 // TestVerifyNames: accuracy locations use the system's variable names and
 // polynomials numbered from 1 (issue 10).
 func TestVerifyNames(t *testing.T) {
-	sys, err := stager.Parse("s", []byte("2\nalpha^2 + beta - 1;\nalpha*beta - 3;\n"), stager.ParseOptions{})
+	sys, err := poly.Parse("s", []byte("2\nalpha^2 + beta - 1;\nalpha*beta - 3;\n"), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +340,7 @@ func TestVerifyNames(t *testing.T) {
 // TestCPUProgress: SetProgress reports every layer in order, the work
 // fraction rising to 1.
 func TestCPUProgress(t *testing.T) {
-	sys, err := stager.BenchmarkSystem("p1", 1)
+	sys, err := families.BenchmarkSystem("p1", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +397,7 @@ func TestNewCPUPrecisionError(t *testing.T) {
 // is refused, never rounded to an infinity (stager.Stage refuses one too;
 // this is NewCPU's own guard, for plans made or changed otherwise).
 func TestNewCPUCoefficientOutOfRange(t *testing.T) {
-	sys, err := stager.Parse("s", []byte("1\n3*x^2 - 1;\n"), stager.ParseOptions{})
+	sys, err := poly.Parse("s", []byte("1\n3*x^2 - 1;\n"), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +408,7 @@ func TestNewCPUCoefficientOutOfRange(t *testing.T) {
 	if _, err := New(plan, mdops.Prec{N: 2}, 1); err != nil {
 		t.Fatal(err)
 	}
-	huge := stager.Series{{}}
+	huge := poly.Series{{}}
 	huge[0].Re.SetString("1e400")
 	for s := range plan.Values {
 		plan.Values[s] = huge
@@ -486,7 +488,7 @@ func randomBigInt(r *rand.Rand, bits int) *big.Int {
 // executor (rounding every coefficient); ns/term is per term.
 func BenchmarkSetupChandra(b *testing.B) {
 	const n = 512
-	inst, err := stager.FamilySystem(fmt.Sprintf("chandra%d", n), stager.FamilyOptions{})
+	inst, err := families.System(fmt.Sprintf("chandra%d", n), families.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

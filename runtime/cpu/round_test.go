@@ -8,17 +8,19 @@ import (
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // roundTestPlan stages a benchmark system (seed 7).
 func roundTestPlan(t *testing.T, name string, degree int, complex bool) *stager.Plan {
 	t.Helper()
-	var sys *stager.System
+	var sys *poly.System
 	var err error
 	if complex {
-		sys, err = stager.BenchmarkSystemComplex(name, 7)
+		sys, err = families.BenchmarkSystemComplex(name, 7)
 	} else {
-		sys, err = stager.BenchmarkSystem(name, 7)
+		sys, err = families.BenchmarkSystem(name, 7)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -10,16 +10,18 @@ import (
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 func testPlan(t *testing.T, name string, degree int, complex bool) *stager.Plan {
 	t.Helper()
-	var sys *stager.System
+	var sys *poly.System
 	var err error
 	if complex {
-		sys, err = stager.BenchmarkSystemComplex(name, 7)
+		sys, err = families.BenchmarkSystemComplex(name, 7)
 	} else {
-		sys, err = stager.BenchmarkSystem(name, 7)
+		sys, err = families.BenchmarkSystem(name, 7)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -136,8 +138,8 @@ func TestOutputRuns(t *testing.T) {
 // randomSeries and randomSystem make random systems (as runtime's CPU
 // tests do): npolys polynomials in nvars variables, up to maxTerms
 // monomials each, exponents up to maxExp, like terms combined.
-func randomSeries(r *rand.Rand, terms int, complex bool) stager.Series {
-	s := make(stager.Series, terms)
+func randomSeries(r *rand.Rand, terms int, complex bool) poly.Series {
+	s := make(poly.Series, terms)
 	for k := range s {
 		s[k].Re.SetFrac64(r.Int64N(2001)-1000, int64(1+r.IntN(7)))
 		if complex {
@@ -150,19 +152,19 @@ func randomSeries(r *rand.Rand, terms int, complex bool) stager.Series {
 	return s
 }
 
-func randomSystem(r *rand.Rand, npolys, nvars, maxTerms, maxExp, coefTerms int, complex bool) *stager.System {
-	sys := &stager.System{}
+func randomSystem(r *rand.Rand, npolys, nvars, maxTerms, maxExp, coefTerms int, complex bool) *poly.System {
+	sys := &poly.System{}
 	for v := 0; v < nvars; v++ {
 		sys.Vars = append(sys.Vars, fmt.Sprintf("x%d", v))
 	}
 	for p := 0; p < npolys; p++ {
-		var poly stager.Polynomial
+		var pol poly.Polynomial
 		if r.IntN(3) > 0 {
-			poly.Const = randomSeries(r, 1+r.IntN(coefTerms), complex)
+			pol.Const = randomSeries(r, 1+r.IntN(coefTerms), complex)
 		}
 		seen := map[string]bool{}
 		for t := 0; t < 1+r.IntN(maxTerms); t++ {
-			var m stager.Monomial
+			var m poly.Monomial
 			for v := 0; v < nvars; v++ {
 				if r.IntN(2) == 0 {
 					m.Vars = append(m.Vars, v)
@@ -178,9 +180,9 @@ func randomSystem(r *rand.Rand, npolys, nvars, maxTerms, maxExp, coefTerms int, 
 			}
 			seen[key] = true
 			m.Coef = randomSeries(r, 1+r.IntN(coefTerms), complex)
-			poly.Terms = append(poly.Terms, m)
+			pol.Terms = append(pol.Terms, m)
 		}
-		sys.Polys = append(sys.Polys, poly)
+		sys.Polys = append(sys.Polys, pol)
 	}
 	return sys
 }

@@ -38,7 +38,8 @@ import (
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 type ntKey struct {
@@ -148,12 +149,12 @@ func TestGPUNewton(t *testing.T) {
 				for _, spec := range []string{"monomial", "cyclic5:newton", "katsura4:newton"} {
 					name := fmt.Sprintf("%s/%dd/complex=%v/d=%d", spec, n, complex, d)
 					t.Run(name, func(t *testing.T) {
-						var inst *stager.Instance
+						var inst *families.Instance
 						var err error
 						if spec == "monomial" {
-							inst, err = stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: d, Seed: 1, Complex: complex})
+							inst, err = families.Build("monomial", families.Options{N: 12, Degree: d, Seed: 1, Complex: complex})
 						} else {
-							inst, err = stager.FamilySystem(spec, stager.FamilyOptions{Seed: 1, Complex: complex})
+							inst, err = families.System(spec, families.Options{Seed: 1, Complex: complex})
 						}
 						if err != nil {
 							t.Fatal(err)
@@ -175,8 +176,8 @@ func TestGPUNewtonFailures(t *testing.T) {
 		t.Skip("its cases are posed for 2 doubles, which MDGEN_GPU_NEWTON_NS leaves out")
 	}
 	_, k := ntKernels(t, ntNs(), 2, false)
-	pt := func(vals ...float64) []stager.Rational {
-		z := make([]stager.Rational, len(vals))
+	pt := func(vals ...float64) []poly.Rational {
+		z := make([]poly.Rational, len(vals))
 		for i, v := range vals {
 			z[i].Re.SetFloat64(v)
 		}
@@ -184,7 +185,7 @@ func TestGPUNewtonFailures(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, src, param string
-		start            []stager.Rational
+		start            []poly.Rational
 		opt              newton.Options
 		want             error
 	}{
@@ -198,7 +199,7 @@ func TestGPUNewtonFailures(t *testing.T) {
 		{"sqrt series", "1 2\n x^2 - 1 - t;\n", "t", pt(1.1), newton.Options{Degree: 20}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sys, err := stager.Parse("test", []byte(c.src), stager.ParseOptions{Param: c.param})
+			sys, err := poly.Parse("test", []byte(c.src), poly.ParseOptions{Param: c.param})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,14 +215,14 @@ func TestGPUNewtonFailures(t *testing.T) {
 
 // ntCompare solves sys from start on the CPU and on the GPU and fails
 // unless the results are the same bits; it returns the GPU's.
-func ntCompare(t *testing.T, k *gpu.NewtonKernels, sys *stager.System, start []stager.Rational, opt newton.Options) *newton.Result {
+func ntCompare(t *testing.T, k *gpu.NewtonKernels, sys *poly.System, start []poly.Rational, opt newton.Options) *newton.Result {
 	t.Helper()
 	return ntCompareWrapped(t, k, sys, start, opt, nil)
 }
 
 // ntCompareWrapped is ntCompare with the GPU back end wrapped by wrap
 // (nil: not wrapped).
-func ntCompareWrapped(t *testing.T, k *gpu.NewtonKernels, sys *stager.System, start []stager.Rational, opt newton.Options,
+func ntCompareWrapped(t *testing.T, k *gpu.NewtonKernels, sys *poly.System, start []poly.Rational, opt newton.Options,
 	wrap func(newton.Backend) newton.Backend) *newton.Result {
 	t.Helper()
 	d := opt.Degree
@@ -344,7 +345,7 @@ func TestGPUNewtonSpeculation(t *testing.T) {
 	prec := ns[0]
 	for _, complex := range []bool{false, true} {
 		_, k := ntKernels(t, ns, prec, complex)
-		inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: 8, Seed: 1, Complex: complex})
+		inst, err := families.Build("monomial", families.Options{N: 12, Degree: 8, Seed: 1, Complex: complex})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -417,7 +418,7 @@ func TestGPUNewtonProblem1(t *testing.T) {
 	nv, d := size("MDGEN_GPU_NEWTON_P1_N", 256), size("MDGEN_GPU_NEWTON_P1_D", 64)
 	balanced := os.Getenv("MDGEN_GPU_NEWTON_P1_BALANCED") == "1"
 	ns := ntNs()
-	inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: nv, Degree: d, Seed: 1, Balanced: balanced})
+	inst, err := families.Build("monomial", families.Options{N: nv, Degree: d, Seed: 1, Balanced: balanced})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +471,7 @@ func TestGPUNewtonProblem1(t *testing.T) {
 func TestGPUNewtonCUDAError(t *testing.T) {
 	prec := ntNs()[0]
 	_, k := ntKernels(t, ntNs(), prec, false)
-	inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: 8, Seed: 1})
+	inst, err := families.Build("monomial", families.Options{N: 12, Degree: 8, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

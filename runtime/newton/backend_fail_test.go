@@ -10,7 +10,7 @@ import (
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 )
 
 var errInjected = errors.New("injected launch failure")
@@ -59,7 +59,7 @@ func (f *failingBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 // Solver (the same back end) gives the results of a fresh Solver, bit for
 // bit.
 func TestBackendErrorStageStep(t *testing.T) {
-	inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 6, Degree: 8, Seed: 3})
+	inst, err := families.Build("monomial", families.Options{N: 6, Degree: 8, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/mdops"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 )
 
 // BenchmarkMonomial times Newton on the monomial homotopy (PHCpack's
@@ -45,7 +45,7 @@ func BenchmarkMonomial(b *testing.B) {
 }
 
 func benchMonomial(b *testing.B, n, d, prec int, complex bool, workers int) {
-	inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: n, Degree: d, Seed: 1, Complex: complex})
+	inst, err := families.Build("monomial", families.Options{N: n, Degree: d, Seed: 1, Complex: complex})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,7 +14,7 @@
 // # API
 //
 //	s, err := newton.New(sys, newton.Options{Prec: 8, Degree: 32, Complex: false, Workers: 2})
-//	res, err := s.Solve(start)   // start: the values at t = 0, exact (stager.Rational)
+//	res, err := s.Solve(start)   // start: the values at t = 0, exact (poly.Rational)
 //	res.Converged, res.Err       // res.Err is a *Failure: Singular (column), IllConditioned, Diverging, Stalled, StepLimit
 //	res.Coef(v, k), res.Text(v, k), res.Rat(v, k), res.Series()
 //	res.Residual, res.Cond, res.Update, res.Steps, res.Times (six stages)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/ref"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 )
 
 // TestFamiliesAgainstReference: small Newton homotopies f(x) - (1-t) f(z)
@@ -29,7 +29,7 @@ func TestFamiliesAgainstReference(t *testing.T) {
 			for _, N := range precs {
 				name := fmt.Sprintf("%s/%dd/complex=%v", spec, N, complex)
 				t.Run(name, func(t *testing.T) {
-					inst, err := stager.FamilySystem(spec, stager.FamilyOptions{Seed: 7, Complex: complex})
+					inst, err := families.System(spec, families.Options{Seed: 7, Complex: complex})
 					if err != nil {
 						t.Fatal(err)
 					}

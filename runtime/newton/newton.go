@@ -12,6 +12,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Options configures a Solver.
@@ -83,7 +84,7 @@ func Stagger(d int) []int {
 // distinct working degree, on first use, and keeps them for later steps
 // and later start points. A Solver is not safe for concurrent use.
 type Solver struct {
-	sys     *stager.System
+	sys     *poly.System
 	opt     Options
 	n, m    int // unknowns, equations
 	workers int
@@ -98,8 +99,8 @@ type Solver struct {
 }
 
 // SystemIsComplex reports whether a coefficient of sys has an imaginary part.
-func SystemIsComplex(sys *stager.System) bool {
-	cplx := func(s stager.Series) bool {
+func SystemIsComplex(sys *poly.System) bool {
+	cplx := func(s poly.Series) bool {
 		for i := range s {
 			if !s[i].IsReal() {
 				return true
@@ -123,7 +124,7 @@ func SystemIsComplex(sys *stager.System) bool {
 
 // New prepares a Solver for sys (m equations in n unknowns, m >= n; the
 // series parameter is sys.Param).
-func New(sys *stager.System, opt Options) (*Solver, error) {
+func New(sys *poly.System, opt Options) (*Solver, error) {
 	if sys == nil {
 		return nil, errors.New("newton: nil system")
 	}
@@ -248,7 +249,7 @@ func (s *Solver) exec(w int) (backend.Executor, error) {
 // working precision. The error is for bad input only (a wrong dimension, an
 // imaginary part with real data, a failure to stage); a Newton failure is
 // in Result.Err with Result.Converged false.
-func (s *Solver) Solve(start []stager.Rational) (*Result, error) {
+func (s *Solver) Solve(start []poly.Rational) (*Result, error) {
 	if len(start) != s.n {
 		return nil, fmt.Errorf("newton: the start has %d values, the system %d unknowns (%s)", len(start), s.n, varList(s.sys.Vars))
 	}

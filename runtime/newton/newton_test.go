@@ -16,15 +16,17 @@ import (
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/ref"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 var precisions = []int{1, 2, 3, 4, 5, 8, 10, 16}
 
 // ratPair is a random small rational k/8, k in -8..8 without 0, with an
 // imaginary part of the same kind when complex.
-func ratPair(rng *rand.Rand, complex bool) stager.Rational {
-	var z stager.Rational
+func ratPair(rng *rand.Rand, complex bool) poly.Rational {
+	var z poly.Rational
 	draw := func(r *big.Rat) {
 		k := int64(0)
 		for k == 0 {
@@ -49,23 +51,23 @@ func keyOf(vars, pows []int) monoKey { return monoKey(fmt.Sprint(vars, pows)) }
 // or 3, coefficients c0 + c1 t with random small rationals, and the
 // constant term chosen so that G(z, 0) = 0; equations n+1..m are random
 // combinations of two of the first n (so the system stays consistent).
-func randomSystem(n, m int, seed int64, complex bool) (*stager.System, []stager.Rational) {
+func randomSystem(n, m int, seed int64, complex bool) (*poly.System, []poly.Rational) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 99))
-	z := stager.RandomPoint(n, seed, complex)
-	sys := &stager.System{Vars: make([]string, n), Param: "t", Polys: make([]stager.Polynomial, m)}
+	z := families.RandomPoint(n, seed, complex)
+	sys := &poly.System{Vars: make([]string, n), Param: "t", Polys: make([]poly.Polynomial, m)}
 	for v := range n {
 		sys.Vars[v] = fmt.Sprintf("x%d", v+1)
 	}
 	for i := 0; i < n; i++ {
 		seen := map[monoKey]bool{}
-		var terms []stager.Monomial
+		var terms []poly.Monomial
 		add := func(vars, pows []int) {
 			k := keyOf(vars, pows)
 			if seen[k] {
 				return
 			}
 			seen[k] = true
-			terms = append(terms, stager.Monomial{Coef: stager.Series{ratPair(rng, complex), ratPair(rng, complex)}, Vars: vars, Pows: pows})
+			terms = append(terms, poly.Monomial{Coef: poly.Series{ratPair(rng, complex), ratPair(rng, complex)}, Vars: vars, Pows: pows})
 		}
 		for v := range n {
 			add([]int{v}, []int{1})
@@ -81,7 +83,7 @@ func randomSystem(n, m int, seed int64, complex bool) (*stager.System, []stager.
 				add([]int{b, a}, []int{1 + rng.IntN(2), 1})
 			}
 		}
-		sys.Polys[i] = stager.Polynomial{Terms: terms, Const: stager.Series{{}, ratPair(rng, complex)}}
+		sys.Polys[i] = poly.Polynomial{Terms: terms, Const: poly.Series{{}, ratPair(rng, complex)}}
 	}
 	fix := func(i int) {
 		g := sys.EvalAt(z, nil)
@@ -100,19 +102,19 @@ func randomSystem(n, m int, seed int64, complex bool) (*stager.System, []stager.
 }
 
 // combine returns a P + b Q, like terms merged in order of appearance.
-func combine(p, q *stager.Polynomial, a, b stager.Rational) stager.Polynomial {
-	var out stager.Polynomial
+func combine(p, q *poly.Polynomial, a, b poly.Rational) poly.Polynomial {
+	var out poly.Polynomial
 	idx := map[monoKey]int{}
-	scale := func(s stager.Series, c stager.Rational) stager.Series {
-		r := make(stager.Series, len(s))
+	scale := func(s poly.Series, c poly.Rational) poly.Series {
+		r := make(poly.Series, len(s))
 		for k := range s {
 			mulRat(&r[k], &s[k], &c)
 		}
 		return r
 	}
 	for _, pc := range []struct {
-		p *stager.Polynomial
-		c stager.Rational
+		p *poly.Polynomial
+		c poly.Rational
 	}{{p, a}, {q, b}} {
 		out.Const = addSeries(out.Const, scale(pc.p.Const, pc.c))
 		for _, t := range pc.p.Terms {
@@ -122,13 +124,13 @@ func combine(p, q *stager.Polynomial, a, b stager.Rational) stager.Polynomial {
 				continue
 			}
 			idx[k] = len(out.Terms)
-			out.Terms = append(out.Terms, stager.Monomial{Coef: scale(t.Coef, pc.c), Vars: slices.Clone(t.Vars), Pows: slices.Clone(t.Pows)})
+			out.Terms = append(out.Terms, poly.Monomial{Coef: scale(t.Coef, pc.c), Vars: slices.Clone(t.Vars), Pows: slices.Clone(t.Pows)})
 		}
 	}
 	return out
 }
 
-func mulRat(z, x, y *stager.Rational) {
+func mulRat(z, x, y *poly.Rational) {
 	var a, b, c, d big.Rat
 	a.Mul(&x.Re, &y.Re)
 	b.Mul(&x.Im, &y.Im)
@@ -138,8 +140,8 @@ func mulRat(z, x, y *stager.Rational) {
 	z.Im.Add(&c, &d)
 }
 
-func addSeries(a, b stager.Series) stager.Series {
-	out := make(stager.Series, max(len(a), len(b)))
+func addSeries(a, b poly.Series) poly.Series {
+	out := make(poly.Series, max(len(a), len(b)))
 	for k := range out {
 		if k < len(a) {
 			out[k].Re.Add(&out[k].Re, &a[k].Re)
@@ -154,7 +156,7 @@ func addSeries(a, b stager.Series) stager.Series {
 }
 
 // bigC returns the coefficient as two big.Floats (exact).
-func bigC(z stager.Rational) (re, im *big.Float) {
+func bigC(z poly.Rational) (re, im *big.Float) {
 	return new(big.Float).SetPrec(4096).SetRat(&z.Re), new(big.Float).SetPrec(4096).SetRat(&z.Im)
 }
 
@@ -206,7 +208,7 @@ func worstBits(res *Result, want func(v, k int) (re, im *big.Float)) (float64, s
 	return worst, where
 }
 
-func solve(t testing.TB, sys *stager.System, start []stager.Rational, opt Options) *Result {
+func solve(t testing.TB, sys *poly.System, start []poly.Rational, opt Options) *Result {
 	t.Helper()
 	s, err := New(sys, opt)
 	if err != nil {
@@ -220,7 +222,7 @@ func solve(t testing.TB, sys *stager.System, start []stager.Rational, opt Option
 	return res
 }
 
-func refStart(z []stager.Rational, prec uint) []ref.Complex {
+func refStart(z []poly.Rational, prec uint) []ref.Complex {
 	out := make([]ref.Complex, len(z))
 	for i := range z {
 		out[i] = ref.Complex{Re: new(big.Float).SetPrec(prec).SetRat(&z[i].Re), Im: new(big.Float).SetPrec(prec).SetRat(&z[i].Im)}
@@ -287,7 +289,7 @@ func TestMonomialExact(t *testing.T) {
 					const n, d = 8, 16
 					name := fmt.Sprintf("%dd/complex=%v/columns=%d/seed=%d", N, complex, cols, seed)
 					t.Run(name, func(t *testing.T) {
-						inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: n, Degree: d, Columns: cols, Seed: seed, Complex: complex})
+						inst, err := families.Build("monomial", families.Options{N: n, Degree: d, Columns: cols, Seed: seed, Complex: complex})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -296,7 +298,7 @@ func TestMonomialExact(t *testing.T) {
 							t.Fatalf("not converged: %v", res.Err)
 						}
 						bits, where := worstBits(res, func(v, k int) (*big.Float, *big.Float) { return bigC(inst.Exact[v][k]) })
-						growth := math.Max(0, math.Log2(toeplitzGrowth(stager.MonomialRates(n, seed, complex), cols, d)))
+						growth := math.Max(0, math.Log2(toeplitzGrowth(families.MonomialRates(n, seed, complex), cols, d)))
 						need := float64(53*N-30) - growth
 						t.Logf("%s: %d steps, cond %.3g, residual %.3g, worst %.1f bits at %s (need %.0f: 53N-30 less %.1f bits of growth of A(t)^-1)",
 							name, res.Steps, res.Cond, res.Residual, bits, where, need, growth)
@@ -315,7 +317,7 @@ func TestMonomialExact(t *testing.T) {
 // homotopy with the given rates along its solution x_i = exp(c_i t), in
 // complex128: A_k(i, j) = (P_i - c_j)^k / k! for j <= i (P_i = c_1+...+c_i),
 // plus (S_i - c_j)^k / k! for j >= i with two columns (S_i = c_i+...+c_n).
-func toeplitzGrowth(rates []stager.Rational, cols, d int) float64 {
+func toeplitzGrowth(rates []poly.Rational, cols, d int) float64 {
 	n := len(rates)
 	c := make([]complex128, n)
 	for i := range c {
@@ -439,7 +441,7 @@ func TestWorkersBitIdentical(t *testing.T) {
 }
 
 func testWorkersBitIdentical(t *testing.T, prec int, complex bool) {
-	inst, err := stager.BuildFamily("monomial", stager.FamilyOptions{N: 12, Degree: 10, Columns: 2, Seed: 5, Complex: complex})
+	inst, err := families.Build("monomial", families.Options{N: 12, Degree: 10, Columns: 2, Seed: 5, Complex: complex})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,17 +467,17 @@ func testWorkersBitIdentical(t *testing.T, prec int, complex bool) {
 	}
 }
 
-func parse(t *testing.T, src, param string) *stager.System {
+func parse(t *testing.T, src, param string) *poly.System {
 	t.Helper()
-	sys, err := stager.Parse("test", []byte(src), stager.ParseOptions{Param: param})
+	sys, err := poly.Parse("test", []byte(src), poly.ParseOptions{Param: param})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sys
 }
 
-func point(vals ...float64) []stager.Rational {
-	z := make([]stager.Rational, len(vals))
+func point(vals ...float64) []poly.Rational {
+	z := make([]poly.Rational, len(vals))
 	for i, v := range vals {
 		z[i].Re.SetFloat64(v)
 	}
@@ -592,7 +594,7 @@ func TestCyclic5Refine(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("SKIPPED: PHCpack's demo file %s is not here (%v)", path, err)
 	}
-	sys, sols, err := stager.ParseSystemAndSolutionsFile(path, stager.ParseOptions{})
+	sys, sols, err := solutions.ParseWithSystemFile(path, poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

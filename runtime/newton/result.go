@@ -7,7 +7,7 @@ import (
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Result is the outcome of one Solve.
@@ -81,8 +81,8 @@ func (r *Result) Coef(v, k int) []float64 {
 
 // Rat returns the exact value of coefficient k of variable v (zero parts
 // for non-finite limbs).
-func (r *Result) Rat(v, k int) stager.Rational {
-	var z stager.Rational
+func (r *Result) Rat(v, k int) poly.Rational {
+	var z poly.Rational
 	c := r.Coef(v, k)
 	if re := limbsRat(c[:r.N]); re != nil {
 		z.Re.Set(re)
@@ -109,10 +109,10 @@ func (r *Result) Text(v, k int) (re, im string) {
 }
 
 // Series returns the exact series of the variables: out[v][k].
-func (r *Result) Series() [][]stager.Rational {
-	out := make([][]stager.Rational, len(r.Vars))
+func (r *Result) Series() [][]poly.Rational {
+	out := make([][]poly.Rational, len(r.Vars))
 	for v := range out {
-		out[v] = make([]stager.Rational, r.Degree+1)
+		out[v] = make([]poly.Rational, r.Degree+1)
 		for k := range out[v] {
 			z := r.Rat(v, k)
 			out[v][k].Re.Set(&z.Re)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 )
 
 // TestTargets measures the targets (run on demand, they take
@@ -75,8 +75,8 @@ func envInt(name string, def int) int {
 }
 
 func target(t *testing.T, n, d, N, workers int, balanced bool) {
-	opt := stager.FamilyOptions{N: n, Degree: d, Seed: 1, Balanced: balanced}
-	inst, err := stager.BuildFamily("monomial", opt)
+	opt := families.Options{N: n, Degree: d, Seed: 1, Balanced: balanced}
+	inst, err := families.Build("monomial", opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +130,10 @@ func target(t *testing.T, n, d, N, workers int, balanced bool) {
 // coefficient of each variable: x_1 = b~_1 and x_i = b~_i / b~_(i-1), series
 // division in 64P+200 bits. No solver that reads b in P doubles can be
 // expected to do better.
-func monomialFloorBits(n, d, P int, opt stager.FamilyOptions) float64 {
-	rates := stager.MonomialRates(n, opt.Seed, false)
+func monomialFloorBits(n, d, P int, opt families.Options) float64 {
+	rates := families.MonomialRates(n, opt.Seed, false)
 	if opt.Balanced {
-		stager.BalanceRates(rates)
+		families.BalanceRates(rates)
 	}
 	prec := uint(64*P + 200)
 	newF := func() *big.Float { return new(big.Float).SetPrec(prec) }

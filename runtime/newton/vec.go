@@ -6,7 +6,7 @@ import (
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Flat-buffer helpers, precision-erased: a vector of K numbers of N limbs is
@@ -33,7 +33,7 @@ func limbsRat(x []float64) *big.Rat {
 
 // roundStart rounds the exact start values to the working precision: value
 // v goes to dst[v*W:(v+1)*W].
-func roundStart(dst []float64, start []stager.Rational, p mdops.Prec) {
+func roundStart(dst []float64, start []poly.Rational, p mdops.Prec) {
 	n, w := p.N, p.Width()
 	for v := range start {
 		backend.RoundRat(dst[v*w:v*w+n], &start[v].Re)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/backend"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Series is a truncated series with math/big coefficients: Re[k] (and
@@ -52,7 +52,7 @@ func (a *bigArith) zero() Series {
 	return s
 }
 
-func (a *bigArith) fromExact(v stager.Series, abs bool) Series {
+func (a *bigArith) fromExact(v poly.Series, abs bool) Series {
 	s := a.zero()
 	for k := 0; k < len(v) && k <= a.degree; k++ {
 		s.Re[k].SetRat(&v[k].Re)
@@ -136,14 +136,14 @@ func (a *bigArith) pow(x Series, e int, cache map[int]Series) Series {
 // variable, exact big values) with prec bits, truncated after t^degree. It
 // returns an error, never panics, for inputs that do not fit the system or
 // are not finite.
-func Evaluate(sys *stager.System, inputs []Series, degree int, complex bool, prec uint) (*Evaluation, error) {
+func Evaluate(sys *poly.System, inputs []Series, degree int, complex bool, prec uint) (*Evaluation, error) {
 	return EvaluateProgress(sys, inputs, degree, complex, prec, nil)
 }
 
 // checkBigInputs returns an error unless inputs has one finite series per
 // variable of sys with degree+1 coefficients (real and, for complex data,
 // imaginary parts).
-func checkBigInputs(sys *stager.System, inputs []Series, degree int, complex bool) error {
+func checkBigInputs(sys *poly.System, inputs []Series, degree int, complex bool) error {
 	if degree < 0 {
 		return fmt.Errorf("ref: negative degree %d", degree)
 	}
@@ -176,7 +176,7 @@ var reIm = [2]string{"re", "im"}
 
 // EvaluateProgress is Evaluate reporting progress (monomials done of total,
 // the magnitudes pass included) to progress, when it is not nil.
-func EvaluateProgress(sys *stager.System, inputs []Series, degree int, complex bool, prec uint,
+func EvaluateProgress(sys *poly.System, inputs []Series, degree int, complex bool, prec uint,
 	progress func(done, total int)) (ref *Evaluation, err error) {
 	if err := checkBigInputs(sys, inputs, degree, complex); err != nil {
 		return nil, err
@@ -227,13 +227,13 @@ func EvaluateProgress(sys *stager.System, inputs []Series, degree int, complex b
 		values := make([]Series, len(sys.Polys))
 		derivs := make([][]Series, len(sys.Polys))
 		for p := range sys.Polys {
-			poly := &sys.Polys[p]
-			values[p] = a.fromExact(poly.Const, abs)
+			pol := &sys.Polys[p]
+			values[p] = a.fromExact(pol.Const, abs)
 			derivs[p] = make([]Series, len(sys.Vars))
 			for v := range derivs[p] {
 				derivs[p][v] = a.zero()
 			}
-			for _, m := range poly.Terms {
+			for _, m := range pol.Terms {
 				if done++; progress != nil {
 					progress(done, total)
 				}

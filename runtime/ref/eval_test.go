@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/mdops"
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // TestEvaluateNonFinite: the reference refuses infinite inputs with an
 // error instead of panicking in math/big (issue 10).
 func TestEvaluateNonFinite(t *testing.T) {
-	sys, err := stager.Parse("s", []byte("2\nx^2 + y - 1;\nx*y - 3;\n"), stager.ParseOptions{})
+	sys, err := poly.Parse("s", []byte("2\nx^2 + y - 1;\nx*y - 3;\n"), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

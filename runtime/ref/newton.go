@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Complex is a complex number in math/big.Float.
@@ -35,7 +35,7 @@ type NewtonResult struct {
 //
 // It is the independent oracle of the Newton driver: a different
 // evaluation, a different factorization, and far more bits.
-func NewtonSeries(sys *stager.System, start []Complex, d int, prec uint, maxSteps int) (*NewtonResult, error) {
+func NewtonSeries(sys *poly.System, start []Complex, d int, prec uint, maxSteps int) (*NewtonResult, error) {
 	n := len(sys.Vars)
 	if len(start) != n {
 		return nil, fmt.Errorf("ref: start has %d values, the system %d variables", len(start), n)
@@ -105,7 +105,7 @@ func (a arith) zeroSeries() []Complex {
 	return s
 }
 
-func (a arith) exact(c stager.Series) []Complex {
+func (a arith) exact(c poly.Series) []Complex {
 	s := a.zeroSeries()
 	for k := 0; k < len(c) && k <= a.d; k++ {
 		s[k].Re.SetRat(&c[k].Re)
@@ -185,18 +185,18 @@ func (a arith) seriesPow(x []Complex, e int) []Complex {
 
 // evaluate returns G(x(t), t)[poly] and J(x(t), t)[poly][var] as series,
 // each monomial's derivative formed from scratch (no shared products).
-func (a arith) evaluate(sys *stager.System, x [][]Complex) (g [][]Complex, jac [][][]Complex) {
+func (a arith) evaluate(sys *poly.System, x [][]Complex) (g [][]Complex, jac [][][]Complex) {
 	n := len(x)
 	g = make([][]Complex, len(sys.Polys))
 	jac = make([][][]Complex, len(sys.Polys))
 	for p := range sys.Polys {
-		poly := &sys.Polys[p]
-		g[p] = a.exact(poly.Const)
+		pol := &sys.Polys[p]
+		g[p] = a.exact(pol.Const)
 		jac[p] = make([][]Complex, n)
 		for v := range jac[p] {
 			jac[p][v] = a.zeroSeries()
 		}
-		for _, m := range poly.Terms {
+		for _, m := range pol.Terms {
 			val := a.exact(m.Coef)
 			for j, v := range m.Vars {
 				val = a.seriesMul(val, a.seriesPow(x[v], m.Pows[j]))

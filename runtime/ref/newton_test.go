@@ -4,12 +4,12 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
-func parse(t *testing.T, src string) *stager.System {
+func parse(t *testing.T, src string) *poly.System {
 	t.Helper()
-	sys, err := stager.Parse("test", []byte(src), stager.ParseOptions{Param: "t"})
+	sys, err := poly.Parse("test", []byte(src), poly.ParseOptions{Param: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

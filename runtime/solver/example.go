@@ -5,6 +5,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // ExampleRunner runs what the Examples of an emitted package run, for the
@@ -33,13 +34,13 @@ func (ExampleRunner) EvalChecksum(plan *stager.Plan, p mdops.Prec) (string, erro
 }
 
 // SolveExample solves as the Newton Example does: a Solver on the CPU of
-// the system file text (name names it; param is stager.ParseOptions.Param)
+// the system file text (name names it; param is poly.ParseOptions.Param)
 // at plan's degree and precision p, solves from
 // start. It returns the Newton steps, the residual and the condition
 // number of the result, and its text, Result.Text, of coefficient k of
 // variable v.
 func (ExampleRunner) SolveExample(name string, text []byte, param string, plan *stager.Plan, p mdops.Prec,
-	start []stager.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error) {
+	start []poly.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error) {
 	spec := &Spec{Name: name, Prec: p, Degree: plan.Degree, Text: string(text), Param: param, PlanHash: plan.Hash()}
 	sv, err := New(spec, WithCPU())
 	if err != nil {

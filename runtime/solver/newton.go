@@ -12,6 +12,8 @@ import (
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // Newton's method on Taylor series for the emitted packages: Solver.Solve
@@ -26,7 +28,7 @@ import (
 // the working precision (as `mdgen solve` does with a solution list), so
 // that 1/3 is right to the last limb. Starts reads the list in the system
 // file; Point and ComplexPoint make one from doubles.
-type Start = []stager.Rational
+type Start = []poly.Rational
 
 // Point returns the start point with the given real values (exactly: every
 // double is a rational).
@@ -64,12 +66,12 @@ func setFloat(z *big.Rat, x float64) {
 // package's system file (PHCpack's solution list, as `mdgen system` writes
 // it for a Newton homotopy), or none. With a series parameter every one
 // must be at t = 0 (the series are expanded there), as `mdgen solve`
-// requires (stager.ParseStarts).
+// requires (solutions.ParseStarts).
 func (s *Spec) Starts() ([]Start, error) {
 	if s.Benchmark != "" {
 		return nil, nil
 	}
-	_, starts, err := stager.ParseStarts(s.Name, []byte(s.Text), stager.ParseOptions{Param: s.Param})
+	_, starts, err := solutions.ParseStarts(s.Name, []byte(s.Text), poly.ParseOptions{Param: s.Param})
 	return starts, err
 }
 

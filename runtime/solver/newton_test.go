@@ -13,18 +13,21 @@ import (
 	"github.com/mdgen/mdgen/runtime/cpu"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // newtonSpec returns the spec of a package emitted for a family's Newton
 // homotopy (the system file as `mdgen system` writes it, start list
 // included), and the family's instance.
-func newtonSpec(t *testing.T, family string, prec, degree int, complex bool) (*Spec, *stager.Instance) {
+func newtonSpec(t *testing.T, family string, prec, degree int, complex bool) (*Spec, *families.Instance) {
 	t.Helper()
-	inst, err := stager.FamilySystem(family, stager.FamilyOptions{Seed: 1, Complex: complex})
+	inst, err := families.System(family, families.Options{Seed: 1, Complex: complex})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(stager.Format(inst.System)) + "\n" + string(stager.FormatSolutions(inst.Start, stager.SolutionFormat{}))
+	text := string(poly.Format(inst.System)) + "\n" + string(solutions.Format(inst.Start, solutions.FormatOptions{}))
 	s := &Spec{Name: "hom", Prec: mdops.Prec{N: prec, Complex: complex}, Degree: degree, Text: text, FatbinName: "hom.fatbin"}
 	sys, err := s.System()
 	if err != nil {
@@ -39,7 +42,7 @@ func newtonSpec(t *testing.T, family string, prec, degree int, complex bool) (*S
 }
 
 // direct runs runtime/newton on the family's system, as `mdgen solve` does.
-func direct(t *testing.T, inst *stager.Instance, opt newton.Options, start Start) *newton.Result {
+func direct(t *testing.T, inst *families.Instance, opt newton.Options, start Start) *newton.Result {
 	t.Helper()
 	ns, err := newton.New(inst.System, opt)
 	if err != nil {

@@ -46,6 +46,8 @@ import (
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Spec is what an emitted package knows about itself: the system, the
@@ -59,10 +61,10 @@ type Spec struct {
 	PlanHash      uint64 // stager.Plan.Hash of the plan at emit time
 	LayoutVersion int64  // gpuabi.LayoutVersion at emit time
 
-	Benchmark string // "p1", "p2" or "p3": stager.BenchmarkSystem(Benchmark, Seed)
+	Benchmark string // "p1", "p2" or "p3": families.BenchmarkSystem(Benchmark, Seed)
 	Seed      int64
-	Text      string // the system file, read with stager.Parse
-	Param     string // stager.ParseOptions.Param
+	Text      string // the system file, read with poly.Parse
+	Param     string // poly.ParseOptions.Param
 
 	// Fatbins holds the embedded fatbin directory; FatbinName is the file
 	// in it (absent when nvcc did not run).
@@ -91,14 +93,14 @@ type Spec struct {
 }
 
 // System rebuilds the system the package was emitted for.
-func (s *Spec) System() (*stager.System, error) {
+func (s *Spec) System() (*poly.System, error) {
 	if s.Benchmark != "" {
 		if s.Prec.Complex {
-			return stager.BenchmarkSystemComplex(s.Benchmark, s.Seed)
+			return families.BenchmarkSystemComplex(s.Benchmark, s.Seed)
 		}
-		return stager.BenchmarkSystem(s.Benchmark, s.Seed)
+		return families.BenchmarkSystem(s.Benchmark, s.Seed)
 	}
-	return stager.Parse(s.Name, []byte(s.Text), stager.ParseOptions{Param: s.Param})
+	return poly.Parse(s.Name, []byte(s.Text), poly.ParseOptions{Param: s.Param})
 }
 
 // Plan stages the system at the package's degree (once) and checks the

@@ -13,6 +13,7 @@ import (
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/families"
 )
 
 var h200 = Device{Name: "NVIDIA H200", CC: "9.0"}
@@ -148,7 +149,7 @@ func TestClasses(t *testing.T) {
 	}
 	// The benchmark systems fall in the three jobs classes.
 	for name, want := range map[string]string{"p1": Medium, "p2": Narrow, "p3": Wide} {
-		sys, err := stager.BenchmarkSystem(name, 1)
+		sys, err := families.BenchmarkSystem(name, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +312,7 @@ func TestInstall(t *testing.T) {
 		t.Fatal("an empty profile installed")
 	}
 	Install(sample())
-	sys, err := stager.BenchmarkSystemComplex("p1", 1)
+	sys, err := families.BenchmarkSystemComplex("p1", 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package stager
+package poly
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 
 // demoDir holds PHCpack's demo systems, shared by the workspace (read in
 // place, never copied into the repository).
-const demoDir = "../../shared/systems/phcpack-demo"
+const demoDir = "../../../shared/systems/phcpack-demo"
 
 func demoFiles(tb testing.TB) []string {
 	files, _ := filepath.Glob(filepath.Join(demoDir, "*"))
@@ -725,32 +725,6 @@ func TestParseFormat(t *testing.T) {
 	}
 	if err := roundTrip(s); err != nil {
 		t.Error(err)
-	}
-}
-
-func TestParseFormatBenchmarks(t *testing.T) {
-	// The generated systems p1, p2, p3 (real and complex series
-	// coefficients) survive Format and Parse exactly.
-	for _, name := range []string{"p1", "p2", "p3"} {
-		for _, complex := range []bool{false, true} {
-			var s *System
-			var err error
-			if complex {
-				s, err = BenchmarkSystemComplex(name, 1)
-			} else {
-				s, err = BenchmarkSystem(name, 1)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := roundTrip(s); err != nil {
-				msg := err.Error()
-				if len(msg) > 2000 {
-					msg = msg[:2000]
-				}
-				t.Errorf("%s complex=%v: %s", name, complex, msg)
-			}
-		}
 	}
 }
 

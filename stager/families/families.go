@@ -1,4 +1,4 @@
-package stager
+package families
 
 import (
 	"encoding/binary"
@@ -8,12 +8,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mdgen/mdgen/internal/par"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // Families of test systems, with exact rational coefficients.
 //
 // Every family has a name and a size n; a few take options. A family member
-// is named on the command line by a spec (see ParseFamilySpec):
+// is named on the command line by a spec (see ApplySpec):
 //
 //	cyclic7                 cyclic 7-roots
 //	katsura8                katsura 8 (9 equations)
@@ -73,9 +77,9 @@ import (
 // right-hand sides when none is given.
 const famDefaultDegree = 8
 
-// FamilyOptions selects a member of a family. Fields a family does not use
-// are ignored by Family.Build (ApplyFamilySpec rejects them in a spec).
-type FamilyOptions struct {
+// Options selects a member of a family. Fields a family does not use
+// are ignored by Family.Build (ApplySpec rejects them in a spec).
+type Options struct {
 	N       int    // size; 0: the family's default
 	Degree  int    // monomial: truncation degree d >= 1 of b(t); 0: 8
 	Columns int    // monomial: 1 or 2 columns of monomials; 0: 1
@@ -91,24 +95,24 @@ type FamilyOptions struct {
 
 // Instance is one member of a family.
 type Instance struct {
-	Spec   string     // canonical spec, e.g. "cyclic7:newton,seed=3" (FamilySpec)
-	Title  string     // one line describing the system
-	System *System    // the system, exact
-	Start  []Solution // known solutions at t = 0 (T = 0); nil when none is known
+	Spec   string               // canonical spec, e.g. "cyclic7:newton,seed=3" (Spec)
+	Title  string               // one line describing the system
+	System *poly.System         // the system, exact
+	Start  []solutions.Solution // known solutions at t = 0 (T = 0); nil when none is known
 	// Exact is the exact solution series of a monomial homotopy: Exact[i][k]
 	// is the coefficient of t^k of x_i, k = 0..Degree (nil for others).
-	Exact [][]Rational
+	Exact [][]poly.Rational
 }
 
 // Family describes a family of systems.
 type Family struct {
 	Name     string
 	Summary  string   // one line
-	DefaultN int      // size when FamilyOptions.N is 0
+	DefaultN int      // size when Options.N is 0
 	MinN     int      // smallest size
 	MaxN     int      // largest size (memory: see the family's doc); MinN == MaxN: fixed
 	Options  []string // spec keys it takes besides n: seed, complex, c, degree, columns, newton
-	build    func(n int, opt FamilyOptions) (*Instance, error)
+	build    func(n int, opt Options) (*Instance, error)
 }
 
 var famRegistry = []Family{
@@ -133,10 +137,10 @@ var famRegistry = []Family{
 }
 
 // Families returns the registered families, in a fixed order.
-func Families() []Family { return slices.Clone(famRegistry) }
+func All() []Family { return slices.Clone(famRegistry) }
 
-// LookupFamily returns the family named name.
-func LookupFamily(name string) (Family, bool) {
+// Lookup returns the family named name.
+func Lookup(name string) (Family, bool) {
 	for _, f := range famRegistry {
 		if f.Name == name {
 			return f, true
@@ -145,9 +149,9 @@ func LookupFamily(name string) (Family, bool) {
 	return Family{}, false
 }
 
-// BuildFamily returns the member of family name selected by opt.
-func BuildFamily(name string, opt FamilyOptions) (*Instance, error) {
-	f, ok := LookupFamily(name)
+// Build returns the member of family name selected by opt.
+func Build(name string, opt Options) (*Instance, error) {
+	f, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("stager: unknown family %q (have %s)", name, famNames())
 	}
@@ -155,7 +159,7 @@ func BuildFamily(name string, opt FamilyOptions) (*Instance, error) {
 }
 
 // Build returns the member of f selected by opt.
-func (f Family) Build(opt FamilyOptions) (*Instance, error) {
+func (f Family) Build(opt Options) (*Instance, error) {
 	n := opt.N
 	if n == 0 {
 		n = f.DefaultN
@@ -173,7 +177,7 @@ func (f Family) Build(opt FamilyOptions) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst.Spec = FamilySpec(f.Name, n, opt)
+	inst.Spec = Spec(f.Name, n, opt)
 	return inst, nil
 }
 
@@ -185,13 +189,13 @@ func famNames() string {
 	return strings.Join(names, ", ")
 }
 
-// IsFamilySpec reports whether arg has the shape of a family spec: a
+// IsSpec reports whether arg has the shape of a family spec: a
 // registered family name, then optional digits (the size), then optionally
-// ':' and options. It does not check the options (ApplyFamilySpec does), so
+// ':' and options. It does not check the options (ApplySpec does), so
 // that a command can tell a misspelt option from a missing file.
-func IsFamilySpec(arg string) bool {
+func IsSpec(arg string) bool {
 	name, rest := famSplitName(arg)
-	if _, ok := LookupFamily(name); !ok {
+	if _, ok := Lookup(name); !ok {
 		return false
 	}
 	i := 0
@@ -221,7 +225,7 @@ func famSplitName(spec string) (name, rest string) {
 	return spec[:i], spec[i:]
 }
 
-// ApplyFamilySpec reads a family spec
+// ApplySpec reads a family spec
 //
 //	NAME[N][:OPTION[,OPTION]...]
 //
@@ -230,9 +234,9 @@ func famSplitName(spec string) (name, rest string) {
 // columns=1|2, newton (newton=false). It returns the family name and base
 // with the options the spec gives overriding it (so a command can pass its
 // -seed and -complex as base). Options the family does not take are errors.
-func ApplyFamilySpec(spec string, base FamilyOptions) (string, FamilyOptions, error) {
+func ApplySpec(spec string, base Options) (string, Options, error) {
 	name, rest := famSplitName(spec)
-	f, ok := LookupFamily(name)
+	f, ok := Lookup(name)
 	if !ok {
 		return "", base, fmt.Errorf("stager: %q: unknown family (have %s)", spec, famNames())
 	}
@@ -322,12 +326,12 @@ func ApplyFamilySpec(spec string, base FamilyOptions) (string, FamilyOptions, er
 	return name, opt, nil
 }
 
-// FamilySpec writes the canonical spec of the member n of family name with
+// Spec writes the canonical spec of the member n of family name with
 // the options opt: NAME then N (left out for a fixed size), then the options
 // that the family takes and that differ from their defaults, seed always when
 // random data are drawn.
-func FamilySpec(name string, n int, opt FamilyOptions) string {
-	f, ok := LookupFamily(name)
+func Spec(name string, n int, opt Options) string {
+	f, ok := Lookup(name)
 	if !ok {
 		return name
 	}
@@ -370,18 +374,18 @@ func FamilySpec(name string, n int, opt FamilyOptions) string {
 	return b.String()
 }
 
-// FamilySystem builds the system of a spec, with base supplying the options
+// System builds the system of a spec, with base supplying the options
 // the spec leaves out (a command's -seed and -complex).
-func FamilySystem(spec string, base FamilyOptions) (*Instance, error) {
-	name, opt, err := ApplyFamilySpec(spec, base)
+func System(spec string, base Options) (*Instance, error) {
+	name, opt, err := ApplySpec(spec, base)
 	if err != nil {
 		return nil, err
 	}
-	return BuildFamily(name, opt)
+	return Build(name, opt)
 }
 
-func famBenchmark(name string) func(int, FamilyOptions) (*Instance, error) {
-	return func(_ int, opt FamilyOptions) (*Instance, error) {
+func famBenchmark(name string) func(int, Options) (*Instance, error) {
+	return func(_ int, opt Options) (*Instance, error) {
 		s, err := benchmarkSystem(name, opt.Seed, opt.Complex)
 		if err != nil {
 			return nil, err
@@ -395,13 +399,13 @@ func famBenchmark(name string) func(int, FamilyOptions) (*Instance, error) {
 }
 
 // famPlain builds a family without options but newton.
-func famPlain(mk func(n int) *System, title string) func(int, FamilyOptions) (*Instance, error) {
-	return func(n int, opt FamilyOptions) (*Instance, error) {
+func famPlain(mk func(n int) *poly.System, title string) func(int, Options) (*Instance, error) {
+	return func(n int, opt Options) (*Instance, error) {
 		return famMaybeNewton(mk(n), fmt.Sprintf(title, n), opt)
 	}
 }
 
-func famMaybeNewton(s *System, title string, opt FamilyOptions) (*Instance, error) {
+func famMaybeNewton(s *poly.System, title string, opt Options) (*Instance, error) {
 	if !opt.Newton {
 		return &Instance{System: s, Title: title}, nil
 	}
@@ -417,11 +421,11 @@ func famMaybeNewton(s *System, title string, opt FamilyOptions) (*Instance, erro
 	return &Instance{
 		System: h,
 		Title:  fmt.Sprintf("Newton homotopy f(x) - (1-%s) f(z) for %s, random %s z (seed %d), x(0) = z", h.Param, title, kind, opt.Seed),
-		Start:  []Solution{StartSolution(s.Vars, z)},
+		Start:  []solutions.Solution{StartSolution(s.Vars, z)},
 	}, nil
 }
 
-func famChandra(n int, opt FamilyOptions) (*Instance, error) {
+func famChandra(n int, opt Options) (*Instance, error) {
 	cs := opt.C
 	if cs == "" {
 		cs = "33/64"
@@ -431,12 +435,12 @@ func famChandra(n int, opt FamilyOptions) (*Instance, error) {
 			return nil, fmt.Errorf("stager: chandra with c=t is a homotopy already (no newton)")
 		}
 		s := Chandrasekhar(n, nil)
-		ones := make([]Rational, n)
+		ones := make([]poly.Rational, n)
 		for i := range ones {
 			ones[i].Re.SetInt64(1)
 		}
 		return &Instance{System: s, Title: fmt.Sprintf("Chandrasekhar's H-equation, n = %d, c = t (H_i = 1 at t = 0)", n),
-			Start: []Solution{StartSolution(s.Vars, ones)}}, nil
+			Start: []solutions.Solution{StartSolution(s.Vars, ones)}}, nil
 	}
 	c, ok := new(big.Rat).SetString(cs)
 	if !ok {
@@ -445,7 +449,7 @@ func famChandra(n int, opt FamilyOptions) (*Instance, error) {
 	return famMaybeNewton(Chandrasekhar(n, c), fmt.Sprintf("Chandrasekhar's H-equation, n = %d, c = %s", n, c.RatString()), opt)
 }
 
-func famNoon(n int, opt FamilyOptions) (*Instance, error) {
+func famNoon(n int, opt Options) (*Instance, error) {
 	c := big.NewRat(11, 10)
 	if opt.C != "" {
 		var ok bool
@@ -456,7 +460,7 @@ func famNoon(n int, opt FamilyOptions) (*Instance, error) {
 	return famMaybeNewton(Noon(n, c), fmt.Sprintf("noon %d, c = %s", n, c.RatString()), opt)
 }
 
-func famMonomial(n int, opt FamilyOptions) (*Instance, error) {
+func famMonomial(n int, opt Options) (*Instance, error) {
 	d := opt.Degree
 	if d == 0 {
 		d = famDefaultDegree
@@ -478,7 +482,7 @@ func famMonomial(n int, opt FamilyOptions) (*Instance, error) {
 		drawn = "balanced"
 	}
 	s := MonomialHomotopy(rates, cols, d)
-	ones := make([]Rational, n)
+	ones := make([]poly.Rational, n)
 	for i := range ones {
 		ones[i].Re.SetInt64(1)
 	}
@@ -494,15 +498,15 @@ func famMonomial(n int, opt FamilyOptions) (*Instance, error) {
 		System: s,
 		Title: fmt.Sprintf("monomial homotopy x^A = b(t), %s of monomials, n = %d, b exact to degree %d, solution x_i = exp(c_i t) with %s %s rational c_i (seed %d)",
 			col, n, d, drawn, kind, opt.Seed),
-		Start: []Solution{StartSolution(s.Vars, ones)},
+		Start: []solutions.Solution{StartSolution(s.Vars, ones)},
 		Exact: MonomialSolution(rates, d),
 	}, nil
 }
 
 // StartSolution returns the solution at t = 0 with the coordinates x of the
 // variables vars (M = 1, no diagnostics).
-func StartSolution(vars []string, x []Rational) Solution {
-	sol := Solution{M: 1, Names: slices.Clone(vars), Values: make([]Rational, len(x))}
+func StartSolution(vars []string, x []poly.Rational) solutions.Solution {
+	sol := solutions.Solution{M: 1, Names: slices.Clone(vars), Values: make([]poly.Rational, len(x))}
 	for i := range x {
 		sol.Values[i].Re.Set(&x[i].Re)
 		sol.Values[i].Im.Set(&x[i].Im)
@@ -525,24 +529,24 @@ func famVars(prefix string, n int, zero bool) []string {
 
 // famPoly collects the terms of one polynomial, combining like terms, in the
 // order of their first appearance. Zero terms are dropped and series are
-// trimmed when the polynomial is done, as Parse does.
+// trimmed when the polynomial is done, as poly.Parse does.
 type famPoly struct {
 	idx   map[string]int
-	terms []Monomial
-	cnst  Series
+	terms []poly.Monomial
+	cnst  poly.Series
 	key   []byte
 	vars  []int
 }
 
 // add adds c·x_{vs[0]}·x_{vs[1]}··· (a variable may repeat: x·x = x^2).
-func (p *famPoly) add(c Series, vs ...int) {
+func (p *famPoly) add(c poly.Series, vs ...int) {
 	if len(vs) == 0 {
 		p.cnst = famSeriesAdd(p.cnst, c)
 		return
 	}
 	p.vars = append(p.vars[:0], vs...)
 	slices.Sort(p.vars)
-	var m Monomial
+	var m poly.Monomial
 	for i := 0; i < len(p.vars); {
 		j := i
 		for j < len(p.vars) && p.vars[j] == p.vars[i] {
@@ -569,21 +573,21 @@ func (p *famPoly) add(c Series, vs ...int) {
 	p.terms = append(p.terms, m)
 }
 
-func (p *famPoly) done() Polynomial {
-	var q Polynomial
+func (p *famPoly) done() poly.Polynomial {
+	var q poly.Polynomial
 	for _, m := range p.terms {
-		m.Coef = trimSeries(m.Coef)
+		m.Coef = m.Coef.Trim()
 		if len(m.Coef) > 0 {
 			q.Terms = append(q.Terms, m)
 		}
 	}
-	q.Const = trimSeries(p.cnst)
+	q.Const = p.cnst.Trim()
 	return q
 }
 
 // famSeriesAdd returns a + b in a fresh series (a may be nil).
-func famSeriesAdd(a, b Series) Series {
-	out := make(Series, max(len(a), len(b)))
+func famSeriesAdd(a, b poly.Series) poly.Series {
+	out := make(poly.Series, max(len(a), len(b)))
 	for k := range out {
 		if k < len(a) {
 			out[k].Re.Set(&a[k].Re)
@@ -604,17 +608,17 @@ func famSeriesAdd(a, b Series) Series {
 }
 
 // famConst returns the series of the real rational r (one coefficient).
-func famConst(r *big.Rat) Series {
-	s := make(Series, 1)
+func famConst(r *big.Rat) poly.Series {
+	s := make(poly.Series, 1)
 	s[0].Re.Set(r)
 	return s
 }
 
-func famInt(v int64) Series { return famConst(new(big.Rat).SetInt64(v)) }
+func famInt(v int64) poly.Series { return famConst(new(big.Rat).SetInt64(v)) }
 
 // Cyclic returns the cyclic n-roots system in x1..xn.
-func Cyclic(n int) *System {
-	s := &System{Vars: famVars("x", n, false), Polys: make([]Polynomial, n)}
+func Cyclic(n int) *poly.System {
+	s := &poly.System{Vars: famVars("x", n, false), Polys: make([]poly.Polynomial, n)}
 	one := famInt(1)
 	vs := make([]int, 0, n)
 	for k := 1; k < n; k++ {
@@ -640,8 +644,8 @@ func Cyclic(n int) *System {
 }
 
 // Katsura returns katsura n: n+1 equations in u0..un.
-func Katsura(n int) *System {
-	s := &System{Vars: famVars("u", n+1, true), Polys: make([]Polynomial, n+1)}
+func Katsura(n int) *poly.System {
+	s := &poly.System{Vars: famVars("u", n+1, true), Polys: make([]poly.Polynomial, n+1)}
 	one := famInt(1)
 	for m := range n {
 		var p famPoly
@@ -696,8 +700,8 @@ func abs[T int | int64](x T) T {
 //
 // with the rational c, or with c = t (the series parameter) when c is nil.
 // Terms: H_i, then H_i H_j for j = 1..n, then the constant.
-func Chandrasekhar(n int, c *big.Rat) *System {
-	s := &System{Vars: famVars("H", n, false), Polys: make([]Polynomial, n)}
+func Chandrasekhar(n int, c *big.Rat) *poly.System {
+	s := &poly.System{Vars: famVars("H", n, false), Polys: make([]poly.Polynomial, n)}
 	if c == nil {
 		s.Param = "t"
 	}
@@ -705,14 +709,14 @@ func Chandrasekhar(n int, c *big.Rat) *System {
 	// terms' variables, exponents and coefficients from a few arrays of its
 	// own, and the polynomials are made in parallel (each is independent of
 	// the others, so the System is the same for any number of workers).
-	runChunks(n, func(_, i int) { s.Polys[i] = chandraPoly(n, i+1, c) })
+	par.Run(n, func(_, i int) { s.Polys[i] = chandraPoly(n, i+1, c) })
 	return s
 }
 
 // chandraPoly returns polynomial i (1-based) of Chandrasekhar(n, c).
-func chandraPoly(n, i int, c *big.Rat) Polynomial {
+func chandraPoly(n, i int, c *big.Rat) poly.Polynomial {
 	twoN := int64(2 * n)
-	p := Polynomial{Terms: make([]Monomial, 0, n+1), Const: famInt(-twoN)}
+	p := poly.Polynomial{Terms: make([]poly.Monomial, 0, n+1), Const: famInt(-twoN)}
 	vars := make([]int, 0, 2*n+1)
 	pows := make([]int, 0, 2*n+1)
 	// take appends x to *buf (whose capacity never runs out) and returns
@@ -722,12 +726,12 @@ func chandraPoly(n, i int, c *big.Rat) Polynomial {
 		*buf = append(*buf, x...)
 		return (*buf)[k:len(*buf):len(*buf)]
 	}
-	p.Terms = append(p.Terms, Monomial{Coef: famInt(twoN), Vars: []int{i - 1}, Pows: []int{1}})
+	p.Terms = append(p.Terms, poly.Monomial{Coef: famInt(twoN), Vars: []int{i - 1}, Pows: []int{1}})
 	clen := 1
 	if c == nil {
 		clen = 2
 	}
-	coefs := make(Series, n*clen)
+	coefs := make(poly.Series, n*clen)
 	// c = cn/cd in int64 when the products below cannot overflow: one
 	// reduction per coefficient instead of a Rat product's.
 	small := c != nil && c.Num().IsInt64() && c.Denom().IsInt64() &&
@@ -744,17 +748,17 @@ func chandraPoly(n, i int, c *big.Rat) Polynomial {
 			q.SetFrac64(int64(-i), int64(i+j))
 			coef[0].Re.Mul(&q, c)
 		}
-		if trimSeries(coef) == nil {
+		if coef.Trim() == nil {
 			continue
 		}
-		var m Monomial
+		var m poly.Monomial
 		switch {
 		case j < i:
-			m = Monomial{Coef: coef, Vars: take(&vars, j-1, i-1), Pows: take(&pows, 1, 1)}
+			m = poly.Monomial{Coef: coef, Vars: take(&vars, j-1, i-1), Pows: take(&pows, 1, 1)}
 		case j == i:
-			m = Monomial{Coef: coef, Vars: take(&vars, i-1), Pows: take(&pows, 2)}
+			m = poly.Monomial{Coef: coef, Vars: take(&vars, i-1), Pows: take(&pows, 2)}
 		default:
-			m = Monomial{Coef: coef, Vars: take(&vars, i-1, j-1), Pows: take(&pows, 1, 1)}
+			m = poly.Monomial{Coef: coef, Vars: take(&vars, i-1, j-1), Pows: take(&pows, 1, 1)}
 		}
 		p.Terms = append(p.Terms, m)
 	}
@@ -762,8 +766,8 @@ func chandraPoly(n, i int, c *big.Rat) Polynomial {
 }
 
 // Noon returns noon n in x1..xn: x_i sum_{j != i} x_j^2 - c x_i + 1 = 0.
-func Noon(n int, c *big.Rat) *System {
-	s := &System{Vars: famVars("x", n, false), Polys: make([]Polynomial, n)}
+func Noon(n int, c *big.Rat) *poly.System {
+	s := &poly.System{Vars: famVars("x", n, false), Polys: make([]poly.Polynomial, n)}
 	one := famInt(1)
 	negC := famConst(new(big.Rat).Neg(c))
 	for i := range n {
@@ -781,8 +785,8 @@ func Noon(n int, c *big.Rat) *System {
 }
 
 // Eco returns eco n in x1..xn.
-func Eco(n int) *System {
-	s := &System{Vars: famVars("x", n, false), Polys: make([]Polynomial, n)}
+func Eco(n int) *poly.System {
+	s := &poly.System{Vars: famVars("x", n, false), Polys: make([]poly.Polynomial, n)}
 	one := famInt(1)
 	last := n - 1
 	for k := 1; k <= n-2; k++ {
@@ -812,9 +816,9 @@ func Eco(n int) *System {
 // them from [-2,-1] ∪ [1,2]); complex c_i = ((q²-p²) + 2pq i)/(q²+p²) with
 // small integers p, q (exactly on the unit circle, as PHCpack's complex
 // exponentials).
-func MonomialRates(n int, seed int64, complex bool) []Rational {
+func MonomialRates(n int, seed int64, complex bool) []poly.Rational {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d6f6e6f)) // "mono"
-	c := make([]Rational, n)
+	c := make([]poly.Rational, n)
 	for i := range c {
 		if !complex {
 			k := 8 + rng.Int64N(9)
@@ -843,7 +847,7 @@ func MonomialRates(n int, seed int64, complex bool) []Rational {
 // 12.5 at n = 256, seed 1) and rounding b to P doubles alone moves the
 // exact solution by up to 2^-(53P-31) of its largest coefficient. Complex
 // rates keep the smaller of the two moduli too (no bound is claimed).
-func BalanceRates(rates []Rational) {
+func BalanceRates(rates []poly.Rational) {
 	var s, plus, minus big.Rat
 	mod2 := func(re, im *big.Rat) *big.Rat {
 		var a, b big.Rat
@@ -872,8 +876,8 @@ func BalanceRates(rates []Rational) {
 
 // MonomialSolution returns the exact series of x_i(t) = exp(c_i t) to degree
 // d: out[i][k] = c_i^k / k!.
-func MonomialSolution(rates []Rational, d int) [][]Rational {
-	out := make([][]Rational, len(rates))
+func MonomialSolution(rates []poly.Rational, d int) [][]poly.Rational {
+	out := make([][]poly.Rational, len(rates))
 	for i := range rates {
 		out[i] = famExpSeries(&rates[i], d)
 	}
@@ -881,12 +885,12 @@ func MonomialSolution(rates []Rational, d int) [][]Rational {
 }
 
 // famExpSeries returns exp(c t) mod t^(d+1): s_k = c^k/k!.
-func famExpSeries(c *Rational, d int) []Rational {
-	s := make([]Rational, d+1)
+func famExpSeries(c *poly.Rational, d int) []poly.Rational {
+	s := make([]poly.Rational, d+1)
 	s[0].Re.SetInt64(1)
 	var k big.Rat
 	for j := 1; j <= d; j++ {
-		famMul(&s[j], &s[j-1], c)
+		s[j].Mul(&s[j-1], c)
 		k.SetInt64(int64(j))
 		s[j].Re.Quo(&s[j].Re, &k)
 		s[j].Im.Quo(&s[j].Im, &k)
@@ -900,32 +904,32 @@ func famExpSeries(c *Rational, d int) []Rational {
 // exp((c_1+...+c_i) t) (+ exp((c_i+...+c_n) t)) truncated at degree d, so
 // that x_i(t) = exp(c_i t) (MonomialSolution) solves it mod t^(d+1).
 // Variables x1..xn, parameter t.
-func MonomialHomotopy(rates []Rational, columns, d int) *System {
+func MonomialHomotopy(rates []poly.Rational, columns, d int) *poly.System {
 	n := len(rates)
-	s := &System{Vars: famVars("x", n, false), Param: "t", Polys: make([]Polynomial, n)}
+	s := &poly.System{Vars: famVars("x", n, false), Param: "t", Polys: make([]poly.Polynomial, n)}
 	one := famInt(1)
-	prefix := make([]Rational, n) // c_1 + ... + c_i
-	suffix := make([]Rational, n) // c_i + ... + c_n
+	prefix := make([]poly.Rational, n) // c_1 + ... + c_i
+	suffix := make([]poly.Rational, n) // c_i + ... + c_n
 	for i := range n {
 		if i > 0 {
-			famAdd(&prefix[i], &prefix[i-1], &rates[i])
+			prefix[i].Add(&prefix[i-1], &rates[i])
 		} else {
-			famSet(&prefix[i], &rates[i])
+			prefix[i].Set(&rates[i])
 		}
 	}
 	for i := n - 1; i >= 0; i-- {
 		if i < n-1 {
-			famAdd(&suffix[i], &suffix[i+1], &rates[i])
+			suffix[i].Add(&suffix[i+1], &rates[i])
 		} else {
-			famSet(&suffix[i], &rates[i])
+			suffix[i].Set(&rates[i])
 		}
 	}
 	// The right-hand sides are exact series of growing rationals (most of
 	// the time at n = 1024, d = 64, complex rates): made in parallel, each
 	// independent of the others.
-	bs := make([]Series, n)
-	runChunks(n, func(_, i int) {
-		b := Series(famExpSeries(&prefix[i], d))
+	bs := make([]poly.Series, n)
+	par.Run(n, func(_, i int) {
+		b := poly.Series(famExpSeries(&prefix[i], d))
 		if columns == 2 {
 			b = famSeriesAdd(b, famExpSeries(&suffix[i], d))
 		}
@@ -959,9 +963,9 @@ func MonomialHomotopy(rates []Rational, columns, d int) *System {
 // RandomPoint returns n random exact coordinates drawn from seed: r/2^20
 // with r uniform in [-2^20, 2^20] \ {0} (exact doubles, exact short
 // decimals), with a random imaginary part of the same kind when complex.
-func RandomPoint(n int, seed int64, complex bool) []Rational {
+func RandomPoint(n int, seed int64, complex bool) []poly.Rational {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x7374617274)) // "start"
-	z := make([]Rational, n)
+	z := make([]poly.Rational, n)
 	draw := func(r *big.Rat) {
 		const m = 1 << 20
 		v := int64(0)
@@ -984,7 +988,7 @@ func RandomPoint(n int, seed int64, complex bool) []Rational {
 // the constant term of polynomial i becomes the series
 // (c_i - f_i(z)) + f_i(z) t, so that x(0) = z. The parameter is t (t0, t1,
 // ... when a variable is named t).
-func NewtonHomotopy(f *System, z []Rational) (*System, error) {
+func NewtonHomotopy(f *poly.System, z []poly.Rational) (*poly.System, error) {
 	if f.Param != "" || f.MaxCoefDegree() > 0 {
 		return nil, fmt.Errorf("stager: Newton homotopy of a system that has a parameter already")
 	}
@@ -995,54 +999,24 @@ func NewtonHomotopy(f *System, z []Rational) (*System, error) {
 	for k := 0; slices.Contains(f.Vars, param); k++ {
 		param = "t" + strconv.Itoa(k)
 	}
-	var zero Rational
+	var zero poly.Rational
 	fz := f.EvalAt(z, &zero)
-	h := &System{Vars: slices.Clone(f.Vars), Param: param, Polys: make([]Polynomial, len(f.Polys))}
+	h := &poly.System{Vars: slices.Clone(f.Vars), Param: param, Polys: make([]poly.Polynomial, len(f.Polys))}
 	for i := range f.Polys {
 		p := &f.Polys[i]
 		q := &h.Polys[i]
-		q.Terms = make([]Monomial, len(p.Terms))
+		q.Terms = make([]poly.Monomial, len(p.Terms))
 		for j, m := range p.Terms {
-			q.Terms[j] = Monomial{Coef: famSeriesAdd(nil, m.Coef), Vars: slices.Clone(m.Vars), Pows: slices.Clone(m.Pows)}
+			q.Terms[j] = poly.Monomial{Coef: famSeriesAdd(nil, m.Coef), Vars: slices.Clone(m.Vars), Pows: slices.Clone(m.Pows)}
 		}
-		c := make(Series, 2)
+		c := make(poly.Series, 2)
 		if len(p.Const) > 0 {
-			famSet(&c[0], &p.Const[0])
+			c[0].Set(&p.Const[0])
 		}
 		c[0].Re.Sub(&c[0].Re, &fz[i].Re)
 		c[0].Im.Sub(&c[0].Im, &fz[i].Im)
-		famSet(&c[1], &fz[i])
-		q.Const = trimSeries(c)
+		c[1].Set(&fz[i])
+		q.Const = c.Trim()
 	}
 	return h, nil
-}
-
-// famSet sets z = x.
-func famSet(z, x *Rational) {
-	z.Re.Set(&x.Re)
-	z.Im.Set(&x.Im)
-}
-
-// famAdd sets z = a + b (z may be a or b).
-func famAdd(z, a, b *Rational) {
-	z.Re.Add(&a.Re, &b.Re)
-	z.Im.Add(&a.Im, &b.Im)
-}
-
-// famMul sets z = a·b (z may be a or b).
-func famMul(z, a, b *Rational) {
-	if a.IsReal() && b.IsReal() {
-		z.Re.Mul(&a.Re, &b.Re)
-		z.Im.SetInt64(0)
-		return
-	}
-	var re, im, u big.Rat
-	re.Mul(&a.Re, &b.Re)
-	u.Mul(&a.Im, &b.Im)
-	re.Sub(&re, &u)
-	im.Mul(&a.Re, &b.Im)
-	u.Mul(&a.Im, &b.Re)
-	im.Add(&im, &u)
-	z.Re.Set(&re)
-	z.Im.Set(&im)
 }

@@ -1,7 +1,8 @@
-package stager
+package poly
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -83,142 +84,6 @@ func TestParseBOMAndLineEnds(t *testing.T) {
 	}
 }
 
-// handSystems are systems whose parameter PHCpack's convention alone would
-// get wrong, or right, when Format writes them.
-func handSystems(t *testing.T) map[string]*System {
-	t.Helper()
-	one := func(v int64) Series { var r Rational; r.Re.SetInt64(v); return Series{r} }
-	two := func(a, b int64) Series {
-		s := make(Series, 2)
-		s[0].Re.SetInt64(a)
-		s[1].Re.SetInt64(b)
-		return s
-	}
-	lin := func(v int, c Series) Monomial { return Monomial{Coef: c, Vars: []int{v}, Pows: []int{1}} }
-	return map[string]*System{
-		// 2 equations in x, y and t: the convention finds t.
-		"square homotopy": {Vars: []string{"x", "y"}, Param: "t", Polys: []Polynomial{
-			{Terms: []Monomial{lin(0, two(1, 2))}, Const: one(-1)}, {Terms: []Monomial{lin(1, one(3))}}}},
-		// The parameter is s: the convention would look for t.
-		"parameter s": {Vars: []string{"x", "y"}, Param: "s", Polys: []Polynomial{
-			{Terms: []Monomial{lin(0, two(1, 2))}, Const: one(-1)}, {Terms: []Monomial{lin(1, one(3))}}}},
-		// One equation in x, y, z and t: the convention finds none.
-		"underdetermined": {Vars: []string{"x", "y", "z"}, Param: "t", Polys: []Polynomial{
-			{Terms: []Monomial{lin(0, two(1, 2)), lin(2, one(5))}, Const: one(-1)}}},
-		// t is an ordinary variable of 1 equation in x and t: the convention
-		// would take it for the parameter.
-		"t a variable": {Vars: []string{"x", "t"}, Polys: []Polynomial{
-			{Terms: []Monomial{lin(0, one(2)), lin(1, one(3))}, Const: one(-1)}}},
-		// 1 equation in x and y, no parameter: the convention would want a t.
-		"no t": {Vars: []string{"x", "y"}, Polys: []Polynomial{
-			{Terms: []Monomial{lin(0, one(2)), lin(1, one(3))}}}},
-		// Square, t a variable (katsura5): the convention is right.
-		"square with t": {Vars: []string{"x", "t"}, Polys: []Polynomial{
-			{Terms: []Monomial{lin(0, one(2))}}, {Terms: []Monomial{lin(1, one(3))}, Const: one(4)}}},
-	}
-}
-
-// TestParseFormatNoFlags: what Format writes (what `mdgen system p2`
-// prints) reads back as the same system with no options. p2 is one
-// equation in 128 variables and t: it used to come back with t as a 129th
-// variable (98,440 convolutions instead of 24,192) without a word.
-func TestParseFormatNoFlags(t *testing.T) {
-	for _, name := range BenchmarkNames {
-		for _, complex := range []bool{false, true} {
-			s, err := benchmarkSystem(name, 5, complex)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := Format(s)
-			back, err := Parse(name, out, ParseOptions{})
-			if err != nil {
-				t.Fatalf("%s complex %v: %v", name, complex, err)
-			}
-			if err := systemsEqual(s, back); err != nil {
-				t.Errorf("%s complex %v: %v", name, complex, err)
-			}
-			if len(back.Warnings) > 0 {
-				t.Errorf("%s complex %v: warnings %v", name, complex, back.Warnings)
-			}
-			if name == "p2" {
-				p, err := Stage(back, 2)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if p.ConvJobs() != 24192 || p.AddJobs() != 8192 {
-					t.Errorf("p2 read back: %d/%d jobs", p.ConvJobs(), p.AddJobs())
-				}
-			}
-		}
-	}
-	for name, s := range handSystems(t) {
-		if err := roundTrip(s); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	// The line is written only where the convention needs it.
-	for name, want := range map[string]string{
-		"square homotopy": "", "parameter s": "SERIES PARAMETER : s", "underdetermined": "SERIES PARAMETER : t",
-		"t a variable": "NO SERIES PARAMETER", "no t": "NO SERIES PARAMETER", "square with t": "",
-	} {
-		out := string(Format(handSystems(t)[name]))
-		got := ""
-		if i := strings.Index(out, ";\n\n"); i >= 0 {
-			got = strings.TrimSpace(out[i+3:])
-		}
-		if got != want {
-			t.Errorf("%s: trailing line %q, want %q in\n%s", name, got, want, out)
-		}
-	}
-}
-
-// TestParseParamWarnings: a file in which t is an ordinary variable by
-// PHCpack's convention, but looks like the series parameter, gets a warning
-// at the first t; files the convention reads as meant get none.
-func TestParseParamWarnings(t *testing.T) {
-	p2, _ := BenchmarkSystem("p2", 1)
-	old := Format(p2)
-	old = old[:strings.Index(string(old), ";\n\n")+2] // as the old Format wrote it
-	s, err := Parse("p2.txt", old, ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Vars) != 129 || s.Param != "" || len(s.Warnings) != 1 {
-		t.Fatalf("old p2 file: %d variables, parameter %q, warnings %v", len(s.Vars), s.Param, s.Warnings)
-	}
-	w := s.Warnings[0].Error()
-	if !strings.HasPrefix(w, "p2.txt:2:") || !strings.Contains(w, "t is read as an ordinary variable") ||
-		!strings.Contains(w, "1 polynomials in 129 variables") || !strings.Contains(w, "-param t") {
-		t.Errorf("warning %q", w)
-	}
-	if s, err := Parse("p2.txt", old, ParseOptions{Param: "t"}); err != nil || len(s.Warnings) != 0 || len(s.Vars) != 128 {
-		t.Errorf("old p2 file with -param t: %v, %v", err, s.Warnings)
-	}
-	for _, src := range []string{
-		"2\n x*t - 1;\n y + t;\n", // t the parameter by the convention
-		"2\n x*t - 1;\n x + t;\n", // square with t (katsura5)
-		"2\n x*y - 1;\n x - y;\n", // no t
-		"1\n x*y*z - 1;\n",        // no t
-	} {
-		s, err := Parse("ok", []byte(src), ParseOptions{})
-		if err != nil {
-			t.Errorf("%q: %v", src, err)
-		} else if len(s.Warnings) != 0 {
-			t.Errorf("%q: warnings %v", src, s.Warnings)
-		}
-	}
-	s, err = Parse("w", []byte("4\n x*t - 1;\n x + y;\n y - x;\n x*y;\n"), ParseOptions{})
-	if err != nil || len(s.Warnings) != 1 || s.Warnings[0].Line != 2 || s.Warnings[0].Col != 4 {
-		t.Errorf("overdetermined with t: %v, %v", err, s.Warnings)
-	}
-	// The option overrides the file's line, with a warning.
-	s, err = Parse("w", []byte("1\n x*s + y*t;\n\nSERIES PARAMETER : s\n"), ParseOptions{Param: "t"})
-	if err != nil || s.Param != "t" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].Error(),
-		"w:4:20: the file names the series parameter s; the parameter t given to the reader overrides it") {
-		t.Errorf("override: %v, %v", err, s.Warnings)
-	}
-}
-
 // TestParseParamLine: the SERIES PARAMETER line after the polynomials.
 func TestParseParamLine(t *testing.T) {
 	for _, c := range []struct{ src, param string }{
@@ -253,6 +118,17 @@ func TestParseParamLine(t *testing.T) {
 	}
 }
 
+// allocated is the number of bytes f allocates (as in package stager's
+// scale tests).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
 // TestParseSmallFileLimits: a small file never asks for unbounded time or
 // memory; each case is refused with a position (or read in bounded work).
 func TestParseSmallFileLimits(t *testing.T) {
@@ -280,7 +156,7 @@ func TestParseSmallFileLimits(t *testing.T) {
 			t.Errorf("%.60q...: %v, want %q", c.src, err, c.want)
 		}
 		if alloc > 1<<30 {
-			t.Errorf("%.60q...: %s allocated", c.src, FormatBytes(int64(alloc)))
+			t.Errorf("%.60q...: %d bytes allocated", c.src, alloc)
 		}
 	}
 	// Trailing zeros of a fraction do not count: 1.000...0 is 1.
@@ -315,8 +191,8 @@ func TestParseSmallFileLimits(t *testing.T) {
 	b.WriteString(";\n")
 	var perr error
 	alloc := allocated(func() { _, perr = Parse("long", []byte(b.String()), ParseOptions{}) })
-	t.Logf("%d bytes of long monomials: %v, %s allocated", b.Len(), perr, FormatBytes(int64(alloc)))
+	t.Logf("%d bytes of long monomials: %v, %d bytes allocated", b.Len(), perr, alloc)
 	if alloc > 1<<30 {
-		t.Errorf("long monomials: %s allocated", FormatBytes(int64(alloc)))
+		t.Errorf("long monomials: %d bytes allocated", alloc)
 	}
 }

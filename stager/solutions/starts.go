@@ -1,8 +1,12 @@
-package stager
+package solutions
 
-import "fmt"
+import (
+	"fmt"
 
-// ParseStarts reads a system file with ParseSystemAndSolutions and returns
+	"github.com/mdgen/mdgen/stager/poly"
+)
+
+// ParseStarts reads a system file with ParseWithSystem and returns
 // the system and its listed solutions as start points of Newton's method
 // on Taylor series: the coordinates of each, in the order of the system's
 // variables, exact. Every solution must have one coordinate per unknown
@@ -11,12 +15,12 @@ import "fmt"
 // emitter, which runs its Example, read the list here, so that both take
 // the same starts and give the same reasons; name names the file in the
 // errors.
-func ParseStarts(name string, src []byte, opt ParseOptions) (*System, [][]Rational, error) {
-	sys, sols, err := ParseSystemAndSolutions(name, src, opt)
+func ParseStarts(name string, src []byte, opt poly.ParseOptions) (*poly.System, [][]poly.Rational, error) {
+	sys, sols, err := ParseWithSystem(name, src, opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: reading the start solutions: %w", name, err)
 	}
-	out := make([][]Rational, len(sols))
+	out := make([][]poly.Rational, len(sols))
 	for k := range sols {
 		if len(sols[k].Values) != len(sys.Vars) {
 			return nil, nil, fmt.Errorf("%s: start solution %d has %d coordinates, the system %d unknowns", name, k+1, len(sols[k].Values), len(sys.Vars))

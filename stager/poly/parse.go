@@ -1,4 +1,4 @@
-package stager
+package poly
 
 import (
 	"bytes"
@@ -844,8 +844,9 @@ func doubleRange(r *big.Rat) string {
 	return ""
 }
 
-// coefRange is doubleRange for the real and imaginary parts of c.
-func coefRange(c *Rational) string {
+// DoubleRange says why c does not round to a double (its real or imaginary
+// part too large or too small for one, as doubleRange), or "" if it does.
+func (c *Rational) DoubleRange() string {
 	if msg := doubleRange(&c.Re); msg != "" {
 		if c.IsReal() {
 			return msg
@@ -936,7 +937,7 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 	neq := len(polys)
 	counted := len(p.vars)
 	if nvar >= 0 && nvar != counted {
-		p.errorAt(nvarOff, "line 1 declares %d variables, but the polynomials use %d (%s)", nvar, counted, parseListNames(p.vars))
+		p.errorAt(nvarOff, "line 1 declares %d variables, but the polynomials use %d (%s)", nvar, counted, NameList(p.vars))
 		return nil
 	}
 	if nvar < 0 {
@@ -947,7 +948,7 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 	case opt.Param != "":
 		v, ok := p.varIdx[opt.Param]
 		if !ok {
-			p.errorAt(neqOff, "series parameter %s does not occur in the polynomials (variables: %s)", opt.Param, parseListNames(p.vars))
+			p.errorAt(neqOff, "series parameter %s does not occur in the polynomials (variables: %s)", opt.Param, NameList(p.vars))
 			return nil
 		}
 		param = v
@@ -961,7 +962,7 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 	case mark.set && mark.name != "":
 		v, ok := p.varIdx[mark.name]
 		if !ok {
-			p.errorAt(mark.off, "series parameter %s does not occur in the polynomials (variables: %s)", mark.name, parseListNames(p.vars))
+			p.errorAt(mark.off, "series parameter %s does not occur in the polynomials (variables: %s)", mark.name, NameList(p.vars))
 			return nil
 		}
 		param = v
@@ -969,7 +970,7 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 	case nvar == neq+1:
 		v, ok := p.varIdx["t"]
 		if !ok {
-			p.errorAt(neqOff, "%d polynomials in %d variables: the extra variable is the series parameter, but t does not occur; name the parameter (variables: %s)", neq, nvar, parseListNames(p.vars))
+			p.errorAt(neqOff, "%d polynomials in %d variables: the extra variable is the series parameter, but t does not occur; name the parameter (variables: %s)", neq, nvar, NameList(p.vars))
 			return nil
 		}
 		param = v
@@ -1015,9 +1016,9 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 		var idx map[string]*group // made once the polynomial has many groups
 		for _, t := range xp.terms {
 			// Every coefficient must round to a finite, normal double.
-			if msg := coefRange(&t.c); msg != "" {
+			if msg := t.c.DoubleRange(); msg != "" {
 				p.errorAt(t.off, "coefficient %s of %s in polynomial %d %s; scale the polynomial",
-					coefText(&t.c), p.monoText(t.exps), k+1, msg)
+					t.c.Text(), p.monoText(t.exps), k+1, msg)
 				if len(p.errs) >= parseMaxErrors {
 					return nil
 				}
@@ -1089,7 +1090,7 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 				c.Re.Set(&t.c.Re)
 				c.Im.Set(&t.c.Im)
 			}
-			s = trimSeries(s)
+			s = s.Trim()
 			if len(s) == 0 {
 				continue
 			}
@@ -1104,8 +1105,8 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 	return sys
 }
 
-// coefText writes a coefficient for a message.
-func coefText(c *Rational) string {
+// Text writes c for a message: exactly when short, else in e-notation.
+func (c *Rational) Text() string {
 	switch {
 	case c.IsReal():
 		return ratText(&c.Re)
@@ -1138,7 +1139,9 @@ func (p *sysParser) monoText(exps []xexp) string {
 	return b.String()
 }
 
-func parseListNames(names []string) string {
+// NameList writes names for a message: at most 12 of them, then their
+// count.
+func NameList(names []string) string {
 	if len(names) == 0 {
 		return "none"
 	}

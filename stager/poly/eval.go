@@ -1,4 +1,4 @@
-package stager
+package poly
 
 // EvalAt returns the exact values of the polynomials of s at the point x
 // (one coordinate per variable, in the order of s.Vars) and the parameter
@@ -13,42 +13,42 @@ func (s *System) EvalAt(x []Rational, t *Rational) []Rational {
 	for i := range s.Polys {
 		p := &s.Polys[i]
 		acc := &out[i]
-		famSeriesAt(acc, p.Const, t)
+		seriesAt(acc, p.Const, t)
 		for j := range p.Terms {
 			m := &p.Terms[j]
-			famSeriesAt(&term, m.Coef, t)
+			seriesAt(&term, m.Coef, t)
 			for k, v := range m.Vars {
-				famPow(&pw, &x[v], m.Pows[k])
-				famMul(&term, &term, &pw)
+				ratPow(&pw, &x[v], m.Pows[k])
+				term.Mul(&term, &pw)
 			}
-			famAdd(acc, acc, &term)
+			acc.Add(acc, &term)
 		}
 	}
 	return out
 }
 
-// famSeriesAt sets z to c(t) (Horner).
-func famSeriesAt(z *Rational, c Series, t *Rational) {
+// seriesAt sets z to c(t) (Horner).
+func seriesAt(z *Rational, c Series, t *Rational) {
 	z.Re.SetInt64(0)
 	z.Im.SetInt64(0)
 	for k := len(c) - 1; k >= 0; k-- {
-		famMul(z, z, t)
-		famAdd(z, z, &c[k])
+		z.Mul(z, t)
+		z.Add(z, &c[k])
 	}
 }
 
-// famPow sets z = x^p, p >= 0.
-func famPow(z, x *Rational, p int) {
+// ratPow sets z = x^p, p >= 0.
+func ratPow(z, x *Rational, p int) {
 	var b Rational
-	famSet(&b, x)
+	b.Set(x)
 	z.Re.SetInt64(1)
 	z.Im.SetInt64(0)
 	for ; p > 0; p >>= 1 {
 		if p&1 == 1 {
-			famMul(z, z, &b)
+			z.Mul(z, &b)
 		}
 		if p > 1 {
-			famMul(&b, &b, &b)
+			b.Mul(&b, &b)
 		}
 	}
 }
@@ -61,21 +61,21 @@ func (s *System) EvalSeries(x [][]Rational, d int) [][]Rational {
 	out := make([][]Rational, len(s.Polys))
 	xs := make([][]Rational, len(x))
 	for v := range x {
-		xs[v] = famTruncate(x[v], d)
+		xs[v] = truncSeries(x[v], d)
 	}
 	for i := range s.Polys {
 		p := &s.Polys[i]
-		acc := famTruncate(p.Const, d)
+		acc := truncSeries(p.Const, d)
 		for j := range p.Terms {
 			m := &p.Terms[j]
-			term := famTruncate(m.Coef, d)
+			term := truncSeries(m.Coef, d)
 			for k, v := range m.Vars {
 				for range m.Pows[k] {
-					term = famSeriesMul(term, xs[v], d)
+					term = seriesMul(term, xs[v], d)
 				}
 			}
 			for k := range acc {
-				famAdd(&acc[k], &acc[k], &term[k])
+				acc[k].Add(&acc[k], &term[k])
 			}
 		}
 		out[i] = acc
@@ -83,17 +83,17 @@ func (s *System) EvalSeries(x [][]Rational, d int) [][]Rational {
 	return out
 }
 
-// famTruncate returns a fresh copy of c with exactly d+1 coefficients.
-func famTruncate(c []Rational, d int) []Rational {
+// truncSeries returns a fresh copy of c with exactly d+1 coefficients.
+func truncSeries(c []Rational, d int) []Rational {
 	out := make([]Rational, d+1)
 	for k := 0; k <= d && k < len(c); k++ {
-		famSet(&out[k], &c[k])
+		out[k].Set(&c[k])
 	}
 	return out
 }
 
-// famSeriesMul returns a·b mod t^(d+1) (both of length d+1).
-func famSeriesMul(a, b []Rational, d int) []Rational {
+// seriesMul returns a·b mod t^(d+1) (both of length d+1).
+func seriesMul(a, b []Rational, d int) []Rational {
 	out := make([]Rational, d+1)
 	var prod Rational
 	for i := 0; i <= d; i++ {
@@ -104,8 +104,8 @@ func famSeriesMul(a, b []Rational, d int) []Rational {
 			if b[j].IsZero() {
 				continue
 			}
-			famMul(&prod, &a[i], &b[j])
-			famAdd(&out[i+j], &out[i+j], &prod)
+			prod.Mul(&a[i], &b[j])
+			out[i+j].Add(&out[i+j], &prod)
 		}
 	}
 	return out

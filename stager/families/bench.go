@@ -1,10 +1,12 @@
-package stager
+package families
 
 import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // The benchmark systems of Verschelde (arXiv:2101.10881, PHCpack
@@ -36,12 +38,12 @@ const CoefTerms = 4
 
 // BenchmarkSystem returns the benchmark system name ("p1", "p2" or "p3")
 // with random real series coefficients drawn from seed.
-func BenchmarkSystem(name string, seed int64) (*System, error) {
+func BenchmarkSystem(name string, seed int64) (*poly.System, error) {
 	return benchmarkSystem(name, seed, false)
 }
 
 // BenchmarkSystemComplex is BenchmarkSystem with random complex coefficients.
-func BenchmarkSystemComplex(name string, seed int64) (*System, error) {
+func BenchmarkSystemComplex(name string, seed int64) (*poly.System, error) {
 	return benchmarkSystem(name, seed, true)
 }
 
@@ -55,7 +57,7 @@ func IsBenchmarkName(name string) bool {
 	return false
 }
 
-func benchmarkSystem(name string, seed int64, complex bool) (*System, error) {
+func benchmarkSystem(name string, seed int64, complex bool) (*poly.System, error) {
 	var n int
 	var supports [][]int
 	switch name {
@@ -81,18 +83,18 @@ func benchmarkSystem(name string, seed int64, complex bool) (*System, error) {
 		return nil, fmt.Errorf("stager: unknown benchmark system %q (want p1, p2 or p3)", name)
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d6467656e)) // "mdgen"
-	s := &System{Param: "t", Vars: make([]string, n), Polys: make([]Polynomial, 1)}
+	s := &poly.System{Param: "t", Vars: make([]string, n), Polys: make([]poly.Polynomial, 1)}
 	for v := range n {
 		s.Vars[v] = "x" + strconv.Itoa(v+1)
 	}
 	p := &s.Polys[0]
-	p.Terms = make([]Monomial, len(supports))
+	p.Terms = make([]poly.Monomial, len(supports))
 	for j, vars := range supports {
 		pows := make([]int, len(vars))
 		for k := range pows {
 			pows[k] = 1
 		}
-		p.Terms[j] = Monomial{Coef: randomSeries(rng, complex), Vars: vars, Pows: pows}
+		p.Terms[j] = poly.Monomial{Coef: randomSeries(rng, complex), Vars: vars, Pows: pows}
 	}
 	p.Const = randomSeries(rng, complex)
 	return s, nil
@@ -121,8 +123,8 @@ func combinations(n, k int) [][]int {
 	}
 }
 
-func randomSeries(rng *rand.Rand, complex bool) Series {
-	s := make(Series, CoefTerms)
+func randomSeries(rng *rand.Rand, complex bool) poly.Series {
+	s := make(poly.Series, CoefTerms)
 	for k := range s {
 		setRandom(&s[k].Re, rng)
 		if complex {

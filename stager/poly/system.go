@@ -1,4 +1,4 @@
-package stager
+package poly
 
 import "math/big"
 
@@ -15,14 +15,44 @@ func (r *Rational) IsZero() bool { return r.Re.Sign() == 0 && r.Im.Sign() == 0 }
 // IsReal reports whether r has no imaginary part.
 func (r *Rational) IsReal() bool { return r.Im.Sign() == 0 }
 
+// Set sets z = x.
+func (z *Rational) Set(x *Rational) {
+	z.Re.Set(&x.Re)
+	z.Im.Set(&x.Im)
+}
+
+// Add sets z = a + b (z may be a or b).
+func (z *Rational) Add(a, b *Rational) {
+	z.Re.Add(&a.Re, &b.Re)
+	z.Im.Add(&a.Im, &b.Im)
+}
+
+// Mul sets z = a·b (z may be a or b).
+func (z *Rational) Mul(a, b *Rational) {
+	if a.IsReal() && b.IsReal() {
+		z.Re.Mul(&a.Re, &b.Re)
+		z.Im.SetInt64(0)
+		return
+	}
+	var re, im, u big.Rat
+	re.Mul(&a.Re, &b.Re)
+	u.Mul(&a.Im, &b.Im)
+	re.Sub(&re, &u)
+	im.Mul(&a.Re, &b.Im)
+	u.Mul(&a.Im, &b.Re)
+	im.Add(&im, &u)
+	z.Re.Set(&re)
+	z.Im.Set(&im)
+}
+
 // Series is a polynomial in the series parameter: Series[k] is the
 // coefficient of t^k. A system without a parameter has series of length 1.
 // Trailing zero coefficients are trimmed; the zero series has length 0.
 type Series []Rational
 
-// trimSeries drops trailing zero coefficients, as Series keeps them: nil
-// for the zero series.
-func trimSeries(s Series) Series {
+// Trim drops trailing zero coefficients, as Series keeps them: nil for the
+// zero series.
+func (s Series) Trim() Series {
 	n := len(s)
 	for n > 0 && s[n-1].IsZero() {
 		n--

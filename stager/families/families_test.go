@@ -1,4 +1,4 @@
-package stager
+package families
 
 import (
 	"fmt"
@@ -8,6 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
 )
 
 // famCases are family members small enough to round-trip quickly.
@@ -25,7 +29,7 @@ var famCases = []string{
 
 func famBuild(t *testing.T, spec string) *Instance {
 	t.Helper()
-	inst, err := FamilySystem(spec, FamilyOptions{Seed: 1})
+	inst, err := System(spec, Options{Seed: 1})
 	if err != nil {
 		t.Fatalf("%s: %v", spec, err)
 	}
@@ -34,7 +38,7 @@ func famBuild(t *testing.T, spec string) *Instance {
 
 // famCheckInvariants checks the System invariants a generated system must
 // keep (those Parse guarantees).
-func famCheckInvariants(s *System) error {
+func famCheckInvariants(s *poly.System) error {
 	seen := map[string]bool{}
 	for _, v := range s.Vars {
 		if seen[v] || v == s.Param || v == "" {
@@ -42,7 +46,7 @@ func famCheckInvariants(s *System) error {
 		}
 		seen[v] = true
 	}
-	trimmed := func(c Series) bool { return len(c) == 0 || !c[len(c)-1].IsZero() }
+	trimmed := func(c poly.Series) bool { return len(c) == 0 || !c[len(c)-1].IsZero() }
 	for i := range s.Polys {
 		p := &s.Polys[i]
 		if !trimmed(p.Const) {
@@ -71,7 +75,7 @@ func famCheckInvariants(s *System) error {
 	return nil
 }
 
-func famSeriesEqual(a, b Series) bool {
+func famSeriesEqual(a, b poly.Series) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -84,7 +88,7 @@ func famSeriesEqual(a, b Series) bool {
 }
 
 // famEqual compares two systems term by term (Source aside).
-func famEqual(a, b *System) error {
+func famEqual(a, b *poly.System) error {
 	if !slices.Equal(a.Vars, b.Vars) || a.Param != b.Param || len(a.Polys) != len(b.Polys) {
 		return fmt.Errorf("vars %v/%q/%d polys != %v/%q/%d", a.Vars, a.Param, len(a.Polys), b.Vars, b.Param, len(b.Polys))
 	}
@@ -105,11 +109,11 @@ func famEqual(a, b *System) error {
 
 // famEqualAsSets compares two systems polynomial by polynomial, ignoring the
 // order of the terms.
-func famEqualAsSets(a, b *System) error {
+func famEqualAsSets(a, b *poly.System) error {
 	if !slices.Equal(a.Vars, b.Vars) || a.Param != b.Param || len(a.Polys) != len(b.Polys) {
 		return fmt.Errorf("vars %v/%q/%d polys != %v/%q/%d", a.Vars, a.Param, len(a.Polys), b.Vars, b.Param, len(b.Polys))
 	}
-	str := func(p *Polynomial) []string {
+	str := func(p *poly.Polynomial) []string {
 		var out []string
 		for _, m := range p.Terms {
 			out = append(out, fmt.Sprint(m.Vars, m.Pows, famSeriesString(m.Coef)))
@@ -126,7 +130,7 @@ func famEqualAsSets(a, b *System) error {
 	return nil
 }
 
-func famSeriesString(s Series) string {
+func famSeriesString(s poly.Series) string {
 	var parts []string
 	for k := range s {
 		parts = append(parts, s[k].Re.RatString()+"+"+s[k].Im.RatString()+"i")
@@ -137,6 +141,47 @@ func famSeriesString(s Series) string {
 // TestFamiliesRoundTrip: every family member keeps the System invariants and
 // reads back from what `mdgen system` writes (Format, TITLE, solution list):
 // the same system and the same start solutions.
+func solRatEq(a, b *poly.Rational) bool { return a.Re.Cmp(&b.Re) == 0 && a.Im.Cmp(&b.Im) == 0 }
+
+// solsEqual compares solutions exactly (as package solutions' tests do) (diagnostics aside); a series of
+// degree 0 counts as none.
+func solsEqual(a, b []solutions.Solution) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("%d solutions != %d", len(a), len(b))
+	}
+	deg := func(s *solutions.Solution) int {
+		if s.Series == nil || len(s.Series) == 0 {
+			return 0
+		}
+		return len(s.Series[0]) - 1
+	}
+	for k := range a {
+		x, y := &a[k], &b[k]
+		if !solRatEq(&x.T, &y.T) || x.M != y.M || !slices.Equal(x.Names, y.Names) || len(x.Values) != len(y.Values) {
+			return fmt.Errorf("solution %d: t, m or names differ: %v %d %v / %v %d %v", k+1, x.T, x.M, x.Names, y.T, y.M, y.Names)
+		}
+		for c := range x.Values {
+			if !solRatEq(&x.Values[c], &y.Values[c]) {
+				return fmt.Errorf("solution %d: %s = %s + %s i != %s + %s i", k+1, x.Names[c],
+					x.Values[c].Re.RatString(), x.Values[c].Im.RatString(), y.Values[c].Re.RatString(), y.Values[c].Im.RatString())
+			}
+		}
+		if deg(x) != deg(y) {
+			return fmt.Errorf("solution %d: series of degree %d != %d", k+1, deg(x), deg(y))
+		}
+		if deg(x) > 0 {
+			for c := range x.Series {
+				for d := range x.Series[c] {
+					if !solRatEq(&x.Series[c][d], &y.Series[c][d]) {
+						return fmt.Errorf("solution %d: %s t^%d differs", k+1, x.Names[c], d)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func TestFamiliesRoundTrip(t *testing.T) {
 	for _, spec := range famCases {
 		t.Run(spec, func(t *testing.T) {
@@ -145,8 +190,8 @@ func TestFamiliesRoundTrip(t *testing.T) {
 			if err := famCheckInvariants(s); err != nil {
 				t.Fatal(err)
 			}
-			out := Format(s)
-			s2, err := Parse("formatted", out, ParseOptions{Param: s.Param})
+			out := poly.Format(s)
+			s2, err := poly.Parse("formatted", out, poly.ParseOptions{Param: s.Param})
 			if err != nil {
 				t.Fatalf("reparse: %v\n%s", err, out)
 			}
@@ -159,10 +204,10 @@ func TestFamiliesRoundTrip(t *testing.T) {
 			if inst.Exact != nil && len(inst.Start) == 1 {
 				inst.Start[0].Series = inst.Exact
 			}
-			file = append(file, FormatSolutions(inst.Start, SolutionFormat{})...)
-			s3, sols, err := ParseSystemAndSolutions("file", file, ParseOptions{Param: s.Param})
+			file = append(file, solutions.Format(inst.Start, solutions.FormatOptions{})...)
+			s3, sols, err := solutions.ParseWithSystem("file", file, poly.ParseOptions{Param: s.Param})
 			if err != nil {
-				t.Fatalf("ParseSystemAndSolutions: %v\n%s", err, file)
+				t.Fatalf("ParseWithSystem: %v\n%s", err, file)
 			}
 			if err := famEqual(s, s3); err != nil {
 				t.Fatalf("system with solutions: %v", err)
@@ -208,7 +253,7 @@ func TestFamiliesStartAreZeros(t *testing.T) {
 func TestFamiliesNewtonHomotopy(t *testing.T) {
 	for _, c := range []struct {
 		spec string
-		f    *System
+		f    *poly.System
 	}{
 		{"cyclic5:newton,complex,seed=3", Cyclic(5)},
 		{"katsura4:newton,seed=3", Katsura(4)},
@@ -221,7 +266,7 @@ func TestFamiliesNewtonHomotopy(t *testing.T) {
 			t.Errorf("%s: param %q degree %d", c.spec, h.Param, h.MaxCoefDegree())
 		}
 		x := RandomPoint(len(c.f.Vars), 77, true)
-		var one Rational
+		var one poly.Rational
 		one.Re.SetInt64(1)
 		got, want := h.EvalAt(x, &one), c.f.EvalAt(x, nil)
 		for i := range got {
@@ -236,7 +281,7 @@ func TestFamiliesNewtonHomotopy(t *testing.T) {
 		}
 	}
 	// A variable named t: the parameter is t0.
-	s := &System{Vars: []string{"t"}, Polys: []Polynomial{{Terms: []Monomial{{Coef: famInt(1), Vars: []int{0}, Pows: []int{2}}}, Const: famInt(-2)}}}
+	s := &poly.System{Vars: []string{"t"}, Polys: []poly.Polynomial{{Terms: []poly.Monomial{{Coef: famInt(1), Vars: []int{0}, Pows: []int{2}}}, Const: famInt(-2)}}}
 	h, err := NewtonHomotopy(s, RandomPoint(1, 1, false))
 	if err != nil || h.Param != "t0" {
 		t.Fatalf("param %q, %v", h.Param, err)
@@ -256,7 +301,7 @@ func TestMonomialExactSeries(t *testing.T) {
 		for _, cols := range []int{1, 2} {
 			for _, complex := range []bool{false, true} {
 				for _, d := range []int{1, 5, 12} {
-					inst, err := BuildFamily("monomial", FamilyOptions{N: n, Degree: d, Columns: cols, Complex: complex, Seed: int64(n + d)})
+					inst, err := Build("monomial", Options{N: n, Degree: d, Columns: cols, Complex: complex, Seed: int64(n + d)})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -328,7 +373,7 @@ func TestMonomialExactSeries(t *testing.T) {
 
 // TestFamilyCounts: equations and monomials as the literature has them.
 func TestFamilyCounts(t *testing.T) {
-	count := func(s *System) (terms, consts int) {
+	count := func(s *poly.System) (terms, consts int) {
 		for _, p := range s.Polys {
 			terms += len(p.Terms)
 			if len(p.Const) > 0 {
@@ -404,19 +449,19 @@ func TestFamilyCounts(t *testing.T) {
 // TestFamiliesMatchDemoFiles: cyclic5, noon3 and eco6 are PHCpack's demo
 // files (same names; terms in another order).
 func TestFamiliesMatchDemoFiles(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "systems", "phcpack-demo")
+	dir := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("SKIPPED: PHCpack demo files not found at %s (../shared is not part of the product): %v", dir, err)
 	}
 	for _, c := range []struct {
 		file string
-		s    *System
+		s    *poly.System
 	}{
 		{"cyclic5", Cyclic(5)},
 		{"noon3", Noon(3, big.NewRat(11, 10))},
 		{"eco6", Eco(6)},
 	} {
-		demo, err := ParseFile(filepath.Join(dir, c.file), ParseOptions{})
+		demo, err := poly.ParseFile(filepath.Join(dir, c.file), poly.ParseOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -435,39 +480,39 @@ func TestFamilySpecs(t *testing.T) {
 		{"cyclic5:bogus", true}, {"monomial64:degree=32,columns=2", true},
 		{"cyclic5.txt", false}, {"../cyclic5", false}, {"foo5", false}, {"", false}, {"p", false}, {"p4", false}, {"Cyclic5", false},
 	} {
-		if got := IsFamilySpec(c.arg); got != c.ok {
-			t.Errorf("IsFamilySpec(%q) = %v, want %v", c.arg, got, c.ok)
+		if got := IsSpec(c.arg); got != c.ok {
+			t.Errorf("IsSpec(%q) = %v, want %v", c.arg, got, c.ok)
 		}
 	}
-	name, opt, err := ApplyFamilySpec("monomial64:degree=32,columns=2,complex,seed=7", FamilyOptions{Seed: 1})
-	if err != nil || name != "monomial" || opt != (FamilyOptions{N: 64, Degree: 32, Columns: 2, Complex: true, Seed: 7}) {
+	name, opt, err := ApplySpec("monomial64:degree=32,columns=2,complex,seed=7", Options{Seed: 1})
+	if err != nil || name != "monomial" || opt != (Options{N: 64, Degree: 32, Columns: 2, Complex: true, Seed: 7}) {
 		t.Errorf("monomial spec: %s %+v %v", name, opt, err)
 	}
-	name, opt, err = ApplyFamilySpec("chandra8:c=t", FamilyOptions{Seed: 5, Complex: true})
-	if err != nil || name != "chandra" || opt != (FamilyOptions{N: 8, C: "t", Seed: 5, Complex: true}) {
+	name, opt, err = ApplySpec("chandra8:c=t", Options{Seed: 5, Complex: true})
+	if err != nil || name != "chandra" || opt != (Options{N: 8, C: "t", Seed: 5, Complex: true}) {
 		t.Errorf("chandra spec: %s %+v %v", name, opt, err)
 	}
-	name, opt, err = ApplyFamilySpec("cyclic:n=6,newton,complex=false", FamilyOptions{Complex: true})
-	if err != nil || name != "cyclic" || opt != (FamilyOptions{N: 6, Newton: true}) {
+	name, opt, err = ApplySpec("cyclic:n=6,newton,complex=false", Options{Complex: true})
+	if err != nil || name != "cyclic" || opt != (Options{N: 6, Newton: true}) {
 		t.Errorf("cyclic spec: %s %+v %v", name, opt, err)
 	}
 	for _, bad := range []string{"cyclic5:c=1", "cyclic5:bogus", "cyclic5x", "monomial:degree=x", "cyclic5:newton=maybe", "chandra:c", "zzz", "p1:n=x"} {
-		if _, _, err := ApplyFamilySpec(bad, FamilyOptions{}); err == nil {
-			t.Errorf("ApplyFamilySpec(%q): no error", bad)
+		if _, _, err := ApplySpec(bad, Options{}); err == nil {
+			t.Errorf("ApplySpec(%q): no error", bad)
 		}
 	}
 	for _, bad := range []string{"cyclic1", "cyclic999", "monomial4:columns=3", "monomial4:degree=-1", "chandra4:c=t,newton", "chandra4:c=x", "noon3:c=1/0", "p1:n=3", "katsura0", "cyclic:n=0", "monomial3:degree=0", "monomial3:d=1025"} {
-		if _, err := FamilySystem(bad, FamilyOptions{}); err == nil {
-			t.Errorf("FamilySystem(%q): no error", bad)
+		if _, err := System(bad, Options{}); err == nil {
+			t.Errorf("System(%q): no error", bad)
 		}
 	}
-	if _, err := BuildFamily("monomial", FamilyOptions{Newton: true}); err == nil {
+	if _, err := Build("monomial", Options{Newton: true}); err == nil {
 		t.Error("monomial with newton: no error")
 	}
 	// The canonical spec names the same system.
 	for _, spec := range famCases {
 		inst := famBuild(t, spec)
-		again, err := FamilySystem(inst.Spec, FamilyOptions{Seed: 99})
+		again, err := System(inst.Spec, Options{Seed: 99})
 		if err != nil {
 			t.Fatalf("%s -> %s: %v", spec, inst.Spec, err)
 		}
@@ -488,11 +533,11 @@ func TestFamilySpecs(t *testing.T) {
 	}
 	// p1 from the registry is BenchmarkSystem.
 	a, _ := BenchmarkSystemComplex("p2", 3)
-	b, err := FamilySystem("p2:complex,seed=3", FamilyOptions{})
+	b, err := System("p2:complex,seed=3", Options{})
 	if err != nil || famEqual(a, b.System) != nil {
 		t.Errorf("p2 from the registry differs from BenchmarkSystemComplex: %v", err)
 	}
-	if fs := Families(); len(fs) < 9 || fs[0].Name != "p1" {
+	if fs := All(); len(fs) < 9 || fs[0].Name != "p1" {
 		t.Errorf("Families() = %d", len(fs))
 	}
 }
@@ -527,7 +572,7 @@ func TestBalanceRates(t *testing.T) {
 	if worstDrawn.Cmp(two) <= 0 {
 		t.Errorf("random signs: partial sums within [-2, 2] (largest %s): the test no longer shows what balancing changes", worstDrawn.RatString())
 	}
-	inst, err := FamilySystem("monomial256:balanced,degree=3", FamilyOptions{Seed: 1})
+	inst, err := System("monomial256:balanced,degree=3", Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,8 +587,8 @@ func TestBalanceRates(t *testing.T) {
 // chandrasekharRef is Chandrasekhar as first written (one allocation per
 // variable list, a Rat product per coefficient, one goroutine): the
 // reference of TestChandrasekharSameSystem.
-func chandrasekharRef(n int, c *big.Rat) *System {
-	s := &System{Vars: famVars("H", n, false), Polys: make([]Polynomial, n)}
+func chandrasekharRef(n int, c *big.Rat) *poly.System {
+	s := &poly.System{Vars: famVars("H", n, false), Polys: make([]poly.Polynomial, n)}
 	if c == nil {
 		s.Param = "t"
 	}
@@ -551,28 +596,28 @@ func chandrasekharRef(n int, c *big.Rat) *System {
 	var q big.Rat
 	for i := 1; i <= n; i++ {
 		p := &s.Polys[i-1]
-		p.Terms = append(p.Terms, Monomial{Coef: famInt(twoN), Vars: []int{i - 1}, Pows: []int{1}})
+		p.Terms = append(p.Terms, poly.Monomial{Coef: famInt(twoN), Vars: []int{i - 1}, Pows: []int{1}})
 		for j := 1; j <= n; j++ {
 			q.SetFrac64(int64(-i), int64(i+j))
-			var coef Series
+			var coef poly.Series
 			if c == nil {
-				coef = make(Series, 2)
+				coef = make(poly.Series, 2)
 				coef[1].Re.Set(&q)
 			} else {
-				coef = make(Series, 1)
+				coef = make(poly.Series, 1)
 				coef[0].Re.Mul(&q, c)
 			}
-			if trimSeries(coef) == nil {
+			if coef.Trim() == nil {
 				continue
 			}
-			var m Monomial
+			var m poly.Monomial
 			switch {
 			case j < i:
-				m = Monomial{Coef: coef, Vars: []int{j - 1, i - 1}, Pows: []int{1, 1}}
+				m = poly.Monomial{Coef: coef, Vars: []int{j - 1, i - 1}, Pows: []int{1, 1}}
 			case j == i:
-				m = Monomial{Coef: coef, Vars: []int{i - 1}, Pows: []int{2}}
+				m = poly.Monomial{Coef: coef, Vars: []int{i - 1}, Pows: []int{2}}
 			default:
-				m = Monomial{Coef: coef, Vars: []int{i - 1, j - 1}, Pows: []int{1, 1}}
+				m = poly.Monomial{Coef: coef, Vars: []int{i - 1, j - 1}, Pows: []int{1, 1}}
 			}
 			p.Terms = append(p.Terms, m)
 		}
@@ -594,7 +639,7 @@ func TestChandrasekharSameSystem(t *testing.T) {
 			if !slices.Equal(got.Vars, want.Vars) || got.Param != want.Param || len(got.Polys) != len(want.Polys) {
 				t.Fatalf("%s: variables %v %q, want %v %q", name, got.Vars, got.Param, want.Vars, want.Param)
 			}
-			sameSeries := func(a, b Series) bool {
+			sameSeries := func(a, b poly.Series) bool {
 				if len(a) != len(b) {
 					return false
 				}
@@ -618,8 +663,8 @@ func TestChandrasekharSameSystem(t *testing.T) {
 				}
 			}
 			if n <= 7 {
-				pg, err1 := Stage(got, 2)
-				pw, err2 := Stage(want, 2)
+				pg, err1 := stager.Stage(got, 2)
+				pw, err2 := stager.Stage(want, 2)
 				if err1 != nil || err2 != nil || pg.Hash() != pw.Hash() {
 					t.Fatalf("%s: plans differ (%v, %v)", name, err1, err2)
 				}

@@ -1,4 +1,4 @@
-package stager
+package poly
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package stager
+package solutions
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 // Solution lists.
@@ -58,7 +60,7 @@ import (
 //	x2  -0.25  1
 //
 // MDGEN EXACT SOLUTIONS. PHCpack reads exactly N solutions and ignores the
-// text after them, so FormatSolutions writes what a decimal cannot hold (a
+// text after them, so Format writes what a decimal cannot hold (a
 // value such as 1/3, and the power series of a solution path) in a block
 // right after the list:
 //
@@ -81,14 +83,14 @@ import (
 
 // Solution is one solution of a list.
 type Solution struct {
-	T      Rational   // the continuation parameter (PHCpack's "t :" line)
-	M      int        // multiplicity (PHCpack's "m :")
-	Names  []string   // coordinate names
-	Values []Rational // coordinates, in the order of Names
+	T      poly.Rational   // the continuation parameter (PHCpack's "t :" line)
+	M      int             // multiplicity (PHCpack's "m :")
+	Names  []string        // coordinate names
+	Values []poly.Rational // coordinates, in the order of Names
 	// Series, when not nil, holds the power series of the coordinates:
 	// Series[i][k] is the coefficient of t^k of coordinate i, k = 0..d, and
 	// Series[i][0] equals Values[i]. Zeros are kept (no trimming).
-	Series [][]Rational
+	Series [][]poly.Rational
 	// The diagnostics of PHCpack's "== err : ... = rco : ... = res : ... =="
 	// line: the last Newton update, the estimated inverse condition number
 	// and the residual; HasDiag says whether the line was there. The writer
@@ -105,22 +107,22 @@ const (
 	solBudgetBase     = 1 << 20 // digits and exponent magnitudes of one list, beyond 16 per input byte
 )
 
-// ParseSolutionsFile reads a solution file with ParseSolutions.
-func ParseSolutionsFile(path string, vars []string) ([]Solution, error) {
+// ParseFile reads a solution file with Parse.
+func ParseFile(path string, vars []string) ([]Solution, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseSolutions(path, src, vars)
+	return Parse(path, src, vars)
 }
 
-// ParseSolutions reads a PHCpack solution list (with or without its banner
+// Parse reads a PHCpack solution list (with or without its banner
 // or count line) or, when src holds none, the simple format of one point.
 // With vars (a system's variables) the coordinates are put in the order of
 // vars (Names = vars) and a missing, unknown or repeated name is an error;
 // with nil vars the names and order of the file are kept. Errors are
 // *ParseError with the file name, line and column.
-func ParseSolutions(name string, src []byte, vars []string) ([]Solution, error) {
+func Parse(name string, src []byte, vars []string) ([]Solution, error) {
 	src = bytes.TrimPrefix(src, []byte(solBOM))
 	p := newSolParser(name, src)
 	start := p.findBanner(0)
@@ -153,13 +155,13 @@ func ParseSolutions(name string, src []byte, vars []string) ([]Solution, error) 
 	return p.mapVars(sols, vars, "")
 }
 
-// ParseSystemAndSolutions reads a system with Parse and, from the text after
+// ParseWithSystem reads a system with poly.Parse and, from the text after
 // it, the solution list that follows a "THE ... SOLUTIONS :" banner (nil
 // when there is none), mapped to the system's variables; a coordinate named
 // like the series parameter gives the solution's T.
-func ParseSystemAndSolutions(name string, src []byte, opt ParseOptions) (*System, []Solution, error) {
-	src = bytes.TrimPrefix(src, []byte(solBOM)) // positions as Parse gives them
-	sys, err := Parse(name, src, opt)
+func ParseWithSystem(name string, src []byte, opt poly.ParseOptions) (*poly.System, []Solution, error) {
+	src = bytes.TrimPrefix(src, []byte(solBOM)) // positions as poly.Parse gives them
+	sys, err := poly.Parse(name, src, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -189,30 +191,30 @@ func ParseSystemAndSolutions(name string, src []byte, opt ParseOptions) (*System
 	return sys, sols, nil
 }
 
-// ParseSystemAndSolutionsFile reads a file with ParseSystemAndSolutions.
-func ParseSystemAndSolutionsFile(path string, opt ParseOptions) (*System, []Solution, error) {
+// ParseWithSystemFile reads a file with ParseWithSystem.
+func ParseWithSystemFile(path string, opt poly.ParseOptions) (*poly.System, []Solution, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ParseSystemAndSolutions(path, src, opt)
+	return ParseWithSystem(path, src, opt)
 }
 
 // SystemEnd returns the offset just after the ';' that ends the last
 // polynomial of the system in src (the number of polynomials is the first
-// number of the file), or -1 when src has fewer. For a file that Parse
-// accepts, the text from there on is what Parse ignores.
+// number of the file), or -1 when src has fewer. For a file that poly.Parse
+// accepts, the text from there on is what poly.Parse ignores.
 func SystemEnd(src []byte) int {
 	i := 0
 	if bytes.HasPrefix(src, []byte(solBOM)) {
 		i = len(solBOM)
 	}
-	for i < len(src) && lexIsSpace(src[i]) {
+	for i < len(src) && isSpace(src[i]) {
 		i++
 	}
 	neq := 0
 	start := i
-	for i < len(src) && lexIsDigit(src[i]) {
+	for i < len(src) && isDigit(src[i]) {
 		if neq < 1<<30 {
 			neq = neq*10 + int(src[i]-'0')
 		}
@@ -247,11 +249,11 @@ type solParser struct {
 	nameOffs [][]int
 }
 
-// solBOM is the UTF-8 byte order mark, skipped as Parse skips it.
+// solBOM is the UTF-8 byte order mark, skipped as poly.Parse skips it.
 const solBOM = "\xEF\xBB\xBF"
 
 // newSolParser splits src into lines ended by "\n", "\r\n" or a lone "\r"
-// (as Parse counts them).
+// (as poly.Parse counts them).
 func newSolParser(file string, src []byte) *solParser {
 	p := &solParser{file: file, src: src, budget: solBudgetBase + 16*int64(len(src))}
 	for off := 0; off < len(src); {
@@ -282,7 +284,7 @@ func (p *solParser) errAt(off int, format string, args ...any) error {
 			line, start = i+2, len(p.src)
 		}
 	}
-	return &ParseError{File: p.file, Line: line, Col: off - start + 1, Reason: fmt.Sprintf(format, args...)}
+	return &poly.ParseError{File: p.file, Line: line, Col: off - start + 1, Reason: fmt.Sprintf(format, args...)}
 }
 
 // errLine returns an error at the first non-blank character of line i (the
@@ -341,7 +343,7 @@ func solIsHeader(t string) bool {
 		return false
 	}
 	r := t[len("solution"):]
-	return r == "" || r[0] == ' ' || r[0] == '\t' || r[0] == ':' || lexIsDigit(r[0])
+	return r == "" || r[0] == ' ' || r[0] == '\t' || r[0] == ':' || isDigit(r[0])
 }
 
 func solIsTLine(t string) bool {
@@ -359,7 +361,7 @@ func solCountLine(t string) (n, d int, ok bool) {
 	}
 	for _, s := range f {
 		for i := 0; i < len(s); i++ {
-			if !lexIsDigit(s[i]) {
+			if !isDigit(s[i]) {
 				return 0, 0, false
 			}
 		}
@@ -442,14 +444,14 @@ func (p *solParser) number(f solField) (*big.Rat, error) {
 	}
 	var digits []byte
 	j := 0
-	for j < len(body) && lexIsDigit(body[j]) {
+	for j < len(body) && isDigit(body[j]) {
 		j++
 	}
 	intPart := body[:j]
 	frac := ""
 	if j < len(body) && body[j] == '.' {
 		k := j + 1
-		for k < len(body) && lexIsDigit(body[k]) {
+		for k < len(body) && isDigit(body[k]) {
 			k++
 		}
 		frac = body[j+1 : k]
@@ -522,7 +524,7 @@ func solAllDigits(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !lexIsDigit(s[i]) {
+		if !isDigit(s[i]) {
 			return false
 		}
 	}
@@ -538,8 +540,8 @@ func solShort(s string) string {
 
 // complexValue reads one or two numbers (re [im]) from fs; want names what
 // the line holds, for errors at the end of the line lineEnd.
-func (p *solParser) complexValue(fs []solField, lineEnd int, want string) (Rational, error) {
-	var z Rational
+func (p *solParser) complexValue(fs []solField, lineEnd int, want string) (poly.Rational, error) {
+	var z poly.Rational
 	if len(fs) == 0 {
 		return z, p.errAt(lineEnd, "expected %s: a real part and an imaginary part", want)
 	}
@@ -768,11 +770,11 @@ func (p *solParser) exactBlock(i int, sols []Solution) error {
 		type entry struct {
 			name string
 			deg  int
-			val  Rational
+			val  poly.Rational
 			off  int
 		}
 		var entries []entry
-		var tval *Rational
+		var tval *poly.Rational
 		for ; i < len(p.lines); i++ {
 			t := p.trim(i)
 			if t == "" || solIsHeader(t) {
@@ -801,7 +803,7 @@ func (p *solParser) exactBlock(i int, sols []Solution) error {
 			entries = append(entries, entry{name: left[0].text, deg: deg, val: z, off: left[0].off})
 		}
 		if tval != nil {
-			famSet(&sol.T, tval)
+			sol.T.Set(tval)
 		}
 		if len(entries) == 0 {
 			continue
@@ -821,10 +823,10 @@ func (p *solParser) exactBlock(i int, sols []Solution) error {
 		if int64(len(entries)) != int64(dim)*int64(deg+1) {
 			return p.errLine(hdrLine, "MDGEN EXACT SOLUTIONS: solution %d: want the coefficients of t^0..t^%d of each of its %d coordinates, have %d lines", k+1, deg, dim, len(entries))
 		}
-		series := make([][]Rational, dim)
+		series := make([][]poly.Rational, dim)
 		got := make([][]bool, dim)
 		for c := range series {
-			series[c] = make([]Rational, deg+1)
+			series[c] = make([]poly.Rational, deg+1)
 			got[c] = make([]bool, deg+1)
 		}
 		for _, e := range entries {
@@ -833,10 +835,10 @@ func (p *solParser) exactBlock(i int, sols []Solution) error {
 				return p.errAt(e.off, "MDGEN EXACT SOLUTIONS: solution %d: %s t^%d given twice", k+1, e.name, e.deg)
 			}
 			got[c][e.deg] = true
-			famSet(&series[c][e.deg], &e.val)
+			series[c][e.deg].Set(&e.val)
 		}
 		for c := range series {
-			famSet(&sol.Values[c], &series[c][0])
+			sol.Values[c].Set(&series[c][0])
 		}
 		if deg > 0 {
 			sol.Series = series
@@ -902,23 +904,23 @@ func (p *solParser) mapVars(sols []Solution, vars []string, param string) ([]Sol
 	for k := range sols {
 		sol := &sols[k]
 		offs := p.nameOffs[k]
-		vals := make([]Rational, len(vars))
-		var series [][]Rational
+		vals := make([]poly.Rational, len(vars))
+		var series [][]poly.Rational
 		if sol.Series != nil {
-			series = make([][]Rational, len(vars))
+			series = make([][]poly.Rational, len(vars))
 		}
 		have := make([]bool, len(vars))
 		for c, name := range sol.Names {
 			if name == param && param != "" {
-				famSet(&sol.T, &sol.Values[c])
+				sol.T.Set(&sol.Values[c])
 				continue
 			}
 			v, ok := idx[name]
 			if !ok {
-				return nil, p.errAt(offs[c], "solution %d: %s is not a variable of the system (%s)", k+1, solShort(name), parseListNames(vars))
+				return nil, p.errAt(offs[c], "solution %d: %s is not a variable of the system (%s)", k+1, solShort(name), poly.NameList(vars))
 			}
 			have[v] = true
-			famSet(&vals[v], &sol.Values[c])
+			vals[v].Set(&sol.Values[c])
 			if series != nil {
 				series[v] = sol.Series[c]
 			}
@@ -937,8 +939,8 @@ func (p *solParser) mapVars(sols []Solution, vars []string, param string) ([]Sol
 	return sols, nil
 }
 
-// SolutionFormat controls FormatSolutions.
-type SolutionFormat struct {
+// FormatOptions controls Format.
+type FormatOptions struct {
 	// Digits is the number of significant digits of a value that has no
 	// short exact decimal; 0 means 15 (PHCpack's %.14E). Values with at most
 	// solMaxExactDigits significant decimal digits are written exactly.
@@ -947,12 +949,12 @@ type SolutionFormat struct {
 	NoExact bool
 }
 
-// FormatSolutions writes sols as a PHCpack solution list, banner "THE
+// Format writes sols as a PHCpack solution list, banner "THE
 // SOLUTIONS :" first, followed by the MDGEN EXACT SOLUTIONS block when a
 // value is rounded or a solution has a series (see the top of this file).
 // Every solution must have as many coordinates as the first (PHCpack's D);
-// FormatSolutions does not check.
-func FormatSolutions(sols []Solution, opt SolutionFormat) []byte {
+// Format does not check.
+func Format(sols []Solution, opt FormatOptions) []byte {
 	digits := opt.Digits
 	if digits <= 0 {
 		digits = 15
@@ -1146,4 +1148,20 @@ func solRound(a *big.Rat, digits int) (string, int) {
 		e++
 	}
 	return q.String(), e
+}
+
+// isDigit and isSpace classify bytes as PHCpack's system reader does
+// (package poly's lexer), so that a solution list is read with the same
+// notion of digits and white space.
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// abs returns |x|.
+func abs[T int | int64](x T) T {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

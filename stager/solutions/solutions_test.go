@@ -1,4 +1,4 @@
-package stager
+package solutions
 
 import (
 	"errors"
@@ -11,17 +11,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mdgen/mdgen/stager/poly"
 )
 
 func solDemoDir(t testing.TB) string {
-	dir := filepath.Join("..", "..", "shared", "systems", "phcpack-demo")
+	dir := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("SKIPPED: PHCpack demo files not found at %s (../shared is not part of the product): %v", dir, err)
 	}
 	return dir
 }
 
-func solRatEq(a, b *Rational) bool { return a.Re.Cmp(&b.Re) == 0 && a.Im.Cmp(&b.Im) == 0 }
+func solRatEq(a, b *poly.Rational) bool { return a.Re.Cmp(&b.Re) == 0 && a.Im.Cmp(&b.Im) == 0 }
 
 // solsEqual compares solutions exactly (diagnostics aside); a series of
 // degree 0 counts as none.
@@ -90,7 +92,7 @@ func TestSolutionsDemoFiles(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
-			sys, sols, err := ParseSystemAndSolutionsFile(path, ParseOptions{})
+			sys, sols, err := ParseWithSystemFile(path, poly.ParseOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,18 +127,18 @@ func TestSolutionsDemoFiles(t *testing.T) {
 			}
 			// The list reads the same on its own, and writes back exactly.
 			src, _ := os.ReadFile(path)
-			alone, err := ParseSolutions(path, src[SystemEnd(src):], sys.Vars)
+			alone, err := Parse(path, src[SystemEnd(src):], sys.Vars)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := solsEqual(sols, alone); err != nil {
 				t.Fatal(err)
 			}
-			out := FormatSolutions(sols, SolutionFormat{})
+			out := Format(sols, FormatOptions{})
 			if strings.Contains(string(out), "MDGEN EXACT") {
 				t.Errorf("decimals of the demo files need the exact block")
 			}
-			back, err := ParseSolutions("formatted", out, sys.Vars)
+			back, err := Parse("formatted", out, sys.Vars)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
@@ -155,7 +157,7 @@ func TestSolutionsDemoFiles(t *testing.T) {
 	}
 
 	// Exact values: chandra4's first coordinate and cyclic7's names.
-	_, sols, err := ParseSystemAndSolutionsFile(filepath.Join(dir, "chandra4"), ParseOptions{})
+	_, sols, err := ParseWithSystemFile(filepath.Join(dir, "chandra4"), poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,22 +169,22 @@ func TestSolutionsDemoFiles(t *testing.T) {
 	// game4two lists p3 p2 p4 p1, its variables are in that order too; a
 	// different order of vars puts the values where they belong.
 	src, _ := os.ReadFile(filepath.Join(dir, "game4two"))
-	sols, err = ParseSolutions("game4two", src, []string{"p1", "p2", "p3", "p4"})
+	sols, err = Parse("game4two", src, []string{"p1", "p2", "p3", "p4"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sols[0].Values[2].Re.Cmp(solRat("1.20207135996546")) != 0 || sols[0].Values[0].Im.Cmp(solRat("0.371033535799464")) != 0 {
 		t.Errorf("game4two: p3 = %s, Im p1 = %s", sols[0].Values[2].Re.RatString(), sols[0].Values[0].Im.RatString())
 	}
-	if _, err := ParseSolutions("game4two", src, []string{"p1", "p2", "p3"}); err == nil || !strings.Contains(err.Error(), "p4 is not a variable") {
+	if _, err := Parse("game4two", src, []string{"p1", "p2", "p3"}); err == nil || !strings.Contains(err.Error(), "p4 is not a variable") {
 		t.Errorf("three variables: %v", err)
 	}
 }
 
 // solTermScale returns the largest |term| of p at x (for a relative
 // residual).
-func solTermScale(p *Polynomial, x []Rational) float64 {
-	f := func(r *Rational) float64 {
+func solTermScale(p *poly.Polynomial, x []poly.Rational) float64 {
+	f := func(r *poly.Rational) float64 {
 		a, _ := r.Re.Float64()
 		b, _ := r.Im.Float64()
 		return math.Hypot(a, b)
@@ -202,21 +204,21 @@ func solTermScale(p *Polynomial, x []Rational) float64 {
 }
 
 func TestSolutionsFormatExact(t *testing.T) {
-	third := Rational{}
+	third := poly.Rational{}
 	third.Re.SetFrac64(1, 3)
 	third.Im.SetFrac64(-2, 7)
 	sols := []Solution{
-		{M: 1, Names: []string{"x", "y"}, Values: []Rational{third, {}}},
-		{M: 2, Names: []string{"x", "y"}, Values: make([]Rational, 2), Err: 1e-30, Rco: 0.5, Res: math.Inf(1), HasDiag: true},
+		{M: 1, Names: []string{"x", "y"}, Values: []poly.Rational{third, {}}},
+		{M: 2, Names: []string{"x", "y"}, Values: make([]poly.Rational, 2), Err: 1e-30, Rco: 0.5, Res: math.Inf(1), HasDiag: true},
 	}
 	sols[1].T.Re.SetInt64(1)
 	sols[1].Values[0].Re.SetFrac64(-7, 8)
 	sols[1].Values[1].Im.SetString("1e-200")
-	sols[0].Series = [][]Rational{make([]Rational, 3), make([]Rational, 3)}
-	famSet(&sols[0].Series[0][0], &third)
+	sols[0].Series = [][]poly.Rational{make([]poly.Rational, 3), make([]poly.Rational, 3)}
+	sols[0].Series[0][0].Set(&third)
 	sols[0].Series[0][2].Re.SetFrac64(5, 11)
 	sols[0].Series[1][1].Im.SetInt64(-4)
-	out := FormatSolutions(sols, SolutionFormat{})
+	out := Format(sols, FormatOptions{})
 	for _, want := range []string{
 		"THE SOLUTIONS :\n2 2\n",
 		" x :  3.33333333333333E-01  -2.85714285714286E-01\n",
@@ -231,7 +233,7 @@ func TestSolutionsFormatExact(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
 	}
-	back, err := ParseSolutions("out", out, nil)
+	back, err := Parse("out", out, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -242,16 +244,16 @@ func TestSolutionsFormatExact(t *testing.T) {
 		t.Errorf("diagnostics %v", back[1])
 	}
 	// Without the exact block the values are the rounded decimals.
-	out = FormatSolutions(sols, SolutionFormat{NoExact: true, Digits: 20})
+	out = Format(sols, FormatOptions{NoExact: true, Digits: 20})
 	if strings.Contains(string(out), "MDGEN") || !strings.Contains(string(out), " x :  3.3333333333333333333E-01") {
 		t.Errorf("NoExact, 20 digits:\n%s", out)
 	}
 	// Exact short decimals need no block.
-	if out := FormatSolutions(sols[1:], SolutionFormat{}); strings.Contains(string(out), "MDGEN") {
+	if out := Format(sols[1:], FormatOptions{}); strings.Contains(string(out), "MDGEN") {
 		t.Errorf("exact block for short decimals:\n%s", out)
 	}
 	// Mapped to vars in another order, with the series.
-	back, err = ParseSolutions("out", FormatSolutions(sols, SolutionFormat{}), []string{"y", "x"})
+	back, err = Parse("out", Format(sols, FormatOptions{}), []string{"y", "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +306,7 @@ func TestSolDecimal(t *testing.T) {
 
 func TestSolutionsSimple(t *testing.T) {
 	src := "# start point\n x1  1/3\nx2: -0.25 1\n\nx3 : 1.5E+00 -2D-1\n"
-	sols, err := ParseSolutions("start.txt", []byte(src), []string{"x3", "x1", "x2"})
+	sols, err := Parse("start.txt", []byte(src), []string{"x3", "x1", "x2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,12 +319,12 @@ func TestSolutionsSimple(t *testing.T) {
 		t.Errorf("values %v", v)
 	}
 	// A coordinate named t first, with a colon: still the simple format.
-	sols, err = ParseSolutions("start.txt", []byte("t : 1/2\nx 1\n"), nil)
+	sols, err = Parse("start.txt", []byte("t : 1/2\nx 1\n"), nil)
 	if err != nil || !slices.Equal(sols[0].Names, []string{"t", "x"}) {
 		t.Errorf("coordinate t: %v %v", sols, err)
 	}
 	// Without vars, the file's order.
-	sols, err = ParseSolutions("start.txt", []byte(src), nil)
+	sols, err = Parse("start.txt", []byte(src), nil)
 	if err != nil || !slices.Equal(sols[0].Names, []string{"x1", "x2", "x3"}) {
 		t.Errorf("%v %v", sols, err)
 	}
@@ -343,7 +345,7 @@ The solution for t :
  y : 3 0
 == err :  0.000E+00 = rco :  1.000E+00 = res :  0.000E+00 = real regular ==
 `
-	sols, err := ParseSolutions("phcpy", []byte(src), nil)
+	sols, err := Parse("phcpy", []byte(src), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,34 +392,34 @@ func TestSolutionsErrors(t *testing.T) {
 			"want the coefficients of t^0..t^999999999 of each of its 2 coordinates, have 1 lines"},
 		{head + " x : 1 0\n y : 1 0\n\nMDGEN EXACT SOLUTIONS :\n2 2 0\n", nil, "f:12:1: MDGEN EXACT SOLUTIONS: count 2, but the list has 1 solutions"},
 	} {
-		_, err := ParseSolutions("f", []byte(c.src), c.vars)
+		_, err := Parse("f", []byte(c.src), c.vars)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("ParseSolutions(%q):\n got %v\nwant %s", c.src, err, c.want)
+			t.Errorf("Parse(%q):\n got %v\nwant %s", c.src, err, c.want)
 			continue
 		}
-		var pe *ParseError
+		var pe *poly.ParseError
 		if !errors.As(err, &pe) || pe.File != "f" || pe.Line < 1 || pe.Col < 1 {
 			t.Errorf("error %v is not a *ParseError with a position", err)
 		}
 	}
 	// After a system: positions count from the top of the file.
 	src := "2\n x*y - 1;\n x - y;\nTITLE : test\n\nTHE SOLUTIONS :\n1 2\nsolution 1 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 1 0\n z : 1 0\n"
-	_, _, err := ParseSystemAndSolutions("sys", []byte(src), ParseOptions{})
+	_, _, err := ParseWithSystem("sys", []byte(src), poly.ParseOptions{})
 	if err == nil || !strings.Contains(err.Error(), "sys:13:2: solution 1: z is not a variable of the system (x y)") {
 		t.Errorf("after a system: %v", err)
 	}
 	// A bad system is the parser's error.
-	if _, _, err := ParseSystemAndSolutions("sys", []byte("2\n x*y - 1;\n"), ParseOptions{}); err == nil {
+	if _, _, err := ParseWithSystem("sys", []byte("2\n x*y - 1;\n"), poly.ParseOptions{}); err == nil {
 		t.Error("bad system: no error")
 	}
 	// The parameter as a coordinate gives T.
 	src = "1\n x^2 - t;\nTHE SOLUTIONS :\n1 2\nsolution 1 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 2 0\n t : 4 0\n"
-	sys, sols, err := ParseSystemAndSolutions("sys", []byte(src), ParseOptions{})
+	sys, sols, err := ParseWithSystem("sys", []byte(src), poly.ParseOptions{})
 	if err != nil || sys.Param != "t" || len(sols) != 1 || sols[0].T.Re.Cmp(big.NewRat(4, 1)) != 0 || len(sols[0].Values) != 1 {
 		t.Errorf("parameter coordinate: %v %v", sols, err)
 	}
 	// No solutions after the system.
-	if _, sols, err := ParseSystemAndSolutions("sys", []byte("1\n x - 1;\nTITLE : x\n"), ParseOptions{}); err != nil || sols != nil {
+	if _, sols, err := ParseWithSystem("sys", []byte("1\n x - 1;\nTITLE : x\n"), poly.ParseOptions{}); err != nil || sols != nil {
 		t.Errorf("no list: %v %v", sols, err)
 	}
 }
@@ -425,12 +427,12 @@ func TestSolutionsErrors(t *testing.T) {
 // TestSolutionsLineEnds: CRLF and CR line ends and a byte order mark.
 func TestSolutionsLineEnds(t *testing.T) {
 	lf := "1\n x - 1;\nTHE SOLUTIONS :\n1 1\nsolution 1 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 1 0\n"
-	_, want, err := ParseSystemAndSolutions("lf", []byte(lf), ParseOptions{})
+	_, want, err := ParseWithSystem("lf", []byte(lf), poly.ParseOptions{})
 	if err != nil || len(want) != 1 {
 		t.Fatal(err)
 	}
 	for _, src := range []string{strings.ReplaceAll(lf, "\n", "\r\n"), strings.ReplaceAll(lf, "\n", "\r"), solBOM + lf} {
-		_, got, err := ParseSystemAndSolutions("x", []byte(src), ParseOptions{})
+		_, got, err := ParseWithSystem("x", []byte(src), poly.ParseOptions{})
 		if err != nil {
 			t.Fatalf("%q: %v", src, err)
 		}
@@ -438,11 +440,11 @@ func TestSolutionsLineEnds(t *testing.T) {
 			t.Fatalf("%q: %v", src, err)
 		}
 		bad := strings.Replace(src, " x : 1 0", " y : 1 0", 1)
-		if _, _, err := ParseSystemAndSolutions("x", []byte(bad), ParseOptions{}); err == nil || !strings.Contains(err.Error(), "x:9:2: solution 1: y is not a variable") {
+		if _, _, err := ParseWithSystem("x", []byte(bad), poly.ParseOptions{}); err == nil || !strings.Contains(err.Error(), "x:9:2: solution 1: y is not a variable") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
-	if _, err := ParseSolutions("bom", []byte(solBOM+"x 1\n"), nil); err != nil {
+	if _, err := Parse("bom", []byte(solBOM+"x 1\n"), nil); err != nil {
 		t.Error(err)
 	}
 }
@@ -469,7 +471,7 @@ func TestSolutionsHostile(t *testing.T) {
 		b.WriteString("9")
 	}
 	b.WriteString("E+9999 1/3E\n")
-	if _, err := ParseSolutions("h", []byte(b.String()), nil); err == nil {
+	if _, err := Parse("h", []byte(b.String()), nil); err == nil {
 		t.Errorf("1/3E: no error")
 	}
 	// many big exponents: the budget ends it
@@ -478,10 +480,10 @@ func TestSolutionsHostile(t *testing.T) {
 	for i := range 20000 {
 		fmt.Fprintf(&b, " x%d : 1E-9999 1E+9999\n", i)
 	}
-	if _, err := ParseSolutions("h", []byte(b.String()), nil); err == nil || !strings.Contains(err.Error(), "budget") {
+	if _, err := Parse("h", []byte(b.String()), nil); err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Errorf("many big numbers: %v", err)
 	}
-	if _, err := ParseSolutions("h", []byte("THE SOLUTIONS :\n999999999 999999999\n"), nil); err == nil {
+	if _, err := Parse("h", []byte("THE SOLUTIONS :\n999999999 999999999\n"), nil); err == nil {
 		t.Error("huge count: no error")
 	}
 	// As many maximal numbers as the budget allows: read and write them.
@@ -491,12 +493,12 @@ func TestSolutionsHostile(t *testing.T) {
 		fmt.Fprintf(&b, " x%d : 3.%sE-9999 -7.%sE+9999\n", i, strings.Repeat("3", 1000), strings.Repeat("1", 1000))
 	}
 	start := time.Now()
-	sols, err := ParseSolutions("h", []byte(b.String()), nil)
+	sols, err := Parse("h", []byte(b.String()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := FormatSolutions(sols, SolutionFormat{})
-	if _, err := ParseSolutions("h", out, nil); err != nil {
+	out := Format(sols, FormatOptions{})
+	if _, err := Parse("h", out, nil); err != nil {
 		t.Fatal(err)
 	}
 	if el := time.Since(start); el > 5*time.Second {
@@ -508,8 +510,8 @@ func FuzzParseSolutions(f *testing.F) {
 	f.Add([]byte("x 1/3\ny -0.25 1\n"))
 	f.Add([]byte("THE SOLUTIONS :\n1 2\n=====\nsolution 1 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 1.5E+00 0\n y : -7/9 2\n== err :  1.0E-16 = rco :  1.0E+00 = res :  0.0E+00 ==\n"))
 	f.Add([]byte("t : 1 0\nm : 1\nthe solution for t :\n x : 1 0\n== err : 0 = rco : 1 = res : 0 =\n"))
-	f.Add(FormatSolutions([]Solution{{M: 1, Names: []string{"a"}, Values: []Rational{{}}, Series: [][]Rational{make([]Rational, 3)}}}, SolutionFormat{}))
-	if dir := filepath.Join("..", "..", "shared", "systems", "phcpack-demo"); true {
+	f.Add(Format([]Solution{{M: 1, Names: []string{"a"}, Values: []poly.Rational{{}}, Series: [][]poly.Rational{make([]poly.Rational, 3)}}}, FormatOptions{}))
+	if dir := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo"); true {
 		for _, name := range []string{"noon3", "game4two", "ipp2", "cyclic5"} {
 			if src, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 				if end := SystemEnd(src); end > 0 {
@@ -522,16 +524,16 @@ func FuzzParseSolutions(f *testing.F) {
 		if len(src) > 1<<16 {
 			return
 		}
-		sols, err := ParseSolutions("fuzz", src, nil)
+		sols, err := Parse("fuzz", src, nil)
 		if err != nil {
-			var pe *ParseError
+			var pe *poly.ParseError
 			if !errors.As(err, &pe) || pe.Line < 1 || pe.Col < 1 {
 				t.Fatalf("error %v is not positioned", err)
 			}
 			return
 		}
-		out := FormatSolutions(sols, SolutionFormat{})
-		back, err := ParseSolutions("formatted", out, nil)
+		out := Format(sols, FormatOptions{})
+		back, err := Parse("formatted", out, nil)
 		if err != nil {
 			t.Fatalf("formatted list does not read back: %v\n%s", err, out)
 		}
@@ -546,7 +548,7 @@ func FuzzParseSolutions(f *testing.F) {
 		if err := solsEqual(sols, back); err != nil {
 			t.Fatalf("round trip: %v\n%s", err, out)
 		}
-		if again := FormatSolutions(back, SolutionFormat{}); string(again) != string(out) {
+		if again := Format(back, FormatOptions{}); string(again) != string(out) {
 			t.Fatalf("Format(Parse(Format)) differs:\n%s\n---\n%s", out, again)
 		}
 	})

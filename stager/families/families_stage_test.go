@@ -1,6 +1,10 @@
-package stager
+package families
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mdgen/mdgen/stager"
+)
 
 // TestStageFamilies stages and checks the project's own systems, the
 // ground that PHCpack's demo files cover (TestStageDemoSystems runs only
@@ -10,16 +14,16 @@ func TestStageFamilies(t *testing.T) {
 	for _, spec := range []string{"cyclic5", "cyclic7:newton", "katsura5", "katsura4:newton,complex",
 		"chandra4", "chandra6:c=t", "noon3", "noon4:newton", "eco6", "eco5:newton,complex",
 		"monomial8:degree=4", "monomial6:degree=3,columns=2,complex"} {
-		inst, err := FamilySystem(spec, FamilyOptions{Seed: 1})
+		inst, err := System(spec, Options{Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
 		for _, degree := range []int{0, 3} {
-			p, err := Stage(inst.System, degree)
+			p, err := stager.Stage(inst.System, degree)
 			if err != nil {
 				t.Fatalf("%s degree %d: %v", spec, degree, err)
 			}
-			if err := Check(p); err != nil {
+			if err := stager.Check(p); err != nil {
 				t.Errorf("%s degree %d: %v", spec, degree, err)
 			}
 		}
