@@ -110,10 +110,16 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	starts := fileSols
 	startWhere := arg
 	if *startFile != "" {
-		starts, err = solutions.ParseFile(*startFile, sys.Vars)
+		src, err := os.ReadFile(*startFile)
 		if err != nil {
 			return fmt.Errorf("solve: start solutions: %w", err)
 		}
+		var choice solutions.Choice
+		starts, choice, err = solutions.ParseChoice(*startFile, src, sys.Vars)
+		if err != nil {
+			return fmt.Errorf("solve: start solutions: %w", err)
+		}
+		noteChoice(stderr, *startFile, choice)
 		startWhere = *startFile
 	}
 	if len(starts) == 0 {
@@ -255,7 +261,23 @@ func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writ
 		}
 		return inst.System, inst.Start, nil
 	}
-	return solutions.ParseWithSystemFile(arg, poly.ParseOptions{Param: param})
+	src, err := os.ReadFile(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sys, sols, choice, err := solutions.ParseWithSystemChoice(arg, src, poly.ParseOptions{Param: param})
+	if err == nil {
+		noteChoice(stderr, arg, choice)
+	}
+	return sys, sols, err
+}
+
+// noteChoice says which solution list of a file with several (PHCpack's
+// output files) was read.
+func noteChoice(stderr io.Writer, file string, choice solutions.Choice) {
+	if choice.Several() {
+		fmt.Fprintf(stderr, "mdgen: %s: %s\n", file, choice)
+	}
 }
 
 func ratText(z *poly.Rational) string {
