@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math/big"
 
 	"fmt"
 	"github.com/mdgen/mdgen/internal/atomicfile"
@@ -40,10 +41,11 @@ type solveSolution struct {
 	Steps       int            `json:"steps"`
 	RefineSteps int            `json:"refine_steps"`
 	Variables   []string       `json:"variables"`
-	Series      [][][2]string  `json:"series"` // series[v][k] = [re, im]
-	Residual    string         `json:"residual"`
+	Series      [][][2]string  `json:"series"`            // series[v][k] = [re, im]
+	Residual    string         `json:"residual"`          // Result.Residual: a 1-norm, absolute
+	RelResidual string         `json:"residual_relative"` // Residual relative to the size of the terms (newton.TermSize)
 	Condition   string         `json:"condition"`
-	Update      string         `json:"update"`
+	Update      string         `json:"update"` // the last update, relative to max |x|
 	Stages      map[string]any `json:"stages_seconds"`
 	Seconds     float64        `json:"seconds"`
 }
@@ -213,12 +215,12 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		rep := solveReport{System: arg, Prec: prec.N, Degree: *degree, Complex: prec.Complex, Workers: solver.Workers(), Device: device,
 			Param: sys.Param, Setup: solver.Setup().Seconds()}
 		for k, res := range results {
-			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, secs[k]))
+			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, newton.RelativeResidual(sys, res), secs[k]))
 		}
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-	} else if err := writeSolveText(stdout, arg, prec, *degree, results, secs); err != nil {
+	} else if err := writeSolveText(stdout, arg, sys, prec, *degree, results, secs); err != nil {
 		return err
 	}
 	for k, res := range results {
@@ -235,9 +237,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if *outFile != "" {
 		sols := make([]solutions.Solution, len(results))
 		for k, res := range results {
-			sols[k] = solutionOf(res, &starts[k], sys.Param != "")
+			sols[k] = solutionOf(sys, res, &starts[k])
 		}
-		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{}), 0o644); err != nil {
+		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{Digits: prec.Digits()}), 0o644); err != nil {
 			return fmt.Errorf("solve: %w", err)
 		}
 	}
@@ -296,9 +298,9 @@ func stageMap(t newton.Times) map[string]any {
 		"backsub": t.BackSub.Seconds(), "update": t.Update.Seconds(), "residual": t.Residual.Seconds()}
 }
 
-func jsonSolution(start int, res *newton.Result, secs float64) solveSolution {
+func jsonSolution(start int, res *newton.Result, relResidual, secs float64) solveSolution {
 	s := solveSolution{Start: start, Converged: res.Converged, Steps: res.Steps, RefineSteps: res.RefineSteps,
-		Variables: res.Vars, Residual: e2(res.Residual), Condition: e2(res.Cond), Update: e2(res.Update),
+		Variables: res.Vars, Residual: e2(res.Residual), RelResidual: e2(relResidual), Condition: e2(res.Cond), Update: e2(res.Update),
 		Stages: stageMap(res.Times), Seconds: secs}
 	if res.Err != nil {
 		s.Reason = res.Err.Error()
@@ -314,7 +316,7 @@ func jsonSolution(start int, res *newton.Result, secs float64) solveSolution {
 	return s
 }
 
-func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, results []*newton.Result, secs []float64) error {
+func writeSolveText(w io.Writer, arg string, sys *poly.System, prec mdops.Prec, degree int, results []*newton.Result, secs []float64) error {
 	what := fmt.Sprintf("series to degree %d", degree)
 	if degree == 0 {
 		what = "roots refined"
@@ -327,7 +329,8 @@ func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, result
 		} else {
 			fmt.Fprintf(w, "NOT converged after %d steps: %v", res.Steps, res.Err)
 		}
-		fmt.Fprintf(w, "\n  residual %s, condition %s, last update %s (relative), %.3g s\n", e2(res.Residual), e2(res.Cond), e2(res.Update), secs[k])
+		fmt.Fprintf(w, "\n  residual %s, last update %s (relative to the size of the terms: of f, and of x), condition %s, %.3g s\n",
+			e2(newton.RelativeResidual(sys, res)), e2(res.Update), e2(res.Cond), secs[k])
 		t := res.Times
 		fmt.Fprintf(w, "  stages (s): evaluate %.3g, qr %.3g, qhb %.3g, backsub %.3g, update %.3g, residual %.3g\n",
 			t.Evaluate.Seconds(), t.QR.Seconds(), t.QHB.Seconds(), t.BackSub.Seconds(), t.Update.Seconds(), t.Residual.Seconds())
@@ -351,17 +354,22 @@ func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, result
 }
 
 // solutionOf returns the result as a solution of a PHCpack list: the point
-// at t = 0 and, for d >= 1, the series; err, rco, res from the result; the
-// multiplicity of the start, and its t when the system has no series
-// parameter (PHCpack's continuation parameter, 1 in its lists of roots).
-func solutionOf(res *newton.Result, start *solutions.Solution, param bool) solutions.Solution {
+// at t = 0 and, for d >= 1, the series; the multiplicity of the start, and
+// its t when the system has no series parameter (PHCpack's continuation
+// parameter, 1 in its lists of roots). err, rco and res are PHCpack's for
+// the point x(0): err the max-norm of the last Newton correction of x(0),
+// absolute (Result.PointUpdate); rco the inverse of the condition
+// estimate of the Jacobian at x(0); res the max-norm of the system at
+// x(0) (at t = 0), |z| = |Re z| + |Im z| as PHCpack takes it, evaluated
+// exactly and rounded to a float64.
+func solutionOf(sys *poly.System, res *newton.Result, start *solutions.Solution) solutions.Solution {
 	mult := start.M
 	if mult <= 0 {
 		mult = 1
 	}
 	sol := solutions.Solution{M: mult, Names: res.Vars, Values: make([]poly.Rational, len(res.Vars)),
-		Err: res.Update, Res: res.Residual, HasDiag: true}
-	if !param {
+		Err: res.PointUpdate, HasDiag: true}
+	if sys.Param == "" {
 		sol.T.Re.Set(&start.T.Re)
 		sol.T.Im.Set(&start.T.Im)
 	}
@@ -375,6 +383,15 @@ func solutionOf(res *newton.Result, start *solutions.Solution, param bool) solut
 	}
 	if res.Degree > 0 {
 		sol.Series = series
+	}
+	var mag, m big.Rat
+	for _, f := range sys.EvalAt(sol.Values, nil) {
+		m.Abs(&f.Re)
+		mag.Abs(&f.Im)
+		mag.Add(&mag, &m)
+		if r, _ := mag.Float64(); r > sol.Res {
+			sol.Res = r
+		}
 	}
 	return sol
 }
