@@ -89,7 +89,7 @@ func numberText(r *big.Rat, digits int) string {
 	if r.Sign() == 0 {
 		return "0"
 	}
-	text := new(big.Float).SetPrec(uint(4*digits + 64)).SetRat(r).Text('E', digits-1)
+	text := new(big.Float).SetPrec(uint(4*digits+64)).SetRat(r).Text('E', digits-1)
 	mant, exp, _ := strings.Cut(text, "E")
 	if strings.Contains(mant, ".") {
 		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
@@ -104,8 +104,8 @@ type sysFormatter struct {
 	s      *System
 	param  string
 	digits int // significant digits of a decimal coefficient; 0: exact
-	b     bytes.Buffer
-	col   int
+	b      bytes.Buffer
+	col    int
 }
 
 const formatWidth = 78
