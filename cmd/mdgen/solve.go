@@ -64,8 +64,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		"parameter: PHCpack's convention, or -param) or a family spec (cyclic5, monomial64:degree=32,\n"+
 		"chandra8:c=t, cyclic7:newton, ...; mdgen system -list). Start solutions: -start FILE (a PHCpack\n"+
 		"solution list or lines `name re [im]`), else the list in the system file, else the family's.\n"+
-		"Prints every coefficient with all the digits of the precision (or -json); -o FILE writes\n"+
-		"PHCpack's solution list with the series (written only when every solution converged).\n"+
+		"Prints every coefficient with all the digits of the precision (or -json), and the residual\n"+
+		"and last update relative to the size of the terms; -o FILE writes PHCpack's solution list\n"+
+		"with every digit of the precision and PHCpack's err, rco, res at x(0), then the series\n"+
+		"(written only when every solution converged). A phc output file (-b, -p, -u, -v) gives the\n"+
+		"lists of phc's root refiner, else its last complete list; stderr says which.\n"+
 		"Exit status 0 only when every solution converged. -gpu runs Newton on the GPU (a binary built\n"+
 		"with -tags cuda, a device and nvcc; the same bits as the CPU), else says why and uses the CPU."+"\n", stderr)
 	pf := addPrecFlags(fs, 4, "doubles per number (a generated precision: "+joinInts(mdops.Precisions())+")",
@@ -75,7 +78,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	steps := fs.Int("steps", 0, "most Newton steps per solution, refinement included (0: the default, "+
 		"ceil(log2(53 prec)) + 4 + the staggered degrees + 4)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	outFile := fs.String("o", "", "write the solutions and their series as a PHCpack solution list to this `file`")
+	outFile := fs.String("o", "", "write the solutions (every digit of the precision) and their series as a PHCpack solution list to this `file`")
 	workers := fs.Int("workers", 0, fmt.Sprintf("worker goroutines, 0..%d (0: one per CPU); the results do not depend on it", maxWorkers))
 	param := fs.String("param", "", "name of the series parameter (default: t when there is one more variable than equations)")
 	seed := fs.Int64("seed", 1, "seed of a family's random data (coefficients, Newton start points, monomial rates)")
