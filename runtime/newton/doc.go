@@ -178,5 +178,5 @@
 // correction of x(0), absolute (PHCpack's err); 1/Cond estimates PHCpack's
 // rco. TermSize gives the size of the terms of G at the result, against
 // which Residual is relative (RelativeResidual); PHCpack's res is
-// max_i |G_i(x(0), 0)| (cmd/mdgen evaluates it exactly).
+// max_i |Re G_i(x(0), 0)| + |Im G_i(x(0), 0)| (cmd/mdgen evaluates it).
 package newton
