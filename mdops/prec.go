@@ -94,3 +94,10 @@ func (p Prec) String() string { return fmt.Sprintf("%d-double %s", p.N, p.Kind()
 // epsilon, the tolerance unit of the rank and condition tests (a little
 // pessimistic by design).
 func (p Prec) UnitRoundoff() float64 { return math.Ldexp(1, -53*p.N) }
+
+// Digits returns the significant decimal digits that write every digit of
+// an N-double: ceil(53N log10 2) + 1 (17 for a double, 33 for a double
+// double, 65 for a quad double: PHCpack writes 33 and 65 for its double
+// double and quad double lists, 15 for doubles). mdgen solve prints its
+// coefficients and writes its solution lists with them.
+func (p Prec) Digits() int { return int(math.Ceil(53*float64(p.N)*math.Log10(2))) + 1 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math/big"
 
 	"fmt"
 	"github.com/mdgen/mdgen/internal/atomicfile"
@@ -40,10 +41,11 @@ type solveSolution struct {
 	Steps       int            `json:"steps"`
 	RefineSteps int            `json:"refine_steps"`
 	Variables   []string       `json:"variables"`
-	Series      [][][2]string  `json:"series"` // series[v][k] = [re, im]
-	Residual    string         `json:"residual"`
+	Series      [][][2]string  `json:"series"`            // series[v][k] = [re, im]
+	Residual    string         `json:"residual"`          // Result.Residual: a 1-norm, absolute
+	RelResidual string         `json:"residual_relative"` // Residual relative to the size of the terms (newton.TermSize)
 	Condition   string         `json:"condition"`
-	Update      string         `json:"update"`
+	Update      string         `json:"update"` // the last update, relative to max |x|
 	Stages      map[string]any `json:"stages_seconds"`
 	Seconds     float64        `json:"seconds"`
 }
@@ -62,8 +64,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		"parameter: PHCpack's convention, or -param) or a family spec (cyclic5, monomial64:degree=32,\n"+
 		"chandra8:c=t, cyclic7:newton, ...; mdgen system -list). Start solutions: -start FILE (a PHCpack\n"+
 		"solution list or lines `name re [im]`), else the list in the system file, else the family's.\n"+
-		"Prints every coefficient with all the digits of the precision (or -json); -o FILE writes\n"+
-		"PHCpack's solution list with the series (written only when every solution converged).\n"+
+		"Prints every coefficient with all the digits of the precision (or -json), and the residual\n"+
+		"and last update relative to the size of the terms; -o FILE writes PHCpack's solution list\n"+
+		"with every digit of the precision and PHCpack's err, rco, res at x(0), then the series\n"+
+		"(written only when every solution converged). A phc output file (-b, -p, -u, -v) gives the\n"+
+		"lists of phc's root refiner, else its last complete list; stderr says which.\n"+
 		"Exit status 0 only when every solution converged. -gpu runs Newton on the GPU (a binary built\n"+
 		"with -tags cuda, a device and nvcc; the same bits as the CPU), else says why and uses the CPU."+"\n", stderr)
 	pf := addPrecFlags(fs, 4, "doubles per number (a generated precision: "+joinInts(mdops.Precisions())+")",
@@ -73,7 +78,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	steps := fs.Int("steps", 0, "most Newton steps per solution, refinement included (0: the default, "+
 		"ceil(log2(53 prec)) + 4 + the staggered degrees + 4)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	outFile := fs.String("o", "", "write the solutions and their series as a PHCpack solution list to this `file`")
+	outFile := fs.String("o", "", "write the solutions (every digit of the precision) and their series as a PHCpack solution list to this `file`")
 	workers := fs.Int("workers", 0, fmt.Sprintf("worker goroutines, 0..%d (0: one per CPU); the results do not depend on it", maxWorkers))
 	param := fs.String("param", "", "name of the series parameter (default: t when there is one more variable than equations)")
 	seed := fs.Int64("seed", 1, "seed of a family's random data (coefficients, Newton start points, monomial rates)")
@@ -110,10 +115,16 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	starts := fileSols
 	startWhere := arg
 	if *startFile != "" {
-		starts, err = solutions.ParseFile(*startFile, sys.Vars)
+		src, err := os.ReadFile(*startFile)
 		if err != nil {
 			return fmt.Errorf("solve: start solutions: %w", err)
 		}
+		var choice solutions.Choice
+		starts, choice, err = solutions.ParseChoice(*startFile, src, sys.Vars)
+		if err != nil {
+			return fmt.Errorf("solve: start solutions: %w", err)
+		}
+		noteChoice(stderr, *startFile, choice)
 		startWhere = *startFile
 	}
 	if len(starts) == 0 {
@@ -207,12 +218,12 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		rep := solveReport{System: arg, Prec: prec.N, Degree: *degree, Complex: prec.Complex, Workers: solver.Workers(), Device: device,
 			Param: sys.Param, Setup: solver.Setup().Seconds()}
 		for k, res := range results {
-			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, secs[k]))
+			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, newton.RelativeResidual(sys, res), secs[k]))
 		}
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-	} else if err := writeSolveText(stdout, arg, prec, *degree, results, secs); err != nil {
+	} else if err := writeSolveText(stdout, arg, sys, prec, *degree, results, secs); err != nil {
 		return err
 	}
 	for k, res := range results {
@@ -229,9 +240,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if *outFile != "" {
 		sols := make([]solutions.Solution, len(results))
 		for k, res := range results {
-			sols[k] = solutionOf(res, &starts[k], sys.Param != "")
+			sols[k] = solutionOf(sys, res, &starts[k])
 		}
-		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{}), 0o644); err != nil {
+		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{Digits: prec.Digits()}), 0o644); err != nil {
 			return fmt.Errorf("solve: %w", err)
 		}
 	}
@@ -255,7 +266,23 @@ func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writ
 		}
 		return inst.System, inst.Start, nil
 	}
-	return solutions.ParseWithSystemFile(arg, poly.ParseOptions{Param: param})
+	src, err := os.ReadFile(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sys, sols, choice, err := solutions.ParseWithSystemChoice(arg, src, poly.ParseOptions{Param: param})
+	if err == nil {
+		noteChoice(stderr, arg, choice)
+	}
+	return sys, sols, err
+}
+
+// noteChoice says which solution list of a file with several (PHCpack's
+// output files) was read.
+func noteChoice(stderr io.Writer, file string, choice solutions.Choice) {
+	if choice.Several() {
+		fmt.Fprintf(stderr, "mdgen: %s: %s\n", file, choice)
+	}
 }
 
 func ratText(z *poly.Rational) string {
@@ -274,9 +301,9 @@ func stageMap(t newton.Times) map[string]any {
 		"backsub": t.BackSub.Seconds(), "update": t.Update.Seconds(), "residual": t.Residual.Seconds()}
 }
 
-func jsonSolution(start int, res *newton.Result, secs float64) solveSolution {
+func jsonSolution(start int, res *newton.Result, relResidual, secs float64) solveSolution {
 	s := solveSolution{Start: start, Converged: res.Converged, Steps: res.Steps, RefineSteps: res.RefineSteps,
-		Variables: res.Vars, Residual: e2(res.Residual), Condition: e2(res.Cond), Update: e2(res.Update),
+		Variables: res.Vars, Residual: e2(res.Residual), RelResidual: e2(relResidual), Condition: e2(res.Cond), Update: e2(res.Update),
 		Stages: stageMap(res.Times), Seconds: secs}
 	if res.Err != nil {
 		s.Reason = res.Err.Error()
@@ -292,7 +319,7 @@ func jsonSolution(start int, res *newton.Result, secs float64) solveSolution {
 	return s
 }
 
-func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, results []*newton.Result, secs []float64) error {
+func writeSolveText(w io.Writer, arg string, sys *poly.System, prec mdops.Prec, degree int, results []*newton.Result, secs []float64) error {
 	what := fmt.Sprintf("series to degree %d", degree)
 	if degree == 0 {
 		what = "roots refined"
@@ -305,7 +332,8 @@ func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, result
 		} else {
 			fmt.Fprintf(w, "NOT converged after %d steps: %v", res.Steps, res.Err)
 		}
-		fmt.Fprintf(w, "\n  residual %s, condition %s, last update %s (relative), %.3g s\n", e2(res.Residual), e2(res.Cond), e2(res.Update), secs[k])
+		fmt.Fprintf(w, "\n  residual %s, last update %s (relative to the size of the terms: of f, and of x), condition %s, %.3g s\n",
+			e2(newton.RelativeResidual(sys, res)), e2(res.Update), e2(res.Cond), secs[k])
 		t := res.Times
 		fmt.Fprintf(w, "  stages (s): evaluate %.3g, qr %.3g, qhb %.3g, backsub %.3g, update %.3g, residual %.3g\n",
 			t.Evaluate.Seconds(), t.QR.Seconds(), t.QHB.Seconds(), t.BackSub.Seconds(), t.Update.Seconds(), t.Residual.Seconds())
@@ -329,17 +357,22 @@ func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, result
 }
 
 // solutionOf returns the result as a solution of a PHCpack list: the point
-// at t = 0 and, for d >= 1, the series; err, rco, res from the result; the
-// multiplicity of the start, and its t when the system has no series
-// parameter (PHCpack's continuation parameter, 1 in its lists of roots).
-func solutionOf(res *newton.Result, start *solutions.Solution, param bool) solutions.Solution {
+// at t = 0 and, for d >= 1, the series; the multiplicity of the start, and
+// its t when the system has no series parameter (PHCpack's continuation
+// parameter, 1 in its lists of roots). err, rco and res are PHCpack's for
+// the point x(0): err the max-norm of the last Newton correction of x(0),
+// absolute (Result.PointUpdate); rco the inverse of the condition
+// estimate of the Jacobian at x(0); res the max-norm of the system at
+// x(0) (at t = 0), |z| = |Re z| + |Im z| as PHCpack takes it
+// (phcResidual).
+func solutionOf(sys *poly.System, res *newton.Result, start *solutions.Solution) solutions.Solution {
 	mult := start.M
 	if mult <= 0 {
 		mult = 1
 	}
 	sol := solutions.Solution{M: mult, Names: res.Vars, Values: make([]poly.Rational, len(res.Vars)),
-		Err: res.Update, Res: res.Residual, HasDiag: true}
-	if !param {
+		Err: res.PointUpdate, HasDiag: true}
+	if sys.Param == "" {
 		sol.T.Re.Set(&start.T.Re)
 		sol.T.Im.Set(&start.T.Im)
 	}
@@ -354,7 +387,65 @@ func solutionOf(res *newton.Result, start *solutions.Solution, param bool) solut
 	if res.Degree > 0 {
 		sol.Series = series
 	}
+	sol.Res = phcResidual(sys, sol.Values, uint(4*53*res.N+256))
 	return sol
+}
+
+// phcResidual returns PHCpack's res at x (at t = 0): max_i |Re f_i| + |Im
+// f_i|, evaluated in big.Float at prec bits (exact rational arithmetic
+// would be exact, and 4 times slower on cyclic7's 924 roots than the
+// refinement; at 4 times the working precision the rounding is far below
+// any residual the working precision can reach).
+func phcResidual(sys *poly.System, x []poly.Rational, prec uint) float64 {
+	type cplx struct{ re, im big.Float }
+	set := func(z *cplx, r *poly.Rational) {
+		z.re.SetPrec(prec).SetRat(&r.Re)
+		z.im.SetPrec(prec).SetRat(&r.Im)
+	}
+	xs := make([]cplx, len(x))
+	for v := range x {
+		set(&xs[v], &x[v])
+	}
+	var t1, t2 big.Float
+	t1.SetPrec(prec)
+	t2.SetPrec(prec)
+	mul := func(z, a *cplx) { // z *= a
+		t1.Mul(&z.re, &a.re)
+		t2.Mul(&z.im, &a.im)
+		t1.Sub(&t1, &t2)
+		t2.Mul(&z.re, &a.im)
+		z.im.Mul(&z.im, &a.re)
+		z.im.Add(&z.im, &t2)
+		z.re.Set(&t1)
+	}
+	worst := 0.0
+	var acc, term cplx
+	for i := range sys.Polys {
+		p := &sys.Polys[i]
+		acc.re.SetPrec(prec).SetInt64(0)
+		acc.im.SetPrec(prec).SetInt64(0)
+		if len(p.Const) > 0 {
+			set(&acc, &p.Const[0])
+		}
+		for j := range p.Terms {
+			m := &p.Terms[j]
+			if len(m.Coef) == 0 {
+				continue
+			}
+			set(&term, &m.Coef[0])
+			for q, v := range m.Vars {
+				for range m.Pows[q] {
+					mul(&term, &xs[v])
+				}
+			}
+			acc.re.Add(&acc.re, &term.re)
+			acc.im.Add(&acc.im, &term.im)
+		}
+		re, _ := acc.re.Abs(&acc.re).Float64()
+		im, _ := acc.im.Abs(&acc.im).Float64()
+		worst = max(worst, re+im)
+	}
+	return worst
 }
 
 // solveCount writes "1 start solution", "7 start solutions".

@@ -275,3 +275,44 @@ func TestSolveCyclic5(t *testing.T) {
 		t.Errorf("written list: %d solutions, t = %s, m = %d, res = %g", len(sols), sols[0].T.Re.RatString(), sols[0].M, sols[0].Res)
 	}
 }
+
+// TestSolvePHCOutputFile: phc -b's output file (katsura2, phc 2.4.86) is
+// the system and its start list: the two lists of phc's root refiner are
+// read and stderr says so; -o writes every digit of a double double (33
+// significant digits) and PHCpack's err, rco, res; the console says what
+// its residual and update are relative to.
+func TestSolvePHCOutputFile(t *testing.T) {
+	file := filepath.Join("..", "..", "stager", "solutions", "testdata", "phc", "katsura2.b.out")
+	o := filepath.Join(t.TempDir(), "k2.dd")
+	out, errs, status := solveCmd(t, file, "-prec", "2", "-degree", "0", "-o", o)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	if want := "read the 4 solutions of the 2 lists refined by PHCpack (2 at line 135, 2 at line 246); skipped 1 other list (line 215: PHCpack's path diagnostics"; !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+	if want := "(relative to the size of the terms: of f, and of x)"; !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+	list, err := os.ReadFile(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sols, err := solutions.Parse(o, list, nil)
+	if err != nil || len(sols) != 4 {
+		t.Fatalf("%d solutions, %v", len(sols), err)
+	}
+	for k, s := range sols {
+		if !s.HasDiag || s.Res > 1e-29 || s.Err > 1e-14 || s.Rco <= 0 || s.Rco > 1 {
+			t.Errorf("solution %d: err %g, rco %g, res %g: want PHCpack's, of a double double root", k+1, s.Err, s.Rco, s.Res)
+		}
+	}
+	for _, line := range strings.Split(string(list), "\n") {
+		if strings.HasPrefix(line, " u0 : ") {
+			f := strings.Fields(line)
+			if mant, _, _ := strings.Cut(strings.TrimPrefix(f[2], "-"), "E"); len(mant) != 34 {
+				t.Errorf("%q: want 33 significant digits", line)
+			}
+		}
+	}
+}

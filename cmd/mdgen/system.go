@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
 	"github.com/mdgen/mdgen/stager/solutions"
@@ -37,6 +38,7 @@ func runSystem(args []string, out io.Writer) error {
 	sols := fs.Bool("sols", true, "append the known start solutions (t = 0) as a PHCpack solution list")
 	series := fs.Bool("series", false, "monomial: give the start solution its exact series x_i(t) = exp(c_i t) to degree d (MDGEN EXACT SOLUTIONS block)")
 	list := fs.Bool("list", false, "list the families and exit")
+	decimal := fs.Bool("decimal", false, fmt.Sprintf("write the coefficients that PHCpack would misread (integers of more than 15 digits, rationals) as decimals of %d significant digits, every digit of its quad double (phc 2.4.86 misreads integers longer than about 18 digits)", phcDecimalDigits))
 	if err := fs.Parse(reorderFlags(fs, args)); err != nil {
 		return err
 	}
@@ -89,6 +91,9 @@ func runSystem(args []string, out io.Writer) error {
 		}
 	}
 	text := poly.Format(inst.System)
+	if *decimal {
+		text = poly.FormatDecimal(inst.System, phcDecimalDigits)
+	}
 	text = append(text, "\nTITLE : "...)
 	text = append(text, inst.Title...)
 	text = append(text, "\n\nNOTE : written by mdgen system "...)
@@ -102,11 +107,15 @@ func runSystem(args []string, out io.Writer) error {
 	return err
 }
 
+// phcDecimalDigits is what mdgen system -decimal writes: the significant
+// digits of a quad double (PHCpack's highest precision, phc -b4, -p4).
+var phcDecimalDigits = mdops.Prec{N: 4}.Digits()
+
 // checkFamilyFlags rejects flags the family does not take (given on the
 // command line).
 func checkFamilyFlags(fam families.Family, fs *flag.FlagSet) error {
 	var err error
-	takes := map[string]bool{"n": true, "sols": true, "list": true, "series": true}
+	takes := map[string]bool{"n": true, "sols": true, "list": true, "series": true, "decimal": true}
 	for _, o := range fam.Options {
 		takes[o] = true
 	}

@@ -173,6 +173,10 @@
 //
 // Result.Cond is the 1-norm condition estimate of R of the last QR (A_0
 // at the final x(0) in phase 2; with d = 0, at x(0) before the last
-// update). Result.Update is PHCpack's err (relative), 1/Cond its rco and
-// Residual its res.
+// update). Result.Update is the relative update of the stop rule (the
+// coefficients the last step started with), Result.PointUpdate the last
+// correction of x(0), absolute (PHCpack's err); 1/Cond estimates PHCpack's
+// rco. TermSize gives the size of the terms of G at the result, against
+// which Residual is relative (RelativeResidual); PHCpack's res is
+// max_i |Re G_i(x(0), 0)| + |Im G_i(x(0), 0)| (cmd/mdgen evaluates it).
 package newton

@@ -31,9 +31,17 @@ type Result struct {
 	Steps       int // Newton steps in all (refinement steps included)
 	RefineSteps int // steps of the refinement of x(0) (Newton at degree 0)
 
-	// Update is the max-norm of the last update dx relative to the max-norm
-	// of x (PHCpack's err, relative).
+	// Update is the max-norm of the last update dx of the coefficients
+	// the last step started with (those it computed for the first time
+	// are not corrections), relative to the max-norm of x: the measure of
+	// the stop rule. With Degree 0 it is PointUpdate / max |x(0)|.
 	Update float64
+	// PointUpdate is the max-norm of the last correction made to x(0) in
+	// the refinement (phase 1; a step whose residual passes the skip test
+	// makes none), not relative: PHCpack's err of the point, with
+	// |z| = max(|Re z|, |Im z|) of the leading limbs (PHCpack takes |Re z| +
+	// |Im z|, at most twice as much).
+	PointUpdate float64
 	// Residual: with Degree 0 (root refinement), ||G(x(0), 0)||_1 at the
 	// final x(0), as evaluated (PHCpack's res). With Degree d > 0, the
 	// 1-norm of the residual of the last linear system, sum over k = 0..d

@@ -47,6 +47,7 @@ func (s *Solver) newRun(x0 []float64) (*run, error) {
 // stepOut is what one Newton step reports to the stop rule.
 type stepOut struct {
 	delta    float64 // max |dx_k|, k = 0..w, relative to max |x| after the update
+	absDelta float64 // max |dx_k|, k = 0..w (not relative)
 	deltaOld float64 // the same over k = 0..wPrev (the coefficients the previous step had)
 	residual float64
 	fnorm    float64 // ||b||_1 = ||G(x(t), t) mod t^(w+1)||_1 before the update
@@ -210,7 +211,13 @@ func (r *run) fail(f *Failure) {
 }
 
 func (r *run) report(w int, refine bool, out stepOut) {
-	r.res.Update = out.delta
+	// deltaOld: the coefficients a step computes for the first time are
+	// not corrections (and would make a last update of 1 after a step that
+	// raised the degree); in phase 1 it is delta
+	r.res.Update = out.deltaOld
+	if refine && !r.skipped[0] {
+		r.res.PointUpdate = out.absDelta
+	}
 	r.res.Residual = out.residual
 	r.res.FNorm = out.fnorm
 	if p := r.s.opt.Progress; p != nil {
@@ -347,6 +354,6 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	if xsNew == 0 {
 		xsNew = 1
 	}
-	out.delta, out.deltaOld = delta/xsNew, deltaOld/xsNew
+	out.delta, out.deltaOld, out.absDelta = delta/xsNew, deltaOld/xsNew, delta
 	return out, nil, nil
 }

@@ -45,9 +45,7 @@ func roundStart(dst []float64, start []poly.Rational, p mdops.Prec) {
 
 // digits returns the significant decimal digits that hold an N-double:
 // ceil(53 N log10 2) + 1.
-func digits(n int) int {
-	return int(math.Ceil(53*float64(n)*math.Log10(2))) + 1
-}
+func digits(n int) int { return mdops.Prec{N: n}.Digits() }
 
 // formatLimbs writes the value of the limbs x in E notation with all the
 // significant digits of the precision ("0" for zero).

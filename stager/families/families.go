@@ -61,7 +61,11 @@ import (
 //     has small coefficients and the problem is well conditioned; without
 //     it the problem is PHCpack's, whose b loses bits to its own rounding).
 //     The exact solution series, c_i^k / k!, is
-//     Instance.Exact (MonomialSolution). Start point x(0) = 1.
+//     Instance.Exact (MonomialSolution). Start point x(0) = 1. A degree
+//     at which a coefficient of b(t) falls below the smallest normal
+//     double (s^k/k! with a partial sum s of small modulus: from about
+//     k = 118 for |s| = 1/8) is refused, with the largest degree that the
+//     rates of the seed can pose.
 //   - p1, p2, p3: the benchmark systems (BenchmarkSystem); their size is fixed.
 //
 // Newton homotopies (newton; for cyclic, katsura, chandra with a fixed c,
@@ -482,6 +486,9 @@ func famMonomial(n int, opt Options) (*Instance, error) {
 		drawn = "balanced"
 	}
 	s := MonomialHomotopy(rates, cols, d)
+	if err := monomialDegreeFits(s, d, opt.Seed); err != nil {
+		return nil, err
+	}
 	ones := make([]poly.Rational, n)
 	for i := range ones {
 		ones[i].Re.SetInt64(1)
@@ -501,6 +508,31 @@ func famMonomial(n int, opt Options) (*Instance, error) {
 		Start: []solutions.Solution{StartSolution(s.Vars, ones)},
 		Exact: MonomialSolution(rates, d),
 	}, nil
+}
+
+// monomialDegreeFits refuses a monomial homotopy whose right-hand side
+// b_i(t) has a coefficient below the smallest normal double: s^k/k! for a
+// partial sum s of the rates of small modulus (with real rates |s| >= 1/8
+// unless s = 0, whose terms vanish exactly) falls below 2^-1022 from a
+// degree on (about 118 for |s| = 1/8, 171 for |s| = 1), and no executor
+// could hold it (poly's parser refuses such a coefficient the same way).
+// The error names the largest degree that these rates can pose.
+func monomialDegreeFits(s *poly.System, d int, seed int64) error {
+	worst, row := d+1, 0
+	var why string
+	for i := range s.Polys {
+		b := s.Polys[i].Const
+		for k := 1; k < min(len(b), worst); k++ {
+			if msg := b[k].DoubleRange(); msg != "" {
+				worst, row, why = k, i+1, msg
+			}
+		}
+	}
+	if worst > d {
+		return nil
+	}
+	return fmt.Errorf("stager: monomial: degree %d: the coefficient of t^%d of b_%d(t) %s; with these rates (seed %d) the largest degree that can be posed is %d",
+		d, worst, row, why, seed, worst-1)
 }
 
 // StartSolution returns the solution at t = 0 with the coordinates x of the

@@ -672,3 +672,16 @@ func TestChandrasekharSameSystem(t *testing.T) {
 		}
 	}
 }
+
+// TestMonomialDegreeLimit: a degree whose b(t) would hold a coefficient
+// below the smallest normal double is refused with the largest degree the
+// rates can pose, and that degree builds.
+func TestMonomialDegreeLimit(t *testing.T) {
+	_, err := Build("monomial", Options{N: 16, Degree: 128, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "the largest degree that can be posed is 120") {
+		t.Fatalf("monomial16, degree 128: %v; want a refusal naming degree 120", err)
+	}
+	if _, err := Build("monomial", Options{N: 16, Degree: 120, Seed: 1}); err != nil {
+		t.Fatalf("monomial16, degree 120: %v", err)
+	}
+}

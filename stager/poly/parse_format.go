@@ -53,14 +53,59 @@ func Format(s *System) []byte {
 	return f.format()
 }
 
+// FormatDecimal is Format with the coefficients that PHCpack would misread
+// written as decimals of digits significant digits (rounded to nearest):
+// phc 2.4.86 reads an integer of more than about 18 digits wrongly in
+// double precision (123456789012345678901234567 as 1.23456789012346E+17),
+// and so a rational p/q with such a p or q. An integer of at most
+// decimalIntDigits digits stays an integer; every other number becomes
+// d.ddd...E+XX with trailing zeros dropped (exact when its decimal
+// expansion has at most digits digits, such as 11/10 = 1.1E+00). With
+// digits = 65 (mdgen system -decimal) the file holds every digit of
+// PHCpack's quad double, its highest precision. Parse reads the decimals
+// back exactly, so the system read is s rounded to that many digits.
+func FormatDecimal(s *System, digits int) []byte {
+	f := sysFormatter{s: s, param: s.Param, digits: max(digits, 1)}
+	if f.param == "" && s.MaxCoefDegree() > 0 {
+		f.param = "t"
+		for k := 0; slices.Contains(s.Vars, f.param); k++ {
+			f.param = "t" + strconv.Itoa(k)
+		}
+	}
+	return f.format()
+}
+
+// decimalIntDigits is the most digits of an integer coefficient that
+// FormatDecimal keeps as an integer: exact in a double, so that PHCpack
+// reads it right in every precision.
+const decimalIntDigits = 15
+
+// numberText writes r >= 0 exactly (digits = 0: an integer or p/q) or as
+// FormatDecimal's decimal.
+func numberText(r *big.Rat, digits int) string {
+	if digits == 0 || r.IsInt() && len(r.Num().String()) <= decimalIntDigits {
+		return r.RatString()
+	}
+	if r.Sign() == 0 {
+		return "0"
+	}
+	text := new(big.Float).SetPrec(uint(4*digits+64)).SetRat(r).Text('E', digits-1)
+	mant, exp, _ := strings.Cut(text, "E")
+	if strings.Contains(mant, ".") {
+		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+	}
+	return mant + "E" + exp
+}
+
 // String returns Format(s).
 func (s *System) String() string { return string(Format(s)) }
 
 type sysFormatter struct {
-	s     *System
-	param string
-	b     bytes.Buffer
-	col   int
+	s      *System
+	param  string
+	digits int // significant digits of a decimal coefficient; 0: exact
+	b      bytes.Buffer
+	col    int
 }
 
 const formatWidth = 78
@@ -168,7 +213,7 @@ func (f *sysFormatter) term(c Series, vars []string, first bool) bool {
 		if last > 0 {
 			rest = append([]string{powString(f.param, last)}, vars...)
 		}
-		neg, factors = coefFactors(&c[last], rest)
+		neg, factors = coefFactors(&c[last], rest, f.digits)
 	default:
 		var sum strings.Builder
 		sum.WriteByte('(')
@@ -181,7 +226,7 @@ func (f *sysFormatter) term(c Series, vars []string, first bool) bool {
 			if k > 0 {
 				rest = []string{powString(f.param, k)}
 			}
-			n, fs := coefFactors(&c[k], rest)
+			n, fs := coefFactors(&c[k], rest, f.digits)
 			switch {
 			case firstIn && n:
 				sum.WriteByte('-')
@@ -214,26 +259,27 @@ func (f *sysFormatter) term(c Series, vars []string, first bool) bool {
 
 // coefFactors splits c·rest into a sign and factors: 3/4*x, i*x, 2*i,
 // (1/2 - 3*i)*x; a unit coefficient is left out unless rest is empty.
-func coefFactors(c *Rational, rest []string) (neg bool, factors []string) {
+// Numbers are exact (digits = 0) or decimals (numberText).
+func coefFactors(c *Rational, rest []string, digits int) (neg bool, factors []string) {
 	var a big.Rat
 	switch {
 	case c.IsReal():
 		neg = c.Re.Sign() < 0
 		a.Abs(&c.Re)
 		if !isOne(&a) || len(rest) == 0 {
-			factors = append(factors, a.RatString())
+			factors = append(factors, numberText(&a, digits))
 		}
 	case c.Re.Sign() == 0:
 		neg = c.Im.Sign() < 0
 		a.Abs(&c.Im)
 		if !isOne(&a) {
-			factors = append(factors, a.RatString())
+			factors = append(factors, numberText(&a, digits))
 		}
 		factors = append(factors, "i")
 	default:
 		var b strings.Builder
 		b.WriteByte('(')
-		b.WriteString(c.Re.RatString())
+		b.WriteString(numberText(&c.Re, digits))
 		if c.Im.Sign() < 0 {
 			b.WriteString(" - ")
 		} else {
@@ -241,7 +287,7 @@ func coefFactors(c *Rational, rest []string) (neg bool, factors []string) {
 		}
 		a.Abs(&c.Im)
 		if !isOne(&a) {
-			b.WriteString(a.RatString())
+			b.WriteString(numberText(&a, digits))
 			b.WriteByte('*')
 		}
 		b.WriteString("i)")

@@ -123,6 +123,19 @@ func ParseFile(path string, vars []string) ([]Solution, error) {
 // with nil vars the names and order of the file are kept. Errors are
 // *ParseError with the file name, line and column.
 func Parse(name string, src []byte, vars []string) ([]Solution, error) {
+	return parse(name, src, vars, nil)
+}
+
+// ParseChoice is Parse that also says which list it read of a file with
+// several banner lists (see Choice).
+func ParseChoice(name string, src []byte, vars []string) ([]Solution, Choice, error) {
+	var choice Choice
+	sols, err := parse(name, src, vars, &choice)
+	return sols, choice, err
+}
+
+// parse is Parse; choice, when not nil, gets the Choice.
+func parse(name string, src []byte, vars []string, choice *Choice) ([]Solution, error) {
 	src = bytes.TrimPrefix(src, []byte(solBOM))
 	p := newSolParser(name, src)
 	start := p.findBanner(0)
@@ -146,7 +159,14 @@ func Parse(name string, src []byte, vars []string) ([]Solution, error) {
 			return p.simple(vars)
 		}
 	} else {
-		start++ // after the banner
+		sols, c, err := p.choose(start)
+		if choice != nil {
+			*choice = c
+		}
+		if err != nil {
+			return nil, err
+		}
+		return p.mapVars(sols, vars, "")
 	}
 	sols, err := p.list(start)
 	if err != nil {
@@ -160,14 +180,21 @@ func Parse(name string, src []byte, vars []string) ([]Solution, error) {
 // when there is none), mapped to the system's variables; a coordinate named
 // like the series parameter gives the solution's T.
 func ParseWithSystem(name string, src []byte, opt poly.ParseOptions) (*poly.System, []Solution, error) {
+	sys, sols, _, err := ParseWithSystemChoice(name, src, opt)
+	return sys, sols, err
+}
+
+// ParseWithSystemChoice is ParseWithSystem that also says which list of
+// a file with several banner lists after the system it read (see Choice).
+func ParseWithSystemChoice(name string, src []byte, opt poly.ParseOptions) (*poly.System, []Solution, Choice, error) {
 	src = bytes.TrimPrefix(src, []byte(solBOM)) // positions as poly.Parse gives them
 	sys, err := poly.Parse(name, src, opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, Choice{}, err
 	}
 	end := SystemEnd(src)
 	if end < 0 {
-		return sys, nil, nil
+		return sys, nil, Choice{}, nil
 	}
 	p := newSolParser(name, src)
 	first := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].off >= end })
@@ -178,17 +205,17 @@ func ParseWithSystem(name string, src []byte, opt poly.ParseOptions) (*poly.Syst
 	}
 	b := p.findBanner(first)
 	if b < 0 {
-		return sys, nil, nil
+		return sys, nil, Choice{}, nil
 	}
-	sols, err := p.list(b + 1)
+	sols, choice, err := p.choose(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, choice, err
 	}
 	sols, err = p.mapVars(sols, sys.Vars, sys.Param)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, choice, err
 	}
-	return sys, sols, nil
+	return sys, sols, choice, nil
 }
 
 // ParseWithSystemFile reads a file with ParseWithSystem.
@@ -247,6 +274,7 @@ type solParser struct {
 	// per solution, the offsets of the coordinate names (for errors when
 	// mapping to the variables)
 	nameOffs [][]int
+	listEnd  int // the line after the last solution of the list read last
 }
 
 // solBOM is the UTF-8 byte order mark, skipped as poly.Parse skips it.
@@ -624,6 +652,7 @@ func (p *solParser) list(i int) ([]Solution, error) {
 	if err := p.exactBlock(i, sols); err != nil {
 		return nil, err
 	}
+	p.listEnd = i
 	return sols, nil
 }
 
