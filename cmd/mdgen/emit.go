@@ -109,7 +109,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 			hdr = append(hdr, "-seed", strconv.FormatInt(*seed, 10))
 		}
 	} else {
-		text, err := os.ReadFile(arg)
+		text, err := poly.ReadFile(arg)
 		if err != nil {
 			return fmt.Errorf("emit: %w", err)
 		}

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mdgen/mdgen/internal/boundedread"
 )
 
 // ParseOptions controls how Parse reads a system.
@@ -62,9 +63,21 @@ func (l ErrorList) Unwrap() []error {
 	return r
 }
 
+// MaxFileBytes is the most a system file may hold (with what follows the
+// system: its solution list): more than the largest system mdgen system
+// writes (chandra at n = 4096: 431 MB). ReadFile refuses a longer one.
+var MaxFileBytes int64 = 1 << 30
+
+// ReadFile reads a system file (a pipe, /dev/stdin too), refusing one of
+// more than MaxFileBytes with an error that names the limit
+// (boundedread): every reader of a system file reads it with ReadFile.
+func ReadFile(path string) ([]byte, error) {
+	return boundedread.ReadFile(path, "a system file", MaxFileBytes)
+}
+
 // ParseFile reads a system file with Parse; errors name the file by path.
 func ParseFile(path string, opt ParseOptions) (*System, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

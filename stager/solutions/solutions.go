@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/internal/boundedread"
 	"github.com/mdgen/mdgen/stager/poly"
 )
 
@@ -107,9 +107,13 @@ const (
 	solBudgetBase     = 1 << 20 // digits and exponent magnitudes of one list, beyond 16 per input byte
 )
 
+// MaxFileBytes is the most a solution file (a -start list) may hold:
+// ParseFile refuses a longer one with an error that names the limit.
+var MaxFileBytes int64 = 1 << 30
+
 // ParseFile reads a solution file with Parse.
 func ParseFile(path string, vars []string) ([]Solution, error) {
-	src, err := os.ReadFile(path)
+	src, err := boundedread.ReadFile(path, "a solution file", MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +197,7 @@ func ParseWithSystem(name string, src []byte, opt poly.ParseOptions) (*poly.Syst
 
 // ParseWithSystemFile reads a file with ParseWithSystem.
 func ParseWithSystemFile(path string, opt poly.ParseOptions) (*poly.System, []Solution, error) {
-	src, err := os.ReadFile(path)
+	src, err := poly.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
