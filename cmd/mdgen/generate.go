@@ -115,6 +115,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := atomicfile.ResolveDir(dir, nil); err != nil {
+		return usagef("generate: -o: %w", err)
+	}
 	if err := atomicfile.WriteAll(dir, files, nil); err != nil {
 		return err
 	}

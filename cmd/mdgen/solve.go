@@ -94,6 +94,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	arg := fs.Arg(0)
+	if *outFile != "" {
+		if err := atomicfile.Resolve(*outFile, arg, *startFile, *profileName); err != nil {
+			return usagef("solve: -o: %w", err)
+		}
+	}
 	sys, fileSols, err := loadSolveSystem(arg, *param, *seed, prec.Complex, stderr)
 	if err != nil {
 		return err

@@ -48,18 +48,23 @@ func Resolve(path string, inputs ...string) error {
 		}
 	case err == nil:
 		return nil // written into
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		real, err := follow(path)
 		if err != nil {
 			return err
 		}
-		dir := filepath.Dir(real)
-		dst, err := os.Stat(dir)
-		if err != nil {
-			return fmt.Errorf("the folder of %s: %w", path, err)
-		}
-		if !dst.IsDir() {
-			return fmt.Errorf("the folder of %s, %s, is not a folder", path, dir)
+		// A missing folder is made by the writers that make one; a file
+		// where a folder is meant fails here.
+		for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
+			if st, err := os.Stat(dir); err == nil {
+				if !st.IsDir() {
+					return fmt.Errorf("%s cannot be written: %s is not a folder", path, dir)
+				}
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
 		}
 	default:
 		return err

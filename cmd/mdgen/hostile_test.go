@@ -1,0 +1,236 @@
+package main
+
+// Probes of hostile input (issue 20): outputs that must not be replaced,
+// unbounded reads, extreme sizes, what the generator writes and the
+// readers refuse, names that give packages that do not build, vague
+// errors, and the -json report of a solution that did not converge. Each
+// runs the command in-process in a temporary folder, in well under a
+// second (small caps through the readers' limits where a probe reads an
+// endless input).
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/tune"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
+)
+
+// hostileDir makes a temporary folder the working one and writes a small
+// solvable system with its start solution there, c3.txt (cyclic3:newton),
+// and returns the system's text.
+func hostileDir(t *testing.T) string {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	code, sys, stderr := runCLI(t, "system", "cyclic3:newton")
+	if code != 0 {
+		t.Fatalf("system: %d %s", code, stderr)
+	}
+	if err := os.WriteFile("c3.txt", []byte(sys), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+// noTemporaries fails when a hidden temporary file is left in dir.
+func noTemporaries(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("a temporary file is left: %s", filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// expect checks an exit status and that stderr holds every want.
+func expect(t *testing.T, args []string, code int, stderr string, wantCode int, want ...string) {
+	t.Helper()
+	if code != wantCode {
+		t.Errorf("%q: exit %d, want %d; stderr:\n%s", args, code, wantCode, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("%q: stderr lacks %q:\n%s", args, w, stderr)
+		}
+	}
+}
+
+func runExpect(t *testing.T, wantCode int, want []string, args ...string) (string, string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, args...)
+	expect(t, args, code, stderr, wantCode, want...)
+	return stdout, stderr
+}
+
+// TestHostileOutputs: a special file is written into, never replaced; an
+// input is never an output; a folder where a file is meant is refused
+// before anything is made; no temporary file outlives the run.
+func TestHostileOutputs(t *testing.T) {
+	sys := hostileDir(t)
+	wd, _ := os.Getwd()
+	solve := []string{"solve", "c3.txt", "-prec", "1", "-degree", "1"}
+
+	t.Run("input is output", func(t *testing.T) {
+		runExpect(t, 2, []string{"c3.txt is the input file c3.txt"}, append(solve, "-o", "c3.txt")...)
+		os.Symlink("c3.txt", "link.txt")
+		runExpect(t, 2, []string{"is the input file"}, append(solve, "-o", "link.txt")...)
+		os.WriteFile("st.txt", []byte(sys[strings.Index(sys, "THE SOLUTIONS"):]), 0o644)
+		runExpect(t, 2, []string{"is the input file st.txt"}, append(solve, "-start", "st.txt", "-o", "./st.txt")...)
+		if b, _ := os.ReadFile("c3.txt"); string(b) != sys {
+			t.Errorf("the input was changed")
+		}
+	})
+	t.Run("folder", func(t *testing.T) {
+		os.Mkdir("sub", 0o755)
+		runExpect(t, 2, []string{"sub is a folder"}, append(solve, "-o", "sub")...)
+		runExpect(t, 2, []string{"c3.txt is not a folder"}, append(solve, "-o", "c3.txt/x")...)
+		noTemporaries(t, wd)
+		noTemporaries(t, filepath.Join(wd, "sub"))
+	})
+	t.Run("symlink followed", func(t *testing.T) {
+		os.WriteFile("old.txt", []byte("old"), 0o644)
+		os.Symlink("old.txt", "out-link.txt")
+		runExpect(t, 0, nil, append(solve, "-o", "out-link.txt")...)
+		if st, err := os.Lstat("out-link.txt"); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced: %v", err)
+		}
+		if b, _ := os.ReadFile("old.txt"); !strings.Contains(string(b), "THE SOLUTIONS") {
+			t.Errorf("the file the link names was not written: %q", b)
+		}
+		noTemporaries(t, wd)
+	})
+	t.Run("fifo and descriptors", func(t *testing.T) {
+		if err := syscall.Mkfifo("fifo", 0o644); err != nil {
+			t.Skip("no FIFO:", err)
+		}
+		got := make(chan []byte)
+		go func() { b, _ := os.ReadFile("fifo"); got <- b }()
+		runExpect(t, 0, nil, append(solve, "-o", "fifo")...)
+		if b := <-got; !strings.Contains(string(b), "THE SOLUTIONS") {
+			t.Errorf("the FIFO got %q", b)
+		}
+		if st, _ := os.Lstat("fifo"); st.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("the FIFO was replaced: %v", st.Mode())
+		}
+		// /dev/fd/N of a regular file (as /dev/stdout redirected): appended to.
+		f, _ := os.Create("redirected.txt")
+		defer f.Close()
+		f.WriteString("before\n")
+		runExpect(t, 0, nil, append(solve, "-o", fmt.Sprintf("/dev/fd/%d", f.Fd()))...)
+		if b, _ := os.ReadFile("redirected.txt"); !strings.HasPrefix(string(b), "before\n") || !strings.Contains(string(b), "THE SOLUTIONS") {
+			t.Errorf("redirected.txt: %q", b)
+		}
+		noTemporaries(t, wd)
+	})
+	t.Run("dev null", func(t *testing.T) {
+		runExpect(t, 0, nil, append(solve, "-o", "/dev/null")...)
+		if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Fatalf("/dev/null is no longer a device: %v %v", st.Mode(), err)
+		}
+	})
+	t.Run("emit", func(t *testing.T) {
+		emit := []string{"emit", "c3.txt", "-prec", "1", "-degree", "1", "-nvcc", "none"}
+		runExpect(t, 1, []string{"c3.txt is not a folder"}, append(emit, "-o", "c3.txt")...)
+		// -name c3_system with -o . would write c3_system_system.txt, but
+		// -name c3 and -o . write c3_system.txt: c3.txt stays an input.
+		os.Rename("c3.txt", "c3_system.txt")
+		runExpect(t, 1, []string{"would replace the input file c3_system.txt"}, "emit", "c3_system.txt", "-prec", "1", "-degree", "1", "-nvcc", "none", "-o", ".", "-name", "c3")
+		os.Rename("c3_system.txt", "c3.txt")
+		noTemporaries(t, wd)
+	})
+	t.Run("bench and tune", func(t *testing.T) {
+		os.Mkdir("sub", 0o755)
+		runExpect(t, 2, []string{"-csv: sub is a folder"}, "bench", "-cpu", "-csv", "sub")
+		runExpect(t, 2, []string{"-plot: c3.txt/p.svg cannot be written: c3.txt is not a folder"}, "bench", "-cpu", "-plot", "c3.txt/p.svg")
+		runExpect(t, 2, []string{"-out: c3.txt is not a folder"}, "bench", "-newton", "-cpu", "-out", "c3.txt")
+		runExpect(t, 2, []string{"-profile: sub is a folder"}, "tune", "-profile", "sub")
+		runExpect(t, 2, []string{"-o: c3.txt is not a folder"}, "generate", "-o", "c3.txt")
+	})
+}
+
+// TestHostileReads: endless or huge inputs are refused with the limit
+// named (small caps here: the real ones are 1 GiB for systems, start
+// lists and -input files, 16 MiB for profiles); pipes still work.
+func TestHostileReads(t *testing.T) {
+	sys := hostileDir(t)
+	for _, v := range []*int64{&poly.MaxFileBytes, &solutions.MaxFileBytes, &tune.MaxProfileBytes, &backend.MaxInputBytes} {
+		old := *v
+		*v = 1 << 20
+		defer func() { *v = old }()
+	}
+	limit := "more than 1 MiB, the limit of "
+	runExpect(t, 1, []string{"/dev/zero: " + limit + "a system file"}, "solve", "/dev/zero")
+	runExpect(t, 1, []string{"/dev/zero: " + limit + "a solution file"}, "solve", "c3.txt", "-prec", "1", "-start", "/dev/zero")
+	runExpect(t, 1, []string{"/dev/zero: " + limit + "a system file"}, "emit", "/dev/zero", "-degree", "1", "-nvcc", "none")
+	runExpect(t, 1, []string{"/dev/zero: " + limit + "a system file"}, "eval", "/dev/zero", "-degree", "1")
+	runExpect(t, 1, []string{"/dev/zero: " + limit + "a system file"}, "plan", "/dev/zero", "-degree", "1")
+	runExpect(t, 1, []string{"/dev/zero: " + limit + "an input series file"}, "eval", "c3.txt", "-degree", "1", "-input", "/dev/zero")
+	runExpect(t, 0, []string{"/dev/zero: " + limit + "a tuning profile"}, "emit", "c3.txt", "-prec", "1", "-degree", "1", "-nvcc", "none", "-profile", "/dev/zero")
+	big := make([]byte, 2<<20)
+	for i := range big {
+		big[i] = ' '
+	}
+	os.WriteFile("big.txt", append([]byte(sys), big...), 0o644)
+	runExpect(t, 1, []string{"big.txt: " + limit + "a system file"}, "solve", "big.txt", "-prec", "1")
+
+	// A pipe (as <(...) or /dev/stdin) is read as a file.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.WriteString(sys); w.Close() }()
+	defer r.Close()
+	runExpect(t, 0, nil, "solve", fmt.Sprintf("/dev/fd/%d", r.Fd()), "-prec", "1", "-degree", "1")
+}
+
+// TestHostileNames: emit refuses a -name or -pkg that gives a package go
+// build would not build as one (a test file, a file of one platform, glob
+// characters, a leading dash, main, keywords, non-identifiers, unicode),
+// and names derived from a file name are made to build.
+func TestHostileNames(t *testing.T) {
+	hostileDir(t)
+	emit := []string{"emit", "c3.txt", "-prec", "1", "-degree", "1", "-nvcc", "none", "-o", "pkg"}
+	for _, name := range []string{"sys_test", "sys_windows", "sys_linux_arm64", "sys_wasm", "a*b", "a[1]", "-x", "_x", ".x", "a b", "ñ", "a\u200bb", ""} {
+		if name == "" {
+			continue // -name "" is the default
+		}
+		runExpect(t, 2, []string{"-name: "}, append(emit, "-name", name)...)
+	}
+	for _, pkg := range []string{"main", "func", "type", "1abc", "a-b", "a.b", "ñ", "x_test", "documentation", "_"} {
+		runExpect(t, 2, []string{"-pkg: "}, append(emit, "-pkg", pkg)...)
+	}
+	if _, err := os.Stat("pkg"); err == nil {
+		t.Errorf("a refused name wrote the package")
+	}
+	// File names: derived names that build.
+	for file, want := range map[string]string{"cyc_test.txt": "cyc_test_sys", "cyc_windows.txt": "cyc_windows_sys", "main.txt": "main"} {
+		os.Link("c3.txt", file)
+		out := strings.TrimSuffix(file, ".txt") + "-out"
+		runExpect(t, 0, nil, "emit", file, "-prec", "1", "-degree", "1", "-nvcc", "none", "-o", out)
+		if _, err := os.Stat(filepath.Join(out, want+".go")); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join("main-out", "main.go"))
+	if !strings.Contains(string(b), "\npackage main_out\n") {
+		t.Errorf("main-out/main.go: %.300s", b)
+	}
+}
+
+// decodeJSON decodes a solve -json report.
+func decodeJSON(t *testing.T, s string) solveReport {
+	t.Helper()
+	var r solveReport
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, s)
+	}
+	return r
+}
