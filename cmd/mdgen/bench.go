@@ -118,6 +118,10 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 			return nil, err
 		}
 	}
+	// int64(GiB * 2^30) of a huge or NaN float is undefined: bound it first.
+	if !(*maxGiB >= 0 && *maxGiB <= 1<<32) {
+		return nil, usagef("bench: -max-gib %g: want 0 (what the device has free) .. %d GiB", *maxGiB, 1<<32)
+	}
 	c := &bench.Config{Repeat: *repeat, KernelDir: *kernels, KernelSrc: *kernelsSrc, NVCC: *nvcc, Arch: *arch,
 		Check: *check, CheckWorkers: *checkWorkersN, Overlap: *overlap, CSV: *csvPath, Plot: *plot, OutDir: *outDir,
 		JSON: *asJSON, CPU: *cpu, Workers: *workers, Seed: *seed, MaxBytes: int64(*maxGiB * (1 << 30)),

@@ -234,3 +234,29 @@ func decodeJSON(t *testing.T, s string) solveReport {
 	}
 	return r
 }
+
+// TestHostileSizes: degrees past what the memory or the int range allows
+// are refused with the sizes, before anything is allocated; integer flags
+// near math.MaxInt are refused, not overflowed.
+func TestHostileSizes(t *testing.T) {
+	hostileDir(t)
+	maxInt := "9223372036854775807"
+	for _, cmd := range []string{"plan", "eval", "solve", "emit"} {
+		args := []string{cmd, "c3.txt", "-prec", "1", "-degree", maxInt}
+		if cmd == "emit" {
+			args = append(args, "-nvcc", "none", "-o", "out")
+		}
+		runExpect(t, 1, []string{"2^63 coefficients", "overflows 64-bit sizes"}, args...)
+	}
+	// 2^40: the working degrees need petabytes together.
+	runExpect(t, 1, []string{"working degrees", "together", "of memory available"}, "solve", "c3.txt", "-prec", "1", "-degree", "1099511627776")
+	runExpect(t, 1, []string{"out of range 2..256"}, "system", "cyclic", "-n", maxInt)
+	runExpect(t, 1, []string{"out of range 1..1024"}, "system", "monomial4:degree="+maxInt)
+	runExpect(t, 1, []string{"out of range"}, "solve", "cyclic"+maxInt)
+	runExpect(t, 2, []string{"-workers " + maxInt}, "solve", "c3.txt", "-workers", maxInt)
+	runExpect(t, 2, []string{"-repeat " + maxInt}, "bench", "-cpu", "-repeat", maxInt)
+	runExpect(t, 2, []string{"-steps " + maxInt}, "solve", "c3.txt", "-steps", maxInt)
+	runExpect(t, 2, []string{"-max-gib 1e+300"}, "bench", "-cpu", "-max-gib", "1e300")
+	runExpect(t, 2, []string{"-max-gib NaN"}, "bench", "-cpu", "-max-gib", "NaN")
+	runExpect(t, 2, []string{"-samples " + maxInt}, "ops", "-samples", maxInt)
+}
