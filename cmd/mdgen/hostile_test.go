@@ -260,3 +260,30 @@ func TestHostileSizes(t *testing.T) {
 	runExpect(t, 2, []string{"-max-gib NaN"}, "bench", "-cpu", "-max-gib", "NaN")
 	runExpect(t, 2, []string{"-samples " + maxInt}, "ops", "-samples", maxInt)
 }
+
+// TestHostileGenerated: what mdgen system writes, every reader reads (p/q
+// past 1e308 with a small value); an option that would write a file the
+// readers refuse is refused.
+func TestHostileGenerated(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, spec := range []string{"cyclic56:newton", "monomial2:degree=1024,columns=2", "chandra2:c=1e300", "noon2:c=-3e-290"} {
+		code, text, stderr := runCLI(t, "system", spec)
+		if code != 0 {
+			// Refused before writing is allowed (monomial at degree 1024
+			// can make a coefficient below 2.2e-308); written and then
+			// refused is not.
+			if text != "" || !strings.Contains(spec, "monomial") {
+				t.Errorf("system %s: exit %d, %d bytes: %s", spec, code, len(text), stderr)
+			}
+			continue
+		}
+		os.WriteFile("sys.txt", []byte(text), 0o644)
+		runExpect(t, 0, nil, "plan", "sys.txt", "-degree", "0")
+	}
+	for _, args := range [][]string{{"chandra", "-n", "2", "-c", "1e99999"}, {"chandra", "-n", "2", "-c", "1e400"}, {"noon2:c=1e-400"}, {"chandra", "-c", "1/0"}} {
+		code, stdout, stderr := runCLI(t, append([]string{"system"}, args...)...)
+		if code == 0 || stdout != "" || !strings.Contains(stderr, "c=") {
+			t.Errorf("system %q: exit %d, %d bytes written: %s", args, code, len(stdout), stderr)
+		}
+	}
+}
