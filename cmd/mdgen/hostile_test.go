@@ -287,3 +287,65 @@ func TestHostileGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileErrors: errors say where and what: a start value outside the
+// double range at file:line:col with the value; a system file without an
+// extension (PHCpack's demo files) gets a package folder beside it; a
+// PHCpack-style list of variables named t and m is no phcpy string.
+func TestHostileErrors(t *testing.T) {
+	sys := hostileDir(t)
+	big := strings.Replace(sys, " x1 :  6.331768035888671875E-01", " x1 :  1e400", 1)
+	os.WriteFile("big.txt", []byte(big), 0o644)
+	runExpect(t, 1, []string{"big.txt:19:2: solution 1: the coordinate x1 = 1e+400 is too large for a double"}, "solve", "big.txt", "-prec", "1")
+	os.WriteFile("st.txt", []byte("x1 1e400\nx2 0\nx3 0\n"), 0o644)
+	runExpect(t, 1, []string{"st.txt:1:1: solution 1: the coordinate x1 = 1e+400 is too large"}, "solve", "c3.txt", "-prec", "1", "-start", "st.txt")
+	os.WriteFile("st.txt", []byte("x1 1/3\nx2 -1e309 0\nx3 0\n"), 0o644)
+	runExpect(t, 1, []string{"st.txt:2:1: solution 1: the coordinate x2 = -1e+309"}, "solve", "c3.txt", "-prec", "1", "-start", "st.txt")
+	runExpect(t, 1, []string{"the coordinate x1 = 1e+400"}, "emit", "big.txt", "-prec", "1", "-degree", "1", "-nvcc", "none")
+
+	// mdgen mysys: the package goes to ./mysys_solver.
+	os.WriteFile("mysys", []byte(sys), 0o644)
+	_, stderr := runExpect(t, 0, []string{"mysys is a file, not a folder: writing the package into"}, "mysys", "-prec", "1", "-degree", "1", "-nvcc", "none")
+	if _, err := os.Stat(filepath.Join("mysys_solver", "mysys.go")); err != nil {
+		t.Errorf("mysys_solver/mysys.go: %v\n%s", err, stderr)
+	}
+
+	// Variables t and m: "t : re im" then "m : re im" are coordinates.
+	os.WriteFile("tm.txt", []byte("2\n t^2 - 4;\n m - 3;\n"), 0o644)
+	for _, list := range []string{
+		"t : 2.0 0.0\nm : 3.0 0.0\n",
+		" t :  2.0E+00   0.0E+00\n m :  3.0E+00   0.0E+00\n",
+		"t : 2\nm : 3\n",
+		"solution 1 :\nt :  0.0E+00   0.0E+00\nm : 1\nthe solution for t :\n t :  2.0E+00   0.0E+00\n m :  3.0E+00   0.0E+00\n== err :  0.000E+00 = rco :  1.000E+00 = res :  0.000E+00 ==\n",
+	} {
+		os.WriteFile("tms.txt", []byte(list), 0o644)
+		stdout, _ := runExpect(t, 0, nil, "solve", "tm.txt", "-prec", "1", "-start", "tms.txt")
+		if !strings.Contains(stdout, "1 start solution") {
+			t.Errorf("%q: %s", list, stdout)
+		}
+	}
+}
+
+// TestHostileJSONResidual: a solution that did not converge has no
+// residual ("0.0e+00" read as exact) but what is known: the start's
+// residual and the reason.
+func TestHostileJSONResidual(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("q.txt", []byte("1\n x^2 - 1;\n"), 0o644)
+	os.WriteFile("qs.txt", []byte("x 1e200\n"), 0o644)
+	code, stdout, _ := runCLI(t, "solve", "q.txt", "-prec", "1", "-start", "qs.txt", "-json")
+	rep := decodeJSON(t, stdout)
+	if code != 1 || len(rep.Solutions) != 1 {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
+	s := rep.Solutions[0]
+	if s.Converged || s.Residual != nil || s.StartResidual != "+Inf" || !strings.Contains(s.Reason, "diverging") ||
+		!strings.Contains(stdout, `"residual": null`) {
+		t.Errorf("not converged: %s", stdout)
+	}
+	os.WriteFile("qs.txt", []byte("x 0.9\n"), 0o644)
+	code, stdout, _ = runCLI(t, "solve", "q.txt", "-prec", "1", "-start", "qs.txt", "-json")
+	if s := decodeJSON(t, stdout).Solutions[0]; code != 0 || s.Residual == nil || s.StartResidual != "" {
+		t.Errorf("converged: %s", stdout)
+	}
+}

@@ -41,7 +41,14 @@ type solveSolution struct {
 	RefineSteps int            `json:"refine_steps"`
 	Variables   []string       `json:"variables"`
 	Series      [][][2]string  `json:"series"` // series[v][k] = [re, im]
-	Residual    string         `json:"residual"`
+	// Residual is the solution's residual; null when it did not converge
+	// (a point that is no solution has none: "0.0e+00" read as exact).
+	// Then LastResidual is the residual of the last linear system, when a
+	// step measured one, and StartResidual ||G(x(0), 0)||_1 at the start,
+	// as evaluated (+Inf for a start far out), and Reason says why.
+	Residual      *string `json:"residual"`
+	LastResidual  string  `json:"last_residual,omitempty"`
+	StartResidual string  `json:"start_residual,omitempty"`
 	Condition   string         `json:"condition"`
 	Update      string         `json:"update"`
 	Stages      map[string]any `json:"stages_seconds"`
@@ -281,8 +288,17 @@ func stageMap(t newton.Times) map[string]any {
 
 func jsonSolution(start int, res *newton.Result, secs float64) solveSolution {
 	s := solveSolution{Start: start, Converged: res.Converged, Steps: res.Steps, RefineSteps: res.RefineSteps,
-		Variables: res.Vars, Residual: e2(res.Residual), Condition: e2(res.Cond), Update: e2(res.Update),
+		Variables: res.Vars, Condition: e2(res.Cond), Update: e2(res.Update),
 		Stages: stageMap(res.Times), Seconds: secs}
+	if res.Converged {
+		r := e2(res.Residual)
+		s.Residual = &r
+	} else {
+		if res.Steps > 0 && res.Residual != 0 {
+			s.LastResidual = e2(res.Residual)
+		}
+		s.StartResidual = e2(startResidual(res))
+	}
 	if res.Err != nil {
 		s.Reason = res.Err.Error()
 	}
@@ -295,6 +311,16 @@ func jsonSolution(start int, res *newton.Result, secs float64) solveSolution {
 		}
 	}
 	return s
+}
+
+// startResidual is ||G(x(0), 0)||_1 at the start point: the result's, or
+// the failure's when the run stopped before the result had it.
+func startResidual(res *newton.Result) float64 {
+	var f *newton.Failure
+	if res.StartResidual == 0 && errors.As(res.Err, &f) {
+		return f.StartResidual
+	}
+	return res.StartResidual
 }
 
 func writeSolveText(w io.Writer, arg string, prec mdops.Prec, degree int, results []*newton.Result, secs []float64) error {

@@ -135,12 +135,15 @@ func Parse(name string, src []byte, vars []string) ([]Solution, error) {
 		if i < len(p.lines) {
 			t := p.trim(i)
 			_, _, count := solCountLine(t)
-			// "t : re im" then "m : k" (phcpy's strings); a lone "t : 1" is a
-			// coordinate t of the simple format
+			// "t : re im", "m : k" (one integer), then "the solution for
+			// t :" (phcpy's strings); a lone "t : 1", or "t : re im" then
+			// "m : re im", is the simple format of variables named t and m.
 			phcpy := false
 			if j := p.skipBlank(i + 1); solIsTLine(t) && j < len(p.lines) {
-				f := strings.Fields(p.trim(j))
-				phcpy = len(f) >= 2 && (f[0] == "m" && f[1] == ":" || f[0] == "m:")
+				f := strings.Fields(strings.Replace(p.trim(j), ":", " : ", 1))
+				k := p.skipBlank(j + 1)
+				phcpy = len(f) == 3 && f[0] == "m" && f[1] == ":" && solAllDigits(f[2]) &&
+					k < len(p.lines) && strings.HasPrefix(strings.TrimSpace(p.trim(k)), "the solution for t")
 			}
 			if count || solIsHeader(t) || phcpy {
 				start = i
@@ -922,6 +925,15 @@ func (p *solParser) mapVars(sols []Solution, vars []string, param string) ([]Sol
 			v, ok := idx[name]
 			if !ok {
 				return nil, p.errAt(offs[c], "solution %d: %s is not a variable of the system (%s)", k+1, solShort(name), poly.NameList(vars))
+			}
+			// A coordinate of the system's solution is rounded to doubles: one
+			// that would be Inf is refused here, with its position and value
+			// (a start value of 1e400 made Newton report a residual of +Inf).
+			for _, part := range []*big.Rat{&sol.Values[c].Re, &sol.Values[c].Im} {
+				if x, _ := part.Float64(); math.IsInf(x, 0) {
+					return nil, p.errAt(offs[c], "solution %d: the coordinate %s = %s is too large for a double (the largest is about 1.8e308)",
+						k+1, solShort(name), new(big.Float).SetRat(part).Text('g', 6))
+				}
 			}
 			have[v] = true
 			vals[v].Set(&sol.Values[c])
