@@ -16,9 +16,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/tune"
+	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
 	"github.com/mdgen/mdgen/stager/solutions"
 )
@@ -347,5 +349,58 @@ func TestHostileJSONResidual(t *testing.T) {
 	code, stdout, _ = runCLI(t, "solve", "q.txt", "-prec", "1", "-start", "qs.txt", "-json")
 	if s := decodeJSON(t, stdout).Solutions[0]; code != 0 || s.Residual == nil || s.StartResidual != "" {
 		t.Errorf("converged: %s", stdout)
+	}
+}
+
+// limitWriter fails a Write larger than max: the text is written as it
+// goes, never as one buffer.
+type limitWriter struct {
+	n, max int
+}
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	if len(p) > w.max {
+		return 0, fmt.Errorf("a write of %d bytes", len(p))
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
+// TestHostileLargeSizes: mdgen system streams the text (no write larger
+// than the buffer, where chandra4096 took 6.5 GB as one []byte), with the
+// same bytes as poly.Format; long work says so on stderr after the quiet
+// second (here shortened).
+func TestHostileLargeSizes(t *testing.T) {
+	w := &limitWriter{max: 1 << 16}
+	if err := runSystem([]string{"chandra", "-n", "200"}, w); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := runSystem([]string{"chandra", "-n", "200"}, &b); err != nil || b.Len() != w.n || b.Len() < 1<<18 {
+		t.Fatalf("%v: %d bytes, streamed %d", err, b.Len(), w.n)
+	}
+	inst, err := families.Build("chandra", families.Options{N: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pb strings.Builder
+	calls := 0
+	if err := poly.WriteTo(&pb, inst.System, func(done, total int) { calls++ }); err != nil || pb.String() != string(poly.Format(inst.System)) ||
+		!strings.HasPrefix(b.String(), pb.String()) || calls != 200 {
+		t.Errorf("WriteTo: %v, %d progress calls, same as Format %v", err, calls, pb.String() == string(poly.Format(inst.System)))
+	}
+	if err := poly.WriteTo(&limitWriter{max: 10}, inst.System, nil); err == nil {
+		t.Errorf("a failing writer gave no error")
+	}
+
+	saved := progressQuiet
+	progressQuiet = 5 * time.Millisecond
+	defer func() { progressQuiet = saved }()
+	var log strings.Builder
+	stop := busy("building cyclic256:newton (exact coefficients)", &log)
+	time.Sleep(50 * time.Millisecond)
+	stop()
+	if !strings.HasPrefix(log.String(), "mdgen: building cyclic256:newton (exact coefficients) (") {
+		t.Errorf("busy wrote %q", log.String())
 	}
 }

@@ -183,7 +183,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("solve: %w", err)
 	}
 	defer solver.Close()
-	if err := solver.Prepare(); err != nil {
+	stop := busy(fmt.Sprintf("staging %s at the %d working degrees up to %d", arg, len(newton.Stagger(*degree)), *degree), stderr)
+	err = solver.Prepare()
+	stop()
+	if err != nil {
 		return fmt.Errorf("solve: %w", err)
 	}
 
@@ -258,7 +261,9 @@ func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writ
 		if _, err := os.Stat(arg); err == nil {
 			fmt.Fprintf(stderr, "mdgen: %s is the generated system, not the file of that name (use ./%s)\n", arg, arg)
 		}
+		stop := busy("building "+arg+" (exact coefficients)", stderr)
 		inst, err := families.System(arg, families.Options{Seed: seed, Complex: complex})
+		stop()
 		if err != nil {
 			return nil, nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
@@ -76,7 +77,9 @@ func runSystem(args []string, out io.Writer) error {
 	if err := checkFamilyFlags(fam, fs); err != nil {
 		return err
 	}
+	stop := busy("building "+name+" (exact coefficients)", os.Stderr)
 	inst, err := families.Build(name, opt)
+	stop()
 	if err != nil {
 		return err
 	}
@@ -88,18 +91,44 @@ func runSystem(args []string, out io.Writer) error {
 			inst.Start[0].Series = inst.Exact
 		}
 	}
-	text := poly.Format(inst.System)
-	text = append(text, "\nTITLE : "...)
-	text = append(text, inst.Title...)
-	text = append(text, "\n\nNOTE : written by mdgen system "...)
-	text = append(text, inst.Spec...)
-	text = append(text, '\n')
-	if *sols && len(inst.Start) > 0 {
-		text = append(text, '\n')
-		text = append(text, solutions.Format(inst.Start, solutions.FormatOptions{})...)
+	// Written as it goes (poly.WriteTo): chandra at n = 4096 is 431 MB of
+	// text, which took 6.5 GB as one []byte; progress after a second.
+	progress := newProgress(os.Stderr)
+	defer progress.done()
+	if err := poly.WriteTo(out, inst.System, func(done, total int) { progress.count("writing "+inst.Spec+": polynomial", done, total) }); err != nil {
+		return err
 	}
-	_, err = out.Write(text)
+	tail := "\nTITLE : " + inst.Title + "\n\nNOTE : written by mdgen system " + inst.Spec + "\n"
+	if *sols && len(inst.Start) > 0 {
+		tail += "\n" + string(solutions.Format(inst.Start, solutions.FormatOptions{}))
+	}
+	_, err = io.WriteString(out, tail)
 	return err
+}
+
+// busy says on stderr, after the first second, that the work what is
+// still running, until the returned stop is called: building a large
+// family member (cyclic256:newton, with its exact products) or staging
+// its plans takes minutes, which were silent.
+func busy(what string, stderr io.Writer) (stop func()) {
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(max(progressQuiet, time.Millisecond))
+		defer tick.Stop()
+		p := newProgress(stderr)
+		defer p.done()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				p.fraction(what, -1) // how far is not known
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
 }
 
 // checkFamilyFlags rejects flags the family does not take (given on the
@@ -143,7 +172,9 @@ func loadSystem(arg, param string, seed int64, complex bool) (*poly.System, erro
 		if _, err := os.Stat(arg); err == nil {
 			fmt.Fprintf(os.Stderr, "mdgen: %s is the generated system, not the file of that name (use ./%s)\n", arg, arg)
 		}
+		stop := busy("building "+arg+" (exact coefficients)", os.Stderr)
 		inst, err := families.System(arg, families.Options{Seed: seed, Complex: complex})
+		stop()
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,9 @@
 package poly
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"math/big"
 	"slices"
 	"strconv"
@@ -43,24 +45,36 @@ import (
 // s must satisfy the System invariants (valid distinct identifiers, Vars
 // indices in range); Format does not check them.
 func Format(s *System) []byte {
-	f := sysFormatter{s: s, param: s.Param}
+	var b bytes.Buffer
+	WriteTo(&b, s, nil) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteTo writes Format(s) to w as it goes, without the whole text in
+// memory (a system of 400 MB took gigabytes as one []byte), and calls
+// progress, when not nil, after each polynomial with the polynomials
+// written and their count.
+func WriteTo(w io.Writer, s *System, progress func(done, total int)) error {
+	f := sysFormatter{s: s, param: s.Param, b: bufio.NewWriterSize(w, 1<<16), progress: progress}
 	if f.param == "" && s.MaxCoefDegree() > 0 {
 		f.param = "t"
 		for k := 0; slices.Contains(s.Vars, f.param); k++ {
 			f.param = "t" + strconv.Itoa(k)
 		}
 	}
-	return f.format()
+	f.format()
+	return f.b.Flush()
 }
 
 // String returns Format(s).
 func (s *System) String() string { return string(Format(s)) }
 
 type sysFormatter struct {
-	s     *System
-	param string
-	b     bytes.Buffer
-	col   int
+	s        *System
+	param    string
+	b        *bufio.Writer // its error, if any, is the one Flush returns
+	col      int
+	progress func(done, total int)
 }
 
 const formatWidth = 78
@@ -78,7 +92,7 @@ func (f *sysFormatter) put(sep, text string) {
 	f.col += len(sep) + len(text)
 }
 
-func (f *sysFormatter) format() []byte {
+func (f *sysFormatter) format() {
 	s := f.s
 	nvar := len(s.Vars)
 	if f.param != "" {
@@ -120,6 +134,9 @@ func (f *sysFormatter) format() []byte {
 			f.put("", "0")
 		}
 		f.b.WriteString(";\n")
+		if f.progress != nil {
+			f.progress(i+1, len(s.Polys))
+		}
 	}
 	// Would PHCpack's convention find the parameter that s has? With one
 	// more variable than equations it takes t, and refuses a file without
@@ -138,7 +155,6 @@ func (f *sysFormatter) format() []byte {
 	default:
 		f.b.WriteString("\nNO SERIES PARAMETER\n")
 	}
-	return f.b.Bytes()
 }
 
 func powString(name string, p int) string {
