@@ -41,18 +41,19 @@ type solveSolution struct {
 	RefineSteps int            `json:"refine_steps"`
 	Variables   []string       `json:"variables"`
 	Series      [][][2]string  `json:"series"` // series[v][k] = [re, im]
-	// Residual is the solution's residual; null when it did not converge
-	// (a point that is no solution has none: "0.0e+00" read as exact).
-	// Then LastResidual is the residual of the last linear system, when a
-	// step measured one, and StartResidual ||G(x(0), 0)||_1 at the start,
-	// as evaluated (+Inf for a start far out), and Reason says why.
-	Residual      *string `json:"residual"`
-	LastResidual  string  `json:"last_residual,omitempty"`
-	StartResidual string  `json:"start_residual,omitempty"`
+	Residual    *string        `json:"residual"`
 	Condition   string         `json:"condition"`
 	Update      string         `json:"update"`
 	Stages      map[string]any `json:"stages_seconds"`
 	Seconds     float64        `json:"seconds"`
+
+	// A point that did not converge has no residual as a solution ("0.0e+00"
+	// read as exact): Residual is null, and what is known is here:
+	// LastResidual, the residual of the last linear system when a step
+	// measured one, and StartResidual, ||G(x(0), 0)||_1 at the start as
+	// evaluated (+Inf for a start far out); Reason says why.
+	LastResidual  string `json:"last_residual,omitempty"`
+	StartResidual string `json:"start_residual,omitempty"`
 }
 
 // runSolve runs Newton's method on Taylor series from each start solution:
