@@ -192,11 +192,11 @@ func (s *EmitSpec) check() error {
 	if s.Benchmark != "" && !families.IsBenchmarkName(s.Benchmark) {
 		return fmt.Errorf("emit: %q is not a benchmark system (p1, p2, p3)", s.Benchmark)
 	}
-	if !token.IsIdentifier(s.Package) || token.IsKeyword(s.Package) || s.Package == "_" {
-		return fmt.Errorf("emit: %q is not a valid package name", s.Package)
+	if err := CheckPackage(s.Package); err != nil {
+		return fmt.Errorf("emit: %w", err)
 	}
-	if s.Name == "" || strings.ContainsAny(s.Name, `/\ `) || strings.HasPrefix(s.Name, ".") || strings.HasPrefix(s.Name, "_") {
-		return fmt.Errorf("emit: %q is not a usable file name", s.Name)
+	if err := CheckName(s.Name); err != nil {
+		return fmt.Errorf("emit: %w", err)
 	}
 	if err := s.Prec.Check(); err != nil {
 		return fmt.Errorf("emit: %w", err)
@@ -217,7 +217,10 @@ func (s *EmitSpec) describe() string {
 }
 
 // SanitizeName turns a file name (without its folder) into a base name
-// and a package name: "cyclic-5.txt" gives "cyclic_5", "cyclic_5".
+// and a package name: "cyclic-5.txt" gives "cyclic_5", "cyclic_5"; a name
+// go build would constrain gets "_sys" ("cyclic_test.txt" gives
+// "cyclic_test_sys"), a package name the go command would not take "_"
+// (main_): both pass CheckName and CheckPackage.
 func SanitizeName(file string) (name, pkg string) {
 	base := path.Base(strings.ReplaceAll(file, `\`, "/"))
 	if i := strings.LastIndexByte(base, '.'); i > 0 {
@@ -236,11 +239,14 @@ func SanitizeName(file string) (name, pkg string) {
 	if name == "" {
 		name = "system"
 	}
+	if constrainedSuffix(name) != "" {
+		name += "_sys" // "cyclic_test.txt": cyclic_test.go would be a test file
+	}
 	pkg = name
 	if c := pkg[0]; c >= '0' && c <= '9' {
 		pkg = "sys" + pkg
 	}
-	if token.IsKeyword(pkg) {
+	if token.IsKeyword(pkg) || CheckPackage(pkg) != nil {
 		pkg += "_"
 	}
 	return name, pkg

@@ -413,3 +413,42 @@ func TestEmittedDocComments(t *testing.T) {
 		}
 	}
 }
+
+// TestEmittedOddNamesBuild: names at the edges of CheckName and
+// CheckPackage, and those SanitizeName makes of hostile file names, give
+// packages that build and vet (a name ending in _test or _windows gave a
+// package without its main file, and main one without func main).
+func TestEmittedOddNamesBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go vet")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	for _, file := range []string{"cyc_test.txt", "main.txt", "type.txt", "9-sys_linux_amd64.txt"} {
+		s := textSpec()
+		s.Name, s.Package = SanitizeName(file)
+		if err := CheckName(s.Name); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, name := range []string{s.Name, "Sys-1.v2"} {
+			s.Name = name
+			em, err := Emit(s, solver.ExampleRunner{})
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			dir, err := os.MkdirTemp("testdata", "emitted-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			if err := atomicfile.WriteAll(dir, em.Files, nil); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command(goTool, "vet", "./"+filepath.ToSlash(dir)).CombinedOutput(); err != nil {
+				t.Errorf("%s (name %s, package %s): go vet: %v\n%s", file, name, s.Package, err, out)
+			}
+		}
+	}
+}

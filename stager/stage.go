@@ -838,7 +838,7 @@ func (b *builder) sum(terms []Slot, inSum []bool) (Slot, error) {
 // truncate returns s without the coefficients of t^k for k > degree and
 // without trailing zeros.
 func truncate(s poly.Series, degree int) poly.Series {
-	if len(s) > degree+1 {
+	if len(s)-1 > degree { // not degree+1: it overflows at math.MaxInt
 		s = s[:degree+1]
 	}
 	for len(s) > 0 && s[len(s)-1].IsZero() {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,8 +94,11 @@ func (m MemEstimate) Total() int64 {
 // DataShape describes the data array: "18,217 series × 100,000,001
 // coefficients × 16 limbs × 2 parts × 8 bytes".
 func (m MemEstimate) DataShape() string {
-	s := fmt.Sprintf("%s series × %s × %s", groupDigits(int64(m.Series)),
-		plural(int64(m.Degree)+1, "coefficient"), plural(int64(m.Limbs), "limb"))
+	coefs := plural(int64(m.Degree)+1, "coefficient")
+	if m.Degree == math.MaxInt64 { // d+1 = 2^63 overflows int64
+		coefs = "2^63 coefficients"
+	}
+	s := fmt.Sprintf("%s series × %s × %s", groupDigits(int64(m.Series)), coefs, plural(int64(m.Limbs), "limb"))
 	if m.Complex {
 		s += " × 2 parts"
 	}
@@ -261,4 +265,62 @@ func FormatBytes(b int64) string {
 		}
 	}
 	return fmt.Sprintf("%.1f %s", v, u)
+}
+
+// CheckMemoryTogether returns an error, with the sizes, when the plans of
+// s at every degree of degrees and the data arrays of runs of them at n
+// limbs (complex or real) would not fit in the available memory together:
+// Newton's method keeps an executor per working degree, and checking each
+// against the free memory alone let their sum run out of memory. Nothing
+// is staged: the sizes come from Stage's first pass, largest degree first,
+// stopping as soon as the sum is too large (a degree near math.MaxInt is
+// refused at once). Stage's temporaries count once, at their largest. It
+// returns nil when the available memory is unknown and no size overflows.
+func CheckMemoryTogether(s *poly.System, degrees []int, n int, complex bool) error {
+	if err := validate(s); err != nil {
+		return err
+	}
+	ds := slices.Clone(degrees)
+	slices.Sort(ds)
+	slices.Reverse(ds)
+	ds = slices.Compact(ds)
+	avail, known := memAvailable()
+	var total, staging int64
+	var parts []string
+	for _, d := range ds {
+		sv, err := survey(s, d)
+		if err != nil {
+			return err
+		}
+		m := sv.estimate(n, complex)
+		t := m.Total()
+		if t < 0 || total > math.MaxInt64-t {
+			return fmt.Errorf("degree %d at %s: the data array of %s overflows 64-bit sizes", d, m.precision(), m.DataShape())
+		}
+		total += t - m.Staging
+		staging = max(staging, m.Staging)
+		parts = append(parts, fmt.Sprintf("degree %d %s", d, FormatBytes(t-m.Staging)))
+		if known && total+staging > avail {
+			more := ""
+			if len(parts) < len(ds) {
+				more = fmt.Sprintf(", and %d lower degrees", len(ds)-len(parts))
+			}
+			return fmt.Errorf("degree %d at %s: the plans and data arrays of the %d working degrees (%s) need more than %s together (%s%s), more than the %s of memory available",
+				ds[0], m.precision(), len(ds), joinDegrees(ds), FormatBytes(total+staging), strings.Join(parts, ", "), more, FormatBytes(avail))
+		}
+	}
+	return nil
+}
+
+// joinDegrees writes degrees (descending) as "16, 11, 7, 4, 2, 1, 0", or
+// its first and last three when there are more than eight.
+func joinDegrees(ds []int) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = strconv.Itoa(d)
+	}
+	if len(s) > 8 {
+		s = append(append(s[:3:3], "..."), s[len(s)-3:]...)
+	}
+	return strings.Join(s, ", ")
 }

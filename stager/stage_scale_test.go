@@ -3,6 +3,7 @@ package stager
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"runtime"
 	"strings"
@@ -448,5 +449,39 @@ func BenchmarkStageOnlyChandra(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n+n), "ns/term")
 		})
+	}
+}
+
+// TestCheckMemoryTogether: the plans of Newton's working degrees must fit
+// together (-degree 1000000000 passed the check of each degree alone, then
+// ran out of memory); a degree near math.MaxInt is refused, not a panic.
+func TestCheckMemoryTogether(t *testing.T) {
+	s, err := poly.Parse("x", []byte("2 3\nx*y - t;\ny^2 - x + t;\n"), poly.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	degrees := []int{0, 1, 2, 4, 7, 11, 17, 26, 40, 61, 64, 1 << 20}
+	one, err := Stage(s, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := one.Memory(4, false).Total()
+	fakeMemory(t, alone*3/2) // each fits alone; not all of them
+	if err := one.CheckMemory(4, false); err != nil {
+		t.Fatalf("alone: %v", err)
+	}
+	err = CheckMemoryTogether(s, append(degrees, 700000, 500000), 4, false)
+	if err == nil || !strings.Contains(err.Error(), "the 14 working degrees") || !strings.Contains(err.Error(), "degree 1048576 ") {
+		t.Errorf("together: %v", err)
+	}
+	fakeMemory(t, 1<<62)
+	if err := CheckMemoryTogether(s, degrees, 4, false); err != nil {
+		t.Errorf("with room: %v", err)
+	}
+	if _, err := Stage(s, math.MaxInt); err == nil || !strings.Contains(err.Error(), "2^63 coefficients") {
+		t.Errorf("Stage at MaxInt: %v", err)
+	}
+	if err := CheckMemoryTogether(s, []int{0, math.MaxInt}, 1, false); err == nil || !strings.Contains(err.Error(), "overflows") {
+		t.Errorf("together at MaxInt: %v", err)
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/internal/bench"
 )
 
@@ -110,10 +112,15 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 	if fs.NArg() > 0 {
 		return nil, usagef("bench: unexpected arguments %q", fs.Args())
 	}
-	for _, err := range []error{checkRepeat("-repeat", *repeat), checkWorkers("-workers", *workers), checkWorkers("-check-workers", *checkWorkersN)} {
+	for _, err := range []error{checkRepeat("-repeat", *repeat), checkWorkers("-workers", *workers), checkWorkers("-check-workers", *checkWorkersN),
+		checkOutputs("bench", *outDir, *merge, *profileName, map[string]string{"-csv": *csvPath, "-plot": *plot})} {
 		if err != nil {
 			return nil, err
 		}
+	}
+	// int64(GiB * 2^30) of a huge or NaN float is undefined: bound it first.
+	if !(*maxGiB >= 0 && *maxGiB <= 1<<32) {
+		return nil, usagef("bench: -max-gib %g: want 0 (what the device has free) .. %d GiB", *maxGiB, 1<<32)
 	}
 	c := &bench.Config{Repeat: *repeat, KernelDir: *kernels, KernelSrc: *kernelsSrc, NVCC: *nvcc, Arch: *arch,
 		Check: *check, CheckWorkers: *checkWorkersN, Overlap: *overlap, CSV: *csvPath, Plot: *plot, OutDir: *outDir,
@@ -153,6 +160,27 @@ func isNewtonBench(args []string) bool {
 	return false
 }
 
+// checkOutputs applies the rules of an output path (atomicfile.Resolve) to
+// bench's -out folder and files (flag -> path, "" when not given) before any
+// case runs: no folder where a file is meant, no input (the -merge files,
+// the profile) overwritten.
+func checkOutputs(cmd, outDir, merge, profile string, files map[string]string) error {
+	inputs := append(strings.Split(merge, ","), profile)
+	if outDir != "" {
+		if err := atomicfile.ResolveDir(outDir, []string{"bench.txt", "bench.csv", "bench.svg", "bench.json", "newton.txt", "newton.csv", "newton.svg"}, inputs...); err != nil {
+			return usagef("%s: -out: %w", cmd, err)
+		}
+	}
+	for _, flag := range slices.Sorted(maps.Keys(files)) {
+		if p := files[flag]; p != "" {
+			if err := atomicfile.Resolve(p, inputs...); err != nil {
+				return usagef("%s: %s: %w", cmd, flag, err)
+			}
+		}
+	}
+	return nil
+}
+
 func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig, error) {
 	fs := newFlagSet("bench -newton", benchNewtonUsage, stderr)
 	fs.Bool("newton", true, "Newton on Taylor series on PHCpack's problem -1 (this table)")
@@ -176,7 +204,8 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 	if fs.NArg() > 0 {
 		return nil, usagef("bench -newton: unexpected arguments %q", fs.Args())
 	}
-	for _, err := range []error{checkRepeat("-repeat", *repeat), checkWorkers("-workers", *workers)} {
+	for _, err := range []error{checkRepeat("-repeat", *repeat), checkWorkers("-workers", *workers),
+		checkOutputs("bench -newton", *outDir, "", *profileName, map[string]string{"-csv": *csvPath, "-plot": *plot})} {
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/runtime/solver"
 	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
@@ -109,7 +110,7 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 			hdr = append(hdr, "-seed", strconv.FormatInt(*seed, 10))
 		}
 	} else {
-		text, err := os.ReadFile(arg)
+		text, err := poly.ReadFile(arg)
 		if err != nil {
 			return fmt.Errorf("emit: %w", err)
 		}
@@ -145,7 +146,15 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 		hdr = append(hdr, filepath.Base(arg))
 	}
 	if *name != "" {
+		if err := gen.CheckName(*name); err != nil {
+			return usagef("emit: -name: %w", err)
+		}
 		spec.Name = *name
+	}
+	if *pkgName != "" {
+		if err := gen.CheckPackage(*pkgName); err != nil {
+			return usagef("emit: -pkg: %w", err)
+		}
 	}
 	hdr = append(hdr, "-prec", strconv.Itoa(asked.N), "-degree", strconv.Itoa(*degree))
 	if asked.Complex {
@@ -163,6 +172,9 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	if err != nil {
 		return err
 	}
+	if err := atomicfile.ResolveDir(dir, nil); err != nil {
+		return fmt.Errorf("emit: -o: %w", err)
+	}
 	spec.Package = pkg
 
 	if spec.Tuning, err = emitTuning(*profileName, spec.Prec, stderr); err != nil {
@@ -171,6 +183,10 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	em, err := gen.Emit(spec, solver.ExampleRunner{})
 	if err != nil {
 		return err
+	}
+	// An input (the system file, the profile) is never an output.
+	if err := atomicfile.ResolveDir(dir, slices.Collect(maps.Keys(em.Files)), arg, *profileName); err != nil {
+		return fmt.Errorf("emit: %w (nothing was changed)", err)
 	}
 	// All files or none; a fatbin built from another .cu goes in the same step.
 	state, why, err := em.Write(dir)
@@ -253,6 +269,16 @@ func emitTarget(out, pkg, name string, stderr io.Writer) (string, string, error)
 	}
 	if out == "" {
 		out = "." + string(filepath.Separator) + name
+		// PHCpack's demo files have no extension: ./mysys is the system
+		// file itself, so the package goes beside it, in ./mysys_solver.
+		if st, err := os.Stat(out); err == nil && !st.IsDir() {
+			folder := out + "_solver"
+			fmt.Fprintf(stderr, "mdgen: %s is a file, not a folder: writing the package into %s (-o names another folder)\n", out, folder)
+			out = folder
+			if pkg == "" {
+				_, pkg = gen.SanitizeName(name)
+			}
+		}
 	}
 	if pkg == "" {
 		abs, err := filepath.Abs(out)

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"fmt"
-	"github.com/mdgen/mdgen/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +13,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mdgen/mdgen/internal/atomicfile"
+	"github.com/mdgen/mdgen/internal/boundedread"
 
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/mdops/alg"
@@ -113,6 +115,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := atomicfile.ResolveDir(dir, nil); err != nil {
+		return usagef("generate: -o: %w", err)
+	}
 	if err := atomicfile.WriteAll(dir, files, nil); err != nil {
 		return err
 	}
@@ -174,7 +179,7 @@ func moduleOf(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(boundedread.Reader(f, path, "a go.mod file", 16<<20))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line, _, _ := strings.Cut(sc.Text(), "//")

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"io"
 	"os"
 )
@@ -45,6 +46,8 @@ Run 'mdgen <command> -h' for the flags of a command.
 `
 
 func main() {
+	// An interrupted run leaves no temporary file of an output behind.
+	atomicfile.RemoveOnSignal()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

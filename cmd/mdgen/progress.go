@@ -72,7 +72,8 @@ func (p *progress) count(what string, done, total int) {
 }
 
 // fraction reports the work called what as done to the fraction f in
-// [0, 1] ("eval run 1/3, layer 2/15 (40%, 12s)").
+// [0, 1] ("eval run 1/3, layer 2/15 (40%, 12s)"); f < 0: not known
+// ("building cyclic256:newton (75s)").
 func (p *progress) fraction(what string, f float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -82,6 +83,9 @@ func (p *progress) fraction(what string, f float64) {
 	}
 	p.last = now
 	line := fmt.Sprintf("mdgen: %s (%.0f%%, %s)", what, 100*f, now.Sub(p.start).Round(time.Second))
+	if f < 0 {
+		line = fmt.Sprintf("mdgen: %s (%s)", what, now.Sub(p.start).Round(time.Second))
+	}
 	if p.tty {
 		// Spaces wipe the rest of a longer line before.
 		p.width = max(p.width, len(line))

@@ -42,12 +42,20 @@ type solveSolution struct {
 	RefineSteps int            `json:"refine_steps"`
 	Variables   []string       `json:"variables"`
 	Series      [][][2]string  `json:"series"`            // series[v][k] = [re, im]
-	Residual    string         `json:"residual"`          // Result.Residual: a 1-norm, absolute
-	RelResidual string         `json:"residual_relative"` // Residual relative to the size of the terms (newton.TermSize)
+	Residual    *string        `json:"residual"`          // Result.Residual: a 1-norm, absolute; null unless converged
+	RelResidual *string        `json:"residual_relative"` // Residual relative to the size of the terms (newton.TermSize)
 	Condition   string         `json:"condition"`
 	Update      string         `json:"update"` // the last update, relative to max |x|
 	Stages      map[string]any `json:"stages_seconds"`
 	Seconds     float64        `json:"seconds"`
+
+	// A point that did not converge has no residual as a solution ("0.0e+00"
+	// read as exact): Residual is null, and what is known is here:
+	// LastResidual, the residual of the last linear system when a step
+	// measured one, and StartResidual, ||G(x(0), 0)||_1 at the start as
+	// evaluated (+Inf for a start far out); Reason says why.
+	LastResidual  string `json:"last_residual,omitempty"`
+	StartResidual string `json:"start_residual,omitempty"`
 }
 
 // runSolve runs Newton's method on Taylor series from each start solution:
@@ -99,6 +107,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	arg := fs.Arg(0)
+	if *outFile != "" {
+		if err := atomicfile.Resolve(*outFile, arg, *startFile, *profileName); err != nil {
+			return usagef("solve: -o: %w", err)
+		}
+	}
 	sys, fileSols, err := loadSolveSystem(arg, *param, *seed, prec.Complex, stderr)
 	if err != nil {
 		return err
@@ -115,7 +128,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	starts := fileSols
 	startWhere := arg
 	if *startFile != "" {
-		src, err := os.ReadFile(*startFile)
+		src, err := solutions.ReadFile(*startFile)
 		if err != nil {
 			return fmt.Errorf("solve: start solutions: %w", err)
 		}
@@ -182,7 +195,10 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("solve: %w", err)
 	}
 	defer solver.Close()
-	if err := solver.Prepare(); err != nil {
+	stop := busy(fmt.Sprintf("staging %s at the %d working degrees up to %d", arg, len(newton.Stagger(*degree)), *degree), stderr)
+	err = solver.Prepare()
+	stop()
+	if err != nil {
 		return fmt.Errorf("solve: %w", err)
 	}
 
@@ -257,7 +273,9 @@ func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writ
 		if _, err := os.Stat(arg); err == nil {
 			fmt.Fprintf(stderr, "mdgen: %s is the generated system, not the file of that name (use ./%s)\n", arg, arg)
 		}
+		stop := busy("building "+arg+" (exact coefficients)", stderr)
 		inst, err := families.System(arg, families.Options{Seed: seed, Complex: complex})
+		stop()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -266,7 +284,7 @@ func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writ
 		}
 		return inst.System, inst.Start, nil
 	}
-	src, err := os.ReadFile(arg)
+	src, err := poly.ReadFile(arg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -303,8 +321,17 @@ func stageMap(t newton.Times) map[string]any {
 
 func jsonSolution(start int, res *newton.Result, relResidual, secs float64) solveSolution {
 	s := solveSolution{Start: start, Converged: res.Converged, Steps: res.Steps, RefineSteps: res.RefineSteps,
-		Variables: res.Vars, Residual: e2(res.Residual), RelResidual: e2(relResidual), Condition: e2(res.Cond), Update: e2(res.Update),
+		Variables: res.Vars, Condition: e2(res.Cond), Update: e2(res.Update),
 		Stages: stageMap(res.Times), Seconds: secs}
+	if res.Converged {
+		r, rel := e2(res.Residual), e2(relResidual)
+		s.Residual, s.RelResidual = &r, &rel
+	} else {
+		if res.Steps > 0 && res.Residual != 0 {
+			s.LastResidual = e2(res.Residual)
+		}
+		s.StartResidual = e2(startResidual(res))
+	}
 	if res.Err != nil {
 		s.Reason = res.Err.Error()
 	}
@@ -317,6 +344,16 @@ func jsonSolution(start int, res *newton.Result, relResidual, secs float64) solv
 		}
 	}
 	return s
+}
+
+// startResidual is ||G(x(0), 0)||_1 at the start point: the result's, or
+// the failure's when the run stopped before the result had it.
+func startResidual(res *newton.Result) float64 {
+	var f *newton.Failure
+	if res.StartResidual == 0 && errors.As(res.Err, &f) {
+		return f.StartResidual
+	}
+	return res.StartResidual
 }
 
 func writeSolveText(w io.Writer, arg string, sys *poly.System, prec mdops.Prec, degree int, results []*newton.Result, secs []float64) error {

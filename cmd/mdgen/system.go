@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager/families"
@@ -78,7 +79,9 @@ func runSystem(args []string, out io.Writer) error {
 	if err := checkFamilyFlags(fam, fs); err != nil {
 		return err
 	}
+	stop := busy("building "+name+" (exact coefficients)", os.Stderr)
 	inst, err := families.Build(name, opt)
+	stop()
 	if err != nil {
 		return err
 	}
@@ -90,26 +93,58 @@ func runSystem(args []string, out io.Writer) error {
 			inst.Start[0].Series = inst.Exact
 		}
 	}
-	text := poly.Format(inst.System)
+	// Written as it goes (poly.WriteTo): chandra at n = 4096 is 431 MB of
+	// text, which took 6.5 GB as one []byte; progress after a second.
+	progress := newProgress(os.Stderr)
+	defer progress.done()
+	show := func(done, total int) { progress.count("writing "+inst.Spec+": polynomial", done, total) }
+	write := func(w io.Writer, s *poly.System, progress func(done, total int)) error {
+		return poly.WriteTo(w, s, progress)
+	}
 	if *decimal {
-		text = poly.FormatDecimal(inst.System, phcDecimalDigits)
+		write = func(w io.Writer, s *poly.System, progress func(done, total int)) error {
+			return poly.WriteDecimalTo(w, s, phcDecimalDigits, progress)
+		}
 	}
-	text = append(text, "\nTITLE : "...)
-	text = append(text, inst.Title...)
-	text = append(text, "\n\nNOTE : written by mdgen system "...)
-	text = append(text, inst.Spec...)
-	text = append(text, '\n')
+	if err := write(out, inst.System, show); err != nil {
+		return err
+	}
+	tail := "\nTITLE : " + inst.Title + "\n\nNOTE : written by mdgen system " + inst.Spec + "\n"
 	if *sols && len(inst.Start) > 0 {
-		text = append(text, '\n')
-		text = append(text, solutions.Format(inst.Start, solutions.FormatOptions{})...)
+		tail += "\n" + string(solutions.Format(inst.Start, solutions.FormatOptions{}))
 	}
-	_, err = out.Write(text)
+	_, err = io.WriteString(out, tail)
 	return err
 }
 
 // phcDecimalDigits is what mdgen system -decimal writes: the significant
 // digits of a quad double (PHCpack's highest precision, phc -b4, -p4).
 var phcDecimalDigits = mdops.Prec{N: 4}.Digits()
+
+// busy says on stderr, after the first second, that the work what is
+// still running, until the returned stop is called: building a large
+// family member (cyclic256:newton, with its exact products) or staging
+// its plans takes minutes, which were silent.
+func busy(what string, stderr io.Writer) (stop func()) {
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(max(progressQuiet, time.Millisecond))
+		defer tick.Stop()
+		p := newProgress(stderr)
+		defer p.done()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				p.fraction(what, -1) // how far is not known
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}
 
 // checkFamilyFlags rejects flags the family does not take (given on the
 // command line).
@@ -152,7 +187,9 @@ func loadSystem(arg, param string, seed int64, complex bool) (*poly.System, erro
 		if _, err := os.Stat(arg); err == nil {
 			fmt.Fprintf(os.Stderr, "mdgen: %s is the generated system, not the file of that name (use ./%s)\n", arg, arg)
 		}
+		stop := busy("building "+arg+" (exact coefficients)", os.Stderr)
 		inst, err := families.System(arg, families.Options{Seed: seed, Complex: complex})
+		stop()
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,6 @@ import (
 	"errors"
 
 	"fmt"
-	"github.com/mdgen/mdgen/internal/stats"
 	"io"
 	"math"
 	"os"
@@ -18,6 +17,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mdgen/mdgen/internal/atomicfile"
+	"github.com/mdgen/mdgen/internal/stats"
 
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
@@ -166,6 +168,9 @@ func parseTuneFlags(args []string, stdout, stderr io.Writer) (*tuneConfig, error
 		if c.profile, err = tune.DefaultPath(); err != nil {
 			return nil, fmt.Errorf("tune: no default profile location (%v): name one with -profile", err)
 		}
+	}
+	if err := atomicfile.Resolve(c.profile); err != nil { // the profile is read and added to: it may be an input
+		return nil, usagef("tune: -profile: %w", err)
 	}
 	if c.seed == 0 {
 		c.seed = uint64(time.Now().UnixNano()) | 1

@@ -46,6 +46,9 @@ func WriteAll(dir string, files map[string][]byte, remove []string) (err error) 
 		placed  = map[string]bool{}   // rels whose new file is in place
 	)
 	path := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("writing the package: %s is not a folder", dir)
+	}
 	defer func() {
 		if err == nil {
 			for _, rel := range moved {
@@ -67,7 +70,7 @@ func WriteAll(dir string, files map[string][]byte, remove []string) (err error) 
 			}
 		}
 		for _, t := range temps {
-			os.Remove(t)
+			removeTemp(t)
 		}
 		for i := len(created) - 1; i >= 0; i-- {
 			os.Remove(created[i])
@@ -132,6 +135,7 @@ func WriteAll(dir string, files map[string][]byte, remove []string) (err error) 
 		if err := os.Rename(temps[rel], path(rel)); err != nil {
 			return fmt.Errorf("replacing %s: %w", path(rel), err)
 		}
+		untrack(temps[rel])
 		delete(temps, rel)
 		placed[rel] = true
 	}

@@ -8,6 +8,7 @@
 package atomicfile
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -25,16 +26,30 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 
 // Write writes what write prints to path with permission perm, all or
 // nothing: an error from write leaves path as it was. The folder of path
-// must exist.
+// must exist. The rules of an output path apply (Resolve): a special file
+// (/dev/null, /dev/stdout, a FIFO) is written into, not replaced; a
+// symbolic link is followed; a folder is refused.
 func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	tmp, err := writeTemp(path, perm, write)
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return fmt.Errorf("%s is a folder: name a file to write", path)
+	case err == nil && direct(path, st):
+		return writeInto(path, write)
+	}
+	real, err := follow(path)
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	tmp, err := writeTemp(real, perm, write)
+	if err != nil {
 		return err
 	}
+	if err := os.Rename(tmp, real); err != nil {
+		removeTemp(tmp)
+		return err
+	}
+	untrack(tmp)
 	return nil
 }
 
@@ -49,6 +64,7 @@ func Produce(path string, perm fs.FileMode, make func(tmp string) error) error {
 		return err
 	}
 	tmp := f.Name()
+	track(tmp)
 	f.Close()
 	err = make(tmp)
 	if err == nil {
@@ -58,9 +74,10 @@ func Produce(path string, perm fs.FileMode, make func(tmp string) error) error {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		removeTemp(tmp)
 		return err
 	}
+	untrack(tmp)
 	return nil
 }
 
@@ -72,6 +89,7 @@ func writeTemp(path string, perm fs.FileMode, write func(io.Writer) error) (stri
 		return "", err
 	}
 	tmp := f.Name()
+	track(tmp)
 	err = write(f)
 	if err == nil {
 		err = f.Sync()
@@ -83,7 +101,7 @@ func writeTemp(path string, perm fs.FileMode, write func(io.Writer) error) (stri
 		err = os.Chmod(tmp, perm)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		removeTemp(tmp)
 		return "", err
 	}
 	return tmp, nil

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
+
+	"github.com/mdgen/mdgen/internal/boundedread"
 )
 
 // merge reads the bench.json files of earlier runs and reports them
@@ -45,7 +46,7 @@ func (s *session) merge(out io.Writer) error {
 
 // readJSON reads what writeJSON wrote.
 func readJSON(path string) (notes []string, rs []Result, err error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, "a bench report", 256<<20)
 	if err != nil {
 		return nil, nil, fmt.Errorf("bench: %w", err)
 	}

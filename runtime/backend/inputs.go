@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/internal/boundedread"
 	"github.com/mdgen/mdgen/mdops"
 )
 
@@ -59,6 +60,10 @@ func RandomInputs(nvars int, l Layout, seed uint64) [][]float64 {
 	return in
 }
 
+// MaxInputBytes is the most an input series file may hold: ReadInputs
+// refuses a longer one with an error that names the limit.
+var MaxInputBytes int64 = 1 << 30
+
 // ReadInputs reads input series from a text file: one coefficient per line,
 // `name k re [im]` (variable name, power of t, decimal real and imaginary
 // parts, read exactly and rounded once); '#' starts a comment; coefficients
@@ -71,7 +76,7 @@ func ReadInputs(path string, vars []string, l Layout) ([][]float64, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readInputs(path, bufio.NewReader(f), vars, l)
+	return readInputs(path, bufio.NewReader(boundedread.Reader(f, path, "an input series file", MaxInputBytes)), vars, l)
 }
 
 // inputField is one blank-separated word of an input line and its byte

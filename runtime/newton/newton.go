@@ -73,7 +73,7 @@ func DefaultMaxSteps(prec, d int) int {
 func Stagger(d int) []int {
 	ws := []int{0}
 	for w := 0; w < d; {
-		w = min(w+1+w/2, d)
+		w += min(1+w/2, d-w) // not min(w+1+w/2, d): it overflows near math.MaxInt
 		ws = append(ws, w)
 	}
 	return ws
@@ -200,6 +200,11 @@ func (s *Solver) Setup() time.Duration { return s.setup }
 // up to the solver's degree now, instead of on first use (so that the
 // first Solve's times hold Newton's work only).
 func (s *Solver) Prepare() error {
+	// The executors of every working degree live together: their sum must
+	// fit, checked before the first is made.
+	if err := stager.CheckMemoryTogether(s.sys, Stagger(s.opt.Degree), s.opt.Prec.N, s.opt.Prec.Complex); err != nil {
+		return err
+	}
 	for _, w := range Stagger(s.opt.Degree) {
 		if _, err := s.exec(w); err != nil {
 			return err

@@ -621,6 +621,11 @@ func TestStagger(t *testing.T) {
 	if got, want := Stagger(64), []int{0, 1, 2, 4, 7, 11, 17, 26, 40, 61, 64}; !slices.Equal(got, want) {
 		t.Errorf("Stagger(64) = %v, want %v", got, want)
 	}
+	// Near math.MaxInt, w+1+w/2 overflowed and the loop never ended.
+	big := Stagger(math.MaxInt)
+	if big[len(big)-1] != math.MaxInt || len(big) > 120 || !slices.IsSorted(big) {
+		t.Errorf("Stagger(MaxInt): %d degrees, last %d", len(big), big[len(big)-1])
+	}
 	if got := Stagger(0); !slices.Equal(got, []int{0}) {
 		t.Errorf("Stagger(0) = %v", got)
 	}

@@ -63,6 +63,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/internal/atomicfile"
+	"github.com/mdgen/mdgen/internal/boundedread"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -387,9 +388,13 @@ func (p *Profile) upgradeKernels() {
 	}
 }
 
+// MaxProfileBytes is the most a profile file may hold, far more than a
+// profile of every case tune sweeps: Read refuses a longer one.
+var MaxProfileBytes int64 = 16 << 20
+
 // Read reads and validates the profile in file path.
 func Read(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedread.ReadFile(path, "a tuning profile", MaxProfileBytes)
 	if err != nil {
 		return nil, err
 	}

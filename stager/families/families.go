@@ -182,6 +182,11 @@ func (f Family) Build(opt Options) (*Instance, error) {
 		return nil, err
 	}
 	inst.Spec = Spec(f.Name, n, opt)
+	// What a family builds, every reader reads: mdgen system must not
+	// write a file that Parse then refuses.
+	if err := inst.System.CheckDoubleRange(); err != nil {
+		return nil, fmt.Errorf("stager: %s: %w", inst.Spec, err)
+	}
 	return inst, nil
 }
 
@@ -446,9 +451,9 @@ func famChandra(n int, opt Options) (*Instance, error) {
 		return &Instance{System: s, Title: fmt.Sprintf("Chandrasekhar's H-equation, n = %d, c = t (H_i = 1 at t = 0)", n),
 			Start: []solutions.Solution{StartSolution(s.Vars, ones)}}, nil
 	}
-	c, ok := new(big.Rat).SetString(cs)
-	if !ok {
-		return nil, fmt.Errorf("stager: chandra: c=%s is not a rational number (33/64, 0.51234) or t", cs)
+	c, err := poly.ParseNumber(cs)
+	if err != nil {
+		return nil, fmt.Errorf("stager: chandra: c=%s: %v (want a rational number, 33/64 or 0.51234, or t)", cs, err)
 	}
 	return famMaybeNewton(Chandrasekhar(n, c), fmt.Sprintf("Chandrasekhar's H-equation, n = %d, c = %s", n, c.RatString()), opt)
 }
@@ -456,9 +461,9 @@ func famChandra(n int, opt Options) (*Instance, error) {
 func famNoon(n int, opt Options) (*Instance, error) {
 	c := big.NewRat(11, 10)
 	if opt.C != "" {
-		var ok bool
-		if c, ok = new(big.Rat).SetString(opt.C); !ok {
-			return nil, fmt.Errorf("stager: noon: c=%s is not a rational number", opt.C)
+		var err error
+		if c, err = poly.ParseNumber(opt.C); err != nil {
+			return nil, fmt.Errorf("stager: noon: c=%s: %v (want a rational number, 11/10)", opt.C, err)
 		}
 	}
 	return famMaybeNewton(Noon(n, c), fmt.Sprintf("noon %d, c = %s", n, c.RatString()), opt)

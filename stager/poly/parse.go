@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mdgen/mdgen/internal/boundedread"
 )
 
 // ParseOptions controls how Parse reads a system.
@@ -62,9 +63,21 @@ func (l ErrorList) Unwrap() []error {
 	return r
 }
 
+// MaxFileBytes is the most a system file may hold (with what follows the
+// system: its solution list): more than the largest system mdgen system
+// writes (chandra at n = 4096: 431 MB). ReadFile refuses a longer one.
+var MaxFileBytes int64 = 1 << 30
+
+// ReadFile reads a system file (a pipe, /dev/stdin too), refusing one of
+// more than MaxFileBytes with an error that names the limit
+// (boundedread): every reader of a system file reads it with ReadFile.
+func ReadFile(path string) ([]byte, error) {
+	return boundedread.ReadFile(path, "a system file", MaxFileBytes)
+}
+
 // ParseFile reads a system file with Parse; errors name the file by path.
 func ParseFile(path string, opt ParseOptions) (*System, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +220,13 @@ func (p *sysParser) fail(off int, resume parseResume, format string, args ...any
 func (p *sysParser) next() {
 	p.prevEnd = p.tok.end
 	p.tok = p.lx.next()
+}
+
+// peekSlash reports whether the token after p.tok is '/' (the lexer is a
+// value: a copy reads ahead without moving p's).
+func (p *sysParser) peekSlash() bool {
+	lx := p.lx
+	return lx.next().kind == tkSlash
 }
 
 func (p *sysParser) run(opt ParseOptions) *System {
@@ -616,7 +636,7 @@ func (p *sysParser) term() *xpoly {
 				}
 				p.fail(p.tok.off, resumeSkip, "division by %s: only division by a number literal is allowed", p.tok.describe())
 			}
-			q := p.number()
+			q := p.number(true)
 			if q.Sign() == 0 {
 				p.fail(p.tok.off, resumeSkip, "division by zero")
 			}
@@ -803,14 +823,21 @@ func (p *sysParser) exponent() int {
 	return k
 }
 
-// number returns the value of the tkNum p.tok.
-func (p *sysParser) number() *big.Rat {
+// number returns the value of the tkNum p.tok; divisor says that it
+// divides. A literal outside the range of a double is refused at once,
+// unless it is a numerator p or a divisor q of p/q: the range is that of
+// the value (mdgen system writes p/q with p and q past 1e308 for a value
+// of 1e-18), which the check of every coefficient in build applies.
+func (p *sysParser) number(divisor bool) *big.Rat {
 	v, msg := parseNumberValue(p.tok.text)
 	if msg != "" {
 		p.fail(p.tok.off, resumeSkip, "%s", msg)
 	}
 	if max(v.Num().BitLen(), v.Denom().BitLen()) > parseMaxCoefBits {
 		p.fail(p.tok.off, resumeSkip, "number too large (more than %d bits)", parseMaxCoefBits)
+	}
+	if divisor || p.peekSlash() {
+		return v
 	}
 	if msg := doubleRange(v); msg != "" {
 		p.fail(p.tok.off, resumeSkip, "number %s %s", p.tok.text, msg)
@@ -872,7 +899,7 @@ func (p *sysParser) primary() *xpoly {
 	switch t.kind {
 	case tkNum:
 		var c Rational
-		c.Re.Set(p.number())
+		c.Re.Set(p.number(false))
 		p.next()
 		return xconst(&c, p.x.off)
 	case tkImag:

@@ -1,7 +1,9 @@
 package poly
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"math/big"
 	"slices"
 	"strconv"
@@ -43,14 +45,36 @@ import (
 // s must satisfy the System invariants (valid distinct identifiers, Vars
 // indices in range); Format does not check them.
 func Format(s *System) []byte {
-	f := sysFormatter{s: s, param: s.Param}
+	var b bytes.Buffer
+	WriteTo(&b, s, nil) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteTo writes Format(s) to w as it goes, without the whole text in
+// memory (a system of 400 MB took gigabytes as one []byte), and calls
+// progress, when not nil, after each polynomial with the polynomials
+// written and their count.
+func WriteTo(w io.Writer, s *System, progress func(done, total int)) error {
+	return write(w, s, 0, progress)
+}
+
+// WriteDecimalTo writes FormatDecimal(s, digits) to w as WriteTo does.
+func WriteDecimalTo(w io.Writer, s *System, digits int, progress func(done, total int)) error {
+	return write(w, s, max(digits, 1), progress)
+}
+
+// write writes s to w, its coefficients exact (digits = 0) or as
+// FormatDecimal's decimals of digits significant digits.
+func write(w io.Writer, s *System, digits int, progress func(done, total int)) error {
+	f := sysFormatter{s: s, param: s.Param, digits: digits, b: bufio.NewWriterSize(w, 1<<16), progress: progress}
 	if f.param == "" && s.MaxCoefDegree() > 0 {
 		f.param = "t"
 		for k := 0; slices.Contains(s.Vars, f.param); k++ {
 			f.param = "t" + strconv.Itoa(k)
 		}
 	}
-	return f.format()
+	f.format()
+	return f.b.Flush()
 }
 
 // FormatDecimal is Format with the coefficients that PHCpack would misread
@@ -65,14 +89,9 @@ func Format(s *System) []byte {
 // PHCpack's quad double, its highest precision. Parse reads the decimals
 // back exactly, so the system read is s rounded to that many digits.
 func FormatDecimal(s *System, digits int) []byte {
-	f := sysFormatter{s: s, param: s.Param, digits: max(digits, 1)}
-	if f.param == "" && s.MaxCoefDegree() > 0 {
-		f.param = "t"
-		for k := 0; slices.Contains(s.Vars, f.param); k++ {
-			f.param = "t" + strconv.Itoa(k)
-		}
-	}
-	return f.format()
+	var b bytes.Buffer
+	WriteDecimalTo(&b, s, digits, nil) // a bytes.Buffer does not fail
+	return b.Bytes()
 }
 
 // decimalIntDigits is the most digits of an integer coefficient that
@@ -101,11 +120,12 @@ func numberText(r *big.Rat, digits int) string {
 func (s *System) String() string { return string(Format(s)) }
 
 type sysFormatter struct {
-	s      *System
-	param  string
-	digits int // significant digits of a decimal coefficient; 0: exact
-	b      bytes.Buffer
-	col    int
+	s        *System
+	param    string
+	digits   int           // significant digits of a decimal coefficient; 0: exact
+	b        *bufio.Writer // its error, if any, is the one Flush returns
+	col      int
+	progress func(done, total int)
 }
 
 const formatWidth = 78
@@ -123,7 +143,7 @@ func (f *sysFormatter) put(sep, text string) {
 	f.col += len(sep) + len(text)
 }
 
-func (f *sysFormatter) format() []byte {
+func (f *sysFormatter) format() {
 	s := f.s
 	nvar := len(s.Vars)
 	if f.param != "" {
@@ -165,6 +185,9 @@ func (f *sysFormatter) format() []byte {
 			f.put("", "0")
 		}
 		f.b.WriteString(";\n")
+		if f.progress != nil {
+			f.progress(i+1, len(s.Polys))
+		}
 	}
 	// Would PHCpack's convention find the parameter that s has? With one
 	// more variable than equations it takes t, and refuses a file without
@@ -183,7 +206,6 @@ func (f *sysFormatter) format() []byte {
 	default:
 		f.b.WriteString("\nNO SERIES PARAMETER\n")
 	}
-	return f.b.Bytes()
 }
 
 func powString(name string, p int) string {

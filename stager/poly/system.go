@@ -1,6 +1,11 @@
 package poly
 
-import "math/big"
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+)
 
 // Rational is an exact complex rational number Re + Im·i, as read from a
 // system file. Coefficients stay exact until an executor rounds them once to
@@ -116,4 +121,76 @@ func (s *System) MaxCoefDegree() int {
 		}
 	}
 	return d
+}
+
+// CheckDoubleRange returns an error naming the first coefficient of s
+// that does not round to a finite, normal double (Rational.DoubleRange):
+// Parse refuses such a coefficient, so a generated system that has one
+// would be written and then refused by every reader.
+func (s *System) CheckDoubleRange() error {
+	check := func(k int, what string, c Series) error {
+		for d := range c {
+			if msg := c[d].DoubleRange(); msg != "" {
+				return fmt.Errorf("coefficient %s of %s in polynomial %d %s", c[d].Text(), what, k+1, msg)
+			}
+		}
+		return nil
+	}
+	for k := range s.Polys {
+		p := &s.Polys[k]
+		if err := check(k, "the constant term", p.Const); err != nil {
+			return err
+		}
+		for j := range p.Terms {
+			if err := check(k, fmt.Sprintf("term %d", j+1), p.Terms[j].Coef); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ParseNumber reads a rational number as a system file writes one: an
+// optional sign, a decimal literal (12, 0.5, 1e-3) and optionally '/' and
+// another (33/64), with the limits of Parse on digits and exponents, and
+// the value, not each literal, in the range of a double.
+func ParseNumber(text string) (*big.Rat, error) {
+	s := strings.TrimSpace(text)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	num, den, slash := strings.Cut(s, "/")
+	v, err := literal(num)
+	if err == nil && slash {
+		var q *big.Rat
+		if q, err = literal(den); err == nil && q.Sign() == 0 {
+			err = fmt.Errorf("division by zero")
+		}
+		if err == nil {
+			v.Quo(v, q)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a rational number: %v", text, err)
+	}
+	if neg {
+		v.Neg(v)
+	}
+	if msg := doubleRange(v); msg != "" {
+		return nil, fmt.Errorf("%s %s", text, msg)
+	}
+	return v, nil
+}
+
+// literal reads one unsigned decimal literal, all of text.
+func literal(text string) (*big.Rat, error) {
+	lx := sysLexer{src: []byte(text)}
+	tok := lx.next()
+	if tok.kind != tkNum || tok.end != len(text) {
+		return nil, fmt.Errorf("%q is not a decimal number", text)
+	}
+	v, msg := parseNumberValue(tok.text)
+	if msg != "" {
+		return nil, errors.New(msg)
+	}
+	return v, nil
 }

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/internal/boundedread"
 	"github.com/mdgen/mdgen/stager/poly"
 )
 
@@ -107,9 +107,19 @@ const (
 	solBudgetBase     = 1 << 20 // digits and exponent magnitudes of one list, beyond 16 per input byte
 )
 
+// MaxFileBytes is the most a solution file (a -start list) may hold:
+// ParseFile refuses a longer one with an error that names the limit.
+var MaxFileBytes int64 = 1 << 30
+
+// ReadFile reads the solution file path whole, refusing one of more than
+// MaxFileBytes with an error that names the limit.
+func ReadFile(path string) ([]byte, error) {
+	return boundedread.ReadFile(path, "a solution file", MaxFileBytes)
+}
+
 // ParseFile reads a solution file with Parse.
 func ParseFile(path string, vars []string) ([]Solution, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -144,12 +154,15 @@ func parse(name string, src []byte, vars []string, choice *Choice) ([]Solution, 
 		if i < len(p.lines) {
 			t := p.trim(i)
 			_, _, count := solCountLine(t)
-			// "t : re im" then "m : k" (phcpy's strings); a lone "t : 1" is a
-			// coordinate t of the simple format
+			// "t : re im", "m : k" (one integer), then "the solution for
+			// t :" (phcpy's strings); a lone "t : 1", or "t : re im" then
+			// "m : re im", is the simple format of variables named t and m.
 			phcpy := false
 			if j := p.skipBlank(i + 1); solIsTLine(t) && j < len(p.lines) {
-				f := strings.Fields(p.trim(j))
-				phcpy = len(f) >= 2 && (f[0] == "m" && f[1] == ":" || f[0] == "m:")
+				f := strings.Fields(strings.Replace(p.trim(j), ":", " : ", 1))
+				k := p.skipBlank(j + 1)
+				phcpy = len(f) == 3 && f[0] == "m" && f[1] == ":" && solAllDigits(f[2]) &&
+					k < len(p.lines) && strings.HasPrefix(strings.TrimSpace(p.trim(k)), "the solution for t")
 			}
 			if count || solIsHeader(t) || phcpy {
 				start = i
@@ -220,7 +233,7 @@ func ParseWithSystemChoice(name string, src []byte, opt poly.ParseOptions) (*pol
 
 // ParseWithSystemFile reads a file with ParseWithSystem.
 func ParseWithSystemFile(path string, opt poly.ParseOptions) (*poly.System, []Solution, error) {
-	src, err := os.ReadFile(path)
+	src, err := poly.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -947,6 +960,15 @@ func (p *solParser) mapVars(sols []Solution, vars []string, param string) ([]Sol
 			v, ok := idx[name]
 			if !ok {
 				return nil, p.errAt(offs[c], "solution %d: %s is not a variable of the system (%s)", k+1, solShort(name), poly.NameList(vars))
+			}
+			// A coordinate of the system's solution is rounded to doubles: one
+			// that would be Inf is refused here, with its position and value
+			// (a start value of 1e400 made Newton report a residual of +Inf).
+			for _, part := range []*big.Rat{&sol.Values[c].Re, &sol.Values[c].Im} {
+				if x, _ := part.Float64(); math.IsInf(x, 0) {
+					return nil, p.errAt(offs[c], "solution %d: the coordinate %s = %s is too large for a double (the largest is about 1.8e308)",
+						k+1, solShort(name), new(big.Float).SetRat(part).Text('g', 6))
+				}
 			}
 			have[v] = true
 			vals[v].Set(&sol.Values[c])
