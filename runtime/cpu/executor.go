@@ -11,7 +11,10 @@ import (
 	"github.com/mdgen/mdgen/stager"
 )
 
-var _ backend.Executor = (*Executor)(nil)
+var (
+	_ backend.Executor    = (*Executor)(nil)
+	_ backend.ValueSetter = (*Executor)(nil)
+)
 
 // Executor runs a stager.Plan on the CPU with the generated mdops kernels.
 //
@@ -87,6 +90,14 @@ func (e *Executor) slot(s stager.Slot) []float64 {
 // executor's layout (coefficient k at [k*W, (k+1)*W), W = N or 2N).
 func (e *Executor) SetInput(v int, series []float64) {
 	copy(e.slot(e.plan.Inputs[v]), series)
+}
+
+// SetValue sets read-only slot s (a constant or coefficient) to series:
+// its first SlotLen() doubles, zeros after a shorter one (see
+// backend.ValueSetter).
+func (e *Executor) SetValue(s stager.Slot, series []float64) {
+	dst := e.slot(s)
+	clear(dst[copy(dst, series):])
 }
 
 // Value returns the series of polynomial p at the inputs (valid after Run,

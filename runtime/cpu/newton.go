@@ -63,15 +63,20 @@ func NewNewton(c backend.NewtonConfig) (*Newton, error) {
 func (be *Newton) Reset(x0 []float64) error {
 	c := be.c
 	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.Prec.Width()
-	// x is the Result's: a fresh one per solve. The work buffers are
-	// fresh too (as before the back ends: the same allocations).
+	// x is the Result's: a fresh one per solve. The work buffers are made
+	// by the first solve and reused by the later ones (a tracker solves
+	// thousands of times per path): every element that a solve reads is
+	// written before, by Evaluate (A_k, b_k up to the working degree),
+	// SkipBlock or SolveR/SolveBlock (dx_k), ApplyQH (y), FormInverse (E)
+	// and Residual (rb), so nothing of the last solve shows.
 	be.x = make([]float64, n*(d+1)*W)
-	be.a = make([]float64, (d+1)*m*n*W)
-	be.b = make([]float64, (d+1)*m*W)
-	be.dx = make([]float64, (d+1)*n*W)
-	be.y = make([]float64, m*W)
-	be.e = nil // FormInverse allocates it (phase 2 only)
-	be.rb = make([]float64, (d+1)*m*W)
+	if be.a == nil {
+		be.a = make([]float64, (d+1)*m*n*W)
+		be.b = make([]float64, (d+1)*m*W)
+		be.dx = make([]float64, (d+1)*n*W)
+		be.y = make([]float64, m*W)
+		be.rb = make([]float64, (d+1)*m*W)
+	}
 	be.qr = nil
 	for v := 0; v < n; v++ {
 		copy(be.x[v*(d+1)*W:v*(d+1)*W+W], x0[v*W:(v+1)*W])
