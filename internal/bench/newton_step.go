@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
@@ -89,20 +90,37 @@ func (st *StepBench) Step() error {
 func (st *StepBench) Close() error { return st.solver.Close() }
 
 // StepOps counts the double operations of one Newton step of root
-// refinement on an m x n system: the evaluation with its Jacobian (the
-// plan's IR op counts, backend.CountOps) and the linear algebra in la's
-// multiply-add counts (QR sum_k 2(m-k-1)(n-k-1), Q^H b 2mn - n^2, back
-// substitution n(n-1)/2, the residual's b - A dx mn) times the double
-// operations of one multiply-add of the element type. Not counted: the
-// condition estimate, larfg's O(mn), the norms and the update of x.
+// refinement on an m x n system, from the IR's op counts (FMA = 1): the
+// evaluation with its Jacobian (backend.CountOps), the linear algebra in
+// la's multiply-add counts (QR sum_k 2(m-k-1)(n-k-1), Q^H b 2mn - n^2,
+// back substitution n(n-1)/2, the residual's b - A dx mn) times the double
+// operations of one multiply-add of the element type, and the 1-norms the
+// driver decides on (||b||_1, ||A_0||_1 over the n columns, the residual's:
+// m(n+2) magnitudes and m(n+2) - n - 2 real additions). Not counted: the
+// condition estimate, larfg's O(mn) and the update of x.
 func StepOps(plan *stager.Plan, m, n int, p mdops.Prec) float64 {
 	madds := 0.0
 	for k := 0; k < n; k++ {
 		madds += 2 * float64(m-k-1) * float64(n-k-1)
 	}
 	madds += 2*float64(m*n) - float64(n*n) + float64(n*(n-1))/2 + float64(m*n)
-	return backend.CountOps(plan, p).DoubleOps + madds*maddOps(p.N, p.Complex)
+	norms := float64(m * (n + 2))
+	return backend.CountOps(plan, p).DoubleOps + madds*maddOps(p.N, p.Complex) +
+		norms*absOps(p) + (norms-float64(n+2))*progOps(p.N, "add")
 }
+
+// absOps returns the double operations of one magnitude |x| (the modulus
+// of a complex element), from alg's programs.
+func absOps(p mdops.Prec) float64 {
+	if p.Complex {
+		return float64(alg.BuildComplex(alg.Build(p.N)).Program("cabs").Count().Flops())
+	}
+	return progOps(p.N, "abs")
+}
+
+// progOps returns the double operations of alg's real program op at N
+// doubles.
+func progOps(n int, op string) float64 { return float64(alg.Build(n).Program(op).Count().Flops()) }
 
 // BareMulAddRate returns the double operations per second of the bare
 // loop acc = acc.MulAdd(x_i, y_i) over 64 values of p's element type on

@@ -34,6 +34,12 @@ type Newton struct {
 	e  []float64 // m x m (lda = m): -R^-1 Q^H in its first n rows (phase 2)
 	rb []float64 // d+1 vectors of m numbers: b_k - A_0 dx_k (the residual)
 	qr la.Factorization
+	// b0norm is Norm1(b_0) when b0valid: the fnorm of the last Evaluate
+	// at degree 0 (the same sum of the same terms), which BlockNorm(0)
+	// then returns instead of summing again (b_0 does not change after
+	// Evaluate: the updates write b_j, j > k).
+	b0norm  float64
+	b0valid bool
 
 	times backend.Times
 	last  time.Time
@@ -78,6 +84,7 @@ func (be *Newton) Reset(x0 []float64) error {
 		be.rb = make([]float64, (d+1)*m*W)
 	}
 	be.qr = nil
+	be.b0valid = false
 	for v := 0; v < n; v++ {
 		copy(be.x[v*(d+1)*W:v*(d+1)*W+W], x0[v*W:(v+1)*W])
 	}
@@ -145,7 +152,9 @@ func (be *Newton) Evaluate(w int, jac bool) (float64, float64, error) {
 		}
 	}
 	bw := be.b[:(w+1)*m*W]
-	return be.norm1(bw), be.maxAbs(bw), nil
+	fnorm := be.norm1(bw)
+	be.b0norm, be.b0valid = fnorm, w == 0
+	return fnorm, be.maxAbs(bw), nil
 }
 
 func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
@@ -170,6 +179,9 @@ func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
 func (be *Newton) MaxAbsX() (float64, error) { return be.maxAbs(be.x), nil }
 
 func (be *Newton) BlockNorm(k int) (float64, error) {
+	if k == 0 && be.b0valid {
+		return be.b0norm, nil
+	}
 	m, W := be.c.Eqs, be.c.Prec.Width()
 	return be.norm1(be.b[k*m*W : (k+1)*m*W]), nil
 }
