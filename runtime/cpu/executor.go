@@ -151,24 +151,46 @@ func (e *Executor) layerDone(i int) {
 }
 
 // Run evaluates and differentiates the system at the current inputs. It
-// cannot fail; the error is there to satisfy Executor.
+// cannot fail; the error is there to satisfy Executor. A layer with less
+// work than parallelWork runs in the calling goroutine (the jobs of a
+// layer are independent: the same bits either way).
 func (e *Executor) Run() error {
+	d1 := e.plan.Degree + 1
+	convWork := d1 * (d1 + 1) / 2
 	for i, layer := range e.plan.ConvLayers {
-		e.parallel(len(layer), func(j int) {
-			job := layer[j]
-			e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
-		})
+		if e.workers <= 1 || len(layer)*convWork < parallelWork {
+			for _, job := range layer {
+				e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
+			}
+		} else {
+			e.parallel(len(layer), func(j int) {
+				job := layer[j]
+				e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
+			})
+		}
 		e.layerDone(i)
 	}
 	for i, layer := range e.plan.AddLayers {
-		e.parallel(len(layer), func(j int) {
-			job := layer[j]
-			e.addTo(e.slot(job.Dst), e.slot(job.Src))
-		})
+		if e.workers <= 1 || len(layer)*d1 < 2*parallelWork {
+			for _, job := range layer {
+				e.addTo(e.slot(job.Dst), e.slot(job.Src))
+			}
+		} else {
+			e.parallel(len(layer), func(j int) {
+				job := layer[j]
+				e.addTo(e.slot(job.Dst), e.slot(job.Src))
+			})
+		}
 		e.layerDone(len(e.plan.ConvLayers) + i)
 	}
 	return nil
 }
+
+// parallelWork is the work of a layer, in coefficient products (an
+// addition counts half), below which it is not shared: starting the
+// workers of a layer costs microseconds, a small system's whole layer at
+// degree 0 takes about as long.
+const parallelWork = 1024
 
 // Close releases nothing on the CPU; it is there to satisfy Executor.
 func (e *Executor) Close() error { return nil }

@@ -40,6 +40,8 @@ type Newton struct {
 	// Evaluate: the updates write b_j, j > k).
 	b0norm  float64
 	b0valid bool
+	// outs caches the output series of each executor, by degree.
+	outs map[int]*execOutputs
 
 	times backend.Times
 	last  time.Time
@@ -125,21 +127,18 @@ func (be *Newton) Evaluate(w int, jac bool) (float64, float64, error) {
 	if err := e.Run(); err != nil {
 		return 0, 0, fmt.Errorf("executor: %w", err)
 	}
+	outs := be.outputs(w, e)
 	for i := 0; i < m; i++ {
-		val := e.Value(i)
+		val := outs.values[i]
 		for k := 0; k <= w; k++ {
 			off := (k*m + i) * W
 			negateInto(be.b[off:off+W], val[k*W:(k+1)*W])
 		}
 	}
 	if jac {
-		plan := e.Plan()
 		for j := 0; j < n; j++ {
 			for i := 0; i < m; i++ {
-				var der []float64
-				if plan.DerivSlot(i, j) != stager.NoSlot {
-					der = e.Deriv(i, j)
-				}
+				der := outs.derivs[i+j*m]
 				for k := 0; k <= w; k++ {
 					off := (k*m*n + i + j*m) * W
 					if der == nil {
@@ -155,6 +154,43 @@ func (be *Newton) Evaluate(w int, jac bool) (float64, float64, error) {
 	fnorm := be.norm1(bw)
 	be.b0norm, be.b0valid = fnorm, w == 0
 	return fnorm, be.maxAbs(bw), nil
+}
+
+// execOutputs are the output series of one executor (its memory, written
+// by every Run): the values of the m polynomials, and the m x n
+// derivatives column-major (nil: identically zero).
+type execOutputs struct {
+	values [][]float64
+	derivs [][]float64
+}
+
+// outputs returns the outputs of e, the executor of degree w, after a
+// Run. Those of this package's executor (fixed places in its memory) are
+// looked up once (a plan finds a derivative by a binary search); another
+// executor's only promise to be valid until its next Run.
+func (be *Newton) outputs(w int, e backend.Executor) *execOutputs {
+	if o, ok := be.outs[w]; ok {
+		return o
+	}
+	_, cache := e.(*Executor)
+	n, m := be.c.Vars, be.c.Eqs
+	o := &execOutputs{values: make([][]float64, m), derivs: make([][]float64, m*n)}
+	plan := e.Plan()
+	for i := 0; i < m; i++ {
+		o.values[i] = e.Value(i)
+		for j := 0; j < n; j++ {
+			if plan.DerivSlot(i, j) != stager.NoSlot {
+				o.derivs[i+j*m] = e.Deriv(i, j)
+			}
+		}
+	}
+	if cache {
+		if be.outs == nil {
+			be.outs = map[int]*execOutputs{}
+		}
+		be.outs[w] = o
+	}
+	return o
 }
 
 func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
