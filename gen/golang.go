@@ -646,6 +646,12 @@ func GoBenchFile(ns []int) ([]byte, error) {
 // the development machine; a 3 KB array 22 ns, 12 KB 75 ns).
 func gaussStackLen(n int) int { return max(2, 32/n) }
 
+// gaussTinyLen is the length up to which the scratch of a complex
+// convolution is a stack array of 3*gaussTinyLen coefficients: zeroing the
+// gaussStackLen array (768 bytes) took as long as a degree-0 product at
+// two doubles.
+const gaussTinyLen = 2
+
 // gaussOperand is an operand of a kernel call in the series convolutions:
 // an accumulator (a limb struct variable) or an addressable F<N> in memory.
 type gaussOperand struct {
@@ -788,6 +794,12 @@ func goConvolveGauss(f *File, l *alg.Library) {
 	}
 	f.Func().Id(name).Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Id(t)).Block(
 		Id("checkConvolve").Call(Lit(name), Id("z"), Id("x"), Id("y")),
+		Comment("Short series (a root refiner's degree 0) zero a smaller array."),
+		If(Len(Id("z")).Op("<=").Lit(gaussTinyLen)).Block(
+			Var().Id("s").Index(Lit(3*gaussTinyLen)).Id(rt),
+			Id(inner).Call(args("s")...),
+			Return(),
+		),
 		If(Len(Id("z")).Op("<=").Lit(gaussStackLen(n))).Block(
 			Var().Id("s").Index(Lit(3*gaussStackLen(n))).Id(rt),
 			Id(inner).Call(args("s")...),

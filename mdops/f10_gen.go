@@ -5838,6 +5838,12 @@ func AddToF10(dst, src []F10) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC10(z, x, y []C10) {
 	checkConvolve("ConvolveC10", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F10
+		convolveC10(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 3 {
 		var s [9]F10
 		convolveC10(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])

@@ -17412,6 +17412,12 @@ func AddToF16(dst, src []F16) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC16(z, x, y []C16) {
 	checkConvolve("ConvolveC16", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F16
+		convolveC16(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 2 {
 		var s [6]F16
 		convolveC16(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])

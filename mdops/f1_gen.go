@@ -403,6 +403,12 @@ func AddToF1(dst, src []F1) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC1(z, x, y []C1) {
 	checkConvolve("ConvolveC1", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F1
+		convolveC1(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 32 {
 		var s [96]F1
 		convolveC1(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])

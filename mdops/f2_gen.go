@@ -1632,6 +1632,12 @@ func AddToF2(dst, src []F2) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC2(z, x, y []C2) {
 	checkConvolve("ConvolveC2", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F2
+		convolveC2(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 16 {
 		var s [48]F2
 		convolveC2(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])

@@ -950,6 +950,12 @@ func AddToF3(dst, src []F3) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC3(z, x, y []C3) {
 	checkConvolve("ConvolveC3", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F3
+		convolveC3(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 10 {
 		var s [30]F3
 		convolveC3(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])

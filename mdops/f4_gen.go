@@ -1429,6 +1429,12 @@ func AddToF4(dst, src []F4) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC4(z, x, y []C4) {
 	checkConvolve("ConvolveC4", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F4
+		convolveC4(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 8 {
 		var s [24]F4
 		convolveC4(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])

@@ -1753,6 +1753,12 @@ func AddToF5(dst, src []F5) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC5(z, x, y []C5) {
 	checkConvolve("ConvolveC5", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F5
+		convolveC5(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 6 {
 		var s [18]F5
 		convolveC5(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])

@@ -3755,6 +3755,12 @@ func AddToF8(dst, src []F8) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC8(z, x, y []C8) {
 	checkConvolve("ConvolveC8", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F8
+		convolveC8(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 4 {
 		var s [12]F8
 		convolveC8(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
