@@ -3812,6 +3812,53 @@ func AddToC8(dst, src []C8) {
 		dst[k] = dst[k].Add(src[k])
 	}
 }
+func convJobsF8(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF8")
+		}
+		ConvolveF8(limbsAs[F8](data[o:o+slotLen], 8), limbsAs[F8](data[a:a+slotLen], 8), limbsAs[F8](data[b:b+slotLen], 8))
+	}
+}
+func addJobsF8(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF8(limbsAs[F8](data[d:d+slotLen], 8), limbsAs[F8](data[s:s+slotLen], 8))
+	}
+}
+func convJobsC8(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 16
+	if d1 <= 2 {
+		var s [6]F8
+		convJobsC8With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 4 {
+		var s [12]F8
+		convJobsC8With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(24 * d1)
+	s := limbsAs[F8](*p, 8)
+	convJobsC8With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC8With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F8) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC8")
+		}
+		convolveC8(limbsAs[C8](data[o:o+slotLen], 16), limbsAs[C8](data[a:a+slotLen], 16), limbsAs[C8](data[b:b+slotLen], 16), sx, dy, sy)
+	}
+}
+func addJobsC8(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC8(limbsAs[C8](data[d:d+slotLen], 16), limbsAs[C8](data[s:s+slotLen], 16))
+	}
+}
 func init() {
 	limbFuncsByN[8] = limbFuncs{
 		abs: func(x []float64) []float64 {
@@ -3880,6 +3927,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF8,
+		AddJobsComplex: addJobsC8,
 		AddTo: func(dst, src []float64) {
 			AddToF8(limbsAs[F8](dst, 8), limbsAs[F8](src, 8))
 		},
@@ -3892,6 +3941,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC8(limbsAs[C8](z, 16), limbsAs[C8](x, 16), limbsAs[C8](y, 16))
 		},
-		N: 8,
+		ConvJobs:        convJobsF8,
+		ConvJobsComplex: convJobsC8,
+		N:               8,
 	})
 }

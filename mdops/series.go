@@ -27,6 +27,17 @@ type SeriesKernels struct {
 	// AddTo and AddToComplex are AddToF<N> and AddToC<N>: dst[k] += src[k]
 	// for each coefficient k of dst.
 	AddTo, AddToComplex func(dst, src []float64)
+	// ConvJobs and ConvJobsComplex run a layer of convolutions on an
+	// executor's flat data array (slot s at data[s*slotLen:(s+1)*slotLen],
+	// whole series): jobs[3i] = jobs[3i+1] * jobs[3i+2] for each i, in
+	// order, each as Conv computes it (the same bits), in one call (no
+	// call through a function value per job; for complex data one scratch
+	// for the layer). The output of a job must not be one of its operands
+	// (it panics) nor overlap them (a staged plan's jobs: stager.Check).
+	ConvJobs, ConvJobsComplex func(data []float64, slotLen int, jobs []int32)
+	// AddJobs and AddJobsComplex run jobs[2i] += jobs[2i+1] for each i,
+	// in order, as AddTo does.
+	AddJobs, AddJobsComplex func(data []float64, slotLen int, jobs []int32)
 }
 
 // seriesKernelsByN is filled by the generated files' init functions.

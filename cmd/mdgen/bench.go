@@ -33,7 +33,9 @@ tables, the log (nvcc's resource reports included), CSV, SVG and JSON go
 there. Without a GPU build, -cpu gives the same table with the CPU executor.
 
 With -newton it runs Newton's method on Taylor series on PHCpack's problem -1
-instead (see mdgen bench -newton -h).
+instead (see mdgen bench -newton -h); with -newton-step it times one Newton
+step on small systems against the bare multiply-add loop (see mdgen bench
+-newton-step -h).
 
 `
 

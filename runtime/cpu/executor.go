@@ -5,6 +5,7 @@ import (
 	goruntime "runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
@@ -28,9 +29,13 @@ type Executor struct {
 	workers int
 	conv    func(z, x, y []float64)
 	addTo   func(dst, src []float64)
-	slotLen int
-	data    []float64
-	zero    []float64
+	// convJobs and addJobs run a whole layer in one call (mdops'
+	// SeriesKernels.ConvJobs, AddJobs): the same bits as conv and addTo
+	// job by job.
+	convJobs, addJobs func(data []float64, slotLen int, jobs []int32)
+	slotLen           int
+	data              []float64
+	zero              []float64
 
 	progress func(layer, layers int, work float64)
 	// work[i] is the fraction of a run's arithmetic done after layer i
@@ -53,9 +58,9 @@ func New(plan *stager.Plan, p mdops.Prec, workers int) (*Executor, error) {
 	}
 	e := &Executor{plan: plan, prec: p, workers: workers}
 	if p.Complex {
-		e.conv, e.addTo = k.ConvComplex, k.AddToComplex
+		e.conv, e.addTo, e.convJobs, e.addJobs = k.ConvComplex, k.AddToComplex, k.ConvJobsComplex, k.AddJobsComplex
 	} else {
-		e.conv, e.addTo = k.Conv, k.AddTo
+		e.conv, e.addTo, e.convJobs, e.addJobs = k.Conv, k.AddTo, k.ConvJobs, k.AddJobs
 	}
 	e.slotLen = e.layout().SlotLen()
 	if err := plan.CheckMemory(p.N, p.Complex); err != nil {
@@ -159,9 +164,7 @@ func (e *Executor) Run() error {
 	convWork := d1 * (d1 + 1) / 2
 	for i, layer := range e.plan.ConvLayers {
 		if e.workers <= 1 || len(layer)*convWork < parallelWork {
-			for _, job := range layer {
-				e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
-			}
+			e.convJobs(e.data, e.slotLen, jobWords(layer, 3))
 		} else {
 			e.parallel(len(layer), func(j int) {
 				job := layer[j]
@@ -172,9 +175,7 @@ func (e *Executor) Run() error {
 	}
 	for i, layer := range e.plan.AddLayers {
 		if e.workers <= 1 || len(layer)*d1 < 2*parallelWork {
-			for _, job := range layer {
-				e.addTo(e.slot(job.Dst), e.slot(job.Src))
-			}
+			e.addJobs(e.data, e.slotLen, jobWords(layer, 2))
 		} else {
 			e.parallel(len(layer), func(j int) {
 				job := layer[j]
@@ -185,6 +186,22 @@ func (e *Executor) Run() error {
 	}
 	return nil
 }
+
+// jobWords views a layer's jobs (stager.ConvJob: Out, A, B; stager.AddJob:
+// Dst, Src; int32 slots without padding) as per int32s each, the form of
+// mdops' batch kernels.
+func jobWords[J stager.ConvJob | stager.AddJob](jobs []J, per int) []int32 {
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(jobs))), len(jobs)*per)
+}
+
+// The layouts jobWords relies on (a compile error if they change).
+var (
+	_ [unsafe.Sizeof(stager.ConvJob{}) - 12]struct{}
+	_ [12 - unsafe.Sizeof(stager.ConvJob{})]struct{}
+	_ [unsafe.Sizeof(stager.AddJob{}) - 8]struct{}
+	_ [8 - unsafe.Sizeof(stager.AddJob{})]struct{}
+	_ [unsafe.Sizeof(stager.Slot(0)) - 4]struct{}
+)
 
 // parallelWork is the work of a layer, in coefficient products (an
 // addition counts half), below which it is not shared: starting the
