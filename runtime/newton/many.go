@@ -29,6 +29,7 @@ type Batch struct {
 // worker count). done, when not nil, is called after each solve (from the
 // solver's goroutine, one call at a time) with the number of solves done.
 // The error is the first one of a solve (bad input), by start index.
+// Each solver makes its own back end (opt.NewBackend): meant for the CPU's.
 func SolveEach(sys *poly.System, opt Options, starts [][]poly.Rational, done func(finished int)) (*Batch, error) {
 	workers := opt.Workers
 	if workers <= 0 {
