@@ -71,6 +71,7 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 	}
 
 	goSeries(f, l)
+	goSeriesJobs(f, n)
 
 	// Register the limb-slice view used by tests and tools.
 	sl := func(v string) Code { return Id(v).Index(Op(":")) }
@@ -116,6 +117,10 @@ func GoFile(l *alg.Library, c *alg.ComplexLibrary) ([]byte, error) {
 				Id("AddTo"+T).Call(asT(T, n, "dst"), asT(T, n, "src"))),
 			Id("AddToComplex"): Func().Params(Id("dst").Op(",").Id("src").Index().Float64()).Block(
 				Id("AddTo"+CT).Call(asT(CT, 2*n, "dst"), asT(CT, 2*n, "src"))),
+			Id("ConvJobs"):        Id("convJobs" + T),
+			Id("ConvJobsComplex"): Id("convJobs" + CT),
+			Id("AddJobs"):         Id("addJobs" + T),
+			Id("AddJobsComplex"):  Id("addJobs" + CT),
 		})))
 
 	var buf bytes.Buffer
@@ -170,6 +175,72 @@ func goSeries(f *File, l *alg.Library) {
 	goAddTo(f, t)
 	goConvolveGauss(f, l)
 	goAddTo(f, complexType(n))
+}
+
+// goSeriesJobs prints the batch kernels of an executor's layer on its flat
+// data array (slot s at data[s*slotLen:(s+1)*slotLen]): convJobs<t> runs
+// the convolutions jobs[3i] = jobs[3i+1] * jobs[3i+2], addJobs<t> the
+// additions jobs[2i] += jobs[2i+1], in order, each as Convolve<t> or
+// AddTo<t> computes it (the same bits), without a call through a function
+// value, a reinterpretation by a variable width or, for complex data, a
+// zeroed scratch per job: a small system at degree 0 has hundreds of jobs
+// of one coefficient each. The jobs of a staged plan write slots that they
+// do not read (stager.Check); a convolution whose output is one of its
+// operands panics.
+func goSeriesJobs(f *File, n int) {
+	for _, cplx := range []bool{false, true} {
+		t, w := realType(n), n
+		if cplx {
+			t, w = complexType(n), 2*n
+		}
+		slot := func(v string) *Statement {
+			return Id("limbsAs").Types(Id(t)).Call(Id("data").Index(Id(v).Op(":").Id(v).Op("+").Id("slotLen")), Lit(w))
+		}
+		loop := func(call ...Code) Code {
+			return For(Id("j").Op(":=").Lit(0), Id("j").Op("+").Lit(3).Op("<=").Len(Id("jobs")), Id("j").Op("+=").Lit(3)).Block(
+				append([]Code{
+					List(Id("o"), Id("a"), Id("b")).Op(":=").Int().Call(Id("jobs").Index(Id("j"))).Op("*").Id("slotLen").Op(",").
+						Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(1))).Op("*").Id("slotLen").Op(",").
+						Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(2))).Op("*").Id("slotLen"),
+					If(Id("o").Op("==").Id("a").Op("||").Id("o").Op("==").Id("b")).Block(
+						Id("panicConvolveOverlap").Call(Lit("convJobs" + t))),
+				}, call...)...)
+		}
+		params := []Code{Id("data").Index().Float64(), Id("slotLen").Int(), Id("jobs").Index().Int32()}
+		if !cplx {
+			f.Func().Id("convJobs" + t).Params(params...).Block(
+				loop(Id("Convolve"+t).Call(slot("o"), slot("a"), slot("b"))))
+		} else {
+			rt, inner := realType(n), "convolve"+t
+			with := "convJobs" + t + "With"
+			call := func(size int) []Code {
+				return []Code{
+					Var().Id("s").Index(Lit(3 * size)).Id(rt),
+					Id(with).Call(Id("data"), Id("slotLen"), Id("jobs"), Id("s").Index(Op(":").Id("d1")),
+						Id("s").Index(Id("d1").Op(":").Lit(2).Op("*").Id("d1")), Id("s").Index(Lit(2).Op("*").Id("d1").Op(":").Lit(3).Op("*").Id("d1"))),
+					Return(),
+				}
+			}
+			f.Func().Id("convJobs"+t).Params(params...).Block(
+				Id("d1").Op(":=").Id("slotLen").Op("/").Lit(w),
+				If(Id("d1").Op("<=").Lit(gaussTinyLen)).Block(call(gaussTinyLen)...),
+				If(Id("d1").Op("<=").Lit(gaussStackLen(n))).Block(call(gaussStackLen(n))...),
+				Id("p").Op(":=").Id("getSeriesScratch").Call(Lit(3*n).Op("*").Id("d1")),
+				Id("s").Op(":=").Id("limbsAs").Types(Id(rt)).Call(Op("*").Id("p"), Lit(n)),
+				Id(with).Call(Id("data"), Id("slotLen"), Id("jobs"), Id("s").Index(Op(":").Id("d1")),
+					Id("s").Index(Id("d1").Op(":").Lit(2).Op("*").Id("d1")), Id("s").Index(Lit(2).Op("*").Id("d1").Op(":").Lit(3).Op("*").Id("d1"))),
+				Id("putSeriesScratch").Call(Id("p")),
+			)
+			f.Func().Id(with).Params(append(params, Id("sx").Op(",").Id("dy").Op(",").Id("sy").Index().Id(rt))...).Block(
+				loop(Id(inner).Call(slot("o"), slot("a"), slot("b"), Id("sx"), Id("dy"), Id("sy"))))
+		}
+		f.Func().Id("addJobs" + t).Params(params...).Block(
+			For(Id("j").Op(":=").Lit(0), Id("j").Op("+").Lit(2).Op("<=").Len(Id("jobs")), Id("j").Op("+=").Lit(2)).Block(
+				List(Id("d"), Id("s")).Op(":=").Int().Call(Id("jobs").Index(Id("j"))).Op("*").Id("slotLen").Op(",").
+					Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(1))).Op("*").Id("slotLen"),
+				Id("AddTo"+t).Call(slot("d"), slot("s")),
+			))
+	}
 }
 
 // goAddTo prints AddTo<t>.
@@ -646,6 +717,12 @@ func GoBenchFile(ns []int) ([]byte, error) {
 // the development machine; a 3 KB array 22 ns, 12 KB 75 ns).
 func gaussStackLen(n int) int { return max(2, 32/n) }
 
+// gaussTinyLen is the length up to which the scratch of a complex
+// convolution is a stack array of 3*gaussTinyLen coefficients: zeroing the
+// gaussStackLen array (768 bytes) took as long as a degree-0 product at
+// two doubles.
+const gaussTinyLen = 2
+
 // gaussOperand is an operand of a kernel call in the series convolutions:
 // an accumulator (a limb struct variable) or an addressable F<N> in memory.
 type gaussOperand struct {
@@ -788,6 +865,12 @@ func goConvolveGauss(f *File, l *alg.Library) {
 	}
 	f.Func().Id(name).Params(Id("z").Op(",").Id("x").Op(",").Id("y").Index().Id(t)).Block(
 		Id("checkConvolve").Call(Lit(name), Id("z"), Id("x"), Id("y")),
+		Comment("Short series (a root refiner's degree 0) zero a smaller array."),
+		If(Len(Id("z")).Op("<=").Lit(gaussTinyLen)).Block(
+			Var().Id("s").Index(Lit(3*gaussTinyLen)).Id(rt),
+			Id(inner).Call(args("s")...),
+			Return(),
+		),
 		If(Len(Id("z")).Op("<=").Lit(gaussStackLen(n))).Block(
 			Var().Id("s").Index(Lit(3*gaussStackLen(n))).Id(rt),
 			Id(inner).Call(args("s")...),

@@ -1244,14 +1244,26 @@ func MulSubBatch{{.S}}(count, m, n int, a []{{.T}}, lda, strideA int, x []{{.T}}
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnits{{.S}}(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratch{{.S}}.Get().(*[]{{.T}})
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRows{{.S}}(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratch{{.S}}.Put(p)
+		mulSubBatchUnits{{.S}}(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnits{{.S}} runs the units lo..hi-1 of MulSubBatch{{.S}}: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnits{{.S}}(lo, hi, blocks, m, n int, a []{{.T}}, lda, strideA int, x []{{.T}}, strideX int, b []{{.T}}, strideB int) {
+	p := scratch{{.S}}.Get().(*[]{{.T}})
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRows{{.S}}(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratch{{.S}}.Put(p)
 }
 
 // mulSubRows{{.S}} is MulSub{{.S}} on rows lo..hi-1, in chunks of rowChunk rows;

@@ -5838,6 +5838,12 @@ func AddToF10(dst, src []F10) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC10(z, x, y []C10) {
 	checkConvolve("ConvolveC10", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F10
+		convolveC10(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 3 {
 		var s [9]F10
 		convolveC10(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
@@ -5887,6 +5893,53 @@ func AddToC10(dst, src []C10) {
 	src = src[:len(dst)]
 	for k := range dst {
 		dst[k] = dst[k].Add(src[k])
+	}
+}
+func convJobsF10(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF10")
+		}
+		ConvolveF10(limbsAs[F10](data[o:o+slotLen], 10), limbsAs[F10](data[a:a+slotLen], 10), limbsAs[F10](data[b:b+slotLen], 10))
+	}
+}
+func addJobsF10(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF10(limbsAs[F10](data[d:d+slotLen], 10), limbsAs[F10](data[s:s+slotLen], 10))
+	}
+}
+func convJobsC10(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 20
+	if d1 <= 2 {
+		var s [6]F10
+		convJobsC10With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 3 {
+		var s [9]F10
+		convJobsC10With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(30 * d1)
+	s := limbsAs[F10](*p, 10)
+	convJobsC10With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC10With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F10) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC10")
+		}
+		convolveC10(limbsAs[C10](data[o:o+slotLen], 20), limbsAs[C10](data[a:a+slotLen], 20), limbsAs[C10](data[b:b+slotLen], 20), sx, dy, sy)
+	}
+}
+func addJobsC10(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC10(limbsAs[C10](data[d:d+slotLen], 20), limbsAs[C10](data[s:s+slotLen], 20))
 	}
 }
 func init() {
@@ -5957,6 +6010,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF10,
+		AddJobsComplex: addJobsC10,
 		AddTo: func(dst, src []float64) {
 			AddToF10(limbsAs[F10](dst, 10), limbsAs[F10](src, 10))
 		},
@@ -5969,6 +6024,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC10(limbsAs[C10](z, 20), limbsAs[C10](x, 20), limbsAs[C10](y, 20))
 		},
-		N: 10,
+		ConvJobs:        convJobsF10,
+		ConvJobsComplex: convJobsC10,
+		N:               10,
 	})
 }

@@ -17412,6 +17412,12 @@ func AddToF16(dst, src []F16) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC16(z, x, y []C16) {
 	checkConvolve("ConvolveC16", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F16
+		convolveC16(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 2 {
 		var s [6]F16
 		convolveC16(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
@@ -17461,6 +17467,53 @@ func AddToC16(dst, src []C16) {
 	src = src[:len(dst)]
 	for k := range dst {
 		dst[k] = dst[k].Add(src[k])
+	}
+}
+func convJobsF16(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF16")
+		}
+		ConvolveF16(limbsAs[F16](data[o:o+slotLen], 16), limbsAs[F16](data[a:a+slotLen], 16), limbsAs[F16](data[b:b+slotLen], 16))
+	}
+}
+func addJobsF16(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF16(limbsAs[F16](data[d:d+slotLen], 16), limbsAs[F16](data[s:s+slotLen], 16))
+	}
+}
+func convJobsC16(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 32
+	if d1 <= 2 {
+		var s [6]F16
+		convJobsC16With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 2 {
+		var s [6]F16
+		convJobsC16With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(48 * d1)
+	s := limbsAs[F16](*p, 16)
+	convJobsC16With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC16With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F16) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC16")
+		}
+		convolveC16(limbsAs[C16](data[o:o+slotLen], 32), limbsAs[C16](data[a:a+slotLen], 32), limbsAs[C16](data[b:b+slotLen], 32), sx, dy, sy)
+	}
+}
+func addJobsC16(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC16(limbsAs[C16](data[d:d+slotLen], 32), limbsAs[C16](data[s:s+slotLen], 32))
 	}
 }
 func init() {
@@ -17531,6 +17584,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF16,
+		AddJobsComplex: addJobsC16,
 		AddTo: func(dst, src []float64) {
 			AddToF16(limbsAs[F16](dst, 16), limbsAs[F16](src, 16))
 		},
@@ -17543,6 +17598,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC16(limbsAs[C16](z, 32), limbsAs[C16](x, 32), limbsAs[C16](y, 32))
 		},
-		N: 16,
+		ConvJobs:        convJobsF16,
+		ConvJobsComplex: convJobsC16,
+		N:               16,
 	})
 }

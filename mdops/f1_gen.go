@@ -403,6 +403,12 @@ func AddToF1(dst, src []F1) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC1(z, x, y []C1) {
 	checkConvolve("ConvolveC1", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F1
+		convolveC1(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 32 {
 		var s [96]F1
 		convolveC1(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
@@ -451,6 +457,53 @@ func AddToC1(dst, src []C1) {
 	src = src[:len(dst)]
 	for k := range dst {
 		dst[k] = dst[k].Add(src[k])
+	}
+}
+func convJobsF1(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF1")
+		}
+		ConvolveF1(limbsAs[F1](data[o:o+slotLen], 1), limbsAs[F1](data[a:a+slotLen], 1), limbsAs[F1](data[b:b+slotLen], 1))
+	}
+}
+func addJobsF1(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF1(limbsAs[F1](data[d:d+slotLen], 1), limbsAs[F1](data[s:s+slotLen], 1))
+	}
+}
+func convJobsC1(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 2
+	if d1 <= 2 {
+		var s [6]F1
+		convJobsC1With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 32 {
+		var s [96]F1
+		convJobsC1With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(3 * d1)
+	s := limbsAs[F1](*p, 1)
+	convJobsC1With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC1With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F1) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC1")
+		}
+		convolveC1(limbsAs[C1](data[o:o+slotLen], 2), limbsAs[C1](data[a:a+slotLen], 2), limbsAs[C1](data[b:b+slotLen], 2), sx, dy, sy)
+	}
+}
+func addJobsC1(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC1(limbsAs[C1](data[d:d+slotLen], 2), limbsAs[C1](data[s:s+slotLen], 2))
 	}
 }
 func init() {
@@ -521,6 +574,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF1,
+		AddJobsComplex: addJobsC1,
 		AddTo: func(dst, src []float64) {
 			AddToF1(limbsAs[F1](dst, 1), limbsAs[F1](src, 1))
 		},
@@ -533,6 +588,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC1(limbsAs[C1](z, 2), limbsAs[C1](x, 2), limbsAs[C1](y, 2))
 		},
-		N: 1,
+		ConvJobs:        convJobsF1,
+		ConvJobsComplex: convJobsC1,
+		N:               1,
 	})
 }

@@ -1632,6 +1632,12 @@ func AddToF2(dst, src []F2) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC2(z, x, y []C2) {
 	checkConvolve("ConvolveC2", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F2
+		convolveC2(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 16 {
 		var s [48]F2
 		convolveC2(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
@@ -1680,6 +1686,53 @@ func AddToC2(dst, src []C2) {
 	src = src[:len(dst)]
 	for k := range dst {
 		dst[k] = dst[k].Add(src[k])
+	}
+}
+func convJobsF2(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF2")
+		}
+		ConvolveF2(limbsAs[F2](data[o:o+slotLen], 2), limbsAs[F2](data[a:a+slotLen], 2), limbsAs[F2](data[b:b+slotLen], 2))
+	}
+}
+func addJobsF2(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF2(limbsAs[F2](data[d:d+slotLen], 2), limbsAs[F2](data[s:s+slotLen], 2))
+	}
+}
+func convJobsC2(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 4
+	if d1 <= 2 {
+		var s [6]F2
+		convJobsC2With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 16 {
+		var s [48]F2
+		convJobsC2With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(6 * d1)
+	s := limbsAs[F2](*p, 2)
+	convJobsC2With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC2With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F2) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC2")
+		}
+		convolveC2(limbsAs[C2](data[o:o+slotLen], 4), limbsAs[C2](data[a:a+slotLen], 4), limbsAs[C2](data[b:b+slotLen], 4), sx, dy, sy)
+	}
+}
+func addJobsC2(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC2(limbsAs[C2](data[d:d+slotLen], 4), limbsAs[C2](data[s:s+slotLen], 4))
 	}
 }
 func init() {
@@ -1750,6 +1803,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF2,
+		AddJobsComplex: addJobsC2,
 		AddTo: func(dst, src []float64) {
 			AddToF2(limbsAs[F2](dst, 2), limbsAs[F2](src, 2))
 		},
@@ -1762,6 +1817,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC2(limbsAs[C2](z, 4), limbsAs[C2](x, 4), limbsAs[C2](y, 4))
 		},
-		N: 2,
+		ConvJobs:        convJobsF2,
+		ConvJobsComplex: convJobsC2,
+		N:               2,
 	})
 }

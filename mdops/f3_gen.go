@@ -950,6 +950,12 @@ func AddToF3(dst, src []F3) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC3(z, x, y []C3) {
 	checkConvolve("ConvolveC3", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F3
+		convolveC3(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 10 {
 		var s [30]F3
 		convolveC3(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
@@ -995,6 +1001,53 @@ func AddToC3(dst, src []C3) {
 	src = src[:len(dst)]
 	for k := range dst {
 		dst[k] = dst[k].Add(src[k])
+	}
+}
+func convJobsF3(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF3")
+		}
+		ConvolveF3(limbsAs[F3](data[o:o+slotLen], 3), limbsAs[F3](data[a:a+slotLen], 3), limbsAs[F3](data[b:b+slotLen], 3))
+	}
+}
+func addJobsF3(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF3(limbsAs[F3](data[d:d+slotLen], 3), limbsAs[F3](data[s:s+slotLen], 3))
+	}
+}
+func convJobsC3(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 6
+	if d1 <= 2 {
+		var s [6]F3
+		convJobsC3With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 10 {
+		var s [30]F3
+		convJobsC3With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(9 * d1)
+	s := limbsAs[F3](*p, 3)
+	convJobsC3With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC3With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F3) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC3")
+		}
+		convolveC3(limbsAs[C3](data[o:o+slotLen], 6), limbsAs[C3](data[a:a+slotLen], 6), limbsAs[C3](data[b:b+slotLen], 6), sx, dy, sy)
+	}
+}
+func addJobsC3(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC3(limbsAs[C3](data[d:d+slotLen], 6), limbsAs[C3](data[s:s+slotLen], 6))
 	}
 }
 func init() {
@@ -1065,6 +1118,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF3,
+		AddJobsComplex: addJobsC3,
 		AddTo: func(dst, src []float64) {
 			AddToF3(limbsAs[F3](dst, 3), limbsAs[F3](src, 3))
 		},
@@ -1077,6 +1132,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC3(limbsAs[C3](z, 6), limbsAs[C3](x, 6), limbsAs[C3](y, 6))
 		},
-		N: 3,
+		ConvJobs:        convJobsF3,
+		ConvJobsComplex: convJobsC3,
+		N:               3,
 	})
 }

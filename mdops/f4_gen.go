@@ -1429,6 +1429,12 @@ func AddToF4(dst, src []F4) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC4(z, x, y []C4) {
 	checkConvolve("ConvolveC4", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F4
+		convolveC4(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 8 {
 		var s [24]F4
 		convolveC4(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
@@ -1474,6 +1480,53 @@ func AddToC4(dst, src []C4) {
 	src = src[:len(dst)]
 	for k := range dst {
 		dst[k] = dst[k].Add(src[k])
+	}
+}
+func convJobsF4(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF4")
+		}
+		ConvolveF4(limbsAs[F4](data[o:o+slotLen], 4), limbsAs[F4](data[a:a+slotLen], 4), limbsAs[F4](data[b:b+slotLen], 4))
+	}
+}
+func addJobsF4(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF4(limbsAs[F4](data[d:d+slotLen], 4), limbsAs[F4](data[s:s+slotLen], 4))
+	}
+}
+func convJobsC4(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 8
+	if d1 <= 2 {
+		var s [6]F4
+		convJobsC4With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 8 {
+		var s [24]F4
+		convJobsC4With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(12 * d1)
+	s := limbsAs[F4](*p, 4)
+	convJobsC4With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC4With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F4) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC4")
+		}
+		convolveC4(limbsAs[C4](data[o:o+slotLen], 8), limbsAs[C4](data[a:a+slotLen], 8), limbsAs[C4](data[b:b+slotLen], 8), sx, dy, sy)
+	}
+}
+func addJobsC4(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC4(limbsAs[C4](data[d:d+slotLen], 8), limbsAs[C4](data[s:s+slotLen], 8))
 	}
 }
 func init() {
@@ -1544,6 +1597,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF4,
+		AddJobsComplex: addJobsC4,
 		AddTo: func(dst, src []float64) {
 			AddToF4(limbsAs[F4](dst, 4), limbsAs[F4](src, 4))
 		},
@@ -1556,6 +1611,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC4(limbsAs[C4](z, 8), limbsAs[C4](x, 8), limbsAs[C4](y, 8))
 		},
-		N: 4,
+		ConvJobs:        convJobsF4,
+		ConvJobsComplex: convJobsC4,
+		N:               4,
 	})
 }

@@ -1753,6 +1753,12 @@ func AddToF5(dst, src []F5) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC5(z, x, y []C5) {
 	checkConvolve("ConvolveC5", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F5
+		convolveC5(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 6 {
 		var s [18]F5
 		convolveC5(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
@@ -1802,6 +1808,53 @@ func AddToC5(dst, src []C5) {
 	src = src[:len(dst)]
 	for k := range dst {
 		dst[k] = dst[k].Add(src[k])
+	}
+}
+func convJobsF5(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF5")
+		}
+		ConvolveF5(limbsAs[F5](data[o:o+slotLen], 5), limbsAs[F5](data[a:a+slotLen], 5), limbsAs[F5](data[b:b+slotLen], 5))
+	}
+}
+func addJobsF5(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF5(limbsAs[F5](data[d:d+slotLen], 5), limbsAs[F5](data[s:s+slotLen], 5))
+	}
+}
+func convJobsC5(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 10
+	if d1 <= 2 {
+		var s [6]F5
+		convJobsC5With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 6 {
+		var s [18]F5
+		convJobsC5With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(15 * d1)
+	s := limbsAs[F5](*p, 5)
+	convJobsC5With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC5With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F5) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC5")
+		}
+		convolveC5(limbsAs[C5](data[o:o+slotLen], 10), limbsAs[C5](data[a:a+slotLen], 10), limbsAs[C5](data[b:b+slotLen], 10), sx, dy, sy)
+	}
+}
+func addJobsC5(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC5(limbsAs[C5](data[d:d+slotLen], 10), limbsAs[C5](data[s:s+slotLen], 10))
 	}
 }
 func init() {
@@ -1872,6 +1925,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF5,
+		AddJobsComplex: addJobsC5,
 		AddTo: func(dst, src []float64) {
 			AddToF5(limbsAs[F5](dst, 5), limbsAs[F5](src, 5))
 		},
@@ -1884,6 +1939,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC5(limbsAs[C5](z, 10), limbsAs[C5](x, 10), limbsAs[C5](y, 10))
 		},
-		N: 5,
+		ConvJobs:        convJobsF5,
+		ConvJobsComplex: convJobsC5,
+		N:               5,
 	})
 }

@@ -3755,6 +3755,12 @@ func AddToF8(dst, src []F8) {
 // coefficients, else from a pool; concurrent calls are safe.
 func ConvolveC8(z, x, y []C8) {
 	checkConvolve("ConvolveC8", z, x, y)
+	// Short series (a root refiner's degree 0) zero a smaller array.
+	if len(z) <= 2 {
+		var s [6]F8
+		convolveC8(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
+		return
+	}
 	if len(z) <= 4 {
 		var s [12]F8
 		convolveC8(z, x[:len(z)], y[:len(z)], s[:len(z)], s[len(z):2*len(z)], s[2*len(z):3*len(z)])
@@ -3804,6 +3810,53 @@ func AddToC8(dst, src []C8) {
 	src = src[:len(dst)]
 	for k := range dst {
 		dst[k] = dst[k].Add(src[k])
+	}
+}
+func convJobsF8(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF8")
+		}
+		ConvolveF8(limbsAs[F8](data[o:o+slotLen], 8), limbsAs[F8](data[a:a+slotLen], 8), limbsAs[F8](data[b:b+slotLen], 8))
+	}
+}
+func addJobsF8(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToF8(limbsAs[F8](data[d:d+slotLen], 8), limbsAs[F8](data[s:s+slotLen], 8))
+	}
+}
+func convJobsC8(data []float64, slotLen int, jobs []int32) {
+	d1 := slotLen / 16
+	if d1 <= 2 {
+		var s [6]F8
+		convJobsC8With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	if d1 <= 4 {
+		var s [12]F8
+		convJobsC8With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+		return
+	}
+	p := getSeriesScratch(24 * d1)
+	s := limbsAs[F8](*p, 8)
+	convJobsC8With(data, slotLen, jobs, s[:d1], s[d1:2*d1], s[2*d1:3*d1])
+	putSeriesScratch(p)
+}
+func convJobsC8With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F8) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC8")
+		}
+		convolveC8(limbsAs[C8](data[o:o+slotLen], 16), limbsAs[C8](data[a:a+slotLen], 16), limbsAs[C8](data[b:b+slotLen], 16), sx, dy, sy)
+	}
+}
+func addJobsC8(data []float64, slotLen int, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
+		AddToC8(limbsAs[C8](data[d:d+slotLen], 16), limbsAs[C8](data[s:s+slotLen], 16))
 	}
 }
 func init() {
@@ -3874,6 +3927,8 @@ func init() {
 		},
 	}
 	registerSeries(SeriesKernels{
+		AddJobs:        addJobsF8,
+		AddJobsComplex: addJobsC8,
 		AddTo: func(dst, src []float64) {
 			AddToF8(limbsAs[F8](dst, 8), limbsAs[F8](src, 8))
 		},
@@ -3886,6 +3941,8 @@ func init() {
 		ConvComplex: func(z, x, y []float64) {
 			ConvolveC8(limbsAs[C8](z, 16), limbsAs[C8](x, 16), limbsAs[C8](y, 16))
 		},
-		N: 8,
+		ConvJobs:        convJobsF8,
+		ConvJobsComplex: convJobsC8,
+		N:               8,
 	})
 }

@@ -27,6 +27,17 @@ type SeriesKernels struct {
 	// AddTo and AddToComplex are AddToF<N> and AddToC<N>: dst[k] += src[k]
 	// for each coefficient k of dst.
 	AddTo, AddToComplex func(dst, src []float64)
+	// ConvJobs and ConvJobsComplex run a layer of convolutions on an
+	// executor's flat data array (slot s at data[s*slotLen:(s+1)*slotLen],
+	// whole series): jobs[3i] = jobs[3i+1] * jobs[3i+2] for each i, in
+	// order, each as Conv computes it (the same bits), in one call (no
+	// call through a function value per job; for complex data one scratch
+	// for the layer). The output of a job must not be one of its operands
+	// (it panics) nor overlap them (a staged plan's jobs: stager.Check).
+	ConvJobs, ConvJobsComplex func(data []float64, slotLen int, jobs []int32)
+	// AddJobs and AddJobsComplex run jobs[2i] += jobs[2i+1] for each i,
+	// in order, as AddTo does.
+	AddJobs, AddJobsComplex func(data []float64, slotLen int, jobs []int32)
 }
 
 // seriesKernelsByN is filled by the generated files' init functions.
@@ -42,44 +53,59 @@ func SeriesKernelsFor(n int) (SeriesKernels, bool) {
 }
 
 // limbsAs reinterprets v, w float64 limbs per element, as a []T (T is F<N>
-// or C<N>, whose size is w float64s), sharing its memory.
+// or C<N>, whose size is w float64s), sharing its memory. It is small
+// enough to inline (the panics are calls), so that the generated kernels'
+// constant w makes its check a few instructions: a degree-0 convolution of
+// a small system's evaluation is tens of nanoseconds of arithmetic.
 func limbsAs[T any](v []float64, w int) []T {
 	if len(v)%w != 0 {
-		panic(fmt.Sprintf("mdops: series buffer of %d float64s is not a whole number of %d-limb coefficients", len(v), w))
-	}
-	if len(v) == 0 {
-		return nil
+		panicLimbs(len(v), w)
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(v))), len(v)/w)
+}
+
+//go:noinline
+func panicLimbs(l, w int) {
+	panic(fmt.Sprintf("mdops: series buffer of %d float64s is not a whole number of %d-limb coefficients", l, w))
 }
 
 // checkConvolve panics unless x and y have at least len(z) elements and z
 // overlaps neither's first len(z) elements.
 func checkConvolve[T any](name string, z, x, y []T) {
 	if len(x) < len(z) || len(y) < len(z) {
-		panic(fmt.Sprintf("mdops: %s: len(z) = %d but len(x) = %d, len(y) = %d", name, len(z), len(x), len(y)))
+		panicConvolveLen(name, len(z), len(x), len(y))
 	}
-	if overlaps(z, x[:len(z)]) || overlaps(z, y[:len(z)]) {
-		panic(fmt.Sprintf("mdops: %s: z overlaps x or y", name))
+	// The first len(z) elements of x (of y) overlap z when each starts
+	// before the other ends.
+	n := uintptr(len(z)) * unsafe.Sizeof(*new(T))
+	pz := uintptr(unsafe.Pointer(unsafe.SliceData(z)))
+	px := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	py := uintptr(unsafe.Pointer(unsafe.SliceData(y)))
+	if n > 0 && (px < pz+n && pz < px+n || py < pz+n && pz < py+n) {
+		panicConvolveOverlap(name)
 	}
+}
+
+//go:noinline
+func panicConvolveLen(name string, lz, lx, ly int) {
+	panic(fmt.Sprintf("mdops: %s: len(z) = %d but len(x) = %d, len(y) = %d", name, lz, lx, ly))
+}
+
+//go:noinline
+func panicConvolveOverlap(name string) {
+	panic(fmt.Sprintf("mdops: %s: z overlaps x or y", name))
 }
 
 // checkAddTo panics unless src has at least as many elements as dst.
 func checkAddTo(name string, ldst, lsrc int) {
 	if lsrc < ldst {
-		panic(fmt.Sprintf("mdops: %s: len(dst) = %d but len(src) = %d", name, ldst, lsrc))
+		panicAddTo(name, ldst, lsrc)
 	}
 }
 
-// overlaps reports whether the memory of a and b intersects.
-func overlaps[T any](a, b []T) bool {
-	if len(a) == 0 || len(b) == 0 {
-		return false
-	}
-	size := unsafe.Sizeof(a[0])
-	pa := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
-	pb := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	return pa < pb+uintptr(len(b))*size && pb < pa+uintptr(len(a))*size
+//go:noinline
+func panicAddTo(name string, ldst, lsrc int) {
+	panic(fmt.Sprintf("mdops: %s: len(dst) = %d but len(src) = %d", name, ldst, lsrc))
 }
 
 // seriesScratch holds the scratch buffers of the complex convolutions of

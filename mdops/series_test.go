@@ -292,3 +292,43 @@ func TestConvolveComplexScratch(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesJobs: the batch kernels of a layer give the bits of Conv and
+// AddTo job by job, for every precision, real and complex, at lengths that
+// take each scratch of the complex convolutions (tiny, stack, pool).
+func TestSeriesJobs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for _, n := range Precisions() {
+		k, _ := SeriesKernelsFor(n)
+		for _, cplx := range []bool{false, true} {
+			w := n
+			conv, add, convJobs, addJobs := k.Conv, k.AddTo, k.ConvJobs, k.AddJobs
+			if cplx {
+				w = 2 * n
+				conv, add, convJobs, addJobs = k.ConvComplex, k.AddToComplex, k.ConvJobsComplex, k.AddJobsComplex
+			}
+			for _, d1 := range []int{1, 2, 3, 40} {
+				const slots = 8
+				slotLen := d1 * w
+				data := seriesCoeffs(rng, n, slots*slotLen/n, 20)
+				want := append([]float64(nil), data...)
+				slot := func(v []float64, s int32) []float64 { return v[int(s)*slotLen : int(s+1)*slotLen] }
+				cj := []int32{5, 0, 1, 6, 2, 2, 7, 3, 0}
+				aj := []int32{0, 5, 1, 6, 4, 7}
+				for j := 0; j < len(cj); j += 3 {
+					conv(slot(want, cj[j]), slot(want, cj[j+1]), slot(want, cj[j+2]))
+				}
+				for j := 0; j < len(aj); j += 2 {
+					add(slot(want, aj[j]), slot(want, aj[j+1]))
+				}
+				convJobs(data, slotLen, cj)
+				addJobs(data, slotLen, aj)
+				for i := range data {
+					if math.Float64bits(data[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("N=%d complex=%v %d coefficients: double %d is %v, job by job %v", n, cplx, d1, i, data[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/internal/bench"
@@ -34,7 +35,9 @@ tables, the log (nvcc's resource reports included), CSV, SVG and JSON go
 there. Without a GPU build, -cpu gives the same table with the CPU executor.
 
 With -newton it runs Newton's method on Taylor series on PHCpack's problem -1
-instead (see mdgen bench -newton -h).
+instead (see mdgen bench -newton -h); with -newton-step it times one Newton
+step on small systems against the bare multiply-add loop (see mdgen bench
+-newton-step -h).
 
 `
 
@@ -147,17 +150,66 @@ func parseBenchFlags(args []string, stderr io.Writer) (*bench.Config, error) {
 }
 
 // isNewtonBench reports whether args ask for mdgen bench -newton.
-func isNewtonBench(args []string) bool {
+func isNewtonBench(args []string) bool { return hasBoolFlag(args, "newton") }
+
+// hasBoolFlag reports whether args set the boolean flag name (before a
+// "--").
+func hasBoolFlag(args []string, name string) bool {
 	for _, a := range args {
 		if a == "--" {
 			return false
 		}
 		switch strings.TrimLeft(a, "-") {
-		case "newton", "newton=true", "newton=1", "newton=t", "newton=T", "newton=TRUE", "newton=True":
+		case name, name + "=true", name + "=1", name + "=t", name + "=T", name + "=TRUE", name + "=True":
 			return strings.HasPrefix(a, "-")
 		}
 	}
 	return false
+}
+
+const benchNewtonStepUsage = `usage: mdgen bench -newton-step [flags]
+
+One Newton step of root refinement (degree 0, complex data, one worker) on
+the small systems a path tracker lives on (the Newton homotopies of the
+families, from a start near the root): the time of one step, its counted
+double operations (the IR's op counts of the evaluation, la's multiply-add
+counts of the QR, Q^H b, back substitution and residual, and the 1-norms),
+their rate, and its percentage of the rate of the bare multiply-add loop
+acc = acc.MulAdd(x_i, y_i) of the same precision on one core.
+
+`
+
+func runBenchNewtonStep(args []string, out, stderr io.Writer) error {
+	fs := newFlagSet("bench -newton-step", benchNewtonStepUsage, stderr)
+	fs.Bool("newton-step", true, "one Newton step on small systems (this table)")
+	systems := fs.String("systems", "cyclic7,katsura6,noon5", "families (comma-separated), each as its Newton homotopy")
+	precs := fs.String("prec", "1,2,4,8", "doubles per number (comma-separated)")
+	dur := fs.Duration("time", time.Second, "time per case")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("bench -newton-step: unexpected arguments %q", fs.Args())
+	}
+	ps, err := parseIntList(*precs, "precision")
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, f := range strings.Split(*systems, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			names = append(names, f)
+		}
+	}
+	rows, err := bench.NewtonSteps(names, ps, *dur)
+	if err != nil {
+		return fmt.Errorf("bench -newton-step: %w", err)
+	}
+	bench.WriteNewtonSteps(out, rows)
+	return nil
 }
 
 // checkOutputs applies the rules of an output path (atomicfile.Resolve) to
@@ -229,6 +281,9 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 }
 
 func runBench(args []string, out io.Writer) error {
+	if hasBoolFlag(args, "newton-step") {
+		return runBenchNewtonStep(args, out, os.Stderr)
+	}
 	if isNewtonBench(args) {
 		cfg, err := parseBenchNewtonFlags(args, os.Stderr)
 		if err != nil {

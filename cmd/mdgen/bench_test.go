@@ -109,3 +109,18 @@ func TestBenchNewtonRun(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// mdgen bench -newton-step prints one row per system and precision.
+func TestBenchNewtonStep(t *testing.T) {
+	var out strings.Builder
+	if err := runBench([]string{"-newton-step", "-systems", "noon3", "-prec", "1,2", "-time", "1ms"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if !strings.Contains(text, "%bare") || strings.Count(text, "noon3") != 2 {
+		t.Errorf("the table:\n%s", text)
+	}
+	if err := runBench([]string{"-newton-step", "extra"}, io.Discard); err == nil {
+		t.Error("an argument accepted")
+	}
+}

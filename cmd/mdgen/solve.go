@@ -87,7 +87,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		"ceil(log2(53 prec)) + 4 + the staggered degrees + 4)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	outFile := fs.String("o", "", "write the solutions (every digit of the precision) and their series as a PHCpack solution list to this `file`")
-	workers := fs.Int("workers", 0, fmt.Sprintf("worker goroutines, 0..%d (0: one per CPU); the results do not depend on it", maxWorkers))
+	workers := fs.Int("workers", 0, fmt.Sprintf("worker goroutines, 0..%d (0: one per CPU); with several start solutions on the CPU, one solution per worker, else the workers share the one solve; the results do not depend on it", maxWorkers))
 	param := fs.String("param", "", "name of the series parameter (default: t when there is one more variable than equations)")
 	seed := fs.Int64("seed", 1, "seed of a family's random data (coefficients, Newton start points, monomial rates)")
 	useGPU := fs.Bool("gpu", false, "run Newton on the GPU (device-resident: evaluation, linear algebra and updates; the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
@@ -190,49 +190,70 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			device = g.name()
 		}
 	}
-	solver, err := newton.New(sys, nopt)
-	if err != nil {
-		return fmt.Errorf("solve: %w", err)
-	}
-	defer solver.Close()
-	stop := busy(fmt.Sprintf("staging %s at the %d working degrees up to %d", arg, len(newton.Stagger(*degree)), *degree), stderr)
-	err = solver.Prepare()
-	stop()
-	if err != nil {
-		return fmt.Errorf("solve: %w", err)
-	}
-
+	var results []*newton.Result
+	var secs []float64
+	var setup time.Duration
+	workersUsed := 0
 	progress := newProgress(stderr)
-	maxSteps := solver.Options().MaxSteps
-	results := make([]*newton.Result, len(starts))
-	secs := make([]float64, len(starts))
-	failed := 0
-	for k := range starts {
-		solver.SetProgress(func(si newton.StepInfo) {
-			phase := fmt.Sprintf("degree %d", si.Degree)
-			if si.Refine {
-				phase = "refining x(0)"
-			}
-			progress.fraction(fmt.Sprintf("solve %d/%d: step %d, %s, update %.2g", k+1, len(starts), si.Step, phase, si.Update),
-				(float64(k)+float64(si.Step)/float64(maxSteps))/float64(len(starts)))
-		})
-		t0 := time.Now()
-		res, err := solver.Solve(starts[k].Values)
-		if err != nil {
-			progress.done()
-			return fmt.Errorf("solve: %s: start solution %d: %w", startWhere, k+1, err)
+	if len(starts) > 1 && device == "cpu" {
+		// Many starts on the CPU: one solution per worker (each solver
+		// with one worker of its own); the same bits as one at a time.
+		values := make([][]poly.Rational, len(starts))
+		for k := range starts {
+			values[k] = starts[k].Values
 		}
-		secs[k] = time.Since(t0).Seconds()
-		results[k] = res
+		b, err := newton.SolveEach(sys, nopt, values, func(done int) { progress.count("solve", done, len(starts)) })
+		progress.done()
+		if err != nil {
+			return fmt.Errorf("solve: %s: %w", startWhere, err)
+		}
+		results, secs, setup, workersUsed = b.Results, b.Seconds, b.Setup, b.Solvers
+	} else {
+		solver, err := newton.New(sys, nopt)
+		if err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+		defer solver.Close()
+		stop := busy(fmt.Sprintf("staging %s at the %d working degrees up to %d", arg, len(newton.Stagger(*degree)), *degree), stderr)
+		err = solver.Prepare()
+		stop()
+		if err != nil {
+			return fmt.Errorf("solve: %w", err)
+		}
+		maxSteps := solver.Options().MaxSteps
+		results = make([]*newton.Result, len(starts))
+		secs = make([]float64, len(starts))
+		for k := range starts {
+			solver.SetProgress(func(si newton.StepInfo) {
+				phase := fmt.Sprintf("degree %d", si.Degree)
+				if si.Refine {
+					phase = "refining x(0)"
+				}
+				progress.fraction(fmt.Sprintf("solve %d/%d: step %d, %s, update %.2g", k+1, len(starts), si.Step, phase, si.Update),
+					(float64(k)+float64(si.Step)/float64(maxSteps))/float64(len(starts)))
+			})
+			t0 := time.Now()
+			res, err := solver.Solve(starts[k].Values)
+			if err != nil {
+				progress.done()
+				return fmt.Errorf("solve: %s: start solution %d: %w", startWhere, k+1, err)
+			}
+			secs[k] = time.Since(t0).Seconds()
+			results[k] = res
+		}
+		progress.done()
+		setup, workersUsed = solver.Setup(), solver.Workers()
+	}
+	failed := 0
+	for _, res := range results {
 		if !res.Converged {
 			failed++
 		}
 	}
-	progress.done()
 
 	if *asJSON {
-		rep := solveReport{System: arg, Prec: prec.N, Degree: *degree, Complex: prec.Complex, Workers: solver.Workers(), Device: device,
-			Param: sys.Param, Setup: solver.Setup().Seconds()}
+		rep := solveReport{System: arg, Prec: prec.N, Degree: *degree, Complex: prec.Complex, Workers: workersUsed, Device: device,
+			Param: sys.Param, Setup: setup.Seconds()}
 		for k, res := range results {
 			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, newton.RelativeResidual(sys, res), secs[k]))
 		}

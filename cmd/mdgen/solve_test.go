@@ -316,3 +316,41 @@ func TestSolvePHCOutputFile(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveManyWorkers: several start solutions are refined one per worker;
+// the list written and the printed roots are the same bits for any worker
+// count, in the order of the starts.
+func TestSolveManyWorkers(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo", "cyclic5")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("SKIPPED: PHCpack's demo file %s is not here (%v)", path, err)
+	}
+	dir := t.TempDir()
+	var firstList, firstText string
+	for _, w := range []string{"1", "2", "3"} {
+		outPath := filepath.Join(dir, "w"+w+".sols")
+		out, errs, status := solveCmd(t, path, "-prec", "2", "-workers", w, "-o", outPath)
+		if status != 0 {
+			t.Fatalf("workers %s: status %d: %s", w, status, errs)
+		}
+		list, err := os.ReadFile(outPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var roots []string // the lines of the coefficients, without the times
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, " t^0 :") || strings.HasPrefix(l, "solution ") {
+				roots = append(roots, l)
+			}
+		}
+		text := strings.Join(roots, "\n")
+		if firstList == "" {
+			firstList, firstText = string(list), text
+			if strings.Count(text, "converged") != 7 {
+				t.Fatalf("the roots:\n%s", text)
+			}
+		} else if string(list) != firstList || text != firstText {
+			t.Errorf("workers %s: the roots differ from workers 1", w)
+		}
+	}
+}

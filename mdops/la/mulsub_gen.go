@@ -47,14 +47,26 @@ func MulSubBatchF1(count, m, n int, a []mdops.F1, lda, strideA int, x []mdops.F1
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsF1(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchF1.Get().(*[]mdops.F1)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsF1(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchF1.Put(p)
+		mulSubBatchUnitsF1(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsF1 runs the units lo..hi-1 of MulSubBatchF1: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsF1(lo, hi, blocks, m, n int, a []mdops.F1, lda, strideA int, x []mdops.F1, strideX int, b []mdops.F1, strideB int) {
+	p := scratchF1.Get().(*[]mdops.F1)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsF1(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchF1.Put(p)
 }
 
 // mulSubRowsF1 is MulSubF1 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -149,14 +161,26 @@ func MulSubBatchC1(count, m, n int, a []mdops.C1, lda, strideA int, x []mdops.C1
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsC1(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchC1.Get().(*[]mdops.C1)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsC1(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchC1.Put(p)
+		mulSubBatchUnitsC1(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsC1 runs the units lo..hi-1 of MulSubBatchC1: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsC1(lo, hi, blocks, m, n int, a []mdops.C1, lda, strideA int, x []mdops.C1, strideX int, b []mdops.C1, strideB int) {
+	p := scratchC1.Get().(*[]mdops.C1)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsC1(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchC1.Put(p)
 }
 
 // mulSubRowsC1 is MulSubC1 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -251,14 +275,26 @@ func MulSubBatchF2(count, m, n int, a []mdops.F2, lda, strideA int, x []mdops.F2
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsF2(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchF2.Get().(*[]mdops.F2)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsF2(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchF2.Put(p)
+		mulSubBatchUnitsF2(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsF2 runs the units lo..hi-1 of MulSubBatchF2: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsF2(lo, hi, blocks, m, n int, a []mdops.F2, lda, strideA int, x []mdops.F2, strideX int, b []mdops.F2, strideB int) {
+	p := scratchF2.Get().(*[]mdops.F2)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsF2(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchF2.Put(p)
 }
 
 // mulSubRowsF2 is MulSubF2 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -353,14 +389,26 @@ func MulSubBatchC2(count, m, n int, a []mdops.C2, lda, strideA int, x []mdops.C2
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsC2(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchC2.Get().(*[]mdops.C2)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsC2(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchC2.Put(p)
+		mulSubBatchUnitsC2(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsC2 runs the units lo..hi-1 of MulSubBatchC2: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsC2(lo, hi, blocks, m, n int, a []mdops.C2, lda, strideA int, x []mdops.C2, strideX int, b []mdops.C2, strideB int) {
+	p := scratchC2.Get().(*[]mdops.C2)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsC2(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchC2.Put(p)
 }
 
 // mulSubRowsC2 is MulSubC2 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -455,14 +503,26 @@ func MulSubBatchF3(count, m, n int, a []mdops.F3, lda, strideA int, x []mdops.F3
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsF3(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchF3.Get().(*[]mdops.F3)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsF3(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchF3.Put(p)
+		mulSubBatchUnitsF3(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsF3 runs the units lo..hi-1 of MulSubBatchF3: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsF3(lo, hi, blocks, m, n int, a []mdops.F3, lda, strideA int, x []mdops.F3, strideX int, b []mdops.F3, strideB int) {
+	p := scratchF3.Get().(*[]mdops.F3)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsF3(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchF3.Put(p)
 }
 
 // mulSubRowsF3 is MulSubF3 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -557,14 +617,26 @@ func MulSubBatchC3(count, m, n int, a []mdops.C3, lda, strideA int, x []mdops.C3
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsC3(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchC3.Get().(*[]mdops.C3)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsC3(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchC3.Put(p)
+		mulSubBatchUnitsC3(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsC3 runs the units lo..hi-1 of MulSubBatchC3: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsC3(lo, hi, blocks, m, n int, a []mdops.C3, lda, strideA int, x []mdops.C3, strideX int, b []mdops.C3, strideB int) {
+	p := scratchC3.Get().(*[]mdops.C3)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsC3(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchC3.Put(p)
 }
 
 // mulSubRowsC3 is MulSubC3 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -659,14 +731,26 @@ func MulSubBatchF4(count, m, n int, a []mdops.F4, lda, strideA int, x []mdops.F4
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsF4(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchF4.Get().(*[]mdops.F4)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsF4(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchF4.Put(p)
+		mulSubBatchUnitsF4(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsF4 runs the units lo..hi-1 of MulSubBatchF4: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsF4(lo, hi, blocks, m, n int, a []mdops.F4, lda, strideA int, x []mdops.F4, strideX int, b []mdops.F4, strideB int) {
+	p := scratchF4.Get().(*[]mdops.F4)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsF4(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchF4.Put(p)
 }
 
 // mulSubRowsF4 is MulSubF4 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -761,14 +845,26 @@ func MulSubBatchC4(count, m, n int, a []mdops.C4, lda, strideA int, x []mdops.C4
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsC4(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchC4.Get().(*[]mdops.C4)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsC4(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchC4.Put(p)
+		mulSubBatchUnitsC4(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsC4 runs the units lo..hi-1 of MulSubBatchC4: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsC4(lo, hi, blocks, m, n int, a []mdops.C4, lda, strideA int, x []mdops.C4, strideX int, b []mdops.C4, strideB int) {
+	p := scratchC4.Get().(*[]mdops.C4)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsC4(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchC4.Put(p)
 }
 
 // mulSubRowsC4 is MulSubC4 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -863,14 +959,26 @@ func MulSubBatchF5(count, m, n int, a []mdops.F5, lda, strideA int, x []mdops.F5
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsF5(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchF5.Get().(*[]mdops.F5)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsF5(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchF5.Put(p)
+		mulSubBatchUnitsF5(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsF5 runs the units lo..hi-1 of MulSubBatchF5: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsF5(lo, hi, blocks, m, n int, a []mdops.F5, lda, strideA int, x []mdops.F5, strideX int, b []mdops.F5, strideB int) {
+	p := scratchF5.Get().(*[]mdops.F5)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsF5(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchF5.Put(p)
 }
 
 // mulSubRowsF5 is MulSubF5 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -965,14 +1073,26 @@ func MulSubBatchC5(count, m, n int, a []mdops.C5, lda, strideA int, x []mdops.C5
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsC5(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchC5.Get().(*[]mdops.C5)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsC5(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchC5.Put(p)
+		mulSubBatchUnitsC5(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsC5 runs the units lo..hi-1 of MulSubBatchC5: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsC5(lo, hi, blocks, m, n int, a []mdops.C5, lda, strideA int, x []mdops.C5, strideX int, b []mdops.C5, strideB int) {
+	p := scratchC5.Get().(*[]mdops.C5)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsC5(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchC5.Put(p)
 }
 
 // mulSubRowsC5 is MulSubC5 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -1067,14 +1187,26 @@ func MulSubBatchF8(count, m, n int, a []mdops.F8, lda, strideA int, x []mdops.F8
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsF8(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchF8.Get().(*[]mdops.F8)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsF8(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchF8.Put(p)
+		mulSubBatchUnitsF8(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsF8 runs the units lo..hi-1 of MulSubBatchF8: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsF8(lo, hi, blocks, m, n int, a []mdops.F8, lda, strideA int, x []mdops.F8, strideX int, b []mdops.F8, strideB int) {
+	p := scratchF8.Get().(*[]mdops.F8)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsF8(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchF8.Put(p)
 }
 
 // mulSubRowsF8 is MulSubF8 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -1169,14 +1301,26 @@ func MulSubBatchC8(count, m, n int, a []mdops.C8, lda, strideA int, x []mdops.C8
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsC8(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchC8.Get().(*[]mdops.C8)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsC8(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchC8.Put(p)
+		mulSubBatchUnitsC8(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsC8 runs the units lo..hi-1 of MulSubBatchC8: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsC8(lo, hi, blocks, m, n int, a []mdops.C8, lda, strideA int, x []mdops.C8, strideX int, b []mdops.C8, strideB int) {
+	p := scratchC8.Get().(*[]mdops.C8)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsC8(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchC8.Put(p)
 }
 
 // mulSubRowsC8 is MulSubC8 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -1271,14 +1415,26 @@ func MulSubBatchF10(count, m, n int, a []mdops.F10, lda, strideA int, x []mdops.
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsF10(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchF10.Get().(*[]mdops.F10)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsF10(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchF10.Put(p)
+		mulSubBatchUnitsF10(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsF10 runs the units lo..hi-1 of MulSubBatchF10: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsF10(lo, hi, blocks, m, n int, a []mdops.F10, lda, strideA int, x []mdops.F10, strideX int, b []mdops.F10, strideB int) {
+	p := scratchF10.Get().(*[]mdops.F10)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsF10(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchF10.Put(p)
 }
 
 // mulSubRowsF10 is MulSubF10 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -1373,14 +1529,26 @@ func MulSubBatchC10(count, m, n int, a []mdops.C10, lda, strideA int, x []mdops.
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsC10(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchC10.Get().(*[]mdops.C10)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsC10(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchC10.Put(p)
+		mulSubBatchUnitsC10(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsC10 runs the units lo..hi-1 of MulSubBatchC10: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsC10(lo, hi, blocks, m, n int, a []mdops.C10, lda, strideA int, x []mdops.C10, strideX int, b []mdops.C10, strideB int) {
+	p := scratchC10.Get().(*[]mdops.C10)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsC10(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchC10.Put(p)
 }
 
 // mulSubRowsC10 is MulSubC10 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -1475,14 +1643,26 @@ func MulSubBatchF16(count, m, n int, a []mdops.F16, lda, strideA int, x []mdops.
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsF16(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchF16.Get().(*[]mdops.F16)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsF16(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchF16.Put(p)
+		mulSubBatchUnitsF16(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsF16 runs the units lo..hi-1 of MulSubBatchF16: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsF16(lo, hi, blocks, m, n int, a []mdops.F16, lda, strideA int, x []mdops.F16, strideX int, b []mdops.F16, strideB int) {
+	p := scratchF16.Get().(*[]mdops.F16)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsF16(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchF16.Put(p)
 }
 
 // mulSubRowsF16 is MulSubF16 on rows lo..hi-1, in chunks of rowChunk rows;
@@ -1577,14 +1757,26 @@ func MulSubBatchC16(count, m, n int, a []mdops.C16, lda, strideA int, x []mdops.
 		return
 	}
 	blocks := (m + rowGrain - 1) / rowGrain
+	if workers <= 1 || count*blocks == 1 {
+		// One goroutine: a direct call (a closure handed to parallel is
+		// an allocation, per call of a small Newton step).
+		mulSubBatchUnitsC16(0, count*blocks, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
+		return
+	}
 	parallel(workers, count*blocks, 1, func(lo, hi int) {
-		p := scratchC16.Get().(*[]mdops.C16)
-		for u := lo; u < hi; u++ {
-			t, r0 := u/blocks, (u%blocks)*rowGrain
-			mulSubRowsC16(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
-		}
-		scratchC16.Put(p)
+		mulSubBatchUnitsC16(lo, hi, blocks, m, n, a, lda, strideA, x, strideX, b, strideB)
 	})
+}
+
+// mulSubBatchUnitsC16 runs the units lo..hi-1 of MulSubBatchC16: unit u
+// is the block of rowGrain rows u%blocks of product u/blocks.
+func mulSubBatchUnitsC16(lo, hi, blocks, m, n int, a []mdops.C16, lda, strideA int, x []mdops.C16, strideX int, b []mdops.C16, strideB int) {
+	p := scratchC16.Get().(*[]mdops.C16)
+	for u := lo; u < hi; u++ {
+		t, r0 := u/blocks, (u%blocks)*rowGrain
+		mulSubRowsC16(r0, min(r0+rowGrain, m), n, a[t*strideA:], lda, x[t*strideX:], b[t*strideB:], *p)
+	}
+	scratchC16.Put(p)
 }
 
 // mulSubRowsC16 is MulSubC16 on rows lo..hi-1, in chunks of rowChunk rows;

@@ -22,3 +22,15 @@ type Executor interface {
 	Deriv(p, v int) []float64
 	Close() error
 }
+
+// ValueSetter is an executor whose read-only slots (a plan's constant and
+// coefficient slots, stager.Plan.CoefSlots) can be given new values after
+// it was made: a system with new coefficients on the same staged plan, with
+// no staging and no allocation (a path tracker's homotopy, whose
+// coefficients change with t). The CPU executor is one.
+type ValueSetter interface {
+	// SetValue sets read-only slot s to series (the CPU layout of
+	// Layout, coefficient k at [k*W, (k+1)*W)): its first SlotLen
+	// doubles, zeros after a shorter series.
+	SetValue(s stager.Slot, series []float64)
+}

@@ -5,13 +5,17 @@ import (
 	goruntime "runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
 )
 
-var _ backend.Executor = (*Executor)(nil)
+var (
+	_ backend.Executor    = (*Executor)(nil)
+	_ backend.ValueSetter = (*Executor)(nil)
+)
 
 // Executor runs a stager.Plan on the CPU with the generated mdops kernels.
 //
@@ -25,9 +29,13 @@ type Executor struct {
 	workers int
 	conv    func(z, x, y []float64)
 	addTo   func(dst, src []float64)
-	slotLen int
-	data    []float64
-	zero    []float64
+	// convJobs and addJobs run a whole layer in one call (mdops'
+	// SeriesKernels.ConvJobs, AddJobs): the same bits as conv and addTo
+	// job by job.
+	convJobs, addJobs func(data []float64, slotLen int, jobs []int32)
+	slotLen           int
+	data              []float64
+	zero              []float64
 
 	progress func(layer, layers int, work float64)
 	// work[i] is the fraction of a run's arithmetic done after layer i
@@ -50,9 +58,9 @@ func New(plan *stager.Plan, p mdops.Prec, workers int) (*Executor, error) {
 	}
 	e := &Executor{plan: plan, prec: p, workers: workers}
 	if p.Complex {
-		e.conv, e.addTo = k.ConvComplex, k.AddToComplex
+		e.conv, e.addTo, e.convJobs, e.addJobs = k.ConvComplex, k.AddToComplex, k.ConvJobsComplex, k.AddJobsComplex
 	} else {
-		e.conv, e.addTo = k.Conv, k.AddTo
+		e.conv, e.addTo, e.convJobs, e.addJobs = k.Conv, k.AddTo, k.ConvJobs, k.AddJobs
 	}
 	e.slotLen = e.layout().SlotLen()
 	if err := plan.CheckMemory(p.N, p.Complex); err != nil {
@@ -87,6 +95,14 @@ func (e *Executor) slot(s stager.Slot) []float64 {
 // executor's layout (coefficient k at [k*W, (k+1)*W), W = N or 2N).
 func (e *Executor) SetInput(v int, series []float64) {
 	copy(e.slot(e.plan.Inputs[v]), series)
+}
+
+// SetValue sets read-only slot s (a constant or coefficient) to series:
+// its first SlotLen() doubles, zeros after a shorter one (see
+// backend.ValueSetter).
+func (e *Executor) SetValue(s stager.Slot, series []float64) {
+	dst := e.slot(s)
+	clear(dst[copy(dst, series):])
 }
 
 // Value returns the series of polynomial p at the inputs (valid after Run,
@@ -140,24 +156,58 @@ func (e *Executor) layerDone(i int) {
 }
 
 // Run evaluates and differentiates the system at the current inputs. It
-// cannot fail; the error is there to satisfy Executor.
+// cannot fail; the error is there to satisfy Executor. A layer with less
+// work than parallelWork runs in the calling goroutine (the jobs of a
+// layer are independent: the same bits either way).
 func (e *Executor) Run() error {
+	d1 := e.plan.Degree + 1
+	convWork := d1 * (d1 + 1) / 2
 	for i, layer := range e.plan.ConvLayers {
-		e.parallel(len(layer), func(j int) {
-			job := layer[j]
-			e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
-		})
+		if e.workers <= 1 || len(layer)*convWork < parallelWork {
+			e.convJobs(e.data, e.slotLen, jobWords(layer, 3))
+		} else {
+			e.parallel(len(layer), func(j int) {
+				job := layer[j]
+				e.conv(e.slot(job.Out), e.slot(job.A), e.slot(job.B))
+			})
+		}
 		e.layerDone(i)
 	}
 	for i, layer := range e.plan.AddLayers {
-		e.parallel(len(layer), func(j int) {
-			job := layer[j]
-			e.addTo(e.slot(job.Dst), e.slot(job.Src))
-		})
+		if e.workers <= 1 || len(layer)*d1 < 2*parallelWork {
+			e.addJobs(e.data, e.slotLen, jobWords(layer, 2))
+		} else {
+			e.parallel(len(layer), func(j int) {
+				job := layer[j]
+				e.addTo(e.slot(job.Dst), e.slot(job.Src))
+			})
+		}
 		e.layerDone(len(e.plan.ConvLayers) + i)
 	}
 	return nil
 }
+
+// jobWords views a layer's jobs (stager.ConvJob: Out, A, B; stager.AddJob:
+// Dst, Src; int32 slots without padding) as per int32s each, the form of
+// mdops' batch kernels.
+func jobWords[J stager.ConvJob | stager.AddJob](jobs []J, per int) []int32 {
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(jobs))), len(jobs)*per)
+}
+
+// The layouts jobWords relies on (a compile error if they change).
+var (
+	_ [unsafe.Sizeof(stager.ConvJob{}) - 12]struct{}
+	_ [12 - unsafe.Sizeof(stager.ConvJob{})]struct{}
+	_ [unsafe.Sizeof(stager.AddJob{}) - 8]struct{}
+	_ [8 - unsafe.Sizeof(stager.AddJob{})]struct{}
+	_ [unsafe.Sizeof(stager.Slot(0)) - 4]struct{}
+)
+
+// parallelWork is the work of a layer, in coefficient products (an
+// addition counts half), below which it is not shared: starting the
+// workers of a layer costs microseconds, a small system's whole layer at
+// degree 0 takes about as long.
+const parallelWork = 1024
 
 // Close releases nothing on the CPU; it is there to satisfy Executor.
 func (e *Executor) Close() error { return nil }

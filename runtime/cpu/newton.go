@@ -34,6 +34,14 @@ type Newton struct {
 	e  []float64 // m x m (lda = m): -R^-1 Q^H in its first n rows (phase 2)
 	rb []float64 // d+1 vectors of m numbers: b_k - A_0 dx_k (the residual)
 	qr la.Factorization
+	// b0norm is Norm1(b_0) when b0valid: the fnorm of the last Evaluate
+	// at degree 0 (the same sum of the same terms), which BlockNorm(0)
+	// then returns instead of summing again (b_0 does not change after
+	// Evaluate: the updates write b_j, j > k).
+	b0norm  float64
+	b0valid bool
+	// outs caches the output series of each executor, by degree.
+	outs map[int]*execOutputs
 
 	times backend.Times
 	last  time.Time
@@ -63,16 +71,22 @@ func NewNewton(c backend.NewtonConfig) (*Newton, error) {
 func (be *Newton) Reset(x0 []float64) error {
 	c := be.c
 	d, n, m, W := c.Degree, c.Vars, c.Eqs, c.Prec.Width()
-	// x is the Result's: a fresh one per solve. The work buffers are
-	// fresh too (as before the back ends: the same allocations).
+	// x is the Result's: a fresh one per solve. The work buffers are made
+	// by the first solve and reused by the later ones (a tracker solves
+	// thousands of times per path): every element that a solve reads is
+	// written before, by Evaluate (A_k, b_k up to the working degree),
+	// SkipBlock or SolveR/SolveBlock (dx_k), ApplyQH (y), FormInverse (E)
+	// and Residual (rb), so nothing of the last solve shows.
 	be.x = make([]float64, n*(d+1)*W)
-	be.a = make([]float64, (d+1)*m*n*W)
-	be.b = make([]float64, (d+1)*m*W)
-	be.dx = make([]float64, (d+1)*n*W)
-	be.y = make([]float64, m*W)
-	be.e = nil // FormInverse allocates it (phase 2 only)
-	be.rb = make([]float64, (d+1)*m*W)
+	if be.a == nil {
+		be.a = make([]float64, (d+1)*m*n*W)
+		be.b = make([]float64, (d+1)*m*W)
+		be.dx = make([]float64, (d+1)*n*W)
+		be.y = make([]float64, m*W)
+		be.rb = make([]float64, (d+1)*m*W)
+	}
 	be.qr = nil
+	be.b0valid = false
 	for v := 0; v < n; v++ {
 		copy(be.x[v*(d+1)*W:v*(d+1)*W+W], x0[v*W:(v+1)*W])
 	}
@@ -113,21 +127,18 @@ func (be *Newton) Evaluate(w int, jac bool) (float64, float64, error) {
 	if err := e.Run(); err != nil {
 		return 0, 0, fmt.Errorf("executor: %w", err)
 	}
+	outs := be.outputs(w, e)
 	for i := 0; i < m; i++ {
-		val := e.Value(i)
+		val := outs.values[i]
 		for k := 0; k <= w; k++ {
 			off := (k*m + i) * W
 			negateInto(be.b[off:off+W], val[k*W:(k+1)*W])
 		}
 	}
 	if jac {
-		plan := e.Plan()
 		for j := 0; j < n; j++ {
 			for i := 0; i < m; i++ {
-				var der []float64
-				if plan.DerivSlot(i, j) != stager.NoSlot {
-					der = e.Deriv(i, j)
-				}
+				der := outs.derivs[i+j*m]
 				for k := 0; k <= w; k++ {
 					off := (k*m*n + i + j*m) * W
 					if der == nil {
@@ -140,7 +151,46 @@ func (be *Newton) Evaluate(w int, jac bool) (float64, float64, error) {
 		}
 	}
 	bw := be.b[:(w+1)*m*W]
-	return be.norm1(bw), be.maxAbs(bw), nil
+	fnorm := be.norm1(bw)
+	be.b0norm, be.b0valid = fnorm, w == 0
+	return fnorm, be.maxAbs(bw), nil
+}
+
+// execOutputs are the output series of one executor (its memory, written
+// by every Run): the values of the m polynomials, and the m x n
+// derivatives column-major (nil: identically zero).
+type execOutputs struct {
+	values [][]float64
+	derivs [][]float64
+}
+
+// outputs returns the outputs of e, the executor of degree w, after a
+// Run. Those of this package's executor (fixed places in its memory) are
+// looked up once (a plan finds a derivative by a binary search); another
+// executor's only promise to be valid until its next Run.
+func (be *Newton) outputs(w int, e backend.Executor) *execOutputs {
+	if o, ok := be.outs[w]; ok {
+		return o
+	}
+	_, cache := e.(*Executor)
+	n, m := be.c.Vars, be.c.Eqs
+	o := &execOutputs{values: make([][]float64, m), derivs: make([][]float64, m*n)}
+	plan := e.Plan()
+	for i := 0; i < m; i++ {
+		o.values[i] = e.Value(i)
+		for j := 0; j < n; j++ {
+			if plan.DerivSlot(i, j) != stager.NoSlot {
+				o.derivs[i+j*m] = e.Deriv(i, j)
+			}
+		}
+	}
+	if cache {
+		if be.outs == nil {
+			be.outs = map[int]*execOutputs{}
+		}
+		be.outs[w] = o
+	}
+	return o
 }
 
 func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
@@ -165,6 +215,9 @@ func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
 func (be *Newton) MaxAbsX() (float64, error) { return be.maxAbs(be.x), nil }
 
 func (be *Newton) BlockNorm(k int) (float64, error) {
+	if k == 0 && be.b0valid {
+		return be.b0norm, nil
+	}
 	m, W := be.c.Eqs, be.c.Prec.Width()
 	return be.norm1(be.b[k*m*W : (k+1)*m*W]), nil
 }

@@ -19,6 +19,19 @@
 //	res.Coef(v, k), res.Text(v, k), res.Rat(v, k), res.Series()
 //	res.Residual, res.Cond, res.Update, res.Steps, res.Times (six stages)
 //
+//	s.SetSystem(sys2)               // new coefficients, same monomials: no staging (coef.go)
+//	s.SetCoefficient(i, j, limbs)   // one coefficient, rounded already: no allocation
+//	b, err := newton.SolveEach(sys, opt, starts, done) // many starts, one per worker (many.go)
+//
+// A path tracker calls Newton on one system thousands of times per path,
+// from new points and with new coefficients: the Solver is prepared once
+// (plans staged, executors and buffers made) and SetCoefficient refills the
+// executors' coefficient slots in place; a solve then gives the bits of a
+// Solver made for the new coefficients (TestSetSystem). SolveEach runs
+// one solver per worker, each with one worker of its own: the work of a
+// small system is too short to share, and every result is independent of
+// the worker count.
+//
 // # Buffers (W = N doubles per real number, 2N per complex one: the N limbs
 // of the real part, then the N limbs of the imaginary part)
 //

@@ -90,8 +90,11 @@ type Solver struct {
 	workers int
 
 	execs map[int]backend.Executor
-	setup time.Duration
-	be    Backend // made on the first Solve
+	slots map[int]*stager.CoefSlots // the executors' coefficient slots (coef.go), on first use
+	// prepared: every executor of Stagger(Degree) is made (Prepare).
+	prepared bool
+	setup    time.Duration
+	be       Backend // made on the first Solve
 
 	// u is the unit roundoff (Prec.UnitRoundoff), sqrtU its square root
 	// rounded up to a power of two: 2^(-53N/2), the exponent truncated.
@@ -152,7 +155,7 @@ func New(sys *poly.System, opt Options) (*Solver, error) {
 		workers = goruntime.GOMAXPROCS(0)
 	}
 	s := &Solver{sys: sys, opt: opt, n: n, m: m, workers: workers,
-		execs: map[int]backend.Executor{}}
+		execs: map[int]backend.Executor{}, slots: map[int]*stager.CoefSlots{}}
 	s.u = opt.Prec.UnitRoundoff()
 	s.sqrtU = math.Ldexp(1, math.Ilogb(s.u)/2)
 	if s.opt.MaxCond == 0 {
@@ -200,6 +203,9 @@ func (s *Solver) Setup() time.Duration { return s.setup }
 // up to the solver's degree now, instead of on first use (so that the
 // first Solve's times hold Newton's work only).
 func (s *Solver) Prepare() error {
+	if s.prepared {
+		return nil
+	}
 	// The executors of every working degree live together: their sum must
 	// fit, checked before the first is made.
 	if err := stager.CheckMemoryTogether(s.sys, Stagger(s.opt.Degree), s.opt.Prec.N, s.opt.Prec.Complex); err != nil {
@@ -210,6 +216,7 @@ func (s *Solver) Prepare() error {
 			return err
 		}
 	}
+	s.prepared = true
 	return nil
 }
 
@@ -225,7 +232,9 @@ func (s *Solver) Close() error {
 			first = err
 		}
 		delete(s.execs, w)
+		delete(s.slots, w)
 	}
+	s.prepared = false
 	return first
 }
 

@@ -1,0 +1,157 @@
+package newton
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
+)
+
+// New coefficients on a prepared Solver (a path tracker calls Newton on the
+// same system thousands of times per path, with coefficients that depend
+// on t): the executors' coefficient slots are refilled in place, with no
+// staging and, for SetCoefficient, no allocation. A solve after a refill
+// gives the bits of a Solver made for the new coefficients.
+
+// coefSlots returns the coefficient slots of the executor of degree w
+// (stager.Plan.CoefSlots), worked out once.
+func (s *Solver) coefSlots(w int) *stager.CoefSlots {
+	if cs, ok := s.slots[w]; ok {
+		return cs
+	}
+	cs := s.execs[w].Plan().CoefSlots()
+	s.slots[w] = cs
+	return cs
+}
+
+// setter returns the executor of degree w as a ValueSetter.
+func (s *Solver) setter(w int) (backend.ValueSetter, error) {
+	vs, ok := s.execs[w].(backend.ValueSetter)
+	if !ok {
+		return nil, fmt.Errorf("newton: the executor (%T) cannot take new coefficients", s.execs[w])
+	}
+	return vs, nil
+}
+
+// SetCoefficient sets the coefficient of term j of polynomial i (j = -1:
+// the constant term) to series, already rounded to the working precision:
+// coefficient k of the series in t at series[k*W:(k+1)*W] (W = N, or 2N
+// for complex data), k = 0..d (a shorter series: the rest zero). Every
+// later Solve uses it. A coefficient that was zero to a working degree
+// when the system was staged has no slot there: it must stay zero to that
+// degree (else stage anew: New). After the first call (which prepares the
+// executors) it allocates nothing.
+func (s *Solver) SetCoefficient(i, j int, series []float64) error {
+	if err := s.Prepare(); err != nil {
+		return err
+	}
+	if i < 0 || i >= s.m || j < -1 || j >= len(s.sys.Polys[i].Terms) {
+		return fmt.Errorf("newton: no term %d of polynomial %d", j, i)
+	}
+	wd := s.opt.Prec.Width()
+	if len(series)%wd != 0 {
+		return fmt.Errorf("newton: a coefficient of %d doubles: not whole numbers of %d", len(series), wd)
+	}
+	if err := s.checkSlots(i, j, series); err != nil {
+		return err
+	}
+	for w := range s.execs {
+		slot := s.coefSlot(w, i, j)
+		if slot == stager.NoSlot {
+			continue
+		}
+		vs, err := s.setter(w)
+		if err != nil {
+			return err
+		}
+		vs.SetValue(slot, series[:min(len(series), (w+1)*wd)])
+	}
+	return nil
+}
+
+// coefSlot returns the slot of term j of polynomial i (j = -1: the
+// constant) in the executor of degree w.
+func (s *Solver) coefSlot(w, i, j int) stager.Slot {
+	cs := s.coefSlots(w)
+	if j < 0 {
+		return cs.Const[i]
+	}
+	return cs.Terms[i][j]
+}
+
+// checkSlots returns an error when series is nonzero to a working degree
+// at which the coefficient has no slot.
+func (s *Solver) checkSlots(i, j int, series []float64) error {
+	wd := s.opt.Prec.Width()
+	for w := range s.execs {
+		if s.coefSlot(w, i, j) != stager.NoSlot {
+			continue
+		}
+		for _, x := range series[:min(len(series), (w+1)*wd)] {
+			if x != 0 {
+				return fmt.Errorf("newton: polynomial %d, term %d: the coefficient was zero to degree %d when staged (no slot): make a new Solver", i+1, j+1, w)
+			}
+		}
+	}
+	return nil
+}
+
+// SetSystem gives the solver the coefficients of sys, a system with its
+// variables and monomials (stager.SameMonomials) whose coefficients are
+// zero where those of the staged system are (see SetCoefficient): each is
+// rounded once to the working precision, as an executor rounds it, and
+// later solves use them. The Solver keeps sys.
+func (s *Solver) SetSystem(sys *poly.System) error {
+	if err := stager.SameMonomials(s.sys, sys); err != nil {
+		return fmt.Errorf("newton: %w", err)
+	}
+	if !s.opt.Prec.Complex && SystemIsComplex(sys) {
+		return fmt.Errorf("newton: the system has complex coefficients: complex data needed")
+	}
+	if err := s.Prepare(); err != nil {
+		return err
+	}
+	// Round and check every coefficient first, so that an error leaves
+	// the coefficients as they were.
+	l := backend.Layout{Prec: s.opt.Prec, Degree: s.opt.Degree}
+	type coef struct {
+		i, j   int
+		series []float64
+	}
+	var coefs []coef
+	round := func(i, j int, c poly.Series) error {
+		buf := make([]float64, l.SlotLen())
+		if err := backend.RoundSeries(buf, c, l); err != nil {
+			return fmt.Errorf("newton: %w", err)
+		}
+		for _, x := range buf {
+			if math.IsInf(x, 0) {
+				return fmt.Errorf("newton: polynomial %d: a coefficient outside the float64 range", i+1)
+			}
+		}
+		if err := s.checkSlots(i, j, buf); err != nil {
+			return err
+		}
+		coefs = append(coefs, coef{i, j, buf})
+		return nil
+	}
+	for i := range sys.Polys {
+		if err := round(i, -1, sys.Polys[i].Const); err != nil {
+			return err
+		}
+		for j := range sys.Polys[i].Terms {
+			if err := round(i, j, sys.Polys[i].Terms[j].Coef); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range coefs {
+		if err := s.SetCoefficient(c.i, c.j, c.series); err != nil {
+			return err
+		}
+	}
+	s.sys = sys
+	return nil
+}
