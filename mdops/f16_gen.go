@@ -65,7 +65,7 @@ func f16abs(x f16l) f16l {
 }
 
 // Add returns x + y.
-// Cost: 370 flops (370 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
+// Cost: 415 flops (415 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
 func (x F16) Add(y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16add(*(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -1416,28 +1416,73 @@ func f16add(x f16l, y f16l) f16l {
 	v1373 := v1372 + v1330
 	v1374 := v1373 - v1372
 	v1375 := v1330 - v1374
-	v1376 := x.l0 + y.l0
-	v1377 := selFinite(v1376, v1331, v1376)
-	v1378 := selFinite(v1377, v1334, 0.0)
-	v1379 := selFinite(v1377, v1337, 0.0)
-	v1380 := selFinite(v1377, v1340, 0.0)
-	v1381 := selFinite(v1377, v1343, 0.0)
-	v1382 := selFinite(v1377, v1346, 0.0)
-	v1383 := selFinite(v1377, v1349, 0.0)
-	v1384 := selFinite(v1377, v1352, 0.0)
-	v1385 := selFinite(v1377, v1355, 0.0)
-	v1386 := selFinite(v1377, v1358, 0.0)
-	v1387 := selFinite(v1377, v1361, 0.0)
-	v1388 := selFinite(v1377, v1364, 0.0)
-	v1389 := selFinite(v1377, v1367, 0.0)
-	v1390 := selFinite(v1377, v1370, 0.0)
-	v1391 := selFinite(v1377, v1373, 0.0)
-	v1392 := selFinite(v1377, v1375, 0.0)
-	return f16l{v1377, v1378, v1379, v1380, v1381, v1382, v1383, v1384, v1385, v1386, v1387, v1388, v1389, v1390, v1391, v1392}
+	v1376 := v1331 + v1334
+	v1377 := v1376 - v1331
+	v1378 := v1334 - v1377
+	v1379 := v1378 + v1337
+	v1380 := v1379 - v1378
+	v1381 := v1337 - v1380
+	v1382 := v1381 + v1340
+	v1383 := v1382 - v1381
+	v1384 := v1340 - v1383
+	v1385 := v1384 + v1343
+	v1386 := v1385 - v1384
+	v1387 := v1343 - v1386
+	v1388 := v1387 + v1346
+	v1389 := v1388 - v1387
+	v1390 := v1346 - v1389
+	v1391 := v1390 + v1349
+	v1392 := v1391 - v1390
+	v1393 := v1349 - v1392
+	v1394 := v1393 + v1352
+	v1395 := v1394 - v1393
+	v1396 := v1352 - v1395
+	v1397 := v1396 + v1355
+	v1398 := v1397 - v1396
+	v1399 := v1355 - v1398
+	v1400 := v1399 + v1358
+	v1401 := v1400 - v1399
+	v1402 := v1358 - v1401
+	v1403 := v1402 + v1361
+	v1404 := v1403 - v1402
+	v1405 := v1361 - v1404
+	v1406 := v1405 + v1364
+	v1407 := v1406 - v1405
+	v1408 := v1364 - v1407
+	v1409 := v1408 + v1367
+	v1410 := v1409 - v1408
+	v1411 := v1367 - v1410
+	v1412 := v1411 + v1370
+	v1413 := v1412 - v1411
+	v1414 := v1370 - v1413
+	v1415 := v1414 + v1373
+	v1416 := v1415 - v1414
+	v1417 := v1373 - v1416
+	v1418 := v1417 + v1375
+	v1419 := v1418 - v1417
+	v1420 := v1375 - v1419
+	v1421 := x.l0 + y.l0
+	v1422 := selFinite(v1421, v1376, v1421)
+	v1423 := selFinite(v1422, v1379, 0.0)
+	v1424 := selFinite(v1422, v1382, 0.0)
+	v1425 := selFinite(v1422, v1385, 0.0)
+	v1426 := selFinite(v1422, v1388, 0.0)
+	v1427 := selFinite(v1422, v1391, 0.0)
+	v1428 := selFinite(v1422, v1394, 0.0)
+	v1429 := selFinite(v1422, v1397, 0.0)
+	v1430 := selFinite(v1422, v1400, 0.0)
+	v1431 := selFinite(v1422, v1403, 0.0)
+	v1432 := selFinite(v1422, v1406, 0.0)
+	v1433 := selFinite(v1422, v1409, 0.0)
+	v1434 := selFinite(v1422, v1412, 0.0)
+	v1435 := selFinite(v1422, v1415, 0.0)
+	v1436 := selFinite(v1422, v1418, 0.0)
+	v1437 := selFinite(v1422, v1420, 0.0)
+	return f16l{v1422, v1423, v1424, v1425, v1426, v1427, v1428, v1429, v1430, v1431, v1432, v1433, v1434, v1435, v1436, v1437}
 }
 
 // Sub returns x - y.
-// Cost: 370 flops (370 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
+// Cost: 415 flops (415 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
 func (x F16) Sub(y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16sub(*(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -2788,24 +2833,69 @@ func f16sub(x f16l, y f16l) f16l {
 	v1389 := v1388 + v1346
 	v1390 := v1389 - v1388
 	v1391 := v1346 - v1390
-	v1392 := x.l0 + (-y.l0)
-	v1393 := selFinite(v1392, v1347, v1392)
-	v1394 := selFinite(v1393, v1350, 0.0)
-	v1395 := selFinite(v1393, v1353, 0.0)
-	v1396 := selFinite(v1393, v1356, 0.0)
-	v1397 := selFinite(v1393, v1359, 0.0)
-	v1398 := selFinite(v1393, v1362, 0.0)
-	v1399 := selFinite(v1393, v1365, 0.0)
-	v1400 := selFinite(v1393, v1368, 0.0)
-	v1401 := selFinite(v1393, v1371, 0.0)
-	v1402 := selFinite(v1393, v1374, 0.0)
-	v1403 := selFinite(v1393, v1377, 0.0)
-	v1404 := selFinite(v1393, v1380, 0.0)
-	v1405 := selFinite(v1393, v1383, 0.0)
-	v1406 := selFinite(v1393, v1386, 0.0)
-	v1407 := selFinite(v1393, v1389, 0.0)
-	v1408 := selFinite(v1393, v1391, 0.0)
-	return f16l{v1393, v1394, v1395, v1396, v1397, v1398, v1399, v1400, v1401, v1402, v1403, v1404, v1405, v1406, v1407, v1408}
+	v1392 := v1347 + v1350
+	v1393 := v1392 - v1347
+	v1394 := v1350 - v1393
+	v1395 := v1394 + v1353
+	v1396 := v1395 - v1394
+	v1397 := v1353 - v1396
+	v1398 := v1397 + v1356
+	v1399 := v1398 - v1397
+	v1400 := v1356 - v1399
+	v1401 := v1400 + v1359
+	v1402 := v1401 - v1400
+	v1403 := v1359 - v1402
+	v1404 := v1403 + v1362
+	v1405 := v1404 - v1403
+	v1406 := v1362 - v1405
+	v1407 := v1406 + v1365
+	v1408 := v1407 - v1406
+	v1409 := v1365 - v1408
+	v1410 := v1409 + v1368
+	v1411 := v1410 - v1409
+	v1412 := v1368 - v1411
+	v1413 := v1412 + v1371
+	v1414 := v1413 - v1412
+	v1415 := v1371 - v1414
+	v1416 := v1415 + v1374
+	v1417 := v1416 - v1415
+	v1418 := v1374 - v1417
+	v1419 := v1418 + v1377
+	v1420 := v1419 - v1418
+	v1421 := v1377 - v1420
+	v1422 := v1421 + v1380
+	v1423 := v1422 - v1421
+	v1424 := v1380 - v1423
+	v1425 := v1424 + v1383
+	v1426 := v1425 - v1424
+	v1427 := v1383 - v1426
+	v1428 := v1427 + v1386
+	v1429 := v1428 - v1427
+	v1430 := v1386 - v1429
+	v1431 := v1430 + v1389
+	v1432 := v1431 - v1430
+	v1433 := v1389 - v1432
+	v1434 := v1433 + v1391
+	v1435 := v1434 - v1433
+	v1436 := v1391 - v1435
+	v1437 := x.l0 + (-y.l0)
+	v1438 := selFinite(v1437, v1392, v1437)
+	v1439 := selFinite(v1438, v1395, 0.0)
+	v1440 := selFinite(v1438, v1398, 0.0)
+	v1441 := selFinite(v1438, v1401, 0.0)
+	v1442 := selFinite(v1438, v1404, 0.0)
+	v1443 := selFinite(v1438, v1407, 0.0)
+	v1444 := selFinite(v1438, v1410, 0.0)
+	v1445 := selFinite(v1438, v1413, 0.0)
+	v1446 := selFinite(v1438, v1416, 0.0)
+	v1447 := selFinite(v1438, v1419, 0.0)
+	v1448 := selFinite(v1438, v1422, 0.0)
+	v1449 := selFinite(v1438, v1425, 0.0)
+	v1450 := selFinite(v1438, v1428, 0.0)
+	v1451 := selFinite(v1438, v1431, 0.0)
+	v1452 := selFinite(v1438, v1434, 0.0)
+	v1453 := selFinite(v1438, v1436, 0.0)
+	return f16l{v1438, v1439, v1440, v1441, v1442, v1443, v1444, v1445, v1446, v1447, v1448, v1449, v1450, v1451, v1452, v1453}
 }
 
 // MulFloat64 returns x * f for a float64 f.
@@ -3979,7 +4069,7 @@ func f16mulf64(x f16l, f float64) f16l {
 }
 
 // Mul returns x * y.
-// Cost: 7412 flops (7141 add/sub, 137 mul, 134 fma, 0 div/sqrt), 332 selections.
+// Cost: 7457 flops (7186 add/sub, 137 mul, 134 fma, 0 div/sqrt), 332 selections.
 func (x F16) Mul(y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16mul(*(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -11715,27 +11805,72 @@ func f16mul(x f16l, y f16l) f16l {
 	v7878 := v7877 + v7806
 	v7879 := v7878 - v7877
 	v7880 := v7806 - v7879
-	v7881 := selFinite(v32, v7836, v32)
-	v7882 := selFinite(v7881, v7839, 0.0)
-	v7883 := selFinite(v7881, v7842, 0.0)
-	v7884 := selFinite(v7881, v7845, 0.0)
-	v7885 := selFinite(v7881, v7848, 0.0)
-	v7886 := selFinite(v7881, v7851, 0.0)
-	v7887 := selFinite(v7881, v7854, 0.0)
-	v7888 := selFinite(v7881, v7857, 0.0)
-	v7889 := selFinite(v7881, v7860, 0.0)
-	v7890 := selFinite(v7881, v7863, 0.0)
-	v7891 := selFinite(v7881, v7866, 0.0)
-	v7892 := selFinite(v7881, v7869, 0.0)
-	v7893 := selFinite(v7881, v7872, 0.0)
-	v7894 := selFinite(v7881, v7875, 0.0)
-	v7895 := selFinite(v7881, v7878, 0.0)
-	v7896 := selFinite(v7881, v7880, 0.0)
-	return f16l{v7881, v7882, v7883, v7884, v7885, v7886, v7887, v7888, v7889, v7890, v7891, v7892, v7893, v7894, v7895, v7896}
+	v7881 := v7836 + v7839
+	v7882 := v7881 - v7836
+	v7883 := v7839 - v7882
+	v7884 := v7883 + v7842
+	v7885 := v7884 - v7883
+	v7886 := v7842 - v7885
+	v7887 := v7886 + v7845
+	v7888 := v7887 - v7886
+	v7889 := v7845 - v7888
+	v7890 := v7889 + v7848
+	v7891 := v7890 - v7889
+	v7892 := v7848 - v7891
+	v7893 := v7892 + v7851
+	v7894 := v7893 - v7892
+	v7895 := v7851 - v7894
+	v7896 := v7895 + v7854
+	v7897 := v7896 - v7895
+	v7898 := v7854 - v7897
+	v7899 := v7898 + v7857
+	v7900 := v7899 - v7898
+	v7901 := v7857 - v7900
+	v7902 := v7901 + v7860
+	v7903 := v7902 - v7901
+	v7904 := v7860 - v7903
+	v7905 := v7904 + v7863
+	v7906 := v7905 - v7904
+	v7907 := v7863 - v7906
+	v7908 := v7907 + v7866
+	v7909 := v7908 - v7907
+	v7910 := v7866 - v7909
+	v7911 := v7910 + v7869
+	v7912 := v7911 - v7910
+	v7913 := v7869 - v7912
+	v7914 := v7913 + v7872
+	v7915 := v7914 - v7913
+	v7916 := v7872 - v7915
+	v7917 := v7916 + v7875
+	v7918 := v7917 - v7916
+	v7919 := v7875 - v7918
+	v7920 := v7919 + v7878
+	v7921 := v7920 - v7919
+	v7922 := v7878 - v7921
+	v7923 := v7922 + v7880
+	v7924 := v7923 - v7922
+	v7925 := v7880 - v7924
+	v7926 := selFinite(v32, v7881, v32)
+	v7927 := selFinite(v7926, v7884, 0.0)
+	v7928 := selFinite(v7926, v7887, 0.0)
+	v7929 := selFinite(v7926, v7890, 0.0)
+	v7930 := selFinite(v7926, v7893, 0.0)
+	v7931 := selFinite(v7926, v7896, 0.0)
+	v7932 := selFinite(v7926, v7899, 0.0)
+	v7933 := selFinite(v7926, v7902, 0.0)
+	v7934 := selFinite(v7926, v7905, 0.0)
+	v7935 := selFinite(v7926, v7908, 0.0)
+	v7936 := selFinite(v7926, v7911, 0.0)
+	v7937 := selFinite(v7926, v7914, 0.0)
+	v7938 := selFinite(v7926, v7917, 0.0)
+	v7939 := selFinite(v7926, v7920, 0.0)
+	v7940 := selFinite(v7926, v7923, 0.0)
+	v7941 := selFinite(v7926, v7925, 0.0)
+	return f16l{v7926, v7927, v7928, v7929, v7930, v7931, v7932, v7933, v7934, v7935, v7936, v7937, v7938, v7939, v7940, v7941}
 }
 
 // Sqr returns x * x.
-// Cost: 3932 flops (3661 add/sub, 193 mul, 78 fma, 0 div/sqrt), 332 selections.
+// Cost: 3977 flops (3706 add/sub, 193 mul, 78 fma, 0 div/sqrt), 332 selections.
 func (x F16) Sqr() (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16sqr(*(*f16l)(unsafe.Pointer(&x)))
 	return
@@ -15991,27 +16126,72 @@ func f16sqr(x f16l) f16l {
 	v4327 := v4326 + v4255
 	v4328 := v4327 - v4326
 	v4329 := v4255 - v4328
-	v4330 := selFinite(v17, v4285, v17)
-	v4331 := selFinite(v4330, v4288, 0.0)
-	v4332 := selFinite(v4330, v4291, 0.0)
-	v4333 := selFinite(v4330, v4294, 0.0)
-	v4334 := selFinite(v4330, v4297, 0.0)
-	v4335 := selFinite(v4330, v4300, 0.0)
-	v4336 := selFinite(v4330, v4303, 0.0)
-	v4337 := selFinite(v4330, v4306, 0.0)
-	v4338 := selFinite(v4330, v4309, 0.0)
-	v4339 := selFinite(v4330, v4312, 0.0)
-	v4340 := selFinite(v4330, v4315, 0.0)
-	v4341 := selFinite(v4330, v4318, 0.0)
-	v4342 := selFinite(v4330, v4321, 0.0)
-	v4343 := selFinite(v4330, v4324, 0.0)
-	v4344 := selFinite(v4330, v4327, 0.0)
-	v4345 := selFinite(v4330, v4329, 0.0)
-	return f16l{v4330, v4331, v4332, v4333, v4334, v4335, v4336, v4337, v4338, v4339, v4340, v4341, v4342, v4343, v4344, v4345}
+	v4330 := v4285 + v4288
+	v4331 := v4330 - v4285
+	v4332 := v4288 - v4331
+	v4333 := v4332 + v4291
+	v4334 := v4333 - v4332
+	v4335 := v4291 - v4334
+	v4336 := v4335 + v4294
+	v4337 := v4336 - v4335
+	v4338 := v4294 - v4337
+	v4339 := v4338 + v4297
+	v4340 := v4339 - v4338
+	v4341 := v4297 - v4340
+	v4342 := v4341 + v4300
+	v4343 := v4342 - v4341
+	v4344 := v4300 - v4343
+	v4345 := v4344 + v4303
+	v4346 := v4345 - v4344
+	v4347 := v4303 - v4346
+	v4348 := v4347 + v4306
+	v4349 := v4348 - v4347
+	v4350 := v4306 - v4349
+	v4351 := v4350 + v4309
+	v4352 := v4351 - v4350
+	v4353 := v4309 - v4352
+	v4354 := v4353 + v4312
+	v4355 := v4354 - v4353
+	v4356 := v4312 - v4355
+	v4357 := v4356 + v4315
+	v4358 := v4357 - v4356
+	v4359 := v4315 - v4358
+	v4360 := v4359 + v4318
+	v4361 := v4360 - v4359
+	v4362 := v4318 - v4361
+	v4363 := v4362 + v4321
+	v4364 := v4363 - v4362
+	v4365 := v4321 - v4364
+	v4366 := v4365 + v4324
+	v4367 := v4366 - v4365
+	v4368 := v4324 - v4367
+	v4369 := v4368 + v4327
+	v4370 := v4369 - v4368
+	v4371 := v4327 - v4370
+	v4372 := v4371 + v4329
+	v4373 := v4372 - v4371
+	v4374 := v4329 - v4373
+	v4375 := selFinite(v17, v4330, v17)
+	v4376 := selFinite(v4375, v4333, 0.0)
+	v4377 := selFinite(v4375, v4336, 0.0)
+	v4378 := selFinite(v4375, v4339, 0.0)
+	v4379 := selFinite(v4375, v4342, 0.0)
+	v4380 := selFinite(v4375, v4345, 0.0)
+	v4381 := selFinite(v4375, v4348, 0.0)
+	v4382 := selFinite(v4375, v4351, 0.0)
+	v4383 := selFinite(v4375, v4354, 0.0)
+	v4384 := selFinite(v4375, v4357, 0.0)
+	v4385 := selFinite(v4375, v4360, 0.0)
+	v4386 := selFinite(v4375, v4363, 0.0)
+	v4387 := selFinite(v4375, v4366, 0.0)
+	v4388 := selFinite(v4375, v4369, 0.0)
+	v4389 := selFinite(v4375, v4372, 0.0)
+	v4390 := selFinite(v4375, v4374, 0.0)
+	return f16l{v4375, v4376, v4377, v4378, v4379, v4380, v4381, v4382, v4383, v4384, v4385, v4386, v4387, v4388, v4389, v4390}
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 7782 flops (7511 add/sub, 137 mul, 134 fma, 0 div/sqrt), 1322 selections.
+// Cost: 7872 flops (7601 add/sub, 137 mul, 134 fma, 0 div/sqrt), 1322 selections.
 func (acc F16) MulAdd(x F16, y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16madd(*(*f16l)(unsafe.Pointer(&acc)), *(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -16025,7 +16205,7 @@ func f16madd(acc f16l, x f16l, y f16l) f16l {
 }
 
 // Div returns x / y.
-// Cost: 19892 flops (19311 add/sub, 323 mul, 240 fma, 18 div/sqrt), 21024 selections.
+// Cost: 20747 flops (20166 add/sub, 323 mul, 240 fma, 18 div/sqrt), 21024 selections.
 func (x F16) Div(y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16div(*(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -16663,43 +16843,178 @@ func f16div(x f16l, y f16l) f16l {
 	v1162 := v1161 + v1090
 	v1163 := v1162 - v1161
 	v1164 := v1090 - v1163
-	v1165 := selFinite(v95, v1120, v32)
-	v1166 := selFinite(v95, v1123, 0.0)
-	v1167 := selFinite(v95, v1126, 0.0)
-	v1168 := selFinite(v95, v1129, 0.0)
-	v1169 := selFinite(v95, v1132, 0.0)
-	v1170 := selFinite(v95, v1135, 0.0)
-	v1171 := selFinite(v95, v1138, 0.0)
-	v1172 := selFinite(v95, v1141, 0.0)
-	v1173 := selFinite(v95, v1144, 0.0)
-	v1174 := selFinite(v95, v1147, 0.0)
-	v1175 := selFinite(v95, v1150, 0.0)
-	v1176 := selFinite(v95, v1153, 0.0)
-	v1177 := selFinite(v95, v1156, 0.0)
-	v1178 := selFinite(v95, v1159, 0.0)
-	v1179 := selFinite(v95, v1162, 0.0)
-	v1180 := selFinite(v95, v1164, 0.0)
-	v1181 := selFinite(v32, v1165, v32)
-	v1182 := selFinite(v1181, v1166, 0.0)
-	v1183 := selFinite(v1181, v1167, 0.0)
-	v1184 := selFinite(v1181, v1168, 0.0)
-	v1185 := selFinite(v1181, v1169, 0.0)
-	v1186 := selFinite(v1181, v1170, 0.0)
-	v1187 := selFinite(v1181, v1171, 0.0)
-	v1188 := selFinite(v1181, v1172, 0.0)
-	v1189 := selFinite(v1181, v1173, 0.0)
-	v1190 := selFinite(v1181, v1174, 0.0)
-	v1191 := selFinite(v1181, v1175, 0.0)
-	v1192 := selFinite(v1181, v1176, 0.0)
-	v1193 := selFinite(v1181, v1177, 0.0)
-	v1194 := selFinite(v1181, v1178, 0.0)
-	v1195 := selFinite(v1181, v1179, 0.0)
-	v1196 := selFinite(v1181, v1180, 0.0)
-	return f16l{v1181, v1182, v1183, v1184, v1185, v1186, v1187, v1188, v1189, v1190, v1191, v1192, v1193, v1194, v1195, v1196}
+	v1165 := v1120 + v1123
+	v1166 := v1165 - v1120
+	v1167 := v1123 - v1166
+	v1168 := v1167 + v1126
+	v1169 := v1168 - v1167
+	v1170 := v1126 - v1169
+	v1171 := v1170 + v1129
+	v1172 := v1171 - v1170
+	v1173 := v1129 - v1172
+	v1174 := v1173 + v1132
+	v1175 := v1174 - v1173
+	v1176 := v1132 - v1175
+	v1177 := v1176 + v1135
+	v1178 := v1177 - v1176
+	v1179 := v1135 - v1178
+	v1180 := v1179 + v1138
+	v1181 := v1180 - v1179
+	v1182 := v1138 - v1181
+	v1183 := v1182 + v1141
+	v1184 := v1183 - v1182
+	v1185 := v1141 - v1184
+	v1186 := v1185 + v1144
+	v1187 := v1186 - v1185
+	v1188 := v1144 - v1187
+	v1189 := v1188 + v1147
+	v1190 := v1189 - v1188
+	v1191 := v1147 - v1190
+	v1192 := v1191 + v1150
+	v1193 := v1192 - v1191
+	v1194 := v1150 - v1193
+	v1195 := v1194 + v1153
+	v1196 := v1195 - v1194
+	v1197 := v1153 - v1196
+	v1198 := v1197 + v1156
+	v1199 := v1198 - v1197
+	v1200 := v1156 - v1199
+	v1201 := v1200 + v1159
+	v1202 := v1201 - v1200
+	v1203 := v1159 - v1202
+	v1204 := v1203 + v1162
+	v1205 := v1204 - v1203
+	v1206 := v1162 - v1205
+	v1207 := v1206 + v1164
+	v1208 := v1207 - v1206
+	v1209 := v1164 - v1208
+	v1210 := v1165 + v1168
+	v1211 := v1210 - v1165
+	v1212 := v1168 - v1211
+	v1213 := v1212 + v1171
+	v1214 := v1213 - v1212
+	v1215 := v1171 - v1214
+	v1216 := v1215 + v1174
+	v1217 := v1216 - v1215
+	v1218 := v1174 - v1217
+	v1219 := v1218 + v1177
+	v1220 := v1219 - v1218
+	v1221 := v1177 - v1220
+	v1222 := v1221 + v1180
+	v1223 := v1222 - v1221
+	v1224 := v1180 - v1223
+	v1225 := v1224 + v1183
+	v1226 := v1225 - v1224
+	v1227 := v1183 - v1226
+	v1228 := v1227 + v1186
+	v1229 := v1228 - v1227
+	v1230 := v1186 - v1229
+	v1231 := v1230 + v1189
+	v1232 := v1231 - v1230
+	v1233 := v1189 - v1232
+	v1234 := v1233 + v1192
+	v1235 := v1234 - v1233
+	v1236 := v1192 - v1235
+	v1237 := v1236 + v1195
+	v1238 := v1237 - v1236
+	v1239 := v1195 - v1238
+	v1240 := v1239 + v1198
+	v1241 := v1240 - v1239
+	v1242 := v1198 - v1241
+	v1243 := v1242 + v1201
+	v1244 := v1243 - v1242
+	v1245 := v1201 - v1244
+	v1246 := v1245 + v1204
+	v1247 := v1246 - v1245
+	v1248 := v1204 - v1247
+	v1249 := v1248 + v1207
+	v1250 := v1249 - v1248
+	v1251 := v1207 - v1250
+	v1252 := v1251 + v1209
+	v1253 := v1252 - v1251
+	v1254 := v1209 - v1253
+	v1255 := v1210 + v1213
+	v1256 := v1255 - v1210
+	v1257 := v1213 - v1256
+	v1258 := v1257 + v1216
+	v1259 := v1258 - v1257
+	v1260 := v1216 - v1259
+	v1261 := v1260 + v1219
+	v1262 := v1261 - v1260
+	v1263 := v1219 - v1262
+	v1264 := v1263 + v1222
+	v1265 := v1264 - v1263
+	v1266 := v1222 - v1265
+	v1267 := v1266 + v1225
+	v1268 := v1267 - v1266
+	v1269 := v1225 - v1268
+	v1270 := v1269 + v1228
+	v1271 := v1270 - v1269
+	v1272 := v1228 - v1271
+	v1273 := v1272 + v1231
+	v1274 := v1273 - v1272
+	v1275 := v1231 - v1274
+	v1276 := v1275 + v1234
+	v1277 := v1276 - v1275
+	v1278 := v1234 - v1277
+	v1279 := v1278 + v1237
+	v1280 := v1279 - v1278
+	v1281 := v1237 - v1280
+	v1282 := v1281 + v1240
+	v1283 := v1282 - v1281
+	v1284 := v1240 - v1283
+	v1285 := v1284 + v1243
+	v1286 := v1285 - v1284
+	v1287 := v1243 - v1286
+	v1288 := v1287 + v1246
+	v1289 := v1288 - v1287
+	v1290 := v1246 - v1289
+	v1291 := v1290 + v1249
+	v1292 := v1291 - v1290
+	v1293 := v1249 - v1292
+	v1294 := v1293 + v1252
+	v1295 := v1294 - v1293
+	v1296 := v1252 - v1295
+	v1297 := v1296 + v1254
+	v1298 := v1297 - v1296
+	v1299 := v1254 - v1298
+	v1300 := selFinite(v95, v1255, v32)
+	v1301 := selFinite(v95, v1258, 0.0)
+	v1302 := selFinite(v95, v1261, 0.0)
+	v1303 := selFinite(v95, v1264, 0.0)
+	v1304 := selFinite(v95, v1267, 0.0)
+	v1305 := selFinite(v95, v1270, 0.0)
+	v1306 := selFinite(v95, v1273, 0.0)
+	v1307 := selFinite(v95, v1276, 0.0)
+	v1308 := selFinite(v95, v1279, 0.0)
+	v1309 := selFinite(v95, v1282, 0.0)
+	v1310 := selFinite(v95, v1285, 0.0)
+	v1311 := selFinite(v95, v1288, 0.0)
+	v1312 := selFinite(v95, v1291, 0.0)
+	v1313 := selFinite(v95, v1294, 0.0)
+	v1314 := selFinite(v95, v1297, 0.0)
+	v1315 := selFinite(v95, v1299, 0.0)
+	v1316 := selFinite(v32, v1300, v32)
+	v1317 := selFinite(v1316, v1301, 0.0)
+	v1318 := selFinite(v1316, v1302, 0.0)
+	v1319 := selFinite(v1316, v1303, 0.0)
+	v1320 := selFinite(v1316, v1304, 0.0)
+	v1321 := selFinite(v1316, v1305, 0.0)
+	v1322 := selFinite(v1316, v1306, 0.0)
+	v1323 := selFinite(v1316, v1307, 0.0)
+	v1324 := selFinite(v1316, v1308, 0.0)
+	v1325 := selFinite(v1316, v1309, 0.0)
+	v1326 := selFinite(v1316, v1310, 0.0)
+	v1327 := selFinite(v1316, v1311, 0.0)
+	v1328 := selFinite(v1316, v1312, 0.0)
+	v1329 := selFinite(v1316, v1313, 0.0)
+	v1330 := selFinite(v1316, v1314, 0.0)
+	v1331 := selFinite(v1316, v1315, 0.0)
+	return f16l{v1316, v1317, v1318, v1319, v1320, v1321, v1322, v1323, v1324, v1325, v1326, v1327, v1328, v1329, v1330, v1331}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 105014 flops (100605 add/sub, 2543 mul, 1864 fma, 2 div/sqrt), 15260 selections.
+// Cost: 106184 flops (101775 add/sub, 2543 mul, 1864 fma, 2 div/sqrt), 15260 selections.
 func (x F16) Sqrt() (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16sqrt(*(*f16l)(unsafe.Pointer(&x)))
 	return
@@ -16960,7 +17275,7 @@ type C16 struct {
 }
 
 // Add returns a + b.
-// Cost: 740 flops (740 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
+// Cost: 830 flops (830 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
 func (a C16) Add(b C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16add(*(*c16l)(unsafe.Pointer(&a)), *(*c16l)(unsafe.Pointer(&b)))
 	return
@@ -16974,7 +17289,7 @@ func c16add(a c16l, b c16l) c16l {
 }
 
 // Sub returns a - b.
-// Cost: 740 flops (740 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
+// Cost: 830 flops (830 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
 func (a C16) Sub(b C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16sub(*(*c16l)(unsafe.Pointer(&a)), *(*c16l)(unsafe.Pointer(&b)))
 	return
@@ -16988,7 +17303,7 @@ func c16sub(a c16l, b c16l) c16l {
 }
 
 // Mul returns a * b.
-// Cost: 30388 flops (29304 add/sub, 548 mul, 536 fma, 0 div/sqrt), 3308 selections.
+// Cost: 30658 flops (29574 add/sub, 548 mul, 536 fma, 0 div/sqrt), 3308 selections.
 func (a C16) Mul(b C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16mul(*(*c16l)(unsafe.Pointer(&a)), *(*c16l)(unsafe.Pointer(&b)))
 	return
@@ -17006,7 +17321,7 @@ func c16mul(a c16l, b c16l) c16l {
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
-// Cost: 31128 flops (30044 add/sub, 548 mul, 536 fma, 0 div/sqrt), 5288 selections.
+// Cost: 31488 flops (30404 add/sub, 548 mul, 536 fma, 0 div/sqrt), 5288 selections.
 func (acc C16) MulAdd(x C16, y C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16madd(*(*c16l)(unsafe.Pointer(&acc)), *(*c16l)(unsafe.Pointer(&x)), *(*c16l)(unsafe.Pointer(&y)))
 	return
@@ -17022,7 +17337,7 @@ func c16madd(acc c16l, x c16l, y c16l) c16l {
 }
 
 // Div returns a / b.
-// Cost: 78541 flops (75620 add/sub, 1712 mul, 1172 fma, 37 div/sqrt), 47012 selections.
+// Cost: 80656 flops (77735 add/sub, 1712 mul, 1172 fma, 37 div/sqrt), 47012 selections.
 func (a C16) Div(b C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16div(*(*c16l)(unsafe.Pointer(&a)), *(*c16l)(unsafe.Pointer(&b)))
 	return
@@ -17186,7 +17501,7 @@ func c16div(a c16l, b c16l) c16l {
 }
 
 // Abs returns |a|.
-// Cost: 113382 flops (108346 add/sub, 3013 mul, 2020 fma, 3 div/sqrt), 16937 selections.
+// Cost: 114687 flops (109651 add/sub, 3013 mul, 2020 fma, 3 div/sqrt), 16937 selections.
 func (a C16) Abs() (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = c16abs(*(*c16l)(unsafe.Pointer(&a)))
 	return
