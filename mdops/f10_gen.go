@@ -5032,7 +5032,7 @@ func f10madd(acc f10l, x f10l, y f10l) f10l {
 }
 
 // Div returns x / y.
-// Cost: 6278 flops (6033 add/sub, 143 mul, 90 fma, 12 div/sqrt), 5620 selections.
+// Cost: 6305 flops (6060 add/sub, 143 mul, 90 fma, 12 div/sqrt), 5620 selections.
 func (x F10) Div(y F10) (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = f10div(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
 	return
@@ -5430,27 +5430,54 @@ func f10div(x f10l, y f10l) f10l {
 	v604 := v603 + v579
 	v605 := v604 - v603
 	v606 := v579 - v605
-	v607 := selFinite(v65, v580, v20)
-	v608 := selFinite(v65, v583, 0.0)
-	v609 := selFinite(v65, v586, 0.0)
-	v610 := selFinite(v65, v589, 0.0)
-	v611 := selFinite(v65, v592, 0.0)
-	v612 := selFinite(v65, v595, 0.0)
-	v613 := selFinite(v65, v598, 0.0)
-	v614 := selFinite(v65, v601, 0.0)
-	v615 := selFinite(v65, v604, 0.0)
-	v616 := selFinite(v65, v606, 0.0)
-	v617 := selFinite(v20, v607, v20)
-	v618 := selFinite(v617, v608, 0.0)
-	v619 := selFinite(v617, v609, 0.0)
-	v620 := selFinite(v617, v610, 0.0)
-	v621 := selFinite(v617, v611, 0.0)
-	v622 := selFinite(v617, v612, 0.0)
-	v623 := selFinite(v617, v613, 0.0)
-	v624 := selFinite(v617, v614, 0.0)
-	v625 := selFinite(v617, v615, 0.0)
-	v626 := selFinite(v617, v616, 0.0)
-	return f10l{v617, v618, v619, v620, v621, v622, v623, v624, v625, v626}
+	v607 := v580 + v583
+	v608 := v607 - v580
+	v609 := v583 - v608
+	v610 := v609 + v586
+	v611 := v610 - v609
+	v612 := v586 - v611
+	v613 := v612 + v589
+	v614 := v613 - v612
+	v615 := v589 - v614
+	v616 := v615 + v592
+	v617 := v616 - v615
+	v618 := v592 - v617
+	v619 := v618 + v595
+	v620 := v619 - v618
+	v621 := v595 - v620
+	v622 := v621 + v598
+	v623 := v622 - v621
+	v624 := v598 - v623
+	v625 := v624 + v601
+	v626 := v625 - v624
+	v627 := v601 - v626
+	v628 := v627 + v604
+	v629 := v628 - v627
+	v630 := v604 - v629
+	v631 := v630 + v606
+	v632 := v631 - v630
+	v633 := v606 - v632
+	v634 := selFinite(v65, v607, v20)
+	v635 := selFinite(v65, v610, 0.0)
+	v636 := selFinite(v65, v613, 0.0)
+	v637 := selFinite(v65, v616, 0.0)
+	v638 := selFinite(v65, v619, 0.0)
+	v639 := selFinite(v65, v622, 0.0)
+	v640 := selFinite(v65, v625, 0.0)
+	v641 := selFinite(v65, v628, 0.0)
+	v642 := selFinite(v65, v631, 0.0)
+	v643 := selFinite(v65, v633, 0.0)
+	v644 := selFinite(v20, v634, v20)
+	v645 := selFinite(v644, v635, 0.0)
+	v646 := selFinite(v644, v636, 0.0)
+	v647 := selFinite(v644, v637, 0.0)
+	v648 := selFinite(v644, v638, 0.0)
+	v649 := selFinite(v644, v639, 0.0)
+	v650 := selFinite(v644, v640, 0.0)
+	v651 := selFinite(v644, v641, 0.0)
+	v652 := selFinite(v644, v642, 0.0)
+	v653 := selFinite(v644, v643, 0.0)
+	return f10l{v644, v645, v646, v647, v648, v649, v650, v651, v652, v653}
 }
 
 // Sqrt returns the square root of x.
@@ -5712,7 +5739,7 @@ func c10madd(acc c10l, x c10l, y c10l) c10l {
 }
 
 // Div returns a / b.
-// Cost: 22522 flops (21293 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
+// Cost: 22576 flops (21347 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
 func (a C10) Div(b C10) (r C10) {
 	*(*c10l)(unsafe.Pointer(&r)) = c10div(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
 	return

@@ -65,7 +65,7 @@ func f16abs(x f16l) f16l {
 }
 
 // Add returns x + y.
-// Cost: 415 flops (415 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
+// Cost: 460 flops (460 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
 func (x F16) Add(y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16add(*(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -1461,28 +1461,73 @@ func f16add(x f16l, y f16l) f16l {
 	v1418 := v1417 + v1375
 	v1419 := v1418 - v1417
 	v1420 := v1375 - v1419
-	v1421 := x.l0 + y.l0
-	v1422 := selFinite(v1421, v1376, v1421)
-	v1423 := selFinite(v1422, v1379, 0.0)
-	v1424 := selFinite(v1422, v1382, 0.0)
-	v1425 := selFinite(v1422, v1385, 0.0)
-	v1426 := selFinite(v1422, v1388, 0.0)
-	v1427 := selFinite(v1422, v1391, 0.0)
-	v1428 := selFinite(v1422, v1394, 0.0)
-	v1429 := selFinite(v1422, v1397, 0.0)
-	v1430 := selFinite(v1422, v1400, 0.0)
-	v1431 := selFinite(v1422, v1403, 0.0)
-	v1432 := selFinite(v1422, v1406, 0.0)
-	v1433 := selFinite(v1422, v1409, 0.0)
-	v1434 := selFinite(v1422, v1412, 0.0)
-	v1435 := selFinite(v1422, v1415, 0.0)
-	v1436 := selFinite(v1422, v1418, 0.0)
-	v1437 := selFinite(v1422, v1420, 0.0)
-	return f16l{v1422, v1423, v1424, v1425, v1426, v1427, v1428, v1429, v1430, v1431, v1432, v1433, v1434, v1435, v1436, v1437}
+	v1421 := v1376 + v1379
+	v1422 := v1421 - v1376
+	v1423 := v1379 - v1422
+	v1424 := v1423 + v1382
+	v1425 := v1424 - v1423
+	v1426 := v1382 - v1425
+	v1427 := v1426 + v1385
+	v1428 := v1427 - v1426
+	v1429 := v1385 - v1428
+	v1430 := v1429 + v1388
+	v1431 := v1430 - v1429
+	v1432 := v1388 - v1431
+	v1433 := v1432 + v1391
+	v1434 := v1433 - v1432
+	v1435 := v1391 - v1434
+	v1436 := v1435 + v1394
+	v1437 := v1436 - v1435
+	v1438 := v1394 - v1437
+	v1439 := v1438 + v1397
+	v1440 := v1439 - v1438
+	v1441 := v1397 - v1440
+	v1442 := v1441 + v1400
+	v1443 := v1442 - v1441
+	v1444 := v1400 - v1443
+	v1445 := v1444 + v1403
+	v1446 := v1445 - v1444
+	v1447 := v1403 - v1446
+	v1448 := v1447 + v1406
+	v1449 := v1448 - v1447
+	v1450 := v1406 - v1449
+	v1451 := v1450 + v1409
+	v1452 := v1451 - v1450
+	v1453 := v1409 - v1452
+	v1454 := v1453 + v1412
+	v1455 := v1454 - v1453
+	v1456 := v1412 - v1455
+	v1457 := v1456 + v1415
+	v1458 := v1457 - v1456
+	v1459 := v1415 - v1458
+	v1460 := v1459 + v1418
+	v1461 := v1460 - v1459
+	v1462 := v1418 - v1461
+	v1463 := v1462 + v1420
+	v1464 := v1463 - v1462
+	v1465 := v1420 - v1464
+	v1466 := x.l0 + y.l0
+	v1467 := selFinite(v1466, v1421, v1466)
+	v1468 := selFinite(v1467, v1424, 0.0)
+	v1469 := selFinite(v1467, v1427, 0.0)
+	v1470 := selFinite(v1467, v1430, 0.0)
+	v1471 := selFinite(v1467, v1433, 0.0)
+	v1472 := selFinite(v1467, v1436, 0.0)
+	v1473 := selFinite(v1467, v1439, 0.0)
+	v1474 := selFinite(v1467, v1442, 0.0)
+	v1475 := selFinite(v1467, v1445, 0.0)
+	v1476 := selFinite(v1467, v1448, 0.0)
+	v1477 := selFinite(v1467, v1451, 0.0)
+	v1478 := selFinite(v1467, v1454, 0.0)
+	v1479 := selFinite(v1467, v1457, 0.0)
+	v1480 := selFinite(v1467, v1460, 0.0)
+	v1481 := selFinite(v1467, v1463, 0.0)
+	v1482 := selFinite(v1467, v1465, 0.0)
+	return f16l{v1467, v1468, v1469, v1470, v1471, v1472, v1473, v1474, v1475, v1476, v1477, v1478, v1479, v1480, v1481, v1482}
 }
 
 // Sub returns x - y.
-// Cost: 415 flops (415 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
+// Cost: 460 flops (460 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
 func (x F16) Sub(y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16sub(*(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -2878,24 +2923,69 @@ func f16sub(x f16l, y f16l) f16l {
 	v1434 := v1433 + v1391
 	v1435 := v1434 - v1433
 	v1436 := v1391 - v1435
-	v1437 := x.l0 + (-y.l0)
-	v1438 := selFinite(v1437, v1392, v1437)
-	v1439 := selFinite(v1438, v1395, 0.0)
-	v1440 := selFinite(v1438, v1398, 0.0)
-	v1441 := selFinite(v1438, v1401, 0.0)
-	v1442 := selFinite(v1438, v1404, 0.0)
-	v1443 := selFinite(v1438, v1407, 0.0)
-	v1444 := selFinite(v1438, v1410, 0.0)
-	v1445 := selFinite(v1438, v1413, 0.0)
-	v1446 := selFinite(v1438, v1416, 0.0)
-	v1447 := selFinite(v1438, v1419, 0.0)
-	v1448 := selFinite(v1438, v1422, 0.0)
-	v1449 := selFinite(v1438, v1425, 0.0)
-	v1450 := selFinite(v1438, v1428, 0.0)
-	v1451 := selFinite(v1438, v1431, 0.0)
-	v1452 := selFinite(v1438, v1434, 0.0)
-	v1453 := selFinite(v1438, v1436, 0.0)
-	return f16l{v1438, v1439, v1440, v1441, v1442, v1443, v1444, v1445, v1446, v1447, v1448, v1449, v1450, v1451, v1452, v1453}
+	v1437 := v1392 + v1395
+	v1438 := v1437 - v1392
+	v1439 := v1395 - v1438
+	v1440 := v1439 + v1398
+	v1441 := v1440 - v1439
+	v1442 := v1398 - v1441
+	v1443 := v1442 + v1401
+	v1444 := v1443 - v1442
+	v1445 := v1401 - v1444
+	v1446 := v1445 + v1404
+	v1447 := v1446 - v1445
+	v1448 := v1404 - v1447
+	v1449 := v1448 + v1407
+	v1450 := v1449 - v1448
+	v1451 := v1407 - v1450
+	v1452 := v1451 + v1410
+	v1453 := v1452 - v1451
+	v1454 := v1410 - v1453
+	v1455 := v1454 + v1413
+	v1456 := v1455 - v1454
+	v1457 := v1413 - v1456
+	v1458 := v1457 + v1416
+	v1459 := v1458 - v1457
+	v1460 := v1416 - v1459
+	v1461 := v1460 + v1419
+	v1462 := v1461 - v1460
+	v1463 := v1419 - v1462
+	v1464 := v1463 + v1422
+	v1465 := v1464 - v1463
+	v1466 := v1422 - v1465
+	v1467 := v1466 + v1425
+	v1468 := v1467 - v1466
+	v1469 := v1425 - v1468
+	v1470 := v1469 + v1428
+	v1471 := v1470 - v1469
+	v1472 := v1428 - v1471
+	v1473 := v1472 + v1431
+	v1474 := v1473 - v1472
+	v1475 := v1431 - v1474
+	v1476 := v1475 + v1434
+	v1477 := v1476 - v1475
+	v1478 := v1434 - v1477
+	v1479 := v1478 + v1436
+	v1480 := v1479 - v1478
+	v1481 := v1436 - v1480
+	v1482 := x.l0 + (-y.l0)
+	v1483 := selFinite(v1482, v1437, v1482)
+	v1484 := selFinite(v1483, v1440, 0.0)
+	v1485 := selFinite(v1483, v1443, 0.0)
+	v1486 := selFinite(v1483, v1446, 0.0)
+	v1487 := selFinite(v1483, v1449, 0.0)
+	v1488 := selFinite(v1483, v1452, 0.0)
+	v1489 := selFinite(v1483, v1455, 0.0)
+	v1490 := selFinite(v1483, v1458, 0.0)
+	v1491 := selFinite(v1483, v1461, 0.0)
+	v1492 := selFinite(v1483, v1464, 0.0)
+	v1493 := selFinite(v1483, v1467, 0.0)
+	v1494 := selFinite(v1483, v1470, 0.0)
+	v1495 := selFinite(v1483, v1473, 0.0)
+	v1496 := selFinite(v1483, v1476, 0.0)
+	v1497 := selFinite(v1483, v1479, 0.0)
+	v1498 := selFinite(v1483, v1481, 0.0)
+	return f16l{v1483, v1484, v1485, v1486, v1487, v1488, v1489, v1490, v1491, v1492, v1493, v1494, v1495, v1496, v1497, v1498}
 }
 
 // MulFloat64 returns x * f for a float64 f.
@@ -16191,7 +16281,7 @@ func f16sqr(x f16l) f16l {
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 7872 flops (7601 add/sub, 137 mul, 134 fma, 0 div/sqrt), 1322 selections.
+// Cost: 7917 flops (7646 add/sub, 137 mul, 134 fma, 0 div/sqrt), 1322 selections.
 func (acc F16) MulAdd(x F16, y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16madd(*(*f16l)(unsafe.Pointer(&acc)), *(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -16205,7 +16295,7 @@ func f16madd(acc f16l, x f16l, y f16l) f16l {
 }
 
 // Div returns x / y.
-// Cost: 20747 flops (20166 add/sub, 323 mul, 240 fma, 18 div/sqrt), 21024 selections.
+// Cost: 21557 flops (20976 add/sub, 323 mul, 240 fma, 18 div/sqrt), 21024 selections.
 func (x F16) Div(y F16) (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16div(*(*f16l)(unsafe.Pointer(&x)), *(*f16l)(unsafe.Pointer(&y)))
 	return
@@ -16978,43 +17068,133 @@ func f16div(x f16l, y f16l) f16l {
 	v1297 := v1296 + v1254
 	v1298 := v1297 - v1296
 	v1299 := v1254 - v1298
-	v1300 := selFinite(v95, v1255, v32)
-	v1301 := selFinite(v95, v1258, 0.0)
-	v1302 := selFinite(v95, v1261, 0.0)
-	v1303 := selFinite(v95, v1264, 0.0)
-	v1304 := selFinite(v95, v1267, 0.0)
-	v1305 := selFinite(v95, v1270, 0.0)
-	v1306 := selFinite(v95, v1273, 0.0)
-	v1307 := selFinite(v95, v1276, 0.0)
-	v1308 := selFinite(v95, v1279, 0.0)
-	v1309 := selFinite(v95, v1282, 0.0)
-	v1310 := selFinite(v95, v1285, 0.0)
-	v1311 := selFinite(v95, v1288, 0.0)
-	v1312 := selFinite(v95, v1291, 0.0)
-	v1313 := selFinite(v95, v1294, 0.0)
-	v1314 := selFinite(v95, v1297, 0.0)
-	v1315 := selFinite(v95, v1299, 0.0)
-	v1316 := selFinite(v32, v1300, v32)
-	v1317 := selFinite(v1316, v1301, 0.0)
-	v1318 := selFinite(v1316, v1302, 0.0)
-	v1319 := selFinite(v1316, v1303, 0.0)
-	v1320 := selFinite(v1316, v1304, 0.0)
-	v1321 := selFinite(v1316, v1305, 0.0)
-	v1322 := selFinite(v1316, v1306, 0.0)
-	v1323 := selFinite(v1316, v1307, 0.0)
-	v1324 := selFinite(v1316, v1308, 0.0)
-	v1325 := selFinite(v1316, v1309, 0.0)
-	v1326 := selFinite(v1316, v1310, 0.0)
-	v1327 := selFinite(v1316, v1311, 0.0)
-	v1328 := selFinite(v1316, v1312, 0.0)
-	v1329 := selFinite(v1316, v1313, 0.0)
-	v1330 := selFinite(v1316, v1314, 0.0)
-	v1331 := selFinite(v1316, v1315, 0.0)
-	return f16l{v1316, v1317, v1318, v1319, v1320, v1321, v1322, v1323, v1324, v1325, v1326, v1327, v1328, v1329, v1330, v1331}
+	v1300 := v1255 + v1258
+	v1301 := v1300 - v1255
+	v1302 := v1258 - v1301
+	v1303 := v1302 + v1261
+	v1304 := v1303 - v1302
+	v1305 := v1261 - v1304
+	v1306 := v1305 + v1264
+	v1307 := v1306 - v1305
+	v1308 := v1264 - v1307
+	v1309 := v1308 + v1267
+	v1310 := v1309 - v1308
+	v1311 := v1267 - v1310
+	v1312 := v1311 + v1270
+	v1313 := v1312 - v1311
+	v1314 := v1270 - v1313
+	v1315 := v1314 + v1273
+	v1316 := v1315 - v1314
+	v1317 := v1273 - v1316
+	v1318 := v1317 + v1276
+	v1319 := v1318 - v1317
+	v1320 := v1276 - v1319
+	v1321 := v1320 + v1279
+	v1322 := v1321 - v1320
+	v1323 := v1279 - v1322
+	v1324 := v1323 + v1282
+	v1325 := v1324 - v1323
+	v1326 := v1282 - v1325
+	v1327 := v1326 + v1285
+	v1328 := v1327 - v1326
+	v1329 := v1285 - v1328
+	v1330 := v1329 + v1288
+	v1331 := v1330 - v1329
+	v1332 := v1288 - v1331
+	v1333 := v1332 + v1291
+	v1334 := v1333 - v1332
+	v1335 := v1291 - v1334
+	v1336 := v1335 + v1294
+	v1337 := v1336 - v1335
+	v1338 := v1294 - v1337
+	v1339 := v1338 + v1297
+	v1340 := v1339 - v1338
+	v1341 := v1297 - v1340
+	v1342 := v1341 + v1299
+	v1343 := v1342 - v1341
+	v1344 := v1299 - v1343
+	v1345 := v1300 + v1303
+	v1346 := v1345 - v1300
+	v1347 := v1303 - v1346
+	v1348 := v1347 + v1306
+	v1349 := v1348 - v1347
+	v1350 := v1306 - v1349
+	v1351 := v1350 + v1309
+	v1352 := v1351 - v1350
+	v1353 := v1309 - v1352
+	v1354 := v1353 + v1312
+	v1355 := v1354 - v1353
+	v1356 := v1312 - v1355
+	v1357 := v1356 + v1315
+	v1358 := v1357 - v1356
+	v1359 := v1315 - v1358
+	v1360 := v1359 + v1318
+	v1361 := v1360 - v1359
+	v1362 := v1318 - v1361
+	v1363 := v1362 + v1321
+	v1364 := v1363 - v1362
+	v1365 := v1321 - v1364
+	v1366 := v1365 + v1324
+	v1367 := v1366 - v1365
+	v1368 := v1324 - v1367
+	v1369 := v1368 + v1327
+	v1370 := v1369 - v1368
+	v1371 := v1327 - v1370
+	v1372 := v1371 + v1330
+	v1373 := v1372 - v1371
+	v1374 := v1330 - v1373
+	v1375 := v1374 + v1333
+	v1376 := v1375 - v1374
+	v1377 := v1333 - v1376
+	v1378 := v1377 + v1336
+	v1379 := v1378 - v1377
+	v1380 := v1336 - v1379
+	v1381 := v1380 + v1339
+	v1382 := v1381 - v1380
+	v1383 := v1339 - v1382
+	v1384 := v1383 + v1342
+	v1385 := v1384 - v1383
+	v1386 := v1342 - v1385
+	v1387 := v1386 + v1344
+	v1388 := v1387 - v1386
+	v1389 := v1344 - v1388
+	v1390 := selFinite(v95, v1345, v32)
+	v1391 := selFinite(v95, v1348, 0.0)
+	v1392 := selFinite(v95, v1351, 0.0)
+	v1393 := selFinite(v95, v1354, 0.0)
+	v1394 := selFinite(v95, v1357, 0.0)
+	v1395 := selFinite(v95, v1360, 0.0)
+	v1396 := selFinite(v95, v1363, 0.0)
+	v1397 := selFinite(v95, v1366, 0.0)
+	v1398 := selFinite(v95, v1369, 0.0)
+	v1399 := selFinite(v95, v1372, 0.0)
+	v1400 := selFinite(v95, v1375, 0.0)
+	v1401 := selFinite(v95, v1378, 0.0)
+	v1402 := selFinite(v95, v1381, 0.0)
+	v1403 := selFinite(v95, v1384, 0.0)
+	v1404 := selFinite(v95, v1387, 0.0)
+	v1405 := selFinite(v95, v1389, 0.0)
+	v1406 := selFinite(v32, v1390, v32)
+	v1407 := selFinite(v1406, v1391, 0.0)
+	v1408 := selFinite(v1406, v1392, 0.0)
+	v1409 := selFinite(v1406, v1393, 0.0)
+	v1410 := selFinite(v1406, v1394, 0.0)
+	v1411 := selFinite(v1406, v1395, 0.0)
+	v1412 := selFinite(v1406, v1396, 0.0)
+	v1413 := selFinite(v1406, v1397, 0.0)
+	v1414 := selFinite(v1406, v1398, 0.0)
+	v1415 := selFinite(v1406, v1399, 0.0)
+	v1416 := selFinite(v1406, v1400, 0.0)
+	v1417 := selFinite(v1406, v1401, 0.0)
+	v1418 := selFinite(v1406, v1402, 0.0)
+	v1419 := selFinite(v1406, v1403, 0.0)
+	v1420 := selFinite(v1406, v1404, 0.0)
+	v1421 := selFinite(v1406, v1405, 0.0)
+	return f16l{v1406, v1407, v1408, v1409, v1410, v1411, v1412, v1413, v1414, v1415, v1416, v1417, v1418, v1419, v1420, v1421}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 106184 flops (101775 add/sub, 2543 mul, 1864 fma, 2 div/sqrt), 15260 selections.
+// Cost: 106634 flops (102225 add/sub, 2543 mul, 1864 fma, 2 div/sqrt), 15260 selections.
 func (x F16) Sqrt() (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = f16sqrt(*(*f16l)(unsafe.Pointer(&x)))
 	return
@@ -17275,7 +17455,7 @@ type C16 struct {
 }
 
 // Add returns a + b.
-// Cost: 830 flops (830 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
+// Cost: 920 flops (920 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
 func (a C16) Add(b C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16add(*(*c16l)(unsafe.Pointer(&a)), *(*c16l)(unsafe.Pointer(&b)))
 	return
@@ -17289,7 +17469,7 @@ func c16add(a c16l, b c16l) c16l {
 }
 
 // Sub returns a - b.
-// Cost: 830 flops (830 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
+// Cost: 920 flops (920 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
 func (a C16) Sub(b C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16sub(*(*c16l)(unsafe.Pointer(&a)), *(*c16l)(unsafe.Pointer(&b)))
 	return
@@ -17303,7 +17483,7 @@ func c16sub(a c16l, b c16l) c16l {
 }
 
 // Mul returns a * b.
-// Cost: 30658 flops (29574 add/sub, 548 mul, 536 fma, 0 div/sqrt), 3308 selections.
+// Cost: 30748 flops (29664 add/sub, 548 mul, 536 fma, 0 div/sqrt), 3308 selections.
 func (a C16) Mul(b C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16mul(*(*c16l)(unsafe.Pointer(&a)), *(*c16l)(unsafe.Pointer(&b)))
 	return
@@ -17321,7 +17501,7 @@ func c16mul(a c16l, b c16l) c16l {
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
-// Cost: 31488 flops (30404 add/sub, 548 mul, 536 fma, 0 div/sqrt), 5288 selections.
+// Cost: 31668 flops (30584 add/sub, 548 mul, 536 fma, 0 div/sqrt), 5288 selections.
 func (acc C16) MulAdd(x C16, y C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16madd(*(*c16l)(unsafe.Pointer(&acc)), *(*c16l)(unsafe.Pointer(&x)), *(*c16l)(unsafe.Pointer(&y)))
 	return
@@ -17337,7 +17517,7 @@ func c16madd(acc c16l, x c16l, y c16l) c16l {
 }
 
 // Div returns a / b.
-// Cost: 80656 flops (77735 add/sub, 1712 mul, 1172 fma, 37 div/sqrt), 47012 selections.
+// Cost: 82411 flops (79490 add/sub, 1712 mul, 1172 fma, 37 div/sqrt), 47012 selections.
 func (a C16) Div(b C16) (r C16) {
 	*(*c16l)(unsafe.Pointer(&r)) = c16div(*(*c16l)(unsafe.Pointer(&a)), *(*c16l)(unsafe.Pointer(&b)))
 	return
@@ -17501,7 +17681,7 @@ func c16div(a c16l, b c16l) c16l {
 }
 
 // Abs returns |a|.
-// Cost: 114687 flops (109651 add/sub, 3013 mul, 2020 fma, 3 div/sqrt), 16937 selections.
+// Cost: 115182 flops (110146 add/sub, 3013 mul, 2020 fma, 3 div/sqrt), 16937 selections.
 func (a C16) Abs() (r F16) {
 	*(*f16l)(unsafe.Pointer(&r)) = c16abs(*(*c16l)(unsafe.Pointer(&a)))
 	return

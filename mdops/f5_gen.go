@@ -1227,7 +1227,7 @@ func f5madd(acc f5l, x f5l, y f5l) f5l {
 }
 
 // Div returns x / y.
-// Cost: 1176 flops (1101 add/sub, 48 mul, 20 fma, 7 div/sqrt), 860 selections.
+// Cost: 1188 flops (1113 add/sub, 48 mul, 20 fma, 7 div/sqrt), 860 selections.
 func (x F5) Div(y F5) (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = f5div(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
 	return
@@ -1393,17 +1393,29 @@ func f5div(x f5l, y f5l) f5l {
 	v217 := v216 + v207
 	v218 := v217 - v216
 	v219 := v207 - v218
-	v220 := selFinite(v40, v208, v10)
-	v221 := selFinite(v40, v211, 0.0)
-	v222 := selFinite(v40, v214, 0.0)
-	v223 := selFinite(v40, v217, 0.0)
-	v224 := selFinite(v40, v219, 0.0)
-	v225 := selFinite(v10, v220, v10)
-	v226 := selFinite(v225, v221, 0.0)
-	v227 := selFinite(v225, v222, 0.0)
-	v228 := selFinite(v225, v223, 0.0)
-	v229 := selFinite(v225, v224, 0.0)
-	return f5l{v225, v226, v227, v228, v229}
+	v220 := v208 + v211
+	v221 := v220 - v208
+	v222 := v211 - v221
+	v223 := v222 + v214
+	v224 := v223 - v222
+	v225 := v214 - v224
+	v226 := v225 + v217
+	v227 := v226 - v225
+	v228 := v217 - v227
+	v229 := v228 + v219
+	v230 := v229 - v228
+	v231 := v219 - v230
+	v232 := selFinite(v40, v220, v10)
+	v233 := selFinite(v40, v223, 0.0)
+	v234 := selFinite(v40, v226, 0.0)
+	v235 := selFinite(v40, v229, 0.0)
+	v236 := selFinite(v40, v231, 0.0)
+	v237 := selFinite(v10, v232, v10)
+	v238 := selFinite(v237, v233, 0.0)
+	v239 := selFinite(v237, v234, 0.0)
+	v240 := selFinite(v237, v235, 0.0)
+	v241 := selFinite(v237, v236, 0.0)
+	return f5l{v237, v238, v239, v240, v241}
 }
 
 // Sqrt returns the square root of x.
@@ -1610,7 +1622,7 @@ func c5madd(acc c5l, x c5l, y c5l) c5l {
 }
 
 // Div returns a / b.
-// Cost: 3993 flops (3624 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
+// Cost: 4017 flops (3648 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
 func (a C5) Div(b C5) (r C5) {
 	*(*c5l)(unsafe.Pointer(&r)) = c5div(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
 	return

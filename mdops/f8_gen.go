@@ -3065,7 +3065,7 @@ func f8madd(acc f8l, x f8l, y f8l) f8l {
 }
 
 // Div returns x / y.
-// Cost: 3630 flops (3465 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
+// Cost: 3651 flops (3486 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
 func (x F8) Div(y F8) (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = f8div(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
 	return
@@ -3369,23 +3369,44 @@ func f8div(x f8l, y f8l) f8l {
 	v436 := v435 + v417
 	v437 := v436 - v435
 	v438 := v417 - v437
-	v439 := selFinite(v55, v418, v16)
-	v440 := selFinite(v55, v421, 0.0)
-	v441 := selFinite(v55, v424, 0.0)
-	v442 := selFinite(v55, v427, 0.0)
-	v443 := selFinite(v55, v430, 0.0)
-	v444 := selFinite(v55, v433, 0.0)
-	v445 := selFinite(v55, v436, 0.0)
-	v446 := selFinite(v55, v438, 0.0)
-	v447 := selFinite(v16, v439, v16)
-	v448 := selFinite(v447, v440, 0.0)
-	v449 := selFinite(v447, v441, 0.0)
-	v450 := selFinite(v447, v442, 0.0)
-	v451 := selFinite(v447, v443, 0.0)
-	v452 := selFinite(v447, v444, 0.0)
-	v453 := selFinite(v447, v445, 0.0)
-	v454 := selFinite(v447, v446, 0.0)
-	return f8l{v447, v448, v449, v450, v451, v452, v453, v454}
+	v439 := v418 + v421
+	v440 := v439 - v418
+	v441 := v421 - v440
+	v442 := v441 + v424
+	v443 := v442 - v441
+	v444 := v424 - v443
+	v445 := v444 + v427
+	v446 := v445 - v444
+	v447 := v427 - v446
+	v448 := v447 + v430
+	v449 := v448 - v447
+	v450 := v430 - v449
+	v451 := v450 + v433
+	v452 := v451 - v450
+	v453 := v433 - v452
+	v454 := v453 + v436
+	v455 := v454 - v453
+	v456 := v436 - v455
+	v457 := v456 + v438
+	v458 := v457 - v456
+	v459 := v438 - v458
+	v460 := selFinite(v55, v439, v16)
+	v461 := selFinite(v55, v442, 0.0)
+	v462 := selFinite(v55, v445, 0.0)
+	v463 := selFinite(v55, v448, 0.0)
+	v464 := selFinite(v55, v451, 0.0)
+	v465 := selFinite(v55, v454, 0.0)
+	v466 := selFinite(v55, v457, 0.0)
+	v467 := selFinite(v55, v459, 0.0)
+	v468 := selFinite(v16, v460, v16)
+	v469 := selFinite(v468, v461, 0.0)
+	v470 := selFinite(v468, v462, 0.0)
+	v471 := selFinite(v468, v463, 0.0)
+	v472 := selFinite(v468, v464, 0.0)
+	v473 := selFinite(v468, v465, 0.0)
+	v474 := selFinite(v468, v466, 0.0)
+	v475 := selFinite(v468, v467, 0.0)
+	return f8l{v468, v469, v470, v471, v472, v473, v474, v475}
 }
 
 // Sqrt returns the square root of x.
@@ -3627,7 +3648,7 @@ func c8madd(acc c8l, x c8l, y c8l) c8l {
 }
 
 // Div returns a / b.
-// Cost: 12630 flops (11805 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
+// Cost: 12672 flops (11847 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
 func (a C8) Div(b C8) (r C8) {
 	*(*c8l)(unsafe.Pointer(&r)) = c8div(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
 	return

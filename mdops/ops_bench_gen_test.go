@@ -336,7 +336,7 @@ func benchOpsF5(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 1176)
+		reportFlops(b, 1188)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -404,7 +404,7 @@ func benchOpsF8(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 3630)
+		reportFlops(b, 3651)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -472,7 +472,7 @@ func benchOpsF10(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 6278)
+		reportFlops(b, 6305)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -498,14 +498,14 @@ func benchOpsF16(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Add(y[j])
 		}
-		reportFlops(b, 415)
+		reportFlops(b, 460)
 	})
 	b.Run("sub", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sub(y[j])
 		}
-		reportFlops(b, 415)
+		reportFlops(b, 460)
 	})
 	b.Run("mul", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -533,21 +533,21 @@ func benchOpsF16(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 7872)
+		reportFlops(b, 7917)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 20747)
+		reportFlops(b, 21557)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 106184)
+		reportFlops(b, 106634)
 	})
 }
 func init() {

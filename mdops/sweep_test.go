@@ -40,13 +40,16 @@ type sweepResult struct {
 	cases, unnormalized, belowTarget int
 	worst                            float64
 	example                          string // the first unnormalized case
+	worstCase                        string // the least accurate case
 }
 
 func (r *sweepResult) merge(o sweepResult) {
 	r.cases += o.cases
 	r.unnormalized += o.unnormalized
 	r.belowTarget += o.belowTarget
-	r.worst = min(r.worst, o.worst)
+	if o.worst < r.worst {
+		r.worst, r.worstCase = o.worst, o.worstCase
+	}
 	if r.example == "" {
 		r.example = o.example
 	}
@@ -129,6 +132,9 @@ func TestNormalizationSweep(t *testing.T) {
 		for _, op := range append(slices.Clone(arithOps), alg.ComplexOpsMeasured...) {
 			r := results[key{n, op}]
 			t.Logf("N=%-2d %-6s %8d cases: %d unnormalized, worst %.1f accurate bits, %d below target", n, op, r.cases, r.unnormalized, r.worst, r.belowTarget)
+			if r.belowTarget > 0 {
+				t.Logf("N=%d %s: least accurate: %s", n, op, r.worstCase)
+			}
 			if r.unnormalized > 0 {
 				t.Errorf("N=%d %s: %d of %d results not normalized; first: %s", n, op, r.unnormalized, r.cases, r.example)
 			}
@@ -155,7 +161,10 @@ func sweepReal(op string, n, count int, seed uint64) sweepResult {
 		if bits < targetBits(op, n) {
 			r.belowTarget++
 		}
-		r.worst = min(r.worst, bits)
+		if bits < r.worst {
+			r.worst = bits
+			r.worstCase = fmt.Sprintf("%s case x=%v y=%v f=%v acc=%v: %v", c.Kind, c.X, c.Y, c.F, c.A, got)
+		}
 	}
 	return r
 }
@@ -184,7 +193,10 @@ func sweepComplex(op string, n, count int, seed uint64) sweepResult {
 		if bits < complexTargetBits(op, n) {
 			r.belowTarget++
 		}
-		r.worst = min(r.worst, bits)
+		if bits < r.worst {
+			r.worst = bits
+			r.worstCase = fmt.Sprintf("%s case a=%v b=%v acc=%v: %v %v", c.Kind, c.A, c.B, c.C, re, im)
+		}
 	}
 	return r
 }

@@ -4977,7 +4977,7 @@ MD_HD md10 md10_madd(md10 acc, md10 x, md10 y) {
 }
 
 // md10_div returns x / y.
-// Cost: 6278 flops (6033 add/sub, 143 mul, 90 fma, 12 div/sqrt), 5620 selections.
+// Cost: 6305 flops (6060 add/sub, 143 mul, 90 fma, 12 div/sqrt), 5620 selections.
 MD_HD md10 md10_div(md10 x, md10 y) {
   const double v20 = md_div(x.v[0], y.v[0]);
   const double v22 = fabs(y.v[0]);
@@ -5369,27 +5369,54 @@ MD_HD md10 md10_div(md10 x, md10 y) {
   const double v604 = md_add(v603, v579);
   const double v605 = md_sub(v604, v603);
   const double v606 = md_sub(v579, v605);
-  const double v607 = md_sel_finite(v65, v580, v20);
-  const double v608 = md_sel_finite(v65, v583, 0.0);
-  const double v609 = md_sel_finite(v65, v586, 0.0);
-  const double v610 = md_sel_finite(v65, v589, 0.0);
-  const double v611 = md_sel_finite(v65, v592, 0.0);
-  const double v612 = md_sel_finite(v65, v595, 0.0);
-  const double v613 = md_sel_finite(v65, v598, 0.0);
-  const double v614 = md_sel_finite(v65, v601, 0.0);
-  const double v615 = md_sel_finite(v65, v604, 0.0);
-  const double v616 = md_sel_finite(v65, v606, 0.0);
-  const double v617 = md_sel_finite(v20, v607, v20);
-  const double v618 = md_sel_finite(v617, v608, 0.0);
-  const double v619 = md_sel_finite(v617, v609, 0.0);
-  const double v620 = md_sel_finite(v617, v610, 0.0);
-  const double v621 = md_sel_finite(v617, v611, 0.0);
-  const double v622 = md_sel_finite(v617, v612, 0.0);
-  const double v623 = md_sel_finite(v617, v613, 0.0);
-  const double v624 = md_sel_finite(v617, v614, 0.0);
-  const double v625 = md_sel_finite(v617, v615, 0.0);
-  const double v626 = md_sel_finite(v617, v616, 0.0);
-  return md10{{v617, v618, v619, v620, v621, v622, v623, v624, v625, v626}};
+  const double v607 = md_add(v580, v583);
+  const double v608 = md_sub(v607, v580);
+  const double v609 = md_sub(v583, v608);
+  const double v610 = md_add(v609, v586);
+  const double v611 = md_sub(v610, v609);
+  const double v612 = md_sub(v586, v611);
+  const double v613 = md_add(v612, v589);
+  const double v614 = md_sub(v613, v612);
+  const double v615 = md_sub(v589, v614);
+  const double v616 = md_add(v615, v592);
+  const double v617 = md_sub(v616, v615);
+  const double v618 = md_sub(v592, v617);
+  const double v619 = md_add(v618, v595);
+  const double v620 = md_sub(v619, v618);
+  const double v621 = md_sub(v595, v620);
+  const double v622 = md_add(v621, v598);
+  const double v623 = md_sub(v622, v621);
+  const double v624 = md_sub(v598, v623);
+  const double v625 = md_add(v624, v601);
+  const double v626 = md_sub(v625, v624);
+  const double v627 = md_sub(v601, v626);
+  const double v628 = md_add(v627, v604);
+  const double v629 = md_sub(v628, v627);
+  const double v630 = md_sub(v604, v629);
+  const double v631 = md_add(v630, v606);
+  const double v632 = md_sub(v631, v630);
+  const double v633 = md_sub(v606, v632);
+  const double v634 = md_sel_finite(v65, v607, v20);
+  const double v635 = md_sel_finite(v65, v610, 0.0);
+  const double v636 = md_sel_finite(v65, v613, 0.0);
+  const double v637 = md_sel_finite(v65, v616, 0.0);
+  const double v638 = md_sel_finite(v65, v619, 0.0);
+  const double v639 = md_sel_finite(v65, v622, 0.0);
+  const double v640 = md_sel_finite(v65, v625, 0.0);
+  const double v641 = md_sel_finite(v65, v628, 0.0);
+  const double v642 = md_sel_finite(v65, v631, 0.0);
+  const double v643 = md_sel_finite(v65, v633, 0.0);
+  const double v644 = md_sel_finite(v20, v634, v20);
+  const double v645 = md_sel_finite(v644, v635, 0.0);
+  const double v646 = md_sel_finite(v644, v636, 0.0);
+  const double v647 = md_sel_finite(v644, v637, 0.0);
+  const double v648 = md_sel_finite(v644, v638, 0.0);
+  const double v649 = md_sel_finite(v644, v639, 0.0);
+  const double v650 = md_sel_finite(v644, v640, 0.0);
+  const double v651 = md_sel_finite(v644, v641, 0.0);
+  const double v652 = md_sel_finite(v644, v642, 0.0);
+  const double v653 = md_sel_finite(v644, v643, 0.0);
+  return md10{{v644, v645, v646, v647, v648, v649, v650, v651, v652, v653}};
 }
 
 // md10_sqrt returns the square root of x.
@@ -5570,7 +5597,7 @@ MD_HD cmd10 cmd10_madd(cmd10 acc, cmd10 x, cmd10 y) {
 }
 
 // cmd10_div returns a / b.
-// Cost: 22522 flops (21293 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
+// Cost: 22576 flops (21347 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
 MD_HD cmd10 cmd10_div(cmd10 a, cmd10 b) {
   const double v40 = fabs(b.im.v[0]);
   const double v41 = fabs(b.re.v[0]);

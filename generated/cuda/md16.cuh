@@ -46,7 +46,7 @@ MD_HD md16 md16_abs(md16 x) {
 }
 
 // md16_add returns x + y.
-// Cost: 415 flops (415 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
+// Cost: 460 flops (460 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
 MD_HD md16 md16_add(md16 x, md16 y) {
   const double v33 = md_sel_absless(x.v[0], y.v[15], y.v[15], x.v[0]);
   const double v34 = md_sel_absless(x.v[0], y.v[15], x.v[0], y.v[15]);
@@ -1436,28 +1436,73 @@ MD_HD md16 md16_add(md16 x, md16 y) {
   const double v1418 = md_add(v1417, v1375);
   const double v1419 = md_sub(v1418, v1417);
   const double v1420 = md_sub(v1375, v1419);
-  const double v1421 = md_add(x.v[0], y.v[0]);
-  const double v1422 = md_sel_finite(v1421, v1376, v1421);
-  const double v1423 = md_sel_finite(v1422, v1379, 0.0);
-  const double v1424 = md_sel_finite(v1422, v1382, 0.0);
-  const double v1425 = md_sel_finite(v1422, v1385, 0.0);
-  const double v1426 = md_sel_finite(v1422, v1388, 0.0);
-  const double v1427 = md_sel_finite(v1422, v1391, 0.0);
-  const double v1428 = md_sel_finite(v1422, v1394, 0.0);
-  const double v1429 = md_sel_finite(v1422, v1397, 0.0);
-  const double v1430 = md_sel_finite(v1422, v1400, 0.0);
-  const double v1431 = md_sel_finite(v1422, v1403, 0.0);
-  const double v1432 = md_sel_finite(v1422, v1406, 0.0);
-  const double v1433 = md_sel_finite(v1422, v1409, 0.0);
-  const double v1434 = md_sel_finite(v1422, v1412, 0.0);
-  const double v1435 = md_sel_finite(v1422, v1415, 0.0);
-  const double v1436 = md_sel_finite(v1422, v1418, 0.0);
-  const double v1437 = md_sel_finite(v1422, v1420, 0.0);
-  return md16{{v1422, v1423, v1424, v1425, v1426, v1427, v1428, v1429, v1430, v1431, v1432, v1433, v1434, v1435, v1436, v1437}};
+  const double v1421 = md_add(v1376, v1379);
+  const double v1422 = md_sub(v1421, v1376);
+  const double v1423 = md_sub(v1379, v1422);
+  const double v1424 = md_add(v1423, v1382);
+  const double v1425 = md_sub(v1424, v1423);
+  const double v1426 = md_sub(v1382, v1425);
+  const double v1427 = md_add(v1426, v1385);
+  const double v1428 = md_sub(v1427, v1426);
+  const double v1429 = md_sub(v1385, v1428);
+  const double v1430 = md_add(v1429, v1388);
+  const double v1431 = md_sub(v1430, v1429);
+  const double v1432 = md_sub(v1388, v1431);
+  const double v1433 = md_add(v1432, v1391);
+  const double v1434 = md_sub(v1433, v1432);
+  const double v1435 = md_sub(v1391, v1434);
+  const double v1436 = md_add(v1435, v1394);
+  const double v1437 = md_sub(v1436, v1435);
+  const double v1438 = md_sub(v1394, v1437);
+  const double v1439 = md_add(v1438, v1397);
+  const double v1440 = md_sub(v1439, v1438);
+  const double v1441 = md_sub(v1397, v1440);
+  const double v1442 = md_add(v1441, v1400);
+  const double v1443 = md_sub(v1442, v1441);
+  const double v1444 = md_sub(v1400, v1443);
+  const double v1445 = md_add(v1444, v1403);
+  const double v1446 = md_sub(v1445, v1444);
+  const double v1447 = md_sub(v1403, v1446);
+  const double v1448 = md_add(v1447, v1406);
+  const double v1449 = md_sub(v1448, v1447);
+  const double v1450 = md_sub(v1406, v1449);
+  const double v1451 = md_add(v1450, v1409);
+  const double v1452 = md_sub(v1451, v1450);
+  const double v1453 = md_sub(v1409, v1452);
+  const double v1454 = md_add(v1453, v1412);
+  const double v1455 = md_sub(v1454, v1453);
+  const double v1456 = md_sub(v1412, v1455);
+  const double v1457 = md_add(v1456, v1415);
+  const double v1458 = md_sub(v1457, v1456);
+  const double v1459 = md_sub(v1415, v1458);
+  const double v1460 = md_add(v1459, v1418);
+  const double v1461 = md_sub(v1460, v1459);
+  const double v1462 = md_sub(v1418, v1461);
+  const double v1463 = md_add(v1462, v1420);
+  const double v1464 = md_sub(v1463, v1462);
+  const double v1465 = md_sub(v1420, v1464);
+  const double v1466 = md_add(x.v[0], y.v[0]);
+  const double v1467 = md_sel_finite(v1466, v1421, v1466);
+  const double v1468 = md_sel_finite(v1467, v1424, 0.0);
+  const double v1469 = md_sel_finite(v1467, v1427, 0.0);
+  const double v1470 = md_sel_finite(v1467, v1430, 0.0);
+  const double v1471 = md_sel_finite(v1467, v1433, 0.0);
+  const double v1472 = md_sel_finite(v1467, v1436, 0.0);
+  const double v1473 = md_sel_finite(v1467, v1439, 0.0);
+  const double v1474 = md_sel_finite(v1467, v1442, 0.0);
+  const double v1475 = md_sel_finite(v1467, v1445, 0.0);
+  const double v1476 = md_sel_finite(v1467, v1448, 0.0);
+  const double v1477 = md_sel_finite(v1467, v1451, 0.0);
+  const double v1478 = md_sel_finite(v1467, v1454, 0.0);
+  const double v1479 = md_sel_finite(v1467, v1457, 0.0);
+  const double v1480 = md_sel_finite(v1467, v1460, 0.0);
+  const double v1481 = md_sel_finite(v1467, v1463, 0.0);
+  const double v1482 = md_sel_finite(v1467, v1465, 0.0);
+  return md16{{v1467, v1468, v1469, v1470, v1471, v1472, v1473, v1474, v1475, v1476, v1477, v1478, v1479, v1480, v1481, v1482}};
 }
 
 // md16_sub returns x - y.
-// Cost: 415 flops (415 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
+// Cost: 460 flops (460 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
 MD_HD md16 md16_sub(md16 x, md16 y) {
   const double v49 = md_sel_absless(x.v[0], (-y.v[15]), (-y.v[15]), x.v[0]);
   const double v50 = md_sel_absless(x.v[0], (-y.v[15]), x.v[0], (-y.v[15]));
@@ -2847,24 +2892,69 @@ MD_HD md16 md16_sub(md16 x, md16 y) {
   const double v1434 = md_add(v1433, v1391);
   const double v1435 = md_sub(v1434, v1433);
   const double v1436 = md_sub(v1391, v1435);
-  const double v1437 = md_add(x.v[0], (-y.v[0]));
-  const double v1438 = md_sel_finite(v1437, v1392, v1437);
-  const double v1439 = md_sel_finite(v1438, v1395, 0.0);
-  const double v1440 = md_sel_finite(v1438, v1398, 0.0);
-  const double v1441 = md_sel_finite(v1438, v1401, 0.0);
-  const double v1442 = md_sel_finite(v1438, v1404, 0.0);
-  const double v1443 = md_sel_finite(v1438, v1407, 0.0);
-  const double v1444 = md_sel_finite(v1438, v1410, 0.0);
-  const double v1445 = md_sel_finite(v1438, v1413, 0.0);
-  const double v1446 = md_sel_finite(v1438, v1416, 0.0);
-  const double v1447 = md_sel_finite(v1438, v1419, 0.0);
-  const double v1448 = md_sel_finite(v1438, v1422, 0.0);
-  const double v1449 = md_sel_finite(v1438, v1425, 0.0);
-  const double v1450 = md_sel_finite(v1438, v1428, 0.0);
-  const double v1451 = md_sel_finite(v1438, v1431, 0.0);
-  const double v1452 = md_sel_finite(v1438, v1434, 0.0);
-  const double v1453 = md_sel_finite(v1438, v1436, 0.0);
-  return md16{{v1438, v1439, v1440, v1441, v1442, v1443, v1444, v1445, v1446, v1447, v1448, v1449, v1450, v1451, v1452, v1453}};
+  const double v1437 = md_add(v1392, v1395);
+  const double v1438 = md_sub(v1437, v1392);
+  const double v1439 = md_sub(v1395, v1438);
+  const double v1440 = md_add(v1439, v1398);
+  const double v1441 = md_sub(v1440, v1439);
+  const double v1442 = md_sub(v1398, v1441);
+  const double v1443 = md_add(v1442, v1401);
+  const double v1444 = md_sub(v1443, v1442);
+  const double v1445 = md_sub(v1401, v1444);
+  const double v1446 = md_add(v1445, v1404);
+  const double v1447 = md_sub(v1446, v1445);
+  const double v1448 = md_sub(v1404, v1447);
+  const double v1449 = md_add(v1448, v1407);
+  const double v1450 = md_sub(v1449, v1448);
+  const double v1451 = md_sub(v1407, v1450);
+  const double v1452 = md_add(v1451, v1410);
+  const double v1453 = md_sub(v1452, v1451);
+  const double v1454 = md_sub(v1410, v1453);
+  const double v1455 = md_add(v1454, v1413);
+  const double v1456 = md_sub(v1455, v1454);
+  const double v1457 = md_sub(v1413, v1456);
+  const double v1458 = md_add(v1457, v1416);
+  const double v1459 = md_sub(v1458, v1457);
+  const double v1460 = md_sub(v1416, v1459);
+  const double v1461 = md_add(v1460, v1419);
+  const double v1462 = md_sub(v1461, v1460);
+  const double v1463 = md_sub(v1419, v1462);
+  const double v1464 = md_add(v1463, v1422);
+  const double v1465 = md_sub(v1464, v1463);
+  const double v1466 = md_sub(v1422, v1465);
+  const double v1467 = md_add(v1466, v1425);
+  const double v1468 = md_sub(v1467, v1466);
+  const double v1469 = md_sub(v1425, v1468);
+  const double v1470 = md_add(v1469, v1428);
+  const double v1471 = md_sub(v1470, v1469);
+  const double v1472 = md_sub(v1428, v1471);
+  const double v1473 = md_add(v1472, v1431);
+  const double v1474 = md_sub(v1473, v1472);
+  const double v1475 = md_sub(v1431, v1474);
+  const double v1476 = md_add(v1475, v1434);
+  const double v1477 = md_sub(v1476, v1475);
+  const double v1478 = md_sub(v1434, v1477);
+  const double v1479 = md_add(v1478, v1436);
+  const double v1480 = md_sub(v1479, v1478);
+  const double v1481 = md_sub(v1436, v1480);
+  const double v1482 = md_add(x.v[0], (-y.v[0]));
+  const double v1483 = md_sel_finite(v1482, v1437, v1482);
+  const double v1484 = md_sel_finite(v1483, v1440, 0.0);
+  const double v1485 = md_sel_finite(v1483, v1443, 0.0);
+  const double v1486 = md_sel_finite(v1483, v1446, 0.0);
+  const double v1487 = md_sel_finite(v1483, v1449, 0.0);
+  const double v1488 = md_sel_finite(v1483, v1452, 0.0);
+  const double v1489 = md_sel_finite(v1483, v1455, 0.0);
+  const double v1490 = md_sel_finite(v1483, v1458, 0.0);
+  const double v1491 = md_sel_finite(v1483, v1461, 0.0);
+  const double v1492 = md_sel_finite(v1483, v1464, 0.0);
+  const double v1493 = md_sel_finite(v1483, v1467, 0.0);
+  const double v1494 = md_sel_finite(v1483, v1470, 0.0);
+  const double v1495 = md_sel_finite(v1483, v1473, 0.0);
+  const double v1496 = md_sel_finite(v1483, v1476, 0.0);
+  const double v1497 = md_sel_finite(v1483, v1479, 0.0);
+  const double v1498 = md_sel_finite(v1483, v1481, 0.0);
+  return md16{{v1483, v1484, v1485, v1486, v1487, v1488, v1489, v1490, v1491, v1492, v1493, v1494, v1495, v1496, v1497, v1498}};
 }
 
 // md16_mulf64 returns x * f for a float64 f.
@@ -16142,7 +16232,7 @@ MD_HD md16 md16_sqr(md16 x) {
 }
 
 // md16_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 7872 flops (7601 add/sub, 137 mul, 134 fma, 0 div/sqrt), 1322 selections.
+// Cost: 7917 flops (7646 add/sub, 137 mul, 134 fma, 0 div/sqrt), 1322 selections.
 MD_HD md16 md16_madd(md16 acc, md16 x, md16 y) {
   const md16 v48 = md16_mul(x, y);
   const md16 v65 = md16_add(acc, md16{{v48.v[0], v48.v[1], v48.v[2], v48.v[3], v48.v[4], v48.v[5], v48.v[6], v48.v[7], v48.v[8], v48.v[9], v48.v[10], v48.v[11], v48.v[12], v48.v[13], v48.v[14], v48.v[15]}});
@@ -16150,7 +16240,7 @@ MD_HD md16 md16_madd(md16 acc, md16 x, md16 y) {
 }
 
 // md16_div returns x / y.
-// Cost: 20747 flops (20166 add/sub, 323 mul, 240 fma, 18 div/sqrt), 21024 selections.
+// Cost: 21557 flops (20976 add/sub, 323 mul, 240 fma, 18 div/sqrt), 21024 selections.
 MD_HD md16 md16_div(md16 x, md16 y) {
   const double v32 = md_div(x.v[0], y.v[0]);
   const double v34 = fabs(y.v[0]);
@@ -16917,43 +17007,133 @@ MD_HD md16 md16_div(md16 x, md16 y) {
   const double v1297 = md_add(v1296, v1254);
   const double v1298 = md_sub(v1297, v1296);
   const double v1299 = md_sub(v1254, v1298);
-  const double v1300 = md_sel_finite(v95, v1255, v32);
-  const double v1301 = md_sel_finite(v95, v1258, 0.0);
-  const double v1302 = md_sel_finite(v95, v1261, 0.0);
-  const double v1303 = md_sel_finite(v95, v1264, 0.0);
-  const double v1304 = md_sel_finite(v95, v1267, 0.0);
-  const double v1305 = md_sel_finite(v95, v1270, 0.0);
-  const double v1306 = md_sel_finite(v95, v1273, 0.0);
-  const double v1307 = md_sel_finite(v95, v1276, 0.0);
-  const double v1308 = md_sel_finite(v95, v1279, 0.0);
-  const double v1309 = md_sel_finite(v95, v1282, 0.0);
-  const double v1310 = md_sel_finite(v95, v1285, 0.0);
-  const double v1311 = md_sel_finite(v95, v1288, 0.0);
-  const double v1312 = md_sel_finite(v95, v1291, 0.0);
-  const double v1313 = md_sel_finite(v95, v1294, 0.0);
-  const double v1314 = md_sel_finite(v95, v1297, 0.0);
-  const double v1315 = md_sel_finite(v95, v1299, 0.0);
-  const double v1316 = md_sel_finite(v32, v1300, v32);
-  const double v1317 = md_sel_finite(v1316, v1301, 0.0);
-  const double v1318 = md_sel_finite(v1316, v1302, 0.0);
-  const double v1319 = md_sel_finite(v1316, v1303, 0.0);
-  const double v1320 = md_sel_finite(v1316, v1304, 0.0);
-  const double v1321 = md_sel_finite(v1316, v1305, 0.0);
-  const double v1322 = md_sel_finite(v1316, v1306, 0.0);
-  const double v1323 = md_sel_finite(v1316, v1307, 0.0);
-  const double v1324 = md_sel_finite(v1316, v1308, 0.0);
-  const double v1325 = md_sel_finite(v1316, v1309, 0.0);
-  const double v1326 = md_sel_finite(v1316, v1310, 0.0);
-  const double v1327 = md_sel_finite(v1316, v1311, 0.0);
-  const double v1328 = md_sel_finite(v1316, v1312, 0.0);
-  const double v1329 = md_sel_finite(v1316, v1313, 0.0);
-  const double v1330 = md_sel_finite(v1316, v1314, 0.0);
-  const double v1331 = md_sel_finite(v1316, v1315, 0.0);
-  return md16{{v1316, v1317, v1318, v1319, v1320, v1321, v1322, v1323, v1324, v1325, v1326, v1327, v1328, v1329, v1330, v1331}};
+  const double v1300 = md_add(v1255, v1258);
+  const double v1301 = md_sub(v1300, v1255);
+  const double v1302 = md_sub(v1258, v1301);
+  const double v1303 = md_add(v1302, v1261);
+  const double v1304 = md_sub(v1303, v1302);
+  const double v1305 = md_sub(v1261, v1304);
+  const double v1306 = md_add(v1305, v1264);
+  const double v1307 = md_sub(v1306, v1305);
+  const double v1308 = md_sub(v1264, v1307);
+  const double v1309 = md_add(v1308, v1267);
+  const double v1310 = md_sub(v1309, v1308);
+  const double v1311 = md_sub(v1267, v1310);
+  const double v1312 = md_add(v1311, v1270);
+  const double v1313 = md_sub(v1312, v1311);
+  const double v1314 = md_sub(v1270, v1313);
+  const double v1315 = md_add(v1314, v1273);
+  const double v1316 = md_sub(v1315, v1314);
+  const double v1317 = md_sub(v1273, v1316);
+  const double v1318 = md_add(v1317, v1276);
+  const double v1319 = md_sub(v1318, v1317);
+  const double v1320 = md_sub(v1276, v1319);
+  const double v1321 = md_add(v1320, v1279);
+  const double v1322 = md_sub(v1321, v1320);
+  const double v1323 = md_sub(v1279, v1322);
+  const double v1324 = md_add(v1323, v1282);
+  const double v1325 = md_sub(v1324, v1323);
+  const double v1326 = md_sub(v1282, v1325);
+  const double v1327 = md_add(v1326, v1285);
+  const double v1328 = md_sub(v1327, v1326);
+  const double v1329 = md_sub(v1285, v1328);
+  const double v1330 = md_add(v1329, v1288);
+  const double v1331 = md_sub(v1330, v1329);
+  const double v1332 = md_sub(v1288, v1331);
+  const double v1333 = md_add(v1332, v1291);
+  const double v1334 = md_sub(v1333, v1332);
+  const double v1335 = md_sub(v1291, v1334);
+  const double v1336 = md_add(v1335, v1294);
+  const double v1337 = md_sub(v1336, v1335);
+  const double v1338 = md_sub(v1294, v1337);
+  const double v1339 = md_add(v1338, v1297);
+  const double v1340 = md_sub(v1339, v1338);
+  const double v1341 = md_sub(v1297, v1340);
+  const double v1342 = md_add(v1341, v1299);
+  const double v1343 = md_sub(v1342, v1341);
+  const double v1344 = md_sub(v1299, v1343);
+  const double v1345 = md_add(v1300, v1303);
+  const double v1346 = md_sub(v1345, v1300);
+  const double v1347 = md_sub(v1303, v1346);
+  const double v1348 = md_add(v1347, v1306);
+  const double v1349 = md_sub(v1348, v1347);
+  const double v1350 = md_sub(v1306, v1349);
+  const double v1351 = md_add(v1350, v1309);
+  const double v1352 = md_sub(v1351, v1350);
+  const double v1353 = md_sub(v1309, v1352);
+  const double v1354 = md_add(v1353, v1312);
+  const double v1355 = md_sub(v1354, v1353);
+  const double v1356 = md_sub(v1312, v1355);
+  const double v1357 = md_add(v1356, v1315);
+  const double v1358 = md_sub(v1357, v1356);
+  const double v1359 = md_sub(v1315, v1358);
+  const double v1360 = md_add(v1359, v1318);
+  const double v1361 = md_sub(v1360, v1359);
+  const double v1362 = md_sub(v1318, v1361);
+  const double v1363 = md_add(v1362, v1321);
+  const double v1364 = md_sub(v1363, v1362);
+  const double v1365 = md_sub(v1321, v1364);
+  const double v1366 = md_add(v1365, v1324);
+  const double v1367 = md_sub(v1366, v1365);
+  const double v1368 = md_sub(v1324, v1367);
+  const double v1369 = md_add(v1368, v1327);
+  const double v1370 = md_sub(v1369, v1368);
+  const double v1371 = md_sub(v1327, v1370);
+  const double v1372 = md_add(v1371, v1330);
+  const double v1373 = md_sub(v1372, v1371);
+  const double v1374 = md_sub(v1330, v1373);
+  const double v1375 = md_add(v1374, v1333);
+  const double v1376 = md_sub(v1375, v1374);
+  const double v1377 = md_sub(v1333, v1376);
+  const double v1378 = md_add(v1377, v1336);
+  const double v1379 = md_sub(v1378, v1377);
+  const double v1380 = md_sub(v1336, v1379);
+  const double v1381 = md_add(v1380, v1339);
+  const double v1382 = md_sub(v1381, v1380);
+  const double v1383 = md_sub(v1339, v1382);
+  const double v1384 = md_add(v1383, v1342);
+  const double v1385 = md_sub(v1384, v1383);
+  const double v1386 = md_sub(v1342, v1385);
+  const double v1387 = md_add(v1386, v1344);
+  const double v1388 = md_sub(v1387, v1386);
+  const double v1389 = md_sub(v1344, v1388);
+  const double v1390 = md_sel_finite(v95, v1345, v32);
+  const double v1391 = md_sel_finite(v95, v1348, 0.0);
+  const double v1392 = md_sel_finite(v95, v1351, 0.0);
+  const double v1393 = md_sel_finite(v95, v1354, 0.0);
+  const double v1394 = md_sel_finite(v95, v1357, 0.0);
+  const double v1395 = md_sel_finite(v95, v1360, 0.0);
+  const double v1396 = md_sel_finite(v95, v1363, 0.0);
+  const double v1397 = md_sel_finite(v95, v1366, 0.0);
+  const double v1398 = md_sel_finite(v95, v1369, 0.0);
+  const double v1399 = md_sel_finite(v95, v1372, 0.0);
+  const double v1400 = md_sel_finite(v95, v1375, 0.0);
+  const double v1401 = md_sel_finite(v95, v1378, 0.0);
+  const double v1402 = md_sel_finite(v95, v1381, 0.0);
+  const double v1403 = md_sel_finite(v95, v1384, 0.0);
+  const double v1404 = md_sel_finite(v95, v1387, 0.0);
+  const double v1405 = md_sel_finite(v95, v1389, 0.0);
+  const double v1406 = md_sel_finite(v32, v1390, v32);
+  const double v1407 = md_sel_finite(v1406, v1391, 0.0);
+  const double v1408 = md_sel_finite(v1406, v1392, 0.0);
+  const double v1409 = md_sel_finite(v1406, v1393, 0.0);
+  const double v1410 = md_sel_finite(v1406, v1394, 0.0);
+  const double v1411 = md_sel_finite(v1406, v1395, 0.0);
+  const double v1412 = md_sel_finite(v1406, v1396, 0.0);
+  const double v1413 = md_sel_finite(v1406, v1397, 0.0);
+  const double v1414 = md_sel_finite(v1406, v1398, 0.0);
+  const double v1415 = md_sel_finite(v1406, v1399, 0.0);
+  const double v1416 = md_sel_finite(v1406, v1400, 0.0);
+  const double v1417 = md_sel_finite(v1406, v1401, 0.0);
+  const double v1418 = md_sel_finite(v1406, v1402, 0.0);
+  const double v1419 = md_sel_finite(v1406, v1403, 0.0);
+  const double v1420 = md_sel_finite(v1406, v1404, 0.0);
+  const double v1421 = md_sel_finite(v1406, v1405, 0.0);
+  return md16{{v1406, v1407, v1408, v1409, v1410, v1411, v1412, v1413, v1414, v1415, v1416, v1417, v1418, v1419, v1420, v1421}};
 }
 
 // md16_sqrt returns the square root of x.
-// Cost: 106184 flops (101775 add/sub, 2543 mul, 1864 fma, 2 div/sqrt), 15260 selections.
+// Cost: 106634 flops (102225 add/sub, 2543 mul, 1864 fma, 2 div/sqrt), 15260 selections.
 MD_HD md16 md16_sqrt(md16 x) {
   const double v16 = md_sqrt(x.v[0]);
   const double v19 = md_mul(v16, 4.503599627370497e+15);
@@ -17157,7 +17337,7 @@ MD_HD md16 md16_sqrt(md16 x) {
 }
 
 // cmd16_add returns a + b.
-// Cost: 830 flops (830 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
+// Cost: 920 flops (920 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
 MD_HD cmd16 cmd16_add(cmd16 a, cmd16 b) {
   const md16 v64 = md16_add(a.re, b.re);
   const md16 v81 = md16_add(a.im, b.im);
@@ -17165,7 +17345,7 @@ MD_HD cmd16 cmd16_add(cmd16 a, cmd16 b) {
 }
 
 // cmd16_sub returns a - b.
-// Cost: 830 flops (830 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
+// Cost: 920 flops (920 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
 MD_HD cmd16 cmd16_sub(cmd16 a, cmd16 b) {
   const md16 v64 = md16_sub(a.re, b.re);
   const md16 v81 = md16_sub(a.im, b.im);
@@ -17173,7 +17353,7 @@ MD_HD cmd16 cmd16_sub(cmd16 a, cmd16 b) {
 }
 
 // cmd16_mul returns a * b.
-// Cost: 30658 flops (29574 add/sub, 548 mul, 536 fma, 0 div/sqrt), 3308 selections.
+// Cost: 30748 flops (29664 add/sub, 548 mul, 536 fma, 0 div/sqrt), 3308 selections.
 MD_HD cmd16 cmd16_mul(cmd16 a, cmd16 b) {
   const md16 v64 = md16_mul(a.re, b.re);
   const md16 v81 = md16_mul(a.im, b.im);
@@ -17185,7 +17365,7 @@ MD_HD cmd16 cmd16_mul(cmd16 a, cmd16 b) {
 }
 
 // cmd16_madd returns acc + x*y (two real MulAdds per part).
-// Cost: 31488 flops (30404 add/sub, 548 mul, 536 fma, 0 div/sqrt), 5288 selections.
+// Cost: 31668 flops (30584 add/sub, 548 mul, 536 fma, 0 div/sqrt), 5288 selections.
 MD_HD cmd16 cmd16_madd(cmd16 acc, cmd16 x, cmd16 y) {
   const md16 v112 = md16_madd(acc.re, x.re, y.re);
   const md16 v129 = md16_madd(md16{{v112.v[0], v112.v[1], v112.v[2], v112.v[3], v112.v[4], v112.v[5], v112.v[6], v112.v[7], v112.v[8], v112.v[9], v112.v[10], v112.v[11], v112.v[12], v112.v[13], v112.v[14], v112.v[15]}}, md16{{(-x.im.v[0]), (-x.im.v[1]), (-x.im.v[2]), (-x.im.v[3]), (-x.im.v[4]), (-x.im.v[5]), (-x.im.v[6]), (-x.im.v[7]), (-x.im.v[8]), (-x.im.v[9]), (-x.im.v[10]), (-x.im.v[11]), (-x.im.v[12]), (-x.im.v[13]), (-x.im.v[14]), (-x.im.v[15])}}, y.im);
@@ -17195,7 +17375,7 @@ MD_HD cmd16 cmd16_madd(cmd16 acc, cmd16 x, cmd16 y) {
 }
 
 // cmd16_div returns a / b.
-// Cost: 80656 flops (77735 add/sub, 1712 mul, 1172 fma, 37 div/sqrt), 47012 selections.
+// Cost: 82411 flops (79490 add/sub, 1712 mul, 1172 fma, 37 div/sqrt), 47012 selections.
 MD_HD cmd16 cmd16_div(cmd16 a, cmd16 b) {
   const double v64 = fabs(b.im.v[0]);
   const double v65 = fabs(b.re.v[0]);
@@ -17353,7 +17533,7 @@ MD_HD cmd16 cmd16_div(cmd16 a, cmd16 b) {
 }
 
 // cmd16_abs returns |a|.
-// Cost: 114687 flops (109651 add/sub, 3013 mul, 2020 fma, 3 div/sqrt), 16937 selections.
+// Cost: 115182 flops (110146 add/sub, 3013 mul, 2020 fma, 3 div/sqrt), 16937 selections.
 MD_HD md16 cmd16_abs(cmd16 a) {
   const double v32 = fabs(a.im.v[0]);
   const double v33 = fabs(a.re.v[0]);

@@ -1172,7 +1172,7 @@ MD_HD md5 md5_madd(md5 acc, md5 x, md5 y) {
 }
 
 // md5_div returns x / y.
-// Cost: 1176 flops (1101 add/sub, 48 mul, 20 fma, 7 div/sqrt), 860 selections.
+// Cost: 1188 flops (1113 add/sub, 48 mul, 20 fma, 7 div/sqrt), 860 selections.
 MD_HD md5 md5_div(md5 x, md5 y) {
   const double v10 = md_div(x.v[0], y.v[0]);
   const double v12 = fabs(y.v[0]);
@@ -1332,17 +1332,29 @@ MD_HD md5 md5_div(md5 x, md5 y) {
   const double v217 = md_add(v216, v207);
   const double v218 = md_sub(v217, v216);
   const double v219 = md_sub(v207, v218);
-  const double v220 = md_sel_finite(v40, v208, v10);
-  const double v221 = md_sel_finite(v40, v211, 0.0);
-  const double v222 = md_sel_finite(v40, v214, 0.0);
-  const double v223 = md_sel_finite(v40, v217, 0.0);
-  const double v224 = md_sel_finite(v40, v219, 0.0);
-  const double v225 = md_sel_finite(v10, v220, v10);
-  const double v226 = md_sel_finite(v225, v221, 0.0);
-  const double v227 = md_sel_finite(v225, v222, 0.0);
-  const double v228 = md_sel_finite(v225, v223, 0.0);
-  const double v229 = md_sel_finite(v225, v224, 0.0);
-  return md5{{v225, v226, v227, v228, v229}};
+  const double v220 = md_add(v208, v211);
+  const double v221 = md_sub(v220, v208);
+  const double v222 = md_sub(v211, v221);
+  const double v223 = md_add(v222, v214);
+  const double v224 = md_sub(v223, v222);
+  const double v225 = md_sub(v214, v224);
+  const double v226 = md_add(v225, v217);
+  const double v227 = md_sub(v226, v225);
+  const double v228 = md_sub(v217, v227);
+  const double v229 = md_add(v228, v219);
+  const double v230 = md_sub(v229, v228);
+  const double v231 = md_sub(v219, v230);
+  const double v232 = md_sel_finite(v40, v220, v10);
+  const double v233 = md_sel_finite(v40, v223, 0.0);
+  const double v234 = md_sel_finite(v40, v226, 0.0);
+  const double v235 = md_sel_finite(v40, v229, 0.0);
+  const double v236 = md_sel_finite(v40, v231, 0.0);
+  const double v237 = md_sel_finite(v10, v232, v10);
+  const double v238 = md_sel_finite(v237, v233, 0.0);
+  const double v239 = md_sel_finite(v237, v234, 0.0);
+  const double v240 = md_sel_finite(v237, v235, 0.0);
+  const double v241 = md_sel_finite(v237, v236, 0.0);
+  return md5{{v237, v238, v239, v240, v241}};
 }
 
 // md5_sqrt returns the square root of x.
@@ -1468,7 +1480,7 @@ MD_HD cmd5 cmd5_madd(cmd5 acc, cmd5 x, cmd5 y) {
 }
 
 // cmd5_div returns a / b.
-// Cost: 3993 flops (3624 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
+// Cost: 4017 flops (3648 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
 MD_HD cmd5 cmd5_div(cmd5 a, cmd5 b) {
   const double v20 = fabs(b.im.v[0]);
   const double v21 = fabs(b.re.v[0]);

@@ -3063,7 +3063,7 @@ MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
 }
 
 // md8_div returns x / y.
-// Cost: 3630 flops (3465 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
+// Cost: 3651 flops (3486 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
 MD_HD md8 md8_div(md8 x, md8 y) {
   const double v16 = md_div(x.v[0], y.v[0]);
   const double v18 = fabs(y.v[0]);
@@ -3361,23 +3361,44 @@ MD_HD md8 md8_div(md8 x, md8 y) {
   const double v436 = md_add(v435, v417);
   const double v437 = md_sub(v436, v435);
   const double v438 = md_sub(v417, v437);
-  const double v439 = md_sel_finite(v55, v418, v16);
-  const double v440 = md_sel_finite(v55, v421, 0.0);
-  const double v441 = md_sel_finite(v55, v424, 0.0);
-  const double v442 = md_sel_finite(v55, v427, 0.0);
-  const double v443 = md_sel_finite(v55, v430, 0.0);
-  const double v444 = md_sel_finite(v55, v433, 0.0);
-  const double v445 = md_sel_finite(v55, v436, 0.0);
-  const double v446 = md_sel_finite(v55, v438, 0.0);
-  const double v447 = md_sel_finite(v16, v439, v16);
-  const double v448 = md_sel_finite(v447, v440, 0.0);
-  const double v449 = md_sel_finite(v447, v441, 0.0);
-  const double v450 = md_sel_finite(v447, v442, 0.0);
-  const double v451 = md_sel_finite(v447, v443, 0.0);
-  const double v452 = md_sel_finite(v447, v444, 0.0);
-  const double v453 = md_sel_finite(v447, v445, 0.0);
-  const double v454 = md_sel_finite(v447, v446, 0.0);
-  return md8{{v447, v448, v449, v450, v451, v452, v453, v454}};
+  const double v439 = md_add(v418, v421);
+  const double v440 = md_sub(v439, v418);
+  const double v441 = md_sub(v421, v440);
+  const double v442 = md_add(v441, v424);
+  const double v443 = md_sub(v442, v441);
+  const double v444 = md_sub(v424, v443);
+  const double v445 = md_add(v444, v427);
+  const double v446 = md_sub(v445, v444);
+  const double v447 = md_sub(v427, v446);
+  const double v448 = md_add(v447, v430);
+  const double v449 = md_sub(v448, v447);
+  const double v450 = md_sub(v430, v449);
+  const double v451 = md_add(v450, v433);
+  const double v452 = md_sub(v451, v450);
+  const double v453 = md_sub(v433, v452);
+  const double v454 = md_add(v453, v436);
+  const double v455 = md_sub(v454, v453);
+  const double v456 = md_sub(v436, v455);
+  const double v457 = md_add(v456, v438);
+  const double v458 = md_sub(v457, v456);
+  const double v459 = md_sub(v438, v458);
+  const double v460 = md_sel_finite(v55, v439, v16);
+  const double v461 = md_sel_finite(v55, v442, 0.0);
+  const double v462 = md_sel_finite(v55, v445, 0.0);
+  const double v463 = md_sel_finite(v55, v448, 0.0);
+  const double v464 = md_sel_finite(v55, v451, 0.0);
+  const double v465 = md_sel_finite(v55, v454, 0.0);
+  const double v466 = md_sel_finite(v55, v457, 0.0);
+  const double v467 = md_sel_finite(v55, v459, 0.0);
+  const double v468 = md_sel_finite(v16, v460, v16);
+  const double v469 = md_sel_finite(v468, v461, 0.0);
+  const double v470 = md_sel_finite(v468, v462, 0.0);
+  const double v471 = md_sel_finite(v468, v463, 0.0);
+  const double v472 = md_sel_finite(v468, v464, 0.0);
+  const double v473 = md_sel_finite(v468, v465, 0.0);
+  const double v474 = md_sel_finite(v468, v466, 0.0);
+  const double v475 = md_sel_finite(v468, v467, 0.0);
+  return md8{{v468, v469, v470, v471, v472, v473, v474, v475}};
 }
 
 // md8_sqrt returns the square root of x.
@@ -3538,7 +3559,7 @@ MD_HD cmd8 cmd8_madd(cmd8 acc, cmd8 x, cmd8 y) {
 }
 
 // cmd8_div returns a / b.
-// Cost: 12630 flops (11805 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
+// Cost: 12672 flops (11847 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
 MD_HD cmd8 cmd8_div(cmd8 a, cmd8 b) {
   const double v32 = fabs(b.im.v[0]);
   const double v33 = fabs(b.re.v[0]);

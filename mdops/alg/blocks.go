@@ -281,30 +281,39 @@ func (b *Builder) suffixMaxKeys(terms []Value) []Value {
 	return keys
 }
 
-// Tidy sweeps after the renormalization of each operation for N >= 5, the
-// fewest that leave no unnormalized result in the normalization sweep
-// (TestNormalizationSweep with MDGEN_SWEEP=1e6: 10^6 cases per operation
-// at N = 5, 8, 10, 16, sparse operands and ties included). One sweep is
-// not enough because a sweep's later FastTwoSum can move limb k+1 of a
-// pair it already tidied onto or past half an ulp of limb k: that needs
-// limb k+1 within a few of its ulps of that boundary, which sparse
-// operands (limbs at exact half ulps) produce in chains: add merged 2N
-// terms (two sweeps left 1 in 10^4..10^5 sparse results broken at N >= 8),
-// mul's level sums (one left as many), div's quotient digits, each about
-// half an ulp of the one before with alternating signs for a divisor
-// y0 + ulp(y0)/2 (one sweep left 1 in 10^3 at N = 16, where the breaks
-// took up to three more sweeps to clear).
-const (
-	addTidyPasses = 3
-	mulTidyPasses = 2
-)
+// Tidy sweeps after the renormalization of each operation for N >= 5. One
+// sweep is not enough because a sweep's later FastTwoSum can move limb k+1
+// of a pair it already tidied onto or past half an ulp of limb k: that
+// needs limb k+1 within a few of its ulps of that boundary, which sparse
+// operands (limbs at exact half ulps) produce in chains. Measured with
+// TestNormalizationSweep (MDGEN_SWEEP=1e6: 10^6 cases per operation at
+// N = 5, 8, 10, 16): with 2 sweeps after add, 1 after mul and div, about 1
+// sparse result in 10^4 was broken at N >= 8; with 3 after add, 2 after mul
+// and 2 + N/8 after div, 6 in 4.8 * 10^7 (madd = add at N = 16, div at
+// N = 10 and 16, cdiv), each cleared by one or two more sweeps; with the
+// counts below, none. Div's quotient digits for a divisor y0 + ulp(y0)/2
+// are each about half an ulp of the one before with alternating signs: the
+// longest chains. This is measured, not proven: no fixed number of sweeps
+// is known to normalize every ulp-nonoverlapping input.
+const mulTidyPasses = 2
+
+// addTidyPasses is the number of tidy sweeps after add's renormalization of
+// the 2N merged limbs: 3 up to N = 10, 4 above (3 left 2 broken results in
+// 10^6 madds at N = 16; at N = 5 a fourth would also cost more flops than
+// CAMPARY's addition, 122).
+func addTidyPasses(n int) int {
+	if n <= 10 {
+		return 3
+	}
+	return 4
+}
 
 // divTidyPasses is the number of tidy sweeps after div's renormalization of
 // its N+1 quotient digits: one for N <= 4 (unchanged; no break measured), and
-// 2 + N/8 above (2 at N = 5, 3 at N = 8, 10, 4 at N = 16).
+// 2 + N/4 above (3 at N = 5, 4 at N = 8, 10, 6 at N = 16).
 func divTidyPasses(n int) int {
 	if n <= 4 {
 		return 1
 	}
-	return 2 + n/8
+	return 2 + n/4
 }

@@ -127,7 +127,7 @@ func buildAdd(n int, op string, negate bool) *Program {
 		// CAMPARY's certified addition made branch-free: merge the limbs
 		// of x and y by magnitude, then renormalize the 2N terms.
 		terms := b.mergeByMagnitude(x, y)
-		r, lead = b.renormalize(terms, n, addTidyPasses), b.Add(x[0], y[0])
+		r, lead = b.renormalize(terms, n, addTidyPasses(n)), b.Add(x[0], y[0])
 	}
 	return b.Finish(b.specials(lead, r))
 }
