@@ -63,7 +63,7 @@ func (r *sweepResult) merge(o sweepResult) {
 // subnormal lower limbs, near overflow), counting the results that are not
 // normalized (alg.IsNormalized) and the worst accuracy in bits against
 // math/big. It fails on any unnormalized result. MDGEN_SWEEP=1e6 runs the
-// million-case sweep (about 25 minutes on two cores); CI runs 200 cases per
+// million-case sweep (about 18 minutes on two cores); CI runs 200 cases per
 // operation and N (-short), go test without -short 2000.
 func TestNormalizationSweep(t *testing.T) {
 	count := sweepCases(t)
