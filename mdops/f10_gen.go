@@ -59,7 +59,7 @@ func f10abs(x f10l) f10l {
 }
 
 // Add returns x + y.
-// Cost: 226 flops (226 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
+// Cost: 253 flops (253 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
 func (x F10) Add(y F10) (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = f10add(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
 	return
@@ -700,22 +700,49 @@ func f10add(x f10l, y f10l) f10l {
 	v651 := v650 + v626
 	v652 := v651 - v650
 	v653 := v626 - v652
-	v654 := x.l0 + y.l0
-	v655 := selFinite(v654, v627, v654)
-	v656 := selFinite(v655, v630, 0.0)
-	v657 := selFinite(v655, v633, 0.0)
-	v658 := selFinite(v655, v636, 0.0)
-	v659 := selFinite(v655, v639, 0.0)
-	v660 := selFinite(v655, v642, 0.0)
-	v661 := selFinite(v655, v645, 0.0)
-	v662 := selFinite(v655, v648, 0.0)
-	v663 := selFinite(v655, v651, 0.0)
-	v664 := selFinite(v655, v653, 0.0)
-	return f10l{v655, v656, v657, v658, v659, v660, v661, v662, v663, v664}
+	v654 := v627 + v630
+	v655 := v654 - v627
+	v656 := v630 - v655
+	v657 := v656 + v633
+	v658 := v657 - v656
+	v659 := v633 - v658
+	v660 := v659 + v636
+	v661 := v660 - v659
+	v662 := v636 - v661
+	v663 := v662 + v639
+	v664 := v663 - v662
+	v665 := v639 - v664
+	v666 := v665 + v642
+	v667 := v666 - v665
+	v668 := v642 - v667
+	v669 := v668 + v645
+	v670 := v669 - v668
+	v671 := v645 - v670
+	v672 := v671 + v648
+	v673 := v672 - v671
+	v674 := v648 - v673
+	v675 := v674 + v651
+	v676 := v675 - v674
+	v677 := v651 - v676
+	v678 := v677 + v653
+	v679 := v678 - v677
+	v680 := v653 - v679
+	v681 := x.l0 + y.l0
+	v682 := selFinite(v681, v654, v681)
+	v683 := selFinite(v682, v657, 0.0)
+	v684 := selFinite(v682, v660, 0.0)
+	v685 := selFinite(v682, v663, 0.0)
+	v686 := selFinite(v682, v666, 0.0)
+	v687 := selFinite(v682, v669, 0.0)
+	v688 := selFinite(v682, v672, 0.0)
+	v689 := selFinite(v682, v675, 0.0)
+	v690 := selFinite(v682, v678, 0.0)
+	v691 := selFinite(v682, v680, 0.0)
+	return f10l{v682, v683, v684, v685, v686, v687, v688, v689, v690, v691}
 }
 
 // Sub returns x - y.
-// Cost: 226 flops (226 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
+// Cost: 253 flops (253 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
 func (x F10) Sub(y F10) (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = f10sub(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
 	return
@@ -1356,18 +1383,45 @@ func f10sub(x f10l, y f10l) f10l {
 	v661 := v660 + v636
 	v662 := v661 - v660
 	v663 := v636 - v662
-	v664 := x.l0 + (-y.l0)
-	v665 := selFinite(v664, v637, v664)
-	v666 := selFinite(v665, v640, 0.0)
-	v667 := selFinite(v665, v643, 0.0)
-	v668 := selFinite(v665, v646, 0.0)
-	v669 := selFinite(v665, v649, 0.0)
-	v670 := selFinite(v665, v652, 0.0)
-	v671 := selFinite(v665, v655, 0.0)
-	v672 := selFinite(v665, v658, 0.0)
-	v673 := selFinite(v665, v661, 0.0)
-	v674 := selFinite(v665, v663, 0.0)
-	return f10l{v665, v666, v667, v668, v669, v670, v671, v672, v673, v674}
+	v664 := v637 + v640
+	v665 := v664 - v637
+	v666 := v640 - v665
+	v667 := v666 + v643
+	v668 := v667 - v666
+	v669 := v643 - v668
+	v670 := v669 + v646
+	v671 := v670 - v669
+	v672 := v646 - v671
+	v673 := v672 + v649
+	v674 := v673 - v672
+	v675 := v649 - v674
+	v676 := v675 + v652
+	v677 := v676 - v675
+	v678 := v652 - v677
+	v679 := v678 + v655
+	v680 := v679 - v678
+	v681 := v655 - v680
+	v682 := v681 + v658
+	v683 := v682 - v681
+	v684 := v658 - v683
+	v685 := v684 + v661
+	v686 := v685 - v684
+	v687 := v661 - v686
+	v688 := v687 + v663
+	v689 := v688 - v687
+	v690 := v663 - v689
+	v691 := x.l0 + (-y.l0)
+	v692 := selFinite(v691, v664, v691)
+	v693 := selFinite(v692, v667, 0.0)
+	v694 := selFinite(v692, v670, 0.0)
+	v695 := selFinite(v692, v673, 0.0)
+	v696 := selFinite(v692, v676, 0.0)
+	v697 := selFinite(v692, v679, 0.0)
+	v698 := selFinite(v692, v682, 0.0)
+	v699 := selFinite(v692, v685, 0.0)
+	v700 := selFinite(v692, v688, 0.0)
+	v701 := selFinite(v692, v690, 0.0)
+	return f10l{v692, v693, v694, v695, v696, v697, v698, v699, v700, v701}
 }
 
 // MulFloat64 returns x * f for a float64 f.
@@ -1863,7 +1917,7 @@ func f10mulf64(x f10l, f float64) f10l {
 }
 
 // Mul returns x * y.
-// Cost: 1748 flops (1639 add/sub, 56 mul, 53 fma, 0 div/sqrt), 146 selections.
+// Cost: 1775 flops (1666 add/sub, 56 mul, 53 fma, 0 div/sqrt), 146 selections.
 func (x F10) Mul(y F10) (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = f10mul(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
 	return
@@ -3755,21 +3809,48 @@ func f10mul(x f10l, y f10l) f10l {
 	v1947 := v1946 + v1905
 	v1948 := v1947 - v1946
 	v1949 := v1905 - v1948
-	v1950 := selFinite(v20, v1923, v20)
-	v1951 := selFinite(v1950, v1926, 0.0)
-	v1952 := selFinite(v1950, v1929, 0.0)
-	v1953 := selFinite(v1950, v1932, 0.0)
-	v1954 := selFinite(v1950, v1935, 0.0)
-	v1955 := selFinite(v1950, v1938, 0.0)
-	v1956 := selFinite(v1950, v1941, 0.0)
-	v1957 := selFinite(v1950, v1944, 0.0)
-	v1958 := selFinite(v1950, v1947, 0.0)
-	v1959 := selFinite(v1950, v1949, 0.0)
-	return f10l{v1950, v1951, v1952, v1953, v1954, v1955, v1956, v1957, v1958, v1959}
+	v1950 := v1923 + v1926
+	v1951 := v1950 - v1923
+	v1952 := v1926 - v1951
+	v1953 := v1952 + v1929
+	v1954 := v1953 - v1952
+	v1955 := v1929 - v1954
+	v1956 := v1955 + v1932
+	v1957 := v1956 - v1955
+	v1958 := v1932 - v1957
+	v1959 := v1958 + v1935
+	v1960 := v1959 - v1958
+	v1961 := v1935 - v1960
+	v1962 := v1961 + v1938
+	v1963 := v1962 - v1961
+	v1964 := v1938 - v1963
+	v1965 := v1964 + v1941
+	v1966 := v1965 - v1964
+	v1967 := v1941 - v1966
+	v1968 := v1967 + v1944
+	v1969 := v1968 - v1967
+	v1970 := v1944 - v1969
+	v1971 := v1970 + v1947
+	v1972 := v1971 - v1970
+	v1973 := v1947 - v1972
+	v1974 := v1973 + v1949
+	v1975 := v1974 - v1973
+	v1976 := v1949 - v1975
+	v1977 := selFinite(v20, v1950, v20)
+	v1978 := selFinite(v1977, v1953, 0.0)
+	v1979 := selFinite(v1977, v1956, 0.0)
+	v1980 := selFinite(v1977, v1959, 0.0)
+	v1981 := selFinite(v1977, v1962, 0.0)
+	v1982 := selFinite(v1977, v1965, 0.0)
+	v1983 := selFinite(v1977, v1968, 0.0)
+	v1984 := selFinite(v1977, v1971, 0.0)
+	v1985 := selFinite(v1977, v1974, 0.0)
+	v1986 := selFinite(v1977, v1976, 0.0)
+	return f10l{v1977, v1978, v1979, v1980, v1981, v1982, v1983, v1984, v1985, v1986}
 }
 
 // Sqr returns x * x.
-// Cost: 983 flops (874 add/sub, 76 mul, 33 fma, 0 div/sqrt), 146 selections.
+// Cost: 1010 flops (901 add/sub, 76 mul, 33 fma, 0 div/sqrt), 146 selections.
 func (x F10) Sqr() (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = f10sqr(*(*f10l)(unsafe.Pointer(&x)))
 	return
@@ -4896,21 +4977,48 @@ func f10sqr(x f10l) f10l {
 	v1153 := v1152 + v1111
 	v1154 := v1153 - v1152
 	v1155 := v1111 - v1154
-	v1156 := selFinite(v11, v1129, v11)
-	v1157 := selFinite(v1156, v1132, 0.0)
-	v1158 := selFinite(v1156, v1135, 0.0)
-	v1159 := selFinite(v1156, v1138, 0.0)
-	v1160 := selFinite(v1156, v1141, 0.0)
-	v1161 := selFinite(v1156, v1144, 0.0)
-	v1162 := selFinite(v1156, v1147, 0.0)
-	v1163 := selFinite(v1156, v1150, 0.0)
-	v1164 := selFinite(v1156, v1153, 0.0)
-	v1165 := selFinite(v1156, v1155, 0.0)
-	return f10l{v1156, v1157, v1158, v1159, v1160, v1161, v1162, v1163, v1164, v1165}
+	v1156 := v1129 + v1132
+	v1157 := v1156 - v1129
+	v1158 := v1132 - v1157
+	v1159 := v1158 + v1135
+	v1160 := v1159 - v1158
+	v1161 := v1135 - v1160
+	v1162 := v1161 + v1138
+	v1163 := v1162 - v1161
+	v1164 := v1138 - v1163
+	v1165 := v1164 + v1141
+	v1166 := v1165 - v1164
+	v1167 := v1141 - v1166
+	v1168 := v1167 + v1144
+	v1169 := v1168 - v1167
+	v1170 := v1144 - v1169
+	v1171 := v1170 + v1147
+	v1172 := v1171 - v1170
+	v1173 := v1147 - v1172
+	v1174 := v1173 + v1150
+	v1175 := v1174 - v1173
+	v1176 := v1150 - v1175
+	v1177 := v1176 + v1153
+	v1178 := v1177 - v1176
+	v1179 := v1153 - v1178
+	v1180 := v1179 + v1155
+	v1181 := v1180 - v1179
+	v1182 := v1155 - v1181
+	v1183 := selFinite(v11, v1156, v11)
+	v1184 := selFinite(v1183, v1159, 0.0)
+	v1185 := selFinite(v1183, v1162, 0.0)
+	v1186 := selFinite(v1183, v1165, 0.0)
+	v1187 := selFinite(v1183, v1168, 0.0)
+	v1188 := selFinite(v1183, v1171, 0.0)
+	v1189 := selFinite(v1183, v1174, 0.0)
+	v1190 := selFinite(v1183, v1177, 0.0)
+	v1191 := selFinite(v1183, v1180, 0.0)
+	v1192 := selFinite(v1183, v1182, 0.0)
+	return f10l{v1183, v1184, v1185, v1186, v1187, v1188, v1189, v1190, v1191, v1192}
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 1974 flops (1865 add/sub, 56 mul, 53 fma, 0 div/sqrt), 564 selections.
+// Cost: 2028 flops (1919 add/sub, 56 mul, 53 fma, 0 div/sqrt), 564 selections.
 func (acc F10) MulAdd(x F10, y F10) (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = f10madd(*(*f10l)(unsafe.Pointer(&acc)), *(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
 	return
@@ -4924,7 +5032,7 @@ func f10madd(acc f10l, x f10l, y f10l) f10l {
 }
 
 // Div returns x / y.
-// Cost: 5954 flops (5709 add/sub, 143 mul, 90 fma, 12 div/sqrt), 5620 selections.
+// Cost: 6305 flops (6060 add/sub, 143 mul, 90 fma, 12 div/sqrt), 5620 selections.
 func (x F10) Div(y F10) (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = f10div(*(*f10l)(unsafe.Pointer(&x)), *(*f10l)(unsafe.Pointer(&y)))
 	return
@@ -5268,31 +5376,112 @@ func f10div(x f10l, y f10l) f10l {
 	v550 := v549 + v508
 	v551 := v550 - v549
 	v552 := v508 - v551
-	v553 := selFinite(v65, v526, v20)
-	v554 := selFinite(v65, v529, 0.0)
-	v555 := selFinite(v65, v532, 0.0)
-	v556 := selFinite(v65, v535, 0.0)
-	v557 := selFinite(v65, v538, 0.0)
-	v558 := selFinite(v65, v541, 0.0)
-	v559 := selFinite(v65, v544, 0.0)
-	v560 := selFinite(v65, v547, 0.0)
-	v561 := selFinite(v65, v550, 0.0)
-	v562 := selFinite(v65, v552, 0.0)
-	v563 := selFinite(v20, v553, v20)
-	v564 := selFinite(v563, v554, 0.0)
-	v565 := selFinite(v563, v555, 0.0)
-	v566 := selFinite(v563, v556, 0.0)
-	v567 := selFinite(v563, v557, 0.0)
-	v568 := selFinite(v563, v558, 0.0)
-	v569 := selFinite(v563, v559, 0.0)
-	v570 := selFinite(v563, v560, 0.0)
-	v571 := selFinite(v563, v561, 0.0)
-	v572 := selFinite(v563, v562, 0.0)
-	return f10l{v563, v564, v565, v566, v567, v568, v569, v570, v571, v572}
+	v553 := v526 + v529
+	v554 := v553 - v526
+	v555 := v529 - v554
+	v556 := v555 + v532
+	v557 := v556 - v555
+	v558 := v532 - v557
+	v559 := v558 + v535
+	v560 := v559 - v558
+	v561 := v535 - v560
+	v562 := v561 + v538
+	v563 := v562 - v561
+	v564 := v538 - v563
+	v565 := v564 + v541
+	v566 := v565 - v564
+	v567 := v541 - v566
+	v568 := v567 + v544
+	v569 := v568 - v567
+	v570 := v544 - v569
+	v571 := v570 + v547
+	v572 := v571 - v570
+	v573 := v547 - v572
+	v574 := v573 + v550
+	v575 := v574 - v573
+	v576 := v550 - v575
+	v577 := v576 + v552
+	v578 := v577 - v576
+	v579 := v552 - v578
+	v580 := v553 + v556
+	v581 := v580 - v553
+	v582 := v556 - v581
+	v583 := v582 + v559
+	v584 := v583 - v582
+	v585 := v559 - v584
+	v586 := v585 + v562
+	v587 := v586 - v585
+	v588 := v562 - v587
+	v589 := v588 + v565
+	v590 := v589 - v588
+	v591 := v565 - v590
+	v592 := v591 + v568
+	v593 := v592 - v591
+	v594 := v568 - v593
+	v595 := v594 + v571
+	v596 := v595 - v594
+	v597 := v571 - v596
+	v598 := v597 + v574
+	v599 := v598 - v597
+	v600 := v574 - v599
+	v601 := v600 + v577
+	v602 := v601 - v600
+	v603 := v577 - v602
+	v604 := v603 + v579
+	v605 := v604 - v603
+	v606 := v579 - v605
+	v607 := v580 + v583
+	v608 := v607 - v580
+	v609 := v583 - v608
+	v610 := v609 + v586
+	v611 := v610 - v609
+	v612 := v586 - v611
+	v613 := v612 + v589
+	v614 := v613 - v612
+	v615 := v589 - v614
+	v616 := v615 + v592
+	v617 := v616 - v615
+	v618 := v592 - v617
+	v619 := v618 + v595
+	v620 := v619 - v618
+	v621 := v595 - v620
+	v622 := v621 + v598
+	v623 := v622 - v621
+	v624 := v598 - v623
+	v625 := v624 + v601
+	v626 := v625 - v624
+	v627 := v601 - v626
+	v628 := v627 + v604
+	v629 := v628 - v627
+	v630 := v604 - v629
+	v631 := v630 + v606
+	v632 := v631 - v630
+	v633 := v606 - v632
+	v634 := selFinite(v65, v607, v20)
+	v635 := selFinite(v65, v610, 0.0)
+	v636 := selFinite(v65, v613, 0.0)
+	v637 := selFinite(v65, v616, 0.0)
+	v638 := selFinite(v65, v619, 0.0)
+	v639 := selFinite(v65, v622, 0.0)
+	v640 := selFinite(v65, v625, 0.0)
+	v641 := selFinite(v65, v628, 0.0)
+	v642 := selFinite(v65, v631, 0.0)
+	v643 := selFinite(v65, v633, 0.0)
+	v644 := selFinite(v20, v634, v20)
+	v645 := selFinite(v644, v635, 0.0)
+	v646 := selFinite(v644, v636, 0.0)
+	v647 := selFinite(v644, v637, 0.0)
+	v648 := selFinite(v644, v638, 0.0)
+	v649 := selFinite(v644, v639, 0.0)
+	v650 := selFinite(v644, v640, 0.0)
+	v651 := selFinite(v644, v641, 0.0)
+	v652 := selFinite(v644, v642, 0.0)
+	v653 := selFinite(v644, v643, 0.0)
+	return f10l{v644, v645, v646, v647, v648, v649, v650, v651, v652, v653}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 21552 flops (20086 add/sub, 855 mul, 609 fma, 2 div/sqrt), 5272 selections.
+// Cost: 22119 flops (20653 add/sub, 855 mul, 609 fma, 2 div/sqrt), 5272 selections.
 func (x F10) Sqrt() (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = f10sqrt(*(*f10l)(unsafe.Pointer(&x)))
 	return
@@ -5488,7 +5677,7 @@ type C10 struct {
 }
 
 // Add returns a + b.
-// Cost: 452 flops (452 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
+// Cost: 506 flops (506 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
 func (a C10) Add(b C10) (r C10) {
 	*(*c10l)(unsafe.Pointer(&r)) = c10add(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
 	return
@@ -5502,7 +5691,7 @@ func c10add(a c10l, b c10l) c10l {
 }
 
 // Sub returns a - b.
-// Cost: 452 flops (452 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
+// Cost: 506 flops (506 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
 func (a C10) Sub(b C10) (r C10) {
 	*(*c10l)(unsafe.Pointer(&r)) = c10sub(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
 	return
@@ -5516,7 +5705,7 @@ func c10sub(a c10l, b c10l) c10l {
 }
 
 // Mul returns a * b.
-// Cost: 7444 flops (7008 add/sub, 224 mul, 212 fma, 0 div/sqrt), 1420 selections.
+// Cost: 7606 flops (7170 add/sub, 224 mul, 212 fma, 0 div/sqrt), 1420 selections.
 func (a C10) Mul(b C10) (r C10) {
 	*(*c10l)(unsafe.Pointer(&r)) = c10mul(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
 	return
@@ -5534,7 +5723,7 @@ func c10mul(a c10l, b c10l) c10l {
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
-// Cost: 7896 flops (7460 add/sub, 224 mul, 212 fma, 0 div/sqrt), 2256 selections.
+// Cost: 8112 flops (7676 add/sub, 224 mul, 212 fma, 0 div/sqrt), 2256 selections.
 func (acc C10) MulAdd(x C10, y C10) (r C10) {
 	*(*c10l)(unsafe.Pointer(&r)) = c10madd(*(*c10l)(unsafe.Pointer(&acc)), *(*c10l)(unsafe.Pointer(&x)), *(*c10l)(unsafe.Pointer(&y)))
 	return
@@ -5550,7 +5739,7 @@ func c10madd(acc c10l, x c10l, y c10l) c10l {
 }
 
 // Div returns a / b.
-// Cost: 21631 flops (20402 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
+// Cost: 22576 flops (21347 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
 func (a C10) Div(b C10) (r C10) {
 	*(*c10l)(unsafe.Pointer(&r)) = c10div(*(*c10l)(unsafe.Pointer(&a)), *(*c10l)(unsafe.Pointer(&b)))
 	return
@@ -5666,7 +5855,7 @@ func c10div(a c10l, b c10l) c10l {
 }
 
 // Abs returns |a|.
-// Cost: 23830 flops (22091 add/sub, 1061 mul, 675 fma, 3 div/sqrt), 5999 selections.
+// Cost: 24478 flops (22739 add/sub, 1061 mul, 675 fma, 3 div/sqrt), 5999 selections.
 func (a C10) Abs() (r F10) {
 	*(*f10l)(unsafe.Pointer(&r)) = c10abs(*(*c10l)(unsafe.Pointer(&a)))
 	return

@@ -54,7 +54,7 @@ func f5abs(x f5l) f5l {
 }
 
 // Add returns x + y.
-// Cost: 106 flops (106 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
+// Cost: 118 flops (118 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
 func (x F5) Add(y F5) (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = f5add(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
 	return
@@ -285,17 +285,29 @@ func f5add(x f5l, y f5l) f5l {
 	v231 := v230 + v221
 	v232 := v231 - v230
 	v233 := v221 - v232
-	v234 := x.l0 + y.l0
-	v235 := selFinite(v234, v222, v234)
-	v236 := selFinite(v235, v225, 0.0)
-	v237 := selFinite(v235, v228, 0.0)
-	v238 := selFinite(v235, v231, 0.0)
-	v239 := selFinite(v235, v233, 0.0)
-	return f5l{v235, v236, v237, v238, v239}
+	v234 := v222 + v225
+	v235 := v234 - v222
+	v236 := v225 - v235
+	v237 := v236 + v228
+	v238 := v237 - v236
+	v239 := v228 - v238
+	v240 := v239 + v231
+	v241 := v240 - v239
+	v242 := v231 - v241
+	v243 := v242 + v233
+	v244 := v243 - v242
+	v245 := v233 - v244
+	v246 := x.l0 + y.l0
+	v247 := selFinite(v246, v234, v246)
+	v248 := selFinite(v247, v237, 0.0)
+	v249 := selFinite(v247, v240, 0.0)
+	v250 := selFinite(v247, v243, 0.0)
+	v251 := selFinite(v247, v245, 0.0)
+	return f5l{v247, v248, v249, v250, v251}
 }
 
 // Sub returns x - y.
-// Cost: 106 flops (106 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
+// Cost: 118 flops (118 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
 func (x F5) Sub(y F5) (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = f5sub(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
 	return
@@ -526,13 +538,25 @@ func f5sub(x f5l, y f5l) f5l {
 	v236 := v235 + v226
 	v237 := v236 - v235
 	v238 := v226 - v237
-	v239 := x.l0 + (-y.l0)
-	v240 := selFinite(v239, v227, v239)
-	v241 := selFinite(v240, v230, 0.0)
-	v242 := selFinite(v240, v233, 0.0)
-	v243 := selFinite(v240, v236, 0.0)
-	v244 := selFinite(v240, v238, 0.0)
-	return f5l{v240, v241, v242, v243, v244}
+	v239 := v227 + v230
+	v240 := v239 - v227
+	v241 := v230 - v240
+	v242 := v241 + v233
+	v243 := v242 - v241
+	v244 := v233 - v243
+	v245 := v244 + v236
+	v246 := v245 - v244
+	v247 := v236 - v246
+	v248 := v247 + v238
+	v249 := v248 - v247
+	v250 := v238 - v249
+	v251 := x.l0 + (-y.l0)
+	v252 := selFinite(v251, v239, v251)
+	v253 := selFinite(v252, v242, 0.0)
+	v254 := selFinite(v252, v245, 0.0)
+	v255 := selFinite(v252, v248, 0.0)
+	v256 := selFinite(v252, v250, 0.0)
+	return f5l{v252, v253, v254, v255, v256}
 }
 
 // MulFloat64 returns x * f for a float64 f.
@@ -683,7 +707,7 @@ func f5mulf64(x f5l, f float64) f5l {
 }
 
 // Mul returns x * y.
-// Cost: 218 flops (189 add/sub, 16 mul, 13 fma, 0 div/sqrt), 46 selections.
+// Cost: 230 flops (201 add/sub, 16 mul, 13 fma, 0 div/sqrt), 46 selections.
 func (x F5) Mul(y F5) (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = f5mul(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
 	return
@@ -950,16 +974,28 @@ func f5mul(x f5l, y f5l) f5l {
 	v277 := v276 + v260
 	v278 := v277 - v276
 	v279 := v260 - v278
-	v280 := selFinite(v10, v268, v10)
-	v281 := selFinite(v280, v271, 0.0)
-	v282 := selFinite(v280, v274, 0.0)
-	v283 := selFinite(v280, v277, 0.0)
-	v284 := selFinite(v280, v279, 0.0)
-	return f5l{v280, v281, v282, v283, v284}
+	v280 := v268 + v271
+	v281 := v280 - v268
+	v282 := v271 - v281
+	v283 := v282 + v274
+	v284 := v283 - v282
+	v285 := v274 - v284
+	v286 := v285 + v277
+	v287 := v286 - v285
+	v288 := v277 - v287
+	v289 := v288 + v279
+	v290 := v289 - v288
+	v291 := v279 - v290
+	v292 := selFinite(v10, v280, v10)
+	v293 := selFinite(v292, v283, 0.0)
+	v294 := selFinite(v292, v286, 0.0)
+	v295 := selFinite(v292, v289, 0.0)
+	v296 := selFinite(v292, v291, 0.0)
+	return f5l{v292, v293, v294, v295, v296}
 }
 
 // Sqr returns x * x.
-// Cost: 148 flops (119 add/sub, 20 mul, 9 fma, 0 div/sqrt), 46 selections.
+// Cost: 160 flops (131 add/sub, 20 mul, 9 fma, 0 div/sqrt), 46 selections.
 func (x F5) Sqr() (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = f5sqr(*(*f5l)(unsafe.Pointer(&x)))
 	return
@@ -1156,16 +1192,28 @@ func f5sqr(x f5l) f5l {
 	v199 := v198 + v182
 	v200 := v199 - v198
 	v201 := v182 - v200
-	v202 := selFinite(v6, v190, v6)
-	v203 := selFinite(v202, v193, 0.0)
-	v204 := selFinite(v202, v196, 0.0)
-	v205 := selFinite(v202, v199, 0.0)
-	v206 := selFinite(v202, v201, 0.0)
-	return f5l{v202, v203, v204, v205, v206}
+	v202 := v190 + v193
+	v203 := v202 - v190
+	v204 := v193 - v203
+	v205 := v204 + v196
+	v206 := v205 - v204
+	v207 := v196 - v206
+	v208 := v207 + v199
+	v209 := v208 - v207
+	v210 := v199 - v209
+	v211 := v210 + v201
+	v212 := v211 - v210
+	v213 := v201 - v212
+	v214 := selFinite(v6, v202, v6)
+	v215 := selFinite(v214, v205, 0.0)
+	v216 := selFinite(v214, v208, 0.0)
+	v217 := selFinite(v214, v211, 0.0)
+	v218 := selFinite(v214, v213, 0.0)
+	return f5l{v214, v215, v216, v217, v218}
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 324 flops (295 add/sub, 16 mul, 13 fma, 0 div/sqrt), 169 selections.
+// Cost: 348 flops (319 add/sub, 16 mul, 13 fma, 0 div/sqrt), 169 selections.
 func (acc F5) MulAdd(x F5, y F5) (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = f5madd(*(*f5l)(unsafe.Pointer(&acc)), *(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
 	return
@@ -1179,7 +1227,7 @@ func f5madd(acc f5l, x f5l, y f5l) f5l {
 }
 
 // Div returns x / y.
-// Cost: 1104 flops (1029 add/sub, 48 mul, 20 fma, 7 div/sqrt), 860 selections.
+// Cost: 1188 flops (1113 add/sub, 48 mul, 20 fma, 7 div/sqrt), 860 selections.
 func (x F5) Div(y F5) (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = f5div(*(*f5l)(unsafe.Pointer(&x)), *(*f5l)(unsafe.Pointer(&y)))
 	return
@@ -1333,21 +1381,45 @@ func f5div(x f5l, y f5l) f5l {
 	v205 := v204 + v188
 	v206 := v205 - v204
 	v207 := v188 - v206
-	v208 := selFinite(v40, v196, v10)
-	v209 := selFinite(v40, v199, 0.0)
-	v210 := selFinite(v40, v202, 0.0)
-	v211 := selFinite(v40, v205, 0.0)
-	v212 := selFinite(v40, v207, 0.0)
-	v213 := selFinite(v10, v208, v10)
-	v214 := selFinite(v213, v209, 0.0)
-	v215 := selFinite(v213, v210, 0.0)
-	v216 := selFinite(v213, v211, 0.0)
-	v217 := selFinite(v213, v212, 0.0)
-	return f5l{v213, v214, v215, v216, v217}
+	v208 := v196 + v199
+	v209 := v208 - v196
+	v210 := v199 - v209
+	v211 := v210 + v202
+	v212 := v211 - v210
+	v213 := v202 - v212
+	v214 := v213 + v205
+	v215 := v214 - v213
+	v216 := v205 - v215
+	v217 := v216 + v207
+	v218 := v217 - v216
+	v219 := v207 - v218
+	v220 := v208 + v211
+	v221 := v220 - v208
+	v222 := v211 - v221
+	v223 := v222 + v214
+	v224 := v223 - v222
+	v225 := v214 - v224
+	v226 := v225 + v217
+	v227 := v226 - v225
+	v228 := v217 - v227
+	v229 := v228 + v219
+	v230 := v229 - v228
+	v231 := v219 - v230
+	v232 := selFinite(v40, v220, v10)
+	v233 := selFinite(v40, v223, 0.0)
+	v234 := selFinite(v40, v226, 0.0)
+	v235 := selFinite(v40, v229, 0.0)
+	v236 := selFinite(v40, v231, 0.0)
+	v237 := selFinite(v10, v232, v10)
+	v238 := selFinite(v237, v233, 0.0)
+	v239 := selFinite(v237, v234, 0.0)
+	v240 := selFinite(v237, v235, 0.0)
+	v241 := selFinite(v237, v236, 0.0)
+	return f5l{v237, v238, v239, v240, v241}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 2651 flops (2332 add/sub, 199 mul, 118 fma, 2 div/sqrt), 1213 selections.
+// Cost: 2843 flops (2524 add/sub, 199 mul, 118 fma, 2 div/sqrt), 1213 selections.
 func (x F5) Sqrt() (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = f5sqrt(*(*f5l)(unsafe.Pointer(&x)))
 	return
@@ -1488,7 +1560,7 @@ type C5 struct {
 }
 
 // Add returns a + b.
-// Cost: 212 flops (212 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
+// Cost: 236 flops (236 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
 func (a C5) Add(b C5) (r C5) {
 	*(*c5l)(unsafe.Pointer(&r)) = c5add(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
 	return
@@ -1502,7 +1574,7 @@ func c5add(a c5l, b c5l) c5l {
 }
 
 // Sub returns a - b.
-// Cost: 212 flops (212 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
+// Cost: 236 flops (236 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
 func (a C5) Sub(b C5) (r C5) {
 	*(*c5l)(unsafe.Pointer(&r)) = c5sub(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
 	return
@@ -1516,7 +1588,7 @@ func c5sub(a c5l, b c5l) c5l {
 }
 
 // Mul returns a * b.
-// Cost: 1084 flops (968 add/sub, 64 mul, 52 fma, 0 div/sqrt), 430 selections.
+// Cost: 1156 flops (1040 add/sub, 64 mul, 52 fma, 0 div/sqrt), 430 selections.
 func (a C5) Mul(b C5) (r C5) {
 	*(*c5l)(unsafe.Pointer(&r)) = c5mul(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
 	return
@@ -1534,7 +1606,7 @@ func c5mul(a c5l, b c5l) c5l {
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
-// Cost: 1296 flops (1180 add/sub, 64 mul, 52 fma, 0 div/sqrt), 676 selections.
+// Cost: 1392 flops (1276 add/sub, 64 mul, 52 fma, 0 div/sqrt), 676 selections.
 func (acc C5) MulAdd(x C5, y C5) (r C5) {
 	*(*c5l)(unsafe.Pointer(&r)) = c5madd(*(*c5l)(unsafe.Pointer(&acc)), *(*c5l)(unsafe.Pointer(&x)), *(*c5l)(unsafe.Pointer(&y)))
 	return
@@ -1550,7 +1622,7 @@ func c5madd(acc c5l, x c5l, y c5l) c5l {
 }
 
 // Div returns a / b.
-// Cost: 3741 flops (3372 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
+// Cost: 4017 flops (3648 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
 func (a C5) Div(b C5) (r C5) {
 	*(*c5l)(unsafe.Pointer(&r)) = c5div(*(*c5l)(unsafe.Pointer(&a)), *(*c5l)(unsafe.Pointer(&b)))
 	return
@@ -1626,7 +1698,7 @@ func c5div(a c5l, b c5l) c5l {
 }
 
 // Abs returns |a|.
-// Cost: 3099 flops (2692 add/sub, 268 mul, 136 fma, 3 div/sqrt), 1440 selections.
+// Cost: 3327 flops (2920 add/sub, 268 mul, 136 fma, 3 div/sqrt), 1440 selections.
 func (a C5) Abs() (r F5) {
 	*(*f5l)(unsafe.Pointer(&r)) = c5abs(*(*c5l)(unsafe.Pointer(&a)))
 	return

@@ -57,7 +57,7 @@ func f8abs(x f8l) f8l {
 }
 
 // Add returns x + y.
-// Cost: 178 flops (178 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
+// Cost: 199 flops (199 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
 func (x F8) Add(y F8) (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = f8add(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
 	return
@@ -520,20 +520,41 @@ func f8add(x f8l, y f8l) f8l {
 	v469 := v468 + v450
 	v470 := v469 - v468
 	v471 := v450 - v470
-	v472 := x.l0 + y.l0
-	v473 := selFinite(v472, v451, v472)
-	v474 := selFinite(v473, v454, 0.0)
-	v475 := selFinite(v473, v457, 0.0)
-	v476 := selFinite(v473, v460, 0.0)
-	v477 := selFinite(v473, v463, 0.0)
-	v478 := selFinite(v473, v466, 0.0)
-	v479 := selFinite(v473, v469, 0.0)
-	v480 := selFinite(v473, v471, 0.0)
-	return f8l{v473, v474, v475, v476, v477, v478, v479, v480}
+	v472 := v451 + v454
+	v473 := v472 - v451
+	v474 := v454 - v473
+	v475 := v474 + v457
+	v476 := v475 - v474
+	v477 := v457 - v476
+	v478 := v477 + v460
+	v479 := v478 - v477
+	v480 := v460 - v479
+	v481 := v480 + v463
+	v482 := v481 - v480
+	v483 := v463 - v482
+	v484 := v483 + v466
+	v485 := v484 - v483
+	v486 := v466 - v485
+	v487 := v486 + v469
+	v488 := v487 - v486
+	v489 := v469 - v488
+	v490 := v489 + v471
+	v491 := v490 - v489
+	v492 := v471 - v491
+	v493 := x.l0 + y.l0
+	v494 := selFinite(v493, v472, v493)
+	v495 := selFinite(v494, v475, 0.0)
+	v496 := selFinite(v494, v478, 0.0)
+	v497 := selFinite(v494, v481, 0.0)
+	v498 := selFinite(v494, v484, 0.0)
+	v499 := selFinite(v494, v487, 0.0)
+	v500 := selFinite(v494, v490, 0.0)
+	v501 := selFinite(v494, v492, 0.0)
+	return f8l{v494, v495, v496, v497, v498, v499, v500, v501}
 }
 
 // Sub returns x - y.
-// Cost: 178 flops (178 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
+// Cost: 199 flops (199 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
 func (x F8) Sub(y F8) (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = f8sub(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
 	return
@@ -996,16 +1017,37 @@ func f8sub(x f8l, y f8l) f8l {
 	v477 := v476 + v458
 	v478 := v477 - v476
 	v479 := v458 - v478
-	v480 := x.l0 + (-y.l0)
-	v481 := selFinite(v480, v459, v480)
-	v482 := selFinite(v481, v462, 0.0)
-	v483 := selFinite(v481, v465, 0.0)
-	v484 := selFinite(v481, v468, 0.0)
-	v485 := selFinite(v481, v471, 0.0)
-	v486 := selFinite(v481, v474, 0.0)
-	v487 := selFinite(v481, v477, 0.0)
-	v488 := selFinite(v481, v479, 0.0)
-	return f8l{v481, v482, v483, v484, v485, v486, v487, v488}
+	v480 := v459 + v462
+	v481 := v480 - v459
+	v482 := v462 - v481
+	v483 := v482 + v465
+	v484 := v483 - v482
+	v485 := v465 - v484
+	v486 := v485 + v468
+	v487 := v486 - v485
+	v488 := v468 - v487
+	v489 := v488 + v471
+	v490 := v489 - v488
+	v491 := v471 - v490
+	v492 := v491 + v474
+	v493 := v492 - v491
+	v494 := v474 - v493
+	v495 := v494 + v477
+	v496 := v495 - v494
+	v497 := v477 - v496
+	v498 := v497 + v479
+	v499 := v498 - v497
+	v500 := v479 - v499
+	v501 := x.l0 + (-y.l0)
+	v502 := selFinite(v501, v480, v501)
+	v503 := selFinite(v502, v483, 0.0)
+	v504 := selFinite(v502, v486, 0.0)
+	v505 := selFinite(v502, v489, 0.0)
+	v506 := selFinite(v502, v492, 0.0)
+	v507 := selFinite(v502, v495, 0.0)
+	v508 := selFinite(v502, v498, 0.0)
+	v509 := selFinite(v502, v500, 0.0)
+	return f8l{v502, v503, v504, v505, v506, v507, v508, v509}
 }
 
 // MulFloat64 returns x * f for a float64 f.
@@ -1339,7 +1381,7 @@ func f8mulf64(x f8l, f float64) f8l {
 }
 
 // Mul returns x * y.
-// Cost: 884 flops (813 add/sub, 37 mul, 34 fma, 0 div/sqrt), 100 selections.
+// Cost: 905 flops (834 add/sub, 37 mul, 34 fma, 0 div/sqrt), 100 selections.
 func (x F8) Mul(y F8) (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = f8mul(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
 	return
@@ -2323,19 +2365,40 @@ func f8mul(x f8l, y f8l) f8l {
 	v1018 := v1017 + v986
 	v1019 := v1018 - v1017
 	v1020 := v986 - v1019
-	v1021 := selFinite(v16, v1000, v16)
-	v1022 := selFinite(v1021, v1003, 0.0)
-	v1023 := selFinite(v1021, v1006, 0.0)
-	v1024 := selFinite(v1021, v1009, 0.0)
-	v1025 := selFinite(v1021, v1012, 0.0)
-	v1026 := selFinite(v1021, v1015, 0.0)
-	v1027 := selFinite(v1021, v1018, 0.0)
-	v1028 := selFinite(v1021, v1020, 0.0)
-	return f8l{v1021, v1022, v1023, v1024, v1025, v1026, v1027, v1028}
+	v1021 := v1000 + v1003
+	v1022 := v1021 - v1000
+	v1023 := v1003 - v1022
+	v1024 := v1023 + v1006
+	v1025 := v1024 - v1023
+	v1026 := v1006 - v1025
+	v1027 := v1026 + v1009
+	v1028 := v1027 - v1026
+	v1029 := v1009 - v1028
+	v1030 := v1029 + v1012
+	v1031 := v1030 - v1029
+	v1032 := v1012 - v1031
+	v1033 := v1032 + v1015
+	v1034 := v1033 - v1032
+	v1035 := v1015 - v1034
+	v1036 := v1035 + v1018
+	v1037 := v1036 - v1035
+	v1038 := v1018 - v1037
+	v1039 := v1038 + v1020
+	v1040 := v1039 - v1038
+	v1041 := v1020 - v1040
+	v1042 := selFinite(v16, v1021, v16)
+	v1043 := selFinite(v1042, v1024, 0.0)
+	v1044 := selFinite(v1042, v1027, 0.0)
+	v1045 := selFinite(v1042, v1030, 0.0)
+	v1046 := selFinite(v1042, v1033, 0.0)
+	v1047 := selFinite(v1042, v1036, 0.0)
+	v1048 := selFinite(v1042, v1039, 0.0)
+	v1049 := selFinite(v1042, v1041, 0.0)
+	return f8l{v1042, v1043, v1044, v1045, v1046, v1047, v1048, v1049}
 }
 
 // Sqr returns x * x.
-// Cost: 520 flops (449 add/sub, 49 mul, 22 fma, 0 div/sqrt), 100 selections.
+// Cost: 541 flops (470 add/sub, 49 mul, 22 fma, 0 div/sqrt), 100 selections.
 func (x F8) Sqr() (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = f8sqr(*(*f8l)(unsafe.Pointer(&x)))
 	return
@@ -2955,19 +3018,40 @@ func f8sqr(x f8l) f8l {
 	v635 := v634 + v603
 	v636 := v635 - v634
 	v637 := v603 - v636
-	v638 := selFinite(v9, v617, v9)
-	v639 := selFinite(v638, v620, 0.0)
-	v640 := selFinite(v638, v623, 0.0)
-	v641 := selFinite(v638, v626, 0.0)
-	v642 := selFinite(v638, v629, 0.0)
-	v643 := selFinite(v638, v632, 0.0)
-	v644 := selFinite(v638, v635, 0.0)
-	v645 := selFinite(v638, v637, 0.0)
-	return f8l{v638, v639, v640, v641, v642, v643, v644, v645}
+	v638 := v617 + v620
+	v639 := v638 - v617
+	v640 := v620 - v639
+	v641 := v640 + v623
+	v642 := v641 - v640
+	v643 := v623 - v642
+	v644 := v643 + v626
+	v645 := v644 - v643
+	v646 := v626 - v645
+	v647 := v646 + v629
+	v648 := v647 - v646
+	v649 := v629 - v648
+	v650 := v649 + v632
+	v651 := v650 - v649
+	v652 := v632 - v651
+	v653 := v652 + v635
+	v654 := v653 - v652
+	v655 := v635 - v654
+	v656 := v655 + v637
+	v657 := v656 - v655
+	v658 := v637 - v657
+	v659 := selFinite(v9, v638, v9)
+	v660 := selFinite(v659, v641, 0.0)
+	v661 := selFinite(v659, v644, 0.0)
+	v662 := selFinite(v659, v647, 0.0)
+	v663 := selFinite(v659, v650, 0.0)
+	v664 := selFinite(v659, v653, 0.0)
+	v665 := selFinite(v659, v656, 0.0)
+	v666 := selFinite(v659, v658, 0.0)
+	return f8l{v659, v660, v661, v662, v663, v664, v665, v666}
 }
 
 // MulAdd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 1062 flops (991 add/sub, 37 mul, 34 fma, 0 div/sqrt), 386 selections.
+// Cost: 1104 flops (1033 add/sub, 37 mul, 34 fma, 0 div/sqrt), 386 selections.
 func (acc F8) MulAdd(x F8, y F8) (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = f8madd(*(*f8l)(unsafe.Pointer(&acc)), *(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
 	return
@@ -2981,7 +3065,7 @@ func f8madd(acc f8l, x f8l, y f8l) f8l {
 }
 
 // Div returns x / y.
-// Cost: 3420 flops (3255 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
+// Cost: 3651 flops (3486 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
 func (x F8) Div(y F8) (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = f8div(*(*f8l)(unsafe.Pointer(&x)), *(*f8l)(unsafe.Pointer(&y)))
 	return
@@ -3243,27 +3327,90 @@ func f8div(x f8l, y f8l) f8l {
 	v394 := v393 + v362
 	v395 := v394 - v393
 	v396 := v362 - v395
-	v397 := selFinite(v55, v376, v16)
-	v398 := selFinite(v55, v379, 0.0)
-	v399 := selFinite(v55, v382, 0.0)
-	v400 := selFinite(v55, v385, 0.0)
-	v401 := selFinite(v55, v388, 0.0)
-	v402 := selFinite(v55, v391, 0.0)
-	v403 := selFinite(v55, v394, 0.0)
-	v404 := selFinite(v55, v396, 0.0)
-	v405 := selFinite(v16, v397, v16)
-	v406 := selFinite(v405, v398, 0.0)
-	v407 := selFinite(v405, v399, 0.0)
-	v408 := selFinite(v405, v400, 0.0)
-	v409 := selFinite(v405, v401, 0.0)
-	v410 := selFinite(v405, v402, 0.0)
-	v411 := selFinite(v405, v403, 0.0)
-	v412 := selFinite(v405, v404, 0.0)
-	return f8l{v405, v406, v407, v408, v409, v410, v411, v412}
+	v397 := v376 + v379
+	v398 := v397 - v376
+	v399 := v379 - v398
+	v400 := v399 + v382
+	v401 := v400 - v399
+	v402 := v382 - v401
+	v403 := v402 + v385
+	v404 := v403 - v402
+	v405 := v385 - v404
+	v406 := v405 + v388
+	v407 := v406 - v405
+	v408 := v388 - v407
+	v409 := v408 + v391
+	v410 := v409 - v408
+	v411 := v391 - v410
+	v412 := v411 + v394
+	v413 := v412 - v411
+	v414 := v394 - v413
+	v415 := v414 + v396
+	v416 := v415 - v414
+	v417 := v396 - v416
+	v418 := v397 + v400
+	v419 := v418 - v397
+	v420 := v400 - v419
+	v421 := v420 + v403
+	v422 := v421 - v420
+	v423 := v403 - v422
+	v424 := v423 + v406
+	v425 := v424 - v423
+	v426 := v406 - v425
+	v427 := v426 + v409
+	v428 := v427 - v426
+	v429 := v409 - v428
+	v430 := v429 + v412
+	v431 := v430 - v429
+	v432 := v412 - v431
+	v433 := v432 + v415
+	v434 := v433 - v432
+	v435 := v415 - v434
+	v436 := v435 + v417
+	v437 := v436 - v435
+	v438 := v417 - v437
+	v439 := v418 + v421
+	v440 := v439 - v418
+	v441 := v421 - v440
+	v442 := v441 + v424
+	v443 := v442 - v441
+	v444 := v424 - v443
+	v445 := v444 + v427
+	v446 := v445 - v444
+	v447 := v427 - v446
+	v448 := v447 + v430
+	v449 := v448 - v447
+	v450 := v430 - v449
+	v451 := v450 + v433
+	v452 := v451 - v450
+	v453 := v433 - v452
+	v454 := v453 + v436
+	v455 := v454 - v453
+	v456 := v436 - v455
+	v457 := v456 + v438
+	v458 := v457 - v456
+	v459 := v438 - v458
+	v460 := selFinite(v55, v439, v16)
+	v461 := selFinite(v55, v442, 0.0)
+	v462 := selFinite(v55, v445, 0.0)
+	v463 := selFinite(v55, v448, 0.0)
+	v464 := selFinite(v55, v451, 0.0)
+	v465 := selFinite(v55, v454, 0.0)
+	v466 := selFinite(v55, v457, 0.0)
+	v467 := selFinite(v55, v459, 0.0)
+	v468 := selFinite(v16, v460, v16)
+	v469 := selFinite(v468, v461, 0.0)
+	v470 := selFinite(v468, v462, 0.0)
+	v471 := selFinite(v468, v463, 0.0)
+	v472 := selFinite(v468, v464, 0.0)
+	v473 := selFinite(v468, v465, 0.0)
+	v474 := selFinite(v468, v466, 0.0)
+	v475 := selFinite(v468, v467, 0.0)
+	return f8l{v468, v469, v470, v471, v472, v473, v474, v475}
 }
 
 // Sqrt returns the square root of x.
-// Cost: 11526 flops (10562 add/sub, 568 mul, 394 fma, 2 div/sqrt), 3612 selections.
+// Cost: 11967 flops (11003 add/sub, 568 mul, 394 fma, 2 div/sqrt), 3612 selections.
 func (x F8) Sqrt() (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = f8sqrt(*(*f8l)(unsafe.Pointer(&x)))
 	return
@@ -3439,7 +3586,7 @@ type C8 struct {
 }
 
 // Add returns a + b.
-// Cost: 356 flops (356 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
+// Cost: 398 flops (398 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
 func (a C8) Add(b C8) (r C8) {
 	*(*c8l)(unsafe.Pointer(&r)) = c8add(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
 	return
@@ -3453,7 +3600,7 @@ func c8add(a c8l, b c8l) c8l {
 }
 
 // Sub returns a - b.
-// Cost: 356 flops (356 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
+// Cost: 398 flops (398 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
 func (a C8) Sub(b C8) (r C8) {
 	*(*c8l)(unsafe.Pointer(&r)) = c8sub(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
 	return
@@ -3467,7 +3614,7 @@ func c8sub(a c8l, b c8l) c8l {
 }
 
 // Mul returns a * b.
-// Cost: 3892 flops (3608 add/sub, 148 mul, 136 fma, 0 div/sqrt), 972 selections.
+// Cost: 4018 flops (3734 add/sub, 148 mul, 136 fma, 0 div/sqrt), 972 selections.
 func (a C8) Mul(b C8) (r C8) {
 	*(*c8l)(unsafe.Pointer(&r)) = c8mul(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
 	return
@@ -3485,7 +3632,7 @@ func c8mul(a c8l, b c8l) c8l {
 }
 
 // MulAdd returns acc + x*y (two real MulAdds per part).
-// Cost: 4248 flops (3964 add/sub, 148 mul, 136 fma, 0 div/sqrt), 1544 selections.
+// Cost: 4416 flops (4132 add/sub, 148 mul, 136 fma, 0 div/sqrt), 1544 selections.
 func (acc C8) MulAdd(x C8, y C8) (r C8) {
 	*(*c8l)(unsafe.Pointer(&r)) = c8madd(*(*c8l)(unsafe.Pointer(&acc)), *(*c8l)(unsafe.Pointer(&x)), *(*c8l)(unsafe.Pointer(&y)))
 	return
@@ -3501,7 +3648,7 @@ func c8madd(acc c8l, x c8l, y c8l) c8l {
 }
 
 // Div returns a / b.
-// Cost: 12021 flops (11196 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
+// Cost: 12672 flops (11847 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
 func (a C8) Div(b C8) (r C8) {
 	*(*c8l)(unsafe.Pointer(&r)) = c8div(*(*c8l)(unsafe.Pointer(&a)), *(*c8l)(unsafe.Pointer(&b)))
 	return
@@ -3601,7 +3748,7 @@ func c8div(a c8l, b c8l) c8l {
 }
 
 // Abs returns |a|.
-// Cost: 12814 flops (11663 add/sub, 710 mul, 438 fma, 3 div/sqrt), 4113 selections.
+// Cost: 13318 flops (12167 add/sub, 710 mul, 438 fma, 3 div/sqrt), 4113 selections.
 func (a C8) Abs() (r F8) {
 	*(*f8l)(unsafe.Pointer(&r)) = c8abs(*(*c8l)(unsafe.Pointer(&a)))
 	return

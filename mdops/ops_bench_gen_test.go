@@ -294,28 +294,28 @@ func benchOpsF5(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Add(y[j])
 		}
-		reportFlops(b, 106)
+		reportFlops(b, 118)
 	})
 	b.Run("sub", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sub(y[j])
 		}
-		reportFlops(b, 106)
+		reportFlops(b, 118)
 	})
 	b.Run("mul", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Mul(y[j])
 		}
-		reportFlops(b, 218)
+		reportFlops(b, 230)
 	})
 	b.Run("sqr", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sqr()
 		}
-		reportFlops(b, 148)
+		reportFlops(b, 160)
 	})
 	b.Run("mulf64", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -329,21 +329,21 @@ func benchOpsF5(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 324)
+		reportFlops(b, 348)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 1104)
+		reportFlops(b, 1188)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 2651)
+		reportFlops(b, 2843)
 	})
 }
 
@@ -362,28 +362,28 @@ func benchOpsF8(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Add(y[j])
 		}
-		reportFlops(b, 178)
+		reportFlops(b, 199)
 	})
 	b.Run("sub", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sub(y[j])
 		}
-		reportFlops(b, 178)
+		reportFlops(b, 199)
 	})
 	b.Run("mul", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Mul(y[j])
 		}
-		reportFlops(b, 884)
+		reportFlops(b, 905)
 	})
 	b.Run("sqr", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sqr()
 		}
-		reportFlops(b, 520)
+		reportFlops(b, 541)
 	})
 	b.Run("mulf64", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -397,21 +397,21 @@ func benchOpsF8(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 1062)
+		reportFlops(b, 1104)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 3420)
+		reportFlops(b, 3651)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 11526)
+		reportFlops(b, 11967)
 	})
 }
 
@@ -430,28 +430,28 @@ func benchOpsF10(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Add(y[j])
 		}
-		reportFlops(b, 226)
+		reportFlops(b, 253)
 	})
 	b.Run("sub", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sub(y[j])
 		}
-		reportFlops(b, 226)
+		reportFlops(b, 253)
 	})
 	b.Run("mul", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Mul(y[j])
 		}
-		reportFlops(b, 1748)
+		reportFlops(b, 1775)
 	})
 	b.Run("sqr", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sqr()
 		}
-		reportFlops(b, 983)
+		reportFlops(b, 1010)
 	})
 	b.Run("mulf64", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -465,21 +465,21 @@ func benchOpsF10(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 1974)
+		reportFlops(b, 2028)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 5954)
+		reportFlops(b, 6305)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 21552)
+		reportFlops(b, 22119)
 	})
 }
 
@@ -498,28 +498,28 @@ func benchOpsF16(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = x[j].Add(y[j])
 		}
-		reportFlops(b, 370)
+		reportFlops(b, 460)
 	})
 	b.Run("sub", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sub(y[j])
 		}
-		reportFlops(b, 370)
+		reportFlops(b, 460)
 	})
 	b.Run("mul", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Mul(y[j])
 		}
-		reportFlops(b, 7412)
+		reportFlops(b, 7457)
 	})
 	b.Run("sqr", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Sqr()
 		}
-		reportFlops(b, 3932)
+		reportFlops(b, 3977)
 	})
 	b.Run("mulf64", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -533,21 +533,21 @@ func benchOpsF16(b *testing.B, cases []alg.Case) {
 			j := i & 255
 			out[j] = a[j].MulAdd(x[j], y[j])
 		}
-		reportFlops(b, 7782)
+		reportFlops(b, 7917)
 	})
 	b.Run("div", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = x[j].Div(y[j])
 		}
-		reportFlops(b, 19892)
+		reportFlops(b, 21557)
 	})
 	b.Run("sqrt", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			j := i & 255
 			out[j] = p[j].Sqrt()
 		}
-		reportFlops(b, 105014)
+		reportFlops(b, 106634)
 	})
 }
 func init() {

@@ -40,7 +40,7 @@ MD_HD md10 md10_abs(md10 x) {
 }
 
 // md10_add returns x + y.
-// Cost: 226 flops (226 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
+// Cost: 253 flops (253 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
 MD_HD md10 md10_add(md10 x, md10 y) {
   const double v21 = md_sel_absless(x.v[6], y.v[9], y.v[9], x.v[6]);
   const double v22 = md_sel_absless(x.v[6], y.v[9], x.v[6], y.v[9]);
@@ -675,22 +675,49 @@ MD_HD md10 md10_add(md10 x, md10 y) {
   const double v651 = md_add(v650, v626);
   const double v652 = md_sub(v651, v650);
   const double v653 = md_sub(v626, v652);
-  const double v654 = md_add(x.v[0], y.v[0]);
-  const double v655 = md_sel_finite(v654, v627, v654);
-  const double v656 = md_sel_finite(v655, v630, 0.0);
-  const double v657 = md_sel_finite(v655, v633, 0.0);
-  const double v658 = md_sel_finite(v655, v636, 0.0);
-  const double v659 = md_sel_finite(v655, v639, 0.0);
-  const double v660 = md_sel_finite(v655, v642, 0.0);
-  const double v661 = md_sel_finite(v655, v645, 0.0);
-  const double v662 = md_sel_finite(v655, v648, 0.0);
-  const double v663 = md_sel_finite(v655, v651, 0.0);
-  const double v664 = md_sel_finite(v655, v653, 0.0);
-  return md10{{v655, v656, v657, v658, v659, v660, v661, v662, v663, v664}};
+  const double v654 = md_add(v627, v630);
+  const double v655 = md_sub(v654, v627);
+  const double v656 = md_sub(v630, v655);
+  const double v657 = md_add(v656, v633);
+  const double v658 = md_sub(v657, v656);
+  const double v659 = md_sub(v633, v658);
+  const double v660 = md_add(v659, v636);
+  const double v661 = md_sub(v660, v659);
+  const double v662 = md_sub(v636, v661);
+  const double v663 = md_add(v662, v639);
+  const double v664 = md_sub(v663, v662);
+  const double v665 = md_sub(v639, v664);
+  const double v666 = md_add(v665, v642);
+  const double v667 = md_sub(v666, v665);
+  const double v668 = md_sub(v642, v667);
+  const double v669 = md_add(v668, v645);
+  const double v670 = md_sub(v669, v668);
+  const double v671 = md_sub(v645, v670);
+  const double v672 = md_add(v671, v648);
+  const double v673 = md_sub(v672, v671);
+  const double v674 = md_sub(v648, v673);
+  const double v675 = md_add(v674, v651);
+  const double v676 = md_sub(v675, v674);
+  const double v677 = md_sub(v651, v676);
+  const double v678 = md_add(v677, v653);
+  const double v679 = md_sub(v678, v677);
+  const double v680 = md_sub(v653, v679);
+  const double v681 = md_add(x.v[0], y.v[0]);
+  const double v682 = md_sel_finite(v681, v654, v681);
+  const double v683 = md_sel_finite(v682, v657, 0.0);
+  const double v684 = md_sel_finite(v682, v660, 0.0);
+  const double v685 = md_sel_finite(v682, v663, 0.0);
+  const double v686 = md_sel_finite(v682, v666, 0.0);
+  const double v687 = md_sel_finite(v682, v669, 0.0);
+  const double v688 = md_sel_finite(v682, v672, 0.0);
+  const double v689 = md_sel_finite(v682, v675, 0.0);
+  const double v690 = md_sel_finite(v682, v678, 0.0);
+  const double v691 = md_sel_finite(v682, v680, 0.0);
+  return md10{{v682, v683, v684, v685, v686, v687, v688, v689, v690, v691}};
 }
 
 // md10_sub returns x - y.
-// Cost: 226 flops (226 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
+// Cost: 253 flops (253 add/sub, 0 mul, 0 fma, 0 div/sqrt), 418 selections.
 MD_HD md10 md10_sub(md10 x, md10 y) {
   const double v31 = md_sel_absless(x.v[6], (-y.v[9]), (-y.v[9]), x.v[6]);
   const double v32 = md_sel_absless(x.v[6], (-y.v[9]), x.v[6], (-y.v[9]));
@@ -1325,18 +1352,45 @@ MD_HD md10 md10_sub(md10 x, md10 y) {
   const double v661 = md_add(v660, v636);
   const double v662 = md_sub(v661, v660);
   const double v663 = md_sub(v636, v662);
-  const double v664 = md_add(x.v[0], (-y.v[0]));
-  const double v665 = md_sel_finite(v664, v637, v664);
-  const double v666 = md_sel_finite(v665, v640, 0.0);
-  const double v667 = md_sel_finite(v665, v643, 0.0);
-  const double v668 = md_sel_finite(v665, v646, 0.0);
-  const double v669 = md_sel_finite(v665, v649, 0.0);
-  const double v670 = md_sel_finite(v665, v652, 0.0);
-  const double v671 = md_sel_finite(v665, v655, 0.0);
-  const double v672 = md_sel_finite(v665, v658, 0.0);
-  const double v673 = md_sel_finite(v665, v661, 0.0);
-  const double v674 = md_sel_finite(v665, v663, 0.0);
-  return md10{{v665, v666, v667, v668, v669, v670, v671, v672, v673, v674}};
+  const double v664 = md_add(v637, v640);
+  const double v665 = md_sub(v664, v637);
+  const double v666 = md_sub(v640, v665);
+  const double v667 = md_add(v666, v643);
+  const double v668 = md_sub(v667, v666);
+  const double v669 = md_sub(v643, v668);
+  const double v670 = md_add(v669, v646);
+  const double v671 = md_sub(v670, v669);
+  const double v672 = md_sub(v646, v671);
+  const double v673 = md_add(v672, v649);
+  const double v674 = md_sub(v673, v672);
+  const double v675 = md_sub(v649, v674);
+  const double v676 = md_add(v675, v652);
+  const double v677 = md_sub(v676, v675);
+  const double v678 = md_sub(v652, v677);
+  const double v679 = md_add(v678, v655);
+  const double v680 = md_sub(v679, v678);
+  const double v681 = md_sub(v655, v680);
+  const double v682 = md_add(v681, v658);
+  const double v683 = md_sub(v682, v681);
+  const double v684 = md_sub(v658, v683);
+  const double v685 = md_add(v684, v661);
+  const double v686 = md_sub(v685, v684);
+  const double v687 = md_sub(v661, v686);
+  const double v688 = md_add(v687, v663);
+  const double v689 = md_sub(v688, v687);
+  const double v690 = md_sub(v663, v689);
+  const double v691 = md_add(x.v[0], (-y.v[0]));
+  const double v692 = md_sel_finite(v691, v664, v691);
+  const double v693 = md_sel_finite(v692, v667, 0.0);
+  const double v694 = md_sel_finite(v692, v670, 0.0);
+  const double v695 = md_sel_finite(v692, v673, 0.0);
+  const double v696 = md_sel_finite(v692, v676, 0.0);
+  const double v697 = md_sel_finite(v692, v679, 0.0);
+  const double v698 = md_sel_finite(v692, v682, 0.0);
+  const double v699 = md_sel_finite(v692, v685, 0.0);
+  const double v700 = md_sel_finite(v692, v688, 0.0);
+  const double v701 = md_sel_finite(v692, v690, 0.0);
+  return md10{{v692, v693, v694, v695, v696, v697, v698, v699, v700, v701}};
 }
 
 // md10_mulf64 returns x * f for a float64 f.
@@ -1826,7 +1880,7 @@ MD_HD md10 md10_mulf64(md10 x, double f) {
 }
 
 // md10_mul returns x * y.
-// Cost: 1748 flops (1639 add/sub, 56 mul, 53 fma, 0 div/sqrt), 146 selections.
+// Cost: 1775 flops (1666 add/sub, 56 mul, 53 fma, 0 div/sqrt), 146 selections.
 MD_HD md10 md10_mul(md10 x, md10 y) {
   const double v20 = md_mul(x.v[0], y.v[0]);
   const double v22 = md_fma(x.v[0], y.v[0], (-v20));
@@ -3712,21 +3766,48 @@ MD_HD md10 md10_mul(md10 x, md10 y) {
   const double v1947 = md_add(v1946, v1905);
   const double v1948 = md_sub(v1947, v1946);
   const double v1949 = md_sub(v1905, v1948);
-  const double v1950 = md_sel_finite(v20, v1923, v20);
-  const double v1951 = md_sel_finite(v1950, v1926, 0.0);
-  const double v1952 = md_sel_finite(v1950, v1929, 0.0);
-  const double v1953 = md_sel_finite(v1950, v1932, 0.0);
-  const double v1954 = md_sel_finite(v1950, v1935, 0.0);
-  const double v1955 = md_sel_finite(v1950, v1938, 0.0);
-  const double v1956 = md_sel_finite(v1950, v1941, 0.0);
-  const double v1957 = md_sel_finite(v1950, v1944, 0.0);
-  const double v1958 = md_sel_finite(v1950, v1947, 0.0);
-  const double v1959 = md_sel_finite(v1950, v1949, 0.0);
-  return md10{{v1950, v1951, v1952, v1953, v1954, v1955, v1956, v1957, v1958, v1959}};
+  const double v1950 = md_add(v1923, v1926);
+  const double v1951 = md_sub(v1950, v1923);
+  const double v1952 = md_sub(v1926, v1951);
+  const double v1953 = md_add(v1952, v1929);
+  const double v1954 = md_sub(v1953, v1952);
+  const double v1955 = md_sub(v1929, v1954);
+  const double v1956 = md_add(v1955, v1932);
+  const double v1957 = md_sub(v1956, v1955);
+  const double v1958 = md_sub(v1932, v1957);
+  const double v1959 = md_add(v1958, v1935);
+  const double v1960 = md_sub(v1959, v1958);
+  const double v1961 = md_sub(v1935, v1960);
+  const double v1962 = md_add(v1961, v1938);
+  const double v1963 = md_sub(v1962, v1961);
+  const double v1964 = md_sub(v1938, v1963);
+  const double v1965 = md_add(v1964, v1941);
+  const double v1966 = md_sub(v1965, v1964);
+  const double v1967 = md_sub(v1941, v1966);
+  const double v1968 = md_add(v1967, v1944);
+  const double v1969 = md_sub(v1968, v1967);
+  const double v1970 = md_sub(v1944, v1969);
+  const double v1971 = md_add(v1970, v1947);
+  const double v1972 = md_sub(v1971, v1970);
+  const double v1973 = md_sub(v1947, v1972);
+  const double v1974 = md_add(v1973, v1949);
+  const double v1975 = md_sub(v1974, v1973);
+  const double v1976 = md_sub(v1949, v1975);
+  const double v1977 = md_sel_finite(v20, v1950, v20);
+  const double v1978 = md_sel_finite(v1977, v1953, 0.0);
+  const double v1979 = md_sel_finite(v1977, v1956, 0.0);
+  const double v1980 = md_sel_finite(v1977, v1959, 0.0);
+  const double v1981 = md_sel_finite(v1977, v1962, 0.0);
+  const double v1982 = md_sel_finite(v1977, v1965, 0.0);
+  const double v1983 = md_sel_finite(v1977, v1968, 0.0);
+  const double v1984 = md_sel_finite(v1977, v1971, 0.0);
+  const double v1985 = md_sel_finite(v1977, v1974, 0.0);
+  const double v1986 = md_sel_finite(v1977, v1976, 0.0);
+  return md10{{v1977, v1978, v1979, v1980, v1981, v1982, v1983, v1984, v1985, v1986}};
 }
 
 // md10_sqr returns x * x.
-// Cost: 983 flops (874 add/sub, 76 mul, 33 fma, 0 div/sqrt), 146 selections.
+// Cost: 1010 flops (901 add/sub, 76 mul, 33 fma, 0 div/sqrt), 146 selections.
 MD_HD md10 md10_sqr(md10 x) {
   const double v11 = md_mul(x.v[0], x.v[0]);
   const double v13 = md_fma(x.v[0], x.v[0], (-v11));
@@ -4847,21 +4928,48 @@ MD_HD md10 md10_sqr(md10 x) {
   const double v1153 = md_add(v1152, v1111);
   const double v1154 = md_sub(v1153, v1152);
   const double v1155 = md_sub(v1111, v1154);
-  const double v1156 = md_sel_finite(v11, v1129, v11);
-  const double v1157 = md_sel_finite(v1156, v1132, 0.0);
-  const double v1158 = md_sel_finite(v1156, v1135, 0.0);
-  const double v1159 = md_sel_finite(v1156, v1138, 0.0);
-  const double v1160 = md_sel_finite(v1156, v1141, 0.0);
-  const double v1161 = md_sel_finite(v1156, v1144, 0.0);
-  const double v1162 = md_sel_finite(v1156, v1147, 0.0);
-  const double v1163 = md_sel_finite(v1156, v1150, 0.0);
-  const double v1164 = md_sel_finite(v1156, v1153, 0.0);
-  const double v1165 = md_sel_finite(v1156, v1155, 0.0);
-  return md10{{v1156, v1157, v1158, v1159, v1160, v1161, v1162, v1163, v1164, v1165}};
+  const double v1156 = md_add(v1129, v1132);
+  const double v1157 = md_sub(v1156, v1129);
+  const double v1158 = md_sub(v1132, v1157);
+  const double v1159 = md_add(v1158, v1135);
+  const double v1160 = md_sub(v1159, v1158);
+  const double v1161 = md_sub(v1135, v1160);
+  const double v1162 = md_add(v1161, v1138);
+  const double v1163 = md_sub(v1162, v1161);
+  const double v1164 = md_sub(v1138, v1163);
+  const double v1165 = md_add(v1164, v1141);
+  const double v1166 = md_sub(v1165, v1164);
+  const double v1167 = md_sub(v1141, v1166);
+  const double v1168 = md_add(v1167, v1144);
+  const double v1169 = md_sub(v1168, v1167);
+  const double v1170 = md_sub(v1144, v1169);
+  const double v1171 = md_add(v1170, v1147);
+  const double v1172 = md_sub(v1171, v1170);
+  const double v1173 = md_sub(v1147, v1172);
+  const double v1174 = md_add(v1173, v1150);
+  const double v1175 = md_sub(v1174, v1173);
+  const double v1176 = md_sub(v1150, v1175);
+  const double v1177 = md_add(v1176, v1153);
+  const double v1178 = md_sub(v1177, v1176);
+  const double v1179 = md_sub(v1153, v1178);
+  const double v1180 = md_add(v1179, v1155);
+  const double v1181 = md_sub(v1180, v1179);
+  const double v1182 = md_sub(v1155, v1181);
+  const double v1183 = md_sel_finite(v11, v1156, v11);
+  const double v1184 = md_sel_finite(v1183, v1159, 0.0);
+  const double v1185 = md_sel_finite(v1183, v1162, 0.0);
+  const double v1186 = md_sel_finite(v1183, v1165, 0.0);
+  const double v1187 = md_sel_finite(v1183, v1168, 0.0);
+  const double v1188 = md_sel_finite(v1183, v1171, 0.0);
+  const double v1189 = md_sel_finite(v1183, v1174, 0.0);
+  const double v1190 = md_sel_finite(v1183, v1177, 0.0);
+  const double v1191 = md_sel_finite(v1183, v1180, 0.0);
+  const double v1192 = md_sel_finite(v1183, v1182, 0.0);
+  return md10{{v1183, v1184, v1185, v1186, v1187, v1188, v1189, v1190, v1191, v1192}};
 }
 
 // md10_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 1974 flops (1865 add/sub, 56 mul, 53 fma, 0 div/sqrt), 564 selections.
+// Cost: 2028 flops (1919 add/sub, 56 mul, 53 fma, 0 div/sqrt), 564 selections.
 MD_HD md10 md10_madd(md10 acc, md10 x, md10 y) {
   const md10 v30 = md10_mul(x, y);
   const md10 v41 = md10_add(acc, md10{{v30.v[0], v30.v[1], v30.v[2], v30.v[3], v30.v[4], v30.v[5], v30.v[6], v30.v[7], v30.v[8], v30.v[9]}});
@@ -4869,7 +4977,7 @@ MD_HD md10 md10_madd(md10 acc, md10 x, md10 y) {
 }
 
 // md10_div returns x / y.
-// Cost: 5954 flops (5709 add/sub, 143 mul, 90 fma, 12 div/sqrt), 5620 selections.
+// Cost: 6305 flops (6060 add/sub, 143 mul, 90 fma, 12 div/sqrt), 5620 selections.
 MD_HD md10 md10_div(md10 x, md10 y) {
   const double v20 = md_div(x.v[0], y.v[0]);
   const double v22 = fabs(y.v[0]);
@@ -5207,31 +5315,112 @@ MD_HD md10 md10_div(md10 x, md10 y) {
   const double v550 = md_add(v549, v508);
   const double v551 = md_sub(v550, v549);
   const double v552 = md_sub(v508, v551);
-  const double v553 = md_sel_finite(v65, v526, v20);
-  const double v554 = md_sel_finite(v65, v529, 0.0);
-  const double v555 = md_sel_finite(v65, v532, 0.0);
-  const double v556 = md_sel_finite(v65, v535, 0.0);
-  const double v557 = md_sel_finite(v65, v538, 0.0);
-  const double v558 = md_sel_finite(v65, v541, 0.0);
-  const double v559 = md_sel_finite(v65, v544, 0.0);
-  const double v560 = md_sel_finite(v65, v547, 0.0);
-  const double v561 = md_sel_finite(v65, v550, 0.0);
-  const double v562 = md_sel_finite(v65, v552, 0.0);
-  const double v563 = md_sel_finite(v20, v553, v20);
-  const double v564 = md_sel_finite(v563, v554, 0.0);
-  const double v565 = md_sel_finite(v563, v555, 0.0);
-  const double v566 = md_sel_finite(v563, v556, 0.0);
-  const double v567 = md_sel_finite(v563, v557, 0.0);
-  const double v568 = md_sel_finite(v563, v558, 0.0);
-  const double v569 = md_sel_finite(v563, v559, 0.0);
-  const double v570 = md_sel_finite(v563, v560, 0.0);
-  const double v571 = md_sel_finite(v563, v561, 0.0);
-  const double v572 = md_sel_finite(v563, v562, 0.0);
-  return md10{{v563, v564, v565, v566, v567, v568, v569, v570, v571, v572}};
+  const double v553 = md_add(v526, v529);
+  const double v554 = md_sub(v553, v526);
+  const double v555 = md_sub(v529, v554);
+  const double v556 = md_add(v555, v532);
+  const double v557 = md_sub(v556, v555);
+  const double v558 = md_sub(v532, v557);
+  const double v559 = md_add(v558, v535);
+  const double v560 = md_sub(v559, v558);
+  const double v561 = md_sub(v535, v560);
+  const double v562 = md_add(v561, v538);
+  const double v563 = md_sub(v562, v561);
+  const double v564 = md_sub(v538, v563);
+  const double v565 = md_add(v564, v541);
+  const double v566 = md_sub(v565, v564);
+  const double v567 = md_sub(v541, v566);
+  const double v568 = md_add(v567, v544);
+  const double v569 = md_sub(v568, v567);
+  const double v570 = md_sub(v544, v569);
+  const double v571 = md_add(v570, v547);
+  const double v572 = md_sub(v571, v570);
+  const double v573 = md_sub(v547, v572);
+  const double v574 = md_add(v573, v550);
+  const double v575 = md_sub(v574, v573);
+  const double v576 = md_sub(v550, v575);
+  const double v577 = md_add(v576, v552);
+  const double v578 = md_sub(v577, v576);
+  const double v579 = md_sub(v552, v578);
+  const double v580 = md_add(v553, v556);
+  const double v581 = md_sub(v580, v553);
+  const double v582 = md_sub(v556, v581);
+  const double v583 = md_add(v582, v559);
+  const double v584 = md_sub(v583, v582);
+  const double v585 = md_sub(v559, v584);
+  const double v586 = md_add(v585, v562);
+  const double v587 = md_sub(v586, v585);
+  const double v588 = md_sub(v562, v587);
+  const double v589 = md_add(v588, v565);
+  const double v590 = md_sub(v589, v588);
+  const double v591 = md_sub(v565, v590);
+  const double v592 = md_add(v591, v568);
+  const double v593 = md_sub(v592, v591);
+  const double v594 = md_sub(v568, v593);
+  const double v595 = md_add(v594, v571);
+  const double v596 = md_sub(v595, v594);
+  const double v597 = md_sub(v571, v596);
+  const double v598 = md_add(v597, v574);
+  const double v599 = md_sub(v598, v597);
+  const double v600 = md_sub(v574, v599);
+  const double v601 = md_add(v600, v577);
+  const double v602 = md_sub(v601, v600);
+  const double v603 = md_sub(v577, v602);
+  const double v604 = md_add(v603, v579);
+  const double v605 = md_sub(v604, v603);
+  const double v606 = md_sub(v579, v605);
+  const double v607 = md_add(v580, v583);
+  const double v608 = md_sub(v607, v580);
+  const double v609 = md_sub(v583, v608);
+  const double v610 = md_add(v609, v586);
+  const double v611 = md_sub(v610, v609);
+  const double v612 = md_sub(v586, v611);
+  const double v613 = md_add(v612, v589);
+  const double v614 = md_sub(v613, v612);
+  const double v615 = md_sub(v589, v614);
+  const double v616 = md_add(v615, v592);
+  const double v617 = md_sub(v616, v615);
+  const double v618 = md_sub(v592, v617);
+  const double v619 = md_add(v618, v595);
+  const double v620 = md_sub(v619, v618);
+  const double v621 = md_sub(v595, v620);
+  const double v622 = md_add(v621, v598);
+  const double v623 = md_sub(v622, v621);
+  const double v624 = md_sub(v598, v623);
+  const double v625 = md_add(v624, v601);
+  const double v626 = md_sub(v625, v624);
+  const double v627 = md_sub(v601, v626);
+  const double v628 = md_add(v627, v604);
+  const double v629 = md_sub(v628, v627);
+  const double v630 = md_sub(v604, v629);
+  const double v631 = md_add(v630, v606);
+  const double v632 = md_sub(v631, v630);
+  const double v633 = md_sub(v606, v632);
+  const double v634 = md_sel_finite(v65, v607, v20);
+  const double v635 = md_sel_finite(v65, v610, 0.0);
+  const double v636 = md_sel_finite(v65, v613, 0.0);
+  const double v637 = md_sel_finite(v65, v616, 0.0);
+  const double v638 = md_sel_finite(v65, v619, 0.0);
+  const double v639 = md_sel_finite(v65, v622, 0.0);
+  const double v640 = md_sel_finite(v65, v625, 0.0);
+  const double v641 = md_sel_finite(v65, v628, 0.0);
+  const double v642 = md_sel_finite(v65, v631, 0.0);
+  const double v643 = md_sel_finite(v65, v633, 0.0);
+  const double v644 = md_sel_finite(v20, v634, v20);
+  const double v645 = md_sel_finite(v644, v635, 0.0);
+  const double v646 = md_sel_finite(v644, v636, 0.0);
+  const double v647 = md_sel_finite(v644, v637, 0.0);
+  const double v648 = md_sel_finite(v644, v638, 0.0);
+  const double v649 = md_sel_finite(v644, v639, 0.0);
+  const double v650 = md_sel_finite(v644, v640, 0.0);
+  const double v651 = md_sel_finite(v644, v641, 0.0);
+  const double v652 = md_sel_finite(v644, v642, 0.0);
+  const double v653 = md_sel_finite(v644, v643, 0.0);
+  return md10{{v644, v645, v646, v647, v648, v649, v650, v651, v652, v653}};
 }
 
 // md10_sqrt returns the square root of x.
-// Cost: 21552 flops (20086 add/sub, 855 mul, 609 fma, 2 div/sqrt), 5272 selections.
+// Cost: 22119 flops (20653 add/sub, 855 mul, 609 fma, 2 div/sqrt), 5272 selections.
 MD_HD md10 md10_sqrt(md10 x) {
   const double v10 = md_sqrt(x.v[0]);
   const double v13 = md_mul(v10, 4.503599627370497e+15);
@@ -5370,7 +5559,7 @@ MD_HD md10 md10_sqrt(md10 x) {
 }
 
 // cmd10_add returns a + b.
-// Cost: 452 flops (452 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
+// Cost: 506 flops (506 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
 MD_HD cmd10 cmd10_add(cmd10 a, cmd10 b) {
   const md10 v40 = md10_add(a.re, b.re);
   const md10 v51 = md10_add(a.im, b.im);
@@ -5378,7 +5567,7 @@ MD_HD cmd10 cmd10_add(cmd10 a, cmd10 b) {
 }
 
 // cmd10_sub returns a - b.
-// Cost: 452 flops (452 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
+// Cost: 506 flops (506 add/sub, 0 mul, 0 fma, 0 div/sqrt), 836 selections.
 MD_HD cmd10 cmd10_sub(cmd10 a, cmd10 b) {
   const md10 v40 = md10_sub(a.re, b.re);
   const md10 v51 = md10_sub(a.im, b.im);
@@ -5386,7 +5575,7 @@ MD_HD cmd10 cmd10_sub(cmd10 a, cmd10 b) {
 }
 
 // cmd10_mul returns a * b.
-// Cost: 7444 flops (7008 add/sub, 224 mul, 212 fma, 0 div/sqrt), 1420 selections.
+// Cost: 7606 flops (7170 add/sub, 224 mul, 212 fma, 0 div/sqrt), 1420 selections.
 MD_HD cmd10 cmd10_mul(cmd10 a, cmd10 b) {
   const md10 v40 = md10_mul(a.re, b.re);
   const md10 v51 = md10_mul(a.im, b.im);
@@ -5398,7 +5587,7 @@ MD_HD cmd10 cmd10_mul(cmd10 a, cmd10 b) {
 }
 
 // cmd10_madd returns acc + x*y (two real MulAdds per part).
-// Cost: 7896 flops (7460 add/sub, 224 mul, 212 fma, 0 div/sqrt), 2256 selections.
+// Cost: 8112 flops (7676 add/sub, 224 mul, 212 fma, 0 div/sqrt), 2256 selections.
 MD_HD cmd10 cmd10_madd(cmd10 acc, cmd10 x, cmd10 y) {
   const md10 v70 = md10_madd(acc.re, x.re, y.re);
   const md10 v81 = md10_madd(md10{{v70.v[0], v70.v[1], v70.v[2], v70.v[3], v70.v[4], v70.v[5], v70.v[6], v70.v[7], v70.v[8], v70.v[9]}}, md10{{(-x.im.v[0]), (-x.im.v[1]), (-x.im.v[2]), (-x.im.v[3]), (-x.im.v[4]), (-x.im.v[5]), (-x.im.v[6]), (-x.im.v[7]), (-x.im.v[8]), (-x.im.v[9])}}, y.im);
@@ -5408,7 +5597,7 @@ MD_HD cmd10 cmd10_madd(cmd10 acc, cmd10 x, cmd10 y) {
 }
 
 // cmd10_div returns a / b.
-// Cost: 21631 flops (20402 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
+// Cost: 22576 flops (21347 add/sub, 746 mul, 458 fma, 25 div/sqrt), 13372 selections.
 MD_HD cmd10 cmd10_div(cmd10 a, cmd10 b) {
   const double v40 = fabs(b.im.v[0]);
   const double v41 = fabs(b.re.v[0]);
@@ -5518,7 +5707,7 @@ MD_HD cmd10 cmd10_div(cmd10 a, cmd10 b) {
 }
 
 // cmd10_abs returns |a|.
-// Cost: 23830 flops (22091 add/sub, 1061 mul, 675 fma, 3 div/sqrt), 5999 selections.
+// Cost: 24478 flops (22739 add/sub, 1061 mul, 675 fma, 3 div/sqrt), 5999 selections.
 MD_HD md10 cmd10_abs(cmd10 a) {
   const double v20 = fabs(a.im.v[0]);
   const double v21 = fabs(a.re.v[0]);

@@ -46,7 +46,7 @@ MD_HD md16 md16_abs(md16 x) {
 }
 
 // md16_add returns x + y.
-// Cost: 370 flops (370 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
+// Cost: 460 flops (460 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
 MD_HD md16 md16_add(md16 x, md16 y) {
   const double v33 = md_sel_absless(x.v[0], y.v[15], y.v[15], x.v[0]);
   const double v34 = md_sel_absless(x.v[0], y.v[15], x.v[0], y.v[15]);
@@ -1391,28 +1391,118 @@ MD_HD md16 md16_add(md16 x, md16 y) {
   const double v1373 = md_add(v1372, v1330);
   const double v1374 = md_sub(v1373, v1372);
   const double v1375 = md_sub(v1330, v1374);
-  const double v1376 = md_add(x.v[0], y.v[0]);
-  const double v1377 = md_sel_finite(v1376, v1331, v1376);
-  const double v1378 = md_sel_finite(v1377, v1334, 0.0);
-  const double v1379 = md_sel_finite(v1377, v1337, 0.0);
-  const double v1380 = md_sel_finite(v1377, v1340, 0.0);
-  const double v1381 = md_sel_finite(v1377, v1343, 0.0);
-  const double v1382 = md_sel_finite(v1377, v1346, 0.0);
-  const double v1383 = md_sel_finite(v1377, v1349, 0.0);
-  const double v1384 = md_sel_finite(v1377, v1352, 0.0);
-  const double v1385 = md_sel_finite(v1377, v1355, 0.0);
-  const double v1386 = md_sel_finite(v1377, v1358, 0.0);
-  const double v1387 = md_sel_finite(v1377, v1361, 0.0);
-  const double v1388 = md_sel_finite(v1377, v1364, 0.0);
-  const double v1389 = md_sel_finite(v1377, v1367, 0.0);
-  const double v1390 = md_sel_finite(v1377, v1370, 0.0);
-  const double v1391 = md_sel_finite(v1377, v1373, 0.0);
-  const double v1392 = md_sel_finite(v1377, v1375, 0.0);
-  return md16{{v1377, v1378, v1379, v1380, v1381, v1382, v1383, v1384, v1385, v1386, v1387, v1388, v1389, v1390, v1391, v1392}};
+  const double v1376 = md_add(v1331, v1334);
+  const double v1377 = md_sub(v1376, v1331);
+  const double v1378 = md_sub(v1334, v1377);
+  const double v1379 = md_add(v1378, v1337);
+  const double v1380 = md_sub(v1379, v1378);
+  const double v1381 = md_sub(v1337, v1380);
+  const double v1382 = md_add(v1381, v1340);
+  const double v1383 = md_sub(v1382, v1381);
+  const double v1384 = md_sub(v1340, v1383);
+  const double v1385 = md_add(v1384, v1343);
+  const double v1386 = md_sub(v1385, v1384);
+  const double v1387 = md_sub(v1343, v1386);
+  const double v1388 = md_add(v1387, v1346);
+  const double v1389 = md_sub(v1388, v1387);
+  const double v1390 = md_sub(v1346, v1389);
+  const double v1391 = md_add(v1390, v1349);
+  const double v1392 = md_sub(v1391, v1390);
+  const double v1393 = md_sub(v1349, v1392);
+  const double v1394 = md_add(v1393, v1352);
+  const double v1395 = md_sub(v1394, v1393);
+  const double v1396 = md_sub(v1352, v1395);
+  const double v1397 = md_add(v1396, v1355);
+  const double v1398 = md_sub(v1397, v1396);
+  const double v1399 = md_sub(v1355, v1398);
+  const double v1400 = md_add(v1399, v1358);
+  const double v1401 = md_sub(v1400, v1399);
+  const double v1402 = md_sub(v1358, v1401);
+  const double v1403 = md_add(v1402, v1361);
+  const double v1404 = md_sub(v1403, v1402);
+  const double v1405 = md_sub(v1361, v1404);
+  const double v1406 = md_add(v1405, v1364);
+  const double v1407 = md_sub(v1406, v1405);
+  const double v1408 = md_sub(v1364, v1407);
+  const double v1409 = md_add(v1408, v1367);
+  const double v1410 = md_sub(v1409, v1408);
+  const double v1411 = md_sub(v1367, v1410);
+  const double v1412 = md_add(v1411, v1370);
+  const double v1413 = md_sub(v1412, v1411);
+  const double v1414 = md_sub(v1370, v1413);
+  const double v1415 = md_add(v1414, v1373);
+  const double v1416 = md_sub(v1415, v1414);
+  const double v1417 = md_sub(v1373, v1416);
+  const double v1418 = md_add(v1417, v1375);
+  const double v1419 = md_sub(v1418, v1417);
+  const double v1420 = md_sub(v1375, v1419);
+  const double v1421 = md_add(v1376, v1379);
+  const double v1422 = md_sub(v1421, v1376);
+  const double v1423 = md_sub(v1379, v1422);
+  const double v1424 = md_add(v1423, v1382);
+  const double v1425 = md_sub(v1424, v1423);
+  const double v1426 = md_sub(v1382, v1425);
+  const double v1427 = md_add(v1426, v1385);
+  const double v1428 = md_sub(v1427, v1426);
+  const double v1429 = md_sub(v1385, v1428);
+  const double v1430 = md_add(v1429, v1388);
+  const double v1431 = md_sub(v1430, v1429);
+  const double v1432 = md_sub(v1388, v1431);
+  const double v1433 = md_add(v1432, v1391);
+  const double v1434 = md_sub(v1433, v1432);
+  const double v1435 = md_sub(v1391, v1434);
+  const double v1436 = md_add(v1435, v1394);
+  const double v1437 = md_sub(v1436, v1435);
+  const double v1438 = md_sub(v1394, v1437);
+  const double v1439 = md_add(v1438, v1397);
+  const double v1440 = md_sub(v1439, v1438);
+  const double v1441 = md_sub(v1397, v1440);
+  const double v1442 = md_add(v1441, v1400);
+  const double v1443 = md_sub(v1442, v1441);
+  const double v1444 = md_sub(v1400, v1443);
+  const double v1445 = md_add(v1444, v1403);
+  const double v1446 = md_sub(v1445, v1444);
+  const double v1447 = md_sub(v1403, v1446);
+  const double v1448 = md_add(v1447, v1406);
+  const double v1449 = md_sub(v1448, v1447);
+  const double v1450 = md_sub(v1406, v1449);
+  const double v1451 = md_add(v1450, v1409);
+  const double v1452 = md_sub(v1451, v1450);
+  const double v1453 = md_sub(v1409, v1452);
+  const double v1454 = md_add(v1453, v1412);
+  const double v1455 = md_sub(v1454, v1453);
+  const double v1456 = md_sub(v1412, v1455);
+  const double v1457 = md_add(v1456, v1415);
+  const double v1458 = md_sub(v1457, v1456);
+  const double v1459 = md_sub(v1415, v1458);
+  const double v1460 = md_add(v1459, v1418);
+  const double v1461 = md_sub(v1460, v1459);
+  const double v1462 = md_sub(v1418, v1461);
+  const double v1463 = md_add(v1462, v1420);
+  const double v1464 = md_sub(v1463, v1462);
+  const double v1465 = md_sub(v1420, v1464);
+  const double v1466 = md_add(x.v[0], y.v[0]);
+  const double v1467 = md_sel_finite(v1466, v1421, v1466);
+  const double v1468 = md_sel_finite(v1467, v1424, 0.0);
+  const double v1469 = md_sel_finite(v1467, v1427, 0.0);
+  const double v1470 = md_sel_finite(v1467, v1430, 0.0);
+  const double v1471 = md_sel_finite(v1467, v1433, 0.0);
+  const double v1472 = md_sel_finite(v1467, v1436, 0.0);
+  const double v1473 = md_sel_finite(v1467, v1439, 0.0);
+  const double v1474 = md_sel_finite(v1467, v1442, 0.0);
+  const double v1475 = md_sel_finite(v1467, v1445, 0.0);
+  const double v1476 = md_sel_finite(v1467, v1448, 0.0);
+  const double v1477 = md_sel_finite(v1467, v1451, 0.0);
+  const double v1478 = md_sel_finite(v1467, v1454, 0.0);
+  const double v1479 = md_sel_finite(v1467, v1457, 0.0);
+  const double v1480 = md_sel_finite(v1467, v1460, 0.0);
+  const double v1481 = md_sel_finite(v1467, v1463, 0.0);
+  const double v1482 = md_sel_finite(v1467, v1465, 0.0);
+  return md16{{v1467, v1468, v1469, v1470, v1471, v1472, v1473, v1474, v1475, v1476, v1477, v1478, v1479, v1480, v1481, v1482}};
 }
 
 // md16_sub returns x - y.
-// Cost: 370 flops (370 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
+// Cost: 460 flops (460 add/sub, 0 mul, 0 fma, 0 div/sqrt), 990 selections.
 MD_HD md16 md16_sub(md16 x, md16 y) {
   const double v49 = md_sel_absless(x.v[0], (-y.v[15]), (-y.v[15]), x.v[0]);
   const double v50 = md_sel_absless(x.v[0], (-y.v[15]), x.v[0], (-y.v[15]));
@@ -2757,24 +2847,114 @@ MD_HD md16 md16_sub(md16 x, md16 y) {
   const double v1389 = md_add(v1388, v1346);
   const double v1390 = md_sub(v1389, v1388);
   const double v1391 = md_sub(v1346, v1390);
-  const double v1392 = md_add(x.v[0], (-y.v[0]));
-  const double v1393 = md_sel_finite(v1392, v1347, v1392);
-  const double v1394 = md_sel_finite(v1393, v1350, 0.0);
-  const double v1395 = md_sel_finite(v1393, v1353, 0.0);
-  const double v1396 = md_sel_finite(v1393, v1356, 0.0);
-  const double v1397 = md_sel_finite(v1393, v1359, 0.0);
-  const double v1398 = md_sel_finite(v1393, v1362, 0.0);
-  const double v1399 = md_sel_finite(v1393, v1365, 0.0);
-  const double v1400 = md_sel_finite(v1393, v1368, 0.0);
-  const double v1401 = md_sel_finite(v1393, v1371, 0.0);
-  const double v1402 = md_sel_finite(v1393, v1374, 0.0);
-  const double v1403 = md_sel_finite(v1393, v1377, 0.0);
-  const double v1404 = md_sel_finite(v1393, v1380, 0.0);
-  const double v1405 = md_sel_finite(v1393, v1383, 0.0);
-  const double v1406 = md_sel_finite(v1393, v1386, 0.0);
-  const double v1407 = md_sel_finite(v1393, v1389, 0.0);
-  const double v1408 = md_sel_finite(v1393, v1391, 0.0);
-  return md16{{v1393, v1394, v1395, v1396, v1397, v1398, v1399, v1400, v1401, v1402, v1403, v1404, v1405, v1406, v1407, v1408}};
+  const double v1392 = md_add(v1347, v1350);
+  const double v1393 = md_sub(v1392, v1347);
+  const double v1394 = md_sub(v1350, v1393);
+  const double v1395 = md_add(v1394, v1353);
+  const double v1396 = md_sub(v1395, v1394);
+  const double v1397 = md_sub(v1353, v1396);
+  const double v1398 = md_add(v1397, v1356);
+  const double v1399 = md_sub(v1398, v1397);
+  const double v1400 = md_sub(v1356, v1399);
+  const double v1401 = md_add(v1400, v1359);
+  const double v1402 = md_sub(v1401, v1400);
+  const double v1403 = md_sub(v1359, v1402);
+  const double v1404 = md_add(v1403, v1362);
+  const double v1405 = md_sub(v1404, v1403);
+  const double v1406 = md_sub(v1362, v1405);
+  const double v1407 = md_add(v1406, v1365);
+  const double v1408 = md_sub(v1407, v1406);
+  const double v1409 = md_sub(v1365, v1408);
+  const double v1410 = md_add(v1409, v1368);
+  const double v1411 = md_sub(v1410, v1409);
+  const double v1412 = md_sub(v1368, v1411);
+  const double v1413 = md_add(v1412, v1371);
+  const double v1414 = md_sub(v1413, v1412);
+  const double v1415 = md_sub(v1371, v1414);
+  const double v1416 = md_add(v1415, v1374);
+  const double v1417 = md_sub(v1416, v1415);
+  const double v1418 = md_sub(v1374, v1417);
+  const double v1419 = md_add(v1418, v1377);
+  const double v1420 = md_sub(v1419, v1418);
+  const double v1421 = md_sub(v1377, v1420);
+  const double v1422 = md_add(v1421, v1380);
+  const double v1423 = md_sub(v1422, v1421);
+  const double v1424 = md_sub(v1380, v1423);
+  const double v1425 = md_add(v1424, v1383);
+  const double v1426 = md_sub(v1425, v1424);
+  const double v1427 = md_sub(v1383, v1426);
+  const double v1428 = md_add(v1427, v1386);
+  const double v1429 = md_sub(v1428, v1427);
+  const double v1430 = md_sub(v1386, v1429);
+  const double v1431 = md_add(v1430, v1389);
+  const double v1432 = md_sub(v1431, v1430);
+  const double v1433 = md_sub(v1389, v1432);
+  const double v1434 = md_add(v1433, v1391);
+  const double v1435 = md_sub(v1434, v1433);
+  const double v1436 = md_sub(v1391, v1435);
+  const double v1437 = md_add(v1392, v1395);
+  const double v1438 = md_sub(v1437, v1392);
+  const double v1439 = md_sub(v1395, v1438);
+  const double v1440 = md_add(v1439, v1398);
+  const double v1441 = md_sub(v1440, v1439);
+  const double v1442 = md_sub(v1398, v1441);
+  const double v1443 = md_add(v1442, v1401);
+  const double v1444 = md_sub(v1443, v1442);
+  const double v1445 = md_sub(v1401, v1444);
+  const double v1446 = md_add(v1445, v1404);
+  const double v1447 = md_sub(v1446, v1445);
+  const double v1448 = md_sub(v1404, v1447);
+  const double v1449 = md_add(v1448, v1407);
+  const double v1450 = md_sub(v1449, v1448);
+  const double v1451 = md_sub(v1407, v1450);
+  const double v1452 = md_add(v1451, v1410);
+  const double v1453 = md_sub(v1452, v1451);
+  const double v1454 = md_sub(v1410, v1453);
+  const double v1455 = md_add(v1454, v1413);
+  const double v1456 = md_sub(v1455, v1454);
+  const double v1457 = md_sub(v1413, v1456);
+  const double v1458 = md_add(v1457, v1416);
+  const double v1459 = md_sub(v1458, v1457);
+  const double v1460 = md_sub(v1416, v1459);
+  const double v1461 = md_add(v1460, v1419);
+  const double v1462 = md_sub(v1461, v1460);
+  const double v1463 = md_sub(v1419, v1462);
+  const double v1464 = md_add(v1463, v1422);
+  const double v1465 = md_sub(v1464, v1463);
+  const double v1466 = md_sub(v1422, v1465);
+  const double v1467 = md_add(v1466, v1425);
+  const double v1468 = md_sub(v1467, v1466);
+  const double v1469 = md_sub(v1425, v1468);
+  const double v1470 = md_add(v1469, v1428);
+  const double v1471 = md_sub(v1470, v1469);
+  const double v1472 = md_sub(v1428, v1471);
+  const double v1473 = md_add(v1472, v1431);
+  const double v1474 = md_sub(v1473, v1472);
+  const double v1475 = md_sub(v1431, v1474);
+  const double v1476 = md_add(v1475, v1434);
+  const double v1477 = md_sub(v1476, v1475);
+  const double v1478 = md_sub(v1434, v1477);
+  const double v1479 = md_add(v1478, v1436);
+  const double v1480 = md_sub(v1479, v1478);
+  const double v1481 = md_sub(v1436, v1480);
+  const double v1482 = md_add(x.v[0], (-y.v[0]));
+  const double v1483 = md_sel_finite(v1482, v1437, v1482);
+  const double v1484 = md_sel_finite(v1483, v1440, 0.0);
+  const double v1485 = md_sel_finite(v1483, v1443, 0.0);
+  const double v1486 = md_sel_finite(v1483, v1446, 0.0);
+  const double v1487 = md_sel_finite(v1483, v1449, 0.0);
+  const double v1488 = md_sel_finite(v1483, v1452, 0.0);
+  const double v1489 = md_sel_finite(v1483, v1455, 0.0);
+  const double v1490 = md_sel_finite(v1483, v1458, 0.0);
+  const double v1491 = md_sel_finite(v1483, v1461, 0.0);
+  const double v1492 = md_sel_finite(v1483, v1464, 0.0);
+  const double v1493 = md_sel_finite(v1483, v1467, 0.0);
+  const double v1494 = md_sel_finite(v1483, v1470, 0.0);
+  const double v1495 = md_sel_finite(v1483, v1473, 0.0);
+  const double v1496 = md_sel_finite(v1483, v1476, 0.0);
+  const double v1497 = md_sel_finite(v1483, v1479, 0.0);
+  const double v1498 = md_sel_finite(v1483, v1481, 0.0);
+  return md16{{v1483, v1484, v1485, v1486, v1487, v1488, v1489, v1490, v1491, v1492, v1493, v1494, v1495, v1496, v1497, v1498}};
 }
 
 // md16_mulf64 returns x * f for a float64 f.
@@ -3942,7 +4122,7 @@ MD_HD md16 md16_mulf64(md16 x, double f) {
 }
 
 // md16_mul returns x * y.
-// Cost: 7412 flops (7141 add/sub, 137 mul, 134 fma, 0 div/sqrt), 332 selections.
+// Cost: 7457 flops (7186 add/sub, 137 mul, 134 fma, 0 div/sqrt), 332 selections.
 MD_HD md16 md16_mul(md16 x, md16 y) {
   const double v32 = md_mul(x.v[0], y.v[0]);
   const double v34 = md_fma(x.v[0], y.v[0], (-v32));
@@ -11672,27 +11852,72 @@ MD_HD md16 md16_mul(md16 x, md16 y) {
   const double v7878 = md_add(v7877, v7806);
   const double v7879 = md_sub(v7878, v7877);
   const double v7880 = md_sub(v7806, v7879);
-  const double v7881 = md_sel_finite(v32, v7836, v32);
-  const double v7882 = md_sel_finite(v7881, v7839, 0.0);
-  const double v7883 = md_sel_finite(v7881, v7842, 0.0);
-  const double v7884 = md_sel_finite(v7881, v7845, 0.0);
-  const double v7885 = md_sel_finite(v7881, v7848, 0.0);
-  const double v7886 = md_sel_finite(v7881, v7851, 0.0);
-  const double v7887 = md_sel_finite(v7881, v7854, 0.0);
-  const double v7888 = md_sel_finite(v7881, v7857, 0.0);
-  const double v7889 = md_sel_finite(v7881, v7860, 0.0);
-  const double v7890 = md_sel_finite(v7881, v7863, 0.0);
-  const double v7891 = md_sel_finite(v7881, v7866, 0.0);
-  const double v7892 = md_sel_finite(v7881, v7869, 0.0);
-  const double v7893 = md_sel_finite(v7881, v7872, 0.0);
-  const double v7894 = md_sel_finite(v7881, v7875, 0.0);
-  const double v7895 = md_sel_finite(v7881, v7878, 0.0);
-  const double v7896 = md_sel_finite(v7881, v7880, 0.0);
-  return md16{{v7881, v7882, v7883, v7884, v7885, v7886, v7887, v7888, v7889, v7890, v7891, v7892, v7893, v7894, v7895, v7896}};
+  const double v7881 = md_add(v7836, v7839);
+  const double v7882 = md_sub(v7881, v7836);
+  const double v7883 = md_sub(v7839, v7882);
+  const double v7884 = md_add(v7883, v7842);
+  const double v7885 = md_sub(v7884, v7883);
+  const double v7886 = md_sub(v7842, v7885);
+  const double v7887 = md_add(v7886, v7845);
+  const double v7888 = md_sub(v7887, v7886);
+  const double v7889 = md_sub(v7845, v7888);
+  const double v7890 = md_add(v7889, v7848);
+  const double v7891 = md_sub(v7890, v7889);
+  const double v7892 = md_sub(v7848, v7891);
+  const double v7893 = md_add(v7892, v7851);
+  const double v7894 = md_sub(v7893, v7892);
+  const double v7895 = md_sub(v7851, v7894);
+  const double v7896 = md_add(v7895, v7854);
+  const double v7897 = md_sub(v7896, v7895);
+  const double v7898 = md_sub(v7854, v7897);
+  const double v7899 = md_add(v7898, v7857);
+  const double v7900 = md_sub(v7899, v7898);
+  const double v7901 = md_sub(v7857, v7900);
+  const double v7902 = md_add(v7901, v7860);
+  const double v7903 = md_sub(v7902, v7901);
+  const double v7904 = md_sub(v7860, v7903);
+  const double v7905 = md_add(v7904, v7863);
+  const double v7906 = md_sub(v7905, v7904);
+  const double v7907 = md_sub(v7863, v7906);
+  const double v7908 = md_add(v7907, v7866);
+  const double v7909 = md_sub(v7908, v7907);
+  const double v7910 = md_sub(v7866, v7909);
+  const double v7911 = md_add(v7910, v7869);
+  const double v7912 = md_sub(v7911, v7910);
+  const double v7913 = md_sub(v7869, v7912);
+  const double v7914 = md_add(v7913, v7872);
+  const double v7915 = md_sub(v7914, v7913);
+  const double v7916 = md_sub(v7872, v7915);
+  const double v7917 = md_add(v7916, v7875);
+  const double v7918 = md_sub(v7917, v7916);
+  const double v7919 = md_sub(v7875, v7918);
+  const double v7920 = md_add(v7919, v7878);
+  const double v7921 = md_sub(v7920, v7919);
+  const double v7922 = md_sub(v7878, v7921);
+  const double v7923 = md_add(v7922, v7880);
+  const double v7924 = md_sub(v7923, v7922);
+  const double v7925 = md_sub(v7880, v7924);
+  const double v7926 = md_sel_finite(v32, v7881, v32);
+  const double v7927 = md_sel_finite(v7926, v7884, 0.0);
+  const double v7928 = md_sel_finite(v7926, v7887, 0.0);
+  const double v7929 = md_sel_finite(v7926, v7890, 0.0);
+  const double v7930 = md_sel_finite(v7926, v7893, 0.0);
+  const double v7931 = md_sel_finite(v7926, v7896, 0.0);
+  const double v7932 = md_sel_finite(v7926, v7899, 0.0);
+  const double v7933 = md_sel_finite(v7926, v7902, 0.0);
+  const double v7934 = md_sel_finite(v7926, v7905, 0.0);
+  const double v7935 = md_sel_finite(v7926, v7908, 0.0);
+  const double v7936 = md_sel_finite(v7926, v7911, 0.0);
+  const double v7937 = md_sel_finite(v7926, v7914, 0.0);
+  const double v7938 = md_sel_finite(v7926, v7917, 0.0);
+  const double v7939 = md_sel_finite(v7926, v7920, 0.0);
+  const double v7940 = md_sel_finite(v7926, v7923, 0.0);
+  const double v7941 = md_sel_finite(v7926, v7925, 0.0);
+  return md16{{v7926, v7927, v7928, v7929, v7930, v7931, v7932, v7933, v7934, v7935, v7936, v7937, v7938, v7939, v7940, v7941}};
 }
 
 // md16_sqr returns x * x.
-// Cost: 3932 flops (3661 add/sub, 193 mul, 78 fma, 0 div/sqrt), 332 selections.
+// Cost: 3977 flops (3706 add/sub, 193 mul, 78 fma, 0 div/sqrt), 332 selections.
 MD_HD md16 md16_sqr(md16 x) {
   const double v17 = md_mul(x.v[0], x.v[0]);
   const double v19 = md_fma(x.v[0], x.v[0], (-v17));
@@ -15942,27 +16167,72 @@ MD_HD md16 md16_sqr(md16 x) {
   const double v4327 = md_add(v4326, v4255);
   const double v4328 = md_sub(v4327, v4326);
   const double v4329 = md_sub(v4255, v4328);
-  const double v4330 = md_sel_finite(v17, v4285, v17);
-  const double v4331 = md_sel_finite(v4330, v4288, 0.0);
-  const double v4332 = md_sel_finite(v4330, v4291, 0.0);
-  const double v4333 = md_sel_finite(v4330, v4294, 0.0);
-  const double v4334 = md_sel_finite(v4330, v4297, 0.0);
-  const double v4335 = md_sel_finite(v4330, v4300, 0.0);
-  const double v4336 = md_sel_finite(v4330, v4303, 0.0);
-  const double v4337 = md_sel_finite(v4330, v4306, 0.0);
-  const double v4338 = md_sel_finite(v4330, v4309, 0.0);
-  const double v4339 = md_sel_finite(v4330, v4312, 0.0);
-  const double v4340 = md_sel_finite(v4330, v4315, 0.0);
-  const double v4341 = md_sel_finite(v4330, v4318, 0.0);
-  const double v4342 = md_sel_finite(v4330, v4321, 0.0);
-  const double v4343 = md_sel_finite(v4330, v4324, 0.0);
-  const double v4344 = md_sel_finite(v4330, v4327, 0.0);
-  const double v4345 = md_sel_finite(v4330, v4329, 0.0);
-  return md16{{v4330, v4331, v4332, v4333, v4334, v4335, v4336, v4337, v4338, v4339, v4340, v4341, v4342, v4343, v4344, v4345}};
+  const double v4330 = md_add(v4285, v4288);
+  const double v4331 = md_sub(v4330, v4285);
+  const double v4332 = md_sub(v4288, v4331);
+  const double v4333 = md_add(v4332, v4291);
+  const double v4334 = md_sub(v4333, v4332);
+  const double v4335 = md_sub(v4291, v4334);
+  const double v4336 = md_add(v4335, v4294);
+  const double v4337 = md_sub(v4336, v4335);
+  const double v4338 = md_sub(v4294, v4337);
+  const double v4339 = md_add(v4338, v4297);
+  const double v4340 = md_sub(v4339, v4338);
+  const double v4341 = md_sub(v4297, v4340);
+  const double v4342 = md_add(v4341, v4300);
+  const double v4343 = md_sub(v4342, v4341);
+  const double v4344 = md_sub(v4300, v4343);
+  const double v4345 = md_add(v4344, v4303);
+  const double v4346 = md_sub(v4345, v4344);
+  const double v4347 = md_sub(v4303, v4346);
+  const double v4348 = md_add(v4347, v4306);
+  const double v4349 = md_sub(v4348, v4347);
+  const double v4350 = md_sub(v4306, v4349);
+  const double v4351 = md_add(v4350, v4309);
+  const double v4352 = md_sub(v4351, v4350);
+  const double v4353 = md_sub(v4309, v4352);
+  const double v4354 = md_add(v4353, v4312);
+  const double v4355 = md_sub(v4354, v4353);
+  const double v4356 = md_sub(v4312, v4355);
+  const double v4357 = md_add(v4356, v4315);
+  const double v4358 = md_sub(v4357, v4356);
+  const double v4359 = md_sub(v4315, v4358);
+  const double v4360 = md_add(v4359, v4318);
+  const double v4361 = md_sub(v4360, v4359);
+  const double v4362 = md_sub(v4318, v4361);
+  const double v4363 = md_add(v4362, v4321);
+  const double v4364 = md_sub(v4363, v4362);
+  const double v4365 = md_sub(v4321, v4364);
+  const double v4366 = md_add(v4365, v4324);
+  const double v4367 = md_sub(v4366, v4365);
+  const double v4368 = md_sub(v4324, v4367);
+  const double v4369 = md_add(v4368, v4327);
+  const double v4370 = md_sub(v4369, v4368);
+  const double v4371 = md_sub(v4327, v4370);
+  const double v4372 = md_add(v4371, v4329);
+  const double v4373 = md_sub(v4372, v4371);
+  const double v4374 = md_sub(v4329, v4373);
+  const double v4375 = md_sel_finite(v17, v4330, v17);
+  const double v4376 = md_sel_finite(v4375, v4333, 0.0);
+  const double v4377 = md_sel_finite(v4375, v4336, 0.0);
+  const double v4378 = md_sel_finite(v4375, v4339, 0.0);
+  const double v4379 = md_sel_finite(v4375, v4342, 0.0);
+  const double v4380 = md_sel_finite(v4375, v4345, 0.0);
+  const double v4381 = md_sel_finite(v4375, v4348, 0.0);
+  const double v4382 = md_sel_finite(v4375, v4351, 0.0);
+  const double v4383 = md_sel_finite(v4375, v4354, 0.0);
+  const double v4384 = md_sel_finite(v4375, v4357, 0.0);
+  const double v4385 = md_sel_finite(v4375, v4360, 0.0);
+  const double v4386 = md_sel_finite(v4375, v4363, 0.0);
+  const double v4387 = md_sel_finite(v4375, v4366, 0.0);
+  const double v4388 = md_sel_finite(v4375, v4369, 0.0);
+  const double v4389 = md_sel_finite(v4375, v4372, 0.0);
+  const double v4390 = md_sel_finite(v4375, v4374, 0.0);
+  return md16{{v4375, v4376, v4377, v4378, v4379, v4380, v4381, v4382, v4383, v4384, v4385, v4386, v4387, v4388, v4389, v4390}};
 }
 
 // md16_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 7782 flops (7511 add/sub, 137 mul, 134 fma, 0 div/sqrt), 1322 selections.
+// Cost: 7917 flops (7646 add/sub, 137 mul, 134 fma, 0 div/sqrt), 1322 selections.
 MD_HD md16 md16_madd(md16 acc, md16 x, md16 y) {
   const md16 v48 = md16_mul(x, y);
   const md16 v65 = md16_add(acc, md16{{v48.v[0], v48.v[1], v48.v[2], v48.v[3], v48.v[4], v48.v[5], v48.v[6], v48.v[7], v48.v[8], v48.v[9], v48.v[10], v48.v[11], v48.v[12], v48.v[13], v48.v[14], v48.v[15]}});
@@ -15970,7 +16240,7 @@ MD_HD md16 md16_madd(md16 acc, md16 x, md16 y) {
 }
 
 // md16_div returns x / y.
-// Cost: 19892 flops (19311 add/sub, 323 mul, 240 fma, 18 div/sqrt), 21024 selections.
+// Cost: 21557 flops (20976 add/sub, 323 mul, 240 fma, 18 div/sqrt), 21024 selections.
 MD_HD md16 md16_div(md16 x, md16 y) {
   const double v32 = md_div(x.v[0], y.v[0]);
   const double v34 = fabs(y.v[0]);
@@ -16602,43 +16872,268 @@ MD_HD md16 md16_div(md16 x, md16 y) {
   const double v1162 = md_add(v1161, v1090);
   const double v1163 = md_sub(v1162, v1161);
   const double v1164 = md_sub(v1090, v1163);
-  const double v1165 = md_sel_finite(v95, v1120, v32);
-  const double v1166 = md_sel_finite(v95, v1123, 0.0);
-  const double v1167 = md_sel_finite(v95, v1126, 0.0);
-  const double v1168 = md_sel_finite(v95, v1129, 0.0);
-  const double v1169 = md_sel_finite(v95, v1132, 0.0);
-  const double v1170 = md_sel_finite(v95, v1135, 0.0);
-  const double v1171 = md_sel_finite(v95, v1138, 0.0);
-  const double v1172 = md_sel_finite(v95, v1141, 0.0);
-  const double v1173 = md_sel_finite(v95, v1144, 0.0);
-  const double v1174 = md_sel_finite(v95, v1147, 0.0);
-  const double v1175 = md_sel_finite(v95, v1150, 0.0);
-  const double v1176 = md_sel_finite(v95, v1153, 0.0);
-  const double v1177 = md_sel_finite(v95, v1156, 0.0);
-  const double v1178 = md_sel_finite(v95, v1159, 0.0);
-  const double v1179 = md_sel_finite(v95, v1162, 0.0);
-  const double v1180 = md_sel_finite(v95, v1164, 0.0);
-  const double v1181 = md_sel_finite(v32, v1165, v32);
-  const double v1182 = md_sel_finite(v1181, v1166, 0.0);
-  const double v1183 = md_sel_finite(v1181, v1167, 0.0);
-  const double v1184 = md_sel_finite(v1181, v1168, 0.0);
-  const double v1185 = md_sel_finite(v1181, v1169, 0.0);
-  const double v1186 = md_sel_finite(v1181, v1170, 0.0);
-  const double v1187 = md_sel_finite(v1181, v1171, 0.0);
-  const double v1188 = md_sel_finite(v1181, v1172, 0.0);
-  const double v1189 = md_sel_finite(v1181, v1173, 0.0);
-  const double v1190 = md_sel_finite(v1181, v1174, 0.0);
-  const double v1191 = md_sel_finite(v1181, v1175, 0.0);
-  const double v1192 = md_sel_finite(v1181, v1176, 0.0);
-  const double v1193 = md_sel_finite(v1181, v1177, 0.0);
-  const double v1194 = md_sel_finite(v1181, v1178, 0.0);
-  const double v1195 = md_sel_finite(v1181, v1179, 0.0);
-  const double v1196 = md_sel_finite(v1181, v1180, 0.0);
-  return md16{{v1181, v1182, v1183, v1184, v1185, v1186, v1187, v1188, v1189, v1190, v1191, v1192, v1193, v1194, v1195, v1196}};
+  const double v1165 = md_add(v1120, v1123);
+  const double v1166 = md_sub(v1165, v1120);
+  const double v1167 = md_sub(v1123, v1166);
+  const double v1168 = md_add(v1167, v1126);
+  const double v1169 = md_sub(v1168, v1167);
+  const double v1170 = md_sub(v1126, v1169);
+  const double v1171 = md_add(v1170, v1129);
+  const double v1172 = md_sub(v1171, v1170);
+  const double v1173 = md_sub(v1129, v1172);
+  const double v1174 = md_add(v1173, v1132);
+  const double v1175 = md_sub(v1174, v1173);
+  const double v1176 = md_sub(v1132, v1175);
+  const double v1177 = md_add(v1176, v1135);
+  const double v1178 = md_sub(v1177, v1176);
+  const double v1179 = md_sub(v1135, v1178);
+  const double v1180 = md_add(v1179, v1138);
+  const double v1181 = md_sub(v1180, v1179);
+  const double v1182 = md_sub(v1138, v1181);
+  const double v1183 = md_add(v1182, v1141);
+  const double v1184 = md_sub(v1183, v1182);
+  const double v1185 = md_sub(v1141, v1184);
+  const double v1186 = md_add(v1185, v1144);
+  const double v1187 = md_sub(v1186, v1185);
+  const double v1188 = md_sub(v1144, v1187);
+  const double v1189 = md_add(v1188, v1147);
+  const double v1190 = md_sub(v1189, v1188);
+  const double v1191 = md_sub(v1147, v1190);
+  const double v1192 = md_add(v1191, v1150);
+  const double v1193 = md_sub(v1192, v1191);
+  const double v1194 = md_sub(v1150, v1193);
+  const double v1195 = md_add(v1194, v1153);
+  const double v1196 = md_sub(v1195, v1194);
+  const double v1197 = md_sub(v1153, v1196);
+  const double v1198 = md_add(v1197, v1156);
+  const double v1199 = md_sub(v1198, v1197);
+  const double v1200 = md_sub(v1156, v1199);
+  const double v1201 = md_add(v1200, v1159);
+  const double v1202 = md_sub(v1201, v1200);
+  const double v1203 = md_sub(v1159, v1202);
+  const double v1204 = md_add(v1203, v1162);
+  const double v1205 = md_sub(v1204, v1203);
+  const double v1206 = md_sub(v1162, v1205);
+  const double v1207 = md_add(v1206, v1164);
+  const double v1208 = md_sub(v1207, v1206);
+  const double v1209 = md_sub(v1164, v1208);
+  const double v1210 = md_add(v1165, v1168);
+  const double v1211 = md_sub(v1210, v1165);
+  const double v1212 = md_sub(v1168, v1211);
+  const double v1213 = md_add(v1212, v1171);
+  const double v1214 = md_sub(v1213, v1212);
+  const double v1215 = md_sub(v1171, v1214);
+  const double v1216 = md_add(v1215, v1174);
+  const double v1217 = md_sub(v1216, v1215);
+  const double v1218 = md_sub(v1174, v1217);
+  const double v1219 = md_add(v1218, v1177);
+  const double v1220 = md_sub(v1219, v1218);
+  const double v1221 = md_sub(v1177, v1220);
+  const double v1222 = md_add(v1221, v1180);
+  const double v1223 = md_sub(v1222, v1221);
+  const double v1224 = md_sub(v1180, v1223);
+  const double v1225 = md_add(v1224, v1183);
+  const double v1226 = md_sub(v1225, v1224);
+  const double v1227 = md_sub(v1183, v1226);
+  const double v1228 = md_add(v1227, v1186);
+  const double v1229 = md_sub(v1228, v1227);
+  const double v1230 = md_sub(v1186, v1229);
+  const double v1231 = md_add(v1230, v1189);
+  const double v1232 = md_sub(v1231, v1230);
+  const double v1233 = md_sub(v1189, v1232);
+  const double v1234 = md_add(v1233, v1192);
+  const double v1235 = md_sub(v1234, v1233);
+  const double v1236 = md_sub(v1192, v1235);
+  const double v1237 = md_add(v1236, v1195);
+  const double v1238 = md_sub(v1237, v1236);
+  const double v1239 = md_sub(v1195, v1238);
+  const double v1240 = md_add(v1239, v1198);
+  const double v1241 = md_sub(v1240, v1239);
+  const double v1242 = md_sub(v1198, v1241);
+  const double v1243 = md_add(v1242, v1201);
+  const double v1244 = md_sub(v1243, v1242);
+  const double v1245 = md_sub(v1201, v1244);
+  const double v1246 = md_add(v1245, v1204);
+  const double v1247 = md_sub(v1246, v1245);
+  const double v1248 = md_sub(v1204, v1247);
+  const double v1249 = md_add(v1248, v1207);
+  const double v1250 = md_sub(v1249, v1248);
+  const double v1251 = md_sub(v1207, v1250);
+  const double v1252 = md_add(v1251, v1209);
+  const double v1253 = md_sub(v1252, v1251);
+  const double v1254 = md_sub(v1209, v1253);
+  const double v1255 = md_add(v1210, v1213);
+  const double v1256 = md_sub(v1255, v1210);
+  const double v1257 = md_sub(v1213, v1256);
+  const double v1258 = md_add(v1257, v1216);
+  const double v1259 = md_sub(v1258, v1257);
+  const double v1260 = md_sub(v1216, v1259);
+  const double v1261 = md_add(v1260, v1219);
+  const double v1262 = md_sub(v1261, v1260);
+  const double v1263 = md_sub(v1219, v1262);
+  const double v1264 = md_add(v1263, v1222);
+  const double v1265 = md_sub(v1264, v1263);
+  const double v1266 = md_sub(v1222, v1265);
+  const double v1267 = md_add(v1266, v1225);
+  const double v1268 = md_sub(v1267, v1266);
+  const double v1269 = md_sub(v1225, v1268);
+  const double v1270 = md_add(v1269, v1228);
+  const double v1271 = md_sub(v1270, v1269);
+  const double v1272 = md_sub(v1228, v1271);
+  const double v1273 = md_add(v1272, v1231);
+  const double v1274 = md_sub(v1273, v1272);
+  const double v1275 = md_sub(v1231, v1274);
+  const double v1276 = md_add(v1275, v1234);
+  const double v1277 = md_sub(v1276, v1275);
+  const double v1278 = md_sub(v1234, v1277);
+  const double v1279 = md_add(v1278, v1237);
+  const double v1280 = md_sub(v1279, v1278);
+  const double v1281 = md_sub(v1237, v1280);
+  const double v1282 = md_add(v1281, v1240);
+  const double v1283 = md_sub(v1282, v1281);
+  const double v1284 = md_sub(v1240, v1283);
+  const double v1285 = md_add(v1284, v1243);
+  const double v1286 = md_sub(v1285, v1284);
+  const double v1287 = md_sub(v1243, v1286);
+  const double v1288 = md_add(v1287, v1246);
+  const double v1289 = md_sub(v1288, v1287);
+  const double v1290 = md_sub(v1246, v1289);
+  const double v1291 = md_add(v1290, v1249);
+  const double v1292 = md_sub(v1291, v1290);
+  const double v1293 = md_sub(v1249, v1292);
+  const double v1294 = md_add(v1293, v1252);
+  const double v1295 = md_sub(v1294, v1293);
+  const double v1296 = md_sub(v1252, v1295);
+  const double v1297 = md_add(v1296, v1254);
+  const double v1298 = md_sub(v1297, v1296);
+  const double v1299 = md_sub(v1254, v1298);
+  const double v1300 = md_add(v1255, v1258);
+  const double v1301 = md_sub(v1300, v1255);
+  const double v1302 = md_sub(v1258, v1301);
+  const double v1303 = md_add(v1302, v1261);
+  const double v1304 = md_sub(v1303, v1302);
+  const double v1305 = md_sub(v1261, v1304);
+  const double v1306 = md_add(v1305, v1264);
+  const double v1307 = md_sub(v1306, v1305);
+  const double v1308 = md_sub(v1264, v1307);
+  const double v1309 = md_add(v1308, v1267);
+  const double v1310 = md_sub(v1309, v1308);
+  const double v1311 = md_sub(v1267, v1310);
+  const double v1312 = md_add(v1311, v1270);
+  const double v1313 = md_sub(v1312, v1311);
+  const double v1314 = md_sub(v1270, v1313);
+  const double v1315 = md_add(v1314, v1273);
+  const double v1316 = md_sub(v1315, v1314);
+  const double v1317 = md_sub(v1273, v1316);
+  const double v1318 = md_add(v1317, v1276);
+  const double v1319 = md_sub(v1318, v1317);
+  const double v1320 = md_sub(v1276, v1319);
+  const double v1321 = md_add(v1320, v1279);
+  const double v1322 = md_sub(v1321, v1320);
+  const double v1323 = md_sub(v1279, v1322);
+  const double v1324 = md_add(v1323, v1282);
+  const double v1325 = md_sub(v1324, v1323);
+  const double v1326 = md_sub(v1282, v1325);
+  const double v1327 = md_add(v1326, v1285);
+  const double v1328 = md_sub(v1327, v1326);
+  const double v1329 = md_sub(v1285, v1328);
+  const double v1330 = md_add(v1329, v1288);
+  const double v1331 = md_sub(v1330, v1329);
+  const double v1332 = md_sub(v1288, v1331);
+  const double v1333 = md_add(v1332, v1291);
+  const double v1334 = md_sub(v1333, v1332);
+  const double v1335 = md_sub(v1291, v1334);
+  const double v1336 = md_add(v1335, v1294);
+  const double v1337 = md_sub(v1336, v1335);
+  const double v1338 = md_sub(v1294, v1337);
+  const double v1339 = md_add(v1338, v1297);
+  const double v1340 = md_sub(v1339, v1338);
+  const double v1341 = md_sub(v1297, v1340);
+  const double v1342 = md_add(v1341, v1299);
+  const double v1343 = md_sub(v1342, v1341);
+  const double v1344 = md_sub(v1299, v1343);
+  const double v1345 = md_add(v1300, v1303);
+  const double v1346 = md_sub(v1345, v1300);
+  const double v1347 = md_sub(v1303, v1346);
+  const double v1348 = md_add(v1347, v1306);
+  const double v1349 = md_sub(v1348, v1347);
+  const double v1350 = md_sub(v1306, v1349);
+  const double v1351 = md_add(v1350, v1309);
+  const double v1352 = md_sub(v1351, v1350);
+  const double v1353 = md_sub(v1309, v1352);
+  const double v1354 = md_add(v1353, v1312);
+  const double v1355 = md_sub(v1354, v1353);
+  const double v1356 = md_sub(v1312, v1355);
+  const double v1357 = md_add(v1356, v1315);
+  const double v1358 = md_sub(v1357, v1356);
+  const double v1359 = md_sub(v1315, v1358);
+  const double v1360 = md_add(v1359, v1318);
+  const double v1361 = md_sub(v1360, v1359);
+  const double v1362 = md_sub(v1318, v1361);
+  const double v1363 = md_add(v1362, v1321);
+  const double v1364 = md_sub(v1363, v1362);
+  const double v1365 = md_sub(v1321, v1364);
+  const double v1366 = md_add(v1365, v1324);
+  const double v1367 = md_sub(v1366, v1365);
+  const double v1368 = md_sub(v1324, v1367);
+  const double v1369 = md_add(v1368, v1327);
+  const double v1370 = md_sub(v1369, v1368);
+  const double v1371 = md_sub(v1327, v1370);
+  const double v1372 = md_add(v1371, v1330);
+  const double v1373 = md_sub(v1372, v1371);
+  const double v1374 = md_sub(v1330, v1373);
+  const double v1375 = md_add(v1374, v1333);
+  const double v1376 = md_sub(v1375, v1374);
+  const double v1377 = md_sub(v1333, v1376);
+  const double v1378 = md_add(v1377, v1336);
+  const double v1379 = md_sub(v1378, v1377);
+  const double v1380 = md_sub(v1336, v1379);
+  const double v1381 = md_add(v1380, v1339);
+  const double v1382 = md_sub(v1381, v1380);
+  const double v1383 = md_sub(v1339, v1382);
+  const double v1384 = md_add(v1383, v1342);
+  const double v1385 = md_sub(v1384, v1383);
+  const double v1386 = md_sub(v1342, v1385);
+  const double v1387 = md_add(v1386, v1344);
+  const double v1388 = md_sub(v1387, v1386);
+  const double v1389 = md_sub(v1344, v1388);
+  const double v1390 = md_sel_finite(v95, v1345, v32);
+  const double v1391 = md_sel_finite(v95, v1348, 0.0);
+  const double v1392 = md_sel_finite(v95, v1351, 0.0);
+  const double v1393 = md_sel_finite(v95, v1354, 0.0);
+  const double v1394 = md_sel_finite(v95, v1357, 0.0);
+  const double v1395 = md_sel_finite(v95, v1360, 0.0);
+  const double v1396 = md_sel_finite(v95, v1363, 0.0);
+  const double v1397 = md_sel_finite(v95, v1366, 0.0);
+  const double v1398 = md_sel_finite(v95, v1369, 0.0);
+  const double v1399 = md_sel_finite(v95, v1372, 0.0);
+  const double v1400 = md_sel_finite(v95, v1375, 0.0);
+  const double v1401 = md_sel_finite(v95, v1378, 0.0);
+  const double v1402 = md_sel_finite(v95, v1381, 0.0);
+  const double v1403 = md_sel_finite(v95, v1384, 0.0);
+  const double v1404 = md_sel_finite(v95, v1387, 0.0);
+  const double v1405 = md_sel_finite(v95, v1389, 0.0);
+  const double v1406 = md_sel_finite(v32, v1390, v32);
+  const double v1407 = md_sel_finite(v1406, v1391, 0.0);
+  const double v1408 = md_sel_finite(v1406, v1392, 0.0);
+  const double v1409 = md_sel_finite(v1406, v1393, 0.0);
+  const double v1410 = md_sel_finite(v1406, v1394, 0.0);
+  const double v1411 = md_sel_finite(v1406, v1395, 0.0);
+  const double v1412 = md_sel_finite(v1406, v1396, 0.0);
+  const double v1413 = md_sel_finite(v1406, v1397, 0.0);
+  const double v1414 = md_sel_finite(v1406, v1398, 0.0);
+  const double v1415 = md_sel_finite(v1406, v1399, 0.0);
+  const double v1416 = md_sel_finite(v1406, v1400, 0.0);
+  const double v1417 = md_sel_finite(v1406, v1401, 0.0);
+  const double v1418 = md_sel_finite(v1406, v1402, 0.0);
+  const double v1419 = md_sel_finite(v1406, v1403, 0.0);
+  const double v1420 = md_sel_finite(v1406, v1404, 0.0);
+  const double v1421 = md_sel_finite(v1406, v1405, 0.0);
+  return md16{{v1406, v1407, v1408, v1409, v1410, v1411, v1412, v1413, v1414, v1415, v1416, v1417, v1418, v1419, v1420, v1421}};
 }
 
 // md16_sqrt returns the square root of x.
-// Cost: 105014 flops (100605 add/sub, 2543 mul, 1864 fma, 2 div/sqrt), 15260 selections.
+// Cost: 106634 flops (102225 add/sub, 2543 mul, 1864 fma, 2 div/sqrt), 15260 selections.
 MD_HD md16 md16_sqrt(md16 x) {
   const double v16 = md_sqrt(x.v[0]);
   const double v19 = md_mul(v16, 4.503599627370497e+15);
@@ -16842,7 +17337,7 @@ MD_HD md16 md16_sqrt(md16 x) {
 }
 
 // cmd16_add returns a + b.
-// Cost: 740 flops (740 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
+// Cost: 920 flops (920 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
 MD_HD cmd16 cmd16_add(cmd16 a, cmd16 b) {
   const md16 v64 = md16_add(a.re, b.re);
   const md16 v81 = md16_add(a.im, b.im);
@@ -16850,7 +17345,7 @@ MD_HD cmd16 cmd16_add(cmd16 a, cmd16 b) {
 }
 
 // cmd16_sub returns a - b.
-// Cost: 740 flops (740 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
+// Cost: 920 flops (920 add/sub, 0 mul, 0 fma, 0 div/sqrt), 1980 selections.
 MD_HD cmd16 cmd16_sub(cmd16 a, cmd16 b) {
   const md16 v64 = md16_sub(a.re, b.re);
   const md16 v81 = md16_sub(a.im, b.im);
@@ -16858,7 +17353,7 @@ MD_HD cmd16 cmd16_sub(cmd16 a, cmd16 b) {
 }
 
 // cmd16_mul returns a * b.
-// Cost: 30388 flops (29304 add/sub, 548 mul, 536 fma, 0 div/sqrt), 3308 selections.
+// Cost: 30748 flops (29664 add/sub, 548 mul, 536 fma, 0 div/sqrt), 3308 selections.
 MD_HD cmd16 cmd16_mul(cmd16 a, cmd16 b) {
   const md16 v64 = md16_mul(a.re, b.re);
   const md16 v81 = md16_mul(a.im, b.im);
@@ -16870,7 +17365,7 @@ MD_HD cmd16 cmd16_mul(cmd16 a, cmd16 b) {
 }
 
 // cmd16_madd returns acc + x*y (two real MulAdds per part).
-// Cost: 31128 flops (30044 add/sub, 548 mul, 536 fma, 0 div/sqrt), 5288 selections.
+// Cost: 31668 flops (30584 add/sub, 548 mul, 536 fma, 0 div/sqrt), 5288 selections.
 MD_HD cmd16 cmd16_madd(cmd16 acc, cmd16 x, cmd16 y) {
   const md16 v112 = md16_madd(acc.re, x.re, y.re);
   const md16 v129 = md16_madd(md16{{v112.v[0], v112.v[1], v112.v[2], v112.v[3], v112.v[4], v112.v[5], v112.v[6], v112.v[7], v112.v[8], v112.v[9], v112.v[10], v112.v[11], v112.v[12], v112.v[13], v112.v[14], v112.v[15]}}, md16{{(-x.im.v[0]), (-x.im.v[1]), (-x.im.v[2]), (-x.im.v[3]), (-x.im.v[4]), (-x.im.v[5]), (-x.im.v[6]), (-x.im.v[7]), (-x.im.v[8]), (-x.im.v[9]), (-x.im.v[10]), (-x.im.v[11]), (-x.im.v[12]), (-x.im.v[13]), (-x.im.v[14]), (-x.im.v[15])}}, y.im);
@@ -16880,7 +17375,7 @@ MD_HD cmd16 cmd16_madd(cmd16 acc, cmd16 x, cmd16 y) {
 }
 
 // cmd16_div returns a / b.
-// Cost: 78541 flops (75620 add/sub, 1712 mul, 1172 fma, 37 div/sqrt), 47012 selections.
+// Cost: 82411 flops (79490 add/sub, 1712 mul, 1172 fma, 37 div/sqrt), 47012 selections.
 MD_HD cmd16 cmd16_div(cmd16 a, cmd16 b) {
   const double v64 = fabs(b.im.v[0]);
   const double v65 = fabs(b.re.v[0]);
@@ -17038,7 +17533,7 @@ MD_HD cmd16 cmd16_div(cmd16 a, cmd16 b) {
 }
 
 // cmd16_abs returns |a|.
-// Cost: 113382 flops (108346 add/sub, 3013 mul, 2020 fma, 3 div/sqrt), 16937 selections.
+// Cost: 115182 flops (110146 add/sub, 3013 mul, 2020 fma, 3 div/sqrt), 16937 selections.
 MD_HD md16 cmd16_abs(cmd16 a) {
   const double v32 = fabs(a.im.v[0]);
   const double v33 = fabs(a.re.v[0]);

@@ -35,7 +35,7 @@ MD_HD md5 md5_abs(md5 x) {
 }
 
 // md5_add returns x + y.
-// Cost: 106 flops (106 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
+// Cost: 118 flops (118 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
 MD_HD md5 md5_add(md5 x, md5 y) {
   const double v11 = md_sel_absless(x.v[3], y.v[4], y.v[4], x.v[3]);
   const double v12 = md_sel_absless(x.v[3], y.v[4], x.v[3], y.v[4]);
@@ -260,17 +260,29 @@ MD_HD md5 md5_add(md5 x, md5 y) {
   const double v231 = md_add(v230, v221);
   const double v232 = md_sub(v231, v230);
   const double v233 = md_sub(v221, v232);
-  const double v234 = md_add(x.v[0], y.v[0]);
-  const double v235 = md_sel_finite(v234, v222, v234);
-  const double v236 = md_sel_finite(v235, v225, 0.0);
-  const double v237 = md_sel_finite(v235, v228, 0.0);
-  const double v238 = md_sel_finite(v235, v231, 0.0);
-  const double v239 = md_sel_finite(v235, v233, 0.0);
-  return md5{{v235, v236, v237, v238, v239}};
+  const double v234 = md_add(v222, v225);
+  const double v235 = md_sub(v234, v222);
+  const double v236 = md_sub(v225, v235);
+  const double v237 = md_add(v236, v228);
+  const double v238 = md_sub(v237, v236);
+  const double v239 = md_sub(v228, v238);
+  const double v240 = md_add(v239, v231);
+  const double v241 = md_sub(v240, v239);
+  const double v242 = md_sub(v231, v241);
+  const double v243 = md_add(v242, v233);
+  const double v244 = md_sub(v243, v242);
+  const double v245 = md_sub(v233, v244);
+  const double v246 = md_add(x.v[0], y.v[0]);
+  const double v247 = md_sel_finite(v246, v234, v246);
+  const double v248 = md_sel_finite(v247, v237, 0.0);
+  const double v249 = md_sel_finite(v247, v240, 0.0);
+  const double v250 = md_sel_finite(v247, v243, 0.0);
+  const double v251 = md_sel_finite(v247, v245, 0.0);
+  return md5{{v247, v248, v249, v250, v251}};
 }
 
 // md5_sub returns x - y.
-// Cost: 106 flops (106 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
+// Cost: 118 flops (118 add/sub, 0 mul, 0 fma, 0 div/sqrt), 123 selections.
 MD_HD md5 md5_sub(md5 x, md5 y) {
   const double v16 = md_sel_absless(x.v[3], (-y.v[4]), (-y.v[4]), x.v[3]);
   const double v17 = md_sel_absless(x.v[3], (-y.v[4]), x.v[3], (-y.v[4]));
@@ -495,13 +507,25 @@ MD_HD md5 md5_sub(md5 x, md5 y) {
   const double v236 = md_add(v235, v226);
   const double v237 = md_sub(v236, v235);
   const double v238 = md_sub(v226, v237);
-  const double v239 = md_add(x.v[0], (-y.v[0]));
-  const double v240 = md_sel_finite(v239, v227, v239);
-  const double v241 = md_sel_finite(v240, v230, 0.0);
-  const double v242 = md_sel_finite(v240, v233, 0.0);
-  const double v243 = md_sel_finite(v240, v236, 0.0);
-  const double v244 = md_sel_finite(v240, v238, 0.0);
-  return md5{{v240, v241, v242, v243, v244}};
+  const double v239 = md_add(v227, v230);
+  const double v240 = md_sub(v239, v227);
+  const double v241 = md_sub(v230, v240);
+  const double v242 = md_add(v241, v233);
+  const double v243 = md_sub(v242, v241);
+  const double v244 = md_sub(v233, v243);
+  const double v245 = md_add(v244, v236);
+  const double v246 = md_sub(v245, v244);
+  const double v247 = md_sub(v236, v246);
+  const double v248 = md_add(v247, v238);
+  const double v249 = md_sub(v248, v247);
+  const double v250 = md_sub(v238, v249);
+  const double v251 = md_add(x.v[0], (-y.v[0]));
+  const double v252 = md_sel_finite(v251, v239, v251);
+  const double v253 = md_sel_finite(v252, v242, 0.0);
+  const double v254 = md_sel_finite(v252, v245, 0.0);
+  const double v255 = md_sel_finite(v252, v248, 0.0);
+  const double v256 = md_sel_finite(v252, v250, 0.0);
+  return md5{{v252, v253, v254, v255, v256}};
 }
 
 // md5_mulf64 returns x * f for a float64 f.
@@ -646,7 +670,7 @@ MD_HD md5 md5_mulf64(md5 x, double f) {
 }
 
 // md5_mul returns x * y.
-// Cost: 218 flops (189 add/sub, 16 mul, 13 fma, 0 div/sqrt), 46 selections.
+// Cost: 230 flops (201 add/sub, 16 mul, 13 fma, 0 div/sqrt), 46 selections.
 MD_HD md5 md5_mul(md5 x, md5 y) {
   const double v10 = md_mul(x.v[0], y.v[0]);
   const double v12 = md_fma(x.v[0], y.v[0], (-v10));
@@ -907,16 +931,28 @@ MD_HD md5 md5_mul(md5 x, md5 y) {
   const double v277 = md_add(v276, v260);
   const double v278 = md_sub(v277, v276);
   const double v279 = md_sub(v260, v278);
-  const double v280 = md_sel_finite(v10, v268, v10);
-  const double v281 = md_sel_finite(v280, v271, 0.0);
-  const double v282 = md_sel_finite(v280, v274, 0.0);
-  const double v283 = md_sel_finite(v280, v277, 0.0);
-  const double v284 = md_sel_finite(v280, v279, 0.0);
-  return md5{{v280, v281, v282, v283, v284}};
+  const double v280 = md_add(v268, v271);
+  const double v281 = md_sub(v280, v268);
+  const double v282 = md_sub(v271, v281);
+  const double v283 = md_add(v282, v274);
+  const double v284 = md_sub(v283, v282);
+  const double v285 = md_sub(v274, v284);
+  const double v286 = md_add(v285, v277);
+  const double v287 = md_sub(v286, v285);
+  const double v288 = md_sub(v277, v287);
+  const double v289 = md_add(v288, v279);
+  const double v290 = md_sub(v289, v288);
+  const double v291 = md_sub(v279, v290);
+  const double v292 = md_sel_finite(v10, v280, v10);
+  const double v293 = md_sel_finite(v292, v283, 0.0);
+  const double v294 = md_sel_finite(v292, v286, 0.0);
+  const double v295 = md_sel_finite(v292, v289, 0.0);
+  const double v296 = md_sel_finite(v292, v291, 0.0);
+  return md5{{v292, v293, v294, v295, v296}};
 }
 
 // md5_sqr returns x * x.
-// Cost: 148 flops (119 add/sub, 20 mul, 9 fma, 0 div/sqrt), 46 selections.
+// Cost: 160 flops (131 add/sub, 20 mul, 9 fma, 0 div/sqrt), 46 selections.
 MD_HD md5 md5_sqr(md5 x) {
   const double v6 = md_mul(x.v[0], x.v[0]);
   const double v8 = md_fma(x.v[0], x.v[0], (-v6));
@@ -1107,16 +1143,28 @@ MD_HD md5 md5_sqr(md5 x) {
   const double v199 = md_add(v198, v182);
   const double v200 = md_sub(v199, v198);
   const double v201 = md_sub(v182, v200);
-  const double v202 = md_sel_finite(v6, v190, v6);
-  const double v203 = md_sel_finite(v202, v193, 0.0);
-  const double v204 = md_sel_finite(v202, v196, 0.0);
-  const double v205 = md_sel_finite(v202, v199, 0.0);
-  const double v206 = md_sel_finite(v202, v201, 0.0);
-  return md5{{v202, v203, v204, v205, v206}};
+  const double v202 = md_add(v190, v193);
+  const double v203 = md_sub(v202, v190);
+  const double v204 = md_sub(v193, v203);
+  const double v205 = md_add(v204, v196);
+  const double v206 = md_sub(v205, v204);
+  const double v207 = md_sub(v196, v206);
+  const double v208 = md_add(v207, v199);
+  const double v209 = md_sub(v208, v207);
+  const double v210 = md_sub(v199, v209);
+  const double v211 = md_add(v210, v201);
+  const double v212 = md_sub(v211, v210);
+  const double v213 = md_sub(v201, v212);
+  const double v214 = md_sel_finite(v6, v202, v6);
+  const double v215 = md_sel_finite(v214, v205, 0.0);
+  const double v216 = md_sel_finite(v214, v208, 0.0);
+  const double v217 = md_sel_finite(v214, v211, 0.0);
+  const double v218 = md_sel_finite(v214, v213, 0.0);
+  return md5{{v214, v215, v216, v217, v218}};
 }
 
 // md5_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 324 flops (295 add/sub, 16 mul, 13 fma, 0 div/sqrt), 169 selections.
+// Cost: 348 flops (319 add/sub, 16 mul, 13 fma, 0 div/sqrt), 169 selections.
 MD_HD md5 md5_madd(md5 acc, md5 x, md5 y) {
   const md5 v15 = md5_mul(x, y);
   const md5 v21 = md5_add(acc, md5{{v15.v[0], v15.v[1], v15.v[2], v15.v[3], v15.v[4]}});
@@ -1124,7 +1172,7 @@ MD_HD md5 md5_madd(md5 acc, md5 x, md5 y) {
 }
 
 // md5_div returns x / y.
-// Cost: 1104 flops (1029 add/sub, 48 mul, 20 fma, 7 div/sqrt), 860 selections.
+// Cost: 1188 flops (1113 add/sub, 48 mul, 20 fma, 7 div/sqrt), 860 selections.
 MD_HD md5 md5_div(md5 x, md5 y) {
   const double v10 = md_div(x.v[0], y.v[0]);
   const double v12 = fabs(y.v[0]);
@@ -1272,21 +1320,45 @@ MD_HD md5 md5_div(md5 x, md5 y) {
   const double v205 = md_add(v204, v188);
   const double v206 = md_sub(v205, v204);
   const double v207 = md_sub(v188, v206);
-  const double v208 = md_sel_finite(v40, v196, v10);
-  const double v209 = md_sel_finite(v40, v199, 0.0);
-  const double v210 = md_sel_finite(v40, v202, 0.0);
-  const double v211 = md_sel_finite(v40, v205, 0.0);
-  const double v212 = md_sel_finite(v40, v207, 0.0);
-  const double v213 = md_sel_finite(v10, v208, v10);
-  const double v214 = md_sel_finite(v213, v209, 0.0);
-  const double v215 = md_sel_finite(v213, v210, 0.0);
-  const double v216 = md_sel_finite(v213, v211, 0.0);
-  const double v217 = md_sel_finite(v213, v212, 0.0);
-  return md5{{v213, v214, v215, v216, v217}};
+  const double v208 = md_add(v196, v199);
+  const double v209 = md_sub(v208, v196);
+  const double v210 = md_sub(v199, v209);
+  const double v211 = md_add(v210, v202);
+  const double v212 = md_sub(v211, v210);
+  const double v213 = md_sub(v202, v212);
+  const double v214 = md_add(v213, v205);
+  const double v215 = md_sub(v214, v213);
+  const double v216 = md_sub(v205, v215);
+  const double v217 = md_add(v216, v207);
+  const double v218 = md_sub(v217, v216);
+  const double v219 = md_sub(v207, v218);
+  const double v220 = md_add(v208, v211);
+  const double v221 = md_sub(v220, v208);
+  const double v222 = md_sub(v211, v221);
+  const double v223 = md_add(v222, v214);
+  const double v224 = md_sub(v223, v222);
+  const double v225 = md_sub(v214, v224);
+  const double v226 = md_add(v225, v217);
+  const double v227 = md_sub(v226, v225);
+  const double v228 = md_sub(v217, v227);
+  const double v229 = md_add(v228, v219);
+  const double v230 = md_sub(v229, v228);
+  const double v231 = md_sub(v219, v230);
+  const double v232 = md_sel_finite(v40, v220, v10);
+  const double v233 = md_sel_finite(v40, v223, 0.0);
+  const double v234 = md_sel_finite(v40, v226, 0.0);
+  const double v235 = md_sel_finite(v40, v229, 0.0);
+  const double v236 = md_sel_finite(v40, v231, 0.0);
+  const double v237 = md_sel_finite(v10, v232, v10);
+  const double v238 = md_sel_finite(v237, v233, 0.0);
+  const double v239 = md_sel_finite(v237, v234, 0.0);
+  const double v240 = md_sel_finite(v237, v235, 0.0);
+  const double v241 = md_sel_finite(v237, v236, 0.0);
+  return md5{{v237, v238, v239, v240, v241}};
 }
 
 // md5_sqrt returns the square root of x.
-// Cost: 2651 flops (2332 add/sub, 199 mul, 118 fma, 2 div/sqrt), 1213 selections.
+// Cost: 2843 flops (2524 add/sub, 199 mul, 118 fma, 2 div/sqrt), 1213 selections.
 MD_HD md5 md5_sqrt(md5 x) {
   const double v5 = md_sqrt(x.v[0]);
   const double v8 = md_mul(v5, 4.503599627370497e+15);
@@ -1370,7 +1442,7 @@ MD_HD md5 md5_sqrt(md5 x) {
 }
 
 // cmd5_add returns a + b.
-// Cost: 212 flops (212 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
+// Cost: 236 flops (236 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
 MD_HD cmd5 cmd5_add(cmd5 a, cmd5 b) {
   const md5 v20 = md5_add(a.re, b.re);
   const md5 v26 = md5_add(a.im, b.im);
@@ -1378,7 +1450,7 @@ MD_HD cmd5 cmd5_add(cmd5 a, cmd5 b) {
 }
 
 // cmd5_sub returns a - b.
-// Cost: 212 flops (212 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
+// Cost: 236 flops (236 add/sub, 0 mul, 0 fma, 0 div/sqrt), 246 selections.
 MD_HD cmd5 cmd5_sub(cmd5 a, cmd5 b) {
   const md5 v20 = md5_sub(a.re, b.re);
   const md5 v26 = md5_sub(a.im, b.im);
@@ -1386,7 +1458,7 @@ MD_HD cmd5 cmd5_sub(cmd5 a, cmd5 b) {
 }
 
 // cmd5_mul returns a * b.
-// Cost: 1084 flops (968 add/sub, 64 mul, 52 fma, 0 div/sqrt), 430 selections.
+// Cost: 1156 flops (1040 add/sub, 64 mul, 52 fma, 0 div/sqrt), 430 selections.
 MD_HD cmd5 cmd5_mul(cmd5 a, cmd5 b) {
   const md5 v20 = md5_mul(a.re, b.re);
   const md5 v26 = md5_mul(a.im, b.im);
@@ -1398,7 +1470,7 @@ MD_HD cmd5 cmd5_mul(cmd5 a, cmd5 b) {
 }
 
 // cmd5_madd returns acc + x*y (two real MulAdds per part).
-// Cost: 1296 flops (1180 add/sub, 64 mul, 52 fma, 0 div/sqrt), 676 selections.
+// Cost: 1392 flops (1276 add/sub, 64 mul, 52 fma, 0 div/sqrt), 676 selections.
 MD_HD cmd5 cmd5_madd(cmd5 acc, cmd5 x, cmd5 y) {
   const md5 v35 = md5_madd(acc.re, x.re, y.re);
   const md5 v41 = md5_madd(md5{{v35.v[0], v35.v[1], v35.v[2], v35.v[3], v35.v[4]}}, md5{{(-x.im.v[0]), (-x.im.v[1]), (-x.im.v[2]), (-x.im.v[3]), (-x.im.v[4])}}, y.im);
@@ -1408,7 +1480,7 @@ MD_HD cmd5 cmd5_madd(cmd5 acc, cmd5 x, cmd5 y) {
 }
 
 // cmd5_div returns a / b.
-// Cost: 3741 flops (3372 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
+// Cost: 4017 flops (3648 add/sub, 244 mul, 110 fma, 15 div/sqrt), 2367 selections.
 MD_HD cmd5 cmd5_div(cmd5 a, cmd5 b) {
   const double v20 = fabs(b.im.v[0]);
   const double v21 = fabs(b.re.v[0]);
@@ -1478,7 +1550,7 @@ MD_HD cmd5 cmd5_div(cmd5 a, cmd5 b) {
 }
 
 // cmd5_abs returns |a|.
-// Cost: 3099 flops (2692 add/sub, 268 mul, 136 fma, 3 div/sqrt), 1440 selections.
+// Cost: 3327 flops (2920 add/sub, 268 mul, 136 fma, 3 div/sqrt), 1440 selections.
 MD_HD md5 cmd5_abs(cmd5 a) {
   const double v10 = fabs(a.im.v[0]);
   const double v11 = fabs(a.re.v[0]);

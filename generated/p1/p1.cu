@@ -91,7 +91,7 @@ MD_HD md8 md8_abs(md8 x) {
 }
 
 // md8_add returns x + y.
-// Cost: 178 flops (178 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
+// Cost: 199 flops (199 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
 MD_HD md8 md8_add(md8 x, md8 y) {
   const double v17 = md_sel_absless(x.v[0], y.v[7], y.v[7], x.v[0]);
   const double v18 = md_sel_absless(x.v[0], y.v[7], x.v[0], y.v[7]);
@@ -548,20 +548,41 @@ MD_HD md8 md8_add(md8 x, md8 y) {
   const double v469 = md_add(v468, v450);
   const double v470 = md_sub(v469, v468);
   const double v471 = md_sub(v450, v470);
-  const double v472 = md_add(x.v[0], y.v[0]);
-  const double v473 = md_sel_finite(v472, v451, v472);
-  const double v474 = md_sel_finite(v473, v454, 0.0);
-  const double v475 = md_sel_finite(v473, v457, 0.0);
-  const double v476 = md_sel_finite(v473, v460, 0.0);
-  const double v477 = md_sel_finite(v473, v463, 0.0);
-  const double v478 = md_sel_finite(v473, v466, 0.0);
-  const double v479 = md_sel_finite(v473, v469, 0.0);
-  const double v480 = md_sel_finite(v473, v471, 0.0);
-  return md8{{v473, v474, v475, v476, v477, v478, v479, v480}};
+  const double v472 = md_add(v451, v454);
+  const double v473 = md_sub(v472, v451);
+  const double v474 = md_sub(v454, v473);
+  const double v475 = md_add(v474, v457);
+  const double v476 = md_sub(v475, v474);
+  const double v477 = md_sub(v457, v476);
+  const double v478 = md_add(v477, v460);
+  const double v479 = md_sub(v478, v477);
+  const double v480 = md_sub(v460, v479);
+  const double v481 = md_add(v480, v463);
+  const double v482 = md_sub(v481, v480);
+  const double v483 = md_sub(v463, v482);
+  const double v484 = md_add(v483, v466);
+  const double v485 = md_sub(v484, v483);
+  const double v486 = md_sub(v466, v485);
+  const double v487 = md_add(v486, v469);
+  const double v488 = md_sub(v487, v486);
+  const double v489 = md_sub(v469, v488);
+  const double v490 = md_add(v489, v471);
+  const double v491 = md_sub(v490, v489);
+  const double v492 = md_sub(v471, v491);
+  const double v493 = md_add(x.v[0], y.v[0]);
+  const double v494 = md_sel_finite(v493, v472, v493);
+  const double v495 = md_sel_finite(v494, v475, 0.0);
+  const double v496 = md_sel_finite(v494, v478, 0.0);
+  const double v497 = md_sel_finite(v494, v481, 0.0);
+  const double v498 = md_sel_finite(v494, v484, 0.0);
+  const double v499 = md_sel_finite(v494, v487, 0.0);
+  const double v500 = md_sel_finite(v494, v490, 0.0);
+  const double v501 = md_sel_finite(v494, v492, 0.0);
+  return md8{{v494, v495, v496, v497, v498, v499, v500, v501}};
 }
 
 // md8_sub returns x - y.
-// Cost: 178 flops (178 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
+// Cost: 199 flops (199 add/sub, 0 mul, 0 fma, 0 div/sqrt), 286 selections.
 MD_HD md8 md8_sub(md8 x, md8 y) {
   const double v25 = md_sel_absless(x.v[0], (-y.v[7]), (-y.v[7]), x.v[0]);
   const double v26 = md_sel_absless(x.v[0], (-y.v[7]), x.v[0], (-y.v[7]));
@@ -1018,16 +1039,37 @@ MD_HD md8 md8_sub(md8 x, md8 y) {
   const double v477 = md_add(v476, v458);
   const double v478 = md_sub(v477, v476);
   const double v479 = md_sub(v458, v478);
-  const double v480 = md_add(x.v[0], (-y.v[0]));
-  const double v481 = md_sel_finite(v480, v459, v480);
-  const double v482 = md_sel_finite(v481, v462, 0.0);
-  const double v483 = md_sel_finite(v481, v465, 0.0);
-  const double v484 = md_sel_finite(v481, v468, 0.0);
-  const double v485 = md_sel_finite(v481, v471, 0.0);
-  const double v486 = md_sel_finite(v481, v474, 0.0);
-  const double v487 = md_sel_finite(v481, v477, 0.0);
-  const double v488 = md_sel_finite(v481, v479, 0.0);
-  return md8{{v481, v482, v483, v484, v485, v486, v487, v488}};
+  const double v480 = md_add(v459, v462);
+  const double v481 = md_sub(v480, v459);
+  const double v482 = md_sub(v462, v481);
+  const double v483 = md_add(v482, v465);
+  const double v484 = md_sub(v483, v482);
+  const double v485 = md_sub(v465, v484);
+  const double v486 = md_add(v485, v468);
+  const double v487 = md_sub(v486, v485);
+  const double v488 = md_sub(v468, v487);
+  const double v489 = md_add(v488, v471);
+  const double v490 = md_sub(v489, v488);
+  const double v491 = md_sub(v471, v490);
+  const double v492 = md_add(v491, v474);
+  const double v493 = md_sub(v492, v491);
+  const double v494 = md_sub(v474, v493);
+  const double v495 = md_add(v494, v477);
+  const double v496 = md_sub(v495, v494);
+  const double v497 = md_sub(v477, v496);
+  const double v498 = md_add(v497, v479);
+  const double v499 = md_sub(v498, v497);
+  const double v500 = md_sub(v479, v499);
+  const double v501 = md_add(x.v[0], (-y.v[0]));
+  const double v502 = md_sel_finite(v501, v480, v501);
+  const double v503 = md_sel_finite(v502, v483, 0.0);
+  const double v504 = md_sel_finite(v502, v486, 0.0);
+  const double v505 = md_sel_finite(v502, v489, 0.0);
+  const double v506 = md_sel_finite(v502, v492, 0.0);
+  const double v507 = md_sel_finite(v502, v495, 0.0);
+  const double v508 = md_sel_finite(v502, v498, 0.0);
+  const double v509 = md_sel_finite(v502, v500, 0.0);
+  return md8{{v502, v503, v504, v505, v506, v507, v508, v509}};
 }
 
 // md8_mulf64 returns x * f for a float64 f.
@@ -1355,7 +1397,7 @@ MD_HD md8 md8_mulf64(md8 x, double f) {
 }
 
 // md8_mul returns x * y.
-// Cost: 884 flops (813 add/sub, 37 mul, 34 fma, 0 div/sqrt), 100 selections.
+// Cost: 905 flops (834 add/sub, 37 mul, 34 fma, 0 div/sqrt), 100 selections.
 MD_HD md8 md8_mul(md8 x, md8 y) {
   const double v16 = md_mul(x.v[0], y.v[0]);
   const double v18 = md_fma(x.v[0], y.v[0], (-v16));
@@ -2333,19 +2375,40 @@ MD_HD md8 md8_mul(md8 x, md8 y) {
   const double v1018 = md_add(v1017, v986);
   const double v1019 = md_sub(v1018, v1017);
   const double v1020 = md_sub(v986, v1019);
-  const double v1021 = md_sel_finite(v16, v1000, v16);
-  const double v1022 = md_sel_finite(v1021, v1003, 0.0);
-  const double v1023 = md_sel_finite(v1021, v1006, 0.0);
-  const double v1024 = md_sel_finite(v1021, v1009, 0.0);
-  const double v1025 = md_sel_finite(v1021, v1012, 0.0);
-  const double v1026 = md_sel_finite(v1021, v1015, 0.0);
-  const double v1027 = md_sel_finite(v1021, v1018, 0.0);
-  const double v1028 = md_sel_finite(v1021, v1020, 0.0);
-  return md8{{v1021, v1022, v1023, v1024, v1025, v1026, v1027, v1028}};
+  const double v1021 = md_add(v1000, v1003);
+  const double v1022 = md_sub(v1021, v1000);
+  const double v1023 = md_sub(v1003, v1022);
+  const double v1024 = md_add(v1023, v1006);
+  const double v1025 = md_sub(v1024, v1023);
+  const double v1026 = md_sub(v1006, v1025);
+  const double v1027 = md_add(v1026, v1009);
+  const double v1028 = md_sub(v1027, v1026);
+  const double v1029 = md_sub(v1009, v1028);
+  const double v1030 = md_add(v1029, v1012);
+  const double v1031 = md_sub(v1030, v1029);
+  const double v1032 = md_sub(v1012, v1031);
+  const double v1033 = md_add(v1032, v1015);
+  const double v1034 = md_sub(v1033, v1032);
+  const double v1035 = md_sub(v1015, v1034);
+  const double v1036 = md_add(v1035, v1018);
+  const double v1037 = md_sub(v1036, v1035);
+  const double v1038 = md_sub(v1018, v1037);
+  const double v1039 = md_add(v1038, v1020);
+  const double v1040 = md_sub(v1039, v1038);
+  const double v1041 = md_sub(v1020, v1040);
+  const double v1042 = md_sel_finite(v16, v1021, v16);
+  const double v1043 = md_sel_finite(v1042, v1024, 0.0);
+  const double v1044 = md_sel_finite(v1042, v1027, 0.0);
+  const double v1045 = md_sel_finite(v1042, v1030, 0.0);
+  const double v1046 = md_sel_finite(v1042, v1033, 0.0);
+  const double v1047 = md_sel_finite(v1042, v1036, 0.0);
+  const double v1048 = md_sel_finite(v1042, v1039, 0.0);
+  const double v1049 = md_sel_finite(v1042, v1041, 0.0);
+  return md8{{v1042, v1043, v1044, v1045, v1046, v1047, v1048, v1049}};
 }
 
 // md8_sqr returns x * x.
-// Cost: 520 flops (449 add/sub, 49 mul, 22 fma, 0 div/sqrt), 100 selections.
+// Cost: 541 flops (470 add/sub, 49 mul, 22 fma, 0 div/sqrt), 100 selections.
 MD_HD md8 md8_sqr(md8 x) {
   const double v9 = md_mul(x.v[0], x.v[0]);
   const double v11 = md_fma(x.v[0], x.v[0], (-v9));
@@ -2959,19 +3022,40 @@ MD_HD md8 md8_sqr(md8 x) {
   const double v635 = md_add(v634, v603);
   const double v636 = md_sub(v635, v634);
   const double v637 = md_sub(v603, v636);
-  const double v638 = md_sel_finite(v9, v617, v9);
-  const double v639 = md_sel_finite(v638, v620, 0.0);
-  const double v640 = md_sel_finite(v638, v623, 0.0);
-  const double v641 = md_sel_finite(v638, v626, 0.0);
-  const double v642 = md_sel_finite(v638, v629, 0.0);
-  const double v643 = md_sel_finite(v638, v632, 0.0);
-  const double v644 = md_sel_finite(v638, v635, 0.0);
-  const double v645 = md_sel_finite(v638, v637, 0.0);
-  return md8{{v638, v639, v640, v641, v642, v643, v644, v645}};
+  const double v638 = md_add(v617, v620);
+  const double v639 = md_sub(v638, v617);
+  const double v640 = md_sub(v620, v639);
+  const double v641 = md_add(v640, v623);
+  const double v642 = md_sub(v641, v640);
+  const double v643 = md_sub(v623, v642);
+  const double v644 = md_add(v643, v626);
+  const double v645 = md_sub(v644, v643);
+  const double v646 = md_sub(v626, v645);
+  const double v647 = md_add(v646, v629);
+  const double v648 = md_sub(v647, v646);
+  const double v649 = md_sub(v629, v648);
+  const double v650 = md_add(v649, v632);
+  const double v651 = md_sub(v650, v649);
+  const double v652 = md_sub(v632, v651);
+  const double v653 = md_add(v652, v635);
+  const double v654 = md_sub(v653, v652);
+  const double v655 = md_sub(v635, v654);
+  const double v656 = md_add(v655, v637);
+  const double v657 = md_sub(v656, v655);
+  const double v658 = md_sub(v637, v657);
+  const double v659 = md_sel_finite(v9, v638, v9);
+  const double v660 = md_sel_finite(v659, v641, 0.0);
+  const double v661 = md_sel_finite(v659, v644, 0.0);
+  const double v662 = md_sel_finite(v659, v647, 0.0);
+  const double v663 = md_sel_finite(v659, v650, 0.0);
+  const double v664 = md_sel_finite(v659, v653, 0.0);
+  const double v665 = md_sel_finite(v659, v656, 0.0);
+  const double v666 = md_sel_finite(v659, v658, 0.0);
+  return md8{{v659, v660, v661, v662, v663, v664, v665, v666}};
 }
 
 // md8_madd returns acc + x*y (error relative to |acc| + |x*y|; fused: cheaper than Mul then Add).
-// Cost: 1062 flops (991 add/sub, 37 mul, 34 fma, 0 div/sqrt), 386 selections.
+// Cost: 1104 flops (1033 add/sub, 37 mul, 34 fma, 0 div/sqrt), 386 selections.
 MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
   const md8 v24 = md8_mul(x, y);
   const md8 v33 = md8_add(acc, md8{{v24.v[0], v24.v[1], v24.v[2], v24.v[3], v24.v[4], v24.v[5], v24.v[6], v24.v[7]}});
@@ -2979,7 +3063,7 @@ MD_HD md8 md8_madd(md8 acc, md8 x, md8 y) {
 }
 
 // md8_div returns x / y.
-// Cost: 3420 flops (3255 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
+// Cost: 3651 flops (3486 add/sub, 99 mul, 56 fma, 10 div/sqrt), 3088 selections.
 MD_HD md8 md8_div(md8 x, md8 y) {
   const double v16 = md_div(x.v[0], y.v[0]);
   const double v18 = fabs(y.v[0]);
@@ -3235,27 +3319,90 @@ MD_HD md8 md8_div(md8 x, md8 y) {
   const double v394 = md_add(v393, v362);
   const double v395 = md_sub(v394, v393);
   const double v396 = md_sub(v362, v395);
-  const double v397 = md_sel_finite(v55, v376, v16);
-  const double v398 = md_sel_finite(v55, v379, 0.0);
-  const double v399 = md_sel_finite(v55, v382, 0.0);
-  const double v400 = md_sel_finite(v55, v385, 0.0);
-  const double v401 = md_sel_finite(v55, v388, 0.0);
-  const double v402 = md_sel_finite(v55, v391, 0.0);
-  const double v403 = md_sel_finite(v55, v394, 0.0);
-  const double v404 = md_sel_finite(v55, v396, 0.0);
-  const double v405 = md_sel_finite(v16, v397, v16);
-  const double v406 = md_sel_finite(v405, v398, 0.0);
-  const double v407 = md_sel_finite(v405, v399, 0.0);
-  const double v408 = md_sel_finite(v405, v400, 0.0);
-  const double v409 = md_sel_finite(v405, v401, 0.0);
-  const double v410 = md_sel_finite(v405, v402, 0.0);
-  const double v411 = md_sel_finite(v405, v403, 0.0);
-  const double v412 = md_sel_finite(v405, v404, 0.0);
-  return md8{{v405, v406, v407, v408, v409, v410, v411, v412}};
+  const double v397 = md_add(v376, v379);
+  const double v398 = md_sub(v397, v376);
+  const double v399 = md_sub(v379, v398);
+  const double v400 = md_add(v399, v382);
+  const double v401 = md_sub(v400, v399);
+  const double v402 = md_sub(v382, v401);
+  const double v403 = md_add(v402, v385);
+  const double v404 = md_sub(v403, v402);
+  const double v405 = md_sub(v385, v404);
+  const double v406 = md_add(v405, v388);
+  const double v407 = md_sub(v406, v405);
+  const double v408 = md_sub(v388, v407);
+  const double v409 = md_add(v408, v391);
+  const double v410 = md_sub(v409, v408);
+  const double v411 = md_sub(v391, v410);
+  const double v412 = md_add(v411, v394);
+  const double v413 = md_sub(v412, v411);
+  const double v414 = md_sub(v394, v413);
+  const double v415 = md_add(v414, v396);
+  const double v416 = md_sub(v415, v414);
+  const double v417 = md_sub(v396, v416);
+  const double v418 = md_add(v397, v400);
+  const double v419 = md_sub(v418, v397);
+  const double v420 = md_sub(v400, v419);
+  const double v421 = md_add(v420, v403);
+  const double v422 = md_sub(v421, v420);
+  const double v423 = md_sub(v403, v422);
+  const double v424 = md_add(v423, v406);
+  const double v425 = md_sub(v424, v423);
+  const double v426 = md_sub(v406, v425);
+  const double v427 = md_add(v426, v409);
+  const double v428 = md_sub(v427, v426);
+  const double v429 = md_sub(v409, v428);
+  const double v430 = md_add(v429, v412);
+  const double v431 = md_sub(v430, v429);
+  const double v432 = md_sub(v412, v431);
+  const double v433 = md_add(v432, v415);
+  const double v434 = md_sub(v433, v432);
+  const double v435 = md_sub(v415, v434);
+  const double v436 = md_add(v435, v417);
+  const double v437 = md_sub(v436, v435);
+  const double v438 = md_sub(v417, v437);
+  const double v439 = md_add(v418, v421);
+  const double v440 = md_sub(v439, v418);
+  const double v441 = md_sub(v421, v440);
+  const double v442 = md_add(v441, v424);
+  const double v443 = md_sub(v442, v441);
+  const double v444 = md_sub(v424, v443);
+  const double v445 = md_add(v444, v427);
+  const double v446 = md_sub(v445, v444);
+  const double v447 = md_sub(v427, v446);
+  const double v448 = md_add(v447, v430);
+  const double v449 = md_sub(v448, v447);
+  const double v450 = md_sub(v430, v449);
+  const double v451 = md_add(v450, v433);
+  const double v452 = md_sub(v451, v450);
+  const double v453 = md_sub(v433, v452);
+  const double v454 = md_add(v453, v436);
+  const double v455 = md_sub(v454, v453);
+  const double v456 = md_sub(v436, v455);
+  const double v457 = md_add(v456, v438);
+  const double v458 = md_sub(v457, v456);
+  const double v459 = md_sub(v438, v458);
+  const double v460 = md_sel_finite(v55, v439, v16);
+  const double v461 = md_sel_finite(v55, v442, 0.0);
+  const double v462 = md_sel_finite(v55, v445, 0.0);
+  const double v463 = md_sel_finite(v55, v448, 0.0);
+  const double v464 = md_sel_finite(v55, v451, 0.0);
+  const double v465 = md_sel_finite(v55, v454, 0.0);
+  const double v466 = md_sel_finite(v55, v457, 0.0);
+  const double v467 = md_sel_finite(v55, v459, 0.0);
+  const double v468 = md_sel_finite(v16, v460, v16);
+  const double v469 = md_sel_finite(v468, v461, 0.0);
+  const double v470 = md_sel_finite(v468, v462, 0.0);
+  const double v471 = md_sel_finite(v468, v463, 0.0);
+  const double v472 = md_sel_finite(v468, v464, 0.0);
+  const double v473 = md_sel_finite(v468, v465, 0.0);
+  const double v474 = md_sel_finite(v468, v466, 0.0);
+  const double v475 = md_sel_finite(v468, v467, 0.0);
+  return md8{{v468, v469, v470, v471, v472, v473, v474, v475}};
 }
 
 // md8_sqrt returns the square root of x.
-// Cost: 11526 flops (10562 add/sub, 568 mul, 394 fma, 2 div/sqrt), 3612 selections.
+// Cost: 11967 flops (11003 add/sub, 568 mul, 394 fma, 2 div/sqrt), 3612 selections.
 MD_HD md8 md8_sqrt(md8 x) {
   const double v8 = md_sqrt(x.v[0]);
   const double v11 = md_mul(v8, 4.503599627370497e+15);
@@ -3374,7 +3521,7 @@ MD_HD md8 md8_sqrt(md8 x) {
 }
 
 // cmd8_add returns a + b.
-// Cost: 356 flops (356 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
+// Cost: 398 flops (398 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
 MD_HD cmd8 cmd8_add(cmd8 a, cmd8 b) {
   const md8 v32 = md8_add(a.re, b.re);
   const md8 v41 = md8_add(a.im, b.im);
@@ -3382,7 +3529,7 @@ MD_HD cmd8 cmd8_add(cmd8 a, cmd8 b) {
 }
 
 // cmd8_sub returns a - b.
-// Cost: 356 flops (356 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
+// Cost: 398 flops (398 add/sub, 0 mul, 0 fma, 0 div/sqrt), 572 selections.
 MD_HD cmd8 cmd8_sub(cmd8 a, cmd8 b) {
   const md8 v32 = md8_sub(a.re, b.re);
   const md8 v41 = md8_sub(a.im, b.im);
@@ -3390,7 +3537,7 @@ MD_HD cmd8 cmd8_sub(cmd8 a, cmd8 b) {
 }
 
 // cmd8_mul returns a * b.
-// Cost: 3892 flops (3608 add/sub, 148 mul, 136 fma, 0 div/sqrt), 972 selections.
+// Cost: 4018 flops (3734 add/sub, 148 mul, 136 fma, 0 div/sqrt), 972 selections.
 MD_HD cmd8 cmd8_mul(cmd8 a, cmd8 b) {
   const md8 v32 = md8_mul(a.re, b.re);
   const md8 v41 = md8_mul(a.im, b.im);
@@ -3402,7 +3549,7 @@ MD_HD cmd8 cmd8_mul(cmd8 a, cmd8 b) {
 }
 
 // cmd8_madd returns acc + x*y (two real MulAdds per part).
-// Cost: 4248 flops (3964 add/sub, 148 mul, 136 fma, 0 div/sqrt), 1544 selections.
+// Cost: 4416 flops (4132 add/sub, 148 mul, 136 fma, 0 div/sqrt), 1544 selections.
 MD_HD cmd8 cmd8_madd(cmd8 acc, cmd8 x, cmd8 y) {
   const md8 v56 = md8_madd(acc.re, x.re, y.re);
   const md8 v65 = md8_madd(md8{{v56.v[0], v56.v[1], v56.v[2], v56.v[3], v56.v[4], v56.v[5], v56.v[6], v56.v[7]}}, md8{{(-x.im.v[0]), (-x.im.v[1]), (-x.im.v[2]), (-x.im.v[3]), (-x.im.v[4]), (-x.im.v[5]), (-x.im.v[6]), (-x.im.v[7])}}, y.im);
@@ -3412,7 +3559,7 @@ MD_HD cmd8 cmd8_madd(cmd8 acc, cmd8 x, cmd8 y) {
 }
 
 // cmd8_div returns a / b.
-// Cost: 12021 flops (11196 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
+// Cost: 12672 flops (11847 add/sub, 512 mul, 292 fma, 21 div/sqrt), 7636 selections.
 MD_HD cmd8 cmd8_div(cmd8 a, cmd8 b) {
   const double v32 = fabs(b.im.v[0]);
   const double v33 = fabs(b.re.v[0]);
@@ -3506,7 +3653,7 @@ MD_HD cmd8 cmd8_div(cmd8 a, cmd8 b) {
 }
 
 // cmd8_abs returns |a|.
-// Cost: 12814 flops (11663 add/sub, 710 mul, 438 fma, 3 div/sqrt), 4113 selections.
+// Cost: 13318 flops (12167 add/sub, 710 mul, 438 fma, 3 div/sqrt), 4113 selections.
 MD_HD md8 cmd8_abs(cmd8 a) {
   const double v16 = fabs(a.im.v[0]);
   const double v17 = fabs(a.re.v[0]);

@@ -83,7 +83,7 @@ const (
 	// FatbinName is the file in fatbin/ that nvcc builds from p1.cu.
 	FatbinName = "p1.fatbin"
 	// SourceHash is the SHA-256 of p1.cu: a fatbin whose stamp names another source is stale.
-	SourceHash = "caf96c94fa4b38cdf773f81ebb123dbfa72f5e26722c31acb4ebbeac99d022c6"
+	SourceHash = "4ec7cbc57f252efdf417774c625c0b8c8baf3f1e8dbde2306019ed82320c9a3f"
 )
 
 // This stops the build when gpuabi.LayoutVersion is not the version the

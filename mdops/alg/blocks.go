@@ -139,12 +139,12 @@ func (b *Builder) renormalizeSorted(terms []Value, n, tidyPasses int, swap bool)
 
 // tidy makes ulp-nonoverlapping limbs (|x[k+1]| <= ulp(x[k]), what
 // VecSumErrBranch guarantees) strictly normalized (at most half an ulp, ties
-// to even) with top-down sweeps of FastTwoSums: two after an addition,
-// whose merged terms can leave a limb a full ulp, three after madd's merge,
-// one elsewhere (measured: no unnormalized result on the test corpora; a
-// sweep can still leave a limb just above half an ulp of a power of two or
-// an odd limb in rare cases, about 1 in 10^4..10^5 on tie-heavy corpora of
-// 10^5 cases for mul at N >= 8).
+// to even) with top-down sweeps of FastTwoSums. Each sweep leaves pair k
+// normalized when it passes it, but its next FastTwoSum changes limb k+1
+// and can break pair k again near a tie, so the operations use as many
+// sweeps as their measured worst case needs (addTidyPasses, mulTidyPasses,
+// divTidyPasses; three after madd's merge; one after a scaling by a power
+// of two).
 func (b *Builder) tidy(x []Value, tidyPasses int) []Value {
 	x = append([]Value(nil), x...)
 	for pass := 0; pass < tidyPasses; pass++ {
@@ -279,4 +279,41 @@ func (b *Builder) suffixMaxKeys(terms []Value) []Value {
 		keys[k] = b.SelAbsLess(terms[k], keys[k+1], keys[k+1], terms[k])
 	}
 	return keys
+}
+
+// Tidy sweeps after the renormalization of each operation for N >= 5. One
+// sweep is not enough because a sweep's later FastTwoSum can move limb k+1
+// of a pair it already tidied onto or past half an ulp of limb k: that
+// needs limb k+1 within a few of its ulps of that boundary, which sparse
+// operands (limbs at exact half ulps) produce in chains. Measured with
+// TestNormalizationSweep (MDGEN_SWEEP=1e6: 10^6 cases per operation at
+// N = 5, 8, 10, 16): with 2 sweeps after add, 1 after mul and div, about 1
+// sparse result in 10^4 was broken at N >= 8; with 3 after add, 2 after mul
+// and 2 + N/8 after div, 6 in 4.8 * 10^7 (madd = add at N = 16, div at
+// N = 10 and 16, cdiv), each cleared by one or two more sweeps; with the
+// counts below, none. Div's quotient digits for a divisor y0 + ulp(y0)/2
+// are each about half an ulp of the one before with alternating signs: the
+// longest chains. This is measured, not proven: no fixed number of sweeps
+// is known to normalize every ulp-nonoverlapping input.
+const mulTidyPasses = 2
+
+// addTidyPasses is the number of tidy sweeps after add's renormalization of
+// the 2N merged limbs: 3 up to N = 10, 4 above (3 left 2 broken results in
+// 10^6 madds at N = 16; at N = 5 a fourth would also cost more flops than
+// CAMPARY's addition, 122).
+func addTidyPasses(n int) int {
+	if n <= 10 {
+		return 3
+	}
+	return 4
+}
+
+// divTidyPasses is the number of tidy sweeps after div's renormalization of
+// its N+1 quotient digits: one for N <= 4 (unchanged; no break measured), and
+// 2 + N/4 above (3 at N = 5, 4 at N = 8, 10, 6 at N = 16).
+func divTidyPasses(n int) int {
+	if n <= 4 {
+		return 1
+	}
+	return 2 + n/4
 }

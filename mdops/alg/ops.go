@@ -127,7 +127,7 @@ func buildAdd(n int, op string, negate bool) *Program {
 		// CAMPARY's certified addition made branch-free: merge the limbs
 		// of x and y by magnitude, then renormalize the 2N terms.
 		terms := b.mergeByMagnitude(x, y)
-		r, lead = b.renormalize(terms, n, 2), b.Add(x[0], y[0])
+		r, lead = b.renormalize(terms, n, addTidyPasses(n)), b.Add(x[0], y[0])
 	}
 	return b.Finish(b.specials(lead, r))
 }
@@ -330,7 +330,7 @@ func buildMul(n int, op string) *Program {
 // they are at most N terms of 2^(-53(N+1)) relative size.
 func (b *Builder) mulGeneral(x, y []Value) (r []Value, lead Value) {
 	sums, lead := b.mulLevelSums(x, y)
-	return b.renormalizeUnordered(sums, len(x), 1), lead
+	return b.renormalizeUnordered(sums, len(x), mulTidyPasses), lead
 }
 
 // mulLevelSums returns the N level sums of mulGeneral before
@@ -395,7 +395,7 @@ func (b *Builder) sqrGeneral(x []Value) (r []Value, lead Value) {
 		acc = b.FMA(x[i], x[n-i], acc)
 	}
 	levels[n-1] = append(levels[n-1], acc)
-	return b.renormalizeUnordered(b.accumulate(levels), n, 1), lead
+	return b.renormalizeUnordered(b.accumulate(levels), n, mulTidyPasses), lead
 }
 
 // buildMulAdd builds the fused multiply-add acc + x*y. N = 1 is one FMA,
@@ -448,7 +448,7 @@ func buildMulAdd(l *Library) *Program {
 
 // FusedMulAddAbove4 selects, for N >= 5, the fused madd (one merge and
 // renormalization of acc's limbs with the product's level sums: 999 flops
-// at N = 8 against 1062 for mul + add) instead of mul followed by add. It
+// at N = 8 against 1104 for mul + add) instead of mul followed by add. It
 // is off: the fused form is slower on the CPU (its selections become
 // branches in Go), and the evaluator needs one program for both back ends.
 var FusedMulAddAbove4 = false
@@ -546,7 +546,7 @@ func buildDiv(l *Library) *Program {
 		r = b.Call(l.Sub, r, b.Call(l.MulFloat64, y, []Value{q[k-1]}))
 		q = append(q, b.Div(r[0], y[0]))
 	}
-	res := b.renormalize(q, n, 1)
+	res := b.renormalize(q, n, divTidyPasses(n))
 	// y infinite: the quotient is q0 (0 or NaN); the scaled operands and
 	// the remainders are NaN. y zero: q0 is ±Inf or NaN (specials).
 	zero := b.Const(0)
