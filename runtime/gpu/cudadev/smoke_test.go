@@ -673,8 +673,8 @@ func TestTiming(t *testing.T) {
 const faultChildEnv = "MDGEN_CUDADEV_FAULT_CHILD"
 
 // TestFaultIsReported: a kernel that writes to a bogus address must be
-// reported by the next wait, with the hint, and a fresh Device must work
-// afterwards. The fault runs in a process of its own (this test binary,
+// reported by the next wait, with the hint, and a Device opened afterwards
+// in a new process must work. The fault runs in a process of its own (this test binary,
 // run again for this test alone): a sticky CUDA error can take every
 // context of its process down, and the tests that run after this one
 // (stream_test.go's, say) must not inherit it.
@@ -689,6 +689,20 @@ func TestFaultIsReported(t *testing.T) {
 		t.Logf("the fault's own process:\n%s", out)
 		if err != nil {
 			t.Fatalf("the fault's own process: %v", err)
+		}
+		// The way back from a fault is a new process: this one opens the
+		// device and uses it.
+		d, err := Open(0)
+		if err != nil {
+			t.Fatalf("Open after a fault in another process: %v", err)
+		}
+		defer d.Close()
+		b, err := d.Alloc(64)
+		if err == nil {
+			err = d.CopyHtoD(b, []float64{1, 2})
+		}
+		if err != nil {
+			t.Errorf("a Device after a fault in another process: %v", err)
 		}
 		return
 	}
@@ -717,21 +731,15 @@ func TestFaultIsReported(t *testing.T) {
 	t.Logf("fault reads: %v", err)
 	t.Logf("closing the faulted device: %v", d.Close())
 
-	// The shared device has its own context: still usable? (A fault may
-	// take every context of the process down; log, do not fail, on that.)
+	// A sticky error takes every context of the process down on this
+	// driver (the H200's 580: cuCtxCreate then fails with the same error),
+	// so recovery in-process is not asserted: log what it does.
 	if _, err := shared.FreeMemory(); err != nil {
 		t.Logf("the other context after the fault: %v", err)
 	}
-	d2, err := Open(0)
-	if err != nil {
-		t.Fatalf("Open after a fault: %v", err)
-	}
-	defer d2.Close()
-	b, err := d2.Alloc(64)
-	if err == nil {
-		err = d2.CopyHtoD(b, []float64{1, 2})
-	}
-	if err != nil {
-		t.Errorf("a new Device after a fault: %v", err)
+	if d2, err := Open(0); err != nil {
+		t.Logf("Open after a fault, in the same process: %v", err)
+	} else {
+		t.Logf("Open after a fault, in the same process: works; closing: %v", d2.Close())
 	}
 }
