@@ -246,7 +246,7 @@ func SanitizeName(file string) (name, pkg string) {
 	if c := pkg[0]; c >= '0' && c <= '9' {
 		pkg = "sys" + pkg
 	}
-	if token.IsKeyword(pkg) || CheckPackage(pkg) != nil {
+	if token.IsKeyword(pkg) || pkg == "main" || CheckPackage(pkg) != nil {
 		pkg += "_"
 	}
 	return name, pkg

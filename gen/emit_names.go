@@ -64,10 +64,21 @@ func CheckName(name string) error {
 	return nil
 }
 
+// CheckMain refuses package main for a folder that has no func main of
+// its own (hasMain): the emitted package is a library (New, Solver)
+// without one, so only a command's folder (a go:generate directive in
+// package main) can take it.
+func CheckMain(pkg string, hasMain bool) error {
+	if pkg == "main" && !hasMain {
+		return fmt.Errorf("the package cannot be main here: it is a library (New, Solver) without func main, and the folder has none; import it from a command, or emit into the command's folder")
+	}
+	return nil
+}
+
 // CheckPackage returns an error unless pkg can be the emitted package's
-// name: an ASCII identifier that is no keyword, not "_", not main (the
-// package has no func main) and no name the go command treats specially
-// (documentation, a _test suffix).
+// name: an ASCII identifier that is no keyword, not "_" and no name the
+// go command treats specially (documentation, a _test suffix). main is
+// CheckMain's to decide.
 func CheckPackage(pkg string) error {
 	for _, r := range pkg {
 		if r >= 128 {
@@ -77,8 +88,6 @@ func CheckPackage(pkg string) error {
 	switch {
 	case !token.IsIdentifier(pkg) || token.IsKeyword(pkg) || pkg == "_":
 		return fmt.Errorf("%q is not a valid package name (a Go identifier, no keyword)", pkg)
-	case pkg == "main":
-		return fmt.Errorf("the package cannot be main: it is a library (New, Solver) without func main; import it from a command")
 	case pkg == "documentation" || strings.HasSuffix(pkg, "_test"):
 		return fmt.Errorf("%q is not a usable package name: the go command treats it specially", pkg)
 	}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"maps"
 	"os"
@@ -175,6 +178,12 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	if err := atomicfile.ResolveDir(dir, nil); err != nil {
 		return fmt.Errorf("emit: -o: %w", err)
 	}
+	if err := gen.CheckMain(pkg, folderHasMain(dir)); err != nil {
+		if *pkgName != "" {
+			return usagef("emit: -pkg: %w", err)
+		}
+		return usagef("emit: %w", err)
+	}
 	spec.Package = pkg
 
 	if spec.Tuning, err = emitTuning(*profileName, spec.Prec, stderr); err != nil {
@@ -249,6 +258,28 @@ func complexStart(sol *solutions.Solution, vars []string, k int) string {
 
 func emitDescribe(s gen.EmitSpec) string {
 	return fmt.Sprintf("%s at degree %d, %s", s.Name, s.Degree, s.Prec)
+}
+
+// folderHasMain reports whether a Go file in dir (not a test) declares
+// package main with a func main: a command's folder, where a go:generate
+// directive may put the emitted package.
+func folderHasMain(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
+		if err != nil || file.Name.Name != "main" {
+			continue
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "main" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // emitTarget returns the output folder and the package name: -o and -pkg

@@ -212,6 +212,12 @@ func TestHostileNames(t *testing.T) {
 	if _, err := os.Stat("pkg"); err == nil {
 		t.Errorf("a refused name wrote the package")
 	}
+	// package main is a command's: taken where the folder has a func main
+	// (a go:generate directive in package main), refused elsewhere.
+	os.Mkdir("cmdpkg", 0o755)
+	os.WriteFile(filepath.Join("cmdpkg", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	runExpect(t, 0, nil, "emit", "c3.txt", "-prec", "1", "-degree", "1", "-nvcc", "none", "-o", "cmdpkg", "-pkg", "main")
+	runExpect(t, 2, []string{"-pkg: the package cannot be main here"}, "emit", "c3.txt", "-prec", "1", "-degree", "1", "-nvcc", "none", "-o", "libpkg", "-pkg", "main")
 	// File names: derived names that build.
 	for file, want := range map[string]string{"cyc_test.txt": "cyc_test_sys", "cyc_windows.txt": "cyc_windows_sys", "main.txt": "main"} {
 		os.Link("c3.txt", file)
