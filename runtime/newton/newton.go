@@ -32,6 +32,13 @@ type Options struct {
 	// Prec.UnitRoundoff(); at least half the digits survive; PHCpack's
 	// 1e-8 on the inverse condition number in double precision).
 	MaxCond float64
+	// RefineTol, when positive, ends the refinement of x(0) (phase 1)
+	// also after a step whose relative update is at most RefineTol: the
+	// error left is about the square of that update over the distance to
+	// the nearest other solution. A path tracker corrects its points this
+	// far (its predictor needs no more) and refines only the endpoint to
+	// the working precision.
+	RefineTol float64
 	// NewExecutor makes the executor of a plan; nil means cpu.New.
 	NewExecutor func(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error)
 	// Progress, when not nil, is called after every Newton step.
@@ -192,6 +199,10 @@ func (s *Solver) Options() Options { return s.opt }
 
 // SetProgress replaces Options.Progress (nil: none), for the next Solve.
 func (s *Solver) SetProgress(f func(StepInfo)) { s.opt.Progress = f }
+
+// SetRefineTol replaces Options.RefineTol (0: refine x(0) to the working
+// precision), for the next Solve.
+func (s *Solver) SetRefineTol(tol float64) { s.opt.RefineTol = tol }
 
 // Workers returns the worker count in effect.
 func (s *Solver) Workers() int { return s.workers }

@@ -88,7 +88,7 @@ func (r *run) run() error {
 			return nil
 		}
 		r.report(0, true, out)
-		if r.converged(out.delta, prev) {
+		if r.converged(out.delta, prev) || out.delta <= s.opt.RefineTol {
 			break
 		}
 		if f := r.diverging(out, prev, 0, true); f != nil {

@@ -1,0 +1,400 @@
+package track
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/stager/poly"
+)
+
+// Options configures a tracker run. The zero value of a field means its
+// default.
+type Options struct {
+	// Prec is the precision in doubles per number (complex data); 0 means
+	// automatic: every path starts at 1 double and a path that fails
+	// resumes at the next precision of Ladder from its last accepted
+	// point, up to MaxPrec.
+	Prec    int
+	MaxPrec int // the last precision of the automatic rule (default 8)
+	// PadeL and PadeM are the degrees of the numerators and denominators
+	// of the Padé approximants (default [2/1]).
+	PadeL, PadeM int
+	// Workers is the number of paths tracked at once (default
+	// GOMAXPROCS); the results do not depend on it.
+	Workers int
+	// MaxSteps is the most steps (accepted or not) a path may take at one
+	// precision (default 1000, PHCpack's).
+	MaxSteps int
+	// MaxStep is the largest step in t (default 0.1).
+	MaxStep float64
+	// Beta1 is the fraction of the pole radius a step may take (default
+	// 0.5, PHCpack's); Beta2 the fraction of the estimated distance to the
+	// nearest other path that the predictor's error may reach (default
+	// 0.05, see the package documentation).
+	Beta1, Beta2 float64
+	// PredTol bounds the predictor's estimated error and the corrector's
+	// first update, relative to max(1, |x|) (default 1e-4).
+	PredTol float64
+	// Progress, when not nil, is called after each path with the number
+	// of paths done (from several goroutines, never at once).
+	Progress func(done int64)
+}
+
+// Ladder is the sequence of precisions of the automatic rule.
+var Ladder = []int{1, 2, 4, 8, 16}
+
+func (o *Options) fill() error {
+	if o.MaxPrec == 0 {
+		o.MaxPrec = 8
+	}
+	if o.PadeL == 0 && o.PadeM == 0 {
+		o.PadeL, o.PadeM = 2, 1
+	}
+	if o.PadeL < 0 || o.PadeM < 0 || o.PadeL+o.PadeM > 16 {
+		return fmt.Errorf("track: Padé degrees [%d/%d]: need L, M >= 0 and L + M <= 16", o.PadeL, o.PadeM)
+	}
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = 1000
+	}
+	if o.MaxStep <= 0 {
+		o.MaxStep = 0.1
+	}
+	if o.Beta1 <= 0 {
+		o.Beta1 = 0.5
+	}
+	if o.Beta2 <= 0 {
+		o.Beta2 = 0.05
+	}
+	if o.PredTol <= 0 {
+		o.PredTol = 1e-4
+	}
+	if o.Prec != 0 {
+		if err := (mdops.Prec{N: o.Prec, Complex: true}).Check(); err != nil {
+			return fmt.Errorf("track: %w", err)
+		}
+	}
+	if err := (mdops.Prec{N: o.MaxPrec, Complex: true}).Check(); err != nil {
+		return fmt.Errorf("track: -max-prec: %w", err)
+	}
+	return nil
+}
+
+// Status is the outcome of one path.
+type Status int
+
+const (
+	Regular  Status = iota + 1 // a finite solution with a condition number below the precision's bound
+	Singular                   // a finite solution with a larger condition number, or one that several paths reach
+	Infinite                   // the path goes to infinity (x_0 -> 0 in projective coordinates)
+	Failed                     // see Path.Reason
+)
+
+func (s Status) String() string {
+	switch s {
+	case Regular:
+		return "regular"
+	case Singular:
+		return "singular"
+	case Infinite:
+		return "infinite"
+	case Failed:
+		return "failed"
+	}
+	return "unknown"
+}
+
+// Path is the outcome of tracking one path.
+type Path struct {
+	Index  int64 // 0-based path index
+	Status Status
+	Reason string // why a path failed (empty otherwise)
+	// Prec is the precision (doubles) the path ended at; X its endpoint in
+	// the target's unknowns, n complex numbers of 2 Prec float64s each (N
+	// real limbs, then N imaginary limbs); nil for a path at infinity.
+	Prec int
+	X    []float64
+	// T is the value of t reached (1 when the path ended at t = 1).
+	T float64
+	// Cond is the condition estimate of the Jacobian at the endpoint
+	// (1-norm, of R in its QR), Residual ||f(x)||_1 there.
+	Cond, Residual float64
+	// Multiplicity is the number of paths that end at this solution.
+	Multiplicity int
+	// Real: every imaginary part is below the precision's tolerance.
+	Real bool
+	// Steps and Rejected count the steps of the path (every precision).
+	Steps, Rejected int
+	Seconds         float64
+}
+
+// Run is the outcome of a tracker run.
+type Run struct {
+	Homotopy *Homotopy
+	Options  Options
+	Paths    []Path
+	Summary  Summary
+	Seconds  float64
+}
+
+// Summary counts the paths by status.
+type Summary struct {
+	Regular, Singular, Infinite, Failed int
+	Real, Distinct                      int
+}
+
+// Track follows the paths first..first+count-1 of h (count <= 0: to the
+// last). The error is for bad options or a failure to set up the solvers;
+// a path that fails is a Path with Status Failed.
+func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
+	if err := opt.fill(); err != nil {
+		return nil, err
+	}
+	if first < 0 || first >= h.paths {
+		return nil, fmt.Errorf("track: path %d out of range 1..%d", first+1, h.paths)
+	}
+	if count <= 0 || first+count > h.paths {
+		count = h.paths - first
+	}
+	if count > 1<<26 {
+		return nil, fmt.Errorf("track: %d paths in one run: track at most %d at a time (ranges of path indices, merged afterwards)", count, 1<<26)
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = defaultWorkers()
+	}
+	workers = int(min(int64(workers), count))
+	start := time.Now()
+	run := &Run{Homotopy: h, Options: opt, Paths: make([]Path, count)}
+	shared := &sharedCoefs{h: h, byPrec: map[int][]termCoef{}}
+	var next, done atomic.Int64
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{h: h, opt: &opt, shared: shared, engines: map[int]*engine{}}
+			defer w.close()
+			for {
+				k := next.Add(1) - 1
+				if k >= count {
+					return
+				}
+				p, err := w.trackPath(first + k)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					next.Store(count)
+					return
+				}
+				run.Paths[k] = p
+				d := done.Add(1)
+				if opt.Progress != nil {
+					mu.Lock()
+					opt.Progress(d)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	classify(run)
+	run.Seconds = time.Since(start).Seconds()
+	return run, nil
+}
+
+// termCoef is one coefficient of H: term j of polynomial i (j = -1: the
+// constant), its polynomial in tau rounded to a precision.
+type termCoef struct {
+	i, j int
+	c    []float64
+}
+
+// sharedCoefs rounds H's coefficients once per precision for every worker.
+type sharedCoefs struct {
+	h      *Homotopy
+	mu     sync.Mutex
+	byPrec map[int][]termCoef
+}
+
+func (s *sharedCoefs) get(n int) []termCoef {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tc, ok := s.byPrec[n]; ok {
+		return tc
+	}
+	w := 2 * n
+	var out []termCoef
+	round := func(i, j int, c poly.Series) {
+		if len(c) == 0 {
+			return
+		}
+		buf := make([]float64, len(c)*w)
+		for k := range c {
+			backend.RoundRat(buf[k*w:k*w+n], &c[k].Re)
+			backend.RoundRat(buf[k*w+n:(k+1)*w], &c[k].Im)
+		}
+		out = append(out, termCoef{i: i, j: j, c: buf})
+	}
+	for i := range s.h.sys.Polys {
+		p := &s.h.sys.Polys[i]
+		round(i, -1, p.Const)
+		for j := range p.Terms {
+			round(i, j, p.Terms[j].Coef)
+		}
+	}
+	s.byPrec[n] = out
+	return out
+}
+
+// worker tracks paths one after the other, with one engine per precision.
+type worker struct {
+	h       *Homotopy
+	opt     *Options
+	shared  *sharedCoefs
+	engines map[int]*engine
+}
+
+func (w *worker) close() {
+	for _, e := range w.engines {
+		e.close()
+	}
+}
+
+func (w *worker) engine(n int) (*engine, error) {
+	if e, ok := w.engines[n]; ok {
+		return e, nil
+	}
+	e, err := newEngine(w.h, w.opt, n, w.shared.get(n))
+	if err != nil {
+		return nil, err
+	}
+	w.engines[n] = e
+	return e, nil
+}
+
+// engine is one worker's machinery at one precision: Newton's solver of
+// H (degree L+M+1) and of the target (degree 0), the arithmetic, buffers.
+type engine struct {
+	n, w  int // doubles per real number, per complex number
+	ar    arith
+	u     float64
+	sol   *newton.Solver
+	ref   *newton.Solver // the target, root refinement (made on first use)
+	h     *Homotopy
+	opt   *Options
+	coefs []termCoef
+	shift []float64
+	pd    *padeSet
+	d     int
+
+	// The corrector's first two updates (phase 1 of the last solve).
+	u1, u2 float64
+	nref   int
+}
+
+func newEngine(h *Homotopy, opt *Options, n int, coefs []termCoef) (*engine, error) {
+	ar, err := arithFor(n)
+	if err != nil {
+		return nil, err
+	}
+	p := mdops.Prec{N: n, Complex: true}
+	d := opt.PadeL + opt.PadeM + 1
+	e := &engine{n: n, w: 2 * n, ar: ar, u: p.UnitRoundoff(), h: h, opt: opt, coefs: coefs, d: d,
+		pd: newPadeSet(opt.PadeL, opt.PadeM, h.Unknowns(), 2*n)}
+	maxLen := 0
+	for _, c := range coefs {
+		maxLen = max(maxLen, len(c.c))
+	}
+	e.shift = make([]float64, maxLen)
+	e.sol, err = newton.New(h.template, newton.Options{Prec: p, Degree: d, Workers: 1,
+		MaxCond: math.Ldexp(1/e.u, -8), RefineTol: refineTol})
+	if err != nil {
+		return nil, err
+	}
+	if err := e.sol.Prepare(); err != nil {
+		return nil, err
+	}
+	e.sol.SetProgress(func(si newton.StepInfo) {
+		if !si.Refine {
+			return
+		}
+		e.nref++
+		switch e.nref {
+		case 1:
+			e.u1 = si.Update
+		case 2:
+			e.u2 = si.Update
+		}
+	})
+	return e, nil
+}
+
+func (e *engine) close() {
+	e.sol.Close()
+	if e.ref != nil {
+		e.ref.Close()
+	}
+}
+
+// setAt gives the solver H's coefficients shifted to tau: the series in s
+// of c(tau - s).
+func (e *engine) setAt(tau float64) error {
+	for _, c := range e.coefs {
+		buf := e.shift[:len(c.c)]
+		e.ar.shift(buf, c.c, tau)
+		if err := e.sol.SetCoefficient(c.i, c.j, buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// solve runs Newton at tau from x (n numbers): the corrector and the
+// series of the path, x(tau - s) to degree L+M+1.
+func (e *engine) solve(tau float64, x []float64) (*newton.Result, error) {
+	if err := e.setAt(tau); err != nil {
+		return nil, err
+	}
+	e.u1, e.u2, e.nref = 0, 0, 0
+	// At t = 1 (tau = 0) the corrector refines to the working precision:
+	// a step there is accepted only when the endpoint is regular, and the
+	// test at infinity needs every digit of x_0.
+	if tau == 0 {
+		e.sol.SetRefineTol(0)
+		defer e.sol.SetRefineTol(refineTol)
+	}
+	return e.sol.SolveLimbs(x)
+}
+
+// refiner returns the root refiner of the target.
+func (e *engine) refiner() (*newton.Solver, error) {
+	if e.ref != nil {
+		return e.ref, nil
+	}
+	r, err := newton.New(e.h.Target, newton.Options{Prec: mdops.Prec{N: e.n, Complex: true}, Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	e.ref = r
+	return r, nil
+}
+
+// refineTol is the corrector's tolerance on its relative update (Newton's
+// RefineTol): the point is then within about 1e-12 of the path, far below
+// what the predictor needs; the endpoint is refined to the working
+// precision on the target.
+const refineTol = 1e-6
