@@ -54,20 +54,69 @@ func (s *Solver) SetCoefficient(i, j int, series []float64) error {
 	if len(series)%wd != 0 {
 		return fmt.Errorf("newton: a coefficient of %d doubles: not whole numbers of %d", len(series), wd)
 	}
-	if err := s.checkSlots(i, j, series); err != nil {
-		return err
+	if s.targets == nil {
+		if err := s.makeTargets(); err != nil {
+			return err
+		}
 	}
-	for w := range s.execs {
-		slot := s.coefSlot(w, i, j)
-		if slot == stager.NoSlot {
+	ct := &s.targets[i][j+1]
+	for _, n := range ct.zeroTo {
+		for _, x := range series[:min(len(series), n)] {
+			if x != 0 {
+				return fmt.Errorf("newton: polynomial %d, term %d: the coefficient was zero to degree %d when staged (no slot): make a new Solver", i+1, j+1, n/wd-1)
+			}
+		}
+	}
+	for _, t := range ct.slots {
+		t.vs.SetValue(t.slot, series[:min(len(series), t.n)])
+	}
+	return nil
+}
+
+// coefTargets are the places of one coefficient in the executors, worked
+// out once after Prepare (SetCoefficient runs at every step of a path
+// tracker).
+type coefTargets struct {
+	slots []coefTarget
+	// zeroTo: for each executor with no slot for the coefficient, the
+	// float64s of the series that must be zero, (w+1)*W.
+	zeroTo []int
+}
+
+type coefTarget struct {
+	vs   backend.ValueSetter
+	slot stager.Slot
+	n    int // the float64s of the series the executor holds, (w+1)*W
+}
+
+// makeTargets fills s.targets: targets[i][j+1] for term j of polynomial i
+// (j = -1: the constant), the executors in the order of Stagger.
+func (s *Solver) makeTargets() error {
+	wd := s.opt.Prec.Width()
+	targets := make([][]coefTargets, s.m)
+	for i := range targets {
+		targets[i] = make([]coefTargets, len(s.sys.Polys[i].Terms)+1)
+	}
+	for _, w := range Stagger(s.opt.Degree) {
+		if _, ok := s.execs[w]; !ok {
 			continue
 		}
 		vs, err := s.setter(w)
 		if err != nil {
 			return err
 		}
-		vs.SetValue(slot, series[:min(len(series), (w+1)*wd)])
+		for i := range targets {
+			for j := -1; j < len(s.sys.Polys[i].Terms); j++ {
+				ct := &targets[i][j+1]
+				if slot := s.coefSlot(w, i, j); slot != stager.NoSlot {
+					ct.slots = append(ct.slots, coefTarget{vs: vs, slot: slot, n: (w + 1) * wd})
+				} else {
+					ct.zeroTo = append(ct.zeroTo, (w+1)*wd)
+				}
+			}
+		}
 	}
+	s.targets = targets
 	return nil
 }
 

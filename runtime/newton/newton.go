@@ -96,8 +96,9 @@ type Solver struct {
 	n, m    int // unknowns, equations
 	workers int
 
-	execs map[int]backend.Executor
-	slots map[int]*stager.CoefSlots // the executors' coefficient slots (coef.go), on first use
+	execs   map[int]backend.Executor
+	slots   map[int]*stager.CoefSlots // the executors' coefficient slots (coef.go), on first use
+	targets [][]coefTargets           // where each coefficient goes (coef.go), after Prepare
 	// prepared: every executor of Stagger(Degree) is made (Prepare).
 	prepared bool
 	setup    time.Duration
@@ -246,6 +247,7 @@ func (s *Solver) Close() error {
 		delete(s.slots, w)
 	}
 	s.prepared = false
+	s.targets = nil
 	return first
 }
 

@@ -10,27 +10,33 @@ import (
 	"github.com/mdgen/mdgen/runtime/newton"
 )
 
+var debugEnd func(tau, stau, x0, r float64, sn int, cond float64, why string)
+
 func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
 
-// pathState is where a path stands: at tau with the point x (n complex
-// numbers at the precision of the engine that left it) and the series of
-// the last accepted solve.
+// pathState is where a path stands: at tau with the point x (complex
+// numbers at the tracking precision, xn doubles) and, when haveSeries,
+// the series of the path there (at the series precision, sn doubles, in
+// Newton's layout).
 type pathState struct {
-	tau      float64
-	x        []float64
-	series   []float64
-	cond     float64
-	n        int // doubles per real number of x and series
-	steps    int
-	rejected int
-	accepted int // accepted steps (every precision)
-	dist     float64
+	tau        float64
+	x          []float64
+	xn         int
+	series     []float64
+	sn         int
+	seriesTau  float64 // the tau of the series (it outlives a step until the next is made)
+	haveSeries bool
+	cond       float64
+	started    bool
+	steps      int
+	rejected   int
+	dist       float64
 
 	// The checkpoint: the last accepted state whose condition number left
 	// half the digits of its precision (cond <= u^(-1/2)).
-	safeTau           float64
-	safeX, safeSeries []float64
-	safeDist          float64
+	safeTau  float64
+	safeX    []float64
+	safeDist float64
 }
 
 // checkpoint saves the state when it is safe.
@@ -40,17 +46,16 @@ func (st *pathState) checkpoint(u float64) {
 	}
 	st.safeTau, st.safeDist = st.tau, st.dist
 	st.safeX = append(st.safeX[:0], st.x...)
-	st.safeSeries = append(st.safeSeries[:0], st.series...)
 }
 
-// restore goes back to the checkpoint.
+// restore goes back to the checkpoint (the series is made anew).
 func (st *pathState) restore() {
 	if st.safeX == nil {
 		return
 	}
 	st.tau, st.dist = st.safeTau, st.safeDist
 	st.x = append(st.x[:0], st.safeX...)
-	st.series = append(st.series[:0], st.safeSeries...)
+	st.haveSeries = false
 }
 
 // attempt is the outcome of tracking at one precision.
@@ -74,6 +79,7 @@ func (w *worker) trackPath(i int64) (Path, error) {
 	}
 	st := &pathState{tau: 1, dist: math.Inf(1)}
 	start := w.h.Start(i)
+	newton0 := w.newtonSteps()
 	var out attempt
 	var e *engine
 	for {
@@ -88,14 +94,14 @@ func (w *worker) trackPath(i int64) (Path, error) {
 				st.x[v*e.w] = real(z)
 				st.x[v*e.w+e.n] = imag(z)
 			}
-			st.n = e.n
+			st.xn = e.n
 		} else {
 			// Resume from the last point where the lower precision
 			// kept half its digits (the points after it may be wrong).
 			st.restore()
-			st.x = widen(st.x, st.n, e.n)
-			st.series = widen(st.series, st.n, e.n)
-			st.n = e.n
+			st.x = widen(st.x, st.xn, e.n)
+			st.safeX = widen(st.safeX, st.xn, e.n)
+			st.xn = e.n
 		}
 		out, err = e.track(st)
 		if err != nil {
@@ -115,8 +121,24 @@ func (w *worker) trackPath(i int64) (Path, error) {
 	if err := e.endpoint(&p, st); err != nil {
 		return Path{}, err
 	}
+	p.Newton = w.newtonSteps() - newton0
 	p.Seconds = time.Since(t0).Seconds()
 	return p, nil
+}
+
+// newtonSteps counts the Newton steps of the worker's trackers so far.
+func (w *worker) newtonSteps() int {
+	k := 0
+	for _, e := range w.engines {
+		k += e.cor.newtonSteps
+		if e.split() {
+			k += e.ser.newtonSteps
+		}
+		if e.full != nil {
+			k += e.full.newtonSteps
+		}
+	}
+	return k
 }
 
 func nextPrec(n, most int) int {
@@ -143,14 +165,26 @@ func widen(buf []float64, from, to int) []float64 {
 	return out
 }
 
+// narrow writes the complex numbers of src (from limbs a part) to dst at
+// to <= from limbs: the leading limbs of each part (a truncation: the
+// series needs a few digits of the point, and the corrector refines it).
+func narrow(dst, src []float64, from, to int) {
+	k := len(src) / (2 * from)
+	for z := range k {
+		copy(dst[z*2*to:z*2*to+to], src[z*2*from:z*2*from+to])
+		copy(dst[z*2*to+to:(z+1)*2*to], src[z*2*from+from:z*2*from+from+to])
+	}
+}
+
 // track runs the tracker loop at this engine's precision from st, which it
 // updates at every accepted step (see the package documentation).
 func (e *engine) track(st *pathState) (attempt, error) {
 	opt := e.opt
 	n := e.h.Unknowns()
-	if st.series == nil {
-		// The start: Newton at tau = 1 refines it and gives its series.
-		res, err := e.solve(st.tau, st.x)
+	if !st.started {
+		// The start: Newton at tau = 1 refines it (and, unsplit, gives
+		// its series).
+		res, err := e.cor.solve(st.tau, st.x)
 		if err != nil {
 			return attempt{}, err
 		}
@@ -158,23 +192,40 @@ func (e *engine) track(st *pathState) (attempt, error) {
 		if !res.Converged {
 			return attempt{status: Failed, reason: fmt.Sprintf("the start does not converge at t = 0 (%v)", res.Err)}, nil
 		}
-		e.accept(st, res)
+		st.started = true
+		e.takePoint(st, res)
+		if !e.split() {
+			e.takeSeries(st, res)
+		}
 		st.checkpoint(e.u)
 	}
-	xt := make([]float64, n*e.w)
-	stepsHere := 0
+	xs := make([]float64, n*e.ser.w) // a point at the series precision
+	xp := make([]float64, n*e.w)     // a point at the tracking precision
+	stepsHere, rejectedHere := 0, 0
 	for st.tau > 0 {
 		if stepsHere >= opt.MaxSteps {
 			return e.endgame(st, fmt.Sprintf("step limit (%d steps at %d doubles) at t = 1 - %.3g", opt.MaxSteps, e.n, st.tau)), nil
 		}
-		e.ar.pade(e.pd, st.series, n, e.d)
-		xmax := maxMag(st.x, e.w)
-		scale := max(1, xmax)
+		if !st.haveSeries {
+			// After the start or a restart: the series at this point.
+			narrow(xs, st.x, e.n, e.ser.n)
+			res, err := e.ser.solve(st.tau, xs)
+			if err != nil {
+				return attempt{}, err
+			}
+			if !res.Converged {
+				return e.endgame(st, fmt.Sprintf("the series at t = 1 - %.3g: %v", st.tau, res.Err)), nil
+			}
+			e.takeSeries(st, res)
+		}
+		sa, pd := e.arithOf(st)
+		sa.pade(pd, st.series, n, e.d)
+		scale := max(1, maxMag(st.x, e.w))
 		dt := min(opt.MaxStep, st.tau)
 		for v := range n {
-			dt = min(dt, opt.Beta1*e.pd.Pole[v])
-			if er := e.pd.Err[v]; er > 0 {
-				ord := 1 / float64(e.pd.Order[v])
+			dt = min(dt, opt.Beta1*pd.Pole[v])
+			if er := pd.Err[v]; er > 0 {
+				ord := 1 / float64(pd.Order[v])
 				dt = min(dt, math.Pow(opt.PredTol*scale/er, ord))
 				if !math.IsInf(st.dist, 1) {
 					dt = min(dt, math.Pow(opt.Beta2*st.dist*scale/er, ord))
@@ -192,28 +243,42 @@ func (e *engine) track(st *pathState) (attempt, error) {
 			if tau < st.tau*0x1p-40 {
 				tau = 0
 			}
-			s := st.tau - tau
-			e.ar.predict(xt, e.pd, s)
-			res, err := e.solve(tau, xt)
-			// A step to t = 1 is accepted at a regular endpoint only:
-			// one with a larger condition number is approached in the
-			// end game.
+			// Where the series precision keeps less than half its
+			// digits (cond above u^(-1/2) of the series precision), or
+			// after two rejections from this point, the step runs at
+			// the tracking precision, corrector and series in one solve.
+			full := e.split() && (rejectedHere >= 2 || st.cond*math.Sqrt(e.ser.u) > 1)
+			ok, err := e.tryStep(st, sa, pd, st.tau-tau, tau, full, xs, xp)
 			if err != nil {
 				return attempt{}, err
 			}
 			st.steps++
 			stepsHere++
-			if e.acceptable(res) && (tau > 0 || res.Cond <= 1/math.Sqrt(e.u)) {
-				st.tau = tau
-				e.measureDistance(st, res)
-				e.accept(st, res)
+			if ok {
+				rejectedHere = 0
 				st.checkpoint(e.u)
-				st.accepted++
 				break
 			}
 			st.rejected++
-			if st.tau <= e.endTau() {
+			rejectedHere++
+			if st.tau <= e.endTau() || st.tau <= 1e-6 && st.cond >= math.Ldexp(1/e.u, -10) {
 				return e.endgame(st, fmt.Sprintf("a rejected step at t = 1 - %.3g", st.tau)), nil
+			}
+			if rejectedHere == 2 && e.split() {
+				// The predictor of the series at the tracking precision
+				// is made from this point: a new step size from it.
+				full, err := e.fullSeries()
+				if err != nil {
+					return attempt{}, err
+				}
+				res, err := full.solve(st.tau, st.x)
+				if err != nil {
+					return attempt{}, err
+				}
+				if res.Converged {
+					e.takeSeries(st, res)
+					break
+				}
 			}
 			dt /= 2
 		}
@@ -221,26 +286,96 @@ func (e *engine) track(st *pathState) (attempt, error) {
 	return attempt{status: Regular}, nil
 }
 
-// endTau is the end zone: a step rejected this close to t = 1 (u^(3/4))
-// ends the path in the end game, where it goes to a singular solution or
-// to infinity (a regular endpoint is reached in one step from there).
+// tryStep predicts the point at tau from the approximants pd (at s, the
+// step) and corrects it; on success the state moves there. Split (and not
+// full): Newton at the series precision corrects the prediction and gives
+// the series at the new point, then Newton at the tracking precision
+// refines the point (one step, mostly); else one solve at the tracking
+// precision does both. The test of the step is on the first solve from
+// the predicted point (see acceptable).
+func (e *engine) tryStep(st *pathState, sa arith, pd *padeSet, s, tau float64, full bool, xs, xp []float64) (bool, error) {
+	if !e.split() || full {
+		l := e.cor
+		if full {
+			var err error
+			if l, err = e.fullSeries(); err != nil {
+				return false, err
+			}
+		}
+		if st.sn == e.n {
+			sa.predict(xp, pd, s)
+		} else {
+			sa.predict(xs, pd, s)
+			copy(xp, widen(xs, st.sn, e.n))
+		}
+		res, err := l.solve(tau, xp)
+		if err != nil {
+			return false, err
+		}
+		if !e.acceptable(l, res, tau) {
+			return false, nil
+		}
+		st.tau = tau
+		e.measureDistance(l, st, res)
+		e.takePoint(st, res)
+		e.takeSeries(st, res)
+		return true, nil
+	}
+	if st.sn == e.ser.n {
+		sa.predict(xs, pd, s)
+	} else {
+		sa.predict(xp, pd, s)
+		narrow(xs, xp, e.n, e.ser.n)
+	}
+	sres, err := e.ser.solve(tau, xs)
+	if err != nil {
+		return false, err
+	}
+	if !e.acceptable(e.ser, sres, -1) {
+		return false, nil
+	}
+	n := e.h.Unknowns()
+	for v := range n {
+		copy(xs[v*e.ser.w:(v+1)*e.ser.w], sres.Coef(v, 0))
+	}
+	copy(xp, widen(xs, e.ser.n, e.n))
+	res, err := e.cor.solve(tau, xp)
+	if err != nil {
+		return false, err
+	}
+	if !res.Converged || e.cor.u1 > e.opt.PredTol || tau == 0 && res.Cond > 1/math.Sqrt(e.u) {
+		return false, nil
+	}
+	st.tau = tau
+	e.measureDistance(e.ser, st, sres)
+	e.takePoint(st, res)
+	e.takeSeries(st, sres)
+	return true, nil
+}
+
+// endTau is the end zone: a step rejected this close to t = 1 (u^(3/4)),
+// or within 1e-6 of it with a condition number above 2^-10/u, ends the
+// path in the end game, where it goes to a singular solution or to
+// infinity (a regular endpoint is reached in one step from there).
 func (e *engine) endTau() float64 { return math.Pow(e.u, 0.75) }
 
-// acceptable is the test of a corrected step: Newton converged from the
-// predicted point, its first update within the predictor's tolerance, and
-// its second (when above the rounding floor) a contraction.
-func (e *engine) acceptable(res *newton.Result) bool {
+// acceptable is the test of a corrected step, on the solve of l from the
+// predicted point: Newton converged, its first update within the
+// predictor's tolerance, its second (when above the rounding floor) a
+// contraction, and, at t = 1 (tau = 0), a regular endpoint (one with a
+// larger condition number is approached in the end game).
+func (e *engine) acceptable(l *level, res *newton.Result, tau float64) bool {
 	if !res.Converged {
 		return false
 	}
-	if e.u1 > e.opt.PredTol*16 {
+	if l.u1 > e.opt.PredTol*16 {
 		return false
 	}
-	floor := math.Ldexp(e.u, 12) * max(1, res.Cond)
-	if e.nref >= 2 && e.u2 > floor && e.u2 > e.u1/4 {
+	floor := math.Ldexp(l.u, 12) * max(1, res.Cond)
+	if l.nref >= 2 && l.u2 > floor && l.u2 > l.u1/4 {
 		return false
 	}
-	return true
+	return tau != 0 || res.Cond <= 1/math.Sqrt(l.u)
 }
 
 // measureDistance updates the estimate of the distance to the nearest
@@ -250,50 +385,76 @@ func (e *engine) acceptable(res *newton.Result) bool {
 // is at about 1/omega (for two simple roots r1, r2 of a quadratic, omega =
 // 1/|r1 - r2|). The corrector measures omega only when u2 stands above the
 // rounding floor; otherwise the estimate stays.
-func (e *engine) measureDistance(st *pathState, res *newton.Result) {
-	floor := math.Ldexp(e.u, 12) * max(1, res.Cond)
-	if e.nref >= 2 && e.u2 > floor && e.u1 > 0 {
-		st.dist = e.u1 * e.u1 / e.u2
+func (e *engine) measureDistance(l *level, st *pathState, res *newton.Result) {
+	floor := math.Ldexp(l.u, 12) * max(1, res.Cond)
+	if l.nref >= 2 && l.u2 > floor && l.u1 > 0 {
+		st.dist = l.u1 * l.u1 / l.u2
 	}
 }
 
-// accept takes the solve's point and series as the path's state.
-func (e *engine) accept(st *pathState, res *newton.Result) {
+// takePoint takes the point of a solve at the tracking precision as the
+// path's.
+func (e *engine) takePoint(st *pathState, res *newton.Result) {
 	n := e.h.Unknowns()
-	if len(st.series) != len(res.X) {
-		st.series = make([]float64, len(res.X))
-	}
-	copy(st.series, res.X)
 	for v := range n {
 		copy(st.x[v*e.w:(v+1)*e.w], res.Coef(v, 0))
 	}
 	st.cond = res.Cond
+	st.haveSeries = false
 }
 
-// endgame classifies a path whose steps stopped: near the end (tau at
-// most 1e-6) the path goes to a singular solution or to infinity, and the
+// takeSeries keeps the series of a solve (at the series precision, or at
+// the tracking one after fullSeries).
+func (e *engine) takeSeries(st *pathState, res *newton.Result) {
+	if len(st.series) != len(res.X) {
+		st.series = make([]float64, len(res.X))
+	}
+	copy(st.series, res.X)
+	st.sn = res.N
+	st.seriesTau = st.tau
+	st.haveSeries = true
+}
+
+// arithOf returns the arithmetic of the state's series and approximants
+// of its size.
+func (e *engine) arithOf(st *pathState) (arith, *padeSet) {
+	if st.sn == e.ser.n {
+		return e.ser.ar, e.pd
+	}
+	if e.pdHi == nil {
+		e.pdHi = newPadeSet(e.opt.PadeL, e.opt.PadeM, e.h.Unknowns(), e.w)
+	}
+	return e.cor.ar, e.pdHi
+}
+
+// endgame classifies a path whose steps stopped: near the end the path
+// goes to infinity (tau at most 1e-4) or to a singular solution (tau at
+// most 1e-6; a finite singular endpoint is then extrapolated), and the
 // approximants at the last point, evaluated at t = 1, give the endpoint;
 // elsewhere the path failed. A coordinate that behaves like tau^r near
 // the end has r = tau x'(tau) / x(tau) = Re(-tau c_1 / c_0) in the series
 // x(tau - s) = c_0 + c_1 s + ... (r = 1/m for a branch of m paths): the
 // path is at infinity when x_0 goes to zero that way (r >= 1/64, |x_0| <=
-// 1e-2 |x|) or is already below u^(1/4) |x|, and, in affine coordinates,
-// when a coordinate above 1e4 grows that way (r <= -1/64).
+// 1e-2 |x|) or is already below infTol |x|, and, in affine coordinates,
+// when a coordinate reaches 1/infTol or, above 100, grows that way (r <=
+// -1/64).
 func (e *engine) endgame(st *pathState, reason string) attempt {
-	if st.tau > 1e-6 {
+	if st.tau > 1e-4 || st.series == nil {
 		return attempt{status: Failed, reason: reason}
 	}
+	tau := st.seriesTau
 	n := e.h.Unknowns()
-	w := e.w
+	sw, sn := 2*st.sn, st.sn
 	trend := func(v int) float64 {
-		c := st.series[v*(e.d+1)*w:]
-		c0, c1 := c[:w], c[w:2*w]
-		den := c0[0]*c0[0] + c0[e.n]*c0[e.n]
+		c := st.series[v*(e.d+1)*sw:]
+		c0, c1 := c[:sw], c[sw:2*sw]
+		den := c0[0]*c0[0] + c0[sn]*c0[sn]
 		if den == 0 {
 			return 0
 		}
-		return -st.tau * (c1[0]*c0[0] + c1[e.n]*c0[e.n]) / den
+		return -tau * (c1[0]*c0[0] + c1[sn]*c0[sn]) / den
 	}
+	w := e.w
 	infinite, uncertain := false, false
 	if e.h.Projective {
 		x0 := mag1(st.x[(n-1)*w:n*w]) / max(maxMag(st.x[:(n-1)*w], w), 1e-300)
@@ -307,21 +468,26 @@ func (e *engine) endgame(st *pathState, reason string) attempt {
 			}
 		}
 	}
+	if debugEnd != nil && e.h.Projective {
+		debugEnd(st.tau, tau, mag1(st.x[(n-1)*w:n*w])/max(maxMag(st.x[:(n-1)*w], w), 1e-300), trend(n-1), st.sn, st.cond, reason)
+	}
 	if infinite {
 		return attempt{status: Infinite}
 	}
-	e.ar.pade(e.pd, st.series, n, e.d)
-	end := make([]float64, n*w)
-	e.ar.predict(end, e.pd, st.tau)
+	if st.tau > 1e-6 {
+		return attempt{status: Failed, reason: reason}
+	}
+	// The endpoint: the approximants at s = tau, at the series precision.
+	sa, pd := e.arithOf(st)
+	sa.pade(pd, st.series, n, e.d)
+	end := make([]float64, n*sw)
+	sa.predict(end, pd, tau)
 	if finite(end) {
-		copy(st.x, end)
+		copy(st.x, widen(end, sn, e.n))
 	}
 	return attempt{status: Singular, uncertain: uncertain}
 }
 
-// endpoint fills the endpoint of p from the state: the affine point, the
-// status at infinity, the refinement on the target, the residual, the
-// condition and whether it is real.
 func (e *engine) endpoint(p *Path, st *pathState) error {
 	n := len(e.h.Target.Vars)
 	x := st.x
@@ -335,7 +501,7 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 		}
 		aff := make([]float64, n*e.w)
 		for v := range n {
-			e.ar.div(aff[v*e.w:(v+1)*e.w], x[v*e.w:(v+1)*e.w], x0)
+			e.cor.ar.div(aff[v*e.w:(v+1)*e.w], x[v*e.w:(v+1)*e.w], x0)
 		}
 		x = aff
 	} else {

@@ -36,10 +36,10 @@ type Options struct {
 	// Beta1 is the fraction of the pole radius a step may take (default
 	// 0.5, PHCpack's); Beta2 the fraction of the estimated distance to the
 	// nearest other path that the predictor's error may reach (default
-	// 0.05, see the package documentation).
+	// 0.25, see the package documentation).
 	Beta1, Beta2 float64
 	// PredTol bounds the predictor's estimated error and the corrector's
-	// first update, relative to max(1, |x|) (default 1e-4).
+	// first update, relative to max(1, |x|) (default 1e-3).
 	PredTol float64
 	// Progress, when not nil, is called after each path with the number
 	// of paths done (from several goroutines, never at once).
@@ -69,10 +69,10 @@ func (o *Options) fill() error {
 		o.Beta1 = 0.5
 	}
 	if o.Beta2 <= 0 {
-		o.Beta2 = 0.05
+		o.Beta2 = 0.25
 	}
 	if o.PredTol <= 0 {
-		o.PredTol = 1e-4
+		o.PredTol = 1e-3
 	}
 	if o.Prec != 0 {
 		if err := (mdops.Prec{N: o.Prec, Complex: true}).Check(); err != nil {
@@ -130,7 +130,9 @@ type Path struct {
 	Real bool
 	// Steps and Rejected count the steps of the path (every precision).
 	Steps, Rejected int
-	Seconds         float64
+	// Newton counts the Newton steps of the path (corrector and series).
+	Newton  int
+	Seconds float64
 }
 
 // Run is the outcome of a tracker run.
@@ -278,7 +280,7 @@ func (w *worker) engine(n int) (*engine, error) {
 	if e, ok := w.engines[n]; ok {
 		return e, nil
 	}
-	e, err := newEngine(w.h, w.opt, n, w.shared.get(n))
+	e, err := newEngine(w.h, w.opt, n, w.shared)
 	if err != nil {
 		return nil, err
 	}
@@ -286,99 +288,169 @@ func (w *worker) engine(n int) (*engine, error) {
 	return e, nil
 }
 
-// engine is one worker's machinery at one precision: Newton's solver of
-// H (degree L+M+1) and of the target (degree 0), the arithmetic, buffers.
-type engine struct {
+// SeriesPrec is the precision of the series that the predictor is made of
+// when the path is tracked at n doubles: the predictor needs a few digits
+// (its error is checked against PredTol, about 1e-4), so the series is
+// computed at one double up to 4 doubles and at a quarter of the
+// precision above, from the corrected point rounded; the corrector works
+// at n doubles. At one double a single solve corrects and gives the
+// series.
+func SeriesPrec(n int) int {
+	if n <= 4 {
+		return 1
+	}
+	return n / 4
+}
+
+// level is Newton's solver of H at one precision and degree, with the
+// homotopy's coefficients rounded to that precision and the arithmetic.
+type level struct {
 	n, w  int // doubles per real number, per complex number
 	ar    arith
 	u     float64
 	sol   *newton.Solver
-	ref   *newton.Solver // the target, root refinement (made on first use)
-	h     *Homotopy
-	opt   *Options
 	coefs []termCoef
 	shift []float64
-	pd    *padeSet
-	d     int
 
 	// The corrector's first two updates (phase 1 of the last solve).
 	u1, u2 float64
 	nref   int
+	// newtonSteps counts every Newton step of this solver.
+	newtonSteps int
 }
 
-func newEngine(h *Homotopy, opt *Options, n int, coefs []termCoef) (*engine, error) {
+func newLevel(h *Homotopy, n, degree int, coefs []termCoef) (*level, error) {
 	ar, err := arithFor(n)
 	if err != nil {
 		return nil, err
 	}
 	p := mdops.Prec{N: n, Complex: true}
-	d := opt.PadeL + opt.PadeM + 1
-	e := &engine{n: n, w: 2 * n, ar: ar, u: p.UnitRoundoff(), h: h, opt: opt, coefs: coefs, d: d,
-		pd: newPadeSet(opt.PadeL, opt.PadeM, h.Unknowns(), 2*n)}
+	l := &level{n: n, w: 2 * n, ar: ar, u: p.UnitRoundoff(), coefs: coefs}
 	maxLen := 0
 	for _, c := range coefs {
 		maxLen = max(maxLen, len(c.c))
 	}
-	e.shift = make([]float64, maxLen)
-	e.sol, err = newton.New(h.template, newton.Options{Prec: p, Degree: d, Workers: 1,
-		MaxCond: math.Ldexp(1/e.u, -8), RefineTol: refineTol})
+	l.shift = make([]float64, maxLen)
+	l.sol, err = newton.New(h.template, newton.Options{Prec: p, Degree: degree, Workers: 1,
+		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: refineTol})
 	if err != nil {
 		return nil, err
 	}
-	if err := e.sol.Prepare(); err != nil {
+	if err := l.sol.Prepare(); err != nil {
 		return nil, err
 	}
-	e.sol.SetProgress(func(si newton.StepInfo) {
+	l.sol.SetProgress(func(si newton.StepInfo) {
+		l.newtonSteps++
 		if !si.Refine {
 			return
 		}
-		e.nref++
-		switch e.nref {
+		l.nref++
+		switch l.nref {
 		case 1:
-			e.u1 = si.Update
+			l.u1 = si.Update
 		case 2:
-			e.u2 = si.Update
+			l.u2 = si.Update
 		}
 	})
-	return e, nil
-}
-
-func (e *engine) close() {
-	e.sol.Close()
-	if e.ref != nil {
-		e.ref.Close()
-	}
+	return l, nil
 }
 
 // setAt gives the solver H's coefficients shifted to tau: the series in s
 // of c(tau - s).
-func (e *engine) setAt(tau float64) error {
-	for _, c := range e.coefs {
-		buf := e.shift[:len(c.c)]
-		e.ar.shift(buf, c.c, tau)
-		if err := e.sol.SetCoefficient(c.i, c.j, buf); err != nil {
+func (l *level) setAt(tau float64) error {
+	for _, c := range l.coefs {
+		buf := l.shift[:len(c.c)]
+		l.ar.shift(buf, c.c, tau)
+		if err := l.sol.SetCoefficient(c.i, c.j, buf); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// solve runs Newton at tau from x (n numbers): the corrector and the
-// series of the path, x(tau - s) to degree L+M+1.
-func (e *engine) solve(tau float64, x []float64) (*newton.Result, error) {
-	if err := e.setAt(tau); err != nil {
+// solve runs Newton at tau from x (n numbers at this precision): the
+// correction of x and, with a degree above 0, the series x(tau - s).
+func (l *level) solve(tau float64, x []float64) (*newton.Result, error) {
+	if err := l.setAt(tau); err != nil {
 		return nil, err
 	}
-	e.u1, e.u2, e.nref = 0, 0, 0
+	l.u1, l.u2, l.nref = 0, 0, 0
 	// At t = 1 (tau = 0) the corrector refines to the working precision:
 	// a step there is accepted only when the endpoint is regular, and the
 	// test at infinity needs every digit of x_0.
 	if tau == 0 {
-		e.sol.SetRefineTol(0)
-		defer e.sol.SetRefineTol(refineTol)
+		l.sol.SetRefineTol(0)
+		defer l.sol.SetRefineTol(refineTol)
 	}
-	return e.sol.SolveLimbs(x)
+	return l.sol.SolveLimbs(x)
 }
+
+// engine is one worker's machinery at one tracking precision: the
+// corrector at that precision, the series at SeriesPrec (the same solver
+// when the precisions agree), the root refiner of the target, buffers.
+type engine struct {
+	n, w   int // the tracking precision: doubles per real, per complex number
+	u      float64
+	cor    *level // the corrector (degree 0; degree L+M+1 when ser == cor)
+	ser    *level // the series (degree L+M+1)
+	full   *level // the series at the tracking precision (fullSeries)
+	shared *sharedCoefs
+	ref    *newton.Solver
+	h      *Homotopy
+	opt    *Options
+	pd     *padeSet // approximants at the series precision
+	pdHi   *padeSet // at the tracking precision (fullSeries)
+	d      int
+}
+
+func newEngine(h *Homotopy, opt *Options, n int, shared *sharedCoefs) (*engine, error) {
+	d := opt.PadeL + opt.PadeM + 1
+	e := &engine{n: n, w: 2 * n, u: mdops.Prec{N: n}.UnitRoundoff(), h: h, opt: opt, d: d, shared: shared}
+	ns := SeriesPrec(n)
+	var err error
+	if ns == n {
+		e.cor, err = newLevel(h, n, d, shared.get(n))
+		e.ser = e.cor
+	} else {
+		if e.cor, err = newLevel(h, n, 0, shared.get(n)); err == nil {
+			e.ser, err = newLevel(h, ns, d, shared.get(ns))
+		}
+	}
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.pd = newPadeSet(opt.PadeL, opt.PadeM, h.Unknowns(), e.ser.w)
+	return e, nil
+}
+
+func (e *engine) close() {
+	for _, l := range []*level{e.cor, e.ser, e.full} {
+		if l != nil {
+			l.sol.Close()
+		}
+	}
+	if e.ref != nil {
+		e.ref.Close()
+	}
+}
+
+// fullSeries returns the solver of the series at the tracking precision
+// (made on first use), for the points where the series precision does not
+// suffice.
+func (e *engine) fullSeries() (*level, error) {
+	if e.full == nil {
+		l, err := newLevel(e.h, e.n, e.d, e.shared.get(e.n))
+		if err != nil {
+			return nil, err
+		}
+		e.full = l
+	}
+	return e.full, nil
+}
+
+// split reports whether the series has a solver of its own.
+func (e *engine) split() bool { return e.ser != e.cor }
 
 // refiner returns the root refiner of the target.
 func (e *engine) refiner() (*newton.Solver, error) {
