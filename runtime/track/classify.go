@@ -10,8 +10,9 @@ import (
 // solution make it singular: a double root is reached by two paths), and
 // counts the summary. Two endpoints agree when every coordinate differs
 // by at most tol * max(1, |x|), tol the larger of their accuracies: 2^10
-// u max(1, cond) for a regular endpoint, u^(1/4) for a singular one (u the
-// unit roundoff of its precision). The search sorts by the real part of
+// u max(1, cond) for a regular endpoint, the larger of u^(1/4) and twice
+// Path.Err for a singular one (u the unit roundoff of its precision), at
+// most 1e-3. The search sorts by the real part of
 // the first coordinate, so it is near-linear in the number of paths.
 func classify(run *Run) {
 	type pt struct {
@@ -28,7 +29,7 @@ func classify(run *Run) {
 		u := math.Ldexp(1, -53*p.Prec)
 		tol := math.Ldexp(u, 10) * max(1, p.Cond)
 		if p.Status == Singular {
-			tol = math.Sqrt(math.Sqrt(u))
+			tol = max(math.Sqrt(math.Sqrt(u)), 2*p.Err)
 		}
 		pts = append(pts, pt{k: k, key: p.X[0], tol: min(tol, 1e-3)})
 	}

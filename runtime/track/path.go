@@ -10,8 +10,6 @@ import (
 	"github.com/mdgen/mdgen/runtime/newton"
 )
 
-var debugEnd func(tau, stau, x0, r float64, sn int, cond float64, why string)
-
 func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
 
 // pathState is where a path stands: at tau with the point x (complex
@@ -27,6 +25,8 @@ type pathState struct {
 	seriesTau  float64 // the tau of the series (it outlives a step until the next is made)
 	haveSeries bool
 	cond       float64
+	update     float64 // the last relative update of the corrector
+	endErr     float64 // the end game's extrapolation distance (Path.Err)
 	started    bool
 	steps      int
 	rejected   int
@@ -343,7 +343,7 @@ func (e *engine) tryStep(st *pathState, sa arith, pd *padeSet, s, tau float64, f
 	if err != nil {
 		return false, err
 	}
-	if !res.Converged || e.cor.u1 > e.opt.PredTol || tau == 0 && res.Cond > 1/math.Sqrt(e.u) {
+	if !res.Converged || e.cor.u1 > e.opt.PredTol || tau == 0 && !regularEnd(e.u, res.Cond, e.cor.lastRefine) {
 		return false, nil
 	}
 	st.tau = tau
@@ -375,7 +375,22 @@ func (e *engine) acceptable(l *level, res *newton.Result, tau float64) bool {
 	if l.nref >= 2 && l.u2 > floor && l.u2 > l.u1/4 {
 		return false
 	}
-	return tau != 0 || res.Cond <= 1/math.Sqrt(l.u)
+	return tau != 0 || regularEnd(l.u, res.Cond, l.lastRefine)
+}
+
+// MaxRegularCond is the largest condition number of a regular endpoint:
+// PHCpack's tolerance on the inverse condition number rco, 1e-8, at every
+// precision (a double root computed at P doubles has a condition number
+// of about u^(-1/2), 1e8 in double, 1e16 in double double: a bound that
+// followed the precision would call it regular).
+const MaxRegularCond = 1e8
+
+// regularEnd tells a regular endpoint at t = 1: Newton converged there
+// quadratically (its last update at most 2^10 u max(1, cond), Newton's
+// clean convergence; at a singular root it converges linearly and stops
+// on the stall rule) with a condition number at most MaxRegularCond.
+func regularEnd(u, cond, update float64) bool {
+	return cond <= MaxRegularCond && update <= math.Ldexp(u, 10)*max(1, cond)
 }
 
 // measureDistance updates the estimate of the distance to the nearest
@@ -400,6 +415,7 @@ func (e *engine) takePoint(st *pathState, res *newton.Result) {
 		copy(st.x[v*e.w:(v+1)*e.w], res.Coef(v, 0))
 	}
 	st.cond = res.Cond
+	st.update = res.PointUpdate / max(1, maxMag(st.x, e.w))
 	st.haveSeries = false
 }
 
@@ -468,9 +484,6 @@ func (e *engine) endgame(st *pathState, reason string) attempt {
 			}
 		}
 	}
-	if debugEnd != nil && e.h.Projective {
-		debugEnd(st.tau, tau, mag1(st.x[(n-1)*w:n*w])/max(maxMag(st.x[:(n-1)*w], w), 1e-300), trend(n-1), st.sn, st.cond, reason)
-	}
 	if infinite {
 		return attempt{status: Infinite}
 	}
@@ -483,7 +496,12 @@ func (e *engine) endgame(st *pathState, reason string) attempt {
 	end := make([]float64, n*sw)
 	sa.predict(end, pd, tau)
 	if finite(end) {
-		copy(st.x, widen(end, sn, e.n))
+		endP := widen(end, sn, e.n)
+		for k := 0; k < len(st.x); k += w {
+			st.endErr = max(st.endErr, math.Hypot(st.x[k]-endP[k], st.x[k+e.n]-endP[k+e.n]))
+		}
+		st.endErr /= max(1, maxMag(st.x, w))
+		copy(st.x, endP)
 	}
 	return attempt{status: Singular, uncertain: uncertain}
 }
@@ -491,7 +509,10 @@ func (e *engine) endgame(st *pathState, reason string) attempt {
 func (e *engine) endpoint(p *Path, st *pathState) error {
 	n := len(e.h.Target.Vars)
 	x := st.x
-	p.Cond = st.cond
+	p.Cond, p.Err = st.cond, st.update
+	if p.Status != Regular {
+		p.Err = st.endErr
+	}
 	if e.h.Projective {
 		x0 := x[n*e.w : (n+1)*e.w]
 		x0rel := mag1(x0) / max(maxMag(x[:n*e.w], e.w), 1e-300)
@@ -528,12 +549,16 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 	}
 	p.Residual = res.StartResidual
 	if p.Status == Regular {
-		if res.Converged {
+		if res.Converged && regularEnd(e.u, res.Cond, res.Update) {
 			copy(p.X, res.X)
-			p.Residual, p.Cond = res.Residual, res.Cond
-		}
-		if p.Cond > 1/math.Sqrt(e.u) || !res.Converged {
+			p.Residual, p.Cond, p.Err = res.Residual, res.Cond, res.Update
+		} else {
+			// Regular in projective coordinates, not in affine ones (or
+			// Newton stalls there): the tracker's point, singular.
 			p.Status = Singular
+			if res.Converged {
+				p.Cond = max(p.Cond, res.Cond)
+			}
 		}
 	}
 	tol := 8 * math.Sqrt(e.u)

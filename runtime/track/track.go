@@ -124,6 +124,12 @@ type Path struct {
 	// Cond is the condition estimate of the Jacobian at the endpoint
 	// (1-norm, of R in its QR), Residual ||f(x)||_1 there.
 	Cond, Residual float64
+	// Err estimates the error of the endpoint relative to max(1, |x|):
+	// the last update of Newton at t = 1 for a regular endpoint, and for
+	// one extrapolated in the end game its distance from the last point
+	// of the path (the two paths of a double root, 2 sqrt(tau) apart, end
+	// within it of each other).
+	Err float64
 	// Multiplicity is the number of paths that end at this solution.
 	Multiplicity int
 	// Real: every imaginary part is below the precision's tolerance.
@@ -315,6 +321,8 @@ type level struct {
 	// The corrector's first two updates (phase 1 of the last solve).
 	u1, u2 float64
 	nref   int
+	// lastRefine is the last relative update of x(0) (phase 1).
+	lastRefine float64
 	// newtonSteps counts every Newton step of this solver.
 	newtonSteps int
 }
@@ -345,6 +353,7 @@ func newLevel(h *Homotopy, n, degree int, coefs []termCoef) (*level, error) {
 			return
 		}
 		l.nref++
+		l.lastRefine = si.Update
 		switch l.nref {
 		case 1:
 			l.u1 = si.Update

@@ -1,0 +1,364 @@
+package track
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/cmplx"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mdgen/mdgen/runtime/ref"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+)
+
+// gammaTest is the gamma of the tests (any unit complex number away from
+// the real line works; the tests also vary it).
+var gammaTest = cmplx.Rect(1, 0.7)
+
+func parse(t testing.TB, src string) *poly.System {
+	t.Helper()
+	sys, err := poly.Parse("test", []byte(src), poly.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+func family(t testing.TB, name string, n int) *poly.System {
+	t.Helper()
+	in, err := families.Build(name, families.Options{N: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in.System
+}
+
+// dense returns a system of len(degrees) equations in as many unknowns,
+// equation i with every monomial of degree <= degrees[i] and random
+// complex coefficients: its solutions are isolated and regular, as many
+// as the product of the degrees (Bezout), for all but a measure-zero set of
+// coefficients.
+func dense(degrees []int, seed uint64) *poly.System {
+	n := len(degrees)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d\n", n)
+	var exps func(v, left int, cur []int, out *[][]int)
+	exps = func(v, left int, cur []int, out *[][]int) {
+		if v == n {
+			*out = append(*out, slices.Clone(cur))
+			return
+		}
+		for e := 0; e <= left; e++ {
+			cur[v] = e
+			exps(v+1, left-e, cur, out)
+		}
+		cur[v] = 0
+	}
+	for _, d := range degrees {
+		var all [][]int
+		exps(0, d, make([]int, n), &all)
+		for k, ex := range all {
+			re, im := rng.Float64()*2-1, rng.Float64()*2-1
+			if k > 0 {
+				b.WriteString(" + ")
+			}
+			fmt.Fprintf(&b, "(%.6f%+.6f*i)", re, im)
+			for v, e := range ex {
+				if e > 0 {
+					fmt.Fprintf(&b, "*x%d^%d", v+1, e)
+				}
+			}
+		}
+		b.WriteString(";\n")
+	}
+	sys, err := poly.Parse("dense", []byte(b.String()), poly.ParseOptions{})
+	if err != nil {
+		panic(err)
+	}
+	return sys
+}
+
+func trackAll(t testing.TB, f *poly.System, opt Options) *Run {
+	t.Helper()
+	h, err := NewTotalDegree(f, gammaTest, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Track(h, opt, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// checkEndpoints refines every regular endpoint with the math/big Newton
+// of runtime/ref (a different evaluation and factorization, 64 more bits)
+// and asserts that it agrees within 2^-(53P-10) relative.
+func checkEndpoints(t *testing.T, f *poly.System, run *Run) {
+	t.Helper()
+	for _, p := range run.Paths {
+		if p.Status != Regular {
+			continue
+		}
+		n := len(f.Vars)
+		w := 2 * p.Prec
+		bits := uint(53*p.Prec + 64)
+		start := make([]ref.Complex, n)
+		for v := range n {
+			start[v] = ref.Complex{Re: limbsBig(p.X[v*w:v*w+p.Prec], bits), Im: limbsBig(p.X[v*w+p.Prec:(v+1)*w], bits)}
+		}
+		res, err := ref.NewtonSeries(f, start, 0, bits, 40)
+		if err != nil {
+			t.Errorf("path %d: the big reference fails: %v", p.Index+1, err)
+			continue
+		}
+		scale := 1.0
+		for v := range n {
+			scale = max(scale, cabsBig(start[v]))
+		}
+		worst := 0.0
+		for v := range n {
+			var dr, di big.Float
+			dr.SetPrec(bits).Sub(start[v].Re, res.Series[v][0].Re)
+			di.SetPrec(bits).Sub(start[v].Im, res.Series[v][0].Im)
+			a, _ := dr.Float64()
+			b, _ := di.Float64()
+			worst = max(worst, math.Hypot(a, b)/scale)
+		}
+		if tol := math.Ldexp(1, -(53*p.Prec - 10)); worst > tol {
+			t.Errorf("path %d (%d doubles, cond %.3g): endpoint %.3g from the reference, above %.3g", p.Index+1, p.Prec, p.Cond, worst, tol)
+		}
+	}
+}
+
+func limbsBig(l []float64, bits uint) *big.Float {
+	s := new(big.Float).SetPrec(bits)
+	for _, x := range l {
+		s.Add(s, new(big.Float).SetFloat64(x))
+	}
+	return s
+}
+
+func cabsBig(z ref.Complex) float64 {
+	a, _ := z.Re.Float64()
+	b, _ := z.Im.Float64()
+	return math.Hypot(a, b)
+}
+
+// TestRootCounts: every solution of families whose counts are known, no
+// failed path, no path jump (as many distinct solutions as regular
+// endpoints), every endpoint checked against the big reference.
+func TestRootCounts(t *testing.T) {
+	cases := []struct {
+		name              string
+		sys               func(testing.TB) *poly.System
+		regular, infinite int
+		long              bool
+	}{
+		{"katsura3", func(t testing.TB) *poly.System { return family(t, "katsura", 3) }, 8, 0, false},
+		{"katsura5", func(t testing.TB) *poly.System { return family(t, "katsura", 5) }, 32, 0, false},
+		{"noon3", func(t testing.TB) *poly.System { return family(t, "noon", 3) }, 21, 6, false},
+		{"noon4", func(t testing.TB) *poly.System { return family(t, "noon", 4) }, 73, 8, true},
+		{"cyclic5", func(t testing.TB) *poly.System { return family(t, "cyclic", 5) }, 70, 50, true},
+		{"dense3,2", func(testing.TB) *poly.System { return dense([]int{3, 2}, 1) }, 6, 0, false},
+		{"dense2,2,3", func(testing.TB) *poly.System { return dense([]int{2, 2, 3}, 2) }, 12, 0, false},
+	}
+	for _, c := range cases {
+		for _, prec := range []int{2, 0} {
+			name := fmt.Sprintf("%s/prec%d", c.name, prec)
+			t.Run(name, func(t *testing.T) {
+				if c.long && testing.Short() {
+					t.Skip("long")
+				}
+				f := c.sys(t)
+				run := trackAll(t, f, Options{Prec: prec, Workers: 2})
+				s := run.Summary
+				if s.Regular != c.regular || s.Infinite != c.infinite || s.Failed != 0 || s.Singular != 0 {
+					t.Errorf("%+v, want %d regular and %d at infinity", s, c.regular, c.infinite)
+					for _, p := range run.Paths {
+						if p.Status == Failed {
+							t.Logf("path %d failed: %s", p.Index+1, p.Reason)
+						}
+					}
+				}
+				if s.Distinct != s.Regular {
+					t.Errorf("%d distinct solutions among %d regular endpoints: a path jumped", s.Distinct, s.Regular)
+				}
+				checkEndpoints(t, f, run)
+			})
+		}
+	}
+}
+
+// TestDoubleRoot: (x-1)^2 (x+2) = 0, y^2 = x + 3: the double root x = 1
+// (with y = +-2) is reached by two paths each, reported singular with
+// multiplicity 2; x = -2 (y = +-1) is regular.
+func TestDoubleRoot(t *testing.T) {
+	f := parse(t, "2\n x^3 - 3*x + 2;\n y^2 - x - 3;\n")
+	for _, prec := range []int{1, 2, 0} {
+		run := trackAll(t, f, Options{Prec: prec, Workers: 2})
+		s := run.Summary
+		if s.Regular != 2 || s.Singular != 4 || s.Distinct != 4 || s.Failed != 0 || s.Infinite != 0 {
+			t.Errorf("prec %d: %+v, want 2 regular, 4 singular (2 double roots), 4 distinct", prec, s)
+		}
+		for _, p := range run.Paths {
+			if p.Status == Singular {
+				x := p.X[0]
+				if p.Multiplicity != 2 || math.Abs(x-1) > 1e-4 {
+					t.Errorf("prec %d: path %d singular at x = %g with multiplicity %d, want 1 and 2", prec, p.Index+1, x, p.Multiplicity)
+				}
+			}
+		}
+	}
+}
+
+// TestInfinity: x y = 1, x^2 = 2 has total degree 4 and 2 finite
+// solutions: the other 2 paths go to infinity (y -> infinity as x -> 0 in
+// the homogenization's x0 = 0), reported as such in projective
+// coordinates.
+func TestInfinity(t *testing.T) {
+	f := parse(t, "2\n x*y - 1;\n x^2 - 2;\n")
+	run := trackAll(t, f, Options{Prec: 2, Workers: 1})
+	if s := run.Summary; s.Regular != 2 || s.Infinite != 2 || s.Failed != 0 {
+		t.Errorf("%+v, want 2 regular and 2 at infinity", s)
+	}
+	checkEndpoints(t, f, run)
+}
+
+// TestWorkersBitIdentity: the paths do not depend on the worker count,
+// to the last bit.
+func TestWorkersBitIdentity(t *testing.T) {
+	f := family(t, "noon", 3)
+	a := trackAll(t, f, Options{Prec: 2, Workers: 1})
+	b := trackAll(t, f, Options{Prec: 2, Workers: 3})
+	for k := range a.Paths {
+		p, q := a.Paths[k], b.Paths[k]
+		p.Seconds, q.Seconds = 0, 0
+		if !slices.Equal(p.X, q.X) || p.Status != q.Status || p.Steps != q.Steps || p.Cond != q.Cond || p.Residual != q.Residual && !(math.IsNaN(p.Residual) && math.IsNaN(q.Residual)) {
+			t.Fatalf("path %d differs between 1 and 3 workers:\n%+v\n%+v", k+1, p, q)
+		}
+	}
+}
+
+// TestAutoEscalates: on cyclic 5-roots the paths to infinity need more
+// than double precision near their end (double precision fails or cannot
+// tell them from singular solutions); -prec auto raises the precision of
+// those paths only and finds 70 regular solutions and 50 paths to
+// infinity.
+func TestAutoEscalates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	f := family(t, "cyclic", 5)
+	double := trackAll(t, f, Options{Prec: 1, Workers: 2})
+	if s := double.Summary; s.Failed+s.Singular == 0 {
+		t.Logf("double precision alone: %+v (the test expects it to fall short)", s)
+	}
+	run := trackAll(t, f, Options{Workers: 2})
+	raised := 0
+	for _, p := range run.Paths {
+		if p.Prec > 1 {
+			raised++
+		}
+	}
+	if s := run.Summary; s.Regular != 70 || s.Infinite != 50 || raised == 0 {
+		t.Errorf("auto: %+v, %d paths raised, want 70 regular, 50 infinite, some raised", s, raised)
+	}
+	t.Logf("double alone: %+v; auto: %d of 120 paths raised above double", double.Summary, raised)
+}
+
+// TestNearCrossing: with gamma close to 1 the paths of katsura4 come close
+// to each other (at gamma = 1 they meet); the tracker must still find
+// each solution once.
+func TestNearCrossing(t *testing.T) {
+	f := family(t, "katsura", 4)
+	for _, angle := range []float64{1e-2, 1e-3} {
+		h, err := NewTotalDegree(f, cmplx.Rect(1, angle), true, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := Track(h, Options{Prec: 2, Workers: 2}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := run.Summary; s.Regular != 16 || s.Distinct != 16 {
+			t.Errorf("gamma angle %g: %+v, want 16 distinct regular solutions", angle, s)
+		}
+	}
+}
+
+// TestGivenHomotopy tracks a Newton homotopy f(x) - (1-t) f(z) from its
+// start z to a root of f.
+func TestGivenHomotopy(t *testing.T) {
+	in, err := families.Build("cyclic", families.Options{N: 5, Newton: true, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts [][]poly.Rational
+	for _, s := range in.Start {
+		starts = append(starts, s.Values)
+	}
+	h, err := NewGiven(in.System, starts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Track(h, Options{Prec: 2, Workers: 1}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := run.Summary; s.Regular+s.Singular+s.Infinite != len(starts) || s.Failed != 0 {
+		t.Errorf("%+v", s)
+	}
+	for _, p := range run.Paths {
+		if p.Status == Regular && !(p.Residual < 1e-20) {
+			t.Errorf("path %d: residual %g", p.Index+1, p.Residual)
+		}
+	}
+}
+
+// TestBadInput: clear errors.
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"non-square", func() error {
+			_, err := NewTotalDegree(parse(t, "3\n x + y;\n x - y;\n x*y - 1;\n"), gammaTest, true, 1)
+			return err
+		}, "square"},
+		{"constant equation", func() error {
+			_, err := NewTotalDegree(parse(t, "2\n x + y;\n 3;\n"), gammaTest, true, 1)
+			return err
+		}, "constant"},
+		{"gamma not of modulus 1", func() error {
+			_, err := NewTotalDegree(family(t, "katsura", 3), 2, true, 1)
+			return err
+		}, "modulus"},
+		{"no parameter", func() error {
+			_, err := NewGiven(family(t, "katsura", 3), [][]poly.Rational{make([]poly.Rational, 4)})
+			return err
+		}, "parameter"},
+		{"bad pade", func() error {
+			h, _ := NewTotalDegree(family(t, "katsura", 3), gammaTest, true, 1)
+			_, err := Track(h, Options{PadeL: -1, PadeM: 1}, 0, 0)
+			return err
+		}, "Padé"},
+		{"path out of range", func() error {
+			h, _ := NewTotalDegree(family(t, "katsura", 3), gammaTest, true, 1)
+			_, err := Track(h, Options{}, 8, 0)
+			return err
+		}, "out of range"},
+	}
+	for _, c := range cases {
+		err := c.run()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one that says %q", c.name, err, c.want)
+		}
+	}
+}
