@@ -1,7 +1,104 @@
-// Package track is the path tracker: it solves a polynomial system by
-// homotopy continuation, following each solution of a start system from
-// t = 0 to t = 1, with Newton's method on Taylor series (runtime/newton)
-// for the series of the path and Padé approximants for the predictor (the
-// robust tracker of Telen, Van Barel and Verschelde, SIAM J. Sci. Comput.
-// 42(6), 2020).
+// Package track is the path tracker: it solves a square polynomial system
+// f(x) = 0 by homotopy continuation, following each solution of a start
+// system from t = 0 to t = 1, with Newton's method on Taylor series
+// (runtime/newton) for the series of the path and Padé approximants for
+// the predictor: the robust path tracker of Telen, Van Barel and
+// Verschelde (SIAM J. Sci. Comput. 42(6), 2020; PHCpack's phc -u), in
+// multiple-double precision. This CPU code is the specification of a
+// batched GPU tracker: every choice below is a fixed sequence of
+// operations, and no result depends on the worker count.
+//
+// # API
+//
+//	h, err := track.NewTotalDegree(f, gamma, true, seed) // or track.NewGiven(hsys, starts)
+//	run, err := track.Track(h, track.Options{Prec: 0 /* auto */, Workers: 2}, 0, 0)
+//	run.Summary  // regular, singular, infinite, failed, real, distinct
+//	run.Paths[k] // Status, X (multiple-double limbs), Cond, Residual, Multiplicity, Prec, Steps, ...
+//
+// # Homotopies
+//
+// Total degree: H(x, t) = gamma (1 - t) g(x) + t f(x), g_i = x_i^(d_i) - 1,
+// gamma a unit complex number; path i starts at the roots of unity given
+// by the mixed-radix digits of i (Homotopy.Start: nothing is listed). In
+// projective coordinates (the default) f is homogenized with a new unknown
+// x_0 (g_i = x_i^(d_i) - x_0^(d_i)) and a random affine chart sum_j c_j x_j
+// + c_0 x_0 = 1 is added: every path stays bounded, and one that goes to
+// infinity in affine space ends with x_0 = 0. Given: a system with a
+// parameter t and start solutions at t = 0.
+//
+// The tracker runs in tau = 1 - t, from tau = 1 to tau = 0: a double has
+// its full relative precision near t = 1, where the paths to singular
+// solutions and to infinity need steps of 1e-20 and less. The coefficients
+// of H are polynomials in tau (exact rationals, rounded once per precision);
+// at a point tau_k Newton's solver gets them shifted to s = tau_k - tau
+// (Horner's Taylor shift, arith.go), so that the staged plans never change:
+// only the coefficient slots are refilled (newton.Solver.SetCoefficient).
+//
+// # One step
+//
+// At (tau_k, x_k), with the series c_0 + c_1 s + ... + c_d s^d of each
+// unknown of the path x(tau_k - s), d = L + M + 1 ([L/M] = [2/1] by
+// default):
+//
+//  1. Padé approximants p/q of each unknown from c_0..c_(L+M) (arith.go:
+//     the denominator by Gaussian elimination with partial pivoting on the
+//     Toeplitz system, Taylor when it is singular), the pole radius R_v (the
+//     zero of q for M = 1, Fujiwara's bound for M > 1) and the error
+//     coefficient e_v = sum_j q_j c_(L+M+1-j) (the predictor's error is
+//     about |e_v| s^(L+M+1)).
+//  2. The step: dt = min(MaxStep, tau_k, Beta1 R_v, (PredTol X / |e_v|)^(1/(L+M+1)),
+//     (Beta2 D X / |e_v|)^(1/(L+M+1))) over the unknowns v, X = max(1, |x_k|),
+//     D the estimated distance to the nearest other path (below); tau_(k+1)
+//     = tau_k - dt (0 when below 2^-40 tau_k).
+//  3. Predict: x~ = p(dt)/q(dt) (Horner).
+//  4. Correct: Newton at tau_(k+1) from x~, refining x(0) until its relative
+//     update is at most 1e-6 (newton.Options.RefineTol; at tau = 0 to the
+//     working precision), then the series of the path at tau_(k+1). Below
+//     5 doubles the series is made at one double (SeriesPrec: the
+//     predictor needs a few digits) from the prediction, and one Newton
+//     solve at the tracking precision refines the point it corrected
+//     (mostly one step); at 1 double one solve does both. Where the
+//     condition number leaves the series precision less than half its
+//     digits, or after two rejections from a point, both run at the
+//     tracking precision.
+//  5. Accept when the first solve converged, its first update u1 <= 16
+//     PredTol, its second update u2 <= u1/4 unless u2 is below the rounding
+//     floor 2^12 u cond, the refinement converged, and, at tau = 0, the end
+//     is regular (clean convergence, cond <= MaxRegularCond). Else halve dt
+//     and go to 3.
+//
+// The distance to the nearest other path: Newton converges quadratically,
+// u2 = omega u1^2, and the nearest other solution of H(., tau) is at about
+// 1/omega (for two simple roots of a quadratic exactly their distance), so
+// D = u1^2/u2 whenever u2 is above the rounding floor (else D stays). The
+// paper takes this distance from the Hessians; the corrector's contraction
+// measures the same curvature at no extra cost.
+//
+// # The end, and the status of a path
+//
+//   - regular: tau = 0 reached with a regular end; the endpoint (x/x_0 in
+//     projective coordinates) is refined on f by Newton at the working
+//     precision, which gives Cond and Residual; a cond above
+//     MaxRegularCond there makes it singular.
+//   - end game: when dt falls below 2^-20 tau, or a step is rejected with
+//     tau <= u^(3/4) (or tau <= 1e-6 and cond >= 2^-10/u), or the step limit
+//     is reached, near t = 1: infinite when x_0 <= 1e-6 |x|, or x_0 <= 1e-2
+//     |x| and x_0 goes to zero like tau^r, r = Re(-tau c_1/c_0) >= 1/64 (a
+//     branch of m paths has r = 1/m); else, for tau <= 1e-6, singular, with
+//     the endpoint extrapolated by the approximants at s = tau; else failed.
+//   - failed: the reason says where and why (start not converging, step
+//     below the minimum, step limit).
+//   - multiplicity: endpoints that agree within their accuracy (2^10 u cond
+//     for regular ones; the larger of u^(1/4) and twice the extrapolation
+//     distance for singular ones) form one solution; several paths at one
+//     point make it singular (classify.go).
+//
+// # Precision
+//
+// Options.Prec fixes the precision (doubles per number, complex data).
+// Prec 0 is automatic: each path starts at 1 double; a path that fails, or
+// whose end game cannot tell a singular end from one at infinity, resumes
+// at the next precision of Ladder (up to MaxPrec) from its last point
+// whose condition number left half the digits of the precision it was
+// tracked at (the points after it may be wrong).
 package track
