@@ -55,7 +55,8 @@ func (st *pathState) restore() {
 	}
 	st.tau, st.dist = st.safeTau, st.safeDist
 	st.x = append(st.x[:0], st.safeX...)
-	st.haveSeries = false
+	// The series is of the precision that failed: made anew.
+	st.series, st.sn, st.haveSeries = nil, 0, false
 }
 
 // attempt is the outcome of tracking at one precision.
