@@ -61,7 +61,9 @@ func WithGamma(g complex128) TrackOption {
 
 // WithSeed seeds the random choices of the total-degree homotopy: gamma
 // (unless WithGamma) and the projective chart (default 1).
-func WithSeed(seed uint64) TrackOption { return func(o *trackOptions) { o.seed, o.seedSet = seed, true } }
+func WithSeed(seed uint64) TrackOption {
+	return func(o *trackOptions) { o.seed, o.seedSet = seed, true }
+}
 
 // WithAffine tracks the total-degree homotopy in the affine unknowns
 // instead of projective coordinates (the default, in which paths to
