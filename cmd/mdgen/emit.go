@@ -216,6 +216,14 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 	case spec.Text != nil && !em.Solves:
 		fmt.Fprintf(stderr, "mdgen: the package's Example evaluates only: %s\n", em.NoSolveWhy)
 	}
+	switch {
+	case spec.Text != nil && em.Homotopy != "" && em.TrackExampleLong:
+		fmt.Fprintf(stderr, "mdgen: the package tracks the %s homotopy (Track); its Example has no output to check (tracking at this size takes long)\n", em.Homotopy)
+	case spec.Text != nil && em.Homotopy != "":
+		fmt.Fprintf(stderr, "mdgen: the package tracks the %s homotopy (Track)\n", em.Homotopy)
+	case spec.Text != nil:
+		fmt.Fprintf(stderr, "mdgen: the package has no Track: %s\n", em.NoTrackWhy)
+	}
 	fatPath := filepath.Join(dir, filepath.FromSlash(em.Fatbin))
 	if state == gen.FatbinStale {
 		fmt.Fprintf(stderr, "mdgen: removed the stale %s (%s)\n", displayPath(fatPath), why)

@@ -26,10 +26,9 @@
 //	starts, err := spec.Starts()   // the start list of the system file
 //	res, err := s.Solve(starts[0]) // *Result: the series, Residual, Cond, Times
 //
-// and they track (track.go): Spec.Track runs runtime/track on the system
-// with the homotopy the emitter chose (Spec.Homotopy: total degree for a
-// square system without a parameter, the system's own from its start
-// solutions otherwise) and returns every path's endpoint:
+// and, for a square system without a parameter, they track (track.go):
+// Spec.Track runs runtime/track on the total-degree homotopy of the system
+// and returns every path's endpoint, every isolated solution among them:
 //
 //	res, err := spec.Track()       // *TrackResult: Solutions, Summary
 //
@@ -74,9 +73,8 @@ type Spec struct {
 	Param     string // poly.ParseOptions.Param
 
 	// Homotopy is the homotopy Track follows, chosen when the package was
-	// emitted: track.TotalDegree (a square system without a parameter),
-	// track.Given (a system with a parameter whose file lists start
-	// solutions), or "" (no Track: track.go).
+	// emitted: track.TotalDegree (a square system without a parameter), or
+	// "" (no Track: track.go).
 	Homotopy string
 
 	// Fatbins holds the embedded fatbin directory; FatbinName is the file

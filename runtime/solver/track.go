@@ -14,13 +14,13 @@ import (
 // Path tracking for the emitted packages: Spec.Track runs runtime/track on
 // the package's system and returns every path's endpoint. The homotopy is
 // fixed when the package is emitted (Spec.Homotopy): the total-degree
-// homotopy for a square system without a parameter (every isolated
-// solution), the given homotopy for a system with a parameter whose file
-// lists start solutions at t = 0 (each followed to t = 1); a package of any
-// other system has no Track. The tracker stages its own plans (complex
-// data, the degree of its Padé approximants, every precision it runs at) on
-// the CPU: the package's executor and kernels, made for Newton at the
-// emitted degree, play no part, so Track does not need a Solver.
+// homotopy of a square system without a parameter, whose paths end at
+// every isolated solution; a package of any other system has no Track (a
+// system with a parameter is solved along its series by Solve; `mdgen
+// track` follows its start solutions). The tracker stages its own plans
+// (complex data, the degree of its Padé approximants, every precision it
+// runs at) on the CPU: the package's executor and kernels, made for Newton
+// at the emitted degree, play no part, so Track does not need a Solver.
 
 // TrackOption configures one Track call.
 type TrackOption func(*trackOptions)
@@ -31,7 +31,6 @@ type trackOptions struct {
 	gamma       complex128
 	gammaSet    bool
 	seed        uint64
-	seedSet     bool
 	affine      bool
 	first, last int64 // 1-based, inclusive; 0: every path
 }
@@ -62,7 +61,7 @@ func WithGamma(g complex128) TrackOption {
 // WithSeed seeds the random choices of the total-degree homotopy: gamma
 // (unless WithGamma) and the projective chart (default 1).
 func WithSeed(seed uint64) TrackOption {
-	return func(o *trackOptions) { o.seed, o.seedSet = seed, true }
+	return func(o *trackOptions) { o.seed = seed }
 }
 
 // WithAffine tracks the total-degree homotopy in the affine unknowns
@@ -107,8 +106,7 @@ var ErrNoTrack = errors.New("no homotopy to track")
 // status, the time) and every path's endpoint as a Solution.
 type TrackResult struct {
 	*track.Run
-	// Seed is the seed of the homotopy's random choices (total degree;
-	// 0 for the given homotopy).
+	// Seed is the seed of the homotopy's random choices.
 	Seed uint64
 	// Vars are the unknowns, in the order of a solution's coordinates.
 	Vars []string
@@ -195,7 +193,8 @@ func (s *Solution) Rat(v int) poly.Rational {
 // to t = 1 with runtime/track and returns every endpoint with its status
 // (regular, singular, at infinity, failed), multiplicity, condition number
 // and residual: with the total-degree homotopy, every isolated solution of
-// the system. The error is for bad options, a package without a homotopy
+// the system (with Options.Prec 0, the automatic rule, each at the
+// precision its path ended at). The error is for bad options, a package without a homotopy
 // (wraps ErrNoTrack) or a failure to set up the tracker; a path that fails
 // is a Solution with Status track.Failed (and its Reason).
 func (s *Spec) Track(opts ...TrackOption) (*TrackResult, error) {
@@ -221,10 +220,7 @@ func (s *Spec) Track(opts ...TrackOption) (*TrackResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	res := &TrackResult{Run: run, Vars: h.Target.Vars, Solutions: make([]Solution, len(run.Paths))}
-	if h.Kind == track.TotalDegree {
-		res.Seed = o.seed
-	}
+	res := &TrackResult{Run: run, Seed: o.seed, Vars: h.Target.Vars, Solutions: make([]Solution, len(run.Paths))}
 	for k := range run.Paths {
 		res.Solutions[k] = Solution{Path: run.Paths[k], Vars: res.Vars}
 	}
@@ -248,23 +244,10 @@ func (s *Spec) homotopy(o *trackOptions) (*track.Homotopy, error) {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
 		return h, nil
-	case track.Given:
-		if o.gammaSet || o.seedSet || o.affine {
-			return nil, fmt.Errorf("%s: WithGamma, WithSeed and WithAffine apply to the total-degree homotopy; this package tracks the homotopy of its system file from its start solutions", s.Name)
-		}
-		starts, err := s.Starts()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		h, err := track.NewGiven(sys, starts)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		return h, nil
 	case "":
-		return nil, fmt.Errorf("%s: %w: the package tracks a square system without a parameter (total degree) or one with a parameter and start solutions in its file", s.Name, ErrNoTrack)
+		return nil, fmt.Errorf("%s: %w: the package tracks a square system without a parameter (the total-degree homotopy)", s.Name, ErrNoTrack)
 	}
-	return nil, fmt.Errorf("%s: unknown homotopy %q (this mdgen knows %s and %s): regenerate the package", s.Name, s.Homotopy, track.TotalDegree, track.Given)
+	return nil, fmt.Errorf("%s: unknown homotopy %q (this mdgen knows %s): regenerate the package", s.Name, s.Homotopy, track.TotalDegree)
 }
 
 // DiffTrack returns nil when two tracker runs hold the same bits (every

@@ -92,53 +92,20 @@ func TestTrackTotalDegree(t *testing.T) {
 	}
 }
 
-// The given homotopy of a system file with a parameter follows its start
-// solutions; options of the total-degree homotopy are refused there, and
-// a package without a homotopy has no Track.
-func TestTrackGiven(t *testing.T) {
-	text := `2 3
- x^2 + y^2 - 1 - 4*t;
- x*y - 2*t;
-THE SOLUTIONS :
-2 2
-===========================================================
-solution 1 :
-t :  0.00000000000000E+00   0.00000000000000E+00
-m : 1
-the solution for t :
- x :  1.00000000000000E+00   0.00000000000000E+00
- y :  0.00000000000000E+00   0.00000000000000E+00
-== err :  0.000E+00 = rco :  1.000E+00 = res :  0.000E+00 ==
-solution 2 :
-t :  0.00000000000000E+00   0.00000000000000E+00
-m : 1
-the solution for t :
- x :  0.00000000000000E+00   0.00000000000000E+00
- y : -1.00000000000000E+00   0.00000000000000E+00
-== err :  0.000E+00 = rco :  1.000E+00 = res :  0.000E+00 ==
-`
-	s := trackSpec(text, track.Given)
-	res, err := s.Track()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Homotopy.Kind != track.Given || len(res.Solutions) != 2 || res.Summary.Regular != 2 || res.Seed != 0 {
-		t.Fatalf("kind %s, %d solutions, summary %+v", res.Homotopy.Kind, len(res.Solutions), res.Summary)
-	}
-	for k := range res.Solutions {
-		p := res.Solutions[k].Point()
-		x, y := real(p[0]), real(p[1])
-		if math.Abs(x*x+y*y-5) > 1e-25 || math.Abs(x*y-2) > 1e-25 {
-			t.Errorf("path %d ends at %v", k+1, p)
-		}
-	}
-	if _, err := s.Track(WithGamma(1i)); err == nil || !strings.Contains(err.Error(), "total-degree") {
-		t.Errorf("WithGamma on the given homotopy: %v", err)
-	}
-	if _, err := trackSpec(text, "").Track(); !errors.Is(err, ErrNoTrack) {
+// A package without a homotopy has no Track, nor one of a homotopy this
+// mdgen does not know; a range beyond the paths and a system with a
+// parameter are refused with the reason.
+func TestTrackRefused(t *testing.T) {
+	if _, err := trackSpec(circleHyperbola, "").Track(); !errors.Is(err, ErrNoTrack) {
 		t.Errorf("no homotopy: %v, want ErrNoTrack", err)
+	}
+	if _, err := trackSpec(circleHyperbola, "polyhedral").Track(); err == nil || !strings.Contains(err.Error(), "regenerate") {
+		t.Errorf("an unknown homotopy: %v", err)
 	}
 	if _, err := trackSpec(circleHyperbola, track.TotalDegree).Track(WithPaths(3, 5)); err == nil || !strings.Contains(err.Error(), "paths 1 to 4") {
 		t.Errorf("paths 3:5 of 4: %v", err)
+	}
+	if _, err := trackSpec(testSystem, track.TotalDegree).Track(); err == nil || !strings.Contains(err.Error(), "parameter") {
+		t.Errorf("a system with a parameter: %v", err)
 	}
 }
