@@ -29,7 +29,9 @@ const emitUsage = `usage: mdgen emit system.txt|p1|p2|p3 -degree d [-prec n] [-c
 Writes a Go package that evaluates and differentiates the system at power
 series of degree d and solves it (Newton's method on Taylor series from the
 start solutions listed after the system, with the bits of mdgen solve):
-<name>.go (New, Solver, Solve, Starts; GPU when it can, CPU otherwise),
+<name>.go (New, Solver, Solve, Starts; GPU when it can, CPU otherwise;
+and Track, every solution by the total-degree homotopy, for a square
+system without a parameter),
 <name>_test.go, <name>.cu (kernels and the staged job tables), and, when
 nvcc is found, fatbin/<name>.fatbin, which the package embeds (with
 fatbin/<name>.fatbin.sha256, the hash of the .cu it was built from). Without
