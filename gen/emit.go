@@ -69,6 +69,12 @@ type Emitted struct {
 	// NoSolveWhy says why not.
 	Solves, ExampleSolves bool
 	NoSolveWhy            string
+	// Homotopy is the homotopy the package's Track follows ("total-degree"
+	// or "given", runtime/track's names), or "" when the package has no
+	// Track; NoTrackWhy says why not. TrackExampleLong says that the
+	// Track Example has no output (tracking at this size takes long).
+	Homotopy, NoTrackWhy string
+	TrackExampleLong     bool
 }
 
 // EmitHeader returns the first line of every emitted file.
@@ -78,16 +84,18 @@ func EmitHeader(args string) string {
 
 // Emit stages the system and returns the files of its solver package:
 //
-//	<name>.go          the API (New, Solver: Solve, SolveAll, Run; options, Starts) over runtime/solver
+//	<name>.go          the API (New, Solver: Solve, SolveAll, Run; options, Starts; Track when
+//	                   the system has a homotopy to track: emit_track.go) over runtime/solver
 //	<name>_test.go     the package's tests: CPU path == runtime.NewCPU, GPU == CPU when there is a GPU,
 //	                   Solve == runtime/newton, and an Example (with its output when the system
-//	                   file lists a start from which Newton converges: run solves from it)
+//	                   file lists a start from which Newton converges: run solves from it);
+//	                   with Track, Track == runtime/track and ExampleTrack
 //	<name>.cu          kernels of the precision, job tables, plan hash (self-contained)
 //	<name>_system.txt  the system file (when not a benchmark), embedded
 //	fatbin/README.txt  where nvcc puts <name>.fatbin, which the package embeds
 //
 // run computes the Examples' outputs (the evaluation's checksum, or the
-// Newton solve): runtime/solver.ExampleRunner; without it Emit fails.
+// Newton solve, and the tracked paths): runtime/solver.ExampleRunner; without it Emit fails.
 // Nothing depends on the machine: no paths, times or map order.
 func Emit(s EmitSpec, run ExampleRunner) (*Emitted, error) {
 	if err := s.check(); err != nil {
@@ -128,14 +136,16 @@ func Emit(s EmitSpec, run ExampleRunner) (*Emitted, error) {
 	}
 	e.Files[e.CU] = cu
 	e.SourceHash = SourceHash(cu)
-	goSrc, err := emitGo(s, plan, e.Hash, e.SourceHash, header, cmd)
+	tk := chooseTrack(s, sys, plan, run)
+	e.Homotopy, e.NoTrackWhy, e.TrackExampleLong = tk.homotopy, tk.why, tk.long
+	goSrc, err := emitGo(s, plan, e.Hash, e.SourceHash, header, cmd, tk)
 	if err != nil {
 		return nil, err
 	}
 	e.Files[s.Name+".go"] = goSrc
 	ex := exampleSolve(s, plan, run)
 	e.Solves, e.ExampleSolves, e.NoSolveWhy = ex.ok, ex.ok || ex.long, ex.why
-	testSrc, err := emitGoTest(s, header, ex)
+	testSrc, err := emitGoTest(s, header, ex, tk)
 	if err != nil {
 		return nil, err
 	}

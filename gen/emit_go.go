@@ -26,6 +26,7 @@ const (
 	familiesPath = "github.com/mdgen/mdgen/stager/families"
 	newtonPath   = "github.com/mdgen/mdgen/runtime/newton"
 	mdopsPath    = "github.com/mdgen/mdgen/mdops"
+	trackPath    = "github.com/mdgen/mdgen/runtime/track"
 )
 
 func newEmitFile(pkg, header string) *File {
@@ -40,6 +41,7 @@ func newEmitFile(pkg, header string) *File {
 	f.ImportName(familiesPath, "families")
 	f.ImportName(newtonPath, "newton")
 	f.ImportName(mdopsPath, "mdops")
+	f.ImportName(trackPath, "track")
 	return f
 }
 
@@ -62,7 +64,7 @@ func renderGo(name string, f *File) ([]byte, error) {
 // emitGo returns <name>.go: constants, the compile-time guard on the GPU
 // layout, the embedded fatbin folder (and system text), and the API, which
 // forwards to runtime/solver.
-func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, sourceHash, header, nvcc string) ([]byte, error) {
+func emitGo(s EmitSpec, plan *stager.Plan, hash uint64, sourceHash, header, nvcc string, tk trackExample) ([]byte, error) {
 	f := newEmitFile(s.Package, header)
 	pc := func(text string) {
 		for _, line := range strings.Split(text, "\n") {
@@ -97,6 +99,9 @@ the Result of the last iterate; bad input is an error without a Result.`)
 	if plan.NumPolys < plan.NumVars {
 		pc(fmt.Sprintf(`This system has %d equations in %d unknowns: Newton needs at least as
 many equations as unknowns, so Solve refuses it and the package evaluates.`, plan.NumPolys, plan.NumVars))
+	}
+	if tk.homotopy != "" {
+		pc(trackDoc)
 	}
 	pc(`
 The evaluation alone (the values and the Jacobian at series inputs):
@@ -182,6 +187,9 @@ The evaluation alone (the values and the Jacobian at series inputs):
 		specFields[Id("Text")] = Id("systemText")
 		specFields[Id("Param")] = Lit(s.Param)
 	}
+	if tk.homotopy != "" {
+		specFields[Id("Homotopy")] = Lit(tk.homotopy)
+	}
 	f.Line()
 	f.Var().Id("spec").Op("=").Op("&").Qual(solverPath, "Spec").Values(specFields)
 	f.Line()
@@ -256,6 +264,9 @@ The evaluation alone (the values and the Jacobian at series inputs):
 	} {
 		emitForward(f, o.name, o.doc, o.param, o.typ, "SolveOption")
 	}
+	if tk.homotopy != "" {
+		emitTrackAPI(f) // gen/emit_track.go
+	}
 	f.Line()
 	f.Comment("newGPU is the package's one call into the GPU executor (package runtime/gpu,")
 	f.Comment("through solver.NewGPU: it opens the device and loads the fatbin).")
@@ -287,7 +298,7 @@ func emitForward(f *File, name, doc, param, typ, ret string) {
 }
 
 // emitGoTest returns <name>_test.go, the package's own tests.
-func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
+func emitGoTest(s EmitSpec, header string, ex solveExample, tk trackExample) ([]byte, error) {
 	f := newEmitFile(s.Package, header)
 	sysCall := func() *Statement {
 		if s.Benchmark != "" {
@@ -443,6 +454,9 @@ func emitGoTest(s EmitSpec, header string, ex solveExample) ([]byte, error) {
 			),
 		)...)
 		emitGPUSolveTest(f, tParam, fatal)
+	}
+	if tk.homotopy != "" {
+		emitTrackTests(f, tk, tParam, fatal)
 	}
 	return renderGo(s.Name+"_test.go", f)
 }

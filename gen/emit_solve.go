@@ -75,6 +75,16 @@ type ExampleRunner interface {
 	// variable v as the Result prints it (real and imaginary parts).
 	SolveExample(name string, text []byte, param string, plan *stager.Plan, p mdops.Prec,
 		start []poly.Rational) (steps int, residual, cond float64, coef func(v, k int) (re, im string), err error)
+	// TrackExample tracks as the Track Example does: every path of the
+	// homotopy ("total-degree", runtime/track's name) of the
+	// system file text at prec.N doubles, with Track's defaults, on the
+	// CPU. It returns counts: the paths, then the regular, singular,
+	// infinite, failed, real and distinct ones (the Summary); and path k
+	// (0-based): its number (from 1), status, multiplicity and endpoint
+	// rounded to complex128 (nil unless the path ended at a finite
+	// solution, regular or singular).
+	TrackExample(name string, text []byte, param, homotopy string, prec mdops.Prec) (counts [7]int,
+		path func(k int) (number int64, status string, multiplicity int, point []complex128), err error)
 }
 
 // evalExampleOutput returns what the evaluation Example prints, or "" when

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -84,6 +85,92 @@ func newtonSpec(t *testing.T) EmitSpec {
 	text := append(poly.Format(inst.System), '\n')
 	text = append(text, solutions.Format(inst.Start, solutions.FormatOptions{})...)
 	return EmitSpec{Text: text, Name: "kat3", Package: "kat3", Prec: mdops.Prec{N: 2}, Degree: 6, Args: "kat3.txt -prec 2 -degree 6"}
+}
+
+// circleHyperbola is x^2 + y^2 = 5, x y = 2, without a parameter: four
+// real solutions, (1, 2), (2, 1), (-1, -2), (-2, -1), and no path to
+// infinity.
+const circleHyperbola = `2
+ x^2 + y^2 - 5;
+ x*y - 2;
+`
+
+// trackSpec is a package for a square system without a parameter: it
+// tracks the total-degree homotopy.
+func trackSpec() EmitSpec {
+	return EmitSpec{Text: []byte(circleHyperbola), Name: "ch", Package: "ch", Prec: mdops.Prec{N: 2}, Degree: 4, Args: "ch.txt -prec 2 -degree 4"}
+}
+
+// A square system without a parameter gets Track, ExampleTrack with the
+// output of the tracker (every solution) and the test of Track against
+// runtime/track; a large one gets ExampleTrack without an output and the
+// test skipped with -short; a system with a parameter, or not square, gets
+// no Track.
+func TestEmitTrack(t *testing.T) {
+	em, err := Emit(trackSpec(), solver.ExampleRunner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if em.Homotopy != "total-degree" || em.TrackExampleLong {
+		t.Fatalf("homotopy %q (%s), long %v", em.Homotopy, em.NoTrackWhy, em.TrackExampleLong)
+	}
+	src, test := string(em.Files["ch.go"]), string(em.Files["ch_test.go"])
+	if !regexp.MustCompile(`\n\s+Homotopy:\s+"total-degree",\n`).MatchString(src) {
+		t.Errorf("ch.go's spec has no Homotopy")
+	}
+	for _, want := range []string{"func Track(opts ...TrackOption) (*TrackResult, error) {",
+		"func WithTrackPrecision(n int) TrackOption {", "func WithPade(l int, m int) TrackOption {", "func WithAffine() TrackOption {",
+		"func WithTrackProgress(f func(done int64)) TrackOption {", "\n// Track solves the system:"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("ch.go has no %q", want)
+		}
+	}
+	for _, want := range []string{"func TestTrackMatchesTracker(", "// 4 paths: 4 regular, 0 singular, 0 at infinity, 0 failed; 4 real, 4 distinct\n",
+		"(1.0000000000", "(2.0000000000", "(-1.0000000000", "(-2.0000000000"} {
+		if !strings.Contains(test, want) {
+			t.Errorf("ch_test.go has no %q", want)
+		}
+	}
+	if n := strings.Count(test, "// path "); n != 4 {
+		t.Errorf("ExampleTrack prints %d paths, want 4:\n%s", n, test)
+	}
+	long := EmitSpec{Name: "kat4", Package: "kat4", Prec: mdops.Prec{N: 4}, Degree: 4, Args: "kat4.txt"}
+	inst, err := families.System("katsura4", families.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long.Text = poly.Format(inst.System)
+	em, err = Emit(long, solver.ExampleRunner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	test = string(em.Files["kat4_test.go"])
+	if em.Homotopy != "total-degree" || !em.TrackExampleLong || !strings.Contains(test, "func ExampleTrack()") ||
+		strings.Contains(test, "// 16 paths") || !strings.Contains(test, `t.Skip("tracking at this size takes long")`) {
+		t.Errorf("katsura4 at 4 doubles: homotopy %q, long %v:\n%s", em.Homotopy, em.TrackExampleLong, test)
+	}
+	for _, c := range []struct {
+		name string
+		spec EmitSpec
+		why  string
+	}{
+		{"a parameter", newtonSpec(t), "parameter"},
+		{"not square", EmitSpec{Text: []byte("3 2\n x + y;\n x - y;\n x*y - 1;\n"), Name: "over", Package: "over", Prec: mdops.Prec{N: 2}, Degree: 2}, "3 equations in 2 unknowns"},
+		{"a benchmark", emittedPackages[0], "benchmark"},
+	} {
+		em, err := Emit(c.spec, solver.ExampleRunner{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if em.Homotopy != "" || !strings.Contains(em.NoTrackWhy, c.why) {
+			t.Errorf("%s: homotopy %q, why %q", c.name, em.Homotopy, em.NoTrackWhy)
+		}
+		for p, src := range em.Files {
+			if strings.Contains(string(src), "Track") {
+				t.Errorf("%s: %s mentions Track", c.name, p)
+			}
+		}
+	}
 }
 
 // The package of a system with a start solution gets the Newton Example,
@@ -285,6 +372,26 @@ func TestEmittedPackageBuilds(t *testing.T) {
 		t.Fatalf("go vet %s (degree 300): %v\n%s", npkg, err, out)
 	}
 
+	// The tracking package: ExampleTrack (every solution) and Track ==
+	// runtime/track run.
+	tem, err := Emit(trackSpec(), solver.ExampleRunner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tdir, err := os.MkdirTemp("testdata", "emitted-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tdir)
+	if err := atomicfile.WriteAll(tdir, tem.Files, nil); err != nil {
+		t.Fatal(err)
+	}
+	tpkg := "./" + filepath.ToSlash(tdir)
+	if out, err := exec.Command(goTool, "test", "-count=1", "-v", "-run", "ExampleTrack|TestTrackMatchesTracker", tpkg).CombinedOutput(); err != nil ||
+		!strings.Contains(string(out), "--- PASS: ExampleTrack") || !strings.Contains(string(out), "--- PASS: TestTrackMatchesTracker") {
+		t.Fatalf("go test %s: %v\n%s", tpkg, err, out)
+	}
+
 	em, err := Emit(textSpec(), solver.ExampleRunner{})
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +428,7 @@ func TestEmittedPackageBuilds(t *testing.T) {
 // go/doc: every exported identifier has a doc comment that begins with its
 // name, and every comment is a line comment (no stray /* */ block).
 func TestEmittedDocComments(t *testing.T) {
-	specs := []EmitSpec{textSpec(), emittedPackages[0], newtonSpec(t)}
+	specs := []EmitSpec{textSpec(), emittedPackages[0], newtonSpec(t), trackSpec()}
 	cs := textSpec()
 	cs.Prec.Complex, cs.Name, cs.Package = true, "ctiny", "ctiny"
 	specs = append(specs, cs)

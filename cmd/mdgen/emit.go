@@ -29,7 +29,9 @@ const emitUsage = `usage: mdgen emit system.txt|p1|p2|p3 -degree d [-prec n] [-c
 Writes a Go package that evaluates and differentiates the system at power
 series of degree d and solves it (Newton's method on Taylor series from the
 start solutions listed after the system, with the bits of mdgen solve):
-<name>.go (New, Solver, Solve, Starts; GPU when it can, CPU otherwise),
+<name>.go (New, Solver, Solve, Starts; GPU when it can, CPU otherwise;
+and Track, every solution by the total-degree homotopy, for a square
+system without a parameter),
 <name>_test.go, <name>.cu (kernels and the staged job tables), and, when
 nvcc is found, fatbin/<name>.fatbin, which the package embeds (with
 fatbin/<name>.fatbin.sha256, the hash of the .cu it was built from). Without
@@ -215,6 +217,14 @@ func emitCommand(args []string, stdout, stderr io.Writer, mode emitMode) error {
 		fmt.Fprintf(stderr, "mdgen: the package's Example solves without an output to check (go test compiles it only): %s\n", em.NoSolveWhy)
 	case spec.Text != nil && !em.Solves:
 		fmt.Fprintf(stderr, "mdgen: the package's Example evaluates only: %s\n", em.NoSolveWhy)
+	}
+	switch {
+	case spec.Text != nil && em.Homotopy != "" && em.TrackExampleLong:
+		fmt.Fprintf(stderr, "mdgen: the package tracks the %s homotopy (Track); its Example has no output to check (tracking at this size takes long)\n", em.Homotopy)
+	case spec.Text != nil && em.Homotopy != "":
+		fmt.Fprintf(stderr, "mdgen: the package tracks the %s homotopy (Track)\n", em.Homotopy)
+	case spec.Text != nil:
+		fmt.Fprintf(stderr, "mdgen: the package has no Track: %s\n", em.NoTrackWhy)
 	}
 	fatPath := filepath.Join(dir, filepath.FromSlash(em.Fatbin))
 	if state == gen.FatbinStale {

@@ -24,7 +24,9 @@ start solutions after it, as mdgen system writes them) into a folder named
 after the file: mdgen cyclic7.txt writes ./cyclic7 (package cyclic7), as
 mdgen emit FILE -prec %d -degree %d would, and lists the files it wrote.
 The package evaluates the system and solves it with Newton's method on
-Taylor series (New, Solver.Solve, Starts; see its doc and its Example).
+Taylor series (New, Solver.Solve, Starts; see its doc and its Example);
+for a square system without a parameter it also has Track, which finds
+every isolated solution by the total-degree homotopy (runtime/track).
 Without nvcc it prints the command that builds the fatbin. A file that is
 not a system (a folder, a binary file) is an error, with the position the
 reader stopped at, and nothing is written.

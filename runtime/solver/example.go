@@ -53,3 +53,28 @@ func (ExampleRunner) SolveExample(name string, text []byte, param string, plan *
 	}
 	return res.Steps, res.Residual, res.Cond, res.Text, nil
 }
+
+// TrackExample tracks as the Track Example does: Spec.Track with its
+// defaults (the package's precision, seed DefaultSeed) on the system file
+// text with the homotopy (Spec.Homotopy: "total-degree"). It returns counts:
+// the paths, then the Summary's regular, singular, infinite, failed, real
+// and distinct; and path k's number (from 1), status, multiplicity and
+// endpoint rounded to complex128 (nil unless Solution.Finite).
+func (ExampleRunner) TrackExample(name string, text []byte, param, homotopy string, p mdops.Prec) (counts [7]int,
+	path func(k int) (number int64, status string, multiplicity int, point []complex128), err error) {
+	spec := &Spec{Name: name, Prec: p, Text: string(text), Param: param, Homotopy: homotopy}
+	res, err := spec.Track()
+	if err != nil {
+		return counts, nil, err
+	}
+	s := res.Summary
+	counts = [7]int{len(res.Solutions), s.Regular, s.Singular, s.Infinite, s.Failed, s.Real, s.Distinct}
+	return counts, func(k int) (int64, string, int, []complex128) {
+		sol := &res.Solutions[k]
+		var point []complex128
+		if sol.Finite() {
+			point = sol.Point()
+		}
+		return sol.Number(), sol.Status.String(), sol.Multiplicity, point
+	}, nil
+}

@@ -26,6 +26,12 @@
 //	starts, err := spec.Starts()   // the start list of the system file
 //	res, err := s.Solve(starts[0]) // *Result: the series, Residual, Cond, Times
 //
+// and, for a square system without a parameter, they track (track.go):
+// Spec.Track runs runtime/track on the total-degree homotopy of the system
+// and returns every path's endpoint, every isolated solution among them:
+//
+//	res, err := spec.Track()       // *TrackResult: Solutions, Summary
+//
 // GPUNewton is the seam where the GPU build (newton_cuda.go) plugs in
 // runtime/gpu's Newton back end, which keeps the linear algebra on the
 // device with the kernels of the package's fatbin (the emitted .cu carries
@@ -65,6 +71,11 @@ type Spec struct {
 	Seed      int64
 	Text      string // the system file, read with poly.Parse
 	Param     string // poly.ParseOptions.Param
+
+	// Homotopy is the homotopy Track follows, chosen when the package was
+	// emitted: track.TotalDegree (a square system without a parameter), or
+	// "" (no Track: track.go).
+	Homotopy string
 
 	// Fatbins holds the embedded fatbin directory; FatbinName is the file
 	// in it (absent when nvcc did not run).
