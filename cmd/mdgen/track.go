@@ -393,7 +393,7 @@ func limbText(x []float64, n int) string {
 		return "0"
 	}
 	d := mdops.Prec{N: n}.Digits()
-	return new(big.Float).SetPrec(uint(53*n + 64)).SetRat(r).Text('e', d-1)
+	return new(big.Float).SetPrec(uint(53*n+64)).SetRat(r).Text('e', d-1)
 }
 
 // coordText returns the endpoint's coordinate v as [re, im].
