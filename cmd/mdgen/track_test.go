@@ -151,7 +151,7 @@ func TestTrackListRoundTrip(t *testing.T) {
 		}
 		got := sols[k]
 		k++
-		if got.M != 1 || !got.T.Im.IsInt() || got.T.Re.Cmp(big.NewRat(1, 1)) != 0 || math.Abs(got.Rco*mustFloat(t, *sol.Condition)-1) > 0.01 {
+		if got.M != 1 || !got.T.Im.IsInt() || got.T.Re.Cmp(big.NewRat(1, 1)) != 0 || math.Abs(got.Rco*mustFloat(t, *sol.Condition)-1) > 0.05 {
 			t.Errorf("solution %d: m %d, t %v, rco %g, condition %s", k, got.M, &got.T.Re, got.Rco, *sol.Condition)
 		}
 		for v := range sol.X {
@@ -234,7 +234,7 @@ func TestTrackPathRanges(t *testing.T) {
 func TestTrackBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.sols")
-	nonSquare := writeTemp(t, dir, "ns.txt", "2 3\nx + y + z - 1;\nx*y - z;\n")
+	nonSquare := writeTemp(t, dir, "ns.txt", "3 2\nx + y - 1;\nx - y;\nx*y - 1;\n")
 	var big strings.Builder
 	fmt.Fprintf(&big, "25\n")
 	for i := 1; i <= 25; i++ {
