@@ -37,7 +37,8 @@ there. Without a GPU build, -cpu gives the same table with the CPU executor.
 With -newton it runs Newton's method on Taylor series on PHCpack's problem -1
 instead (see mdgen bench -newton -h); with -newton-step it times one Newton
 step on small systems against the bare multiply-add loop (see mdgen bench
--newton-step -h).
+-newton-step -h); with -track it times the path tracker of mdgen track beside
+PHCpack's trackers (see mdgen bench -track -h).
 
 `
 
@@ -281,6 +282,9 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 }
 
 func runBench(args []string, out io.Writer) error {
+	if isTrackBench(args) {
+		return runBenchTrackArgs(args, out, os.Stderr)
+	}
 	if hasBoolFlag(args, "newton-step") {
 		return runBenchNewtonStep(args, out, os.Stderr)
 	}

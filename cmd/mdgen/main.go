@@ -5,6 +5,7 @@
 //	mdgen ops [-n list] [-samples k] [-json]            operation counts and measured accuracy
 //	mdgen system NAME                                   write a system in PHCpack's format
 //	mdgen plan sys.txt -degree d                        the staging's sizes
+//	mdgen track sys.txt [-prec P|auto] [-o f]          every isolated solution by homotopy continuation
 //	mdgen solve sys.txt -prec N -degree d [-start f]    Newton's method on Taylor series (root refinement at d = 0)
 //	mdgen eval sys.txt -prec N -degree d [-verify]      evaluate and differentiate on the CPU
 //	mdgen emit sys.txt -prec N -degree d                write a solver package
@@ -31,6 +32,7 @@ const usage = `usage: mdgen <command> [flags]
        mdgen FILE [flags]   write the solver package for the system in FILE into ./<name> (emit -prec 4 -degree 16)
 
 commands:
+  track      solve a system: track every path of a homotopy (total degree, or one with start solutions) to t = 1
   solve      Newton's method on Taylor series from start solutions (root refinement with -degree 0); -gpu on a device
   eval       evaluate and differentiate a system at power series on the CPU (-verify: against math/big)
   plan       stage a system: jobs, layers, slots and memory at a degree
@@ -59,6 +61,7 @@ type command struct {
 
 // commands are the subcommands run dispatches to, in usage's order.
 var commands = []command{
+	{"track", runTrack},
 	{"solve", runSolve},
 	{"eval", runEval},
 	{"plan", runPlan},

@@ -1,0 +1,592 @@
+package main
+
+// mdgen track: every isolated solution of a polynomial system by homotopy
+// continuation (runtime/track), with the output of phc -b: the summary,
+// every path's endpoint with all the digits of its precision, JSON, and a
+// PHCpack solution list.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mdgen/mdgen/internal/atomicfile"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/track"
+	"github.com/mdgen/mdgen/stager/poly"
+	"github.com/mdgen/mdgen/stager/solutions"
+)
+
+const trackUsage = `usage: mdgen track SYSTEM [flags]
+
+Solves a square polynomial system by homotopy continuation: every path from
+a start solution at t = 0 is tracked to t = 1 (Newton on Taylor series for
+the path's series, a Padé predictor, precision raised per path with -prec
+auto), in parallel over paths; the results do not depend on -workers.
+
+SYSTEM is a PHCpack system file or a family spec (cyclic5, katsura6, noon4,
+...; mdgen system -list). A system without a parameter is tracked with the
+total-degree homotopy gamma (1 - t) g(x) + t f(x), g_i = x_i^d_i - 1, in
+projective coordinates unless -affine. A system with a parameter t (PHCpack's
+convention, or -param) is the homotopy itself, tracked from its start
+solutions (-start FILE, else the list in the file, else the family's).
+
+Prints gamma, the number of paths, the summary (regular, singular, at
+infinity, failed, real, distinct), the time and every endpoint with all the
+digits of the precision its path ended at (-quiet: not the endpoints);
+-json prints one JSON object instead; -o writes the finite endpoints as a
+PHCpack solution list. Progress (paths done, paths per second) goes to
+stderr. Exit status 1 when any path failed (after the output), 2 for a
+usage error.
+
+`
+
+// maxTrackPaths is the most paths one run tracks: every endpoint is kept
+// in memory until the end (track.Track's own bound is higher).
+const maxTrackPaths = 1 << 24
+
+// trackReport is the JSON output of `mdgen track`.
+type trackReport struct {
+	System     string          `json:"system"`
+	Prec       any             `json:"prec"` // "auto" or the doubles per number
+	Homotopy   string          `json:"homotopy"`
+	Projective bool            `json:"projective"`
+	Gamma      *[2]string      `json:"gamma"` // null for a given homotopy
+	Seed       uint64          `json:"seed"`
+	Paths      int64           `json:"paths"`       // paths tracked in this run
+	TotalPaths int64           `json:"total_paths"` // paths of the homotopy
+	First      int64           `json:"first"`       // 1-based index of the first path tracked
+	Workers    int             `json:"workers"`
+	Seconds    float64         `json:"seconds"`
+	PathsPerS  float64         `json:"paths_per_second"`
+	Summary    trackSummary    `json:"summary"`
+	Variables  []string        `json:"variables"`
+	Solutions  []trackSolution `json:"solutions"`
+}
+
+type trackSummary struct {
+	Regular  int `json:"regular"`
+	Singular int `json:"singular"`
+	Infinite int `json:"infinite"`
+	Failed   int `json:"failed"`
+	Real     int `json:"real"`
+	Distinct int `json:"distinct"`
+}
+
+type trackSolution struct {
+	Path         int64       `json:"path"` // 1-based
+	Status       string      `json:"status"`
+	Reason       string      `json:"reason,omitempty"`
+	X            [][2]string `json:"x"`         // null at infinity
+	Residual     *string     `json:"residual"`  // null at infinity and for a failed path
+	Condition    *string     `json:"condition"` // null at infinity
+	Multiplicity int         `json:"multiplicity"`
+	Real         bool        `json:"real"`
+	Prec         int         `json:"prec"`
+	T            float64     `json:"t"` // the t reached (1 unless failed)
+	Steps        int         `json:"steps"`
+	Rejected     int         `json:"rejected"`
+	Seconds      float64     `json:"seconds"`
+}
+
+// trackSetup is what the flags and the system ask for: the homotopy, the
+// options and the range of paths.
+type trackSetup struct {
+	arg         string
+	h           *track.Homotopy
+	opt         track.Options
+	auto        bool
+	seed        uint64
+	first, last int64 // 0-based, inclusive
+}
+
+func runTrack(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("track", trackUsage, stderr)
+	precFlag := fs.String("prec", "auto", "doubles per number ("+joinInts(mdops.Precisions())+"), or auto: every path starts at the lowest and a path that fails is resumed at the next")
+	maxPrec := fs.Int("max-prec", 0, "with -prec auto: the highest precision (0: the tracker's default, 8)")
+	pade := fs.String("pade", "", "degrees `L,M` of the Padé approximants of the predictor (default: the tracker's, 2,1)")
+	gammaFlag := fs.String("gamma", "", "the constant gamma `re,im` of the total-degree homotopy (scaled to modulus 1; default: random of modulus 1 from -seed)")
+	seed := fs.Uint64("seed", 1, "seed of the random gamma and of the projective chart")
+	affine := fs.Bool("affine", false, "total-degree homotopy in affine coordinates (default: projective, so that paths to infinity stay bounded)")
+	workers := fs.Int("workers", 0, fmt.Sprintf("paths tracked at once, 0..%d (0: one per CPU); the results do not depend on it", maxWorkers))
+	pathsFlag := fs.String("paths", "", "track only the paths `a:b` (1-based, inclusive; a: to the last)")
+	maxSteps := fs.Int("max-steps", 0, "most steps of a path at one precision (0: the tracker's default, 1000)")
+	startFile := fs.String("start", "", "start solutions at t = 0 of a homotopy with a parameter: this `file` (PHCpack solution list, or lines: name re [im])")
+	param := fs.String("param", "", "name of the homotopy's parameter (default: t when there is one more variable than equations)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	quiet := fs.Bool("quiet", false, "text output: the summary only, no endpoints")
+	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if err := checkArgs(fs, 1, "one system file or family"); err != nil {
+		return err
+	}
+	ts := &trackSetup{arg: fs.Arg(0), seed: *seed}
+	var err error
+	if ts.opt.Prec, ts.auto, err = parseTrackPrec(*precFlag); err != nil {
+		return err
+	}
+	if flagGiven(fs, "max-prec") {
+		if !ts.auto {
+			return usagef("track: -max-prec is for -prec auto")
+		}
+		if err := checkPrec("-max-prec", mdops.Prec{N: *maxPrec, Complex: true}); err != nil {
+			return err
+		}
+		ts.opt.MaxPrec = *maxPrec
+	}
+	if *pade != "" {
+		if ts.opt.PadeL, ts.opt.PadeM, err = parsePade(*pade); err != nil {
+			return err
+		}
+	}
+	for _, err := range []error{checkWorkers("-workers", *workers), checkRange("-max-steps", *maxSteps, 0, 1<<24, "steps (0: the default)")} {
+		if err != nil {
+			return err
+		}
+	}
+	ts.opt.Workers, ts.opt.MaxSteps = *workers, *maxSteps
+	if *outFile != "" {
+		if err := atomicfile.Resolve(*outFile, ts.arg, *startFile); err != nil {
+			return usagef("track: -o: %w", err)
+		}
+	}
+	sys, fileSols, err := loadSolveSystem(ts.arg, *param, 1, false, stderr)
+	if err != nil {
+		return fmt.Errorf("track: %w", err)
+	}
+	if sys.Param != "" && sys.MaxCoefDegree() > 0 {
+		if *gammaFlag != "" || *affine {
+			return usagef("track: %s is a homotopy (parameter %s): -gamma and -affine are for the total-degree homotopy of a system without one", ts.arg, sys.Param)
+		}
+		starts, err := trackStarts(sys, fileSols, ts.arg, *startFile, stderr)
+		if err != nil {
+			return err
+		}
+		if ts.h, err = track.NewGiven(sys, starts); err != nil {
+			return fmt.Errorf("track: %s: %w", ts.arg, err)
+		}
+	} else {
+		if *startFile != "" {
+			return usagef("track: %s has no parameter: -start is for a homotopy (a system in the unknowns and t); the total-degree homotopy makes its own start solutions", ts.arg)
+		}
+		gamma := randomGamma(*seed)
+		if *gammaFlag != "" {
+			if gamma, err = parseGamma(*gammaFlag, stderr); err != nil {
+				return err
+			}
+		}
+		if ts.h, err = track.NewTotalDegree(sys, gamma, !*affine, *seed); err != nil {
+			return fmt.Errorf("track: %s: %w", ts.arg, err)
+		}
+	}
+	total := ts.h.Paths()
+	ts.first, ts.last = 0, total-1
+	if *pathsFlag != "" {
+		if ts.first, ts.last, err = parsePathRange(*pathsFlag, total); err != nil {
+			return err
+		}
+	}
+	if count := ts.last - ts.first + 1; count > maxTrackPaths {
+		return fmt.Errorf("track: %s: %d paths (the %s homotopy's %d): at most %d in one run; track ranges with -paths a:b (e.g. -paths 1:%d) and merge the lists",
+			ts.arg, count, ts.h.Kind, total, maxTrackPaths, maxTrackPaths)
+	}
+	run, err := trackRun(ts, stderr)
+	if err != nil {
+		return fmt.Errorf("track: %s: %w", ts.arg, err)
+	}
+	if *asJSON {
+		err = writeJSON(stdout, trackJSON(ts, run))
+	} else {
+		err = writeTrackText(stdout, ts, run, *quiet)
+	}
+	if err != nil {
+		return err
+	}
+	if *outFile != "" {
+		if err := atomicfile.WriteFile(*outFile, trackList(ts, run), 0o644); err != nil {
+			return fmt.Errorf("track: %w", err)
+		}
+	}
+	if s := run.Summary; s.Failed > 0 {
+		reportFailures(stderr, ts, run)
+		return fmt.Errorf("track: %s: %d of %d paths failed", ts.arg, s.Failed, len(run.Paths))
+	}
+	return nil
+}
+
+// trackRun tracks the paths of ts with progress on stderr.
+func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
+	count := ts.last - ts.first + 1
+	progress := newProgress(stderr)
+	t0 := time.Now()
+	opt := ts.opt
+	opt.Progress = func(done int64) {
+		rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)
+		progress.fraction(fmt.Sprintf("track %d/%d paths, %.0f paths/s", done, count, rate), float64(done)/float64(count))
+	}
+	run, err := track.Track(ts.h, opt, ts.first, count)
+	progress.done()
+	return run, err
+}
+
+// reportFailures says on stderr why paths failed (the first few), and when
+// the path failed at its start (t = 0) that its start solution does not
+// solve the start system.
+func reportFailures(stderr io.Writer, ts *trackSetup, run *track.Run) {
+	shown := 0
+	for k := range run.Paths {
+		p := &run.Paths[k]
+		if p.Status != track.Failed {
+			continue
+		}
+		if shown++; shown > 10 {
+			fmt.Fprintf(stderr, "mdgen: track: ... %d failed paths in all\n", run.Summary.Failed)
+			return
+		}
+		where := fmt.Sprintf("at t = %.6g", p.T)
+		if p.T == 0 && ts.h.Kind == track.Given {
+			where = "at t = 0: its start solution does not solve the start system (Newton did not converge there)"
+		}
+		fmt.Fprintf(stderr, "mdgen: track: path %d failed %s: %s\n", p.Index+1, where, p.Reason)
+	}
+}
+
+// parseTrackPrec reads -prec: auto, or a generated precision.
+func parseTrackPrec(s string) (n int, auto bool, err error) {
+	if s == "auto" {
+		return 0, true, nil
+	}
+	n, err = strconv.Atoi(s)
+	if err != nil {
+		return 0, false, usagef("track: -prec %q: want auto or doubles per number (%s)", s, joinInts(mdops.Precisions()))
+	}
+	return n, false, checkPrec("-prec", mdops.Prec{N: n, Complex: true})
+}
+
+// parsePade reads -pade L,M.
+func parsePade(s string) (l, m int, err error) {
+	a, b, ok := strings.Cut(s, ",")
+	l, err1 := strconv.Atoi(strings.TrimSpace(a))
+	m, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, usagef("track: -pade %q: want L,M (the degrees of numerator and denominator, e.g. 2,1)", s)
+	}
+	if l < 0 || m < 0 || l+m > 16 || l+m == 0 {
+		return 0, 0, usagef("track: -pade %d,%d: want L, M >= 0 with 1 <= L + M <= 16", l, m)
+	}
+	return l, m, nil
+}
+
+// parseGamma reads -gamma re,im and scales it to modulus 1 (saying so when
+// it was not).
+func parseGamma(s string, stderr io.Writer) (complex128, error) {
+	a, b, ok := strings.Cut(s, ",")
+	re, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	im, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, usagef("track: -gamma %q: want re,im (e.g. 0.6,0.8)", s)
+	}
+	r := math.Hypot(re, im)
+	if !(r > 0) || math.IsInf(r, 0) {
+		return 0, usagef("track: -gamma %q: want a finite nonzero complex number", s)
+	}
+	if math.Abs(r-1) > 1e-12 {
+		fmt.Fprintf(stderr, "mdgen: track: -gamma %s has modulus %.6g: using gamma / |gamma|\n", s, r)
+		re, im = re/r, im/r
+	}
+	return complex(re, im), nil
+}
+
+// randomGamma is the default gamma: exp(2 pi i theta), theta uniform from
+// the seed.
+func randomGamma(seed uint64) complex128 {
+	rng := rand.New(rand.NewPCG(seed, 0x67616d6d61))
+	s, c := math.Sincos(2 * math.Pi * rng.Float64())
+	return complex(c, s)
+}
+
+// parsePathRange reads -paths a:b (1-based, inclusive; a: to the last) and
+// returns it 0-based.
+func parsePathRange(s string, total int64) (first, last int64, err error) {
+	a, b, ok := strings.Cut(s, ":")
+	first, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	last, err2 := total, error(nil)
+	if strings.TrimSpace(b) != "" {
+		last, err2 = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+	}
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, usagef("track: -paths %q: want a:b (paths a to b, 1-based, inclusive) or a: (a to the last)", s)
+	}
+	if first < 1 || last < first || last > total {
+		return 0, 0, usagef("track: -paths %s: out of range: the homotopy has paths 1..%d", s, total)
+	}
+	return first - 1, last - 1, nil
+}
+
+// trackStarts returns the start solutions of a given homotopy: -start FILE,
+// else those that came with the system; each at t = 0, with a value for
+// every unknown. A start that does not solve the start system is named on
+// stderr (its path will fail or converge elsewhere).
+func trackStarts(sys *poly.System, fileSols []solutions.Solution, arg, startFile string, stderr io.Writer) ([][]poly.Rational, error) {
+	starts, where := fileSols, arg
+	if startFile != "" {
+		src, err := solutions.ReadFile(startFile)
+		if err != nil {
+			return nil, fmt.Errorf("track: start solutions: %w", err)
+		}
+		var choice solutions.Choice
+		if starts, choice, err = solutions.ParseChoice(startFile, src, sys.Vars); err != nil {
+			return nil, fmt.Errorf("track: start solutions: %w", err)
+		}
+		noteChoice(stderr, startFile, choice)
+		where = startFile
+	}
+	if len(starts) == 0 {
+		return nil, fmt.Errorf("track: %s is a homotopy (parameter %s) and lists no start solutions: give them with -start FILE", arg, sys.Param)
+	}
+	out := make([][]poly.Rational, len(starts))
+	bad := 0
+	for k := range starts {
+		if len(starts[k].Values) != len(sys.Vars) {
+			return nil, fmt.Errorf("track: %s: start solution %d has %d coordinates, the system %d unknowns (%s)", where, k+1, len(starts[k].Values), len(sys.Vars), strings.Join(sys.Vars, ", "))
+		}
+		if !starts[k].T.IsZero() {
+			return nil, fmt.Errorf("track: %s: start solution %d is at %s = %s, not at %s = 0", where, k+1, sys.Param, ratText(&starts[k].T), sys.Param)
+		}
+		out[k] = starts[k].Values
+		if res := phcResidual(sys, starts[k].Values, 256); !(res <= 1e-6) {
+			if bad++; bad <= 10 {
+				fmt.Fprintf(stderr, "mdgen: track: %s: start solution %d does not solve the start system (residual %.2e at %s = 0): its path will fail or go elsewhere\n", where, k+1, res, sys.Param)
+			}
+		}
+	}
+	if bad > 10 {
+		fmt.Fprintf(stderr, "mdgen: track: %s: %d of %d start solutions do not solve the start system\n", where, bad, len(starts))
+	}
+	return out, nil
+}
+
+// limbText writes the number of n limbs x in E notation with all the
+// significant digits of the precision (mdops.Prec.Digits), from its exact
+// value ("0" for zero).
+func limbText(x []float64, n int) string {
+	r := new(big.Rat)
+	var f big.Rat
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return strconv.FormatFloat(x[0], 'e', -1, 64)
+		}
+		if v != 0 {
+			r.Add(r, f.SetFloat64(v))
+		}
+	}
+	if r.Sign() == 0 {
+		return "0"
+	}
+	d := mdops.Prec{N: n}.Digits()
+	return new(big.Float).SetPrec(uint(53*n+64)).SetRat(r).Text('e', d-1)
+}
+
+// coordText returns the endpoint's coordinate v as [re, im].
+func coordText(p *track.Path, v int) [2]string {
+	w := 2 * p.Prec
+	z := p.X[v*w : (v+1)*w]
+	return [2]string{limbText(z[:p.Prec], p.Prec), limbText(z[p.Prec:], p.Prec)}
+}
+
+func precValue(ts *trackSetup) any {
+	if ts.auto {
+		return "auto"
+	}
+	return ts.opt.Prec
+}
+
+func gammaText(ts *trackSetup) *[2]string {
+	if ts.h.Kind != track.TotalDegree {
+		return nil
+	}
+	g := ts.h.Gamma
+	return &[2]string{strconv.FormatFloat(real(g), 'g', -1, 64), strconv.FormatFloat(imag(g), 'g', -1, 64)}
+}
+
+func trackJSON(ts *trackSetup, run *track.Run) trackReport {
+	s := run.Summary
+	rep := trackReport{System: ts.arg, Prec: precValue(ts), Homotopy: ts.h.Kind, Projective: ts.h.Projective,
+		Gamma: gammaText(ts), Seed: ts.seed, Paths: int64(len(run.Paths)), TotalPaths: ts.h.Paths(), First: ts.first + 1,
+		Workers: trackWorkers(ts, run), Seconds: run.Seconds, PathsPerS: pathsPerSecond(run),
+		Summary:   trackSummary{Regular: s.Regular, Singular: s.Singular, Infinite: s.Infinite, Failed: s.Failed, Real: s.Real, Distinct: s.Distinct},
+		Variables: ts.h.Target.Vars, Solutions: make([]trackSolution, len(run.Paths))}
+	for k := range run.Paths {
+		p := &run.Paths[k]
+		sol := trackSolution{Path: p.Index + 1, Status: p.Status.String(), Reason: p.Reason, Multiplicity: p.Multiplicity,
+			Real: p.Real, Prec: p.Prec, T: p.T, Steps: p.Steps, Rejected: p.Rejected, Seconds: p.Seconds}
+		if p.X != nil {
+			sol.X = make([][2]string, len(ts.h.Target.Vars))
+			for v := range sol.X {
+				sol.X[v] = coordText(p, v)
+			}
+			c := e2(p.Cond)
+			sol.Condition = &c
+		}
+		if p.X != nil && p.Status != track.Failed && !math.IsNaN(p.Residual) {
+			r := e2(p.Residual)
+			sol.Residual = &r
+		}
+		rep.Solutions[k] = sol
+	}
+	return rep
+}
+
+// trackWorkers is the number of paths tracked at once (track.Track's rule).
+func trackWorkers(ts *trackSetup, run *track.Run) int {
+	w := ts.opt.Workers
+	if w <= 0 {
+		w = goruntime.GOMAXPROCS(0)
+	}
+	return int(min(int64(w), int64(len(run.Paths))))
+}
+
+func pathsPerSecond(run *track.Run) float64 {
+	return float64(len(run.Paths)) / max(run.Seconds, 1e-9)
+}
+
+// homotopyText describes the homotopy in one line.
+func homotopyText(ts *trackSetup) string {
+	h := ts.h
+	if h.Kind == track.Given {
+		return fmt.Sprintf("given homotopy in %s, %d start solutions", h.System().Param, h.Paths())
+	}
+	coords := "affine"
+	if h.Projective {
+		coords = "projective"
+	}
+	g := gammaText(ts)
+	return fmt.Sprintf("total-degree homotopy (degrees %s, %d paths) in %s coordinates, gamma = %s + %s*i (seed %d)",
+		joinInts(h.Degrees), h.Paths(), coords, g[0], g[1], ts.seed)
+}
+
+func writeTrackText(w io.Writer, ts *trackSetup, run *track.Run, quiet bool) error {
+	var b bytes.Buffer
+	prec := "auto"
+	if !ts.auto {
+		prec = strconv.Itoa(ts.opt.Prec)
+	}
+	fmt.Fprintf(&b, "%s: %s\n", ts.arg, homotopyText(ts))
+	fmt.Fprintf(&b, "paths %d..%d of %d tracked, prec %s, %d workers\n", ts.first+1, ts.last+1, ts.h.Paths(), prec, trackWorkers(ts, run))
+	s := run.Summary
+	fmt.Fprintf(&b, "summary: %d regular, %d singular, %d at infinity, %d failed; %d real, %d distinct finite solutions\n",
+		s.Regular, s.Singular, s.Infinite, s.Failed, s.Real, s.Distinct)
+	fmt.Fprintf(&b, "time: %.3f s, %.1f paths/s\n", run.Seconds, pathsPerSecond(run))
+	if !quiet {
+		for k := range run.Paths {
+			p := &run.Paths[k]
+			fmt.Fprintf(&b, "\npath %d: %s", p.Index+1, p.Status)
+			if p.Multiplicity > 1 {
+				fmt.Fprintf(&b, " (multiplicity %d)", p.Multiplicity)
+			}
+			if p.Real && p.X != nil && p.Status != track.Failed {
+				b.WriteString(", real")
+			}
+			fmt.Fprintf(&b, ", prec %d, %d steps (%d rejected), %.3g s", p.Prec, p.Steps, p.Rejected, p.Seconds)
+			if p.X != nil {
+				fmt.Fprintf(&b, ", condition %s", e2(p.Cond))
+				if p.Status != track.Failed {
+					fmt.Fprintf(&b, ", residual %s", e2(p.Residual))
+				}
+			}
+			if p.Status == track.Failed {
+				fmt.Fprintf(&b, ", at t = %.6g: %s", p.T, p.Reason)
+			}
+			b.WriteString("\n")
+			if p.X == nil {
+				continue
+			}
+			for v, name := range ts.h.Target.Vars {
+				z := coordText(p, v)
+				fmt.Fprintf(&b, "  %s : %s  %s\n", name, signed(z[0]), signed(z[1]))
+			}
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// signed puts a space before a number without a sign, so that columns align.
+func signed(s string) string {
+	if strings.HasPrefix(s, "-") {
+		return s
+	}
+	return " " + s
+}
+
+// phcNumber writes a coordinate as PHCpack does: d.ddd...E+XX with a space
+// for the sign; zero gets the precision's digits too.
+func phcNumber(s string, n int) string {
+	if s == "0" {
+		s = "0." + strings.Repeat("0", mdops.Prec{N: n}.Digits()-1) + "e+00"
+	}
+	return signed(strings.ToUpper(s))
+}
+
+// trackList writes the endpoints of the regular and singular paths as a
+// PHCpack solution list (phc reads it, and so does mdgen's reader: the
+// comment before the banner is skipped). Each coordinate has all the
+// digits of its path's precision; m is the multiplicity, rco the inverse
+// of the condition estimate, res the residual ||f(x)||_1 at the endpoint;
+// err (PHCpack's last Newton correction) is not measured by the tracker
+// and written as 0. The label after res is PHCpack's: real or complex,
+// regular or singular.
+func trackList(ts *trackSetup, run *track.Run) []byte {
+	var listed, infinite, failed int
+	for k := range run.Paths {
+		switch run.Paths[k].Status {
+		case track.Regular, track.Singular:
+			listed++
+		case track.Infinite:
+			infinite++
+		case track.Failed:
+			failed++
+		}
+	}
+	vars := ts.h.Target.Vars
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "mdgen track %s: %s\n", ts.arg, homotopyText(ts))
+	fmt.Fprintf(&b, "paths %d..%d: %d endpoints listed (regular and singular, every digit of the precision each path ended at),\n", ts.first+1, ts.last+1, listed)
+	fmt.Fprintf(&b, "%d paths at infinity and %d failed paths left out; err is not measured (written as 0), rco = 1/condition, res = ||f(x)||_1.\n\n", infinite, failed)
+	fmt.Fprintf(&b, "THE SOLUTIONS :\n%d %d\n%s\n", listed, len(vars), strings.Repeat("=", 75))
+	k := 0
+	for i := range run.Paths {
+		p := &run.Paths[i]
+		if p.Status != track.Regular && p.Status != track.Singular {
+			continue
+		}
+		k++
+		fmt.Fprintf(&b, "solution %d :\nt :  1.00000000000000E+00   0.00000000000000E+00\nm : %d\nthe solution for t :\n", k, p.Multiplicity)
+		for v, name := range vars {
+			z := coordText(p, v)
+			fmt.Fprintf(&b, " %s : %s  %s\n", name, phcNumber(z[0], p.Prec), phcNumber(z[1], p.Prec))
+		}
+		rco := 0.0
+		if p.Cond > 0 {
+			rco = 1 / p.Cond
+		}
+		kind := "complex"
+		if p.Real {
+			kind = "real"
+		}
+		fmt.Fprintf(&b, "== err :  0.000E+00 = rco : %s = res : %s = %s %s ==\n", phcDiag(rco), phcDiag(p.Residual), kind, p.Status)
+	}
+	return b.Bytes()
+}
+
+// phcDiag writes a diagnostic as PHCpack's %.3E with a space for the sign.
+func phcDiag(x float64) string { return signed(strconv.FormatFloat(x, 'E', 3, 64)) }
