@@ -109,7 +109,8 @@ type trackSetup struct {
 
 func runTrack(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("track", trackUsage, stderr)
-	precFlag := fs.String("prec", "auto", "doubles per number ("+joinInts(mdops.Precisions())+"), or auto: every path starts at the lowest and a path that fails is resumed at the next")
+	precFlag := fs.String("prec", "auto", "doubles per number ("+joinInts(mdops.Precisions())+"), or auto: every path starts at -min-prec and a path that fails is resumed at the next precision (1, 2, 4, 8, 16) up to -max-prec")
+	minPrec := fs.Int("min-prec", 0, "with -prec auto: the first precision (0: the tracker's default, 2)")
 	maxPrec := fs.Int("max-prec", 0, "with -prec auto: the highest precision (0: the tracker's default, 8)")
 	pade := fs.String("pade", "", "degrees `L,M` of the Padé approximants of the predictor (default: the tracker's, 2,1)")
 	gammaFlag := fs.String("gamma", "", "the constant gamma `re,im` of the total-degree homotopy (scaled to modulus 1; default: random of modulus 1 from -seed)")
@@ -142,6 +143,15 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		ts.opt.MaxPrec = *maxPrec
+	}
+	if flagGiven(fs, "min-prec") {
+		if !ts.auto {
+			return usagef("track: -min-prec is for -prec auto")
+		}
+		if err := checkPrec("-min-prec", mdops.Prec{N: *minPrec, Complex: true}); err != nil {
+			return err
+		}
+		ts.opt.MinPrec = *minPrec
 	}
 	if *pade != "" {
 		if ts.opt.PadeL, ts.opt.PadeM, err = parsePade(*pade); err != nil {
@@ -229,9 +239,9 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	progress := newProgress(stderr)
 	t0 := time.Now()
 	opt := ts.opt
-	opt.Progress = func(done int64) {
+	opt.Progress = func(done, failed int64) {
 		rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)
-		progress.fraction(fmt.Sprintf("track %d/%d paths, %.0f paths/s", done, count, rate), float64(done)/float64(count))
+		progress.fraction(fmt.Sprintf("track %d/%d paths, %d failed, %.0f paths/s", done, count, failed, rate), float64(done)/float64(count))
 	}
 	run, err := track.Track(ts.h, opt, ts.first, count)
 	progress.done()
@@ -561,7 +571,7 @@ func trackList(ts *trackSetup, run *track.Run) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "mdgen track %s: %s\n", ts.arg, homotopyText(ts))
 	fmt.Fprintf(&b, "paths %d..%d: %d endpoints listed (regular and singular, every digit of the precision each path ended at),\n", ts.first+1, ts.last+1, listed)
-	fmt.Fprintf(&b, "%d paths at infinity and %d failed paths left out; err is not measured (written as 0), rco = 1/condition, res = ||f(x)||_1.\n\n", infinite, failed)
+	fmt.Fprintf(&b, "%d paths at infinity and %d failed paths left out; err = the last Newton correction at t = 1 (for a singular endpoint: the distance the end game extrapolated), rco = 1/condition, res = ||f(x)||_1.\n\n", infinite, failed)
 	fmt.Fprintf(&b, "THE SOLUTIONS :\n%d %d\n%s\n", listed, len(vars), strings.Repeat("=", 75))
 	k := 0
 	for i := range run.Paths {
@@ -583,7 +593,12 @@ func trackList(ts *trackSetup, run *track.Run) []byte {
 		if p.Real {
 			kind = "real"
 		}
-		fmt.Fprintf(&b, "== err :  0.000E+00 = rco : %s = res : %s = %s %s ==\n", phcDiag(rco), phcDiag(p.Residual), kind, p.Status)
+		// Path.Err is relative to max(1, |x|); PHCpack's err is absolute.
+		scale := 1.0
+		for k := 0; k+2*p.Prec <= len(p.X); k += 2 * p.Prec {
+			scale = max(scale, math.Hypot(p.X[k], p.X[k+p.Prec]))
+		}
+		fmt.Fprintf(&b, "== err : %s = rco : %s = res : %s = %s %s ==\n", phcDiag(p.Err*scale), phcDiag(rco), phcDiag(p.Residual), kind, p.Status)
 	}
 	return b.Bytes()
 }

@@ -79,9 +79,10 @@ func WithPaths(first, last int64) TrackOption {
 // per CPU); the results do not depend on it, bit for bit.
 func WithTrackWorkers(k int) TrackOption { return func(o *trackOptions) { o.Workers = k } }
 
-// WithTrackProgress calls f after every path with the number of paths done
+// WithTrackProgress calls f after every path with the numbers of paths done
+// and failed
 // (from the tracker's goroutines, never two at once).
-func WithTrackProgress(f func(done int64)) TrackOption {
+func WithTrackProgress(f func(done, failed int64)) TrackOption {
 	return func(o *trackOptions) { o.Progress = f }
 }
 

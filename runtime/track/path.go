@@ -76,7 +76,7 @@ func (w *worker) trackPath(i int64) (Path, error) {
 	t0 := time.Now()
 	prec := w.opt.Prec
 	if prec == 0 {
-		prec = Ladder[0]
+		prec = w.opt.MinPrec
 	}
 	st := &pathState{tau: 1, dist: math.Inf(1)}
 	start := w.h.Start(i)

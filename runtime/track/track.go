@@ -17,10 +17,11 @@ import (
 // default.
 type Options struct {
 	// Prec is the precision in doubles per number (complex data); 0 means
-	// automatic: every path starts at 1 double and a path that fails
-	// resumes at the next precision of Ladder from its last accepted
-	// point, up to MaxPrec.
+	// automatic: every path starts at MinPrec and a path that fails (or
+	// cannot tell a singular end from infinity) resumes at the next
+	// precision of Ladder from its last safe point, up to MaxPrec.
 	Prec    int
+	MinPrec int // the first precision of the automatic rule (default 2)
 	MaxPrec int // the last precision of the automatic rule (default 8)
 	// PadeL and PadeM are the degrees of the numerators and denominators
 	// of the Padé approximants (default [2/1]).
@@ -41,9 +42,10 @@ type Options struct {
 	// PredTol bounds the predictor's estimated error and the corrector's
 	// first update, relative to max(1, |x|) (default 1e-3).
 	PredTol float64
-	// Progress, when not nil, is called after each path with the number
-	// of paths done (from several goroutines, never at once).
-	Progress func(done int64)
+	// Progress, when not nil, is called after each path with the numbers
+	// of paths done and failed so far (from several goroutines, never at
+	// once).
+	Progress func(done, failed int64)
 }
 
 // Ladder is the sequence of precisions of the automatic rule.
@@ -52,6 +54,9 @@ var Ladder = []int{1, 2, 4, 8, 16}
 func (o *Options) fill() error {
 	if o.MaxPrec == 0 {
 		o.MaxPrec = 8
+	}
+	if o.MinPrec == 0 {
+		o.MinPrec = 2
 	}
 	if o.PadeL == 0 && o.PadeM == 0 {
 		o.PadeL, o.PadeM = 2, 1
@@ -80,7 +85,10 @@ func (o *Options) fill() error {
 		}
 	}
 	if err := (mdops.Prec{N: o.MaxPrec, Complex: true}).Check(); err != nil {
-		return fmt.Errorf("track: -max-prec: %w", err)
+		return fmt.Errorf("track: the largest precision: %w", err)
+	}
+	if err := (mdops.Prec{N: o.MinPrec, Complex: true}).Check(); err != nil || o.MinPrec > o.MaxPrec {
+		return fmt.Errorf("track: the automatic precision from %d to %d doubles: need generated precisions, the first at most the last", o.MinPrec, o.MaxPrec)
 	}
 	return nil
 }
@@ -172,15 +180,14 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	if count > 1<<26 {
 		return nil, fmt.Errorf("track: %d paths in one run: track at most %d at a time (ranges of path indices, merged afterwards)", count, 1<<26)
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = defaultWorkers()
+	if opt.Workers <= 0 {
+		opt.Workers = defaultWorkers()
 	}
-	workers = int(min(int64(workers), count))
+	workers := int(min(int64(opt.Workers), count))
 	start := time.Now()
 	run := &Run{Homotopy: h, Options: opt, Paths: make([]Path, count)}
 	shared := &sharedCoefs{h: h, byPrec: map[int][]termCoef{}}
-	var next, done atomic.Int64
+	var next, done, failed atomic.Int64
 	var mu sync.Mutex
 	var firstErr error
 	var wg sync.WaitGroup
@@ -206,10 +213,13 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 					return
 				}
 				run.Paths[k] = p
+				if p.Status == Failed {
+					failed.Add(1)
+				}
 				d := done.Add(1)
 				if opt.Progress != nil {
 					mu.Lock()
-					opt.Progress(d)
+					opt.Progress(d, failed.Load())
 					mu.Unlock()
 				}
 			}
