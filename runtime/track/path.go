@@ -27,6 +27,7 @@ type pathState struct {
 	cond       float64
 	update     float64 // the last relative update of the corrector
 	endErr     float64 // the end game's extrapolation distance (Path.Err)
+	prevTrend  float64 // goesToInfinity's r at the point before
 	started    bool
 	steps      int
 	rejected   int
@@ -56,7 +57,7 @@ func (st *pathState) restore() {
 	st.tau, st.dist = st.safeTau, st.safeDist
 	st.x = append(st.x[:0], st.safeX...)
 	// The series is of the precision that failed: made anew.
-	st.series, st.sn, st.haveSeries = nil, 0, false
+	st.series, st.sn, st.haveSeries, st.prevTrend = nil, 0, false, 0
 }
 
 // attempt is the outcome of tracking at one precision.
@@ -258,6 +259,9 @@ func (e *engine) track(st *pathState) (attempt, error) {
 			if ok {
 				rejectedHere = 0
 				st.checkpoint(e.u)
+				if e.goesToInfinity(st) {
+					return attempt{status: Infinite}, nil
+				}
 				break
 			}
 			st.rejected++
@@ -352,6 +356,42 @@ func (e *engine) tryStep(st *pathState, sa arith, pd *padeSet, s, tau float64, f
 	e.takePoint(st, res)
 	e.takeSeries(st, sres)
 	return true, nil
+}
+
+// trend returns r = Re(-tau c_1/c_0) of unknown v in the state's series
+// x(tau - s) = c_0 + c_1 s + ...: the exponent of x_v ~ tau^r near the
+// end (0 when c_0 = 0).
+func (e *engine) trend(st *pathState, v int) float64 {
+	sw, sn := 2*st.sn, st.sn
+	c := st.series[v*(e.d+1)*sw:]
+	c0, c1 := c[:sw], c[sw:2*sw]
+	den := c0[0]*c0[0] + c0[sn]*c0[sn]
+	if den == 0 {
+		return 0
+	}
+	return -st.seriesTau * (c1[0]*c0[0] + c1[sn]*c0[sn]) / den
+}
+
+// goesToInfinity is the early test at infinity, after each accepted step
+// with tau <= 1e-8 in projective coordinates: x_0 at most 1e-3 of the
+// other coordinates and going to zero like tau^r with r >= 1/32, the same
+// r (within 10%) at this point and the one before. A finite end x_0 ->
+// x_0* != 0 gives an r that falls like tau or tau^(1/m) from one point to
+// the next (a factor (1/4)^(1/m) per step of a quarter), so it does not
+// pass for m below 14; the path is spared its descent to tau = 1e-20 and
+// below, where the steps shrink with tau.
+func (e *engine) goesToInfinity(st *pathState) bool {
+	if !e.h.Projective || st.tau > 1e-8 || !st.haveSeries {
+		st.prevTrend = 0
+		return false
+	}
+	n := e.h.Unknowns()
+	w := e.w
+	r := e.trend(st, n-1)
+	prev := st.prevTrend
+	st.prevTrend = r
+	x0 := mag1(st.x[(n-1)*w:n*w]) / max(maxMag(st.x[:(n-1)*w], w), 1e-300)
+	return r >= 1.0/32 && x0 <= 1e-3 && prev > 0 && math.Abs(r/prev-1) <= 0.1
 }
 
 // endTau is the end zone: a step rejected this close to t = 1 (u^(3/4)),
@@ -462,15 +502,7 @@ func (e *engine) endgame(st *pathState, reason string) attempt {
 	tau := st.seriesTau
 	n := e.h.Unknowns()
 	sw, sn := 2*st.sn, st.sn
-	trend := func(v int) float64 {
-		c := st.series[v*(e.d+1)*sw:]
-		c0, c1 := c[:sw], c[sw:2*sw]
-		den := c0[0]*c0[0] + c0[sn]*c0[sn]
-		if den == 0 {
-			return 0
-		}
-		return -tau * (c1[0]*c0[0] + c1[sn]*c0[sn]) / den
-	}
+	trend := func(v int) float64 { return e.trend(st, v) }
 	w := e.w
 	infinite, uncertain := false, false
 	if e.h.Projective {
