@@ -249,12 +249,12 @@ func SystemEnd(src []byte) int {
 	if bytes.HasPrefix(src, []byte(solBOM)) {
 		i = len(solBOM)
 	}
-	for i < len(src) && isSpace(src[i]) {
+	for i < len(src) && poly.IsSpace(src[i]) {
 		i++
 	}
 	neq := 0
 	start := i
-	for i < len(src) && isDigit(src[i]) {
+	for i < len(src) && poly.IsDigit(src[i]) {
 		if neq < 1<<30 {
 			neq = neq*10 + int(src[i]-'0')
 		}
@@ -384,7 +384,7 @@ func solIsHeader(t string) bool {
 		return false
 	}
 	r := t[len("solution"):]
-	return r == "" || r[0] == ' ' || r[0] == '\t' || r[0] == ':' || isDigit(r[0])
+	return r == "" || r[0] == ' ' || r[0] == '\t' || r[0] == ':' || poly.IsDigit(r[0])
 }
 
 func solIsTLine(t string) bool {
@@ -402,7 +402,7 @@ func solCountLine(t string) (n, d int, ok bool) {
 	}
 	for _, s := range f {
 		for i := 0; i < len(s); i++ {
-			if !isDigit(s[i]) {
+			if !poly.IsDigit(s[i]) {
 				return 0, 0, false
 			}
 		}
@@ -485,14 +485,14 @@ func (p *solParser) number(f solField) (*big.Rat, error) {
 	}
 	var digits []byte
 	j := 0
-	for j < len(body) && isDigit(body[j]) {
+	for j < len(body) && poly.IsDigit(body[j]) {
 		j++
 	}
 	intPart := body[:j]
 	frac := ""
 	if j < len(body) && body[j] == '.' {
 		k := j + 1
-		for k < len(body) && isDigit(body[k]) {
+		for k < len(body) && poly.IsDigit(body[k]) {
 			k++
 		}
 		frac = body[j+1 : k]
@@ -536,11 +536,11 @@ func (p *solParser) number(f solField) (*big.Rat, error) {
 	mant.SetString(string(digits), 10)
 	r := new(big.Rat).SetInt(&mant)
 	if mant.Sign() != 0 && exp != 0 {
-		if !p.charge(int64(len(digits) + abs(exp))) {
+		if !p.charge(int64(len(digits) + max(exp, -exp))) {
 			return nil, p.errAt(f.off, "numbers too large in all (digit and exponent budget %d spent)", p.budget)
 		}
 		var pw big.Int
-		pw.Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)
+		pw.Exp(big.NewInt(10), big.NewInt(int64(max(exp, -exp))), nil)
 		if exp > 0 {
 			r.SetInt(pw.Mul(&pw, &mant))
 		} else {
@@ -565,7 +565,7 @@ func solAllDigits(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
+		if !poly.IsDigit(s[i]) {
 			return false
 		}
 	}
@@ -1166,7 +1166,7 @@ func solRound(a *big.Rat, digits int) (string, int) {
 	for {
 		scaled.Set(a)
 		sh := digits - 1 - e
-		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(sh))), nil)
+		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(sh, -sh))), nil)
 		if sh >= 0 {
 			scaled.Mul(&scaled, new(big.Rat).SetInt(p))
 		} else {
@@ -1199,20 +1199,4 @@ func solRound(a *big.Rat, digits int) (string, int) {
 		e++
 	}
 	return q.String(), e
-}
-
-// isDigit and isSpace classify bytes as PHCpack's system reader does
-// (package poly's lexer), so that a solution list is read with the same
-// notion of digits and white space.
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-// abs returns |x|.
-func abs[T int | int64](x T) T {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
