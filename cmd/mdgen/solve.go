@@ -283,7 +283,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		// number of them.
 		sols := make([]solutions.Solution, len(results))
 		par.RunOn(workersUsed, len(results), func(_, k int) { sols[k] = solutionOf(sys, results[k], &starts[k]) })
-		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{Digits: prec.Digits()}), 0o644); err != nil {
+		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{Digits: prec.Digits(), Workers: workersUsed}), 0o644); err != nil {
 			return fmt.Errorf("solve: %w", err)
 		}
 	}

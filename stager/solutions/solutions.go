@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/internal/boundedread"
+	"github.com/mdgen/mdgen/internal/par"
 	"github.com/mdgen/mdgen/stager/poly"
 )
 
@@ -998,13 +999,18 @@ type FormatOptions struct {
 	Digits int
 	// NoExact leaves out the MDGEN EXACT SOLUTIONS block.
 	NoExact bool
+	// Workers bounds the goroutines that write the solutions, each its
+	// own (0: one per CPU, as par.Run); the bytes do not depend on it.
+	Workers int
 }
 
 // Format writes sols as a PHCpack solution list, banner "THE
 // SOLUTIONS :" first, followed by the MDGEN EXACT SOLUTIONS block when a
 // value is rounded or a solution has a series (see the top of this file).
 // Every solution must have as many coordinates as the first (PHCpack's D);
-// Format does not check.
+// Format does not check. The decimals of a long list cost more than
+// refining it at low precision, so the solutions are written on
+// opt.Workers workers, each into its own chunk, and joined in order.
 func Format(sols []Solution, opt FormatOptions) []byte {
 	digits := opt.Digits
 	if digits <= 0 {
@@ -1017,6 +1023,33 @@ func Format(sols []Solution, opt FormatOptions) []byte {
 	}
 	fmt.Fprintf(&b, "THE SOLUTIONS :\n%d %d\n", len(sols), dim)
 	b.WriteString(strings.Repeat("=", 59) + "\n")
+	chunks := make([][]byte, len(sols))
+	inexact := make([]bool, len(sols))
+	par.RunOn(opt.Workers, len(sols), func(_, k int) {
+		chunks[k], inexact[k] = formatSolution(k, &sols[k], digits)
+	})
+	maxDeg := 0
+	for k := range sols {
+		b.Write(chunks[k])
+		for c := range sols[k].Series {
+			maxDeg = max(maxDeg, len(sols[k].Series[c])-1)
+		}
+	}
+	if opt.NoExact || (!slices.Contains(inexact, true) && maxDeg == 0) {
+		return b.Bytes()
+	}
+	fmt.Fprintf(&b, "\nMDGEN EXACT SOLUTIONS :\n%d %d %d\n", len(sols), dim, maxDeg)
+	par.RunOn(opt.Workers, len(sols), func(_, k int) { chunks[k] = formatExact(k, &sols[k]) })
+	for _, c := range chunks {
+		b.Write(c)
+	}
+	return b.Bytes()
+}
+
+// formatSolution writes solution k (0-based) of a PHCpack list, and
+// whether a value in it is rounded.
+func formatSolution(k int, sol *Solution, digits int) ([]byte, bool) {
+	var b bytes.Buffer
 	inexact := false
 	num := func(r *big.Rat) string {
 		s, exact := solDecimal(r, digits)
@@ -1035,44 +1068,37 @@ func Format(sols []Solution, opt FormatOptions) []byte {
 		}
 		return s
 	}
-	maxDeg := 0
-	for k := range sols {
-		sol := &sols[k]
-		fmt.Fprintf(&b, "solution %d :\n", k+1)
-		fmt.Fprintf(&b, "t : %s  %s\n", num(&sol.T.Re), num(&sol.T.Im))
-		fmt.Fprintf(&b, "m : %d\n", sol.M)
-		b.WriteString("the solution for t :\n")
-		for c := range sol.Values {
-			fmt.Fprintf(&b, " %s : %s  %s\n", sol.Names[c], num(&sol.Values[c].Re), num(&sol.Values[c].Im))
-		}
-		e, r, s := sol.Err, sol.Rco, sol.Res
-		if !sol.HasDiag {
-			e, r, s = 0, 1, 0
-		}
-		fmt.Fprintf(&b, "== err : %s = rco : %s = res : %s ==\n", diag(e), diag(r), diag(s))
-		for c := range sol.Series {
-			maxDeg = max(maxDeg, len(sol.Series[c])-1)
-		}
+	fmt.Fprintf(&b, "solution %d :\n", k+1)
+	fmt.Fprintf(&b, "t : %s  %s\n", num(&sol.T.Re), num(&sol.T.Im))
+	fmt.Fprintf(&b, "m : %d\n", sol.M)
+	b.WriteString("the solution for t :\n")
+	for c := range sol.Values {
+		fmt.Fprintf(&b, " %s : %s  %s\n", sol.Names[c], num(&sol.Values[c].Re), num(&sol.Values[c].Im))
 	}
-	if opt.NoExact || (!inexact && maxDeg == 0) {
-		return b.Bytes()
+	e, r, s := sol.Err, sol.Rco, sol.Res
+	if !sol.HasDiag {
+		e, r, s = 0, 1, 0
 	}
-	fmt.Fprintf(&b, "\nMDGEN EXACT SOLUTIONS :\n%d %d %d\n", len(sols), dim, maxDeg)
-	for k := range sols {
-		sol := &sols[k]
-		fmt.Fprintf(&b, "solution %d :\n", k+1)
-		fmt.Fprintf(&b, " t : %s %s\n", sol.T.Re.RatString(), sol.T.Im.RatString())
-		for c := range sol.Values {
-			if sol.Series != nil && len(sol.Series[c]) > 0 {
-				for d := range sol.Series[c] {
-					z := &sol.Series[c][d]
-					fmt.Fprintf(&b, " %s t^%d : %s %s\n", sol.Names[c], d, z.Re.RatString(), z.Im.RatString())
-				}
-				continue
+	fmt.Fprintf(&b, "== err : %s = rco : %s = res : %s ==\n", diag(e), diag(r), diag(s))
+	return b.Bytes(), inexact
+}
+
+// formatExact writes solution k (0-based) of the MDGEN EXACT SOLUTIONS
+// block.
+func formatExact(k int, sol *Solution) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "solution %d :\n", k+1)
+	fmt.Fprintf(&b, " t : %s %s\n", sol.T.Re.RatString(), sol.T.Im.RatString())
+	for c := range sol.Values {
+		if sol.Series != nil && len(sol.Series[c]) > 0 {
+			for d := range sol.Series[c] {
+				z := &sol.Series[c][d]
+				fmt.Fprintf(&b, " %s t^%d : %s %s\n", sol.Names[c], d, z.Re.RatString(), z.Im.RatString())
 			}
-			z := &sol.Values[c]
-			fmt.Fprintf(&b, " %s t^0 : %s %s\n", sol.Names[c], z.Re.RatString(), z.Im.RatString())
+			continue
 		}
+		z := &sol.Values[c]
+		fmt.Fprintf(&b, " %s t^0 : %s %s\n", sol.Names[c], z.Re.RatString(), z.Im.RatString())
 	}
 	return b.Bytes()
 }
