@@ -762,9 +762,10 @@ func chandraPoly(n, i int, c *big.Rat) poly.Polynomial {
 	}
 	coefs := make(poly.Series, n*clen)
 	// c = cn/cd in int64 when the products below cannot overflow: one
-	// reduction per coefficient instead of a Rat product's.
+	// reduction per coefficient instead of a Rat product's. (|cn| < 2^31
+	// as a range: -cn overflows at cn = -2^63.)
 	small := c != nil && c.Num().IsInt64() && c.Denom().IsInt64() &&
-		max(c.Num().Int64(), -c.Num().Int64()) < 1<<31 && c.Denom().Int64() < 1<<31 && n < 1<<30
+		-1<<31 < c.Num().Int64() && c.Num().Int64() < 1<<31 && c.Denom().Int64() < 1<<31 && n < 1<<30
 	var q big.Rat
 	for j := 1; j <= n; j++ {
 		coef := coefs[(j-1)*clen : j*clen : j*clen]
