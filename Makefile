@@ -60,8 +60,9 @@ bench:
 	$(GO) test -run '^$$' -bench '^BenchmarkOps$$' ./mdops
 
 # Side-by-side with libqd (installs libqd-dev when missing). Its judged
-# ratios compare numbers from separate processes run half a minute apart:
-# on a loaded machine they vary (bench/qd/README.md says why).
+# ratios come from one process: Go's and libqd's loops interleaved in
+# rounds, timed by the thread's CPU time, the median of the rounds' ratios
+# (bench/qd/README.md).
 bench-qd:
 	bash bench/qd/run.sh
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/qd/run.sh -- `make bench-qd`: time libqd (dd_real, qd_real) and the
-# generated Go package mdops (F2, F4) on the same inputs in one run and print
-# a side-by-side table of ns/op and the worst-case accuracy of both. Exits
+# generated Go package mdops (F2, F4) on the same inputs in one process,
+# interleaved (bench/qd/ratio), and print a side-by-side table of ns/op, the
+# ratios and the worst-case accuracy of both. Exits
 # non-zero when a judged target misses (speed against libqd's accurate add,
 # mdgen's accuracy; see bench/qd/README.md).
 #
@@ -34,75 +35,57 @@ command -v go >/dev/null 2>&1 || die "go not found in PATH"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# --- build libqd benchmark twice ----------------------------------------------
+# --- build libqd's loops twice, and the timing command -------------------------
 # 'vectorized': Debian's default optimisation for x86-64 (-O3 turns on the
 # loop and SLP vectorizers). 'scalar': the same with both vectorizers off, the
-# baseline the dd target is stated against.
+# baseline the dd target is stated against. Each build is a shared library
+# with its own symbol prefix (bench/qd/qdbench.cpp), so that command
+# bench/qd/ratio links both and times them beside the Go loops in one
+# process.
 vec_flags=(-O3 -march=x86-64)
 sca_flags=(-O3 -march=x86-64 -fno-tree-vectorize -fno-tree-slp-vectorize)
-log "building qdbench (vectorized: ${vec_flags[*]})..."
-"$cxx" "${vec_flags[@]}" -o "$tmp/qdbench-vec" bench/qd/qdbench.cpp -lqd
-log "building qdbench (scalar: ${sca_flags[*]})..."
-"$cxx" "${sca_flags[@]}" -o "$tmp/qdbench-sca" bench/qd/qdbench.cpp -lqd
+lib_flags=(-fPIC -shared -fvisibility=hidden -fvisibility-inlines-hidden)
+log "building libqdb_vec.so (vectorized: ${vec_flags[*]})..."
+"$cxx" "${vec_flags[@]}" "${lib_flags[@]}" -DQDB_PREFIX=qdb_vec_ -o "$tmp/libqdb_vec.so" bench/qd/qdbench.cpp -lqd
+log "building libqdb_sca.so (scalar: ${sca_flags[*]})..."
+"$cxx" "${sca_flags[@]}" "${lib_flags[@]}" -DQDB_PREFIX=qdb_sca_ -o "$tmp/libqdb_sca.so" bench/qd/qdbench.cpp -lqd
+log "building bench/qd/ratio..."
+CGO_ENABLED=1 CXX="$cxx" CGO_LDFLAGS="-L$tmp -Wl,-rpath,$tmp" \
+  go build -tags libqd -o "$tmp/ratio" ./bench/qd/ratio
 
 # --- run ------------------------------------------------------------------------
-log "running libqd benchmarks, vectorized build (about 20 s)..."
-"$tmp/qdbench-vec" >"$tmp/vec.txt"
-log "running libqd benchmarks, scalar build (about 20 s)..."
-"$tmp/qdbench-sca" >"$tmp/sca.txt"
+# Go and both libqd builds in one process, interleaved in rounds; each ratio
+# is the median over the rounds of the ratio within a round (bench/qd/ratio).
+log "timing Go and libqd in one process, interleaved (about 15 s)..."
+"$tmp/ratio" >"$tmp/ratio.txt"
 
-# The inputs must be bit-identical on both sides: compare qdbench's input
-# fingerprints with the ones TestQDCompareInputs pins in the Go file.
-for t in dd qd; do
-  T=$(tr '[:lower:]' '[:upper:]' <<<"$t")
-  want=$(sed -n "s/^[[:space:]]*qdcmpFingerprint${T}[[:space:]]*=[[:space:]]*\(0x[0-9a-fA-F]*\).*/\1/p" \
-    mdops/qdcompare_test.go)
-  for f in vec sca; do
-    got=$(awk -v t="$t" '$1 == "qd" && $2 == "fingerprint" && $3 == t { print $4 }' "$tmp/$f.txt")
-    [ -n "$want" ] && [ "$got" = "$want" ] ||
-      die "$t input fingerprint of qdbench ($got) differs from mdops/qdcompare_test.go ($want)"
-  done
-done
-
-log "running Go benchmarks..."
-if ! go test -run '^$' -bench '^BenchmarkQDCompare$' -benchtime 2000000x -count 3 ./mdops \
-  >"$tmp/go.txt" 2>&1; then
-  cat "$tmp/go.txt" >&2
-  die "go test failed"
-fi
-
-# Collect everything as "<source> <type> <op> <ns/op>" lines; for Go keep the
-# minimum over the -count runs ("BenchmarkQDCompare/dd/add-8  2000000  1.5 ns/op").
-{
-  awk '$1 == "qd" && $2 != "fingerprint" { print "vec", $2, $3, $4 }' "$tmp/vec.txt"
-  awk '$1 == "qd" && $2 != "fingerprint" { print "sca", $2, $3, $4 }' "$tmp/sca.txt"
-  awk '$1 ~ /^BenchmarkQDCompare\// && $4 == "ns/op" {
-         n = $1; sub(/^BenchmarkQDCompare\//, "", n); sub(/-[0-9]+$/, "", n)
-         if (!(n in m) || $3 + 0 < m[n] + 0) m[n] = $3
-       }
-       END { for (n in m) { split(n, p, "/"); print "go", p[1], p[2], m[n] } }' "$tmp/go.txt"
-} >"$tmp/all.txt"
+# "ns <src> <type> <op> <ns/op>" and "ratio <build> <type> <variant> <median> <min> <max>"
+grep -E '^(ns|ratio) ' "$tmp/ratio.txt" >"$tmp/all.txt"
 
 # --- table ----------------------------------------------------------------------
 qdver=$(dpkg-query -W -f '${Version}' libqd-dev 2>/dev/null || echo unknown)
 cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 {
-  echo "mdgen (Go) vs libqd $qdver: ns/op over the same 1024 operand pairs (lower is better)"
+  echo "mdgen (Go) vs libqd $qdver: ns/op over the same 1024 operand pairs (lower is better),"
+  echo "$(sed -n 's/^# //p' "$tmp/ratio.txt"), medians in one process"
   echo "cpu: ${cpu:-unknown}; $(go version | cut -d' ' -f3-) GOAMD64=$(go env GOAMD64); $("$cxx" --version | head -n1)"
   echo "libqd vectorized build: ${vec_flags[*]}; scalar build: ${sca_flags[*]}"
   echo
   awk -v missfile="$tmp/misses" '
     BEGIN { misses = 0 }
-    { v[$1 " " $2 " " $3] = $4 }
+    $1 == "ns" { v[$2 " " $3 " " $4] = $5 }
+    $1 == "ratio" { q[$2 " " $3 " " $4] = $5; rng[$2 " " $3 " " $4] = sprintf("%.2f-%.2f", $6, $7) }
     function get(k) { return (k in v) ? v[k] : "" }
     function ns(x) { return x == "" ? "-" : sprintf("%.2f", x) }
-    function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "" : a / b }
-    function info(r) { return r == "" ? "n/a" : sprintf("%.2f", r) }
+    # ratio is the median over the rounds of Go / libqd variant k ("sca dd add_ieee").
+    function ratio(k) { return (k in q) ? q[k] : "" }
+    function info(k) { return (k in q) ? sprintf("%.2f (rounds %s)", q[k], rng[k]) : "n/a" }
     # judge prints one judged ratio; a missing number counts as a miss.
-    function judge(what, r, lim, strict,   ok) {
+    function judge(what, k, lim, strict,   r, ok) {
+      r = ratio(k)
       ok = r != "" && (strict ? r < lim : r <= lim)
       if (!ok) misses++
-      printf "  %s %s %s %s %s\n", what, info(r), strict ? "<" : "<=", lim, ok ? "ok" : "MISS"
+      printf "  %s %s %s %s %s\n", what, info(k), strict ? "<" : "<=", lim, ok ? "ok" : "MISS"
     }
     END {
       row["dd add"] = "add_sloppy add_ieee sloppy_add / ieee_add"
@@ -131,18 +114,19 @@ cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null |
       # mdgen keeps the proven networks at N <= 4. dd mul: operator*, the
       # only one. qd mul: sloppy_mul (it meets the target).
       print ""
-      print "judged (ours / libqd; a MISS fails bench-qd): dd against the scalar build (target <= 1.5),"
-      print "qd against both builds (target < 1); libqd accurate add, see bench/qd/README.md"
-      judge("dd add  vs ieee_add    scalar    ", ratio(get("go dd add"), get("sca dd add_ieee")), 1.5, 0)
-      judge("dd mul  vs operator*   scalar    ", ratio(get("go dd mul"), get("sca dd mul")), 1.5, 0)
-      judge("qd add  vs ieee_add    scalar    ", ratio(get("go qd add"), get("sca qd add_ieee")), 1, 1)
-      judge("qd add  vs ieee_add    vectorized", ratio(get("go qd add"), get("vec qd add_ieee")), 1, 1)
-      judge("qd mul  vs sloppy_mul  scalar    ", ratio(get("go qd mul"), get("sca qd mul_sloppy")), 1, 1)
-      judge("qd mul  vs sloppy_mul  vectorized", ratio(get("go qd mul"), get("vec qd mul_sloppy")), 1, 1)
+      print "judged (ours / libqd, the median over the rounds of the ratio within a round, and the rounds range;"
+      print "a MISS fails bench-qd): dd against the scalar build (target <= 1.5), qd against both builds"
+      print "(target < 1); libqd accurate add, see bench/qd/README.md"
+      judge("dd add  vs ieee_add    scalar    ", "sca dd add_ieee", 1.5, 0)
+      judge("dd mul  vs operator*   scalar    ", "sca dd mul", 1.5, 0)
+      judge("qd add  vs ieee_add    scalar    ", "sca qd add_ieee", 1, 1)
+      judge("qd add  vs ieee_add    vectorized", "vec qd add_ieee", 1, 1)
+      judge("qd mul  vs sloppy_mul  scalar    ", "sca qd mul_sloppy", 1, 1)
+      judge("qd mul  vs sloppy_mul  vectorized", "vec qd mul_sloppy", 1, 1)
       print "not judged (libqd fast add: below the accuracy target for dd, no proven bound for qd):"
-      printf "  dd add  vs sloppy_add  scalar     %s\n", info(ratio(get("go dd add"), get("sca dd add_sloppy")))
-      printf "  qd add  vs sloppy_add  scalar     %s\n", info(ratio(get("go qd add"), get("sca qd add_sloppy")))
-      printf "  qd add  vs sloppy_add  vectorized %s\n", info(ratio(get("go qd add"), get("vec qd add_sloppy")))
+      printf "  dd add  vs sloppy_add  scalar     %s\n", info("sca dd add_sloppy")
+      printf "  qd add  vs sloppy_add  scalar     %s\n", info("sca qd add_sloppy")
+      printf "  qd add  vs sloppy_add  vectorized %s\n", info("vec qd add_sloppy")
       printf "%d\n", misses > missfile
     }' "$tmp/all.txt"
 } >"$tmp/table.txt"

@@ -6,6 +6,7 @@ import (
 
 	"fmt"
 	"github.com/mdgen/mdgen/internal/atomicfile"
+	"github.com/mdgen/mdgen/internal/par"
 	"io"
 	"os"
 
@@ -254,8 +255,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		rep := solveReport{System: arg, Prec: prec.N, Degree: *degree, Complex: prec.Complex, Workers: workersUsed, Device: device,
 			Param: sys.Param, Setup: setup.Seconds()}
+		scale := newton.NewTermScale(sys)
 		for k, res := range results {
-			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, newton.RelativeResidual(sys, res), secs[k]))
+			rep.Solutions = append(rep.Solutions, jsonSolution(k+1, res, scale.Relative(res), secs[k]))
 		}
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
@@ -275,11 +277,13 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("solve: %d of %d solutions did not converge", failed, len(results))
 	}
 	if *outFile != "" {
+		// PHCpack's res in big.Float (phcResidual) and the exact values
+		// cost about as much as the refinement at 2 doubles: on the
+		// solve's workers, one solution per chunk, the same bytes on any
+		// number of them.
 		sols := make([]solutions.Solution, len(results))
-		for k, res := range results {
-			sols[k] = solutionOf(sys, res, &starts[k])
-		}
-		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{Digits: prec.Digits()}), 0o644); err != nil {
+		par.RunOn(workersUsed, len(results), func(_, k int) { sols[k] = solutionOf(sys, results[k], &starts[k]) })
+		if err := atomicfile.WriteFile(*outFile, solutions.Format(sols, solutions.FormatOptions{Digits: prec.Digits(), Workers: workersUsed}), 0o644); err != nil {
 			return fmt.Errorf("solve: %w", err)
 		}
 	}
@@ -383,6 +387,7 @@ func writeSolveText(w io.Writer, arg string, sys *poly.System, prec mdops.Prec, 
 		what = "roots refined"
 	}
 	fmt.Fprintf(w, "%s: %s in %d doubles, %s data, %s\n", arg, what, prec.N, prec.Kind(), solveCount(len(results), "start solution"))
+	scale := newton.NewTermScale(sys)
 	for k, res := range results {
 		fmt.Fprintf(w, "\nsolution %d: ", k+1)
 		if res.Converged {
@@ -391,7 +396,7 @@ func writeSolveText(w io.Writer, arg string, sys *poly.System, prec mdops.Prec, 
 			fmt.Fprintf(w, "NOT converged after %d steps: %v", res.Steps, res.Err)
 		}
 		fmt.Fprintf(w, "\n  residual %s, last update %s (relative to the size of the terms: of f, and of x), condition %s, %.3g s\n",
-			e2(newton.RelativeResidual(sys, res)), e2(res.Update), e2(res.Cond), secs[k])
+			e2(scale.Relative(res)), e2(res.Update), e2(res.Cond), secs[k])
 		t := res.Times
 		fmt.Fprintf(w, "  stages (s): evaluate %.3g, qr %.3g, qhb %.3g, backsub %.3g, update %.3g, residual %.3g\n",
 			t.Evaluate.Seconds(), t.QR.Seconds(), t.QHB.Seconds(), t.BackSub.Seconds(), t.Update.Seconds(), t.Residual.Seconds())

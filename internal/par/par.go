@@ -15,8 +15,15 @@ import (
 // workers; w in [0, workers) names the worker, for scratch space of its own.
 // It returns the number of workers. f(w, k) must touch only what belongs to
 // k (and w's scratch), so that no result depends on the number of workers.
-func Run(n int, f func(w, k int)) int {
-	workers := Workers(n)
+func Run(n int, f func(w, k int)) int { return RunOn(0, n, f) }
+
+// RunOn is Run on at most workers workers (0: GOMAXPROCS, as Run), for
+// the work of a command whose -workers flag bounds the cores it takes.
+func RunOn(workers, n int, f func(w, k int)) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, n))
 	if workers == 1 {
 		for k := range n {
 			f(0, k)

@@ -14,8 +14,61 @@ import (
 // leading limbs of x, the coefficients of the system rounded to float64).
 // It bounds the 1-norm of G(x(t), t) mod t^(Degree+1), and a residual far
 // below it means that the terms cancel to that many digits. Float64
-// arithmetic (an estimate): it may overflow to +Inf.
+// arithmetic (an estimate): it may overflow to +Inf. For many results of
+// one system, NewTermScale(sys).Size gives the same values without
+// rounding the coefficients again for each.
 func TermSize(sys *poly.System, res *Result) float64 {
+	return NewTermScale(sys).Size(res)
+}
+
+// RelativeResidual returns Result.Residual relative to the size of the
+// terms (TermSize): Residual / TermSize, 0 when the terms are all zero
+// (then so is the residual) or their size overflowed.
+func RelativeResidual(sys *poly.System, res *Result) float64 {
+	return NewTermScale(sys).Relative(res)
+}
+
+// TermScale holds what TermSize needs of a system, computed once: the
+// magnitudes |Re| + |Im| of its coefficients rounded to float64 (the
+// exact coefficients are big.Rat, and rounding them costs more than the
+// majorant series of a small system). Its methods only read it, so one
+// TermScale serves any number of results and goroutines.
+type TermScale struct {
+	polys []termPoly
+}
+
+// termPoly is one equation: the magnitudes of its constant series and of
+// its terms.
+type termPoly struct {
+	constant []float64
+	terms    []termMonomial
+}
+
+// termMonomial is one term: the magnitudes of its coefficient series and
+// its monomial (poly.Monomial's Vars and Pows).
+type termMonomial struct {
+	coef       []float64
+	vars, pows []int
+}
+
+// NewTermScale rounds the coefficients of sys for TermScale.Size.
+func NewTermScale(sys *poly.System) *TermScale {
+	s := &TermScale{polys: make([]termPoly, len(sys.Polys))}
+	for i := range sys.Polys {
+		p := &sys.Polys[i]
+		tp := &s.polys[i]
+		tp.constant = termMagnitudes(p.Const)
+		tp.terms = make([]termMonomial, len(p.Terms))
+		for j := range p.Terms {
+			m := &p.Terms[j]
+			tp.terms[j] = termMonomial{coef: termMagnitudes(m.Coef), vars: m.Vars, pows: m.Pows}
+		}
+	}
+	return s
+}
+
+// Size is TermSize of the system at res.
+func (ts *TermScale) Size(res *Result) float64 {
 	d := res.Degree
 	ax := make([][]float64, len(res.Vars))
 	for v := range ax {
@@ -32,14 +85,14 @@ func TermSize(sys *poly.System, res *Result) float64 {
 	term := make([]float64, d+1)
 	tmp := make([]float64, d+1)
 	total := 0.0
-	for i := range sys.Polys {
-		p := &sys.Polys[i]
-		magnitudes(acc, p.Const)
-		for j := range p.Terms {
-			m := &p.Terms[j]
-			magnitudes(term, m.Coef)
-			for q, v := range m.Vars {
-				for range m.Pows[q] {
+	for i := range ts.polys {
+		p := &ts.polys[i]
+		termTruncate(acc, p.constant)
+		for j := range p.terms {
+			m := &p.terms[j]
+			termTruncate(term, m.coef)
+			for q, v := range m.vars {
+				for range m.pows[q] {
 					// term *= |x_v| mod t^(d+1)
 					for k := d; k >= 0; k-- {
 						s := 0.0
@@ -62,25 +115,29 @@ func TermSize(sys *poly.System, res *Result) float64 {
 	return total
 }
 
-// magnitudes sets dst[k] = |Re c_k| + |Im c_k| (0 past the end of c).
-func magnitudes(dst []float64, c poly.Series) {
-	for k := range dst {
-		dst[k] = 0
-		if k < len(c) {
-			re, _ := c[k].Re.Float64()
-			im, _ := c[k].Im.Float64()
-			dst[k] = math.Abs(re) + math.Abs(im)
-		}
-	}
-}
-
-// RelativeResidual returns Result.Residual relative to the size of the
-// terms (TermSize): Residual / TermSize, 0 when the terms are all zero
-// (then so is the residual) or their size overflowed.
-func RelativeResidual(sys *poly.System, res *Result) float64 {
-	size := TermSize(sys, res)
+// Relative is RelativeResidual of the system at res.
+func (ts *TermScale) Relative(res *Result) float64 {
+	size := ts.Size(res)
 	if size == 0 || math.IsInf(size, 0) {
 		return 0
 	}
 	return res.Residual / size
+}
+
+// termMagnitudes returns |Re c_k| + |Im c_k| for the coefficients of c.
+func termMagnitudes(c poly.Series) []float64 {
+	out := make([]float64, len(c))
+	for k := range c {
+		re, _ := c[k].Re.Float64()
+		im, _ := c[k].Im.Float64()
+		out[k] = math.Abs(re) + math.Abs(im)
+	}
+	return out
+}
+
+// termTruncate sets dst to the first len(dst) magnitudes of a series (0 past
+// its end).
+func termTruncate(dst, mag []float64) {
+	n := copy(dst, mag)
+	clear(dst[n:])
 }

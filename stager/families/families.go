@@ -691,7 +691,7 @@ func Katsura(n int) *poly.System {
 		count := map[pair]int64{}
 		var order []pair
 		for l := -n; l <= n; l++ {
-			a, b := abs(l), abs(m-l)
+			a, b := max(l, -l), max(m-l, l-m)
 			if b > n {
 				continue
 			}
@@ -721,14 +721,6 @@ func Katsura(n int) *poly.System {
 	p.add(famInt(-1))
 	s.Polys[n] = p.done()
 	return s
-}
-
-// abs returns |x|.
-func abs[T int | int64](x T) T {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // Chandrasekhar returns Chandrasekhar's H-equation in H1..Hn,
@@ -770,9 +762,10 @@ func chandraPoly(n, i int, c *big.Rat) poly.Polynomial {
 	}
 	coefs := make(poly.Series, n*clen)
 	// c = cn/cd in int64 when the products below cannot overflow: one
-	// reduction per coefficient instead of a Rat product's.
+	// reduction per coefficient instead of a Rat product's. (|cn| < 2^31
+	// as a range: -cn overflows at cn = -2^63.)
 	small := c != nil && c.Num().IsInt64() && c.Denom().IsInt64() &&
-		abs(c.Num().Int64()) < 1<<31 && c.Denom().Int64() < 1<<31 && n < 1<<30
+		-1<<31 < c.Num().Int64() && c.Num().Int64() < 1<<31 && c.Denom().Int64() < 1<<31 && n < 1<<30
 	var q big.Rat
 	for j := 1; j <= n; j++ {
 		coef := coefs[(j-1)*clen : j*clen : j*clen]

@@ -2,6 +2,7 @@ package families
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -632,7 +633,9 @@ func chandrasekharRef(n int, c *big.Rat) *poly.System {
 // (no quadratic terms) and c = t; and Stage makes the same Plan of both.
 func TestChandrasekharSameSystem(t *testing.T) {
 	big1 := new(big.Rat).SetFrac(new(big.Int).Lsh(big.NewInt(3), 70), big.NewInt(7))
-	for _, c := range []*big.Rat{big.NewRat(33, 64), big.NewRat(-5, 3), big1, new(big.Rat), nil} {
+	// -2^63 is an int64 whose negation is not (it once took the int64 path).
+	minInt64 := new(big.Rat).SetInt64(math.MinInt64)
+	for _, c := range []*big.Rat{big.NewRat(33, 64), big.NewRat(-5, 3), big1, minInt64, new(big.Rat), nil} {
 		for _, n := range []int{1, 2, 7, 130} {
 			got, want := Chandrasekhar(n, c), chandrasekharRef(n, c)
 			name := fmt.Sprintf("n=%d c=%v", n, c)

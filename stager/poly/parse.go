@@ -358,7 +358,7 @@ func lexIsIdent(b []byte) bool {
 		return false
 	}
 	for _, c := range b {
-		if !lexIsLetter(c) && !lexIsDigit(c) && c != '_' {
+		if !lexIsLetter(c) && !IsDigit(c) && c != '_' {
 			return false
 		}
 	}
@@ -373,13 +373,13 @@ func lexIsIdent(b []byte) bool {
 func (p *sysParser) header() (neq, nvar, neqOff, nvarOff int, ok bool) {
 	src := p.src
 	i := 0
-	for i < len(src) && lexIsSpace(src[i]) {
+	for i < len(src) && IsSpace(src[i]) {
 		i++
 	}
 	num := func() (int, int, bool) {
 		start := i
 		v := 0
-		for i < len(src) && lexIsDigit(src[i]) {
+		for i < len(src) && IsDigit(src[i]) {
 			if v <= 1<<30 {
 				v = v*10 + int(src[i]-'0')
 			}
@@ -412,7 +412,7 @@ func (p *sysParser) header() (neq, nvar, neqOff, nvarOff int, ok bool) {
 	}
 	hspace()
 	nvar = -1
-	if i < len(src) && lexIsDigit(src[i]) {
+	if i < len(src) && IsDigit(src[i]) {
 		nvar, nvarOff, _ = num()
 		if nvar > 1<<30 {
 			p.errorAt(nvarOff, "number of variables %s too large", src[nvarOff:i])
@@ -430,7 +430,7 @@ func (p *sysParser) header() (neq, nvar, neqOff, nvarOff int, ok bool) {
 
 func parseFirstWord(b []byte) string {
 	n := 0
-	for n < len(b) && n < 20 && !lexIsSpace(b[n]) {
+	for n < len(b) && n < 20 && !IsSpace(b[n]) {
 		n++
 	}
 	if n == 0 {

@@ -56,8 +56,15 @@ type sysLexer struct {
 }
 
 func lexIsLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
-func lexIsDigit(c byte) bool  { return '0' <= c && c <= '9' }
-func lexIsSpace(c byte) bool {
+
+// IsDigit reports whether c is a decimal digit, as PHCpack's reader of
+// systems and solution lists takes one (ASCII 0-9 only).
+func IsDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// IsSpace reports whether c is white space between the words of a system
+// or a solution list: ASCII blank, tab, newline, carriage return, form feed
+// and vertical tab.
+func IsSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
@@ -69,7 +76,7 @@ func (lx *sysLexer) peek(k int) byte {
 }
 
 func (lx *sysLexer) next() sysToken {
-	for lx.off < len(lx.src) && lexIsSpace(lx.src[lx.off]) {
+	for lx.off < len(lx.src) && IsSpace(lx.src[lx.off]) {
 		lx.off++
 	}
 	start := lx.off
@@ -80,11 +87,11 @@ func (lx *sysLexer) next() sysToken {
 	}
 	c := lx.src[start]
 	switch {
-	case lexIsDigit(c) || c == '.' && lexIsDigit(lx.peek(1)):
+	case IsDigit(c) || c == '.' && IsDigit(lx.peek(1)):
 		lx.number(&tok)
 		return tok
 	case lexIsLetter(c):
-		for lx.off < len(lx.src) && (lexIsLetter(lx.src[lx.off]) || lexIsDigit(lx.src[lx.off]) || lx.src[lx.off] == '_') {
+		for lx.off < len(lx.src) && (lexIsLetter(lx.src[lx.off]) || IsDigit(lx.src[lx.off]) || lx.src[lx.off] == '_') {
 			lx.off++
 		}
 		tok.end = lx.off
@@ -148,19 +155,19 @@ func (lx *sysLexer) number(tok *sysToken) {
 	start := lx.off
 	tok.kind = tkNum
 	tok.isInt = true
-	for lx.off < len(lx.src) && lexIsDigit(lx.src[lx.off]) {
+	for lx.off < len(lx.src) && IsDigit(lx.src[lx.off]) {
 		lx.off++
 	}
 	if lx.peek(0) == '.' {
 		tok.isInt = false
 		lx.off++
-		for lx.off < len(lx.src) && lexIsDigit(lx.src[lx.off]) {
+		for lx.off < len(lx.src) && IsDigit(lx.src[lx.off]) {
 			lx.off++
 		}
 	}
 	bad := func(reason string) {
 		// Swallow the rest of the word so that the error is reported once.
-		for lx.off < len(lx.src) && (lexIsLetter(lx.src[lx.off]) || lexIsDigit(lx.src[lx.off]) || lx.src[lx.off] == '_' || lx.src[lx.off] == '.') {
+		for lx.off < len(lx.src) && (lexIsLetter(lx.src[lx.off]) || IsDigit(lx.src[lx.off]) || lx.src[lx.off] == '_' || lx.src[lx.off] == '.') {
 			lx.off++
 		}
 		tok.kind = tkBad
@@ -174,18 +181,18 @@ func (lx *sysLexer) number(tok *sysToken) {
 		if s := lx.peek(1); s == '+' || s == '-' {
 			k = 2
 		}
-		if !lexIsDigit(lx.peek(k)) {
+		if !IsDigit(lx.peek(k)) {
 			lx.off++
 			bad("missing exponent digits")
 			return
 		}
 		lx.off += k
-		for lx.off < len(lx.src) && lexIsDigit(lx.src[lx.off]) {
+		for lx.off < len(lx.src) && IsDigit(lx.src[lx.off]) {
 			lx.off++
 		}
-	} else if (c == 'd' || c == 'D') && (lexIsDigit(lx.peek(1)) || (lx.peek(1) == '+' || lx.peek(1) == '-') && lexIsDigit(lx.peek(2))) {
+	} else if (c == 'd' || c == 'D') && (IsDigit(lx.peek(1)) || (lx.peek(1) == '+' || lx.peek(1) == '-') && IsDigit(lx.peek(2))) {
 		lx.off++
-		if !lexIsDigit(lx.peek(0)) {
+		if !IsDigit(lx.peek(0)) {
 			lx.off++
 		}
 		bad("exponent letter D is not supported, write E")
@@ -195,7 +202,7 @@ func (lx *sysLexer) number(tok *sysToken) {
 	case c == '.':
 		bad("unexpected '.'")
 		return
-	case lexIsDigit(c) || c == '_':
+	case IsDigit(c) || c == '_':
 		bad("unexpected " + string(rune(c)))
 		return
 	}
@@ -210,12 +217,12 @@ func parseNumberValue(text string) (*big.Rat, string) {
 	digits := make([]byte, 0, len(text))
 	frac := 0
 	i := 0
-	for ; i < len(text) && lexIsDigit(text[i]); i++ {
+	for ; i < len(text) && IsDigit(text[i]); i++ {
 		digits = append(digits, text[i])
 	}
 	if i < len(text) && text[i] == '.' {
 		i++
-		for ; i < len(text) && lexIsDigit(text[i]); i++ {
+		for ; i < len(text) && IsDigit(text[i]); i++ {
 			digits = append(digits, text[i])
 			frac++
 		}
@@ -266,7 +273,7 @@ func parseNumberValue(text string) (*big.Rat, string) {
 	r := new(big.Rat).SetInt(&mant)
 	if exp != 0 && mant.Sign() != 0 {
 		var p big.Int
-		p.Exp(big.NewInt(10), big.NewInt(int64(lexAbs(exp))), nil)
+		p.Exp(big.NewInt(10), big.NewInt(int64(max(exp, -exp))), nil)
 		var q big.Rat
 		q.SetInt(&p)
 		if exp > 0 {
@@ -276,11 +283,4 @@ func parseNumberValue(text string) (*big.Rat, string) {
 		}
 	}
 	return r, ""
-}
-
-func lexAbs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

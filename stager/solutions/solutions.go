@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/internal/boundedread"
+	"github.com/mdgen/mdgen/internal/par"
 	"github.com/mdgen/mdgen/stager/poly"
 )
 
@@ -249,12 +250,12 @@ func SystemEnd(src []byte) int {
 	if bytes.HasPrefix(src, []byte(solBOM)) {
 		i = len(solBOM)
 	}
-	for i < len(src) && isSpace(src[i]) {
+	for i < len(src) && poly.IsSpace(src[i]) {
 		i++
 	}
 	neq := 0
 	start := i
-	for i < len(src) && isDigit(src[i]) {
+	for i < len(src) && poly.IsDigit(src[i]) {
 		if neq < 1<<30 {
 			neq = neq*10 + int(src[i]-'0')
 		}
@@ -384,7 +385,7 @@ func solIsHeader(t string) bool {
 		return false
 	}
 	r := t[len("solution"):]
-	return r == "" || r[0] == ' ' || r[0] == '\t' || r[0] == ':' || isDigit(r[0])
+	return r == "" || r[0] == ' ' || r[0] == '\t' || r[0] == ':' || poly.IsDigit(r[0])
 }
 
 func solIsTLine(t string) bool {
@@ -402,7 +403,7 @@ func solCountLine(t string) (n, d int, ok bool) {
 	}
 	for _, s := range f {
 		for i := 0; i < len(s); i++ {
-			if !isDigit(s[i]) {
+			if !poly.IsDigit(s[i]) {
 				return 0, 0, false
 			}
 		}
@@ -485,14 +486,14 @@ func (p *solParser) number(f solField) (*big.Rat, error) {
 	}
 	var digits []byte
 	j := 0
-	for j < len(body) && isDigit(body[j]) {
+	for j < len(body) && poly.IsDigit(body[j]) {
 		j++
 	}
 	intPart := body[:j]
 	frac := ""
 	if j < len(body) && body[j] == '.' {
 		k := j + 1
-		for k < len(body) && isDigit(body[k]) {
+		for k < len(body) && poly.IsDigit(body[k]) {
 			k++
 		}
 		frac = body[j+1 : k]
@@ -536,11 +537,11 @@ func (p *solParser) number(f solField) (*big.Rat, error) {
 	mant.SetString(string(digits), 10)
 	r := new(big.Rat).SetInt(&mant)
 	if mant.Sign() != 0 && exp != 0 {
-		if !p.charge(int64(len(digits) + abs(exp))) {
+		if !p.charge(int64(len(digits) + max(exp, -exp))) {
 			return nil, p.errAt(f.off, "numbers too large in all (digit and exponent budget %d spent)", p.budget)
 		}
 		var pw big.Int
-		pw.Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)
+		pw.Exp(big.NewInt(10), big.NewInt(int64(max(exp, -exp))), nil)
 		if exp > 0 {
 			r.SetInt(pw.Mul(&pw, &mant))
 		} else {
@@ -565,7 +566,7 @@ func solAllDigits(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
+		if !poly.IsDigit(s[i]) {
 			return false
 		}
 	}
@@ -998,13 +999,18 @@ type FormatOptions struct {
 	Digits int
 	// NoExact leaves out the MDGEN EXACT SOLUTIONS block.
 	NoExact bool
+	// Workers bounds the goroutines that write the solutions, each its
+	// own (0: one per CPU, as par.Run); the bytes do not depend on it.
+	Workers int
 }
 
 // Format writes sols as a PHCpack solution list, banner "THE
 // SOLUTIONS :" first, followed by the MDGEN EXACT SOLUTIONS block when a
 // value is rounded or a solution has a series (see the top of this file).
 // Every solution must have as many coordinates as the first (PHCpack's D);
-// Format does not check.
+// Format does not check. The decimals of a long list cost more than
+// refining it at low precision, so the solutions are written on
+// opt.Workers workers, each into its own chunk, and joined in order.
 func Format(sols []Solution, opt FormatOptions) []byte {
 	digits := opt.Digits
 	if digits <= 0 {
@@ -1017,6 +1023,33 @@ func Format(sols []Solution, opt FormatOptions) []byte {
 	}
 	fmt.Fprintf(&b, "THE SOLUTIONS :\n%d %d\n", len(sols), dim)
 	b.WriteString(strings.Repeat("=", 59) + "\n")
+	chunks := make([][]byte, len(sols))
+	inexact := make([]bool, len(sols))
+	par.RunOn(opt.Workers, len(sols), func(_, k int) {
+		chunks[k], inexact[k] = formatSolution(k, &sols[k], digits)
+	})
+	maxDeg := 0
+	for k := range sols {
+		b.Write(chunks[k])
+		for c := range sols[k].Series {
+			maxDeg = max(maxDeg, len(sols[k].Series[c])-1)
+		}
+	}
+	if opt.NoExact || (!slices.Contains(inexact, true) && maxDeg == 0) {
+		return b.Bytes()
+	}
+	fmt.Fprintf(&b, "\nMDGEN EXACT SOLUTIONS :\n%d %d %d\n", len(sols), dim, maxDeg)
+	par.RunOn(opt.Workers, len(sols), func(_, k int) { chunks[k] = formatExact(k, &sols[k]) })
+	for _, c := range chunks {
+		b.Write(c)
+	}
+	return b.Bytes()
+}
+
+// formatSolution writes solution k (0-based) of a PHCpack list, and
+// whether a value in it is rounded.
+func formatSolution(k int, sol *Solution, digits int) ([]byte, bool) {
+	var b bytes.Buffer
 	inexact := false
 	num := func(r *big.Rat) string {
 		s, exact := solDecimal(r, digits)
@@ -1035,44 +1068,37 @@ func Format(sols []Solution, opt FormatOptions) []byte {
 		}
 		return s
 	}
-	maxDeg := 0
-	for k := range sols {
-		sol := &sols[k]
-		fmt.Fprintf(&b, "solution %d :\n", k+1)
-		fmt.Fprintf(&b, "t : %s  %s\n", num(&sol.T.Re), num(&sol.T.Im))
-		fmt.Fprintf(&b, "m : %d\n", sol.M)
-		b.WriteString("the solution for t :\n")
-		for c := range sol.Values {
-			fmt.Fprintf(&b, " %s : %s  %s\n", sol.Names[c], num(&sol.Values[c].Re), num(&sol.Values[c].Im))
-		}
-		e, r, s := sol.Err, sol.Rco, sol.Res
-		if !sol.HasDiag {
-			e, r, s = 0, 1, 0
-		}
-		fmt.Fprintf(&b, "== err : %s = rco : %s = res : %s ==\n", diag(e), diag(r), diag(s))
-		for c := range sol.Series {
-			maxDeg = max(maxDeg, len(sol.Series[c])-1)
-		}
+	fmt.Fprintf(&b, "solution %d :\n", k+1)
+	fmt.Fprintf(&b, "t : %s  %s\n", num(&sol.T.Re), num(&sol.T.Im))
+	fmt.Fprintf(&b, "m : %d\n", sol.M)
+	b.WriteString("the solution for t :\n")
+	for c := range sol.Values {
+		fmt.Fprintf(&b, " %s : %s  %s\n", sol.Names[c], num(&sol.Values[c].Re), num(&sol.Values[c].Im))
 	}
-	if opt.NoExact || (!inexact && maxDeg == 0) {
-		return b.Bytes()
+	e, r, s := sol.Err, sol.Rco, sol.Res
+	if !sol.HasDiag {
+		e, r, s = 0, 1, 0
 	}
-	fmt.Fprintf(&b, "\nMDGEN EXACT SOLUTIONS :\n%d %d %d\n", len(sols), dim, maxDeg)
-	for k := range sols {
-		sol := &sols[k]
-		fmt.Fprintf(&b, "solution %d :\n", k+1)
-		fmt.Fprintf(&b, " t : %s %s\n", sol.T.Re.RatString(), sol.T.Im.RatString())
-		for c := range sol.Values {
-			if sol.Series != nil && len(sol.Series[c]) > 0 {
-				for d := range sol.Series[c] {
-					z := &sol.Series[c][d]
-					fmt.Fprintf(&b, " %s t^%d : %s %s\n", sol.Names[c], d, z.Re.RatString(), z.Im.RatString())
-				}
-				continue
+	fmt.Fprintf(&b, "== err : %s = rco : %s = res : %s ==\n", diag(e), diag(r), diag(s))
+	return b.Bytes(), inexact
+}
+
+// formatExact writes solution k (0-based) of the MDGEN EXACT SOLUTIONS
+// block.
+func formatExact(k int, sol *Solution) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "solution %d :\n", k+1)
+	fmt.Fprintf(&b, " t : %s %s\n", sol.T.Re.RatString(), sol.T.Im.RatString())
+	for c := range sol.Values {
+		if sol.Series != nil && len(sol.Series[c]) > 0 {
+			for d := range sol.Series[c] {
+				z := &sol.Series[c][d]
+				fmt.Fprintf(&b, " %s t^%d : %s %s\n", sol.Names[c], d, z.Re.RatString(), z.Im.RatString())
 			}
-			z := &sol.Values[c]
-			fmt.Fprintf(&b, " %s t^0 : %s %s\n", sol.Names[c], z.Re.RatString(), z.Im.RatString())
+			continue
 		}
+		z := &sol.Values[c]
+		fmt.Fprintf(&b, " %s t^0 : %s %s\n", sol.Names[c], z.Re.RatString(), z.Im.RatString())
 	}
 	return b.Bytes()
 }
@@ -1166,7 +1192,7 @@ func solRound(a *big.Rat, digits int) (string, int) {
 	for {
 		scaled.Set(a)
 		sh := digits - 1 - e
-		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(sh))), nil)
+		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(sh, -sh))), nil)
 		if sh >= 0 {
 			scaled.Mul(&scaled, new(big.Rat).SetInt(p))
 		} else {
@@ -1199,20 +1225,4 @@ func solRound(a *big.Rat, digits int) (string, int) {
 		e++
 	}
 	return q.String(), e
-}
-
-// isDigit and isSpace classify bytes as PHCpack's system reader does
-// (package poly's lexer), so that a solution list is read with the same
-// notion of digits and white space.
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-// abs returns |x|.
-func abs[T int | int64](x T) T {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -243,6 +243,12 @@ func TestSolutionsFormatExact(t *testing.T) {
 	if back[1].Res != math.Inf(1) || back[1].Rco != 0.5 {
 		t.Errorf("diagnostics %v", back[1])
 	}
+	// The same bytes on any number of workers.
+	for _, w := range []int{1, 2, 3} {
+		if again := Format(sols, FormatOptions{Workers: w}); string(again) != string(out) {
+			t.Errorf("Workers %d: Format differs:\n%s\n---\n%s", w, again, out)
+		}
+	}
 	// Without the exact block the values are the rounded decimals.
 	out = Format(sols, FormatOptions{NoExact: true, Digits: 20})
 	if strings.Contains(string(out), "MDGEN") || !strings.Contains(string(out), " x :  3.3333333333333333333E-01") {
