@@ -61,7 +61,7 @@
 //     condition number leaves the series precision less than half its
 //     digits, or after two rejections from a point, both run at the
 //     tracking precision.
-//  5. Accept when the first solve converged, its first update u1 <= 16
+//  5. Accept when the first solve converged, its first update u1 <= 8
 //     PredTol, its second update u2 <= u1/4 unless u2 is below the rounding
 //     floor 2^12 u cond, the refinement converged, and, at tau = 0, the end
 //     is regular (clean convergence, cond <= MaxRegularCond). Else halve dt

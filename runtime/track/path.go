@@ -133,11 +133,10 @@ func (w *worker) newtonSteps() int {
 	k := 0
 	for _, e := range w.engines {
 		k += e.cor.newtonSteps
-		if e.split() {
-			k += e.ser.newtonSteps
-		}
-		if e.full != nil {
-			k += e.full.newtonSteps
+		for _, l := range e.series {
+			if l != e.cor {
+				k += l.newtonSteps
+			}
 		}
 	}
 	return k
@@ -201,8 +200,7 @@ func (e *engine) track(st *pathState) (attempt, error) {
 		}
 		st.checkpoint(e.u)
 	}
-	xs := make([]float64, n*e.ser.w) // a point at the series precision
-	xp := make([]float64, n*e.w)     // a point at the tracking precision
+	xp := make([]float64, n*e.w) // a point at the tracking precision
 	stepsHere, rejectedHere := 0, 0
 	for st.tau > 0 {
 		if stepsHere >= opt.MaxSteps {
@@ -210,8 +208,12 @@ func (e *engine) track(st *pathState) (attempt, error) {
 		}
 		if !st.haveSeries {
 			// After the start or a restart: the series at this point.
-			narrow(xs, st.x, e.n, e.ser.n)
-			res, err := e.ser.solve(st.tau, xs)
+			l, err := e.seriesLevel(e.seriesPrec(st.cond))
+			if err != nil {
+				return attempt{}, err
+			}
+			narrow(l.x, st.x, e.n, l.n)
+			res, err := l.solve(st.tau, l.x)
 			if err != nil {
 				return attempt{}, err
 			}
@@ -220,8 +222,9 @@ func (e *engine) track(st *pathState) (attempt, error) {
 			}
 			e.takeSeries(st, res)
 		}
-		sa, pd := e.arithOf(st)
-		sa.pade(pd, st.series, n, e.d)
+		sl := e.series[st.sn]
+		pd := sl.pd
+		sl.ar.pade(pd, st.series, n, e.d)
 		scale := max(1, maxMag(st.x, e.w))
 		dt := min(opt.MaxStep, st.tau)
 		for v := range n {
@@ -245,12 +248,15 @@ func (e *engine) track(st *pathState) (attempt, error) {
 			if tau < st.tau*0x1p-40 {
 				tau = 0
 			}
-			// Where the series precision keeps less than half its
-			// digits (cond above u^(-1/2) of the series precision), or
-			// after two rejections from this point, the step runs at
-			// the tracking precision, corrector and series in one solve.
-			full := e.split() && (rejectedHere >= 2 || st.cond*math.Sqrt(e.ser.u) > 1)
-			ok, err := e.tryStep(st, sa, pd, st.tau-tau, tau, full, xs, xp)
+			// The series precision: where the condition number leaves
+			// SeriesPrec less than half its digits, more (seriesPrec);
+			// after two rejections from this point the tracking
+			// precision, corrector and series in one solve.
+			q := e.seriesPrec(st.cond)
+			if rejectedHere >= 2 {
+				q = e.n
+			}
+			ok, err := e.tryStep(st, sl, st.tau-tau, tau, q, xp)
 			if err != nil {
 				return attempt{}, err
 			}
@@ -269,10 +275,10 @@ func (e *engine) track(st *pathState) (attempt, error) {
 			if st.tau <= e.endTau() || st.tau <= 1e-6 && st.cond >= math.Ldexp(1/e.u, -10) {
 				return e.endgame(st, fmt.Sprintf("a rejected step at t = 1 - %.3g", st.tau)), nil
 			}
-			if rejectedHere == 2 && e.split() {
+			if rejectedHere == 2 && st.sn != e.n {
 				// The predictor of the series at the tracking precision
 				// is made from this point: a new step size from it.
-				full, err := e.fullSeries()
+				full, err := e.seriesLevel(e.n)
 				if err != nil {
 					return attempt{}, err
 				}
@@ -291,32 +297,32 @@ func (e *engine) track(st *pathState) (attempt, error) {
 	return attempt{status: Regular}, nil
 }
 
-// tryStep predicts the point at tau from the approximants pd (at s, the
-// step) and corrects it; on success the state moves there. Split (and not
-// full): Newton at the series precision corrects the prediction and gives
-// the series at the new point, then Newton at the tracking precision
-// refines the point (one step, mostly); else one solve at the tracking
-// precision does both. The test of the step is on the first solve from
-// the predicted point (see acceptable).
-func (e *engine) tryStep(st *pathState, sa arith, pd *padeSet, s, tau float64, full bool, xs, xp []float64) (bool, error) {
-	if !e.split() || full {
-		l := e.cor
-		if full {
-			var err error
-			if l, err = e.fullSeries(); err != nil {
-				return false, err
-			}
-		}
-		if st.sn == e.n {
-			sa.predict(xp, pd, s)
-		} else {
-			sa.predict(xs, pd, s)
-			copy(xp, widen(xs, st.sn, e.n))
-		}
-		res, err := l.solve(tau, xp)
-		if err != nil {
-			return false, err
-		}
+// tryStep predicts the point at tau from the approximants of sl (the level
+// of the state's series; s is the step) and corrects it; on success the
+// state moves there. With q below the tracking precision: Newton at q
+// doubles corrects the prediction and gives the series at the new point,
+// then Newton at the tracking precision refines the point (one step,
+// mostly); with q the tracking precision one solve does both. The test of
+// the step is on the first solve from the predicted point (see
+// acceptable).
+func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []float64) (bool, error) {
+	n := e.h.Unknowns()
+	l, err := e.seriesLevel(q)
+	if err != nil {
+		return false, err
+	}
+	// The prediction, at the series' precision, to q doubles.
+	sl.ar.predict(sl.x, sl.pd, s)
+	if sl.n >= q {
+		narrow(l.x, sl.x, sl.n, q)
+	} else {
+		copy(l.x, widen(sl.x, sl.n, q))
+	}
+	res, err := l.solve(tau, l.x)
+	if err != nil {
+		return false, err
+	}
+	if q == e.n {
 		if !e.acceptable(l, res, tau) {
 			return false, nil
 		}
@@ -326,35 +332,24 @@ func (e *engine) tryStep(st *pathState, sa arith, pd *padeSet, s, tau float64, f
 		e.takeSeries(st, res)
 		return true, nil
 	}
-	if st.sn == e.ser.n {
-		sa.predict(xs, pd, s)
-	} else {
-		sa.predict(xp, pd, s)
-		narrow(xs, xp, e.n, e.ser.n)
-	}
-	sres, err := e.ser.solve(tau, xs)
-	if err != nil {
-		return false, err
-	}
-	if !e.acceptable(e.ser, sres, -1) {
+	if !e.acceptable(l, res, -1) {
 		return false, nil
 	}
-	n := e.h.Unknowns()
 	for v := range n {
-		copy(xs[v*e.ser.w:(v+1)*e.ser.w], sres.Coef(v, 0))
+		copy(l.x[v*l.w:(v+1)*l.w], res.Coef(v, 0))
 	}
-	copy(xp, widen(xs, e.ser.n, e.n))
-	res, err := e.cor.solve(tau, xp)
+	copy(xp, widen(l.x, q, e.n))
+	cres, err := e.cor.solve(tau, xp)
 	if err != nil {
 		return false, err
 	}
-	if !res.Converged || e.cor.u1 > e.opt.PredTol || tau == 0 && !regularEnd(e.u, res.Cond, e.cor.lastRefine) {
+	if !cres.Converged || e.cor.u1 > e.opt.PredTol || tau == 0 && !regularEnd(e.u, cres.Cond, e.cor.lastRefine) {
 		return false, nil
 	}
 	st.tau = tau
-	e.measureDistance(e.ser, st, sres)
-	e.takePoint(st, res)
-	e.takeSeries(st, sres)
+	e.measureDistance(l, st, res)
+	e.takePoint(st, cres)
+	e.takeSeries(st, res)
 	return true, nil
 }
 
@@ -373,15 +368,15 @@ func (e *engine) trend(st *pathState, v int) float64 {
 }
 
 // goesToInfinity is the early test at infinity, after each accepted step
-// with tau <= 1e-8 in projective coordinates: x_0 at most 1e-3 of the
+// with tau <= 1e-6 in projective coordinates: x_0 at most 1e-2 of the
 // other coordinates and going to zero like tau^r with r >= 1/32, the same
 // r (within 10%) at this point and the one before. A finite end x_0 ->
 // x_0* != 0 gives an r that falls like tau or tau^(1/m) from one point to
 // the next (a factor (1/4)^(1/m) per step of a quarter), so it does not
 // pass for m below 14; the path is spared its descent to tau = 1e-20 and
-// below, where the steps shrink with tau.
+// below, where the steps shrink with tau and the condition number grows.
 func (e *engine) goesToInfinity(st *pathState) bool {
-	if !e.h.Projective || st.tau > 1e-8 || !st.haveSeries {
+	if !e.h.Projective || st.tau > 1e-6 || !st.haveSeries {
 		st.prevTrend = 0
 		return false
 	}
@@ -391,7 +386,7 @@ func (e *engine) goesToInfinity(st *pathState) bool {
 	prev := st.prevTrend
 	st.prevTrend = r
 	x0 := mag1(st.x[(n-1)*w:n*w]) / max(maxMag(st.x[:(n-1)*w], w), 1e-300)
-	return r >= 1.0/32 && x0 <= 1e-3 && prev > 0 && math.Abs(r/prev-1) <= 0.1
+	return r >= 1.0/32 && x0 <= 1e-2 && prev > 0 && math.Abs(r/prev-1) <= 0.1
 }
 
 // endTau is the end zone: a step rejected this close to t = 1 (u^(3/4)),
@@ -409,7 +404,7 @@ func (e *engine) acceptable(l *level, res *newton.Result, tau float64) bool {
 	if !res.Converged {
 		return false
 	}
-	if l.u1 > e.opt.PredTol*16 {
+	if l.u1 > e.opt.PredTol*8 {
 		return false
 	}
 	floor := math.Ldexp(l.u, 12) * max(1, res.Cond)
@@ -460,8 +455,7 @@ func (e *engine) takePoint(st *pathState, res *newton.Result) {
 	st.haveSeries = false
 }
 
-// takeSeries keeps the series of a solve (at the series precision, or at
-// the tracking one after fullSeries).
+// takeSeries keeps the series of a solve (at the precision of its level).
 func (e *engine) takeSeries(st *pathState, res *newton.Result) {
 	if len(st.series) != len(res.X) {
 		st.series = make([]float64, len(res.X))
@@ -470,18 +464,6 @@ func (e *engine) takeSeries(st *pathState, res *newton.Result) {
 	st.sn = res.N
 	st.seriesTau = st.tau
 	st.haveSeries = true
-}
-
-// arithOf returns the arithmetic of the state's series and approximants
-// of its size.
-func (e *engine) arithOf(st *pathState) (arith, *padeSet) {
-	if st.sn == e.ser.n {
-		return e.ser.ar, e.pd
-	}
-	if e.pdHi == nil {
-		e.pdHi = newPadeSet(e.opt.PadeL, e.opt.PadeM, e.h.Unknowns(), e.w)
-	}
-	return e.cor.ar, e.pdHi
 }
 
 // endgame classifies a path whose steps stopped: near the end the path
@@ -524,10 +506,10 @@ func (e *engine) endgame(st *pathState, reason string) attempt {
 		return attempt{status: Failed, reason: reason}
 	}
 	// The endpoint: the approximants at s = tau, at the series precision.
-	sa, pd := e.arithOf(st)
-	sa.pade(pd, st.series, n, e.d)
+	sl := e.series[st.sn]
+	sl.ar.pade(sl.pd, st.series, n, e.d)
 	end := make([]float64, n*sw)
-	sa.predict(end, pd, tau)
+	sl.ar.predict(end, sl.pd, tau)
 	if finite(end) {
 		endP := widen(end, sn, e.n)
 		for k := 0; k < len(st.x); k += w {
