@@ -338,16 +338,17 @@ type level struct {
 	// newtonSteps counts every Newton step of this solver.
 	newtonSteps int
 	pd          *padeSet  // the approximants of this level's series (degree > 0)
+	tol         float64   // Newton's RefineTol (refineTol, or seriesRefineTol below the tracking precision)
 	x           []float64 // a point at this precision (scratch)
 }
 
-func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef) (*level, error) {
+func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef, tol float64) (*level, error) {
 	ar, err := arithFor(n)
 	if err != nil {
 		return nil, err
 	}
 	p := mdops.Prec{N: n, Complex: true}
-	l := &level{n: n, w: 2 * n, ar: ar, u: p.UnitRoundoff(), coefs: coefs, x: make([]float64, h.Unknowns()*2*n)}
+	l := &level{n: n, w: 2 * n, ar: ar, u: p.UnitRoundoff(), coefs: coefs, x: make([]float64, h.Unknowns()*2*n), tol: tol}
 	if degree > 0 {
 		l.pd = newPadeSet(opt.PadeL, opt.PadeM, h.Unknowns(), 2*n)
 	}
@@ -357,7 +358,7 @@ func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef) (*leve
 	}
 	l.shift = make([]float64, maxLen)
 	l.sol, err = newton.New(h.template, newton.Options{Prec: p, Degree: degree, Workers: 1,
-		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: refineTol})
+		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: tol})
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +407,7 @@ func (l *level) solve(tau float64, x []float64) (*newton.Result, error) {
 	// test at infinity needs every digit of x_0.
 	if tau == 0 {
 		l.sol.SetRefineTol(0)
-		defer l.sol.SetRefineTol(refineTol)
+		defer l.sol.SetRefineTol(l.tol)
 	}
 	return l.sol.SolveLimbs(x)
 }
@@ -434,9 +435,9 @@ func newEngine(h *Homotopy, opt *Options, n int, shared *sharedCoefs) (*engine, 
 		series: map[int]*level{}}
 	var err error
 	if e.split() {
-		e.cor, err = newLevel(h, opt, n, 0, shared.get(n))
+		e.cor, err = newLevel(h, opt, n, 0, shared.get(n), refineTol)
 	} else {
-		e.cor, err = newLevel(h, opt, n, d, shared.get(n))
+		e.cor, err = newLevel(h, opt, n, d, shared.get(n), refineTol)
 		e.series[n] = e.cor
 	}
 	if err != nil {
@@ -467,7 +468,11 @@ func (e *engine) seriesLevel(q int) (*level, error) {
 	if l, ok := e.series[q]; ok {
 		return l, nil
 	}
-	l, err := newLevel(e.h, e.opt, q, e.d, e.shared.get(q))
+	tol := refineTol
+	if q < e.n {
+		tol = seriesRefineTol
+	}
+	l, err := newLevel(e.h, e.opt, q, e.d, e.shared.get(q), tol)
 	if err != nil {
 		return nil, err
 	}
@@ -505,3 +510,9 @@ func (e *engine) refiner() (*newton.Solver, error) {
 // what the predictor needs; the endpoint is refined to the working
 // precision on the target.
 const refineTol = 1e-6
+
+// seriesRefineTol is the tolerance of the series' own correction below the
+// tracking precision: the point is within about 1e-8 of the path, as much
+// as the series for the predictor needs; the corrector at the tracking
+// precision takes it from there.
+const seriesRefineTol = 1e-4
