@@ -195,6 +195,10 @@ func isZero{{.S}}(x {{.T}}) bool { return x[0] == 0 }
 // lead{{.S}} returns the magnitude of x's leading limb.
 func lead{{.S}}(x {{.T}}) float64 { return math.Abs(x[0]) }
 
+// absLead{{.S}} is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLead{{.S}}(x {{.T}}) float64 { return math.Abs(x[0]) }
+
 // real{{.S}} returns the real part of x.
 func real{{.S}}(x {{.T}}) {{.R}} { return x }
 
@@ -248,6 +252,10 @@ func isZero{{.S}}(x {{.T}}) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 
 // lead{{.S}} returns the larger magnitude of the leading limbs of the two parts.
 func lead{{.S}}(x {{.T}}) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
+
+// absLead{{.S}} is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLead{{.S}}(x {{.T}}) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
 
 // real{{.S}} returns the real part of x.
 func real{{.S}}(x {{.T}}) {{.R}} { return x.Re }
@@ -420,6 +428,17 @@ func Norm1{{.S}}(x []{{.T}}) {{.R}} {
 		acc[l] = acc[l].Add(abs{{.S}}(x[i+l]))
 	}
 	return combine{{.R | trimPrefix}}(&acc, f)
+}
+
+// leadNorm1{{.S}} is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLead{{.S}}(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1{{.S}}(x []{{.T}}) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLead{{.S}}(x[i])
+	}
+	return s
 }
 {{end}}
 var _ = mdops.F1{}
@@ -1327,18 +1346,20 @@ import (
 )
 {{range .V}}
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's {{if .C}}zlacn2{{else}}dlacn2{{end}} (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1{{.S}}, la.LeadNorm1{{if .C}}:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus{{end}}):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's {{if .C}}zlacn2{{else}}dlacn2{{end}} (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QR{{.S}}) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QR{{.S}}) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1353,15 +1374,9 @@ func (q *QR{{.S}}) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1{{.S}}(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1{{.S}}(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]{{.T}}, n)
 	xr := make([]{{.T}}, n)
@@ -1380,7 +1395,7 @@ func (q *QR{{.S}}) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1{{.S}}(x)[0] }
+	norm := func() float64 { return leadNorm1{{.S}}(x) }
 	for i := range x {
 		x[i] = fromFloat{{.S}}(1/float64(n), 0)
 	}

@@ -179,10 +179,16 @@
 // n = 0. Residual1 = Norm1 of b - A x computed so. Norm1: the reduction of
 // the plain terms |x_i| (Add).
 //
-// Cond (CPU only, not part of the GPU specification): ||R||_1 (max over
-// columns of Norm1 of R's column) times LAPACK's dlacn2/zlacn2 estimate of
-// ||R^-1||_1 (Hager, Higham), with multiple-double solves by R and R^H and
-// float64 decisions; +Inf when some R_kk is zero.
+// Cond (CPU only, not part of the GPU specification): ||R||_1 times
+// LAPACK's dlacn2/zlacn2 estimate of ||R^-1||_1 (Hager, Higham), with
+// multiple-double solves by R and R^H and float64 decisions; +Inf when
+// some R_kk is zero. Its 1-norms (||R||_1: the max over the columns of R;
+// the norms of the estimate's iterates) are LeadNorm1's float64 sums of
+// the leading limbs, s = s + |x_i|_0 in increasing i from s = 0, with
+// |x|_0 = |x_0| (real) or |Re_0| + |Im_0| (complex; within a factor
+// sqrt(2) of the modulus): an estimate needs no multiple-double moduli,
+// which cost two to three times the step's other 1-norms at 1 and 2
+// doubles (issue 20).
 //
 // # Operation counts and rates
 //
