@@ -548,6 +548,7 @@ type QR{{.S}} struct {
 	rinv     []{{.R}} // 1.Div(R_kk), used by the back substitution
 	rrev     []{{.T}} // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int    // start of row i in rrev
+	diag     []float64 // leading limbs of R_kk (the rank check's)
 	qhMin    int      // ApplyQH's team: at least qhMin rows per worker (qhMin{{.S}})
 	qhGroup  int      // ApplyQH's team: lanes per run (qhGroup{{.S}}, see applyQHPar)
 	trMin    int      // SolveR's team: rows worker 0 computes alone (trMin{{.S}})
@@ -587,6 +588,23 @@ func NewQR{{.S}}(m, n int, a []{{.T}}, lda, workers int) (*QR{{.S}}, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQR{{.S}}(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QR{{.S}}) Refactor(a []{{.T}}, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2{{.S}}(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactors{{.S}} returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQR{{.S}} leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -624,19 +642,23 @@ func (q *QR{{.S}}) Cols() int { return q.n }
 func (q *QR{{.S}}) Diag(k int) {{.R}} { return real{{.S}}(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QR{{.S}}) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]{{.R}}, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]{{.R}}, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]{{.T}}, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]{{.T}}, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := real{{.S}}(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = {{.R}}{}
 		if d[0] != 0 {
 			q.rinv[i] = {{.R}}FromFloat64(1).Div(d)
 		}
@@ -936,11 +958,13 @@ func (q *QR{{.S}}) SolveR(b []{{.T}}, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]{{.T}}, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]{{.T}}, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]{{.T}} // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]{{.T}}, q.n))
 	}
 	return nil
 }
@@ -1519,6 +1543,9 @@ func (f flatQR{{.S}}) Solve(b []float64, workers int) error {
 func (f flatQR{{.S}}) Cond() float64 { return f.q.Cond() }
 func (f flatQR{{.S}}) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQR{{.S}}) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[{{.T}}](a, {{.W}}), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).

@@ -33,6 +33,8 @@
 //	(*QRF4) Solve(b []T) error                           least squares: min ||A x - b||_2,
 //	                                                     x in b[:n] (ApplyQH, then SolveR)
 //	(*QRF4) Cond() float64                               1-norm condition estimate of R
+//	(*QRF4) Refactor(a []T, lda, workers int) error      NewQR's result for a new matrix of
+//	                                                     the same shape, in q's buffers
 //	(*QRF4) Diag(k int) R                                |R_kk| (real, >= 0)
 //	QRF4.A []T (column-major m x n, lda = m: R on and above the diagonal,
 //	      the Householder vectors below it, v_k[k] = 1 implicit), QRF4.Tau []T
@@ -63,7 +65,8 @@
 //	    ApplyQH(b []float64); ApplyQHMany(nrhs int, b []float64, ldb, workers int)
 //	    SolveR(b []float64) error; SolveRMany(nrhs int, b []float64, ldb, workers int) error
 //	    Solve(b []float64) error
-//	    Cond() float64
+//	    Cond() float64; CondWorkers(workers int) float64
+//	    Refactor(a []float64, lda, workers int) error
 //	}
 //
 // Newton on Taylor series with this API: f, err := NewQR(A_0) once (err is
