@@ -173,7 +173,7 @@ func newNewtonBackend(k *NewtonKernels, c backend.NewtonConfig) (*newtonBackend,
 	if err := newtonFits(c, free, k.dev.Info().Name); err != nil {
 		return nil, err
 	}
-	ok = false
+	ok := false
 	defer func() {
 		if !ok {
 			_ = be.Close()
