@@ -195,6 +195,10 @@ func isZero{{.S}}(x {{.T}}) bool { return x[0] == 0 }
 // lead{{.S}} returns the magnitude of x's leading limb.
 func lead{{.S}}(x {{.T}}) float64 { return math.Abs(x[0]) }
 
+// absLead{{.S}} is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLead{{.S}}(x {{.T}}) float64 { return math.Abs(x[0]) }
+
 // real{{.S}} returns the real part of x.
 func real{{.S}}(x {{.T}}) {{.R}} { return x }
 
@@ -248,6 +252,10 @@ func isZero{{.S}}(x {{.T}}) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 
 // lead{{.S}} returns the larger magnitude of the leading limbs of the two parts.
 func lead{{.S}}(x {{.T}}) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
+
+// absLead{{.S}} is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLead{{.S}}(x {{.T}}) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
 
 // real{{.S}} returns the real part of x.
 func real{{.S}}(x {{.T}}) {{.R}} { return x.Re }
@@ -421,6 +429,17 @@ func Norm1{{.S}}(x []{{.T}}) {{.R}} {
 	}
 	return combine{{.R | trimPrefix}}(&acc, f)
 }
+
+// leadNorm1{{.S}} is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLead{{.S}}(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1{{.S}}(x []{{.T}}) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLead{{.S}}(x[i])
+	}
+	return s
+}
 {{end}}
 var _ = mdops.F1{}
 `
@@ -529,6 +548,7 @@ type QR{{.S}} struct {
 	rinv     []{{.R}} // 1.Div(R_kk), used by the back substitution
 	rrev     []{{.T}} // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int    // start of row i in rrev
+	diag     []float64 // leading limbs of R_kk (the rank check's)
 	qhMin    int      // ApplyQH's team: at least qhMin rows per worker (qhMin{{.S}})
 	qhGroup  int      // ApplyQH's team: lanes per run (qhGroup{{.S}}, see applyQHPar)
 	trMin    int      // SolveR's team: rows worker 0 computes alone (trMin{{.S}})
@@ -568,6 +588,23 @@ func NewQR{{.S}}(m, n int, a []{{.T}}, lda, workers int) (*QR{{.S}}, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQR{{.S}}(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QR{{.S}}) Refactor(a []{{.T}}, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2{{.S}}(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactors{{.S}} returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQR{{.S}} leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -605,19 +642,23 @@ func (q *QR{{.S}}) Cols() int { return q.n }
 func (q *QR{{.S}}) Diag(k int) {{.R}} { return real{{.S}}(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QR{{.S}}) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]{{.R}}, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]{{.R}}, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]{{.T}}, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]{{.T}}, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := real{{.S}}(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = {{.R}}{}
 		if d[0] != 0 {
 			q.rinv[i] = {{.R}}FromFloat64(1).Div(d)
 		}
@@ -917,11 +958,13 @@ func (q *QR{{.S}}) SolveR(b []{{.T}}, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]{{.T}}, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]{{.T}}, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]{{.T}} // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]{{.T}}, q.n))
 	}
 	return nil
 }
@@ -1327,18 +1370,20 @@ import (
 )
 {{range .V}}
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's {{if .C}}zlacn2{{else}}dlacn2{{end}} (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1{{.S}}, la.LeadNorm1{{if .C}}:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus{{end}}):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's {{if .C}}zlacn2{{else}}dlacn2{{end}} (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QR{{.S}}) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QR{{.S}}) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1353,15 +1398,9 @@ func (q *QR{{.S}}) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1{{.S}}(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1{{.S}}(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]{{.T}}, n)
 	xr := make([]{{.T}}, n)
@@ -1380,7 +1419,7 @@ func (q *QR{{.S}}) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1{{.S}}(x)[0] }
+	norm := func() float64 { return leadNorm1{{.S}}(x) }
 	for i := range x {
 		x[i] = fromFloat{{.S}}(1/float64(n), 0)
 	}
@@ -1504,6 +1543,9 @@ func (f flatQR{{.S}}) Solve(b []float64, workers int) error {
 func (f flatQR{{.S}}) Cond() float64 { return f.q.Cond() }
 func (f flatQR{{.S}}) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQR{{.S}}) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[{{.T}}](a, {{.W}}), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).

@@ -2234,13 +2234,14 @@ __device__ __forceinline__ void la_packr_body(const double* a, long long m, long
 // conj(R_(q,i)), q = 0..i-1, so that backsub on U (rrevh, rinvh) is the
 // forward substitution by R^H of la's condition estimate on the reversed
 // vector (the same terms, products and lane order); rinvh[n-1-i] =
-// rinv[i]; cnorm[i] = Norm1(R_(0..i, i)) (la Norm1: the lanes of norm1);
-// diag[i] = the leading limb of Re(R_ii) (la's rank check).
+// rinv[i]; cnorm[i] = the condition estimate's float64 1-norm of column i
+// of R (la's leadNorm1: the sum s = s + absLead(R_(q,i)) over q = 0..i in
+// increasing q, from s = 0, by lane 0 alone) in the leading limb of
+// element i of cnorm, the other limbs zero; diag[i] = the leading limb of
+// Re(R_ii) (la's rank check).
 template <class O>
 __device__ __forceinline__ void la_packrh_body(const double* a, long long m, long long n, long long lda, const double* rinv,
                                                double* rrevh, double* rinvh, double* cnorm, double* diag) {
-  typedef typename O::T T;
-  typedef typename O::R R;
   const int W = O::W;
   (void)m;
   const int t = (int)threadIdx.x, l = t & 15, g = t >> 4, G = (int)blockDim.x >> 4;
@@ -2249,17 +2250,14 @@ __device__ __forceinline__ void la_packrh_body(const double* a, long long m, lon
   const long long len = active ? i + 1 : 0;
   const double* col = a + (active ? i : 0) * lda * W;
   double* row = rrevh + la_rowoff(n, active ? n - 1 - i : 0) * W;
-  R acc = O::rzero();
-  if (active && l < len) {
-    for (long long q = l; q < len; q += 16) {
-      const T x = O::load(col + q * W);
-      acc = q == l ? O::abs(x) : O::radd(acc, O::abs(x));
-      if (q < i) O::store(row + q * W, O::conj(x));
-    }
+  if (active) {
+    for (long long q = l; q < i; q += 16) O::store(row + q * W, O::conj(O::load(col + q * W)));
   }
-  acc = la_tree<R, typename O::RAdd>(acc, l, len < 16 ? len : 16);
   if (active && l == 0) {
-    O::rstore(cnorm + i * O::N, acc);
+    double s = 0.0;
+    for (long long q = 0; q < len; ++q) s = s + O::absLead(O::load(col + q * W));
+    cnorm[i * O::N] = s;
+    for (int c = 1; c < O::N; ++c) cnorm[i * O::N + c] = 0.0;
     O::rstore(rinvh + (n - 1 - i) * O::N, O::rload(rinv + i * O::N));
     diag[i] = O::re(O::load(col + i * W)).v[0];
   }
@@ -2631,6 +2629,8 @@ struct la_ops_r4 {
   static __device__ __forceinline__ R abs(const T& x) { return md4_abs(x); }
   static __device__ __forceinline__ bool isZero(const T& x) { return x.v[0] == 0.0; }
   static __device__ __forceinline__ double lead(const T& x) { return fabs(x.v[0]); }
+  // absLead is the condition estimate's magnitude: |x|_0 of the leading limb.
+  static __device__ __forceinline__ double absLead(const T& x) { return fabs(x.v[0]); }
   static __device__ __forceinline__ double imLead(const T&) { return 0.0; }
   static __device__ __forceinline__ T scale(const T& x, double f) { return md4_mulf64(x, f); }
   static __device__ __forceinline__ T mulReal(const T& x, const R& r) { return md4_mul(x, r); }

@@ -48,9 +48,12 @@ import (
 //	    row n-1-i of U holds conj(R_(q,i)), q = 0..i-1, and rinvh[n-1-i] =
 //	    rinv[i]), so that backsub(1) on U of the reversed vector is la's
 //	    forward substitution by R^H (the condition estimate's solveRH: the
-//	    same terms, products and lane order); cnorm[i] = Norm1(R_(0..i, i))
-//	    (N-double reals, la Norm1's lanes) and diag[i] = the leading limb
-//	    of Re(R_ii) (la's rank check). One group of 16 lanes per column.
+//	    same terms, products and lane order); cnorm[i] = the condition
+//	    estimate's float64 1-norm of R_(0..i, i) (la's leadNorm1: |Re|+|Im|
+//	    of the leading limbs, summed in increasing row order) in the leading
+//	    limb of element i (N doubles each, the others zero), and diag[i] =
+//	    the leading limb of Re(R_ii) (la's rank check). One group of 16
+//	    lanes per column.
 //	qh       (const double* a, const double* tau, m, n, lda, double* b, ldb, nrhs)
 //	    b[:, c] = Q^H b[:, c] (la ApplyQH: reflectors 0..n-1 in order) for the
 //	    nrhs columns c of b (column c at c*ldb); one warp per column (as

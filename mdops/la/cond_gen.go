@@ -9,18 +9,19 @@ import (
 )
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's dlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1F1, la.LeadNorm1):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's dlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRF1) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRF1) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -35,15 +36,9 @@ func (q *QRF1) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1F1(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1F1(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.F1, n)
 	xr := make([]mdops.F1, n)
@@ -62,7 +57,7 @@ func (q *QRF1) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1F1(x)[0] }
+	norm := func() float64 { return leadNorm1F1(x) }
 	for i := range x {
 		x[i] = fromFloatF1(1/float64(n), 0)
 	}
@@ -133,18 +128,20 @@ func (q *QRF1) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's zlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1C1, la.LeadNorm1:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's zlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRC1) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRC1) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -159,15 +156,9 @@ func (q *QRC1) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1C1(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1C1(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.C1, n)
 	xr := make([]mdops.C1, n)
@@ -186,7 +177,7 @@ func (q *QRC1) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1C1(x)[0] }
+	norm := func() float64 { return leadNorm1C1(x) }
 	for i := range x {
 		x[i] = fromFloatC1(1/float64(n), 0)
 	}
@@ -252,18 +243,19 @@ func (q *QRC1) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's dlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1F2, la.LeadNorm1):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's dlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRF2) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRF2) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -278,15 +270,9 @@ func (q *QRF2) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1F2(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1F2(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.F2, n)
 	xr := make([]mdops.F2, n)
@@ -305,7 +291,7 @@ func (q *QRF2) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1F2(x)[0] }
+	norm := func() float64 { return leadNorm1F2(x) }
 	for i := range x {
 		x[i] = fromFloatF2(1/float64(n), 0)
 	}
@@ -376,18 +362,20 @@ func (q *QRF2) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's zlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1C2, la.LeadNorm1:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's zlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRC2) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRC2) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -402,15 +390,9 @@ func (q *QRC2) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1C2(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1C2(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.C2, n)
 	xr := make([]mdops.C2, n)
@@ -429,7 +411,7 @@ func (q *QRC2) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1C2(x)[0] }
+	norm := func() float64 { return leadNorm1C2(x) }
 	for i := range x {
 		x[i] = fromFloatC2(1/float64(n), 0)
 	}
@@ -495,18 +477,19 @@ func (q *QRC2) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's dlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1F3, la.LeadNorm1):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's dlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRF3) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRF3) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -521,15 +504,9 @@ func (q *QRF3) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1F3(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1F3(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.F3, n)
 	xr := make([]mdops.F3, n)
@@ -548,7 +525,7 @@ func (q *QRF3) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1F3(x)[0] }
+	norm := func() float64 { return leadNorm1F3(x) }
 	for i := range x {
 		x[i] = fromFloatF3(1/float64(n), 0)
 	}
@@ -619,18 +596,20 @@ func (q *QRF3) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's zlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1C3, la.LeadNorm1:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's zlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRC3) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRC3) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -645,15 +624,9 @@ func (q *QRC3) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1C3(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1C3(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.C3, n)
 	xr := make([]mdops.C3, n)
@@ -672,7 +645,7 @@ func (q *QRC3) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1C3(x)[0] }
+	norm := func() float64 { return leadNorm1C3(x) }
 	for i := range x {
 		x[i] = fromFloatC3(1/float64(n), 0)
 	}
@@ -738,18 +711,19 @@ func (q *QRC3) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's dlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1F4, la.LeadNorm1):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's dlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRF4) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRF4) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -764,15 +738,9 @@ func (q *QRF4) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1F4(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1F4(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.F4, n)
 	xr := make([]mdops.F4, n)
@@ -791,7 +759,7 @@ func (q *QRF4) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1F4(x)[0] }
+	norm := func() float64 { return leadNorm1F4(x) }
 	for i := range x {
 		x[i] = fromFloatF4(1/float64(n), 0)
 	}
@@ -862,18 +830,20 @@ func (q *QRF4) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's zlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1C4, la.LeadNorm1:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's zlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRC4) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRC4) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -888,15 +858,9 @@ func (q *QRC4) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1C4(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1C4(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.C4, n)
 	xr := make([]mdops.C4, n)
@@ -915,7 +879,7 @@ func (q *QRC4) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1C4(x)[0] }
+	norm := func() float64 { return leadNorm1C4(x) }
 	for i := range x {
 		x[i] = fromFloatC4(1/float64(n), 0)
 	}
@@ -981,18 +945,19 @@ func (q *QRC4) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's dlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1F5, la.LeadNorm1):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's dlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRF5) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRF5) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1007,15 +972,9 @@ func (q *QRF5) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1F5(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1F5(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.F5, n)
 	xr := make([]mdops.F5, n)
@@ -1034,7 +993,7 @@ func (q *QRF5) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1F5(x)[0] }
+	norm := func() float64 { return leadNorm1F5(x) }
 	for i := range x {
 		x[i] = fromFloatF5(1/float64(n), 0)
 	}
@@ -1105,18 +1064,20 @@ func (q *QRF5) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's zlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1C5, la.LeadNorm1:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's zlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRC5) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRC5) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1131,15 +1092,9 @@ func (q *QRC5) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1C5(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1C5(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.C5, n)
 	xr := make([]mdops.C5, n)
@@ -1158,7 +1113,7 @@ func (q *QRC5) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1C5(x)[0] }
+	norm := func() float64 { return leadNorm1C5(x) }
 	for i := range x {
 		x[i] = fromFloatC5(1/float64(n), 0)
 	}
@@ -1224,18 +1179,19 @@ func (q *QRC5) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's dlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1F8, la.LeadNorm1):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's dlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRF8) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRF8) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1250,15 +1206,9 @@ func (q *QRF8) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1F8(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1F8(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.F8, n)
 	xr := make([]mdops.F8, n)
@@ -1277,7 +1227,7 @@ func (q *QRF8) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1F8(x)[0] }
+	norm := func() float64 { return leadNorm1F8(x) }
 	for i := range x {
 		x[i] = fromFloatF8(1/float64(n), 0)
 	}
@@ -1348,18 +1298,20 @@ func (q *QRF8) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's zlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1C8, la.LeadNorm1:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's zlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRC8) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRC8) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1374,15 +1326,9 @@ func (q *QRC8) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1C8(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1C8(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.C8, n)
 	xr := make([]mdops.C8, n)
@@ -1401,7 +1347,7 @@ func (q *QRC8) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1C8(x)[0] }
+	norm := func() float64 { return leadNorm1C8(x) }
 	for i := range x {
 		x[i] = fromFloatC8(1/float64(n), 0)
 	}
@@ -1467,18 +1413,19 @@ func (q *QRC8) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's dlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1F10, la.LeadNorm1):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's dlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRF10) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRF10) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1493,15 +1440,9 @@ func (q *QRF10) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1F10(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1F10(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.F10, n)
 	xr := make([]mdops.F10, n)
@@ -1520,7 +1461,7 @@ func (q *QRF10) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1F10(x)[0] }
+	norm := func() float64 { return leadNorm1F10(x) }
 	for i := range x {
 		x[i] = fromFloatF10(1/float64(n), 0)
 	}
@@ -1591,18 +1532,20 @@ func (q *QRF10) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's zlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1C10, la.LeadNorm1:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's zlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRC10) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRC10) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1617,15 +1560,9 @@ func (q *QRC10) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1C10(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1C10(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.C10, n)
 	xr := make([]mdops.C10, n)
@@ -1644,7 +1581,7 @@ func (q *QRC10) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1C10(x)[0] }
+	norm := func() float64 { return leadNorm1C10(x) }
 	for i := range x {
 		x[i] = fromFloatC10(1/float64(n), 0)
 	}
@@ -1710,18 +1647,19 @@ func (q *QRC10) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's dlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1F16, la.LeadNorm1):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's dlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRF16) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRF16) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1736,15 +1674,9 @@ func (q *QRF16) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1F16(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1F16(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.F16, n)
 	xr := make([]mdops.F16, n)
@@ -1763,7 +1695,7 @@ func (q *QRF16) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1F16(x)[0] }
+	norm := func() float64 { return leadNorm1F16(x) }
 	for i := range x {
 		x[i] = fromFloatF16(1/float64(n), 0)
 	}
@@ -1834,18 +1766,20 @@ func (q *QRF16) condEst(workers int) float64 {
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
-// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). ||R||_1
-// is exact up to rounding (the largest Norm1 of a column of R);
-// ||R^-1||_1 is estimated as LAPACK's zlacn2 (Hager's method with
-// Higham's refinements) with multiple-double solves by R and R^H, which
-// gives a lower bound that is rarely off by more than a factor of 3. It is
+// ||R||_1 * ||R^-1||_1, as a float64 (+Inf when some R_kk is zero). The
+// 1-norms are float64 sums of the leading limbs (leadNorm1C16, la.LeadNorm1:
+// |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
+// ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
+// estimated as LAPACK's zlacn2 (Hager's method with Higham's
+// refinements) with multiple-double solves by R and R^H, which gives a
+// lower bound that is rarely off by more than a factor of 3. It is
 // computed once and cached; it runs on the CPU only (not part of the GPU
 // specification). Cond is CondWorkers(1).
 func (q *QRC16) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
-// up to workers goroutines (SolveR's team, trTeam) and the column norms of
-// R over workers: the same bits for every worker count. The estimate is
+// up to workers goroutines (SolveR's team, trTeam): the same bits for
+// every worker count. The estimate is
 // computed once (by the first call of Cond or CondWorkers) and cached.
 func (q *QRC16) CondWorkers(workers int) float64 {
 	q.condOnce.Do(func() { q.cond = q.condEst(workers) })
@@ -1860,15 +1794,9 @@ func (q *QRC16) condEst(workers int) float64 {
 	if q.singular() != nil {
 		return math.Inf(1)
 	}
-	cn := make([]float64, n)
-	parallel(workers, n, 16, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cn[j] = Norm1C16(q.A[j*m : j*m+j+1])[0]
-		}
-	})
 	anorm := 0.0
 	for j := 0; j < n; j++ {
-		anorm = max(anorm, cn[j])
+		anorm = max(anorm, leadNorm1C16(q.A[j*m:j*m+j+1]))
 	}
 	x := make([]mdops.C16, n)
 	xr := make([]mdops.C16, n)
@@ -1887,7 +1815,7 @@ func (q *QRC16) condEst(workers int) float64 {
 			q.solveRH(x)
 		}
 	}
-	norm := func() float64 { return Norm1C16(x)[0] }
+	norm := func() float64 { return leadNorm1C16(x) }
 	for i := range x {
 		x[i] = fromFloatC16(1/float64(n), 0)
 	}

@@ -33,6 +33,8 @@
 //	(*QRF4) Solve(b []T) error                           least squares: min ||A x - b||_2,
 //	                                                     x in b[:n] (ApplyQH, then SolveR)
 //	(*QRF4) Cond() float64                               1-norm condition estimate of R
+//	(*QRF4) Refactor(a []T, lda, workers int) error      NewQR's result for a new matrix of
+//	                                                     the same shape, in q's buffers
 //	(*QRF4) Diag(k int) R                                |R_kk| (real, >= 0)
 //	QRF4.A []T (column-major m x n, lda = m: R on and above the diagonal,
 //	      the Householder vectors below it, v_k[k] = 1 implicit), QRF4.Tau []T
@@ -63,7 +65,8 @@
 //	    ApplyQH(b []float64); ApplyQHMany(nrhs int, b []float64, ldb, workers int)
 //	    SolveR(b []float64) error; SolveRMany(nrhs int, b []float64, ldb, workers int) error
 //	    Solve(b []float64) error
-//	    Cond() float64
+//	    Cond() float64; CondWorkers(workers int) float64
+//	    Refactor(a []float64, lda, workers int) error
 //	}
 //
 // Newton on Taylor series with this API: f, err := NewQR(A_0) once (err is
@@ -179,10 +182,16 @@
 // n = 0. Residual1 = Norm1 of b - A x computed so. Norm1: the reduction of
 // the plain terms |x_i| (Add).
 //
-// Cond (CPU only, not part of the GPU specification): ||R||_1 (max over
-// columns of Norm1 of R's column) times LAPACK's dlacn2/zlacn2 estimate of
-// ||R^-1||_1 (Hager, Higham), with multiple-double solves by R and R^H and
-// float64 decisions; +Inf when some R_kk is zero.
+// Cond (CPU only, not part of the GPU specification): ||R||_1 times
+// LAPACK's dlacn2/zlacn2 estimate of ||R^-1||_1 (Hager, Higham), with
+// multiple-double solves by R and R^H and float64 decisions; +Inf when
+// some R_kk is zero. Its 1-norms (||R||_1: the max over the columns of R;
+// the norms of the estimate's iterates) are LeadNorm1's float64 sums of
+// the leading limbs, s = s + |x_i|_0 in increasing i from s = 0, with
+// |x|_0 = |x_0| (real) or |Re_0| + |Im_0| (complex; within a factor
+// sqrt(2) of the modulus): an estimate needs no multiple-double moduli,
+// which cost two to three times the step's other 1-norms at 1 and 2
+// doubles (issue 20).
 //
 // # Operation counts and rates
 //

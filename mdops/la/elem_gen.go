@@ -39,6 +39,10 @@ func isZeroF1(x mdops.F1) bool { return x[0] == 0 }
 // leadF1 returns the magnitude of x's leading limb.
 func leadF1(x mdops.F1) float64 { return math.Abs(x[0]) }
 
+// absLeadF1 is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLeadF1(x mdops.F1) float64 { return math.Abs(x[0]) }
+
 // realF1 returns the real part of x.
 func realF1(x mdops.F1) mdops.F1 { return x }
 
@@ -93,6 +97,10 @@ func isZeroC1(x mdops.C1) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 // leadC1 returns the larger magnitude of the leading limbs of the two parts.
 func leadC1(x mdops.C1) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
 
+// absLeadC1 is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLeadC1(x mdops.C1) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
+
 // realC1 returns the real part of x.
 func realC1(x mdops.C1) mdops.F1 { return x.Re }
 
@@ -142,6 +150,10 @@ func isZeroF2(x mdops.F2) bool { return x[0] == 0 }
 
 // leadF2 returns the magnitude of x's leading limb.
 func leadF2(x mdops.F2) float64 { return math.Abs(x[0]) }
+
+// absLeadF2 is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLeadF2(x mdops.F2) float64 { return math.Abs(x[0]) }
 
 // realF2 returns the real part of x.
 func realF2(x mdops.F2) mdops.F2 { return x }
@@ -197,6 +209,10 @@ func isZeroC2(x mdops.C2) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 // leadC2 returns the larger magnitude of the leading limbs of the two parts.
 func leadC2(x mdops.C2) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
 
+// absLeadC2 is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLeadC2(x mdops.C2) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
+
 // realC2 returns the real part of x.
 func realC2(x mdops.C2) mdops.F2 { return x.Re }
 
@@ -246,6 +262,10 @@ func isZeroF3(x mdops.F3) bool { return x[0] == 0 }
 
 // leadF3 returns the magnitude of x's leading limb.
 func leadF3(x mdops.F3) float64 { return math.Abs(x[0]) }
+
+// absLeadF3 is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLeadF3(x mdops.F3) float64 { return math.Abs(x[0]) }
 
 // realF3 returns the real part of x.
 func realF3(x mdops.F3) mdops.F3 { return x }
@@ -301,6 +321,10 @@ func isZeroC3(x mdops.C3) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 // leadC3 returns the larger magnitude of the leading limbs of the two parts.
 func leadC3(x mdops.C3) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
 
+// absLeadC3 is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLeadC3(x mdops.C3) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
+
 // realC3 returns the real part of x.
 func realC3(x mdops.C3) mdops.F3 { return x.Re }
 
@@ -350,6 +374,10 @@ func isZeroF4(x mdops.F4) bool { return x[0] == 0 }
 
 // leadF4 returns the magnitude of x's leading limb.
 func leadF4(x mdops.F4) float64 { return math.Abs(x[0]) }
+
+// absLeadF4 is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLeadF4(x mdops.F4) float64 { return math.Abs(x[0]) }
 
 // realF4 returns the real part of x.
 func realF4(x mdops.F4) mdops.F4 { return x }
@@ -405,6 +433,10 @@ func isZeroC4(x mdops.C4) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 // leadC4 returns the larger magnitude of the leading limbs of the two parts.
 func leadC4(x mdops.C4) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
 
+// absLeadC4 is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLeadC4(x mdops.C4) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
+
 // realC4 returns the real part of x.
 func realC4(x mdops.C4) mdops.F4 { return x.Re }
 
@@ -454,6 +486,10 @@ func isZeroF5(x mdops.F5) bool { return x[0] == 0 }
 
 // leadF5 returns the magnitude of x's leading limb.
 func leadF5(x mdops.F5) float64 { return math.Abs(x[0]) }
+
+// absLeadF5 is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLeadF5(x mdops.F5) float64 { return math.Abs(x[0]) }
 
 // realF5 returns the real part of x.
 func realF5(x mdops.F5) mdops.F5 { return x }
@@ -509,6 +545,10 @@ func isZeroC5(x mdops.C5) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 // leadC5 returns the larger magnitude of the leading limbs of the two parts.
 func leadC5(x mdops.C5) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
 
+// absLeadC5 is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLeadC5(x mdops.C5) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
+
 // realC5 returns the real part of x.
 func realC5(x mdops.C5) mdops.F5 { return x.Re }
 
@@ -558,6 +598,10 @@ func isZeroF8(x mdops.F8) bool { return x[0] == 0 }
 
 // leadF8 returns the magnitude of x's leading limb.
 func leadF8(x mdops.F8) float64 { return math.Abs(x[0]) }
+
+// absLeadF8 is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLeadF8(x mdops.F8) float64 { return math.Abs(x[0]) }
 
 // realF8 returns the real part of x.
 func realF8(x mdops.F8) mdops.F8 { return x }
@@ -613,6 +657,10 @@ func isZeroC8(x mdops.C8) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 // leadC8 returns the larger magnitude of the leading limbs of the two parts.
 func leadC8(x mdops.C8) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
 
+// absLeadC8 is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLeadC8(x mdops.C8) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
+
 // realC8 returns the real part of x.
 func realC8(x mdops.C8) mdops.F8 { return x.Re }
 
@@ -662,6 +710,10 @@ func isZeroF10(x mdops.F10) bool { return x[0] == 0 }
 
 // leadF10 returns the magnitude of x's leading limb.
 func leadF10(x mdops.F10) float64 { return math.Abs(x[0]) }
+
+// absLeadF10 is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLeadF10(x mdops.F10) float64 { return math.Abs(x[0]) }
 
 // realF10 returns the real part of x.
 func realF10(x mdops.F10) mdops.F10 { return x }
@@ -719,6 +771,10 @@ func isZeroC10(x mdops.C10) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 // leadC10 returns the larger magnitude of the leading limbs of the two parts.
 func leadC10(x mdops.C10) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
 
+// absLeadC10 is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLeadC10(x mdops.C10) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
+
 // realC10 returns the real part of x.
 func realC10(x mdops.C10) mdops.F10 { return x.Re }
 
@@ -768,6 +824,10 @@ func isZeroF16(x mdops.F16) bool { return x[0] == 0 }
 
 // leadF16 returns the magnitude of x's leading limb.
 func leadF16(x mdops.F16) float64 { return math.Abs(x[0]) }
+
+// absLeadF16 is the condition estimate's magnitude of x: |x_0|, the
+// leading limb's (la.LeadNorm1).
+func absLeadF16(x mdops.F16) float64 { return math.Abs(x[0]) }
 
 // realF16 returns the real part of x.
 func realF16(x mdops.F16) mdops.F16 { return x }
@@ -824,6 +884,10 @@ func isZeroC16(x mdops.C16) bool { return x.Re[0] == 0 && x.Im[0] == 0 }
 
 // leadC16 returns the larger magnitude of the leading limbs of the two parts.
 func leadC16(x mdops.C16) float64 { return max(math.Abs(x.Re[0]), math.Abs(x.Im[0])) }
+
+// absLeadC16 is the condition estimate's magnitude of x: |Re_0| + |Im_0|,
+// of the leading limbs (la.LeadNorm1).
+func absLeadC16(x mdops.C16) float64 { return math.Abs(x.Re[0]) + math.Abs(x.Im[0]) }
 
 // realC16 returns the real part of x.
 func realC16(x mdops.C16) mdops.F16 { return x.Re }

@@ -24,6 +24,7 @@ type QRF1 struct {
 	rinv     []mdops.F1 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F1 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF1)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF1, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF1)
@@ -59,6 +60,23 @@ func NewQRF1(m, n int, a []mdops.F1, lda, workers int) (*QRF1, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRF1(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRF1) Refactor(a []mdops.F1, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2F1(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsF1 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF1 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -89,19 +107,23 @@ func (q *QRF1) Cols() int { return q.n }
 func (q *QRF1) Diag(k int) mdops.F1 { return realF1(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRF1) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F1, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F1, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.F1, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.F1, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realF1(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F1{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F1FromFloat64(1).Div(d)
 		}
@@ -205,6 +227,7 @@ type QRC1 struct {
 	rinv     []mdops.F1 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C1 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC1)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC1, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC1)
@@ -240,6 +263,23 @@ func NewQRC1(m, n int, a []mdops.C1, lda, workers int) (*QRC1, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRC1(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRC1) Refactor(a []mdops.C1, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2C1(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsC1 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC1 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -273,19 +313,23 @@ func (q *QRC1) Cols() int { return q.n }
 func (q *QRC1) Diag(k int) mdops.F1 { return realC1(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRC1) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F1, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F1, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.C1, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.C1, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realC1(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F1{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F1FromFloat64(1).Div(d)
 		}
@@ -389,6 +433,7 @@ type QRF2 struct {
 	rinv     []mdops.F2 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F2 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF2)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF2, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF2)
@@ -424,6 +469,23 @@ func NewQRF2(m, n int, a []mdops.F2, lda, workers int) (*QRF2, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRF2(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRF2) Refactor(a []mdops.F2, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2F2(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsF2 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF2 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -454,19 +516,23 @@ func (q *QRF2) Cols() int { return q.n }
 func (q *QRF2) Diag(k int) mdops.F2 { return realF2(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRF2) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F2, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F2, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.F2, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.F2, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realF2(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F2{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F2FromFloat64(1).Div(d)
 		}
@@ -570,6 +636,7 @@ type QRC2 struct {
 	rinv     []mdops.F2 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C2 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC2)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC2, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC2)
@@ -605,6 +672,23 @@ func NewQRC2(m, n int, a []mdops.C2, lda, workers int) (*QRC2, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRC2(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRC2) Refactor(a []mdops.C2, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2C2(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsC2 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC2 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -638,19 +722,23 @@ func (q *QRC2) Cols() int { return q.n }
 func (q *QRC2) Diag(k int) mdops.F2 { return realC2(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRC2) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F2, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F2, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.C2, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.C2, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realC2(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F2{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F2FromFloat64(1).Div(d)
 		}
@@ -754,6 +842,7 @@ type QRF3 struct {
 	rinv     []mdops.F3 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F3 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF3)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF3, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF3)
@@ -789,6 +878,23 @@ func NewQRF3(m, n int, a []mdops.F3, lda, workers int) (*QRF3, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRF3(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRF3) Refactor(a []mdops.F3, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2F3(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsF3 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF3 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -819,19 +925,23 @@ func (q *QRF3) Cols() int { return q.n }
 func (q *QRF3) Diag(k int) mdops.F3 { return realF3(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRF3) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F3, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F3, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.F3, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.F3, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realF3(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F3{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F3FromFloat64(1).Div(d)
 		}
@@ -935,6 +1045,7 @@ type QRC3 struct {
 	rinv     []mdops.F3 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C3 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC3)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC3, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC3)
@@ -970,6 +1081,23 @@ func NewQRC3(m, n int, a []mdops.C3, lda, workers int) (*QRC3, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRC3(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRC3) Refactor(a []mdops.C3, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2C3(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsC3 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC3 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -1003,19 +1131,23 @@ func (q *QRC3) Cols() int { return q.n }
 func (q *QRC3) Diag(k int) mdops.F3 { return realC3(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRC3) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F3, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F3, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.C3, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.C3, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realC3(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F3{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F3FromFloat64(1).Div(d)
 		}
@@ -1119,6 +1251,7 @@ type QRF4 struct {
 	rinv     []mdops.F4 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F4 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF4)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF4, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF4)
@@ -1154,6 +1287,23 @@ func NewQRF4(m, n int, a []mdops.F4, lda, workers int) (*QRF4, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRF4(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRF4) Refactor(a []mdops.F4, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2F4(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsF4 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF4 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -1184,19 +1334,23 @@ func (q *QRF4) Cols() int { return q.n }
 func (q *QRF4) Diag(k int) mdops.F4 { return realF4(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRF4) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F4, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F4, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.F4, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.F4, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realF4(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F4{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F4FromFloat64(1).Div(d)
 		}
@@ -1300,6 +1454,7 @@ type QRC4 struct {
 	rinv     []mdops.F4 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C4 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC4)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC4, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC4)
@@ -1335,6 +1490,23 @@ func NewQRC4(m, n int, a []mdops.C4, lda, workers int) (*QRC4, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRC4(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRC4) Refactor(a []mdops.C4, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2C4(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsC4 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC4 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -1368,19 +1540,23 @@ func (q *QRC4) Cols() int { return q.n }
 func (q *QRC4) Diag(k int) mdops.F4 { return realC4(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRC4) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F4, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F4, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.C4, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.C4, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realC4(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F4{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F4FromFloat64(1).Div(d)
 		}
@@ -1484,6 +1660,7 @@ type QRF5 struct {
 	rinv     []mdops.F5 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F5 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF5)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF5, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF5)
@@ -1519,6 +1696,23 @@ func NewQRF5(m, n int, a []mdops.F5, lda, workers int) (*QRF5, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRF5(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRF5) Refactor(a []mdops.F5, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2F5(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsF5 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF5 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -1549,19 +1743,23 @@ func (q *QRF5) Cols() int { return q.n }
 func (q *QRF5) Diag(k int) mdops.F5 { return realF5(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRF5) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F5, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F5, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.F5, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.F5, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realF5(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F5{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F5FromFloat64(1).Div(d)
 		}
@@ -1665,6 +1863,7 @@ type QRC5 struct {
 	rinv     []mdops.F5 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C5 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC5)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC5, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC5)
@@ -1700,6 +1899,23 @@ func NewQRC5(m, n int, a []mdops.C5, lda, workers int) (*QRC5, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRC5(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRC5) Refactor(a []mdops.C5, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2C5(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsC5 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC5 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -1733,19 +1949,23 @@ func (q *QRC5) Cols() int { return q.n }
 func (q *QRC5) Diag(k int) mdops.F5 { return realC5(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRC5) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F5, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F5, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.C5, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.C5, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realC5(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F5{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F5FromFloat64(1).Div(d)
 		}
@@ -1849,6 +2069,7 @@ type QRF8 struct {
 	rinv     []mdops.F8 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F8 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinF8)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupF8, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF8)
@@ -1884,6 +2105,23 @@ func NewQRF8(m, n int, a []mdops.F8, lda, workers int) (*QRF8, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRF8(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRF8) Refactor(a []mdops.F8, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2F8(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsF8 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF8 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -1914,19 +2152,23 @@ func (q *QRF8) Cols() int { return q.n }
 func (q *QRF8) Diag(k int) mdops.F8 { return realF8(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRF8) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F8, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F8, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.F8, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.F8, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realF8(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F8{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F8FromFloat64(1).Div(d)
 		}
@@ -2030,6 +2272,7 @@ type QRC8 struct {
 	rinv     []mdops.F8 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C8 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int      // start of row i in rrev
+	diag     []float64  // leading limbs of R_kk (the rank check's)
 	qhMin    int        // ApplyQH's team: at least qhMin rows per worker (qhMinC8)
 	qhGroup  int        // ApplyQH's team: lanes per run (qhGroupC8, see applyQHPar)
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC8)
@@ -2065,6 +2308,23 @@ func NewQRC8(m, n int, a []mdops.C8, lda, workers int) (*QRC8, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRC8(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRC8) Refactor(a []mdops.C8, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2C8(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsC8 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC8 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -2098,19 +2358,23 @@ func (q *QRC8) Cols() int { return q.n }
 func (q *QRC8) Diag(k int) mdops.F8 { return realC8(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRC8) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F8, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F8, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.C8, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.C8, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realC8(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F8{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F8FromFloat64(1).Div(d)
 		}
@@ -2214,6 +2478,7 @@ type QRF10 struct {
 	rinv     []mdops.F10 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F10 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
+	diag     []float64   // leading limbs of R_kk (the rank check's)
 	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinF10)
 	qhGroup  int         // ApplyQH's team: lanes per run (qhGroupF10, see applyQHPar)
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF10)
@@ -2249,6 +2514,23 @@ func NewQRF10(m, n int, a []mdops.F10, lda, workers int) (*QRF10, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRF10(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRF10) Refactor(a []mdops.F10, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2F10(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsF10 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF10 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -2279,19 +2561,23 @@ func (q *QRF10) Cols() int { return q.n }
 func (q *QRF10) Diag(k int) mdops.F10 { return realF10(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRF10) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F10, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F10, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.F10, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.F10, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realF10(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F10{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F10FromFloat64(1).Div(d)
 		}
@@ -2395,6 +2681,7 @@ type QRC10 struct {
 	rinv     []mdops.F10 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C10 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
+	diag     []float64   // leading limbs of R_kk (the rank check's)
 	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinC10)
 	qhGroup  int         // ApplyQH's team: lanes per run (qhGroupC10, see applyQHPar)
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC10)
@@ -2430,6 +2717,23 @@ func NewQRC10(m, n int, a []mdops.C10, lda, workers int) (*QRC10, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRC10(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRC10) Refactor(a []mdops.C10, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2C10(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsC10 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC10 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -2463,19 +2767,23 @@ func (q *QRC10) Cols() int { return q.n }
 func (q *QRC10) Diag(k int) mdops.F10 { return realC10(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRC10) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F10, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F10, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.C10, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.C10, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realC10(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F10{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F10FromFloat64(1).Div(d)
 		}
@@ -2579,6 +2887,7 @@ type QRF16 struct {
 	rinv     []mdops.F16 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.F16 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
+	diag     []float64   // leading limbs of R_kk (the rank check's)
 	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinF16)
 	qhGroup  int         // ApplyQH's team: lanes per run (qhGroupF16, see applyQHPar)
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF16)
@@ -2614,6 +2923,23 @@ func NewQRF16(m, n int, a []mdops.F16, lda, workers int) (*QRF16, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRF16(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRF16) Refactor(a []mdops.F16, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2F16(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsF16 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRF16 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -2644,19 +2970,23 @@ func (q *QRF16) Cols() int { return q.n }
 func (q *QRF16) Diag(k int) mdops.F16 { return realF16(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRF16) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F16, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F16, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.F16, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.F16, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realF16(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F16{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F16FromFloat64(1).Div(d)
 		}
@@ -2760,6 +3090,7 @@ type QRC16 struct {
 	rinv     []mdops.F16 // 1.Div(R_kk), used by the back substitution
 	rrev     []mdops.C16 // row i of R: R_(i,n-1), R_(i,n-2), ..., R_(i,i+1), packed
 	rowOff   []int       // start of row i in rrev
+	diag     []float64   // leading limbs of R_kk (the rank check's)
 	qhMin    int         // ApplyQH's team: at least qhMin rows per worker (qhMinC16)
 	qhGroup  int         // ApplyQH's team: lanes per run (qhGroupC16, see applyQHPar)
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC16)
@@ -2795,6 +3126,23 @@ func NewQRC16(m, n int, a []mdops.C16, lda, workers int) (*QRC16, error) {
 	return q, q.finish()
 }
 
+// Refactor factors the m x n matrix a (lda >= m; q's shape) into q's own
+// buffers, which it overwrites: the factorization NewQRC16(m, n, a,
+// lda, workers) would return, bit for bit, and its error, without
+// allocating (a Newton solver factors a Jacobian of one shape at every
+// step). The cached condition estimate is dropped. Not safe while another
+// goroutine uses q.
+func (q *QRC16) Refactor(a []mdops.C16, lda, workers int) error {
+	m, n := q.m, q.n
+	checkMatrix("Refactor", m, n, len(a), lda)
+	for j := 0; j < n; j++ {
+		copy(q.A[j*m:(j+1)*m], a[j*lda:j*lda+m])
+	}
+	geqr2C16(m, n, q.A, q.Tau, q.vc, workers)
+	q.condOnce, q.cond = sync.Once{}, 0
+	return q.finish()
+}
+
 // QRFromFactorsC16 returns the factorization whose factored m x n matrix
 // (column-major, lda = m) and scalars are a and tau, as NewQRC16 leaves
 // them in A and Tau (a GPU's QR, say: gen/gpuabi's qr kernel), which it
@@ -2828,19 +3176,23 @@ func (q *QRC16) Cols() int { return q.n }
 func (q *QRC16) Diag(k int) mdops.F16 { return realC16(q.A[k+k*q.m]).Abs() }
 
 // finish computes rinv and the packed reversed rows of R, and checks the
-// rank.
+// rank; its buffers are made by the first call (Refactor reuses them).
 func (q *QRC16) finish() error {
 	m, n := q.m, q.n
-	q.rinv = make([]mdops.F16, n)
-	q.rowOff = make([]int, n+1)
-	for i := 0; i < n; i++ {
-		q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+	if q.rinv == nil {
+		q.rinv = make([]mdops.F16, n)
+		q.rowOff = make([]int, n+1)
+		for i := 0; i < n; i++ {
+			q.rowOff[i+1] = q.rowOff[i] + n - 1 - i
+		}
+		q.rrev = make([]mdops.C16, q.rowOff[n])
+		q.diag = make([]float64, n)
 	}
-	q.rrev = make([]mdops.C16, q.rowOff[n])
-	diag := make([]float64, n)
+	diag := q.diag
 	for i := 0; i < n; i++ {
 		d := realC16(q.A[i+i*m])
 		diag[i] = d[0]
+		q.rinv[i] = mdops.F16{}
 		if d[0] != 0 {
 			q.rinv[i] = mdops.F16FromFloat64(1).Div(d)
 		}

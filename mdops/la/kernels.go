@@ -15,6 +15,10 @@ type Factorization interface {
 	// CondWorkers is Cond with its solves spread over workers (the same
 	// bits); Cond and CondWorkers share one cached estimate.
 	CondWorkers(workers int) float64
+	// Refactor factors the m x n matrix a (lda >= m; this one's shape) in
+	// this factorization's buffers: NewQR's bits and error, without
+	// allocating (the cached estimate is dropped).
+	Refactor(a []float64, lda, workers int) error
 }
 
 // Kernels are one precision's routines on flat []float64 buffers, for code

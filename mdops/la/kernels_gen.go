@@ -38,6 +38,9 @@ func (f flatQRF1) Cond() float64 { return f.q.Cond() }
 func (f flatQRF1) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
 }
+func (f flatQRF1) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.F1](a, 1), lda, workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF1) factors() (a, tau []float64) {
@@ -85,6 +88,9 @@ func (f flatQRC1) Solve(b []float64, workers int) error {
 func (f flatQRC1) Cond() float64 { return f.q.Cond() }
 func (f flatQRC1) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQRC1) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.C1](a, 2), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).
@@ -134,6 +140,9 @@ func (f flatQRF2) Cond() float64 { return f.q.Cond() }
 func (f flatQRF2) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
 }
+func (f flatQRF2) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.F2](a, 2), lda, workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF2) factors() (a, tau []float64) {
@@ -181,6 +190,9 @@ func (f flatQRC2) Solve(b []float64, workers int) error {
 func (f flatQRC2) Cond() float64 { return f.q.Cond() }
 func (f flatQRC2) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQRC2) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.C2](a, 4), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).
@@ -230,6 +242,9 @@ func (f flatQRF3) Cond() float64 { return f.q.Cond() }
 func (f flatQRF3) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
 }
+func (f flatQRF3) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.F3](a, 3), lda, workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF3) factors() (a, tau []float64) {
@@ -277,6 +292,9 @@ func (f flatQRC3) Solve(b []float64, workers int) error {
 func (f flatQRC3) Cond() float64 { return f.q.Cond() }
 func (f flatQRC3) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQRC3) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.C3](a, 6), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).
@@ -326,6 +344,9 @@ func (f flatQRF4) Cond() float64 { return f.q.Cond() }
 func (f flatQRF4) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
 }
+func (f flatQRF4) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.F4](a, 4), lda, workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF4) factors() (a, tau []float64) {
@@ -373,6 +394,9 @@ func (f flatQRC4) Solve(b []float64, workers int) error {
 func (f flatQRC4) Cond() float64 { return f.q.Cond() }
 func (f flatQRC4) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQRC4) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.C4](a, 8), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).
@@ -422,6 +446,9 @@ func (f flatQRF5) Cond() float64 { return f.q.Cond() }
 func (f flatQRF5) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
 }
+func (f flatQRF5) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.F5](a, 5), lda, workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF5) factors() (a, tau []float64) {
@@ -469,6 +496,9 @@ func (f flatQRC5) Solve(b []float64, workers int) error {
 func (f flatQRC5) Cond() float64 { return f.q.Cond() }
 func (f flatQRC5) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQRC5) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.C5](a, 10), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).
@@ -518,6 +548,9 @@ func (f flatQRF8) Cond() float64 { return f.q.Cond() }
 func (f flatQRF8) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
 }
+func (f flatQRF8) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.F8](a, 8), lda, workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF8) factors() (a, tau []float64) {
@@ -565,6 +598,9 @@ func (f flatQRC8) Solve(b []float64, workers int) error {
 func (f flatQRC8) Cond() float64 { return f.q.Cond() }
 func (f flatQRC8) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQRC8) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.C8](a, 16), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).
@@ -614,6 +650,9 @@ func (f flatQRF10) Cond() float64 { return f.q.Cond() }
 func (f flatQRF10) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
 }
+func (f flatQRF10) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.F10](a, 10), lda, workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF10) factors() (a, tau []float64) {
@@ -661,6 +700,9 @@ func (f flatQRC10) Solve(b []float64, workers int) error {
 func (f flatQRC10) Cond() float64 { return f.q.Cond() }
 func (f flatQRC10) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQRC10) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.C10](a, 20), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).
@@ -710,6 +752,9 @@ func (f flatQRF16) Cond() float64 { return f.q.Cond() }
 func (f flatQRF16) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
 }
+func (f flatQRF16) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.F16](a, 16), lda, workers)
+}
 
 // factors returns A and Tau as flat buffers (for the tests).
 func (f flatQRF16) factors() (a, tau []float64) {
@@ -757,6 +802,9 @@ func (f flatQRC16) Solve(b []float64, workers int) error {
 func (f flatQRC16) Cond() float64 { return f.q.Cond() }
 func (f flatQRC16) CondWorkers(workers int) float64 {
 	return f.q.CondWorkers(workers)
+}
+func (f flatQRC16) Refactor(a []float64, lda, workers int) error {
+	return f.q.Refactor(as[mdops.C16](a, 32), lda, workers)
 }
 
 // factors returns A and Tau as flat buffers (for the tests).

@@ -150,6 +150,17 @@ func Norm1F1(x []mdops.F1) mdops.F1 {
 	return combineF1(&acc, f)
 }
 
+// leadNorm1F1 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadF1(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1F1(x []mdops.F1) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadF1(x[i])
+	}
+	return s
+}
+
 // combineC1 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
@@ -290,6 +301,17 @@ func Norm1C1(x []mdops.C1) mdops.F1 {
 		acc[l] = acc[l].Add(absC1(x[i+l]))
 	}
 	return combineF1(&acc, f)
+}
+
+// leadNorm1C1 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadC1(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1C1(x []mdops.C1) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadC1(x[i])
+	}
+	return s
 }
 
 // combineF2 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
@@ -434,6 +456,17 @@ func Norm1F2(x []mdops.F2) mdops.F2 {
 	return combineF2(&acc, f)
 }
 
+// leadNorm1F2 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadF2(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1F2(x []mdops.F2) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadF2(x[i])
+	}
+	return s
+}
+
 // combineC2 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
@@ -574,6 +607,17 @@ func Norm1C2(x []mdops.C2) mdops.F2 {
 		acc[l] = acc[l].Add(absC2(x[i+l]))
 	}
 	return combineF2(&acc, f)
+}
+
+// leadNorm1C2 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadC2(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1C2(x []mdops.C2) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadC2(x[i])
+	}
+	return s
 }
 
 // combineF3 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
@@ -718,6 +762,17 @@ func Norm1F3(x []mdops.F3) mdops.F3 {
 	return combineF3(&acc, f)
 }
 
+// leadNorm1F3 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadF3(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1F3(x []mdops.F3) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadF3(x[i])
+	}
+	return s
+}
+
 // combineC3 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
@@ -858,6 +913,17 @@ func Norm1C3(x []mdops.C3) mdops.F3 {
 		acc[l] = acc[l].Add(absC3(x[i+l]))
 	}
 	return combineF3(&acc, f)
+}
+
+// leadNorm1C3 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadC3(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1C3(x []mdops.C3) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadC3(x[i])
+	}
+	return s
 }
 
 // combineF4 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
@@ -1002,6 +1068,17 @@ func Norm1F4(x []mdops.F4) mdops.F4 {
 	return combineF4(&acc, f)
 }
 
+// leadNorm1F4 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadF4(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1F4(x []mdops.F4) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadF4(x[i])
+	}
+	return s
+}
+
 // combineC4 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
@@ -1142,6 +1219,17 @@ func Norm1C4(x []mdops.C4) mdops.F4 {
 		acc[l] = acc[l].Add(absC4(x[i+l]))
 	}
 	return combineF4(&acc, f)
+}
+
+// leadNorm1C4 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadC4(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1C4(x []mdops.C4) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadC4(x[i])
+	}
+	return s
 }
 
 // combineF5 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
@@ -1286,6 +1374,17 @@ func Norm1F5(x []mdops.F5) mdops.F5 {
 	return combineF5(&acc, f)
 }
 
+// leadNorm1F5 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadF5(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1F5(x []mdops.F5) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadF5(x[i])
+	}
+	return s
+}
+
 // combineC5 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
@@ -1426,6 +1525,17 @@ func Norm1C5(x []mdops.C5) mdops.F5 {
 		acc[l] = acc[l].Add(absC5(x[i+l]))
 	}
 	return combineF5(&acc, f)
+}
+
+// leadNorm1C5 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadC5(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1C5(x []mdops.C5) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadC5(x[i])
+	}
+	return s
 }
 
 // combineF8 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
@@ -1570,6 +1680,17 @@ func Norm1F8(x []mdops.F8) mdops.F8 {
 	return combineF8(&acc, f)
 }
 
+// leadNorm1F8 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadF8(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1F8(x []mdops.F8) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadF8(x[i])
+	}
+	return s
+}
+
 // combineC8 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
@@ -1710,6 +1831,17 @@ func Norm1C8(x []mdops.C8) mdops.F8 {
 		acc[l] = acc[l].Add(absC8(x[i+l]))
 	}
 	return combineF8(&acc, f)
+}
+
+// leadNorm1C8 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadC8(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1C8(x []mdops.C8) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadC8(x[i])
+	}
+	return s
 }
 
 // combineF10 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
@@ -1854,6 +1986,17 @@ func Norm1F10(x []mdops.F10) mdops.F10 {
 	return combineF10(&acc, f)
 }
 
+// leadNorm1F10 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadF10(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1F10(x []mdops.F10) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadF10(x[i])
+	}
+	return s
+}
+
 // combineC10 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
@@ -1994,6 +2137,17 @@ func Norm1C10(x []mdops.C10) mdops.F10 {
 		acc[l] = acc[l].Add(absC10(x[i+l]))
 	}
 	return combineF10(&acc, f)
+}
+
+// leadNorm1C10 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadC10(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1C10(x []mdops.C10) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadC10(x[i])
+	}
+	return s
 }
 
 // combineF16 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
@@ -2138,6 +2292,17 @@ func Norm1F16(x []mdops.F16) mdops.F16 {
 	return combineF16(&acc, f)
 }
 
+// leadNorm1F16 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadF16(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1F16(x []mdops.F16) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadF16(x[i])
+	}
+	return s
+}
+
 // combineC16 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
@@ -2278,6 +2443,17 @@ func Norm1C16(x []mdops.C16) mdops.F16 {
 		acc[l] = acc[l].Add(absC16(x[i+l]))
 	}
 	return combineF16(&acc, f)
+}
+
+// leadNorm1C16 is the condition estimate's 1-norm of x, a float64 (the
+// Go twin of the flat LeadNorm1): s = s + absLeadC16(x_i) for
+// i = 0, 1, ..., from s = 0.
+func leadNorm1C16(x []mdops.C16) float64 {
+	s := 0.0
+	for i := range x {
+		s += absLeadC16(x[i])
+	}
+	return s
 }
 
 var _ = mdops.F1{}

@@ -19,11 +19,13 @@ func (q *QRF1) SolveR(b []mdops.F1, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.F1, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.F1, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.F1 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.F1, q.n))
 	}
 	return nil
 }
@@ -311,11 +313,13 @@ func (q *QRC1) SolveR(b []mdops.C1, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.C1, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.C1, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.C1 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.C1, q.n))
 	}
 	return nil
 }
@@ -603,11 +607,13 @@ func (q *QRF2) SolveR(b []mdops.F2, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.F2, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.F2, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.F2 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.F2, q.n))
 	}
 	return nil
 }
@@ -895,11 +901,13 @@ func (q *QRC2) SolveR(b []mdops.C2, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.C2, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.C2, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.C2 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.C2, q.n))
 	}
 	return nil
 }
@@ -1187,11 +1195,13 @@ func (q *QRF3) SolveR(b []mdops.F3, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.F3, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.F3, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.F3 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.F3, q.n))
 	}
 	return nil
 }
@@ -1479,11 +1489,13 @@ func (q *QRC3) SolveR(b []mdops.C3, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.C3, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.C3, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.C3 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.C3, q.n))
 	}
 	return nil
 }
@@ -1771,11 +1783,13 @@ func (q *QRF4) SolveR(b []mdops.F4, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.F4, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.F4, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.F4 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.F4, q.n))
 	}
 	return nil
 }
@@ -2063,11 +2077,13 @@ func (q *QRC4) SolveR(b []mdops.C4, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.C4, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.C4, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.C4 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.C4, q.n))
 	}
 	return nil
 }
@@ -2355,11 +2371,13 @@ func (q *QRF5) SolveR(b []mdops.F5, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.F5, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.F5, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.F5 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.F5, q.n))
 	}
 	return nil
 }
@@ -2647,11 +2665,13 @@ func (q *QRC5) SolveR(b []mdops.C5, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.C5, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.C5, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.C5 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.C5, q.n))
 	}
 	return nil
 }
@@ -2939,11 +2959,13 @@ func (q *QRF8) SolveR(b []mdops.F8, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.F8, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.F8, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.F8 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.F8, q.n))
 	}
 	return nil
 }
@@ -3231,11 +3253,13 @@ func (q *QRC8) SolveR(b []mdops.C8, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.C8, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.C8, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.C8 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.C8, q.n))
 	}
 	return nil
 }
@@ -3523,11 +3547,13 @@ func (q *QRF10) SolveR(b []mdops.F10, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.F10, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.F10, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.F10 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.F10, q.n))
 	}
 	return nil
 }
@@ -3815,11 +3841,13 @@ func (q *QRC10) SolveR(b []mdops.C10, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.C10, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.C10, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.C10 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.C10, q.n))
 	}
 	return nil
 }
@@ -4107,11 +4135,13 @@ func (q *QRF16) SolveR(b []mdops.F16, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.F16, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.F16, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.F16 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.F16, q.n))
 	}
 	return nil
 }
@@ -4399,11 +4429,13 @@ func (q *QRC16) SolveR(b []mdops.C16, workers int) error {
 	if err := q.singular(); err != nil {
 		return err
 	}
-	xr := make([]mdops.C16, q.n)
 	if w := q.trTeam(workers); w > 1 {
-		q.backsubPar(b, xr, w)
+		q.backsubPar(b, make([]mdops.C16, q.n), w)
+	} else if q.n <= Lanes {
+		var xr [Lanes]mdops.C16 // on the stack: a small system's solve allocates nothing
+		q.backsub(b, xr[:q.n])
 	} else {
-		q.backsub(b, xr)
+		q.backsub(b, make([]mdops.C16, q.n))
 	}
 	return nil
 }

@@ -34,6 +34,10 @@ type Newton struct {
 	e  []float64 // m x m (lda = m): -R^-1 Q^H in its first n rows (phase 2)
 	rb []float64 // d+1 vectors of m numbers: b_k - A_0 dx_k (the residual)
 	qr la.Factorization
+	// qrMem is the factorization made by the first Factor, refactored in
+	// place by the later ones (the same bits, no allocation); qr is qrMem
+	// once a solve has factored.
+	qrMem la.Factorization
 	// b0norm is Norm1(b_0) when b0valid: the fnorm of the last Evaluate
 	// at degree 0 (the same sum of the same terms), which BlockNorm(0)
 	// then returns instead of summing again (b_0 does not change after
@@ -196,7 +200,14 @@ func (be *Newton) outputs(w int, e backend.Executor) *execOutputs {
 func (be *Newton) Factor(bool) (*la.RankError, float64, float64, error) {
 	c := be.c
 	n, m, W := c.Vars, c.Eqs, c.Prec.Width()
-	qr, err := be.newQR(m, n, be.a[:m*n*W], m, c.Workers)
+	qr := be.qrMem
+	var err error
+	if qr == nil {
+		qr, err = be.newQR(m, n, be.a[:m*n*W], m, c.Workers)
+		be.qrMem = qr
+	} else {
+		err = qr.Refactor(be.a[:m*n*W], m, c.Workers)
+	}
 	var rank *la.RankError
 	if errors.As(err, &rank) {
 		return rank, 0, 0, nil

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/la"
 )
 
 // The host side of the GPU back end's condition estimate: mdops/la's Cond
@@ -12,8 +13,9 @@ import (
 // with the multiple-double solves by R and R^H done elsewhere (on the
 // device: backsub1 on R's packed rows, and on those of U = P R^H P, the
 // packrh kernel's; see condSolves). The float64 decisions (signs, argmax,
-// the stopping tests) and the 1-norms (la's Norm1 on the downloaded
-// vector) are la's, in its order, so the estimate is la's bit for bit
+// the stopping tests) and the 1-norms (la.LeadNorm1 on the downloaded
+// vector; ||R||_1 from packrh's column norms, the same float64 sums) are
+// la's, in its order, so the estimate is la's bit for bit
 // (TestCondEstimate checks it against la on the CPU).
 
 // condSolves are the two solves of the estimate on a flat vector x of n
@@ -24,9 +26,8 @@ type condSolves struct {
 
 // condEstimate is la's condEst for an n x n R (n >= 1, no zero R_kk: the
 // rank check passed) of elements of precision p: anorm is ||R||_1 (the
-// largest leading limb of the column norms), norm1 la's Norm1 of the
-// element type on a flat vector.
-func condEstimate(n int, p mdops.Prec, anorm float64, s condSolves, norm1 func([]float64) float64) (float64, error) {
+// largest of packrh's column norms, la.LeadNorm1 of each column).
+func condEstimate(n int, p mdops.Prec, anorm float64, s condSolves) (float64, error) {
 	N, W, complex := p.N, p.Width(), p.Complex
 	x := make([]float64, n*W)
 	set := func(i int, re, im float64) {
@@ -43,7 +44,7 @@ func condEstimate(n int, p mdops.Prec, anorm float64, s condSolves, norm1 func([
 		}
 		return x[i*W], 0
 	}
-	norm := func() float64 { return norm1(x) }
+	norm := func() float64 { return la.LeadNorm1(x, p) }
 	for i := 0; i < n; i++ {
 		set(i, 1/float64(n), 0)
 	}

@@ -47,16 +47,16 @@ func randomR(rng *rand.Rand, n, N int, complex bool, spread float64) []float64 {
 func cpuCond(t *testing.T, n, N int, complex bool, a []float64) (float64, *la.RankError) {
 	t.Helper()
 	lk, _ := la.KernelsFor(N)
-	from, norm1 := lk.QRFromFactors, lk.Norm1
-	W := N
+	p := mdops.Prec{N: N, Complex: complex}
+	from, W := lk.QRFromFactors, p.Width()
 	if complex {
-		from, norm1, W = lk.QRFromFactorsComplex, lk.Norm1Complex, 2*N
+		from = lk.QRFromFactorsComplex
 	}
 	diag := make([]float64, n)
 	anorm := 0.0
 	for i := 0; i < n; i++ {
 		diag[i] = a[(i+i*n)*W]
-		anorm = max(anorm, norm1(a[i*n*W:(i*n+i+1)*W]))
+		anorm = max(anorm, la.LeadNorm1(a[i*n*W:(i*n+i+1)*W], p))
 	}
 	if rank := la.RankCheck(diag, N); rank != nil {
 		return 0, rank
@@ -92,7 +92,7 @@ func cpuCond(t *testing.T, n, N int, complex bool, a []float64) (float64, *la.Ra
 			return err
 		},
 	}
-	c, err := condEstimate(n, mdops.Prec{N: N, Complex: complex}, anorm, s, norm1)
+	c, err := condEstimate(n, p, anorm, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,8 +102,7 @@ type newtonBackend struct {
 	degs map[int]*newtonDegree
 	amax int64 // offset of the maxima in nbSc
 
-	norm1     func([]float64) float64 // la's Norm1 of the element type
-	host      []float64               // download buffer
+	host      []float64 // download buffer
 	skipHost  []int64
 	invQueued bool // E holds (or the stream will) -R^-1 Q^H of the last Factor
 
@@ -159,15 +158,10 @@ func newNewtonBackend(k *NewtonKernels, c backend.NewtonConfig) (*newtonBackend,
 	if err := k.checkPrec(c.Prec); err != nil {
 		return nil, err
 	}
-	lk, ok := la.KernelsFor(c.Prec.N)
-	if !ok {
+	if _, ok := la.KernelsFor(c.Prec.N); !ok {
 		return nil, fmt.Errorf("gpu: no linear algebra for %d doubles", c.Prec.N)
 	}
 	be := &newtonBackend{k: k, dev: k.dev, c: c, v: newtonVariant(k.dev.Info(), c), degs: map[int]*newtonDegree{}, open: -1}
-	be.norm1 = lk.Norm1
-	if c.Prec.Complex {
-		be.norm1 = lk.Norm1Complex
-	}
 	d, n, m, N := c.Degree, c.Vars, c.Eqs, int64(c.Prec.N)
 	nsc := int64(max(d+1, n))
 	be.amax = nsc * N
@@ -179,7 +173,7 @@ func newNewtonBackend(k *NewtonKernels, c backend.NewtonConfig) (*newtonBackend,
 	if err := newtonFits(c, free, k.dev.Info().Name); err != nil {
 		return nil, err
 	}
-	ok = false
+	ok := false
 	defer func() {
 		if !ok {
 			_ = be.Close()
@@ -486,7 +480,7 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	t3 := time.Now()
 	cond := 0.0
 	if n > 0 {
-		if cond, err = condEstimate(n, c.Prec, anorm, be.condSolves(cs), be.norm1); err != nil {
+		if cond, err = condEstimate(n, c.Prec, anorm, be.condSolves(cs)); err != nil {
 			be.spec = specNone
 			return nil, 0, 0, fmt.Errorf("condition estimate: %w", err)
 		}

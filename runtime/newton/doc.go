@@ -88,7 +88,9 @@
 //  2. QR, when no QR of A_0 at the current x(0) exists (every step of phase
 //     1 that changed x(0), the first step of phase 2): Householder QR of
 //     A_0 (la NewQR); a rank error stops with Singular and its column; then
-//     cond = Cond(), ||A_0||_1 = max over j = 0..n-1 of Norm1(column j);
+//     cond = Cond() (la's estimate, whose own 1-norms are float64 sums of
+//     the leading limbs, la.LeadNorm1), ||A_0||_1 = max over j = 0..n-1
+//     of Norm1(column j);
 //     cond > MaxCond stops with IllConditioned.
 //  3. For k = 0..w, in order:
 //     nb_k = Norm1(b_k) (b_k as updated by the blocks before k);

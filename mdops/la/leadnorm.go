@@ -1,0 +1,27 @@
+package la
+
+import (
+	"math"
+
+	"github.com/mdgen/mdgen/mdops"
+)
+
+// LeadNorm1 is the condition estimate's 1-norm of the vector x of
+// elements of precision p on a flat buffer (p.Width() doubles each): the
+// float64 sum s = s + |x_i|_0 for i = 0, 1, ..., from s = 0, where |x_i|_0
+// is |x_0| of the leading limb (real) or |Re_0| + |Im_0| of the leading
+// limbs of the two parts (complex). Cond uses it for ||R||_1 and for the
+// norms of its iterates; runtime/gpu's estimate on the host calls it, and
+// the packrh kernel computes the column norms of R with it.
+func LeadNorm1(x []float64, p mdops.Prec) float64 {
+	w := p.Width()
+	s := 0.0
+	for e := 0; e+w <= len(x); e += w {
+		if p.Complex {
+			s += math.Abs(x[e]) + math.Abs(x[e+p.N])
+		} else {
+			s += math.Abs(x[e])
+		}
+	}
+	return s
+}
