@@ -120,7 +120,7 @@ func TestEmitTrack(t *testing.T) {
 	}
 	for _, want := range []string{"func Track(opts ...TrackOption) (*TrackResult, error) {",
 		"func WithTrackPrecision(n int) TrackOption {", "func WithPade(l int, m int) TrackOption {", "func WithAffine() TrackOption {",
-		"func WithTrackProgress(f func(done int64)) TrackOption {", "\n// Track solves the system:"} {
+		"func WithTrackProgress(f func(done, failed int64)) TrackOption {", "\n// Track solves the system:"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("ch.go has no %q", want)
 		}

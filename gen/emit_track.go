@@ -105,7 +105,7 @@ var trackOptionForwards = []forward{
 	{"WithPade", "WithPade sets the degrees of the predictor's Padé approximants (default [2/1]).", []param{{"l", "int"}, {"m", "int"}}},
 	{"WithPaths", "WithPaths tracks the paths numbered first to last (from 1, inclusive) only.", []param{{"first", "int64"}, {"last", "int64"}}},
 	{"WithTrackWorkers", "WithTrackWorkers sets the paths tracked at once (default: one per CPU; the same bits).", []param{{"k", "int"}}},
-	{"WithTrackProgress", "WithTrackProgress calls f after every path with the number of paths done.", []param{{"f", "func(done int64)"}}},
+	{"WithTrackProgress", "WithTrackProgress calls f after every path with the numbers of paths done and failed.", []param{{"f", "func(done, failed int64)"}}},
 	{"WithGamma", "WithGamma fixes gamma, of modulus 1, in gamma (1 - t) g(x) + t f(x) (default: solver.Gamma(seed)).", []param{{"g", "complex128"}}},
 	{"WithSeed", "WithSeed seeds gamma and the projective chart (default solver.DefaultSeed).", []param{{"seed", "uint64"}}},
 	{"WithAffine", "WithAffine tracks in the affine unknowns instead of projective coordinates.", nil},
@@ -249,8 +249,8 @@ func (o forward) emit(f *File, ret string) {
 	var params, args []Code
 	for _, p := range o.params {
 		var ty Code = Id(p.typ)
-		if p.typ == "func(done int64)" {
-			ty = Func().Params(Id("done").Int64())
+		if p.typ == "func(done, failed int64)" {
+			ty = Func().Params(List(Id("done"), Id("failed")).Int64())
 		}
 		params = append(params, Id(p.name).Add(ty))
 		args = append(args, Id(p.name))
