@@ -44,6 +44,9 @@ func newKernelData(p mdops.Prec) kernelData {
 	return k
 }
 
+// prec returns the precision and kind of data of the kernels.
+func (k kernelData) prec() mdops.Prec { return mdops.Prec{N: k.N, Complex: k.Complex} }
+
 func kernelList(ns []int, complex []bool) ([]int, []kernelData) {
 	if len(complex) == 0 {
 		complex = []bool{false}

@@ -47,4 +47,9 @@
 //
 // launched with gridDim.x = count (one block per job) and the block size and
 // dynamic shared memory that LaunchShape returns.
+//
+// # Batches
+//
+// The batched contract (batch.go, BatchLayoutVersion) runs one plan for
+// many paths, each with its own data, one thread per job and path.
 package gpuabi

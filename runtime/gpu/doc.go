@@ -16,4 +16,16 @@
 //	g.SetInput(v, series)                            // CPU layout (runtime.Layout)
 //	kernelMs, wallMs, err := g.RunTimed()
 //	y := g.Value(0)
+//
+// Batch runs one plan for many paths at once (gpuabi's batched contract:
+// the paths of one element side by side, one thread per job and path, one
+// launch per layer), each path with its own inputs and coefficient values,
+// each path's bits the CPU executor's on its data:
+//
+//	k, err := gpu.LoadBatchKernels(dev, fatbin, 4, true) // gen.BatchCUSource
+//	b, err := gpu.NewBatch(plan, mdops.Prec{N: 4, Complex: true}, 4096, k, gpu.BatchOptions{})
+//	b.SetInput(path, v, series)
+//	b.SetValue(path, slot, series)                       // a coefficient slot of one path
+//	err = b.Run()
+//	y = b.Value(path, 0, y)
 package gpu

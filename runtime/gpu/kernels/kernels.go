@@ -1,12 +1,12 @@
 // Package kernels is the one home of building mdgen's CUDA kernels at run
 // time and loading them on a device: the sequence that mdgen solve -gpu,
 // mdgen tune and mdgen bench share. Package gen gives the sources
-// (gen.EvalCUSource, gen.ReferenceCUSource, gen.NewtonCUSources: printing
+// (gen.EvalCUSource, gen.ReferenceCUSource, gen.BatchCUSource, gen.NewtonCUSources: printing
 // them needs no GPU); a Builder finds nvcc (gen/nvcc.Find, at New),
 // compiles the sources through the content-hash cache of
 // gen/nvcc.Compiler (Compile), checks every result, and loads the fatbins
 // on its device with runtime/gpu, which checks them against the GPU
-// contract (Eval, Newton). The emitted packages load their embedded
+// contract (Eval, Batch, Newton). The emitted packages load their embedded
 // fatbin with the same load step (runtime/gpu.NewWithOptions and
 // LoadNewtonKernelsFrom, through runtime/solver); they have nothing to
 // compile.
@@ -98,6 +98,20 @@ func (b *Builder) Compile(srcs []nvcc.Source) ([]nvcc.Result, error) {
 // complex). It returns the kernels in the order of ns, with nvcc's results;
 // on an error it has unloaded what it loaded.
 func (b *Builder) Eval(source func(n int) (nvcc.Source, error), ns []int, complexes ...bool) ([]*gpu.Kernels, []nvcc.Result, error) {
+	return b.build(source, gpu.LoadKernels, ns, complexes)
+}
+
+// Batch builds the batched evaluation kernels (gen.BatchCUSource: those of
+// Eval and the batched ones of runtime/gpu.Batch) for every precision in
+// ns and loads each for the kinds of data in complexes
+// (gpu.LoadBatchKernels), as Eval does.
+func (b *Builder) Batch(ns []int, complexes ...bool) ([]*gpu.Kernels, []nvcc.Result, error) {
+	return b.build(gen.BatchCUSource, gpu.LoadBatchKernels, ns, complexes)
+}
+
+// build compiles source(n) for every n of ns and loads each fatbin with load.
+func (b *Builder) build(source func(n int) (nvcc.Source, error), load func(*cudadev.Device, []byte, int, ...bool) (*gpu.Kernels, error),
+	ns []int, complexes []bool) ([]*gpu.Kernels, []nvcc.Result, error) {
 	srcs := make([]nvcc.Source, len(ns))
 	for i, n := range ns {
 		s, err := source(n)
@@ -112,7 +126,7 @@ func (b *Builder) Eval(source func(n int) (nvcc.Source, error), ns []int, comple
 	}
 	ks := make([]*gpu.Kernels, 0, len(ns))
 	for i, n := range ns {
-		k, err := gpu.LoadKernels(b.dev, res[i].Fatbin, n, complexes...)
+		k, err := load(b.dev, res[i].Fatbin, n, complexes...)
 		if err != nil {
 			for _, k := range ks {
 				err = errors.Join(err, k.Close())
