@@ -142,6 +142,20 @@ func (w *worker) newtonSteps() int {
 	return k
 }
 
+// tText writes the point t = 1 - tau of a message: t = 0 and t = 1
+// exactly, t itself away from 1, 1 - tau near 1 (where t rounds to 1).
+func tText(tau float64) string {
+	switch {
+	case tau == 1:
+		return "t = 0"
+	case tau == 0:
+		return "t = 1"
+	case tau < 1e-3:
+		return fmt.Sprintf("t = 1 - %.3g", tau)
+	}
+	return fmt.Sprintf("t = %.6g", 1-tau)
+}
+
 func nextPrec(n, most int) int {
 	for _, p := range Ladder {
 		if p > n && p <= most {
@@ -204,7 +218,7 @@ func (e *engine) track(st *pathState) (attempt, error) {
 	stepsHere, rejectedHere := 0, 0
 	for st.tau > 0 {
 		if stepsHere >= opt.MaxSteps {
-			return e.endgame(st, fmt.Sprintf("step limit (%d steps at %d doubles) at t = 1 - %.3g", opt.MaxSteps, e.n, st.tau)), nil
+			return e.endgame(st, fmt.Sprintf("step limit (%d steps at %d doubles) at %s", opt.MaxSteps, e.n, tText(st.tau))), nil
 		}
 		if !st.haveSeries {
 			// After the start or a restart: the series at this point.
@@ -218,7 +232,7 @@ func (e *engine) track(st *pathState) (attempt, error) {
 				return attempt{}, err
 			}
 			if !res.Converged {
-				return e.endgame(st, fmt.Sprintf("the series at t = 1 - %.3g: %v", st.tau, res.Err)), nil
+				return e.endgame(st, fmt.Sprintf("the series at %s: %v", tText(st.tau), res.Err)), nil
 			}
 			e.takeSeries(st, res)
 		}
@@ -239,10 +253,10 @@ func (e *engine) track(st *pathState) (attempt, error) {
 		}
 		for {
 			if dt < st.tau*0x1p-20 || !(dt > 0) {
-				return e.endgame(st, fmt.Sprintf("step below the minimum at t = 1 - %.3g", st.tau)), nil
+				return e.endgame(st, fmt.Sprintf("step below the minimum at %s", tText(st.tau))), nil
 			}
 			if stepsHere >= opt.MaxSteps {
-				return e.endgame(st, fmt.Sprintf("step limit (%d steps at %d doubles) at t = 1 - %.3g", opt.MaxSteps, e.n, st.tau)), nil
+				return e.endgame(st, fmt.Sprintf("step limit (%d steps at %d doubles) at %s", opt.MaxSteps, e.n, tText(st.tau))), nil
 			}
 			tau := st.tau - dt
 			if tau < st.tau*0x1p-40 {
@@ -273,7 +287,7 @@ func (e *engine) track(st *pathState) (attempt, error) {
 			st.rejected++
 			rejectedHere++
 			if st.tau <= e.endTau() || st.tau <= 1e-6 && st.cond >= math.Ldexp(1/e.u, -10) {
-				return e.endgame(st, fmt.Sprintf("a rejected step at t = 1 - %.3g", st.tau)), nil
+				return e.endgame(st, fmt.Sprintf("a rejected step at %s", tText(st.tau))), nil
 			}
 			if rejectedHere == 2 && st.sn != e.n {
 				// The predictor of the series at the tracking precision
