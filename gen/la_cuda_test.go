@@ -235,15 +235,22 @@ int main() {
 // interpreter and returns the binary and the kernel indices.
 func laCompile(t *testing.T, ns []int) (string, map[string]int) {
 	t.Helper()
+	return laCompileOps(t, ns, LAKernelsCU, gpuabi.LAOps)
+}
+
+// laCompileOps compiles the kernels of ops that source gives for ns (real
+// and complex) with the interpreter.
+func laCompileOps(t *testing.T, ns []int, source func([]int, []bool) ([]byte, error), ops []gpuabi.LAOp) (string, map[string]int) {
+	t.Helper()
 	cxx := needCXX(t)
-	src, err := LAKernelsCU(ns, []bool{false, true})
+	src, err := source(ns, []bool{false, true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
 	for _, n := range ns {
 		for _, c := range []bool{false, true} {
-			for _, op := range gpuabi.LAOps {
+			for _, op := range ops {
 				names = append(names, gpuabi.LAKernelName(op, mdops.Prec{N: n, Complex: c}))
 			}
 		}

@@ -154,6 +154,20 @@ var LAParams = map[LAOp][]LAParam{
 		"long long neg, double* out"),
 	LAXUpdate: laParams("double* x, long long d1x, const double* dx, long long nvars, const long long* skip, long long w"),
 	LAAmax:    laParams("const double* x, long long len, long long sx, long long count, double* out"),
+
+	// The batched kernels (batchla.go).
+	LABQR: laParams("double* a, double* tau, long long m, long long n, long long lda, long long sa, long long count"),
+	LABPackR: laParams("const double* a, long long m, long long n, long long lda, long long sa, double* rinv, double* rrev, " +
+		"long long tolBits, double* info, long long count"),
+	LABQH1: laParams("const double* a, const double* tau, long long m, long long n, long long lda, long long sa, double* b, " +
+		"long long sb, long long count"),
+	LABBackSub1: laParams("const double* rrev, const double* rinv, const double* info, long long n, double* b, long long sb, " +
+		"double* acc, long long count"),
+	LABQH: laParams("const double* a, const double* tau, long long m, long long n, long long lda, long long sa, double* b, " +
+		"long long ldb, long long sb, long long nrhs, long long count"),
+	LABBackSub: laParams("const double* rrev, const double* rinv, const double* info, long long n, double* b, long long ldb, " +
+		"long long sb, long long nrhs, long long count"),
+	LABLeadNorm1: laParams("const double* x, long long len, long long sx, long long count, double* out"),
 }
 
 // LASignature returns the C parameter list of a kernel.

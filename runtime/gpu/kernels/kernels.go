@@ -1,7 +1,8 @@
 // Package kernels is the one home of building mdgen's CUDA kernels at run
 // time and loading them on a device: the sequence that mdgen solve -gpu,
 // mdgen tune and mdgen bench share. Package gen gives the sources
-// (gen.EvalCUSource, gen.ReferenceCUSource, gen.BatchCUSource, gen.NewtonCUSources: printing
+// (gen.EvalCUSource, gen.ReferenceCUSource, gen.BatchCUSource, gen.NewtonCUSources,
+// gen.BatchLACUSource: printing
 // them needs no GPU); a Builder finds nvcc (gen/nvcc.Find, at New),
 // compiles the sources through the content-hash cache of
 // gen/nvcc.Compiler (Compile), checks every result, and loads the fatbins
@@ -181,6 +182,37 @@ func (b *Builder) Newton(kinds ...mdops.Prec) ([]*gpu.NewtonKernels, error) {
 			return nil, err
 		}
 		ks = append(ks, nk)
+	}
+	return ks, nil
+}
+
+// BatchLA builds the batched linear algebra (gen.BatchLACUSource) of every
+// kind, in one parallel nvcc run, and loads it (gpu.LoadBatchLAKernels).
+// It returns the kernels in the order of kinds; on an error it has
+// unloaded what it loaded.
+func (b *Builder) BatchLA(kinds ...mdops.Prec) ([]*gpu.BatchLAKernels, error) {
+	srcs := make([]nvcc.Source, len(kinds))
+	for i, k := range kinds {
+		s, err := gen.BatchLACUSource(k)
+		if err != nil {
+			return nil, err
+		}
+		srcs[i] = s
+	}
+	res, err := b.Compile(srcs)
+	if err != nil {
+		return nil, err
+	}
+	ks := make([]*gpu.BatchLAKernels, 0, len(kinds))
+	for i, k := range kinds {
+		bk, err := gpu.LoadBatchLAKernels(b.dev, res[i].Fatbin, k)
+		if err != nil {
+			for _, k := range ks {
+				err = errors.Join(err, k.Close())
+			}
+			return nil, err
+		}
+		ks = append(ks, bk)
 	}
 	return ks, nil
 }

@@ -1,0 +1,246 @@
+package gen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/la"
+)
+
+// The batched linear-algebra kernels (BatchLAKernelsCU) under the host
+// emulation of la_cuda_test.go, every path of a batch against mdops/la on
+// that path's data, bit for bit: the QR factors, la's rank check, its
+// singular test and the condition estimate's ||R||_1, Q^H b and the back
+// substitution of one right-hand side (Newton's solve), the inverse
+// E = -R^-1 Q^H of many right-hand sides, b - A x with its 1-norms
+// (mulsub and norm1 with a path per matrix) and la.LeadNorm1, for paths of
+// random, ill-conditioned, rank-deficient and triangular matrices.
+
+// blaCase is one batched case: paths m x n matrices (lda, the path stride sa
+// = lda n + pad), threads per path.
+type blaCase struct {
+	m, n, lda, paths, threads int
+	seed                      uint64
+}
+
+// blaMatrix returns path p's matrix: random, with a column nearly a copy
+// of another (ill-conditioned), a zero column (rank deficient and
+// singular), upper triangular or scaled by 2^±600, by p mod 6.
+func blaMatrix(r *rand.Rand, c blaCase, p int, v gpuabi.LAVariant) []float64 {
+	w := v.W()
+	a := laRandom(r, c.lda*c.n, w, v.N, 0)
+	col := func(j int) []float64 { return a[j*c.lda*w : (j*c.lda+c.m)*w] }
+	switch p % 6 {
+	case 1: // column n-1 = column 0 + 2^-40 noise
+		if c.n > 1 {
+			noise := laRandom(r, c.m, w, v.N, -40)
+			for i, x := range col(0) {
+				col(c.n - 1)[i] = x + noise[i]
+			}
+		}
+	case 2:
+		clear(col(c.n / 2))
+	case 3:
+		for j := 0; j < c.n; j++ {
+			clear(col(j)[(j+1)*w:])
+		}
+	case 4:
+		for i := range a {
+			a[i] = math.Ldexp(a[i], 600)
+		}
+	case 5:
+		for i := range a {
+			a[i] = math.Ldexp(a[i], -600)
+		}
+	}
+	return a
+}
+
+func blaCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant, c blaCase) {
+	r := rand.New(rand.NewPCG(c.seed, uint64(v.N)))
+	w, N := v.W(), v.N
+	m, n, lda, P := c.m, c.n, c.lda, c.paths
+	sa, sb := lda*n+3, m+2
+	lk, _ := la.KernelsFor(N)
+	newQR, mulSub := lk.NewQR, lk.MulSub
+	if v.Complex {
+		newQR, mulSub = lk.NewQRComplex, lk.MulSubComplex
+	}
+	typed := laTypedFns[gpuabi.LAVariant{Prec: v.Prec}]
+
+	a := make([]float64, P*sa*w)
+	b := laRandom(r, P*sb, w, N, 0)
+	x := laRandom(r, P*n, w, N, -2)
+	e := make([]float64, P*m*m*w) // -I_m per path
+	for p := 0; p < P; p++ {
+		copy(a[p*sa*w:], blaMatrix(r, c, p, v))
+		for i := 0; i < m; i++ {
+			e[(p*m*m+i+i*m)*w] = -1
+		}
+	}
+
+	em := &laEmu{index: index}
+	pa := em.buffer(a)
+	ptau := em.buffer(make([]float64, P*n*w))
+	prinv := em.buffer(make([]float64, P*n*N))
+	prrev := em.buffer(make([]float64, P*gpuabi.LARRevLen(n)*w))
+	pinfo := em.buffer(make([]float64, P*gpuabi.BatchLAInfo))
+	pb := em.buffer(b)
+	pacc := em.buffer(make([]float64, P*gpuabi.LABackSub1Acc(n)*w))
+	pe := em.buffer(e)
+	plead := em.buffer(make([]float64, P))
+	tol := float64(n) * la.Eps(N)
+	th := c.threads
+	em.launch(t, v.BatchQR(m, n, lda, sa, pa, ptau, P, th))
+	em.launch(t, v.BatchPackR(m, n, lda, sa, pa, prinv, prrev, tol, pinfo, P, th))
+	em.launch(t, v.BatchLeadNorm1(pb, m, sb, P, plead))
+	em.launch(t, v.BatchApplyQH1(m, n, lda, sa, pa, ptau, pb, sb, P, th))
+	em.launch(t, v.BatchBackSub1(n, prrev, prinv, pinfo, pb, sb, pacc, P, th))
+	em.launch(t, v.BatchApplyQH(m, n, lda, sa, pa, ptau, m, pe, m, m*m, P, th))
+	em.launch(t, v.BatchBackSub(n, prrev, prinv, pinfo, m, pe, m, m*m, P, th))
+	got := em.run(t, bin)
+
+	// b - A x on the original matrices (the factorization overwrote pa).
+	em2 := &laEmu{index: index}
+	qa, qx, qb := em2.buffer(a), em2.buffer(x), em2.buffer(b)
+	qr, qn := em2.buffer(make([]float64, P*m*w)), em2.buffer(make([]float64, P*N))
+	em2.launch(t, v.LAMulSub(m, n, qa, lda, sa, qx, n, qb, sb, qr, m, P))
+	em2.launch(t, v.LANorm1(qr, m, m, P, qn))
+	got2 := em2.run(t, bin)
+
+	for p := 0; p < P; p++ {
+		what := func(s string) string { return fmt.Sprintf("path %d: %s", p, s) }
+		ap := a[p*sa*w : (p*sa+lda*n)*w]
+		wantA, wantTau, qrErr := typed.qr(m, n, ap, lda)
+		gotA := make([]float64, 0, m*n*w)
+		for j := 0; j < n; j++ {
+			gotA = append(gotA, got[pa.Buf][(p*sa+j*lda)*w:(p*sa+j*lda+m)*w]...)
+		}
+		laSame(t, what("QR: A"), w, gotA, wantA)
+		laSame(t, what("QR: Tau"), w, got[ptau.Buf][p*n*w:(p+1)*n*w], wantTau)
+
+		info := got[pinfo.Buf][p*gpuabi.BatchLAInfo : (p+1)*gpuabi.BatchLAInfo]
+		var rank *la.RankError
+		errors.As(qrErr, &rank)
+		wantRank := []float64{0, 0}
+		if rank != nil {
+			wantRank = []float64{float64(rank.Col), rank.Ratio}
+		}
+		laSame(t, what("rank check"), 1, info[gpuabi.BatchLARankCol:gpuabi.BatchLARankRatio+1], wantRank)
+		anorm := 0.0
+		for j := 0; j < n; j++ {
+			anorm = max(anorm, la.LeadNorm1(wantA[j*m*w:(j*m+j+1)*w], v.Prec))
+		}
+		laSame(t, what("||R||_1"), 1, info[gpuabi.BatchLAANorm:gpuabi.BatchLAANorm+1], []float64{anorm})
+
+		f, _ := newQR(m, n, ap, lda, 1)
+		bp := slices.Clone(b[p*sb*w : (p*sb+m)*w])
+		laSame(t, what("LeadNorm1"), 1, got[plead.Buf][p:p+1], []float64{la.LeadNorm1(bp, v.Prec)})
+		f.ApplyQH(bp, 1)
+		singular := 0.0
+		var serr *la.RankError
+		if err := f.SolveR(bp, 1); errors.As(err, &serr) {
+			singular = float64(serr.Col)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		laSame(t, what("singular column"), 1, info[gpuabi.BatchLASingularCol:gpuabi.BatchLASingularCol+1], []float64{singular})
+		laSame(t, what("Q^H b, R^-1"), w, got[pb.Buf][p*sb*w:(p*sb+m)*w], bp)
+
+		ep := slices.Clone(e[p*m*m*w : (p+1)*m*m*w])
+		f.ApplyQHMany(m, ep, m, 1)
+		_ = f.SolveRMany(m, ep, m, 1)
+		laSame(t, what("E = -R^-1 Q^H"), w, got[pe.Buf][p*m*m*w:(p+1)*m*m*w], ep)
+
+		rp := slices.Clone(b[p*sb*w : (p*sb+m)*w])
+		mulSub(m, n, ap, lda, x[p*n*w:(p+1)*n*w], rp, 1)
+		laSame(t, what("b - A x"), w, got2[qr.Buf][p*m*w:(p+1)*m*w], rp)
+		laSame(t, what("Norm1(b - A x)"), N, got2[qn.Buf][p*N:(p+1)*N], typed.norm1(rp))
+	}
+}
+
+// TestBatchLAKernelEmulation runs the batched linear algebra of 1 and 2
+// doubles (MDGEN_BLA_NS: others), real and complex, under the emulation.
+func TestBatchLAKernelEmulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles kernels with g++")
+	}
+	ns := []int{1, 2}
+	if s := os.Getenv("MDGEN_BLA_NS"); s != "" {
+		ns = nil
+		for _, f := range strings.Split(s, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err != nil {
+				t.Fatalf("MDGEN_BLA_NS=%q: %v", s, err)
+			}
+			ns = append(ns, n)
+		}
+	}
+	bin, index := laCompileOps(t, ns, BatchLAKernelsCU, append(slices.Clone(gpuabi.LAOps), gpuabi.BatchLAOps...))
+	cases := []blaCase{
+		{m: 1, n: 1, lda: 1, paths: 3, threads: 32},
+		{m: 5, n: 5, lda: 5, paths: 7, threads: 32},
+		{m: 8, n: 8, lda: 9, paths: 6, threads: 64},
+		{m: 11, n: 8, lda: 11, paths: 6, threads: 32},
+		{m: 17, n: 17, lda: 17, paths: 6, threads: 96},
+		{m: 33, n: 33, lda: 33, paths: 6, threads: 32},
+		{m: 33, n: 33, lda: 34, paths: 3, threads: 256},
+	}
+	for _, n := range ns {
+		for _, complex := range []bool{false, true} {
+			v := gpuabi.LAVariant{Prec: mdops.Prec{N: n, Complex: complex}}
+			for i, c := range cases {
+				c.seed = uint64(100 + i)
+				t.Run(fmt.Sprintf("%s/m%d_n%d_t%d", v.Prec, c.m, c.n, c.threads), func(t *testing.T) {
+					blaCheck(t, bin, index, v, c)
+				})
+			}
+		}
+	}
+}
+
+// TestBatchLAKernelsCUSyntax compiles the batched linear algebra of every
+// default precision, real and complex, as host C++ with warnings as
+// errors, the device branch too (laDeviceStub), and finds every kernel.
+func TestBatchLAKernelsCUSyntax(t *testing.T) {
+	cxx := needCXX(t)
+	src, err := BatchLAKernelsCU(DefaultNs, []bool{false, true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "bla.cu")
+	shim := filepath.Join(dir, "la_host_shim.h")
+	dev := filepath.Join(dir, "device_stub.h")
+	for name, text := range map[string][]byte{f: src, shim: []byte(laHostShim), dev: []byte(laDeviceStub)} {
+		if err := os.WriteFile(name, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sh := range []string{shim, dev} {
+		out, err := exec.Command(cxx, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Wno-unused-function",
+			"-Wno-unknown-pragmas", "-include", sh, "-x", "c++", f).CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Fatalf("g++ with %s: %v\n%s", sh, err, lastLines(out, 30))
+		}
+	}
+	for _, p := range []mdops.Prec{{N: 2}, {N: 16, Complex: true}} {
+		for _, op := range gpuabi.BatchLAOps {
+			name := gpuabi.LAKernelName(op, p)
+			if !bytes.Contains(src, []byte(name+"("+gpuabi.LASignature(op)+")")) {
+				t.Errorf("%s(%s) is not in the source", name, gpuabi.LASignature(op))
+			}
+		}
+	}
+}
