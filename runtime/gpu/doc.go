@@ -28,4 +28,12 @@
 //	b.SetValue(path, slot, series)                       // a coefficient slot of one path
 //	err = b.Run()
 //	y = b.Value(path, 0, y)
+//
+// Refiner refines many start points of one system at once (Newton at
+// degree 0: a Batch evaluation and BatchLA's QR, solve and residual per
+// step for the whole batch, each path's decisions on the host as
+// runtime/newton's driver takes them), each path's Result newton.Solver's
+// on that start alone:
+//
+//	res, err := gpu.RefineBatch(sys, prec, k, lak, starts, gpu.RefineOptions{}) // lak: LoadBatchLAKernels(prec)
 package gpu
