@@ -238,14 +238,19 @@ func checkRefinedGPU(t *testing.T, sys *poly.System, p mdops.Prec, starts [][]fl
 	t.Logf("%s: %d paths, by failure kind (0: converged): %v", p, len(starts), kinds)
 }
 
-// sameBitsGPU is reflect.DeepEqual with floats compared by their bits.
+// sameBitsGPU is reflect.DeepEqual with floats compared by their bits (any
+// NaN equal to any NaN).
 func sameBitsGPU(a, b reflect.Value) bool {
 	if a.Kind() != b.Kind() || a.Type() != b.Type() {
 		return false
 	}
 	switch a.Kind() {
 	case reflect.Float64:
-		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+		// Bits, except that NaNs are one value: a NaN's sign and payload
+		// depend on where it arose (Go's math.NaN, the x86 default NaN,
+		// the device's), not on the computation.
+		x, y := a.Float(), b.Float()
+		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
 	case reflect.Pointer, reflect.Interface:
 		if a.IsNil() || b.IsNil() {
 			return a.IsNil() == b.IsNil()

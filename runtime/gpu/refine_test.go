@@ -233,7 +233,11 @@ func sameBits(a, b reflect.Value) bool {
 	}
 	switch a.Kind() {
 	case reflect.Float64:
-		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+		// Bits, except that NaNs are one value: a NaN's sign and payload
+		// depend on where it arose (Go's math.NaN, the x86 default NaN,
+		// the device's), not on the computation.
+		x, y := a.Float(), b.Float()
+		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
 	case reflect.Pointer, reflect.Interface:
 		if a.IsNil() || b.IsNil() {
 			return a.IsNil() == b.IsNil()
