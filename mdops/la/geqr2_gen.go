@@ -30,6 +30,7 @@ type QRF1 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF1)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF1 computes the Householder QR factorization of the m x n
@@ -233,6 +234,7 @@ type QRC1 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC1)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC1 computes the Householder QR factorization of the m x n
@@ -439,6 +441,7 @@ type QRF2 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF2)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF2 computes the Householder QR factorization of the m x n
@@ -642,6 +645,7 @@ type QRC2 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC2)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC2 computes the Householder QR factorization of the m x n
@@ -848,6 +852,7 @@ type QRF3 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF3)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF3 computes the Householder QR factorization of the m x n
@@ -1051,6 +1056,7 @@ type QRC3 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC3)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC3 computes the Householder QR factorization of the m x n
@@ -1257,6 +1263,7 @@ type QRF4 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF4)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF4 computes the Householder QR factorization of the m x n
@@ -1460,6 +1467,7 @@ type QRC4 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC4)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC4 computes the Householder QR factorization of the m x n
@@ -1666,6 +1674,7 @@ type QRF5 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF5)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF5 computes the Householder QR factorization of the m x n
@@ -1869,6 +1878,7 @@ type QRC5 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC5)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC5 computes the Householder QR factorization of the m x n
@@ -2075,6 +2085,7 @@ type QRF8 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF8)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF8 computes the Householder QR factorization of the m x n
@@ -2278,6 +2289,7 @@ type QRC8 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC8)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC8 computes the Householder QR factorization of the m x n
@@ -2484,6 +2496,7 @@ type QRF10 struct {
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF10)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF10 computes the Householder QR factorization of the m x n
@@ -2687,6 +2700,7 @@ type QRC10 struct {
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC10)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC10 computes the Householder QR factorization of the m x n
@@ -2893,6 +2907,7 @@ type QRF16 struct {
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF16)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF16 computes the Householder QR factorization of the m x n
@@ -3096,6 +3111,7 @@ type QRC16 struct {
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC16)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC16 computes the Householder QR factorization of the m x n
