@@ -685,22 +685,25 @@ const (
 // geqr2{{.S}} factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors{{if not .C}} (it is a itself){{end}}.
 func geqr2{{.S}}(m, n int, a, tau, vc []{{.T}}, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfg{{.S}}(a[k+k*m : (k+1)*m])
+			conjTail{{.S}}(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyH{{.S}}(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfg{{.S}}(a[k+k*m : (k+1)*m])
 		conjTail{{.S}}(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyH{{.S}}(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1

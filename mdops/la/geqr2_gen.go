@@ -150,22 +150,25 @@ const (
 // geqr2F1 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F1(m, n int, a, tau, vc []mdops.F1, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF1(a[k+k*m : (k+1)*m])
+			conjTailF1(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF1(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF1(a[k+k*m : (k+1)*m])
 		conjTailF1(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF1(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -357,22 +360,25 @@ const (
 // geqr2C1 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C1(m, n int, a, tau, vc []mdops.C1, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC1(a[k+k*m : (k+1)*m])
+			conjTailC1(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC1(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC1(a[k+k*m : (k+1)*m])
 		conjTailC1(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC1(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -561,22 +567,25 @@ const (
 // geqr2F2 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F2(m, n int, a, tau, vc []mdops.F2, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF2(a[k+k*m : (k+1)*m])
+			conjTailF2(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF2(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF2(a[k+k*m : (k+1)*m])
 		conjTailF2(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF2(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -768,22 +777,25 @@ const (
 // geqr2C2 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C2(m, n int, a, tau, vc []mdops.C2, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC2(a[k+k*m : (k+1)*m])
+			conjTailC2(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC2(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC2(a[k+k*m : (k+1)*m])
 		conjTailC2(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC2(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -972,22 +984,25 @@ const (
 // geqr2F3 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F3(m, n int, a, tau, vc []mdops.F3, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF3(a[k+k*m : (k+1)*m])
+			conjTailF3(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF3(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF3(a[k+k*m : (k+1)*m])
 		conjTailF3(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF3(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1179,22 +1194,25 @@ const (
 // geqr2C3 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C3(m, n int, a, tau, vc []mdops.C3, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC3(a[k+k*m : (k+1)*m])
+			conjTailC3(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC3(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC3(a[k+k*m : (k+1)*m])
 		conjTailC3(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC3(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1383,22 +1401,25 @@ const (
 // geqr2F4 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F4(m, n int, a, tau, vc []mdops.F4, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF4(a[k+k*m : (k+1)*m])
+			conjTailF4(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF4(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF4(a[k+k*m : (k+1)*m])
 		conjTailF4(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF4(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1590,22 +1611,25 @@ const (
 // geqr2C4 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C4(m, n int, a, tau, vc []mdops.C4, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC4(a[k+k*m : (k+1)*m])
+			conjTailC4(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC4(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC4(a[k+k*m : (k+1)*m])
 		conjTailC4(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC4(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1794,22 +1818,25 @@ const (
 // geqr2F5 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F5(m, n int, a, tau, vc []mdops.F5, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF5(a[k+k*m : (k+1)*m])
+			conjTailF5(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF5(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF5(a[k+k*m : (k+1)*m])
 		conjTailF5(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF5(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2001,22 +2028,25 @@ const (
 // geqr2C5 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C5(m, n int, a, tau, vc []mdops.C5, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC5(a[k+k*m : (k+1)*m])
+			conjTailC5(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC5(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC5(a[k+k*m : (k+1)*m])
 		conjTailC5(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC5(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2205,22 +2235,25 @@ const (
 // geqr2F8 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F8(m, n int, a, tau, vc []mdops.F8, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF8(a[k+k*m : (k+1)*m])
+			conjTailF8(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF8(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF8(a[k+k*m : (k+1)*m])
 		conjTailF8(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF8(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2412,22 +2445,25 @@ const (
 // geqr2C8 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C8(m, n int, a, tau, vc []mdops.C8, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC8(a[k+k*m : (k+1)*m])
+			conjTailC8(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC8(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC8(a[k+k*m : (k+1)*m])
 		conjTailC8(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC8(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2616,22 +2652,25 @@ const (
 // geqr2F10 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F10(m, n int, a, tau, vc []mdops.F10, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF10(a[k+k*m : (k+1)*m])
+			conjTailF10(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF10(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF10(a[k+k*m : (k+1)*m])
 		conjTailF10(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF10(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2823,22 +2862,25 @@ const (
 // geqr2C10 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C10(m, n int, a, tau, vc []mdops.C10, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC10(a[k+k*m : (k+1)*m])
+			conjTailC10(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC10(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC10(a[k+k*m : (k+1)*m])
 		conjTailC10(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC10(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -3027,22 +3069,25 @@ const (
 // geqr2F16 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F16(m, n int, a, tau, vc []mdops.F16, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF16(a[k+k*m : (k+1)*m])
+			conjTailF16(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF16(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF16(a[k+k*m : (k+1)*m])
 		conjTailF16(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF16(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -3234,22 +3279,25 @@ const (
 // geqr2C16 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C16(m, n int, a, tau, vc []mdops.C16, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC16(a[k+k*m : (k+1)*m])
+			conjTailC16(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC16(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC16(a[k+k*m : (k+1)*m])
 		conjTailC16(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC16(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
