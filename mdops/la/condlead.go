@@ -12,15 +12,15 @@ import "math"
 type LeadR struct {
 	Re, Im []float64
 
-	n           int
-	xr, xi, sgn []float64
-	complex     bool
+	n                 int
+	xr, xi, sgn, rinv []float64
+	complex           bool
 }
 
 // NewLeadR returns a zero LeadR for an n x n R (n >= 1).
 func NewLeadR(n int, complex bool) *LeadR {
 	l := &LeadR{Re: make([]float64, n*n), n: n, complex: complex,
-		xr: make([]float64, n), sgn: make([]float64, n)}
+		xr: make([]float64, n), sgn: make([]float64, n), rinv: make([]float64, n)}
 	if complex {
 		l.Im = make([]float64, n*n)
 		l.xi = make([]float64, n)
@@ -50,14 +50,18 @@ func LeadCondLimit(n int) float64 { return 0x1p45 / float64(n+1) }
 //
 // Order (the specification; no fused multiply-adds): the solve by R is for
 // i = n-1 down to 0: s = 0; s = s + R_ij x_j for j = i+1, ..., n-1; x_i =
-// (x_i - s) / R_ii; the solve by R^H is for i = 0, ..., n-1: s = 0;
-// s = s + conj(R_ji) x_j for j = 0, ..., i-1; x_i = (x_i - s) / R_ii. A
-// complex product (a + bi)(c + di) is (ac - bd) + (ad + bc)i, conj(a + bi)
-// (c + di) is (ac + bd) + (ad - bc)i, each product rounded before the sum;
-// the division by the real R_ii divides each part. The 1-norms of the
+// (x_i - s) rinv_i; the solve by R^H is for i = 0, ..., n-1: s = 0;
+// s = s + conj(R_ji) x_j for j = 0, ..., i-1; x_i = (x_i - s) rinv_i,
+// with rinv_i = 1 / R_ii computed once per estimate. A complex product
+// (a + bi)(c + di) is (ac - bd) + (ad + bc)i, conj(a + bi) (c + di) is
+// (ac + bd) + (ad - bc)i, each product rounded before the sum; the
+// product by the real rinv_i multiplies each part. The 1-norms of the
 // iterates are LeadNorm1's sums, the decisions (signs, argmax, the stopping
 // tests) Cond's.
 func (l *LeadR) Cond(anorm float64, N int) (cond float64, final bool) {
+	for i := range l.rinv {
+		l.rinv[i] = 1 / l.Re[i+i*l.n]
+	}
 	est := l.invNorm1()
 	cond = anorm * est
 	return cond, N == 1 || cond <= LeadCondLimit(l.n)
@@ -183,7 +187,7 @@ func (l *LeadR) solve() {
 			for j := i + 1; j < n; j++ {
 				s += float64(re[i+j*n] * xr[j])
 			}
-			xr[i] = (xr[i] - s) / re[i+i*n]
+			xr[i] = (xr[i] - s) * l.rinv[i]
 			continue
 		}
 		sr, si := 0.0, 0.0
@@ -192,9 +196,9 @@ func (l *LeadR) solve() {
 			sr += float64(a*c) - float64(b*d)
 			si += float64(a*d) + float64(b*c)
 		}
-		r := re[i+i*n]
-		xr[i] = (xr[i] - sr) / r
-		xi[i] = (xi[i] - si) / r
+		r := l.rinv[i]
+		xr[i] = (xr[i] - sr) * r
+		xi[i] = (xi[i] - si) * r
 	}
 }
 
@@ -208,7 +212,7 @@ func (l *LeadR) solveRH() {
 			for j := 0; j < i; j++ {
 				s += float64(re[j+col] * xr[j])
 			}
-			xr[i] = (xr[i] - s) / re[i+col]
+			xr[i] = (xr[i] - s) * l.rinv[i]
 			continue
 		}
 		sr, si := 0.0, 0.0
@@ -217,8 +221,8 @@ func (l *LeadR) solveRH() {
 			sr += float64(a*c) + float64(b*d)
 			si += float64(a*d) - float64(b*c)
 		}
-		r := re[i+col]
-		xr[i] = (xr[i] - sr) / r
-		xi[i] = (xi[i] - si) / r
+		r := l.rinv[i]
+		xr[i] = (xr[i] - sr) * r
+		xi[i] = (xi[i] - si) * r
 	}
 }
