@@ -284,7 +284,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		xs = 1
 	}
 	skipTol := SkipTol(s.u, xs, r.a0norm, r.cond)
-	be.Lap(backend.StageQHB)
+	// No lap here: block 0's first lap is StageQHB's too.
 	for k := 0; k <= w; k++ {
 		stage = backend.StageQHB
 		nb, err := be.BlockNorm(k)
