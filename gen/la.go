@@ -554,6 +554,7 @@ type QR{{.S}} struct {
 	trMin    int      // SolveR's team: rows worker 0 computes alone (trMin{{.S}})
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQR{{.S}} computes the Householder QR factorization of the m x n
@@ -684,22 +685,25 @@ const (
 // geqr2{{.S}} factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors{{if not .C}} (it is a itself){{end}}.
 func geqr2{{.S}}(m, n int, a, tau, vc []{{.T}}, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfg{{.S}}(a[k+k*m : (k+1)*m])
+			conjTail{{.S}}(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyH{{.S}}(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfg{{.S}}(a[k+k*m : (k+1)*m])
 		conjTail{{.S}}(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyH{{.S}}(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1375,10 +1379,12 @@ import (
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus{{end}}):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's {{if .C}}zlacn2{{else}}dlacn2{{end}} (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QR{{.S}}) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -1402,6 +1408,33 @@ func (q *QR{{.S}}) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1{{.S}}(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, {{.C}})
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			{{- if .C}}
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2{{.S}}(q.A[i+j*m])
+			{{- else}}
+			q.lead.Re[i+j*n], _ = lead2{{.S}}(q.A[i+j*m])
+			{{- end}}
+		}
+	}
+	{{- if eq .N 1}}
+	cond, _ := q.lead.Cond(anorm, 1) // final at 1 double
+	return cond
+}
+{{- else}}
+	if cond, final := q.lead.Cond(anorm, {{.N}}); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QR{{.S}}) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]{{.T}}, n)
 	xr := make([]{{.T}}, n)
 	w := q.trTeam(workers)
@@ -1502,6 +1535,7 @@ func (q *QR{{.S}}) condEst(workers int) float64 {
 	}
 	return anorm * est
 }
+{{- end}}
 {{end}}
 var _ = mdops.F1{}
 `

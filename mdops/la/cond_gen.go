@@ -13,10 +13,12 @@ import (
 // 1-norms are float64 sums of the leading limbs (leadNorm1F1, la.LeadNorm1):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's dlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRF1) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -40,91 +42,16 @@ func (q *QRF1) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1F1(q.A[j*m:j*m+j+1]))
 	}
-	x := make([]mdops.F1, n)
-	xr := make([]mdops.F1, n)
-	w := q.trTeam(workers)
-	solve := func() {
-		if w > 1 {
-			q.backsubPar(x, xr, w)
-		} else {
-			q.backsub(x, xr)
+	if q.lead == nil {
+		q.lead = NewLeadR(n, false)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], _ = lead2F1(q.A[i+j*m])
 		}
 	}
-	solveRH := func() {
-		if w > 1 {
-			q.solveRHPar(x, w)
-		} else {
-			q.solveRH(x)
-		}
-	}
-	norm := func() float64 { return leadNorm1F1(x) }
-	for i := range x {
-		x[i] = fromFloatF1(1/float64(n), 0)
-	}
-	solve()
-	if n == 1 {
-		return anorm * norm()
-	}
-	est := norm()
-	sgn := make([]float64, n)
-	signs := func() (same bool) {
-		same = true
-		for i := range x {
-			s := 1.0
-			if x[i][0] < 0 {
-				s = -1
-			}
-			if s != sgn[i] {
-				same = false
-			}
-			sgn[i] = s
-			x[i] = fromFloatF1(s, 0)
-		}
-		return same
-	}
-	argmax := func() int {
-		j, best := 0, -1.0
-		for i := range x {
-			re, im := lead2F1(x[i])
-			if a := math.Hypot(re, im); a > best {
-				j, best = i, a
-			}
-		}
-		return j
-	}
-	signs()
-	solveRH()
-	j := argmax()
-	for iter := 2; ; iter++ {
-		for i := range x {
-			x[i] = mdops.F1{}
-		}
-		x[j] = fromFloatF1(1, 0)
-		solve()
-		old := est
-		est = norm()
-		if signs() || est <= old {
-			break
-		}
-		solveRH()
-		jlast := j
-		j = argmax()
-		re1, im1 := lead2F1(x[jlast])
-		re2, im2 := lead2F1(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
-			break
-		}
-	}
-	alt := 1.0
-	for i := range x {
-		x[i] = fromFloatF1(alt*(1+float64(i)/float64(n-1)), 0)
-		alt = -alt
-	}
-	solve()
-	if t := 2 * norm() / float64(3*n); t > est {
-		est = t
-	}
-	return anorm * est
+	cond, _ := q.lead.Cond(anorm, 1) // final at 1 double
+	return cond
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
@@ -133,10 +60,12 @@ func (q *QRF1) condEst(workers int) float64 {
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's zlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRC1) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -160,86 +89,16 @@ func (q *QRC1) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1C1(q.A[j*m:j*m+j+1]))
 	}
-	x := make([]mdops.C1, n)
-	xr := make([]mdops.C1, n)
-	w := q.trTeam(workers)
-	solve := func() {
-		if w > 1 {
-			q.backsubPar(x, xr, w)
-		} else {
-			q.backsub(x, xr)
+	if q.lead == nil {
+		q.lead = NewLeadR(n, true)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2C1(q.A[i+j*m])
 		}
 	}
-	solveRH := func() {
-		if w > 1 {
-			q.solveRHPar(x, w)
-		} else {
-			q.solveRH(x)
-		}
-	}
-	norm := func() float64 { return leadNorm1C1(x) }
-	for i := range x {
-		x[i] = fromFloatC1(1/float64(n), 0)
-	}
-	solve()
-	if n == 1 {
-		return anorm * norm()
-	}
-	est := norm()
-	signs := func() bool {
-		for i := range x {
-			re, im := lead2C1(x[i])
-			if a := math.Hypot(re, im); a > 0 {
-				x[i] = fromFloatC1(re/a, im/a)
-			} else {
-				x[i] = fromFloatC1(1, 0)
-			}
-		}
-		return false
-	}
-	argmax := func() int {
-		j, best := 0, -1.0
-		for i := range x {
-			re, im := lead2C1(x[i])
-			if a := math.Hypot(re, im); a > best {
-				j, best = i, a
-			}
-		}
-		return j
-	}
-	signs()
-	solveRH()
-	j := argmax()
-	for iter := 2; ; iter++ {
-		for i := range x {
-			x[i] = mdops.C1{}
-		}
-		x[j] = fromFloatC1(1, 0)
-		solve()
-		old := est
-		est = norm()
-		if signs() || est <= old {
-			break
-		}
-		solveRH()
-		jlast := j
-		j = argmax()
-		re1, im1 := lead2C1(x[jlast])
-		re2, im2 := lead2C1(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
-			break
-		}
-	}
-	alt := 1.0
-	for i := range x {
-		x[i] = fromFloatC1(alt*(1+float64(i)/float64(n-1)), 0)
-		alt = -alt
-	}
-	solve()
-	if t := 2 * norm() / float64(3*n); t > est {
-		est = t
-	}
-	return anorm * est
+	cond, _ := q.lead.Cond(anorm, 1) // final at 1 double
+	return cond
 }
 
 // Cond returns an estimate of the 1-norm condition number of R,
@@ -247,10 +106,12 @@ func (q *QRC1) condEst(workers int) float64 {
 // 1-norms are float64 sums of the leading limbs (leadNorm1F2, la.LeadNorm1):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's dlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRF2) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -274,6 +135,24 @@ func (q *QRF2) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1F2(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, false)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], _ = lead2F2(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 2); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRF2) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.F2, n)
 	xr := make([]mdops.F2, n)
 	w := q.trTeam(workers)
@@ -367,10 +246,12 @@ func (q *QRF2) condEst(workers int) float64 {
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's zlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRC2) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -394,6 +275,24 @@ func (q *QRC2) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1C2(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, true)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2C2(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 2); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRC2) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.C2, n)
 	xr := make([]mdops.C2, n)
 	w := q.trTeam(workers)
@@ -481,10 +380,12 @@ func (q *QRC2) condEst(workers int) float64 {
 // 1-norms are float64 sums of the leading limbs (leadNorm1F3, la.LeadNorm1):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's dlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRF3) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -508,6 +409,24 @@ func (q *QRF3) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1F3(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, false)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], _ = lead2F3(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 3); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRF3) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.F3, n)
 	xr := make([]mdops.F3, n)
 	w := q.trTeam(workers)
@@ -601,10 +520,12 @@ func (q *QRF3) condEst(workers int) float64 {
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's zlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRC3) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -628,6 +549,24 @@ func (q *QRC3) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1C3(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, true)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2C3(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 3); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRC3) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.C3, n)
 	xr := make([]mdops.C3, n)
 	w := q.trTeam(workers)
@@ -715,10 +654,12 @@ func (q *QRC3) condEst(workers int) float64 {
 // 1-norms are float64 sums of the leading limbs (leadNorm1F4, la.LeadNorm1):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's dlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRF4) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -742,6 +683,24 @@ func (q *QRF4) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1F4(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, false)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], _ = lead2F4(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 4); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRF4) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.F4, n)
 	xr := make([]mdops.F4, n)
 	w := q.trTeam(workers)
@@ -835,10 +794,12 @@ func (q *QRF4) condEst(workers int) float64 {
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's zlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRC4) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -862,6 +823,24 @@ func (q *QRC4) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1C4(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, true)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2C4(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 4); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRC4) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.C4, n)
 	xr := make([]mdops.C4, n)
 	w := q.trTeam(workers)
@@ -949,10 +928,12 @@ func (q *QRC4) condEst(workers int) float64 {
 // 1-norms are float64 sums of the leading limbs (leadNorm1F5, la.LeadNorm1):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's dlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRF5) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -976,6 +957,24 @@ func (q *QRF5) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1F5(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, false)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], _ = lead2F5(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 5); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRF5) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.F5, n)
 	xr := make([]mdops.F5, n)
 	w := q.trTeam(workers)
@@ -1069,10 +1068,12 @@ func (q *QRF5) condEst(workers int) float64 {
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's zlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRC5) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -1096,6 +1097,24 @@ func (q *QRC5) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1C5(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, true)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2C5(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 5); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRC5) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.C5, n)
 	xr := make([]mdops.C5, n)
 	w := q.trTeam(workers)
@@ -1183,10 +1202,12 @@ func (q *QRC5) condEst(workers int) float64 {
 // 1-norms are float64 sums of the leading limbs (leadNorm1F8, la.LeadNorm1):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's dlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRF8) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -1210,6 +1231,24 @@ func (q *QRF8) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1F8(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, false)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], _ = lead2F8(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 8); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRF8) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.F8, n)
 	xr := make([]mdops.F8, n)
 	w := q.trTeam(workers)
@@ -1303,10 +1342,12 @@ func (q *QRF8) condEst(workers int) float64 {
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's zlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRC8) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -1330,6 +1371,24 @@ func (q *QRC8) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1C8(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, true)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2C8(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 8); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRC8) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.C8, n)
 	xr := make([]mdops.C8, n)
 	w := q.trTeam(workers)
@@ -1417,10 +1476,12 @@ func (q *QRC8) condEst(workers int) float64 {
 // 1-norms are float64 sums of the leading limbs (leadNorm1F10, la.LeadNorm1):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's dlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRF10) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -1444,6 +1505,24 @@ func (q *QRF10) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1F10(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, false)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], _ = lead2F10(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 10); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRF10) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.F10, n)
 	xr := make([]mdops.F10, n)
 	w := q.trTeam(workers)
@@ -1537,10 +1616,12 @@ func (q *QRF10) condEst(workers int) float64 {
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's zlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRC10) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -1564,6 +1645,24 @@ func (q *QRC10) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1C10(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, true)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2C10(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 10); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRC10) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.C10, n)
 	xr := make([]mdops.C10, n)
 	w := q.trTeam(workers)
@@ -1651,10 +1750,12 @@ func (q *QRC10) condEst(workers int) float64 {
 // 1-norms are float64 sums of the leading limbs (leadNorm1F16, la.LeadNorm1):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's dlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRF16) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -1678,6 +1779,24 @@ func (q *QRF16) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1F16(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, false)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], _ = lead2F16(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 16); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRF16) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.F16, n)
 	xr := make([]mdops.F16, n)
 	w := q.trTeam(workers)
@@ -1771,10 +1890,12 @@ func (q *QRF16) condEst(workers int) float64 {
 // |Re_0| + |Im_0| per element, within a factor sqrt(2) of the modulus):
 // ||R||_1 is the largest over the columns of R, and ||R^-1||_1 is
 // estimated as LAPACK's zlacn2 (Hager's method with Higham's
-// refinements) with multiple-double solves by R and R^H, which gives a
-// lower bound that is rarely off by more than a factor of 3. It is
-// computed once and cached; it runs on the CPU only (not part of the GPU
-// specification). Cond is CondWorkers(1).
+// refinements), which gives a lower bound that is rarely off by more than
+// a factor of 3: first with float64 solves by the leading limbs of R
+// (LeadR.Cond), which is the result when it is final (at 1 double, or at
+// most LeadCondLimit(n)); else again with multiple-double solves by R and
+// R^H. It is computed once and cached; it runs on the CPU only (not part
+// of the GPU specification). Cond is CondWorkers(1).
 func (q *QRC16) Cond() float64 { return q.CondWorkers(1) }
 
 // CondWorkers is Cond with its solves by R and R^H spread over a team of
@@ -1798,6 +1919,24 @@ func (q *QRC16) condEst(workers int) float64 {
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, leadNorm1C16(q.A[j*m:j*m+j+1]))
 	}
+	if q.lead == nil {
+		q.lead = NewLeadR(n, true)
+	}
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			q.lead.Re[i+j*n], q.lead.Im[i+j*n] = lead2C16(q.A[i+j*m])
+		}
+	}
+	if cond, final := q.lead.Cond(anorm, 16); final {
+		return cond
+	}
+	return q.condEstMD(anorm, workers)
+}
+
+// condEstMD is Cond's fallback: anorm times the estimate of ||R^-1||_1
+// with multiple-double solves by R and R^H (n >= 1, no zero R_kk).
+func (q *QRC16) condEstMD(anorm float64, workers int) float64 {
+	n := q.n
 	x := make([]mdops.C16, n)
 	xr := make([]mdops.C16, n)
 	w := q.trTeam(workers)

@@ -184,8 +184,19 @@
 //
 // Cond (CPU only, not part of the GPU specification): ||R||_1 times
 // LAPACK's dlacn2/zlacn2 estimate of ||R^-1||_1 (Hager, Higham), with
-// multiple-double solves by R and R^H and float64 decisions; +Inf when
-// some R_kk is zero. Its 1-norms (||R||_1: the max over the columns of R;
+// float64 decisions; +Inf when some R_kk is zero. The estimate is made
+// first with float64 solves by the leading limbs of R (LeadR.Cond: its
+// documentation gives the order of those solves), and that is Cond when it
+// is final: at 1 double, or when it is at most LeadCondLimit(n) =
+// 2^-8/((n+1) 2^-53) = 2^45/(n+1), where its relative error from the
+// float64 solves and from dropping the lower limbs is at most
+// (n+1) 2^-53 cond <= 2^-8; else (above the limit, or not finite) the
+// estimate is made again with multiple-double solves by R and R^H, so that
+// it stays reliable at condition numbers past 2^53, which the leading
+// limbs cannot resolve (they are then within 2^-53 ||R|| of a singular
+// matrix, so their estimate is about 2^53/(n+1) or more, well above the
+// limit). At 1 and 2 doubles the float64 solves cost a small part of the
+// multiple-double ones (issue 20). Its 1-norms (||R||_1: the max over the columns of R;
 // the norms of the estimate's iterates) are LeadNorm1's float64 sums of
 // the leading limbs, s = s + |x_i|_0 in increasing i from s = 0, with
 // |x|_0 = |x_0| (real) or |Re_0| + |Im_0| (complex; within a factor

@@ -30,6 +30,7 @@ type QRF1 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF1)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF1 computes the Householder QR factorization of the m x n
@@ -149,22 +150,25 @@ const (
 // geqr2F1 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F1(m, n int, a, tau, vc []mdops.F1, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF1(a[k+k*m : (k+1)*m])
+			conjTailF1(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF1(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF1(a[k+k*m : (k+1)*m])
 		conjTailF1(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF1(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -233,6 +237,7 @@ type QRC1 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC1)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC1 computes the Householder QR factorization of the m x n
@@ -355,22 +360,25 @@ const (
 // geqr2C1 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C1(m, n int, a, tau, vc []mdops.C1, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC1(a[k+k*m : (k+1)*m])
+			conjTailC1(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC1(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC1(a[k+k*m : (k+1)*m])
 		conjTailC1(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC1(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -439,6 +447,7 @@ type QRF2 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF2)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF2 computes the Householder QR factorization of the m x n
@@ -558,22 +567,25 @@ const (
 // geqr2F2 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F2(m, n int, a, tau, vc []mdops.F2, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF2(a[k+k*m : (k+1)*m])
+			conjTailF2(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF2(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF2(a[k+k*m : (k+1)*m])
 		conjTailF2(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF2(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -642,6 +654,7 @@ type QRC2 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC2)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC2 computes the Householder QR factorization of the m x n
@@ -764,22 +777,25 @@ const (
 // geqr2C2 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C2(m, n int, a, tau, vc []mdops.C2, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC2(a[k+k*m : (k+1)*m])
+			conjTailC2(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC2(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC2(a[k+k*m : (k+1)*m])
 		conjTailC2(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC2(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -848,6 +864,7 @@ type QRF3 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF3)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF3 computes the Householder QR factorization of the m x n
@@ -967,22 +984,25 @@ const (
 // geqr2F3 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F3(m, n int, a, tau, vc []mdops.F3, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF3(a[k+k*m : (k+1)*m])
+			conjTailF3(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF3(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF3(a[k+k*m : (k+1)*m])
 		conjTailF3(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF3(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1051,6 +1071,7 @@ type QRC3 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC3)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC3 computes the Householder QR factorization of the m x n
@@ -1173,22 +1194,25 @@ const (
 // geqr2C3 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C3(m, n int, a, tau, vc []mdops.C3, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC3(a[k+k*m : (k+1)*m])
+			conjTailC3(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC3(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC3(a[k+k*m : (k+1)*m])
 		conjTailC3(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC3(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1257,6 +1281,7 @@ type QRF4 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF4)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF4 computes the Householder QR factorization of the m x n
@@ -1376,22 +1401,25 @@ const (
 // geqr2F4 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F4(m, n int, a, tau, vc []mdops.F4, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF4(a[k+k*m : (k+1)*m])
+			conjTailF4(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF4(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF4(a[k+k*m : (k+1)*m])
 		conjTailF4(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF4(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1460,6 +1488,7 @@ type QRC4 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC4)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC4 computes the Householder QR factorization of the m x n
@@ -1582,22 +1611,25 @@ const (
 // geqr2C4 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C4(m, n int, a, tau, vc []mdops.C4, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC4(a[k+k*m : (k+1)*m])
+			conjTailC4(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC4(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC4(a[k+k*m : (k+1)*m])
 		conjTailC4(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC4(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1666,6 +1698,7 @@ type QRF5 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF5)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF5 computes the Householder QR factorization of the m x n
@@ -1785,22 +1818,25 @@ const (
 // geqr2F5 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F5(m, n int, a, tau, vc []mdops.F5, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF5(a[k+k*m : (k+1)*m])
+			conjTailF5(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF5(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF5(a[k+k*m : (k+1)*m])
 		conjTailF5(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF5(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -1869,6 +1905,7 @@ type QRC5 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC5)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC5 computes the Householder QR factorization of the m x n
@@ -1991,22 +2028,25 @@ const (
 // geqr2C5 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C5(m, n int, a, tau, vc []mdops.C5, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC5(a[k+k*m : (k+1)*m])
+			conjTailC5(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC5(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC5(a[k+k*m : (k+1)*m])
 		conjTailC5(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC5(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2075,6 +2115,7 @@ type QRF8 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinF8)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF8 computes the Householder QR factorization of the m x n
@@ -2194,22 +2235,25 @@ const (
 // geqr2F8 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F8(m, n int, a, tau, vc []mdops.F8, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF8(a[k+k*m : (k+1)*m])
+			conjTailF8(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF8(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF8(a[k+k*m : (k+1)*m])
 		conjTailF8(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF8(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2278,6 +2322,7 @@ type QRC8 struct {
 	trMin    int        // SolveR's team: rows worker 0 computes alone (trMinC8)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC8 computes the Householder QR factorization of the m x n
@@ -2400,22 +2445,25 @@ const (
 // geqr2C8 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C8(m, n int, a, tau, vc []mdops.C8, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC8(a[k+k*m : (k+1)*m])
+			conjTailC8(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC8(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC8(a[k+k*m : (k+1)*m])
 		conjTailC8(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC8(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2484,6 +2532,7 @@ type QRF10 struct {
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF10)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF10 computes the Householder QR factorization of the m x n
@@ -2603,22 +2652,25 @@ const (
 // geqr2F10 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F10(m, n int, a, tau, vc []mdops.F10, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF10(a[k+k*m : (k+1)*m])
+			conjTailF10(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF10(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF10(a[k+k*m : (k+1)*m])
 		conjTailF10(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF10(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2687,6 +2739,7 @@ type QRC10 struct {
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC10)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC10 computes the Householder QR factorization of the m x n
@@ -2809,22 +2862,25 @@ const (
 // geqr2C10 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C10(m, n int, a, tau, vc []mdops.C10, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC10(a[k+k*m : (k+1)*m])
+			conjTailC10(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC10(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC10(a[k+k*m : (k+1)*m])
 		conjTailC10(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC10(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -2893,6 +2949,7 @@ type QRF16 struct {
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinF16)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRF16 computes the Householder QR factorization of the m x n
@@ -3012,22 +3069,25 @@ const (
 // geqr2F16 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors (it is a itself).
 func geqr2F16(m, n int, a, tau, vc []mdops.F16, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgF16(a[k+k*m : (k+1)*m])
+			conjTailF16(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHF16(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgF16(a[k+k*m : (k+1)*m])
 		conjTailF16(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHF16(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1
@@ -3096,6 +3156,7 @@ type QRC16 struct {
 	trMin    int         // SolveR's team: rows worker 0 computes alone (trMinC16)
 	condOnce sync.Once
 	cond     float64
+	lead     *LeadR // R's leading limbs for Cond's float64 estimate (made by the first)
 }
 
 // NewQRC16 computes the Householder QR factorization of the m x n
@@ -3218,22 +3279,25 @@ const (
 // geqr2C16 factors the m x n matrix a (lda = m) in place; vc receives
 // the conjugated Householder vectors.
 func geqr2C16(m, n int, a, tau, vc []mdops.C16, workers int) {
+	w := min(workers, n-1)
+	if w <= 1 {
+		// Written out: the team's closures escape to its goroutines, and
+		// one QR per Newton step would allocate them.
+		for k := 0; k < n; k++ {
+			tau[k] = larfgC16(a[k+k*m : (k+1)*m])
+			conjTailC16(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
+			for j := k + 1; j < n; j++ {
+				applyHC16(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
+			}
+		}
+		return
+	}
 	larfg := func(k int) {
 		tau[k] = larfgC16(a[k+k*m : (k+1)*m])
 		conjTailC16(vc[k+1+k*m:(k+1)*m], a[k+1+k*m:(k+1)*m])
 	}
 	apply := func(k, j int) {
 		applyHC16(a[k+1+k*m:(k+1)*m], vc[k+1+k*m:(k+1)*m], tau[k], a[k+j*m:(j+1)*m])
-	}
-	w := min(workers, n-1)
-	if w <= 1 {
-		for k := 0; k < n; k++ {
-			larfg(k)
-			for j := k + 1; j < n; j++ {
-				apply(k, j)
-			}
-		}
-		return
 	}
 	// Worker p owns the columns j ≡ p (mod w) and applies the reflectors to
 	// them in increasing k. The owner of column k+1 generates reflector k+1

@@ -11,11 +11,13 @@ package gpu
 // (one double each), max|x|, ||b_k||_1 per block (its skip test), the
 // w+1 residual norms, delta, deltaOld and max|x| after the update; per QR,
 // the n column norms of A_0 and of R and R's diagonal (la's rank check on
-// the host), and the vectors of the condition estimate: la's Cond with its
-// float64 decisions on the host (newton_cond.go) and its solves by R and
-// R^H on the device (backsub1 on R's packed rows and on those of
-// U = P R^H P, packrh's), the same bits as la's; the factors stay on the
-// device. The estimate's solves run on a CUDA stream of their own, beside
+// the host), R's packed rows (la's float64 condition estimate on their
+// leading limbs, on the host), and, when that estimate is not final, the
+// vectors of the multiple-double one: la's Cond with its float64
+// decisions on the host (newton_cond.go) and its solves by R and R^H on
+// the device (backsub1 on R's packed rows and on those of U = P R^H P,
+// packrh's), the same bits as la's; the factors stay on the device. The
+// multiple-double estimate's solves run on a CUDA stream of their own, beside
 // the work that follows them on the NULL stream and only reads the
 // factors (the refinement's Q^H b_0 and R^-1 when the skip test will solve
 // block 0, or M's forming; see Factor). newtonFits refuses a size whose

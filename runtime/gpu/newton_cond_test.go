@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 )
@@ -92,17 +93,45 @@ func cpuCond(t *testing.T, n, N int, complex bool, a []float64) (float64, *la.Ra
 			return err
 		},
 	}
-	c, err := condEstimate(n, p, anorm, s)
+	// R's leading limbs as the device gives them: its packed rows (packr's
+	// layout) and the leading limbs of its diagonal.
+	rrev := make([]float64, gpuabi.LARRevLen(n)*W)
+	for i := 0; i < n; i++ {
+		for tt := 0; tt < n-1-i; tt++ {
+			off := (gpuabi.LARowOff(n, i) + tt) * W
+			copy(rrev[off:off+W], a[(i+(n-1-tt)*n)*W:(i+(n-1-tt)*n+1)*W])
+		}
+	}
+	lead := la.NewLeadR(n, complex)
+	fillLeadR(lead, n, p, rrev, diag)
+	if _, final := lead.Cond(anorm, N); final {
+		condFinal++
+	} else {
+		condFallback++
+	}
+	c, err := condEstimate(n, p, anorm, lead, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c, nil
 }
 
-// TestCondEstimate: the back end's condition estimate (condEstimate with
-// the solve by R^H as a back substitution on packrh's U) and rank check
-// give la's Cond and RankError bit for bit.
+// condFinal and condFallback count cpuCond's estimates that the float64
+// estimate decided and those that fell back to the multiple-double solves.
+var condFinal, condFallback int
+
+// TestCondEstimate: the back end's condition estimate (condEstimate on
+// R's leading limbs from its packed rows, and with the solve by R^H as a
+// back substitution on packrh's U) and rank check give la's Cond and
+// RankError bit for bit, both where the float64 estimate is final and
+// where it falls back to the multiple-double solves.
 func TestCondEstimate(t *testing.T) {
+	condFinal, condFallback = 0, 0
+	defer func() {
+		if condFinal == 0 || condFallback == 0 {
+			t.Errorf("%d estimates final in float64, %d fallbacks: want both", condFinal, condFallback)
+		}
+	}()
 	rng := rand.New(rand.NewPCG(12, 1))
 	for _, N := range []int{1, 2, 4} {
 		lk, _ := la.KernelsFor(N)

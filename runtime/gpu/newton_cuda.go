@@ -103,6 +103,8 @@ type newtonBackend struct {
 	amax int64 // offset of the maxima in nbSc
 
 	host      []float64 // download buffer
+	rrevHost  []float64 // R's packed rows, downloaded for the condition estimate's lead
+	lead      *la.LeadR // R's leading limbs (the float64 condition estimate)
 	skipHost  []int64
 	invQueued bool // E holds (or the stream will) -R^-1 Q^H of the last Factor
 
@@ -389,12 +391,13 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 }
 
 // Factor: the QR of a copy of A_0, packr and packrh on the device, the
-// column norms of A_0; then only n column norms of A_0, n of R and R's
-// diagonal come home: la's rank check on the diagonal, and la's condition
-// estimate (condEstimate: its float64 decisions on the host, its solves by
-// R and R^H by backsub1 on the device, a vector of n elements each way per
-// solve), the same bits as the CPU back end's NewQR and Cond. The factors
-// stay on the device. With inverse (the series phase), FormInverse's work
+// column norms of A_0; then only n column norms of A_0, n of R, R's
+// diagonal and R's packed rows come home: la's rank check on the
+// diagonal, and la's condition estimate (condEstimate: la's float64
+// estimate on R's leading limbs, on the host; when that is not final, its
+// float64 decisions on the host and its solves by R and R^H by backsub1 on
+// the device, a vector of n elements each way per solve), the same bits as
+// the CPU back end's NewQR and Cond. The factors stay on the device. With inverse (the series phase), FormInverse's work
 // is queued on the NULL stream before the estimate, which runs beside it
 // on a stream of its own (when the estimate then says ill-conditioned,
 // the driver stops and the forming goes unused); so it is in a refinement
@@ -451,6 +454,19 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	for j := 0; j < n; j++ {
 		anorm = max(anorm, cn[j*N])
 	}
+	// R's leading limbs for the float64 estimate: its diagonal from cn,
+	// the rest from R's packed rows, one download (the QR is done: cn's
+	// read waited for it), before the queued work below.
+	if n > 0 {
+		if be.lead == nil {
+			be.lead = la.NewLeadR(n, c.Prec.Complex)
+			be.rrevHost = make([]float64, gpuabi.LARRevLen(n)*W)
+		}
+		if err := be.dev.CopyDtoH(be.rrevHost, be.slice(ptr(nbRrev), int64(len(be.rrevHost)))); err != nil {
+			return nil, 0, 0, err
+		}
+		fillLeadR(be.lead, n, c.Prec, be.rrevHost, cn[n*N:])
+	}
 	var cs *cudadev.Stream // the estimate's stream (nil: the NULL stream)
 	solved := false
 	if !inverse {
@@ -480,7 +496,7 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	t3 := time.Now()
 	cond := 0.0
 	if n > 0 {
-		if cond, err = condEstimate(n, c.Prec, anorm, be.condSolves(cs)); err != nil {
+		if cond, err = condEstimate(n, c.Prec, anorm, be.lead, be.condSolves(cs)); err != nil {
 			be.spec = specNone
 			return nil, 0, 0, fmt.Errorf("condition estimate: %w", err)
 		}

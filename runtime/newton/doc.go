@@ -89,8 +89,11 @@
 //     1 that changed x(0), the first step of phase 2): Householder QR of
 //     A_0 (la NewQR); a rank error stops with Singular and its column; then
 //     cond = Cond() (la's estimate, whose own 1-norms are float64 sums of
-//     the leading limbs, la.LeadNorm1), ||A_0||_1 = max over j = 0..n-1
-//     of Norm1(column j);
+//     the leading limbs, la.LeadNorm1): first with float64 solves by the
+//     leading limbs of R (la.LeadR), which is cond when it is final (at 1
+//     double, or at most la.LeadCondLimit(n) = 2^45/(n+1)); else again
+//     with multiple-double solves by R and R^H; ||A_0||_1 = max over
+//     j = 0..n-1 of Norm1(column j);
 //     cond > MaxCond stops with IllConditioned.
 //  3. For k = 0..w, in order:
 //     nb_k = Norm1(b_k) (b_k as updated by the blocks before k);

@@ -103,6 +103,7 @@ type Solver struct {
 	prepared bool
 	setup    time.Duration
 	be       Backend // made on the first Solve
+	run      *run    // the run state of the solves, made by the first (newRun)
 
 	// u is the unit roundoff (Prec.UnitRoundoff), sqrtU its square root
 	// rounded up to a power of two: 2^(-53N/2), the exponent truncated.

@@ -30,13 +30,20 @@ type run struct {
 	steps int
 }
 
+// newRun returns the run state of a solve from x0 with a fresh Result:
+// the Solver's, made by its first solve and reset for each later one (a
+// tracker solves thousands of times per path; the Results are the
+// callers').
 func (s *Solver) newRun(x0 []float64) (*run, error) {
 	d := s.opt.Degree
-	r := &run{s: s, be: s.be, d: d,
-		nb:      make([]float64, d+1),
-		skipped: make([]bool, d+1),
-		start:   time.Now(),
+	r := s.run
+	if r == nil || r.be != s.be {
+		r = &run{nb: make([]float64, d+1), skipped: make([]bool, d+1)}
+		s.run = r
 	}
+	*r = run{s: s, be: s.be, d: d, nb: r.nb, skipped: r.skipped, start: time.Now()}
+	clear(r.nb)
+	clear(r.skipped)
 	if err := r.be.Reset(x0); err != nil {
 		return nil, fmt.Errorf("newton: %w", err)
 	}
@@ -277,7 +284,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		xs = 1
 	}
 	skipTol := SkipTol(s.u, xs, r.a0norm, r.cond)
-	be.Lap(backend.StageQHB)
+	// No lap here: block 0's first lap is StageQHB's too.
 	for k := 0; k <= w; k++ {
 		stage = backend.StageQHB
 		nb, err := be.BlockNorm(k)
