@@ -70,7 +70,7 @@ func chooseTrack(s EmitSpec, sys *poly.System, plan *stager.Plan, run ExampleRun
 	tk := trackExample{homotopy: homotopyTotalDegree}
 	paths := 1.0
 	for i := range sys.Polys {
-		d := totalDegree(&sys.Polys[i])
+		d := sys.Polys[i].Degree()
 		if d == 0 {
 			return trackExample{why: fmt.Sprintf("equation %d is a constant: no total-degree homotopy", i+1)}
 		}
@@ -217,23 +217,6 @@ func emitTrackTests(f *File, tk trackExample, tParam *Statement, fatal func() *S
 		Id("t").Dot("Logf").Call(Lit("%d paths: %+v"), Len(Id("got").Dot("Solutions")), Id("got").Dot("Summary")),
 	)
 	f.Func().Id("TestTrackMatchesTracker").Params(tParam).Block(body...)
-}
-
-// totalDegree returns the degree of p in its unknowns: the number of
-// paths it contributes to the total-degree homotopy.
-func totalDegree(p *poly.Polynomial) int {
-	d := 0
-	for j := range p.Terms {
-		if len(p.Terms[j].Coef) == 0 {
-			continue
-		}
-		e := 0
-		for _, pw := range p.Terms[j].Pows {
-			e += pw
-		}
-		d = max(d, e)
-	}
-	return d
 }
 
 // forward is an option of the emitted package that forwards to

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"math"
 	"time"
 
 	"github.com/mdgen/mdgen/mdops"
@@ -76,4 +77,27 @@ type NewtonConfig struct {
 	// Exec returns the executor of working degree w (staged on first
 	// use; Solver.Prepare stages every degree before the first Solve).
 	Exec func(w int) (Executor, error)
+}
+
+// MaxAbs returns the largest magnitude of the leading limbs of the numbers
+// in x (p.Width() doubles each, real and imaginary leading limbs at 0 and
+// p.N for complex): the max-norm used by every tolerance of the driver. A
+// max is exact and independent of the order, so every back end gets the
+// same float64. NaN when a leading limb is NaN.
+func MaxAbs(x []float64, p mdops.Prec) float64 {
+	w := p.Width()
+	m := 0.0
+	for e := 0; e+w <= len(x); e += w {
+		a := math.Abs(x[e])
+		if p.Complex {
+			a = math.Max(a, math.Abs(x[e+p.N]))
+		}
+		if a != a {
+			return math.NaN()
+		}
+		if a > m {
+			m = a
+		}
+	}
+	return m
 }

@@ -3,7 +3,6 @@ package cpu
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/mdgen/mdgen/mdops"
@@ -117,7 +116,7 @@ func (be *Newton) X() ([]float64, error) { return be.x, nil }
 
 func (be *Newton) Close() error { return nil }
 
-func (be *Newton) maxAbs(x []float64) float64 { return maxAbs(x, be.c.Prec) }
+func (be *Newton) maxAbs(x []float64) float64 { return backend.MaxAbs(x, be.c.Prec) }
 
 // Evaluate runs the executor of degree w at x mod t^(w+1) and sets
 // b_k = -G_k (k = 0..w) and, with jac, A_k = J_k.
@@ -343,29 +342,6 @@ func (be *Newton) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float
 		}
 	}
 	return delta, deltaOld, be.maxAbs(be.x), nil
-}
-
-// maxAbs returns the largest magnitude of the leading limbs of the numbers
-// in x (p.Width() doubles each, real and imaginary leading limbs at 0 and
-// p.N for complex): the max-norm used by every tolerance of the driver. A
-// max is exact and independent of the order, so every back end gets the
-// same float64. NaN when a leading limb is NaN.
-func maxAbs(x []float64, p mdops.Prec) float64 {
-	w := p.Width()
-	m := 0.0
-	for e := 0; e+w <= len(x); e += w {
-		a := math.Abs(x[e])
-		if p.Complex {
-			a = math.Max(a, math.Abs(x[e+p.N]))
-		}
-		if a != a {
-			return math.NaN()
-		}
-		if a > m {
-			m = a
-		}
-	}
-	return m
 }
 
 // negateInto sets dst = -src limb by limb (exact: a normalized number stays

@@ -12,6 +12,7 @@ import (
 	"github.com/mdgen/mdgen/internal/par"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager/poly"
 )
@@ -183,7 +184,7 @@ func (r *refiner) run(dev refineDevice, slots int, starts [][]float64) ([]*newto
 				if p.steps == 1 {
 					p.res.StartResidual = p.fnorm
 				}
-				if bmax := leadMaxAbs(bs, r.prec); math.IsNaN(bmax) || math.IsInf(bmax, 0) {
+				if bmax := backend.MaxAbs(bs, r.prec); math.IsNaN(bmax) || math.IsInf(bmax, 0) {
 					r.fail(p, &newton.Failure{Kind: newton.Diverging, NonFinite: true, Step: p.steps, Degree: 0, Refine: true})
 				}
 			}
@@ -225,7 +226,7 @@ func (r *refiner) run(dev refineDevice, slots int, starts [][]float64) ([]*newto
 				return
 			}
 			// 3. The skip test of block 0 (its norm is the fnorm).
-			xs := leadMaxAbs(p.x, r.prec)
+			xs := backend.MaxAbs(p.x, r.prec)
 			if xs == 0 {
 				xs = 1
 			}
@@ -258,13 +259,13 @@ func (r *refiner) run(dev refineDevice, slots int, starts [][]float64) ([]*newto
 			} else {
 				residual = resid[s]
 			}
-			delta := leadMaxAbs(dxs, r.prec)
+			delta := backend.MaxAbs(dxs, r.prec)
 			if !p.skipped {
 				for v := 0; v < n; v++ {
 					r.addTo(p.x[v*W:(v+1)*W], dxs[v*W:(v+1)*W])
 				}
 			}
-			xsNew := leadMaxAbs(p.x, r.prec)
+			xsNew := backend.MaxAbs(p.x, r.prec)
 			if math.IsNaN(xsNew) || math.IsInf(xsNew, 0) || math.IsNaN(delta) || math.IsInf(delta, 0) {
 				r.fail(p, &newton.Failure{Kind: newton.Diverging, NonFinite: true, Step: p.steps, Degree: 0, Refine: true})
 				return
@@ -333,24 +334,4 @@ func (r *refiner) fail(p *refinePath, f *newton.Failure) {
 		f.StartResidual = p.res.StartResidual
 	}
 	p.stage = pathDone
-}
-
-// leadMaxAbs is runtime/cpu's maxAbs: the largest magnitude of the leading
-// limbs (real and imaginary), NaN when one is NaN.
-func leadMaxAbs(x []float64, p mdops.Prec) float64 {
-	w := p.Width()
-	m := 0.0
-	for e := 0; e+w <= len(x); e += w {
-		a := math.Abs(x[e])
-		if p.Complex {
-			a = math.Max(a, math.Abs(x[e+p.N]))
-		}
-		if a != a {
-			return math.NaN()
-		}
-		if a > m {
-			m = a
-		}
-	}
-	return m
 }

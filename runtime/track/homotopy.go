@@ -86,7 +86,7 @@ func NewTotalDegree(f *poly.System, gamma complex128, projective bool, seed uint
 	h := &Homotopy{Kind: TotalDegree, Target: f, Gamma: gamma, Projective: projective}
 	total := int64(1)
 	for i := range f.Polys {
-		d := polyDegree(&f.Polys[i])
+		d := f.Polys[i].Degree()
 		if d == 0 {
 			return nil, fmt.Errorf("track: equation %d of the target is a constant: no total-degree homotopy", i+1)
 		}
@@ -260,21 +260,6 @@ func checkSquare(s *poly.System) error {
 	return nil
 }
 
-func polyDegree(p *poly.Polynomial) int {
-	d := 0
-	for j := range p.Terms {
-		if len(p.Terms[j].Coef) == 0 {
-			continue
-		}
-		e := 0
-		for _, pw := range p.Terms[j].Pows {
-			e += pw
-		}
-		d = max(d, e)
-	}
-	return d
-}
-
 func degreeProduct(ds []int, rest []poly.Polynomial) string {
 	s := ""
 	for i, d := range ds {
@@ -284,7 +269,7 @@ func degreeProduct(ds []int, rest []poly.Polynomial) string {
 		s += strconv.Itoa(d)
 	}
 	for i := range rest {
-		s += "*" + strconv.Itoa(polyDegree(&rest[i]))
+		s += "*" + strconv.Itoa(rest[i].Degree())
 	}
 	return s
 }

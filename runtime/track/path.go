@@ -340,10 +340,7 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 		if !e.acceptable(l, res, tau) {
 			return false, nil
 		}
-		st.tau = tau
-		e.measureDistance(l, st, res)
-		e.takePoint(st, res)
-		e.takeSeries(st, res)
+		e.moveTo(st, tau, l, res, res)
 		return true, nil
 	}
 	if !e.acceptable(l, res, -1) {
@@ -360,11 +357,18 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 	if !cres.Converged || e.cor.u1 > e.opt.PredTol || tau == 0 && !regularEnd(e.u, cres.Cond, e.cor.lastRefine) {
 		return false, nil
 	}
+	e.moveTo(st, tau, l, res, cres)
+	return true, nil
+}
+
+// moveTo takes an accepted step: the path is at tau, its point that of the
+// corrector's solve cres, its series and distance estimate those of the
+// solve res of level l from the prediction.
+func (e *engine) moveTo(st *pathState, tau float64, l *level, res, cres *newton.Result) {
 	st.tau = tau
 	e.measureDistance(l, st, res)
 	e.takePoint(st, cres)
 	e.takeSeries(st, res)
-	return true, nil
 }
 
 // trend returns r = Re(-tau c_1/c_0) of unknown v in the state's series

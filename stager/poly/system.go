@@ -87,6 +87,24 @@ type Polynomial struct {
 	Terms []Monomial
 }
 
+// Degree returns the total degree of p in the unknowns (the largest sum of
+// the exponents of a term with a nonzero coefficient; 0 for a constant):
+// the number of paths p contributes to a total-degree homotopy.
+func (p *Polynomial) Degree() int {
+	d := 0
+	for j := range p.Terms {
+		if len(p.Terms[j].Coef) == 0 {
+			continue
+		}
+		e := 0
+		for _, pw := range p.Terms[j].Pows {
+			e += pw
+		}
+		d = max(d, e)
+	}
+	return d
+}
+
 // System is a polynomial system in the variables Vars (the series parameter
 // excluded). Every polynomial shares the input series z, one per variable.
 type System struct {
