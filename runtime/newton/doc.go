@@ -129,8 +129,8 @@
 //     1-norm of G(x(t), t) mod t^(w+1) at the updated x (exactly that, as
 //     evaluated, when the step skipped every block). With d = 0 (root
 //     refinement) Result.Residual is ||G(x(0), 0)||_1 at the final x(0)
-//     instead: after phase 1, unless its last step skipped block 0, one
-//     more evaluation at degree 0 (item 1 without the Jacobian, timed as
+//     instead: after phase 1, unless its last step skipped block 0 (or
+//     Options.NoFinalResidual is set), one more evaluation at degree 0 (item 1 without the Jacobian, timed as
 //     Residual) and Norm1 of b_0.
 //  5. Update: delta = max |dx_k[j]| over k = 0..w, deltaOld the same over
 //     k = 0..wPrev; for k = 0..w not skipped, for v = 0..n-1:

@@ -39,6 +39,12 @@ type Options struct {
 	// far (its predictor needs no more) and refines only the endpoint to
 	// the working precision.
 	RefineTol float64
+	// NoFinalResidual, with Degree 0, leaves out the evaluation at the
+	// final x(0) that gives Result.Residual (||G(x(0), 0)||_1 there):
+	// Residual is then the residual of the last linear system, as for
+	// Degree > 0. A path tracker's corrector, which does not read it,
+	// saves an evaluation per solve.
+	NoFinalResidual bool
 	// NewExecutor makes the executor of a plan; nil means cpu.New.
 	NewExecutor func(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error)
 	// Progress, when not nil, is called after every Newton step.

@@ -108,8 +108,9 @@ func (r *run) run() error {
 	if r.d == 0 {
 		// Root refinement: the residual is ||G(x(0), 0)||_1 at the final
 		// x(0) (PHCpack's res), one more evaluation at degree 0 unless the
-		// last step left x(0) as it was.
-		if !r.skipped[0] {
+		// last step left x(0) as it was (or when the caller does not need
+		// it: Options.NoFinalResidual).
+		if !r.skipped[0] && !s.opt.NoFinalResidual {
 			r.be.Mark()
 			fnorm, _, err := r.be.Evaluate(0, false)
 			if err != nil {
