@@ -82,10 +82,15 @@
 //     MaxRegularCond there makes it singular.
 //   - end game: when dt falls below 2^-20 tau, or a step is rejected with
 //     tau <= u^(3/4) (or tau <= 1e-6 and cond >= 2^-10/u), or the step limit
-//     is reached, near t = 1: infinite when x_0 <= 1e-6 |x|, or x_0 <= 1e-2
-//     |x| and x_0 goes to zero like tau^r, r = Re(-tau c_1/c_0) >= 1/64 (a
-//     branch of m paths has r = 1/m); else, for tau <= 1e-6, singular, with
-//     the endpoint extrapolated by the approximants at s = tau; else failed.
+//     is reached, with tau <= 1e-4: infinite when x_0 <= 1e-6 |x|, or x_0
+//     <= 1e-2 |x| and x_0 goes to zero like tau^r, r = Re(-tau c_1/c_0) >=
+//     1/64 (a branch of m paths has r = 1/m); else, for tau <= 1e-6,
+//     singular, with the endpoint extrapolated by the approximants at s =
+//     tau; else failed.
+//   - infinite, early: after an accepted step with tau <= 1e-3, x_0 <= 5e-2
+//     |x| with the same r >= 1/32 (within 5%) here and at a point at least
+//     twice as far from the end (goesToInfinity: a finite end cannot pass
+//     for branches of fewer than 14 paths).
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond
