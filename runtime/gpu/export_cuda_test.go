@@ -10,3 +10,7 @@ func SetLaunchFault(f func(op gpuabi.LAOp) bool) { launchFault = f }
 
 // Speculations returns the speculative solves queued so far.
 func Speculations() int64 { return speculations.Load() }
+
+// SameBits is refine_test.go's sameBits: Results compared bit for bit, any
+// NaN equal to any NaN.
+var SameBits = sameBits

@@ -82,7 +82,7 @@ func newRefiner(sys *poly.System, prec mdops.Prec, opt RefineOptions) (*refiner,
 		return nil, err
 	}
 	r.u = prec.UnitRoundoff()
-	r.sqrtU = math.Ldexp(1, math.Ilogb(r.u)/2)
+	r.sqrtU = newton.HalfPrecision(r.u)
 	lk, _ := la.KernelsFor(prec.N) // newton.New checked it
 	sk, ok := mdops.SeriesKernelsFor(prec.N)
 	if !ok {
@@ -290,11 +290,7 @@ func (r *refiner) run(dev refineDevice, slots int, starts [][]float64) ([]*newto
 				}
 				return
 			}
-			if p.prev >= 0 && rel > p.prev && rel > r.sqrtU {
-				kind := newton.Diverging
-				if rel <= stallUpdate {
-					kind = newton.Stalled
-				}
+			if kind := newton.Growing(rel, p.prev, r.sqrtU); kind != 0 {
 				r.fail(p, &newton.Failure{Kind: kind, Step: p.steps, Degree: 0, Refine: true, Update: rel, PrevUpdate: p.prev,
 					Residual: residual, FNorm: p.fnorm, StartResidual: p.res.StartResidual, Cond: p.cond, SqrtU: r.sqrtU})
 				return
@@ -309,16 +305,9 @@ func (r *refiner) run(dev refineDevice, slots int, starts [][]float64) ([]*newto
 	return out, nil
 }
 
-// stallUpdate is run.go's: the relative update below which a growing
-// update is a stall rather than a divergence.
-const stallUpdate = 0x1p-26
-
 // converged is run.go's stop rule.
 func (r *refiner) converged(p *refinePath, delta float64) bool {
-	if delta <= 1024*r.u*max(1, p.cond) {
-		return true
-	}
-	return p.prev >= 0 && delta > p.prev/16 && delta <= r.sqrtU
+	return newton.Converged(delta, p.prev, r.u, r.sqrtU, p.cond)
 }
 
 // fail is run.go's fail: the path stops with f.

@@ -231,56 +231,11 @@ func checkRefinedGPU(t *testing.T, sys *poly.System, p mdops.Prec, starts [][]fl
 		} else {
 			kinds["converged"]++
 		}
-		if !sameBitsGPU(reflect.ValueOf(got[i]), reflect.ValueOf(want)) {
+		if !gpu.SameBits(reflect.ValueOf(got[i]), reflect.ValueOf(want)) {
 			t.Errorf("%s start %d:\n got %+v (%v)\nwant %+v (%v)", p, i+1, *got[i], got[i].Err, *want, want.Err)
 		}
 	}
 	t.Logf("%s: %d paths, by failure kind (0: converged): %v", p, len(starts), kinds)
-}
-
-// sameBitsGPU is reflect.DeepEqual with floats compared by their bits (any
-// NaN equal to any NaN).
-func sameBitsGPU(a, b reflect.Value) bool {
-	if a.Kind() != b.Kind() || a.Type() != b.Type() {
-		return false
-	}
-	switch a.Kind() {
-	case reflect.Float64:
-		// Bits, except that NaNs are one value: a NaN's sign and payload
-		// depend on where it arose (Go's math.NaN, the x86 default NaN,
-		// the device's), not on the computation.
-		x, y := a.Float(), b.Float()
-		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
-	case reflect.Pointer, reflect.Interface:
-		if a.IsNil() || b.IsNil() {
-			return a.IsNil() == b.IsNil()
-		}
-		return sameBitsGPU(a.Elem(), b.Elem())
-	case reflect.Slice:
-		if a.Len() != b.Len() || a.IsNil() != b.IsNil() {
-			return false
-		}
-		for i := 0; i < a.Len(); i++ {
-			if !sameBitsGPU(a.Index(i), b.Index(i)) {
-				return false
-			}
-		}
-		return true
-	case reflect.Struct:
-		for i := 0; i < a.NumField(); i++ {
-			if !sameBitsGPU(a.Field(i), b.Field(i)) {
-				return false
-			}
-		}
-		return true
-	case reflect.String:
-		return a.String() == b.String()
-	case reflect.Bool:
-		return a.Bool() == b.Bool()
-	case reflect.Int, reflect.Int64:
-		return a.Int() == b.Int()
-	}
-	panic("sameBitsGPU: " + a.Kind().String())
 }
 
 // BenchmarkGPURefine refines the roots of cyclic 7-roots (the regular
@@ -347,7 +302,7 @@ func BenchmarkGPURefine(b *testing.B) {
 				if cpuRes != nil {
 					want := *cpuRes[i]
 					want.Times = newton.Times{}
-					if !sameBitsGPU(reflect.ValueOf(res), reflect.ValueOf(&want)) {
+					if !gpu.SameBits(reflect.ValueOf(res), reflect.ValueOf(&want)) {
 						b.Errorf("%s root %d: the GPU's Result differs from the CPU's", p, i+1)
 					}
 				}

@@ -172,7 +172,7 @@ func New(sys *poly.System, opt Options) (*Solver, error) {
 	s := &Solver{sys: sys, opt: opt, n: n, m: m, workers: workers,
 		execs: map[int]backend.Executor{}, slots: map[int]*stager.CoefSlots{}}
 	s.u = opt.Prec.UnitRoundoff()
-	s.sqrtU = math.Ldexp(1, math.Ilogb(s.u)/2)
+	s.sqrtU = HalfPrecision(s.u)
 	if s.opt.MaxCond == 0 {
 		s.opt.MaxCond = 1 / s.sqrtU
 	}

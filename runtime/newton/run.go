@@ -169,10 +169,34 @@ func (r *run) run() error {
 // by a factor 16 over that of the previous step (the rounding floor of the
 // evaluation); prev < 0: no previous step.
 func (r *run) converged(deltaOld, prev float64) bool {
-	if deltaOld <= 1024*r.s.u*max(1, r.cond) {
+	return Converged(deltaOld, prev, r.s.u, r.s.sqrtU, r.cond)
+}
+
+// Converged is the stop rule (converged) for a back end that drives its
+// own steps (runtime/gpu's batched refiner): u the unit roundoff, sqrtU
+// HalfPrecision(u).
+func Converged(deltaOld, prev, u, sqrtU, cond float64) bool {
+	if deltaOld <= 1024*u*max(1, cond) {
 		return true
 	}
-	return prev >= 0 && deltaOld > prev/16 && deltaOld <= r.s.sqrtU
+	return prev >= 0 && deltaOld > prev/16 && deltaOld <= sqrtU
+}
+
+// HalfPrecision is sqrt(u) rounded up to a power of two: the bound of the
+// stall rule and the default MaxCond's inverse.
+func HalfPrecision(u float64) float64 { return math.Ldexp(1, math.Ilogb(u)/2) }
+
+// Growing is the test of diverging on one update: 0 when the update does
+// not grow past the previous one above half the precision, else Diverging,
+// or Stalled when it is at most stallUpdate.
+func Growing(delta, prev, sqrtU float64) FailureKind {
+	if !(prev >= 0 && delta > prev && delta > sqrtU) {
+		return 0
+	}
+	if delta <= stallUpdate {
+		return Stalled
+	}
+	return Diverging
 }
 
 // SkipTol is the skip test's bound: block k is skipped (dx_k = 0) when
@@ -194,11 +218,7 @@ const stallUpdate = 0x1p-26
 // half the precision (Diverging; Stalled when both updates are at most
 // stallUpdate).
 func (r *run) diverging(out stepOut, prev float64, w int, refine bool) *Failure {
-	if prev >= 0 && out.deltaOld > prev && out.deltaOld > r.s.sqrtU {
-		kind := Diverging
-		if out.deltaOld <= stallUpdate {
-			kind = Stalled
-		}
+	if kind := Growing(out.deltaOld, prev, r.s.sqrtU); kind != 0 {
 		return &Failure{Kind: kind, Step: r.steps, Degree: w, Refine: refine, Update: out.deltaOld, PrevUpdate: prev,
 			Residual: out.residual, FNorm: out.fnorm, StartResidual: r.res.StartResidual, Cond: r.cond, SqrtU: r.s.sqrtU}
 	}

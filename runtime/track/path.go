@@ -172,13 +172,23 @@ func widen(buf []float64, from, to int) []float64 {
 	if buf == nil || from == to {
 		return buf
 	}
-	k := len(buf) / (2 * from)
-	out := make([]float64, k*2*to)
-	for z := range k {
-		copy(out[z*2*to:z*2*to+from], buf[z*2*from:z*2*from+from])
-		copy(out[z*2*to+to:z*2*to+to+from], buf[z*2*from+from:(z+1)*2*from])
-	}
+	out := make([]float64, len(buf)/from*to)
+	widenInto(out, buf, from, to)
 	return out
+}
+
+// widenInto is widen into dst (len(buf)/from*to float64s), allocating
+// nothing: the tracker's steps use it.
+func widenInto(dst, buf []float64, from, to int) {
+	if from == to {
+		copy(dst, buf)
+		return
+	}
+	clear(dst)
+	for z := range len(buf) / (2 * from) {
+		copy(dst[z*2*to:z*2*to+from], buf[z*2*from:z*2*from+from])
+		copy(dst[z*2*to+to:z*2*to+to+from], buf[z*2*from+from:(z+1)*2*from])
+	}
 }
 
 // narrow writes the complex numbers of src (from limbs a part) to dst at
@@ -331,7 +341,7 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 	if sl.n >= q {
 		narrow(l.x, sl.x, sl.n, q)
 	} else {
-		copy(l.x, widen(sl.x, sl.n, q))
+		widenInto(l.x, sl.x, sl.n, q)
 	}
 	res, err := l.solve(tau, l.x)
 	if err != nil {
@@ -350,7 +360,7 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 	for v := range n {
 		copy(l.x[v*l.w:(v+1)*l.w], res.Coef(v, 0))
 	}
-	copy(xp, widen(l.x, q, e.n))
+	widenInto(xp, l.x, q, e.n)
 	cres, err := e.cor.solve(tau, xp)
 	if err != nil {
 		return false, err
