@@ -6,6 +6,7 @@
 //	mdgen system NAME                                   write a system in PHCpack's format
 //	mdgen plan sys.txt -degree d                        the staging's sizes
 //	mdgen track sys.txt [-prec P|auto] [-o f]          every isolated solution by homotopy continuation
+//	mdgen merge SHARDS... [-o f] [-json]                the shards of a run (track -shard, -shards, -slurm) as one run
 //	mdgen solve sys.txt -prec N -degree d [-start f]    Newton's method on Taylor series (root refinement at d = 0)
 //	mdgen eval sys.txt -prec N -degree d [-verify]      evaluate and differentiate on the CPU
 //	mdgen emit sys.txt -prec N -degree d                write a solver package
@@ -33,6 +34,7 @@ const usage = `usage: mdgen <command> [flags]
 
 commands:
   track      solve a system: track every path of a homotopy (total degree, or one with start solutions) to t = 1
+  merge      put the shards of a run of track (-shard, -shards, -slurm) together: the output of the whole run
   solve      Newton's method on Taylor series from start solutions (root refinement with -degree 0); -gpu on a device
   eval       evaluate and differentiate a system at power series on the CPU (-verify: against math/big)
   plan       stage a system: jobs, layers, slots and memory at a degree
@@ -62,6 +64,7 @@ type command struct {
 // commands are the subcommands run dispatches to, in usage's order.
 var commands = []command{
 	{"track", runTrack},
+	{"merge", runMerge},
 	{"solve", runSolve},
 	{"eval", runEval},
 	{"plan", runPlan},

@@ -107,8 +107,40 @@ type trackSetup struct {
 	first, last int64 // 0-based, inclusive
 }
 
+// trackDesc is what the outputs say about a run: from the flags and the
+// homotopy (describe), or from the headers of shards (mdgen merge).
+type trackDesc struct {
+	Arg        string     `json:"system"`
+	Kind       string     `json:"homotopy"`
+	Projective bool       `json:"projective"`
+	Gamma      *[2]string `json:"gamma"` // null for a given homotopy
+	Seed       uint64     `json:"seed"`
+	Degrees    []int      `json:"degrees,omitempty"` // total degree
+	Param      string     `json:"param,omitempty"`   // given homotopy
+	Vars       []string   `json:"variables"`
+	Total      int64      `json:"total_paths"`
+	Prec       any        `json:"prec"` // "auto" or the doubles per number
+	// First and Last are the range of paths (0-based, inclusive), Workers
+	// the paths tracked at once: not part of a shard's header.
+	First, Last int64 `json:"-"`
+	Workers     int   `json:"-"`
+}
+
+// describe is the description of the run ts asks for.
+func describe(ts *trackSetup) *trackDesc {
+	h := ts.h
+	d := &trackDesc{Arg: ts.arg, Kind: h.Kind, Projective: h.Projective, Gamma: gammaText(h), Seed: ts.seed,
+		Vars: h.Target.Vars, Total: h.Paths(), Prec: precValue(ts), First: ts.first, Last: ts.last}
+	if h.Kind == track.Given {
+		d.Param = h.System().Param
+	} else {
+		d.Degrees = h.Degrees
+	}
+	return d
+}
+
 func runTrack(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("track", trackUsage, stderr)
+	fs := newFlagSet("track", trackUsage+shardUsage, stderr)
 	precFlag := fs.String("prec", "auto", "doubles per number ("+joinInts(mdops.Precisions())+"), or auto: every path starts at -min-prec and a path that fails is resumed at the next precision (1, 2, 4, 8, 16) up to -max-prec")
 	minPrec := fs.Int("min-prec", 0, "with -prec auto: the first precision (0: the tracker's default, 2)")
 	maxPrec := fs.Int("max-prec", 0, "with -prec auto: the highest precision (0: the tracker's default, 8)")
@@ -124,7 +156,17 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	quiet := fs.Bool("quiet", false, "text output: the summary only, no endpoints")
 	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")
+	shards := addShardFlags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if *shards.slurmResume != "" {
+		if fs.NFlag() > 1 || fs.NArg() > 0 {
+			return usagef("track: -slurm-resume DIR takes nothing else: the job's directory holds its command")
+		}
+		return slurmResume(*shards.slurmResume, stdout, stderr)
+	}
+	if err := shards.check(fs); err != nil {
 		return err
 	}
 	if err := checkArgs(fs, 1, "one system file or family"); err != nil {
@@ -209,26 +251,38 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("track: %s: %d paths (the %s homotopy's %d): at most %d in one run; track ranges with -paths a:b (e.g. -paths 1:%d) and merge the lists",
 			ts.arg, count, ts.h.Kind, total, maxTrackPaths, maxTrackPaths)
 	}
+	if ok, err := shards.run(fs, ts, stdout, stderr, *asJSON, *quiet, *outFile); ok {
+		return err
+	}
 	run, err := trackRun(ts, stderr)
 	if err != nil {
 		return fmt.Errorf("track: %s: %w", ts.arg, err)
 	}
-	if *asJSON {
-		err = writeJSON(stdout, trackJSON(ts, run))
+	d := describe(ts)
+	d.Workers = trackWorkers(ts.opt.Workers, len(run.Paths))
+	return writeTrackOutputs(stdout, stderr, d, run, *asJSON, *quiet, *outFile)
+}
+
+// writeTrackOutputs prints the run (text or JSON), writes the -o list, and
+// returns the error of failed paths, saying why on stderr.
+func writeTrackOutputs(stdout, stderr io.Writer, d *trackDesc, run *track.Run, asJSON, quiet bool, outFile string) error {
+	var err error
+	if asJSON {
+		err = writeJSON(stdout, trackJSON(d, run))
 	} else {
-		err = writeTrackText(stdout, ts, run, *quiet)
+		err = writeTrackText(stdout, d, run, quiet)
 	}
 	if err != nil {
 		return err
 	}
-	if *outFile != "" {
-		if err := atomicfile.WriteFile(*outFile, trackList(ts, run), 0o644); err != nil {
+	if outFile != "" {
+		if err := atomicfile.WriteFile(outFile, trackList(d, run), 0o644); err != nil {
 			return fmt.Errorf("track: %w", err)
 		}
 	}
 	if s := run.Summary; s.Failed > 0 {
-		reportFailures(stderr, ts, run)
-		return fmt.Errorf("track: %s: %d of %d paths failed", ts.arg, s.Failed, len(run.Paths))
+		reportFailures(stderr, d, run)
+		return fmt.Errorf("track: %s: %d of %d paths failed", d.Arg, s.Failed, len(run.Paths))
 	}
 	return nil
 }
@@ -251,7 +305,7 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 // reportFailures says on stderr why paths failed (the first few), and when
 // the path failed at its start (t = 0) that its start solution does not
 // solve the start system.
-func reportFailures(stderr io.Writer, ts *trackSetup, run *track.Run) {
+func reportFailures(stderr io.Writer, d *trackDesc, run *track.Run) {
 	shown := 0
 	for k := range run.Paths {
 		p := &run.Paths[k]
@@ -263,7 +317,7 @@ func reportFailures(stderr io.Writer, ts *trackSetup, run *track.Run) {
 			return
 		}
 		where := fmt.Sprintf("at t = %.6g", p.T)
-		if p.T == 0 && ts.h.Kind == track.Given {
+		if p.T == 0 && d.Kind == track.Given {
 			where = "at t = 0: its start solution does not solve the start system (Newton did not converge there)"
 		}
 		fmt.Fprintf(stderr, "mdgen: track: path %d failed %s: %s\n", p.Index+1, where, p.Reason)
@@ -420,27 +474,27 @@ func precValue(ts *trackSetup) any {
 	return ts.opt.Prec
 }
 
-func gammaText(ts *trackSetup) *[2]string {
-	if ts.h.Kind != track.TotalDegree {
+func gammaText(h *track.Homotopy) *[2]string {
+	if h.Kind != track.TotalDegree {
 		return nil
 	}
-	g := ts.h.Gamma
+	g := h.Gamma
 	return &[2]string{strconv.FormatFloat(real(g), 'g', -1, 64), strconv.FormatFloat(imag(g), 'g', -1, 64)}
 }
 
-func trackJSON(ts *trackSetup, run *track.Run) trackReport {
+func trackJSON(d *trackDesc, run *track.Run) trackReport {
 	s := run.Summary
-	rep := trackReport{System: ts.arg, Prec: precValue(ts), Homotopy: ts.h.Kind, Projective: ts.h.Projective,
-		Gamma: gammaText(ts), Seed: ts.seed, Paths: int64(len(run.Paths)), TotalPaths: ts.h.Paths(), First: ts.first + 1,
-		Workers: trackWorkers(ts, run), Seconds: run.Seconds, PathsPerS: pathsPerSecond(run),
+	rep := trackReport{System: d.Arg, Prec: d.Prec, Homotopy: d.Kind, Projective: d.Projective,
+		Gamma: d.Gamma, Seed: d.Seed, Paths: int64(len(run.Paths)), TotalPaths: d.Total, First: d.First + 1,
+		Workers: d.Workers, Seconds: run.Seconds, PathsPerS: pathsPerSecond(run),
 		Summary:   trackSummary{Regular: s.Regular, Singular: s.Singular, Infinite: s.Infinite, Failed: s.Failed, Real: s.Real, Distinct: s.Distinct},
-		Variables: ts.h.Target.Vars, Solutions: make([]trackSolution, len(run.Paths))}
+		Variables: d.Vars, Solutions: make([]trackSolution, len(run.Paths))}
 	for k := range run.Paths {
 		p := &run.Paths[k]
 		sol := trackSolution{Path: p.Index + 1, Status: p.Status.String(), Reason: p.Reason, Multiplicity: p.Multiplicity,
 			Real: p.Real, Prec: p.Prec, T: p.T, Steps: p.Steps, Rejected: p.Rejected, Seconds: p.Seconds}
 		if p.X != nil {
-			sol.X = make([][2]string, len(ts.h.Target.Vars))
+			sol.X = make([][2]string, len(d.Vars))
 			for v := range sol.X {
 				sol.X[v] = coordText(p, v)
 			}
@@ -456,13 +510,13 @@ func trackJSON(ts *trackSetup, run *track.Run) trackReport {
 	return rep
 }
 
-// trackWorkers is the number of paths tracked at once (track.Track's rule).
-func trackWorkers(ts *trackSetup, run *track.Run) int {
-	w := ts.opt.Workers
+// trackWorkers is the number of paths tracked at once (track.Track's rule)
+// with -workers w for a run of the given paths.
+func trackWorkers(w, paths int) int {
 	if w <= 0 {
 		w = goruntime.GOMAXPROCS(0)
 	}
-	return int(min(int64(w), int64(len(run.Paths))))
+	return min(w, paths)
 }
 
 func pathsPerSecond(run *track.Run) float64 {
@@ -470,28 +524,23 @@ func pathsPerSecond(run *track.Run) float64 {
 }
 
 // homotopyText describes the homotopy in one line.
-func homotopyText(ts *trackSetup) string {
-	h := ts.h
-	if h.Kind == track.Given {
-		return fmt.Sprintf("given homotopy in %s, %d start solutions", h.System().Param, h.Paths())
+func homotopyText(d *trackDesc) string {
+	if d.Kind == track.Given {
+		return fmt.Sprintf("given homotopy in %s, %d start solutions", d.Param, d.Total)
 	}
 	coords := "affine"
-	if h.Projective {
+	if d.Projective {
 		coords = "projective"
 	}
-	g := gammaText(ts)
+	g := d.Gamma
 	return fmt.Sprintf("total-degree homotopy (degrees %s, %d paths) in %s coordinates, gamma = %s + %s*i (seed %d)",
-		joinInts(h.Degrees), h.Paths(), coords, g[0], g[1], ts.seed)
+		joinInts(d.Degrees), d.Total, coords, g[0], g[1], d.Seed)
 }
 
-func writeTrackText(w io.Writer, ts *trackSetup, run *track.Run, quiet bool) error {
+func writeTrackText(w io.Writer, d *trackDesc, run *track.Run, quiet bool) error {
 	var b bytes.Buffer
-	prec := "auto"
-	if !ts.auto {
-		prec = strconv.Itoa(ts.opt.Prec)
-	}
-	fmt.Fprintf(&b, "%s: %s\n", ts.arg, homotopyText(ts))
-	fmt.Fprintf(&b, "paths %d..%d of %d tracked, prec %s, %d workers\n", ts.first+1, ts.last+1, ts.h.Paths(), prec, trackWorkers(ts, run))
+	fmt.Fprintf(&b, "%s: %s\n", d.Arg, homotopyText(d))
+	fmt.Fprintf(&b, "paths %d..%d of %d tracked, prec %v, %d workers\n", d.First+1, d.Last+1, d.Total, d.Prec, d.Workers)
 	s := run.Summary
 	fmt.Fprintf(&b, "summary: %d regular, %d singular, %d at infinity, %d failed; %d real, %d distinct finite solutions\n",
 		s.Regular, s.Singular, s.Infinite, s.Failed, s.Real, s.Distinct)
@@ -520,7 +569,7 @@ func writeTrackText(w io.Writer, ts *trackSetup, run *track.Run, quiet bool) err
 			if p.X == nil {
 				continue
 			}
-			for v, name := range ts.h.Target.Vars {
+			for v, name := range d.Vars {
 				z := coordText(p, v)
 				fmt.Fprintf(&b, "  %s : %s  %s\n", name, signed(z[0]), signed(z[1]))
 			}
@@ -555,7 +604,7 @@ func phcNumber(s string, n int) string {
 // err (PHCpack's last Newton correction) is not measured by the tracker
 // and written as 0. The label after res is PHCpack's: real or complex,
 // regular or singular.
-func trackList(ts *trackSetup, run *track.Run) []byte {
+func trackList(d *trackDesc, run *track.Run) []byte {
 	var listed, infinite, failed int
 	for k := range run.Paths {
 		switch run.Paths[k].Status {
@@ -567,10 +616,10 @@ func trackList(ts *trackSetup, run *track.Run) []byte {
 			failed++
 		}
 	}
-	vars := ts.h.Target.Vars
+	vars := d.Vars
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "mdgen track %s: %s\n", ts.arg, homotopyText(ts))
-	fmt.Fprintf(&b, "paths %d..%d: %d endpoints listed (regular and singular, every digit of the precision each path ended at),\n", ts.first+1, ts.last+1, listed)
+	fmt.Fprintf(&b, "mdgen track %s: %s\n", d.Arg, homotopyText(d))
+	fmt.Fprintf(&b, "paths %d..%d: %d endpoints listed (regular and singular, every digit of the precision each path ended at),\n", d.First+1, d.Last+1, listed)
 	fmt.Fprintf(&b, "%d paths at infinity and %d failed paths left out; err = the last Newton correction at t = 1 (for a singular endpoint: the distance the end game extrapolated), rco = 1/condition, res = ||f(x)||_1.\n\n", infinite, failed)
 	fmt.Fprintf(&b, "THE SOLUTIONS :\n%d %d\n%s\n", listed, len(vars), strings.Repeat("=", 75))
 	k := 0

@@ -23,6 +23,7 @@ func classify(run *Run) {
 	var pts []pt
 	for k := range run.Paths {
 		p := &run.Paths[k]
+		p.Tracked = p.Status
 		if p.X == nil || (p.Status != Regular && p.Status != Singular) {
 			continue
 		}

@@ -142,6 +142,9 @@ type Path struct {
 	Err float64
 	// Multiplicity is the number of paths that end at this solution.
 	Multiplicity int
+	// Tracked is the status the path ended with, before several paths at
+	// one solution made it singular (shards keep it: Classify).
+	Tracked Status
 	// Real: every imaginary part is below the precision's tolerance.
 	Real bool
 	// Steps and Rejected count the steps of the path (every precision).

@@ -1,0 +1,243 @@
+package main
+
+// mdgen track's shards: -shard FILE (this run's range as a shard), -shards
+// DIR -chunk K (a resumable run: one shard per chunk, the complete ones
+// skipped) and -slurm K (slurm.go).
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mdgen/mdgen/runtime/track"
+)
+
+// defaultChunk is the paths per shard of -shards and -slurm.
+const defaultChunk = 4096
+
+// shardFlags are mdgen track's flags for shards and Slurm.
+type shardFlags struct {
+	file, dir   *string
+	chunk       *int64
+	slurm       *int
+	slurmDir    *string
+	sbatch      *string
+	slurmResume *string
+}
+
+const shardUsage = `Shards (a run in parts, merged by mdgen merge with the bits of one run):
+-shard FILE also writes this run's paths (-paths a:b) to FILE; -shards DIR
+tracks in chunks of -chunk K paths (1..K, K+1..2K, ...; within -paths a:b)
+the paths that no complete shard in DIR holds, one shard per chunk, and
+then prints the run from DIR's shards: a killed run, started again, resumes
+where it stopped. -slurm K writes a Slurm job array of K tasks (each
+tracking its range into -slurm-dir DIR/shards with -shards, so that a task
+run again resumes too) and a merge job that runs after them, and submits
+both with sbatch (-sbatch adds options: partition, time, --gres=gpu:N);
+the merge writes DIR/merged.json (and -o FILE), and fails, naming the
+missing paths, when a task did not finish. mdgen track -slurm-resume DIR
+then resubmits the tasks whose paths are missing, and the merge.
+
+`
+
+func addShardFlags(fs *flag.FlagSet) *shardFlags {
+	return &shardFlags{
+		file:        fs.String("shard", "", "also write the paths tracked to this shard `file` (mdgen merge reads it)"),
+		dir:         fs.String("shards", "", "track the paths that no complete shard in this `directory` holds, a shard per chunk, and print the run from its shards (resumable)"),
+		chunk:       fs.Int64("chunk", defaultChunk, "paths per shard with -shards and -slurm"),
+		slurm:       fs.Int("slurm", 0, "write and submit a Slurm job array of this many `tasks`, and a merge job after them"),
+		slurmDir:    fs.String("slurm-dir", "", "with -slurm: the `directory` of the job's scripts, shards, logs and results (default: mdgen-slurm-SYSTEM)"),
+		sbatch:      fs.String("sbatch", "", "with -slurm: more `options` for sbatch, separated by spaces (e.g. --partition=gpu --gres=gpu:1)"),
+		slurmResume: fs.String("slurm-resume", "", "resubmit the tasks of the Slurm job in this `directory` whose shards are missing, and its merge (no system argument)"),
+	}
+}
+
+// check refuses combinations that make no sense, before any work.
+func (sf *shardFlags) check(fs *flag.FlagSet) error {
+	given := func(names ...string) string {
+		for _, n := range names {
+			if flagGiven(fs, n) {
+				return n
+			}
+		}
+		return ""
+	}
+	if *sf.chunk < 1 {
+		return usagef("track: -chunk %d: want at least 1 path per shard", *sf.chunk)
+	}
+	if n := given("shards"); n != "" && *sf.file != "" {
+		return usagef("track: -shard and -shards: one or the other")
+	}
+	if given("chunk") != "" && *sf.dir == "" && *sf.slurm == 0 {
+		return usagef("track: -chunk is for -shards and -slurm")
+	}
+	if *sf.slurm == 0 {
+		if n := given("slurm-dir", "sbatch"); n != "" {
+			return usagef("track: -%s is for -slurm", n)
+		}
+		return nil
+	}
+	if *sf.slurm < 1 {
+		return usagef("track: -slurm %d: want at least 1 task", *sf.slurm)
+	}
+	if n := given("shard", "shards", "paths", "json", "quiet"); n != "" {
+		return usagef("track: -%s with -slurm: the tasks track ranges of the whole run into shards, and the merge job writes DIR/merged.json", n)
+	}
+	return nil
+}
+
+// run does what the flags ask after the setup: false when they ask for
+// nothing of shards or Slurm.
+func (sf *shardFlags) run(fs *flag.FlagSet, ts *trackSetup, stdout, stderr io.Writer, asJSON, quiet bool, outFile string) (bool, error) {
+	switch {
+	case *sf.slurm > 0:
+		return true, submitSlurm(fs, sf, ts, stdout, outFile)
+	case *sf.dir != "":
+		d, run, err := trackShards(ts, *sf.dir, *sf.chunk, stderr)
+		if err != nil {
+			return true, fmt.Errorf("track: %s: %w", ts.arg, err)
+		}
+		return true, writeTrackOutputs(stdout, stderr, d, run, asJSON, quiet, outFile)
+	case *sf.file != "":
+		hdr, err := newShardHeader(ts)
+		if err != nil {
+			return true, err
+		}
+		run, err := trackRun(ts, stderr)
+		if err != nil {
+			return true, fmt.Errorf("track: %s: %w", ts.arg, err)
+		}
+		d := describe(ts)
+		d.Workers = trackWorkers(ts.opt.Workers, len(run.Paths))
+		if err := writeShard(*sf.file, *hdr, run, ts.first, d.Workers); err != nil {
+			return true, fmt.Errorf("track: -shard: %w", err)
+		}
+		return true, writeTrackOutputs(stdout, stderr, d, run, asJSON, quiet, outFile)
+	}
+	return false, nil
+}
+
+// trackShards tracks the paths ts.first..ts.last that no complete shard of
+// this run in dir holds, in chunks of chunk paths (on the grid 1..chunk,
+// chunk+1..2 chunk, ...), each into a shard of its own, and returns the run
+// of the whole range from the shards. A shard of another run in dir is
+// refused; a damaged one (no trailer, a wrong checksum) within the range is
+// removed and its paths tracked again.
+func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*trackDesc, *track.Run, error) {
+	hdr, err := newShardHeader(ts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	have, err := completeShards(dir, hdr, ts.first, ts.last, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	todo := missingChunks(have, ts.first, ts.last, chunk)
+	var count, done int64
+	for _, c := range todo {
+		count += c[1] - c[0] + 1
+	}
+	if len(have) > 0 {
+		fmt.Fprintf(stderr, "mdgen: track: %s: %d paths of %d..%d in %d complete shards, %d to track\n", dir, ts.last-ts.first+1-count, ts.first+1, ts.last+1, len(have), count)
+	}
+	progress := newProgress(stderr)
+	t0 := time.Now()
+	for _, c := range todo {
+		cs := *ts
+		cs.first, cs.last = c[0], c[1]
+		opt := cs.opt
+		opt.Progress = func(n, failed int64) {
+			rate := float64(done+n) / max(time.Since(t0).Seconds(), 1e-9)
+			progress.fraction(fmt.Sprintf("track %d/%d paths, %.0f paths/s", done+n, count, rate), float64(done+n)/float64(count))
+		}
+		run, err := track.Track(cs.h, opt, c[0], c[1]-c[0]+1)
+		if err != nil {
+			progress.done()
+			return nil, nil, err
+		}
+		file := filepath.Join(dir, shardName(c[0], c[1], ts.h.Paths()))
+		if err := writeShard(file, *hdr, run, c[0], trackWorkers(ts.opt.Workers, len(run.Paths))); err != nil {
+			progress.done()
+			return nil, nil, err
+		}
+		done += c[1] - c[0] + 1
+		sh, err := readShard(file)
+		if err != nil {
+			progress.done()
+			return nil, nil, fmt.Errorf("reading back: %w", err)
+		}
+		have = append(have, sh)
+	}
+	progress.done()
+	return mergeShards(have, ts.first, ts.last)
+}
+
+// completeShards reads the shards in dir that hold paths of first..last
+// (0-based): every one must belong to the run of hdr; a damaged one is
+// removed when its range lies within first..last (its paths are tracked
+// again), else refused.
+func completeShards(dir string, hdr *shardHeader, first, last int64, stderr io.Writer) ([]*shard, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.shard"))
+	if err != nil {
+		return nil, err
+	}
+	var have []*shard
+	for _, f := range files {
+		h, err := readShardHeader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w (-shards %s holds the shards of one run only)", err, dir)
+		}
+		if h.To < first+1 || h.From > last+1 {
+			continue
+		}
+		if why := sameRun(hdr, h); why != "" {
+			return nil, fmt.Errorf("%s is a shard of another run than this one: %s (-shards %s holds the shards of one run only)", f, why, dir)
+		}
+		sh, err := readShard(f)
+		if err != nil {
+			if h.From < first+1 || h.To > last+1 {
+				return nil, err
+			}
+			fmt.Fprintf(stderr, "mdgen: track: %v: removed, its paths are tracked again\n", err)
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+			continue
+		}
+		have = append(have, sh)
+	}
+	return have, nil
+}
+
+// missingChunks returns the ranges (0-based, inclusive) of first..last that
+// no shard holds, cut on the grid of chunk paths.
+func missingChunks(have []*shard, first, last, chunk int64) [][2]int64 {
+	covered := make([]bool, last-first+1)
+	for _, s := range have {
+		for i := max(s.hdr.From-1, first); i <= min(s.hdr.To-1, last); i++ {
+			covered[i-first] = true
+		}
+	}
+	var out [][2]int64
+	for i := first; i <= last; {
+		if covered[i-first] {
+			i++
+			continue
+		}
+		j := i
+		end := min(last, (i/chunk+1)*chunk-1)
+		for j < end && !covered[j+1-first] {
+			j++
+		}
+		out = append(out, [2]int64{i, j})
+		i = j + 1
+	}
+	return out
+}
