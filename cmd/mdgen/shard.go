@@ -184,11 +184,17 @@ func readShardHeader(file string) (*shardHeader, error) {
 }
 
 func parseShardHeader(file string, line []byte) (*shardHeader, error) {
+	var format struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(line, &format); err != nil || format.Format != shardFormat {
+		return nil, fmt.Errorf("%s: not a shard of mdgen track (its first line is no %q header)", file, shardFormat)
+	}
 	var hdr shardHeader
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&hdr); err != nil || hdr.Format != shardFormat {
-		return nil, fmt.Errorf("%s: not a shard of mdgen track (its first line is no %q header)", file, shardFormat)
+	if err := dec.Decode(&hdr); err != nil {
+		return nil, fmt.Errorf("%s: bad header: %w", file, err)
 	}
 	if hdr.Total < 1 || hdr.From < 1 || hdr.To < hdr.From || hdr.To > hdr.Total || len(hdr.Vars) == 0 {
 		return nil, fmt.Errorf("%s: bad header: range %d..%d of %d paths, %d unknowns", file, hdr.From, hdr.To, hdr.Total, len(hdr.Vars))

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/mdgen/mdgen/runtime/track"
 )
@@ -140,42 +139,31 @@ func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*tr
 		return nil, nil, err
 	}
 	todo := missingChunks(have, ts.first, ts.last, chunk)
-	var count, done int64
+	var count int64
 	for _, c := range todo {
 		count += c[1] - c[0] + 1
 	}
 	if len(have) > 0 {
 		fmt.Fprintf(stderr, "mdgen: track: %s: %d paths of %d..%d in %d complete shards, %d to track\n", dir, ts.last-ts.first+1-count, ts.first+1, ts.last+1, len(have), count)
 	}
-	progress := newProgress(stderr)
-	t0 := time.Now()
 	for _, c := range todo {
+		// trackRun, as a run without shards: on the device that ts names.
 		cs := *ts
 		cs.first, cs.last = c[0], c[1]
-		opt := cs.opt
-		opt.Progress = func(n, failed int64) {
-			rate := float64(done+n) / max(time.Since(t0).Seconds(), 1e-9)
-			progress.fraction(fmt.Sprintf("track %d/%d paths, %.0f paths/s", done+n, count, rate), float64(done+n)/float64(count))
-		}
-		run, err := track.Track(cs.h, opt, c[0], c[1]-c[0]+1)
+		run, err := trackRun(&cs, stderr)
 		if err != nil {
-			progress.done()
 			return nil, nil, err
 		}
 		file := filepath.Join(dir, shardName(c[0], c[1], ts.h.Paths()))
 		if err := writeShard(file, *hdr, run, c[0], trackWorkers(ts.opt.Workers, len(run.Paths))); err != nil {
-			progress.done()
 			return nil, nil, err
 		}
-		done += c[1] - c[0] + 1
 		sh, err := readShard(file)
 		if err != nil {
-			progress.done()
 			return nil, nil, fmt.Errorf("reading back: %w", err)
 		}
 		have = append(have, sh)
 	}
-	progress.done()
 	return mergeShards(have, ts.first, ts.last)
 }
 

@@ -248,7 +248,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if count := ts.last - ts.first + 1; count > maxTrackPaths {
-		return fmt.Errorf("track: %s: %d paths (the %s homotopy's %d): at most %d in one run; track ranges with -paths a:b (e.g. -paths 1:%d) and merge the lists",
+		return fmt.Errorf("track: %s: %d paths (the %s homotopy's %d): at most %d in one run; track ranges with -paths a:b -shard FILE (e.g. -paths 1:%d) and put them together with mdgen merge",
 			ts.arg, count, ts.h.Kind, total, maxTrackPaths, maxTrackPaths)
 	}
 	if ok, err := shards.run(fs, ts, stdout, stderr, *asJSON, *quiet, *outFile); ok {

@@ -16,17 +16,17 @@ import (
 // over the merged paths as Track does over its own. The hashes name the
 // run so that a merge can tell shards of different runs apart.
 
-// Classify sets the multiplicities and the summary of run from its paths'
-// tracked statuses (Path.Tracked), exactly as Track does: run.Paths must be
-// in the order of their indices, as one run holds them. It is for paths
-// tracked in parts (shards) and put together.
+// Classify sets the statuses, multiplicities and the summary of run from
+// its paths' tracked statuses (Path.Tracked), exactly as Track does:
+// run.Paths must be in the order of their indices, as one run holds them.
+// It is for paths tracked in parts (shards) and put together.
 func Classify(run *Run) {
 	for k := range run.Paths {
 		p := &run.Paths[k]
 		if p.Tracked != 0 {
 			p.Status = p.Tracked
 		}
-		p.Multiplicity = 0
+		p.Multiplicity = 1 // as the tracker leaves every path (trackPath)
 	}
 	classify(run)
 }
