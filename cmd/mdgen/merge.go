@@ -4,6 +4,7 @@ package main
 // whole run (shard.go has the format).
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -120,10 +121,7 @@ func mergeShards(shards []*shard, first, last int64) (*trackDesc, *track.Run, er
 	}
 	sorted := slices.Clone(shards)
 	slices.SortStableFunc(sorted, func(a, b *shard) int {
-		if a.hdr.From != b.hdr.From {
-			return int(min(max(a.hdr.From-b.hdr.From, -1), 1))
-		}
-		return int(min(max(a.hdr.To-b.hdr.To, -1), 1))
+		return cmp.Or(cmp.Compare(a.hdr.From, b.hdr.From), cmp.Compare(a.hdr.To, b.hdr.To))
 	})
 	if err := checkCoverage(sorted, first, last); err != nil {
 		return nil, nil, err

@@ -147,6 +147,14 @@ func TestMergeBadInput(t *testing.T) {
 	prec := shard("prec.shard", "katsura4", "-prec", "4", "-paths", "7:16")
 	pade := shard("pade.shard", "katsura4", "-prec", "2", "-paths", "7:16", "-pade", "3,1")
 	other := shard("other.shard", "noon4", "-prec", "2", "-paths", "7:16")
+	// A given homotopy with other start solutions.
+	given := writeTemp(t, dir, "given.txt", "1 2\nx^2 - 1 - 3*t;\n")
+	startList := func(name, x2 string) string {
+		return writeTemp(t, dir, name, "THE SOLUTIONS :\n2 1\n===\nsolution 1 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 1 0\n"+
+			"== err : 0 = rco : 1 = res : 0 ==\nsolution 2 :\nt : 0 0\nm : 1\nthe solution for t :\n x : "+x2+" 0\n== err : 0 = rco : 1 = res : 0 ==\n")
+	}
+	g1 := shard("g1.shard", given, "-start", startList("s1.txt", "-1"), "-paths", "1:1")
+	g2 := shard("g2.shard", given, "-start", startList("s2.txt", "-1.0000001"), "-paths", "2:2")
 	data, err := os.ReadFile(b)
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +178,7 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{a, prec}, []string{prec, "another precision (-prec): 4, not 2"}},
 		{[]string{a, pade}, []string{pade, "another Padé degrees (-pade): [3,1], not [2,1]"}},
 		{[]string{a, other}, []string{other, "another system (hash)"}},
+		{[]string{g1, g2}, []string{g2, "another homotopy (hash: the start solutions"}},
 		{[]string{a, truncated}, []string{truncated, "truncated"}},
 		{[]string{a, noTrailer}, []string{noTrailer, "truncated"}},
 		{[]string{a, altered}, []string{altered, "checksum"}},

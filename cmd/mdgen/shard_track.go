@@ -39,7 +39,9 @@ run again resumes too) and a merge job that runs after them, and submits
 both with sbatch (-sbatch adds options: partition, time, --gres=gpu:N);
 the merge writes DIR/merged.json (and -o FILE), and fails, naming the
 missing paths, when a task did not finish. mdgen track -slurm-resume DIR
-then resubmits the tasks whose paths are missing, and the merge.
+then resubmits the tasks whose paths are missing, and the merge, with the
+same sbatch options. A task whose paths failed exits with status 1 and
+complete shards: the merge reports the failed paths.
 
 `
 
@@ -68,7 +70,7 @@ func (sf *shardFlags) check(fs *flag.FlagSet) error {
 	if *sf.chunk < 1 {
 		return usagef("track: -chunk %d: want at least 1 path per shard", *sf.chunk)
 	}
-	if n := given("shards"); n != "" && *sf.file != "" {
+	if *sf.dir != "" && *sf.file != "" {
 		return usagef("track: -shard and -shards: one or the other")
 	}
 	if given("chunk") != "" && *sf.dir == "" && *sf.slurm == 0 {
