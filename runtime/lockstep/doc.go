@@ -2,10 +2,12 @@
 // a path tracker (runtime/track) with thousands of workers, one path each,
 // whose solvers' back ends (newton.Backend) are slots of shared batches.
 // Each Backend call of a solver blocks until a coordinator, seeing every
-// joined worker blocked on some call (or gone), runs the largest group of
+// joined worker blocked on some call (or gone), runs one group of
 // identical calls (one solver configuration: system, precision, degree;
 // one method with the same arguments: the working degree, the block) as
-// ONE operation of an Executor over those slots, then wakes them. Every
+// ONE operation of an Executor over those slots, then wakes them: the
+// group earliest in the sequence of a solve, so that the workers behind
+// catch up with those waiting further on. Every
 // slot computes what runtime/cpu's Newton back end computes for its solver
 // alone, so each path's bits are the CPU tracker's whatever the grouping.
 //
