@@ -19,8 +19,11 @@ import (
 // Batch (the layouts of backend.Layout; Value and Deriv valid after
 // Download until the next Run).
 type Evaluator interface {
-	SetInput(p, v int, series []float64)
-	SetValue(p int, s stager.Slot, series []float64)
+	// SetPaths calls set(i, input, value) for every paths[i], concurrently
+	// for different i: input(v, series) sets input v of that path,
+	// value(s, series) its read-only slot s (gpu.Batch's SetInput and
+	// SetValue).
+	SetPaths(paths []int, set func(i int, input func(v int, series []float64), value func(s stager.Slot, series []float64)))
 	Run() error
 	Download() error
 	Value(p, i int, dst []float64) []float64
@@ -180,23 +183,32 @@ func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, idx []int) erro
 		}
 		ch.evals[w] = ev
 	}
-	for _, i := range idx {
-		s := slots[i].(*batchSlot)
+	paths := make([]int, len(idx))
+	for j, i := range idx {
+		paths[j] = slots[i].(*batchSlot).idx
+	}
+	errs := make([]error, len(idx))
+	ev.SetPaths(paths, func(j int, input func(int, []float64), value func(stager.Slot, []float64)) {
+		s := slots[idx[j]].(*batchSlot)
 		x, err := s.nt.X()
 		if err != nil {
-			return err
+			errs[j] = err
+			return
 		}
 		d, W := s.c.Degree, s.c.Prec.Width()
 		for v := 0; v < s.c.Vars; v++ {
 			off := v * (d + 1) * W
-			ev.SetInput(s.idx, v, x[off:off+(w+1)*W])
+			input(v, x[off:off+(w+1)*W])
 		}
 		if r := s.recs[w]; r.dirty {
 			for sl, series := range r.values {
-				ev.SetValue(s.idx, sl, series)
+				value(sl, series)
 			}
 			r.dirty = false
 		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	if err := ev.Run(); err != nil {
 		return fmt.Errorf("lockstep: the batched evaluation of %d paths at degree %d: %w", len(idx), w, err)

@@ -32,13 +32,12 @@ func newHostEvaluator(plan *stager.Plan, p mdops.Prec, paths int) (Evaluator, er
 	return h, nil
 }
 
-func (h *hostEvaluator) SetInput(p, v int, series []float64) {
-	h.execs[p].SetInput(v, series)
-	h.set[p] = true
-}
-
-func (h *hostEvaluator) SetValue(p int, s stager.Slot, series []float64) {
-	h.execs[p].SetValue(s, series)
+func (h *hostEvaluator) SetPaths(paths []int, set func(i int, input func(v int, series []float64), value func(s stager.Slot, series []float64))) {
+	par.Run(len(paths), func(_, i int) {
+		e := h.execs[paths[i]]
+		set(i, e.SetInput, e.SetValue)
+		h.set[paths[i]] = true
+	})
 }
 
 func (h *hostEvaluator) Run() error {
