@@ -85,13 +85,13 @@ func TestTrackBatched(t *testing.T) {
 	for _, c := range trackCases(testing.Short()) {
 		t.Run(c.String(), func(t *testing.T) {
 			h := homotopy(t, c.family, c.n)
-			want, err := track.Track(h, track.Options{Prec: c.prec, Workers: 2}, 0, 0)
+			want, err := track.Track(h, c.options(2, nil), c.first, c.count)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ex := NewBatched(newHostEvaluator, 16)
 			co := New(ex)
-			got, err := track.Track(h, track.Options{Prec: c.prec, Workers: 64, Device: co}, 0, 0)
+			got, err := track.Track(h, c.options(64, co), c.first, c.count)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestTrackBatched(t *testing.T) {
 				t.Fatal(d)
 			}
 			st := co.Stats()
-			t.Logf("%d paths (%+v): %d calls in %d groups (%.1f per group)", len(got.Paths), got.Summary, st.Calls, st.Groups, float64(st.Calls)/float64(st.Groups))
+			t.Logf("%d paths (%+v, %d raised): %d calls in %d groups (%.1f per group)", len(got.Paths), got.Summary, raised(got), st.Calls, st.Groups, float64(st.Calls)/float64(st.Groups))
 		})
 	}
 }
