@@ -37,10 +37,10 @@ type NewEvaluator func(plan *stager.Plan, p mdops.Prec, paths int) (Evaluator, e
 // Batched is the executor whose evaluations are batched: every group of
 // Evaluate calls is one Run of an Evaluator (one per solver
 // configuration, working degree and chunk of slots, made on first use),
-// and the rest of Newton's work runs per slot on the host (the slots of a
-// group on every core) with runtime/cpu's Newton back end, which reads the
-// evaluator's outputs: each slot's bits are the CPU back end's with the
-// CPU executor. The solvers' executors (NewExecutor) only record the
+// and the rest of Newton's work runs on the host with runtime/cpu's Newton
+// back end, which reads the evaluator's outputs: each worker runs it for
+// its own solvers at once (RunAlone), without waiting for a group. Each
+// slot's bits are the CPU back end's with the CPU executor. The solvers' executors (NewExecutor) only record the
 // coefficient values the solver sets, uploaded to the evaluator before
 // the slot's next evaluation.
 type Batched struct {
@@ -125,19 +125,23 @@ func (ex *Batched) Open(c backend.NewtonConfig) (Slot, error) {
 	return s, nil
 }
 
-// Run runs a group: an evaluation on the evaluators, anything else on the
-// host per slot.
+// RunAlone runs every call but Evaluate at once on the slot's CPU back
+// end: only the evaluations are batched.
+func (ex *Batched) RunAlone(s Slot, c *Call) bool {
+	if c.Op == OpEvaluate {
+		return false
+	}
+	Apply(s.(*batchSlot).nt, c)
+	return true
+}
+
+// Run runs a group of evaluations: the evaluators, then the CPU back end
+// of each slot on their outputs.
 func (ex *Batched) Run(slots []Slot, calls []*Call) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	ready := make([]bool, len(slots))
-	if calls[0].Op == OpEvaluate {
-		ex.evaluate(slots, calls, ready)
-	} else {
-		for i := range ready {
-			ready[i] = true
-		}
-	}
+	ex.evaluate(slots, calls, ready)
 	par.Run(len(slots), func(_, i int) {
 		if ready[i] {
 			Apply(slots[i].(*batchSlot).nt, calls[i])

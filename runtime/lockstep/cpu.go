@@ -9,8 +9,9 @@ import (
 )
 
 // NewCPU returns the executor that runs runtime/cpu's Newton back end per
-// slot (the slots of a group on every core): the reference of the
-// batched executors, and what checks the coordinator without a GPU.
+// slot (the slots of a group on every core), every call through the
+// coordinator: the reference of the batched executors, and what checks
+// the coordinator without a GPU.
 func NewCPU() Executor { return cpuExecutor{} }
 
 type cpuExecutor struct{}
@@ -24,3 +25,5 @@ func (cpuExecutor) Open(c backend.NewtonConfig) (Slot, error) { return cpu.NewNe
 func (cpuExecutor) Run(slots []Slot, calls []*Call) {
 	par.Run(len(slots), func(_, i int) { Apply(slots[i].(*cpu.Newton), calls[i]) })
 }
+
+func (cpuExecutor) RunAlone(Slot, *Call) bool { return false }

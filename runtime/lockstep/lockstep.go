@@ -111,6 +111,11 @@ type Executor interface {
 	// configuration (the same system, precision and degree), every call
 	// of one Op with the same arguments. It fills in each call's results.
 	Run(slots []Slot, calls []*Call)
+	// RunAlone runs c on s at once, in the caller's goroutine, when the
+	// executor does c's operation slot by slot (nothing to batch), and
+	// reports whether it did; the coordinator groups the calls it does
+	// not run. It may run while a group runs.
+	RunAlone(s Slot, c *Call) bool
 }
 
 // Slot is one slot's state in an Executor.
@@ -311,7 +316,9 @@ type slotBackend struct {
 
 func (b *slotBackend) do(c Call) *Call {
 	b.call = c
-	b.co.submit(b)
+	if !b.co.exec.RunAlone(b.slot, &b.call) {
+		b.co.submit(b)
+	}
 	return &b.call
 }
 
