@@ -15,21 +15,19 @@ import (
 // says otherwise (fewer when the run has fewer paths).
 const defaultTrackBatch = 8192
 
-// trackGPU is the device of `mdgen track -gpu`: the tracker's workers run
-// their Newton solvers in lock step (runtime/lockstep), each group of
-// evaluations one batched evaluation on the GPU.
+// trackGPU is the device of `mdgen track -gpu` and `mdgen bench -track
+// -gpu`: the tracker's workers run their Newton solvers in lock step
+// (runtime/lockstep), each group of evaluations one batched evaluation on
+// the GPU.
 type trackGPU struct {
 	dev     *cudadev.Device
 	batches *kernels.Batches
-	exec    *lockstep.Batched
-	co      *lockstep.Coordinator
-	slots   int
 }
 
-// openTrackGPU opens GPU 0 for batches of slots paths, the kernels built
-// (nvcc, cached under kernelDir) on first use of each precision. The
-// error says why there is no GPU; the caller tracks on the CPU.
-func openTrackGPU(slots int, kernelDir, nvccPath string) (*trackGPU, error) {
+// openTrackGPU opens GPU 0, its batched kernels built (nvcc, cached under
+// kernelDir) on first use of each precision. The error says why there is
+// no GPU; the caller tracks on the CPU.
+func openTrackGPU(kernelDir, nvccPath string) (*trackGPU, error) {
 	if err := kernels.Enabled(); err != nil {
 		return nil, err
 	}
@@ -41,10 +39,22 @@ func openTrackGPU(slots int, kernelDir, nvccPath string) (*trackGPU, error) {
 	if err != nil {
 		return nil, errors.Join(err, dev.Close())
 	}
-	g := &trackGPU{dev: dev, batches: b.Batches(), slots: slots}
-	g.exec = lockstep.NewBatched(g.batches.NewEvaluator, slots)
-	g.co = lockstep.New(g.exec)
-	return g, nil
+	return &trackGPU{dev: dev, batches: b.Batches()}, nil
+}
+
+// use sets opt to track on the GPU in batches of batch paths, and returns
+// the executor to close after the run.
+func (g *trackGPU) use(opt *track.Options, batch int) *lockstep.Batched {
+	ex := lockstep.NewBatched(g.batches.NewEvaluator, batch)
+	opt.Device, opt.Workers = lockstep.New(ex), batch
+	return ex
+}
+
+func (g *trackGPU) name() string { return g.dev.Info().Name }
+
+func (g *trackGPU) close() {
+	_ = g.batches.Close()
+	_ = g.dev.Close()
 }
 
 // useTrackGPU sets opt to track on the GPU in batches of batch paths (0:
@@ -54,18 +64,15 @@ func useTrackGPU(opt *track.Options, count int64, batch int, kernelDir, nvccPath
 	if batch <= 0 {
 		batch = int(min(count, defaultTrackBatch))
 	}
-	g, err := openTrackGPU(batch, kernelDir, nvccPath)
+	g, err := openTrackGPU(kernelDir, nvccPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "mdgen: track: -gpu: %v; tracking on the CPU\n", err)
 		return func() {}
 	}
-	fmt.Fprintf(stderr, "mdgen: track: on %s, %d paths at once (kernels cached in %s)\n", g.dev.Info().Name, batch, kernelDir)
-	opt.Device, opt.Workers = g.co, batch
-	return g.close
-}
-
-func (g *trackGPU) close() {
-	_ = g.exec.Close()
-	_ = g.batches.Close()
-	_ = g.dev.Close()
+	fmt.Fprintf(stderr, "mdgen: track: on %s, %d paths at once (kernels cached in %s)\n", g.name(), batch, kernelDir)
+	ex := g.use(opt, batch)
+	return func() {
+		_ = ex.Close()
+		g.close()
+	}
 }

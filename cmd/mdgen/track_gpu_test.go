@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -32,5 +33,33 @@ func TestTrackGPU(t *testing.T) {
 	}
 	if _, errs, status := trackCmd(t, "noon3", "-batch", "8"); status != 2 || !strings.Contains(errs, "-batch is for -gpu") {
 		t.Errorf("-batch without -gpu: status %d, %q", status, errs)
+	}
+}
+
+// TestBenchTrackGPU: bench -track -gpu adds a "gpu" row per system and
+// precision, the CPU rows' solutions; without a GPU it says why and
+// prints the CPU rows.
+func TestBenchTrackGPU(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := runBenchTrack([]string{"-systems", "katsura3", "-precs", "2", "-workers", "1", "-gpu"}, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	var rows []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[0] == "katsura3" {
+			rows = append(rows, line)
+			if f[4] != "8" {
+				t.Errorf("row %q: want 8 regular solutions", line)
+			}
+		}
+	}
+	want := 1
+	if gpu.Enabled && !strings.Contains(errb.String(), "the CPU only") {
+		want = 2
+	} else if !strings.Contains(errb.String(), "the CPU only") {
+		t.Errorf("-gpu without a GPU: stderr %q does not say why", errb.String())
+	}
+	if len(rows) != want {
+		t.Errorf("%d rows, want %d:\n%s", len(rows), want, out.String())
 	}
 }
