@@ -42,7 +42,9 @@ at the matching precision (1, 2, 4 doubles), with their wall time, paths
 per second and counts (phc's own summary for -p; for -u 4, which writes
 none: infinite when max |x| > 1e8, failed when t != 1 or res > 1e-6,
 singular when rco < 1e-8), and the ratio of mdgen's paths per second to
-theirs.
+theirs. With -gpu, each system and precision is also tracked on the GPU,
+every path at once (workers "gpu"; a binary built with -tags cuda, a
+device and nvcc; else it says why and leaves the GPU out).
 
 `
 
@@ -50,7 +52,7 @@ theirs.
 type trackBenchRow struct {
 	system        string
 	prec          int // 0: auto
-	workers       int
+	workers       int // 0: the GPU, every path at once
 	paths         int
 	sum           track.Summary
 	secs          float64
@@ -80,6 +82,8 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 	phcBin := fs.String("phc-bin", "phc", "the phc binary")
 	phcMethods := fs.String("phc-methods", "p,u4", "PHCpack's trackers: p (phc -p, -p2, -p4) and u4 (phc -u, menu 4)")
 	phcTimeout := fs.Duration("phc-timeout", 10*time.Minute, "time limit of one phc run")
+	useGPU := fs.Bool("gpu", false, "also track on the GPU (every path at once), beside the CPU rows")
+	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -124,6 +128,15 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 			return fmt.Errorf("bench -track: -phc: %w (apt-get install phcpack)", err)
 		}
 	}
+	var g *trackGPU
+	if *useGPU {
+		if g, err = openTrackGPU(*kernelDir, *nvccPath); err != nil {
+			fmt.Fprintf(stderr, "mdgen: bench -track: -gpu: %v; the CPU only\n", err)
+		} else {
+			defer g.close()
+			ws = append(ws, 0)
+		}
+	}
 	fmt.Fprintf(out, "mdgen %s\n", strings.Join(os.Args[1:], " "))
 	fmt.Fprintf(out, "machine: %s, %d CPUs (GOMAXPROCS %d), %s/%s\n\n", cpuModel(), goruntime.NumCPU(), goruntime.GOMAXPROCS(0), goruntime.GOOS, goruntime.GOARCH)
 	var rows []trackBenchRow
@@ -135,8 +148,11 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 		}
 		for _, p := range ps {
 			for _, w := range ws {
-				fmt.Fprintf(stderr, "mdgen: bench -track: %s, prec %s, %d workers\n", name, precName(p), w)
+				fmt.Fprintf(stderr, "mdgen: bench -track: %s, prec %s, %s workers\n", name, precName(p), workerName(w))
 				run, err := trackOnce(h, p, w)
+				if w == 0 {
+					run, err = trackOnGPU(h, p, g)
+				}
 				if err != nil {
 					return fmt.Errorf("bench -track: %s: %w", name, err)
 				}
@@ -196,6 +212,21 @@ func trackOnce(h *track.Homotopy, prec, workers int) (*track.Run, error) {
 	return track.Track(h, track.Options{Prec: prec, Workers: workers}, 0, 0)
 }
 
+// trackOnGPU tracks every path of h at prec (0: auto) on g, all at once.
+func trackOnGPU(h *track.Homotopy, prec int, g *trackGPU) (*track.Run, error) {
+	opt := track.Options{Prec: prec}
+	ex := g.use(&opt, int(h.Paths()))
+	run, err := track.Track(h, opt, 0, 0)
+	return run, errors.Join(err, ex.Close())
+}
+
+func workerName(w int) string {
+	if w == 0 {
+		return "gpu"
+	}
+	return strconv.Itoa(w)
+}
+
 // cpuModel is the processor's name from /proc/cpuinfo (Linux), else GOARCH.
 func cpuModel() string {
 	b, err := os.ReadFile("/proc/cpuinfo")
@@ -218,7 +249,7 @@ func writeTrackBench(out io.Writer, rows []trackBenchRow, phcRuns map[string]map
 	fmt.Fprintln(tw, head)
 	for _, r := range rows {
 		rate := float64(r.paths) / max(r.secs, 1e-9)
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.1f\t%.1f\t%.2f\t", r.system, r.paths, precName(r.prec), r.workers,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.1f\t%.1f\t%.2f\t", r.system, r.paths, precName(r.prec), workerName(r.workers),
 			r.sum.Regular, r.sum.Singular, r.sum.Infinite, r.sum.Failed, r.sum.Distinct, r.secs, rate, r.steps, r.reject)
 		for _, m := range methods {
 			if len(phcRuns) == 0 {

@@ -43,7 +43,9 @@ infinity, failed, real, distinct), the time and every endpoint with all the
 digits of the precision its path ended at (-quiet: not the endpoints);
 -json prints one JSON object instead; -o writes the finite endpoints as a
 PHCpack solution list. Progress (paths done, paths per second) goes to
-stderr. Exit status 1 when any path failed (after the output), 2 for a
+stderr. -gpu runs the paths in batches of -batch on the GPU, each path's
+bits the CPU's (a binary built with -tags cuda, a device and nvcc; else it
+says why and tracks on the CPU). Exit status 1 when any path failed (after the output), 2 for a
 usage error.
 
 `
@@ -105,6 +107,10 @@ type trackSetup struct {
 	auto        bool
 	seed        uint64
 	first, last int64 // 0-based, inclusive
+	// gpu: -gpu, with -batch and the kernel flags.
+	gpu                 bool
+	batch               int
+	kernelDir, nvccPath string
 }
 
 // trackDesc is what the outputs say about a run: from the flags and the
@@ -155,6 +161,9 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	param := fs.String("param", "", "name of the homotopy's parameter (default: t when there is one more variable than equations)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	quiet := fs.Bool("quiet", false, "text output: the summary only, no endpoints")
+	useGPU := fs.Bool("gpu", false, "track on the GPU, in batches of -batch paths (the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
+	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once (0: all, at most %d)", defaultTrackBatch))
+	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")
 	shards := addShardFlags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -172,7 +181,13 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	if err := checkArgs(fs, 1, "one system file or family"); err != nil {
 		return err
 	}
-	ts := &trackSetup{arg: fs.Arg(0), seed: *seed}
+	ts := &trackSetup{arg: fs.Arg(0), seed: *seed, gpu: *useGPU, batch: *batch, kernelDir: *kernelDir, nvccPath: *nvccPath}
+	if err := checkRange("-batch", *batch, 0, 1<<20, "paths (0: the default)"); err != nil {
+		return err
+	}
+	if flagGiven(fs, "batch") && !*useGPU {
+		return usagef("track: -batch is for -gpu")
+	}
 	var err error
 	if ts.opt.Prec, ts.auto, err = parseTrackPrec(*precFlag); err != nil {
 		return err
@@ -293,6 +308,9 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	progress := newProgress(stderr)
 	t0 := time.Now()
 	opt := ts.opt
+	if ts.gpu {
+		defer useTrackGPU(&opt, count, ts.batch, ts.kernelDir, ts.nvccPath, stderr)()
+	}
 	opt.Progress = func(done, failed int64) {
 		rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)
 		progress.fraction(fmt.Sprintf("track %d/%d paths, %d failed, %.0f paths/s", done, count, failed, rate), float64(done)/float64(count))

@@ -48,6 +48,9 @@ type Options struct {
 	// of paths done and failed so far (from several goroutines, never at
 	// once).
 	Progress func(done, failed int64)
+	// Device, when not nil, does the numeric work of the solvers (see
+	// Device); the results do not change.
+	Device Device
 }
 
 // Ladder is the sequence of precisions of the automatic rule.
@@ -200,6 +203,10 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if opt.Device != nil {
+				opt.Device.Join()
+				defer opt.Device.Leave()
+			}
 			w := &worker{h: h, opt: &opt, shared: shared, engines: map[int]*engine{}}
 			defer w.close()
 			for {
@@ -360,8 +367,8 @@ func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef, tol fl
 		maxLen = max(maxLen, len(c.c))
 	}
 	l.shift = make([]float64, maxLen)
-	l.sol, err = newton.New(h.template, newton.Options{Prec: p, Degree: degree, Workers: 1,
-		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: tol, NoFinalResidual: true})
+	l.sol, err = newton.New(h.template, opt.solverOptions(newton.Options{Prec: p, Degree: degree, Workers: 1,
+		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: tol, NoFinalResidual: true}))
 	if err != nil {
 		return nil, err
 	}
@@ -500,7 +507,7 @@ func (e *engine) refiner() (*newton.Solver, error) {
 	if e.ref != nil {
 		return e.ref, nil
 	}
-	r, err := newton.New(e.h.Target, newton.Options{Prec: mdops.Prec{N: e.n, Complex: true}, Workers: 1})
+	r, err := newton.New(e.h.Target, e.opt.solverOptions(newton.Options{Prec: mdops.Prec{N: e.n, Complex: true}, Workers: 1}))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,35 @@
+// Package lockstep runs the Newton solvers of many goroutines as batches:
+// a path tracker (runtime/track) with thousands of workers, one path each,
+// whose solvers' back ends (newton.Backend) are slots of shared batches.
+// Each Backend call that the Executor batches blocks until a coordinator,
+// seeing every joined worker blocked on some call (or gone), runs one
+// group of identical calls (one solver configuration: system, precision,
+// degree; one method with the same arguments: the working degree, the
+// block) as ONE operation of the Executor over those slots, then wakes
+// them: the group earliest in the sequence of a solve, so that the workers
+// behind catch up with those waiting further on. Every slot computes what
+// runtime/cpu's Newton back end computes for its solver alone, so each
+// path's bits are the CPU tracker's whatever the grouping.
+//
+//	co := lockstep.New(lockstep.NewBatched(newEvaluator, slots)) // or lockstep.NewCPU()
+//	run, err := track.Track(h, track.Options{Workers: slots, Device: co}, 0, 0)
+//
+// Two executors: NewCPU runs the CPU back end per slot, every call
+// grouped (the reference: a test checks that track.Track through it gives
+// the bits of track.Track without it), and NewBatched groups only the
+// evaluations, each group one batched evaluation (runtime/gpu's Batch on
+// the GPU), while each worker does the rest of Newton's work for its
+// solvers at once on the host, with the CPU back end reading the batch's
+// outputs (Executor.RunAlone).
+//
+// # Deadlock freedom
+//
+// A worker joins before its first call and leaves after its last
+// (track.Track's workers: when they have no more paths). The coordinator
+// runs, in the goroutine of the last caller to block (or of the last to
+// leave), when the blocked calls are at least as many as the joined
+// workers; a worker computing on the host is not blocked, and it will
+// block or leave. A call from a goroutine that never joined (a Solver used
+// alone) runs as soon as every joined worker is blocked. A group waiting
+// for more than maxWaitRounds runs goes first, so that no group starves.
+package lockstep

@@ -1,0 +1,237 @@
+//go:build cuda
+
+package lockstep_test
+
+// The device tests: track.Track with its workers in lock step on the GPU
+// (runtime/gpu's Batch through lockstep's batched executor) against
+// track.Track on the CPU, path by path, bit for bit; and the speed of the
+// two on the same machine. The kernels are built with nvcc into
+// $MDGEN_KERNELS (default: the repository's build/kernels), every
+// precision in one parallel run on first use.
+
+import (
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
+	"github.com/mdgen/mdgen/runtime/lockstep"
+	"github.com/mdgen/mdgen/runtime/track"
+	"github.com/mdgen/mdgen/stager/families"
+	"github.com/mdgen/mdgen/stager/poly"
+)
+
+func kernelDir() string {
+	if d := os.Getenv("MDGEN_KERNELS"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", kernels.DefaultDir)
+}
+
+// gpuBatches opens GPU 0 (the test skips without one) and builds the
+// batched kernels of 1, 2, 4 and 8 doubles, complex data.
+func gpuBatches(t testing.TB) *kernels.Batches {
+	t.Helper()
+	dev, err := cudadev.Open(0)
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	t.Cleanup(func() { _ = dev.Close() })
+	b, err := kernels.New(dev, "", kernelDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Log = os.Stderr
+	ks, _, err := b.Batch([]int{1, 2, 4, 8}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ks {
+		_ = k.Close()
+	}
+	bs := b.Batches()
+	t.Cleanup(func() { _ = bs.Close() })
+	return bs
+}
+
+// randomSystem is n quadratic equations in n unknowns, every monomial of
+// degree <= 2 with a random complex coefficient: 2^n regular solutions.
+func randomSystem(t testing.TB, n int, seed uint64) *poly.System {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d\n", n)
+	for range n {
+		coef := func() string { return fmt.Sprintf("(%.6f%+.6f*i)", rng.Float64()*2-1, rng.Float64()*2-1) }
+		b.WriteString(coef())
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, " + %s*x%d", coef(), i)
+			for j := i; j <= n; j++ {
+				fmt.Fprintf(&b, " + %s*x%d*x%d", coef(), i, j)
+			}
+		}
+		b.WriteString(";\n")
+	}
+	sys, err := poly.Parse("random", []byte(b.String()), poly.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+func homotopyOf(t testing.TB, name string, n int) *track.Homotopy {
+	t.Helper()
+	var sys *poly.System
+	if name == "random" {
+		sys = randomSystem(t, n, 1)
+	} else {
+		in, err := families.Build(name, families.Options{N: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys = in.System
+	}
+	h, err := track.NewTotalDegree(sys, cmplx.Rect(1, 0.7), true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// diffPaths returns the first difference of two runs (every field of
+// every path but the time, the endpoints bit for bit), or "".
+func diffPaths(want, got *track.Run) string {
+	if len(want.Paths) != len(got.Paths) {
+		return fmt.Sprintf("%d paths, want %d", len(got.Paths), len(want.Paths))
+	}
+	bits := func(x ...float64) []uint64 {
+		out := make([]uint64, len(x))
+		for i, v := range x {
+			out[i] = math.Float64bits(v)
+		}
+		return out
+	}
+	for i := range want.Paths {
+		w, g := want.Paths[i], got.Paths[i]
+		if !slices.Equal(bits(w.X...), bits(g.X...)) || !slices.Equal(bits(w.T, w.Cond, w.Residual, w.Err), bits(g.T, g.Cond, g.Residual, g.Err)) {
+			return fmt.Sprintf("path %d: %+v, want %+v", i+1, g, w)
+		}
+		w.X, g.X, w.Seconds, g.Seconds = nil, nil, 0, 0
+		w.T, g.T, w.Cond, g.Cond, w.Residual, g.Residual, w.Err, g.Err = 0, 0, 0, 0, 0, 0, 0, 0
+		if !reflect.DeepEqual(w, g) {
+			return fmt.Sprintf("path %d: %+v, want %+v", i+1, g, w)
+		}
+	}
+	if want.Summary != got.Summary {
+		return fmt.Sprintf("summary %+v, want %+v", got.Summary, want.Summary)
+	}
+	return ""
+}
+
+// trackGPU tracks every path of h on the GPU, all at once (slots paths a
+// batch; 0: all).
+func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots int) (*track.Run, lockstep.Stats) {
+	t.Helper()
+	if slots == 0 {
+		slots = int(h.Paths())
+	}
+	ex := lockstep.NewBatched(bs.NewEvaluator, slots)
+	co := lockstep.New(ex)
+	run, err := track.Track(h, track.Options{Prec: prec, Workers: slots, Device: co}, 0, 0)
+	if cerr := ex.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, co.Stats()
+}
+
+// TestTrackGPU: every path's status, steps and endpoint bits on the GPU
+// are the CPU tracker's, on katsura, cyclic, noon and a random system at
+// 1, 2, 4, 8 doubles and with the automatic precision (the tracker's data
+// is complex).
+func TestTrackGPU(t *testing.T) {
+	bs := gpuBatches(t)
+	sizes := map[string]int{"katsura": 5, "cyclic": 5, "noon": 4, "random": 4}
+	if testing.Short() {
+		sizes = map[string]int{"katsura": 3, "cyclic": 4, "noon": 3, "random": 3}
+	}
+	for _, name := range []string{"katsura", "cyclic", "noon", "random"} {
+		for _, prec := range []int{1, 2, 4, 8, 0} {
+			t.Run(fmt.Sprintf("%s%d/prec%d", name, sizes[name], prec), func(t *testing.T) {
+				h := homotopyOf(t, name, sizes[name])
+				want, err := track.Track(h, track.Options{Prec: prec}, 0, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, st := trackGPU(t, bs, h, prec, 0)
+				if d := diffPaths(want, got); d != "" {
+					t.Fatal(d)
+				}
+				t.Logf("%d paths %+v: CPU %.3f s (%d cores), GPU %.3f s; %d calls in %d groups",
+					len(got.Paths), got.Summary, want.Seconds, runtime.GOMAXPROCS(0), got.Seconds, st.Calls, st.Groups)
+			})
+		}
+	}
+}
+
+// BenchmarkTrackGPU measures paths per second on the GPU and on the CPU
+// (every core), in the same process, each run checked against the other
+// path by path. MDGEN_TRACK_BENCH lists the systems (default
+// katsura8,noon6,cyclic6), MDGEN_TRACK_PRECS the precisions (default
+// 2,4).
+func BenchmarkTrackGPU(b *testing.B) {
+	bs := gpuBatches(b)
+	systems := strings.Split(envOr("MDGEN_TRACK_BENCH", "katsura8,noon6,cyclic6"), ",")
+	precs := strings.Split(envOr("MDGEN_TRACK_PRECS", "2,4"), ",")
+	for _, spec := range systems {
+		name := strings.TrimRight(spec, "0123456789")
+		var n int
+		fmt.Sscan(spec[len(name):], &n)
+		h := homotopyOf(b, name, n)
+		for _, ps := range precs {
+			var prec int
+			fmt.Sscan(ps, &prec)
+			var cpuRun *track.Run
+			b.Run(fmt.Sprintf("%s/prec%d/cpu", spec, prec), func(b *testing.B) {
+				for b.Loop() {
+					var err error
+					if cpuRun, err = track.Track(h, track.Options{Prec: prec}, 0, 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(cpuRun.Paths))/cpuRun.Seconds, "paths/s")
+			})
+			b.Run(fmt.Sprintf("%s/prec%d/gpu", spec, prec), func(b *testing.B) {
+				var run *track.Run
+				var st lockstep.Stats
+				for b.Loop() {
+					run, st = trackGPU(b, bs, h, prec, 0)
+				}
+				if cpuRun != nil {
+					if d := diffPaths(cpuRun, run); d != "" {
+						b.Fatal(d)
+					}
+				}
+				b.ReportMetric(float64(len(run.Paths))/run.Seconds, "paths/s")
+				b.ReportMetric(float64(st.Calls)/float64(st.Groups), "calls/group")
+			})
+		}
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}

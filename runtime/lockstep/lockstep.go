@@ -1,0 +1,425 @@
+package lockstep
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
+)
+
+// Op is a method of newton.Backend that goes through the coordinator.
+type Op int
+
+const (
+	OpReset Op = iota
+	OpEvaluate
+	OpFactor
+	OpMaxAbsX
+	OpBlockNorm
+	OpSkipBlock
+	OpApplyQH
+	OpSolveR
+	OpFormInverse
+	OpSolveBlock
+	OpUpdateB
+	OpResidual
+	OpUpdateX
+	OpX
+)
+
+var opNames = [...]string{"Reset", "Evaluate", "Factor", "MaxAbsX", "BlockNorm", "SkipBlock", "ApplyQH", "SolveR",
+	"FormInverse", "SolveBlock", "UpdateB", "Residual", "UpdateX", "X"}
+
+func (o Op) String() string {
+	if o >= 0 && int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
+}
+
+// Call is one Backend call of one slot: the method, its arguments and its
+// results. The calls of a group share Op and the arguments K, W, WPrev,
+// Jac and Inverse; X0, Skipped and NB are the slot's own.
+type Call struct {
+	Op           Op
+	K, W, WPrev  int
+	Jac, Inverse bool
+	X0           []float64 // Reset
+	Skipped      []bool    // Residual, UpdateX
+	NB           []float64 // Residual
+
+	// F holds the float64 results in the order the method returns them.
+	F    [3]float64
+	Rank *la.RankError // Factor
+	X    []float64     // X
+	Err  error
+}
+
+// Apply runs c on be, one slot's back end: the one place where a Call
+// becomes a Backend method (an executor that keeps a newton.Backend per
+// slot routes every operation through it).
+func Apply(be newton.Backend, c *Call) {
+	switch c.Op {
+	case OpReset:
+		c.Err = be.Reset(c.X0)
+	case OpEvaluate:
+		c.F[0], c.F[1], c.Err = be.Evaluate(c.W, c.Jac)
+	case OpFactor:
+		c.Rank, c.F[0], c.F[1], c.Err = be.Factor(c.Inverse)
+	case OpMaxAbsX:
+		c.F[0], c.Err = be.MaxAbsX()
+	case OpBlockNorm:
+		c.F[0], c.Err = be.BlockNorm(c.K)
+	case OpSkipBlock:
+		c.Err = be.SkipBlock(c.K)
+	case OpApplyQH:
+		c.Err = be.ApplyQH(c.K)
+	case OpSolveR:
+		c.Err = be.SolveR(c.K)
+	case OpFormInverse:
+		c.Err = be.FormInverse()
+	case OpSolveBlock:
+		c.Err = be.SolveBlock(c.K)
+	case OpUpdateB:
+		c.Err = be.UpdateB(c.K, c.W)
+	case OpResidual:
+		c.F[0], c.Err = be.Residual(c.W, c.Skipped, c.NB)
+	case OpUpdateX:
+		c.F[0], c.F[1], c.F[2], c.Err = be.UpdateX(c.W, c.WPrev, c.Skipped)
+	case OpX:
+		c.X, c.Err = be.X()
+	default:
+		c.Err = fmt.Errorf("lockstep: unknown operation %v", c.Op)
+	}
+}
+
+// Executor does the numeric work of the slots.
+type Executor interface {
+	// NewExecutor makes the executor of a solver's plan
+	// (newton.Options.NewExecutor).
+	NewExecutor(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error)
+	// Open makes the state of one slot: one solver's back end, of
+	// configuration c. It may run while a group runs.
+	Open(c backend.NewtonConfig) (Slot, error)
+	// Run runs one group: calls[i] for slots[i], every slot of one
+	// configuration (the same system, precision and degree), every call
+	// of one Op with the same arguments. It fills in each call's results.
+	Run(slots []Slot, calls []*Call)
+	// RunAlone runs c on s at once, in the caller's goroutine, when the
+	// executor does c's operation slot by slot (nothing to batch), and
+	// reports whether it did; the coordinator groups the calls it does
+	// not run. It may run while a group runs.
+	RunAlone(s Slot, c *Call) bool
+}
+
+// Slot is one slot's state in an Executor.
+type Slot interface {
+	// Close releases the slot (it may run while a group runs).
+	Close() error
+}
+
+// maxWaitRounds is how many runs of other groups a group may wait.
+const maxWaitRounds = 64
+
+// config identifies the solvers whose calls can form one group.
+type config struct {
+	sys    *poly.System
+	prec   mdops.Prec
+	degree int
+}
+
+// groupKey identifies identical calls of one configuration.
+type groupKey struct {
+	cfg          config
+	op           Op
+	k, w, wPrev  int
+	jac, inverse bool
+	step         int // the working degree of the step (programCounter)
+}
+
+type group struct {
+	members []*slotBackend
+	since   int64 // the round the group was made
+	pc      [4]int
+}
+
+// Coordinator batches the Backend calls of every solver whose options went
+// through Solver (see the package documentation). It implements
+// runtime/track's Device.
+type Coordinator struct {
+	exec Executor
+
+	mu      sync.Mutex
+	joined  int
+	blocked int
+	running bool
+	round   int64
+	pending map[groupKey]*group
+	ranks   map[config]int // the configurations in the order of their first call
+	stats   Stats
+}
+
+// Stats count the coordinator's work.
+type Stats struct {
+	Groups int64 // executor runs
+	Calls  int64 // calls run in them
+}
+
+// New returns a coordinator over exec.
+func New(exec Executor) *Coordinator {
+	return &Coordinator{exec: exec, pending: map[groupKey]*group{}, ranks: map[config]int{}}
+}
+
+// Stats returns the work so far.
+func (co *Coordinator) Stats() Stats {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	return co.stats
+}
+
+// Join registers a worker: no group runs until it blocks or leaves.
+func (co *Coordinator) Join() {
+	co.mu.Lock()
+	co.joined++
+	co.mu.Unlock()
+}
+
+// Leave unregisters a worker (it makes no more calls).
+func (co *Coordinator) Leave() {
+	co.mu.Lock()
+	co.joined--
+	co.runReady()
+	co.mu.Unlock()
+}
+
+// Solver returns o with the coordinator's executors and back ends.
+func (co *Coordinator) Solver(o newton.Options) newton.Options {
+	o.NewExecutor = co.exec.NewExecutor
+	o.NewBackend = co.newBackend
+	return o
+}
+
+func (co *Coordinator) newBackend(c backend.NewtonConfig) (newton.Backend, error) {
+	s, err := co.exec.Open(c)
+	if err != nil {
+		return nil, err
+	}
+	return &slotBackend{co: co, slot: s, cfg: config{sys: c.Sys, prec: c.Prec, degree: c.Degree},
+		wake: make(chan struct{}, 1)}, nil
+}
+
+// submit queues b's call and returns when it has run.
+func (co *Coordinator) submit(b *slotBackend) {
+	c := &b.call
+	step := b.step
+	switch c.Op {
+	case OpReset, OpX: // a solve's first and last call: at no step
+		step, b.step = 0, 0
+	case OpEvaluate:
+		step, b.step = c.W, c.W
+	}
+	k := groupKey{cfg: b.cfg, op: c.Op, k: c.K, w: c.W, wPrev: c.WPrev, jac: c.Jac, inverse: c.Inverse, step: step}
+	co.mu.Lock()
+	g := co.pending[k]
+	if g == nil {
+		rank, ok := co.ranks[b.cfg]
+		if !ok {
+			rank = len(co.ranks)
+			co.ranks[b.cfg] = rank
+		}
+		g = &group{since: co.round, pc: programCounter(rank, step, c)}
+		co.pending[k] = g
+	}
+	g.members = append(g.members, b)
+	co.blocked++
+	co.runReady()
+	co.mu.Unlock()
+	<-b.wake
+}
+
+// runReady runs groups while every joined worker is blocked (co.mu held;
+// released while a group runs).
+func (co *Coordinator) runReady() {
+	for !co.running && co.blocked >= co.joined && len(co.pending) > 0 {
+		k, g := co.pick()
+		delete(co.pending, k)
+		co.running = true
+		co.mu.Unlock()
+		slots := make([]Slot, len(g.members))
+		calls := make([]*Call, len(g.members))
+		for i, b := range g.members {
+			slots[i], calls[i] = b.slot, &b.call
+		}
+		co.exec.Run(slots, calls)
+		co.mu.Lock()
+		co.running = false
+		co.round++
+		co.stats.Groups++
+		co.stats.Calls += int64(len(g.members))
+		co.blocked -= len(g.members)
+		for _, b := range g.members {
+			b.wake <- struct{}{}
+		}
+	}
+}
+
+// pick returns the group to run: the oldest of those that waited more
+// than maxWaitRounds runs, else the one earliest in the sequence of a
+// solve (programCounter; the oldest among equals), so that the workers
+// behind catch up with those waiting further on and join their groups
+// (measured on katsura 6, noon 4 and cyclic 5 with a worker per path: a
+// third to a half fewer groups than the largest group first). The choice
+// changes the time, never the bits.
+func (co *Coordinator) pick() (groupKey, *group) {
+	var bestK groupKey
+	var best *group
+	for k, g := range co.pending {
+		if best == nil || co.before(g, best) {
+			bestK, best = k, g
+		}
+	}
+	return bestK, best
+}
+
+func (co *Coordinator) before(g, h *group) bool {
+	oldG, oldH := co.round-g.since > maxWaitRounds, co.round-h.since > maxWaitRounds
+	switch {
+	case oldG != oldH:
+		return oldG
+	case !oldG && g.pc != h.pc:
+		return less4(g.pc, h.pc)
+	}
+	return g.since < h.since
+}
+
+// slotBackend is one solver's newton.Backend: every numeric method is a
+// call through the coordinator; the stage clock is its own (wall time, the
+// waits included).
+type slotBackend struct {
+	step int // the working degree of the last Evaluate
+	co   *Coordinator
+	slot Slot
+	cfg  config
+	call Call
+	wake chan struct{}
+
+	times backend.Times
+	start time.Time
+	last  time.Duration
+}
+
+func (b *slotBackend) do(c Call) *Call {
+	b.call = c
+	if !b.co.exec.RunAlone(b.slot, &b.call) {
+		b.co.submit(b)
+	}
+	return &b.call
+}
+
+func (b *slotBackend) Reset(x0 []float64) error {
+	b.times, b.start, b.last = backend.Times{}, time.Now(), 0
+	return b.do(Call{Op: OpReset, X0: x0}).Err
+}
+
+func (b *slotBackend) Evaluate(w int, jac bool) (float64, float64, error) {
+	c := b.do(Call{Op: OpEvaluate, W: w, Jac: jac})
+	return c.F[0], c.F[1], c.Err
+}
+
+func (b *slotBackend) Factor(inverse bool) (*la.RankError, float64, float64, error) {
+	c := b.do(Call{Op: OpFactor, Inverse: inverse})
+	return c.Rank, c.F[0], c.F[1], c.Err
+}
+
+func (b *slotBackend) MaxAbsX() (float64, error) {
+	c := b.do(Call{Op: OpMaxAbsX})
+	return c.F[0], c.Err
+}
+
+func (b *slotBackend) BlockNorm(k int) (float64, error) {
+	c := b.do(Call{Op: OpBlockNorm, K: k})
+	return c.F[0], c.Err
+}
+
+func (b *slotBackend) SkipBlock(k int) error { return b.do(Call{Op: OpSkipBlock, K: k}).Err }
+func (b *slotBackend) ApplyQH(k int) error   { return b.do(Call{Op: OpApplyQH, K: k}).Err }
+func (b *slotBackend) SolveR(k int) error    { return b.do(Call{Op: OpSolveR, K: k}).Err }
+func (b *slotBackend) FormInverse() error    { return b.do(Call{Op: OpFormInverse}).Err }
+func (b *slotBackend) SolveBlock(k int) error {
+	return b.do(Call{Op: OpSolveBlock, K: k}).Err
+}
+func (b *slotBackend) UpdateB(k, w int) error { return b.do(Call{Op: OpUpdateB, K: k, W: w}).Err }
+
+func (b *slotBackend) Residual(w int, skipped []bool, nb []float64) (float64, error) {
+	c := b.do(Call{Op: OpResidual, W: w, Skipped: skipped, NB: nb})
+	return c.F[0], c.Err
+}
+
+func (b *slotBackend) UpdateX(w, wPrev int, skipped []bool) (float64, float64, float64, error) {
+	c := b.do(Call{Op: OpUpdateX, W: w, WPrev: wPrev, Skipped: skipped})
+	return c.F[0], c.F[1], c.F[2], c.Err
+}
+
+func (b *slotBackend) X() ([]float64, error) {
+	c := b.do(Call{Op: OpX})
+	return c.X, c.Err
+}
+
+func (b *slotBackend) Mark() { b.last = time.Since(b.start) }
+
+func (b *slotBackend) Lap(s newton.Stage) {
+	now := time.Since(b.start)
+	b.times.AddStage(s, now-b.last)
+	b.last = now
+}
+
+func (b *slotBackend) Times() (newton.Times, error) { return b.times, nil }
+
+func (b *slotBackend) Close() error { return b.slot.Close() }
+
+func less4(a, b [4]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// programCounter places a call in the sequence of a solve (run.go's
+// order) of the configuration of rank rank: Reset first, X last; between,
+// by the working degree of the step, then Evaluate, Factor, MaxAbsX, the
+// blocks k = 0.. (BlockNorm; SkipBlock, ApplyQH or FormInverse; SolveR or
+// SolveBlock; UpdateB), Residual, UpdateX.
+func programCounter(rank, step int, c *Call) [4]int {
+	const last = 1 << 30
+	switch c.Op {
+	case OpReset:
+		return [4]int{rank, -1, 0, 0}
+	case OpX:
+		return [4]int{rank, last, 0, 0}
+	case OpEvaluate:
+		return [4]int{rank, step, 0, 0}
+	case OpFactor:
+		return [4]int{rank, step, 1, 0}
+	case OpMaxAbsX:
+		return [4]int{rank, step, 2, 0}
+	case OpBlockNorm:
+		return [4]int{rank, step, 3 + 4*c.K, 0}
+	case OpSkipBlock, OpApplyQH, OpFormInverse:
+		return [4]int{rank, step, 4 + 4*c.K, int(c.Op)}
+	case OpSolveR, OpSolveBlock:
+		return [4]int{rank, step, 5 + 4*c.K, int(c.Op)}
+	case OpUpdateB:
+		return [4]int{rank, step, 6 + 4*c.K, 0}
+	case OpResidual:
+		return [4]int{rank, step, last - 1, 0}
+	}
+	return [4]int{rank, step, last, 0} // OpUpdateX
+}
