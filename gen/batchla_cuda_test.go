@@ -104,7 +104,7 @@ func blaCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant
 	th := c.threads
 	em.launch(t, v.BatchQR(m, n, lda, sa, pa, ptau, P, th))
 	em.launch(t, v.BatchPackR(m, n, lda, sa, pa, prinv, prrev, tol, pinfo, P, th))
-	em.launch(t, v.BatchLeadNorm1(pb, m, sb, P, plead))
+	em.launch(t, v.LALeadNorm1(pb, m, sb, P, plead))
 	em.launch(t, v.BatchApplyQH1(m, n, lda, sa, pa, ptau, pb, sb, P, th))
 	em.launch(t, v.BatchBackSub1(n, prrev, prinv, pinfo, pb, sb, pacc, P, th))
 	em.launch(t, v.BatchApplyQH(m, n, lda, sa, pa, ptau, m, pe, m, m*m, P, th))
@@ -114,9 +114,10 @@ func blaCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant
 	// b - A x on the original matrices (the factorization overwrote pa).
 	em2 := &laEmu{index: index}
 	qa, qx, qb := em2.buffer(a), em2.buffer(x), em2.buffer(b)
-	qr, qn := em2.buffer(make([]float64, P*m*w)), em2.buffer(make([]float64, P*N))
+	qr, qn, ql := em2.buffer(make([]float64, P*m*w)), em2.buffer(make([]float64, P*N)), em2.buffer(make([]float64, P))
 	em2.launch(t, v.LAMulSub(m, n, qa, lda, sa, qx, n, qb, sb, qr, m, P))
 	em2.launch(t, v.LANorm1(qr, m, m, P, qn))
+	em2.launch(t, v.LALeadNorm1(qr, m, m, P, ql))
 	got2 := em2.run(t, bin)
 
 	for p := 0; p < P; p++ {
@@ -167,6 +168,7 @@ func blaCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant
 		mulSub(m, n, ap, lda, x[p*n*w:(p+1)*n*w], rp, 1)
 		laSame(t, what("b - A x"), w, got2[qr.Buf][p*m*w:(p+1)*m*w], rp)
 		laSame(t, what("Norm1(b - A x)"), N, got2[qn.Buf][p*N:(p+1)*N], typed.norm1(rp))
+		laSame(t, what("LeadNorm1(b - A x)"), 1, got2[ql.Buf][p:p+1], []float64{la.LeadNorm1(rp, v.Prec)})
 	}
 }
 

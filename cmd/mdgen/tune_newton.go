@@ -36,7 +36,7 @@ from x(0) = 1, at -newton-degree) on the GPU, one solver per case, and times
 the linear-algebra stages of a solve (QR, Q^H b, back substitution, update,
 residual: CUDA events; the median of -repeat solves, a candidate whose first
 solve is 1.5 times the best so far not repeated) for the teams per block of
-the kernels qr, mulsub, qh, backsub, norm1 and packrh, one kernel at a time
+the kernels qr, mulsub, qh, backsub and packrh, one kernel at a time
 (each over the powers of two up to its bound, the others at the best so
 far); the fastest, when not the model's, is measured again with the model,
 alternately, 3 times each, and kept only when the medians say it gains

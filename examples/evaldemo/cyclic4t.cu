@@ -1852,9 +1852,9 @@ extern "C" __device__ const int mdgen_add_jobs[52] = {
 // data of the evaluation kernels above. It uses the arithmetic inlined at
 // the top of this file. Kernels:
 //   mdgen_la_qr_r4, mdgen_la_packr_r4, mdgen_la_packrh_r4, mdgen_la_qh_r4
-//   mdgen_la_backsub_r4, mdgen_la_mulsub_r4, mdgen_la_norm1_r4, mdgen_la_qh1_r4
-//   mdgen_la_backsub1_r4, mdgen_la_scatter_r4, mdgen_la_gather_r4, mdgen_la_xupdate_r4
-//   mdgen_la_amax_r4
+//   mdgen_la_backsub_r4, mdgen_la_mulsub_r4, mdgen_la_norm1_r4, mdgen_la_leadnorm1_r4
+//   mdgen_la_qh1_r4, mdgen_la_backsub1_r4, mdgen_la_scatter_r4, mdgen_la_gather_r4
+//   mdgen_la_xupdate_r4, mdgen_la_amax_r4
 // ---------------------------------------------------------------------------
 
 // ---------------------------------------------------------------------------
@@ -2478,6 +2478,20 @@ __device__ __forceinline__ void la_norm1_body(const double* x, long long len, lo
   if (active && l == 0) O::rstore(out + p * O::N, acc);
 }
 
+// la_leadnorm1_body: out[p] = la.LeadNorm1(x_p[:len]) (gpuabi: leadnorm1),
+// a float64: s = s + absLead(x_i) in increasing i from 0, one thread per
+// vector (no multiple-double arithmetic: the Newton driver's norms).
+template <class O>
+__device__ __forceinline__ void la_leadnorm1_body(const double* x, long long len, long long sx, long long count, double* out) {
+  const int W = O::W;
+  const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= count) return;
+  x += p * sx * W;
+  double s = 0.0;
+  for (long long i = 0; i < len; ++i) s = s + O::absLead(O::load(x + i * W));
+  out[p] = s;
+}
+
 // ---------------------------------------------------------------------------
 // The device-resident Newton driver (gpuabi: newton.go): moving series
 // between runtime/newton's buffers and an evaluation executor's data array,
@@ -2629,7 +2643,7 @@ struct la_ops_r4 {
   static __device__ __forceinline__ R abs(const T& x) { return md4_abs(x); }
   static __device__ __forceinline__ bool isZero(const T& x) { return x.v[0] == 0.0; }
   static __device__ __forceinline__ double lead(const T& x) { return fabs(x.v[0]); }
-  // absLead is the condition estimate's magnitude: |x|_0 of the leading limb.
+  // absLead is la.LeadNorm1's magnitude: |x|_0 of the leading limb.
   static __device__ __forceinline__ double absLead(const T& x) { return fabs(x.v[0]); }
   static __device__ __forceinline__ double imLead(const T&) { return 0.0; }
   static __device__ __forceinline__ T scale(const T& x, double f) { return md4_mulf64(x, f); }
@@ -2687,6 +2701,11 @@ mdgen_la_mulsub_r4(const double* a, long long lda, long long sa, const double* x
 extern "C" __global__ void __launch_bounds__(256)
 mdgen_la_norm1_r4(const double* x, long long len, long long sx, long long count, double* out) {
   la_norm1_body<la_ops_r4>(x, len, sx, count, out);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mdgen_la_leadnorm1_r4(const double* x, long long len, long long sx, long long count, double* out) {
+  la_leadnorm1_body<la_ops_r4>(x, len, sx, count, out);
 }
 
 extern "C" __global__ void __launch_bounds__(256)

@@ -59,27 +59,24 @@ import (
 //	    R_p^-1 on the first n rows of the nrhs columns of b_p (la
 //	    SolveRMany), a group of 16 lanes per column (backsub's operations);
 //	    info[2] != 0 keeps b_p.
-//	bleadnorm1 (const double* x, len, sx, count, double* out)
-//	    out[p] = la.LeadNorm1(x_p[:len]) (a float64), one thread per vector.
 //
-// The products b -= A x and the residuals need no kernels of their own:
-// mulsub and norm1 (la.go) take count matrices and vectors at a stride
-// (LAMulSub, LANorm1 with count = P).
+// The products b -= A x and the norms need no kernels of their own:
+// mulsub, norm1 and leadnorm1 (la.go) take count matrices and vectors at a
+// stride (LAMulSub, LANorm1, LALeadNorm1 with count = P).
 
 // The batched operations.
 const (
-	LABQR        LAOp = "bqr"
-	LABPackR     LAOp = "bpackr"
-	LABQH1       LAOp = "bqh1"
-	LABBackSub1  LAOp = "bbacksub1"
-	LABQH        LAOp = "bqh"
-	LABBackSub   LAOp = "bbacksub"
-	LABLeadNorm1 LAOp = "bleadnorm1"
+	LABQR       LAOp = "bqr"
+	LABPackR    LAOp = "bpackr"
+	LABQH1      LAOp = "bqh1"
+	LABBackSub1 LAOp = "bbacksub1"
+	LABQH       LAOp = "bqh"
+	LABBackSub  LAOp = "bbacksub"
 )
 
 // BatchLAOps lists the batched kernels of one precision and kind of data
 // (gen.BatchLAKernelsCU adds them to LAOps' kernels).
-var BatchLAOps = []LAOp{LABQR, LABPackR, LABQH1, LABBackSub1, LABQH, LABBackSub, LABLeadNorm1}
+var BatchLAOps = []LAOp{LABQR, LABPackR, LABQH1, LABBackSub1, LABQH, LABBackSub}
 
 // BatchLAInfo is the doubles of one path's info (bpackr).
 const BatchLAInfo = 4
@@ -165,14 +162,4 @@ func (v LAVariant) BatchBackSub(n int, rrev, rinv, info LAPtr, nrhs int, b LAPtr
 		return nil
 	}
 	return v.batch(LABBackSub, paths, threads, rrev, rinv, info, n, b, ldb, sb, nrhs, paths)
-}
-
-// BatchLeadNorm1 returns the launch of out[p] = la.LeadNorm1(x_p[:length])
-// (x_p at x + p·sx; out holds count doubles).
-func (v LAVariant) BatchLeadNorm1(x LAPtr, length, sx, count int, out LAPtr) []LALaunch {
-	if count == 0 {
-		return nil
-	}
-	block := min(LAMaxThreads, (count+31)/32*32)
-	return []LALaunch{v.launch(LABLeadNorm1, (count+block-1)/block, block, x, length, sx, count, out)}
 }

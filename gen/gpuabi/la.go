@@ -74,6 +74,11 @@ import (
 //	norm1    (const double* x, len, sx, count, double* out)
 //	    out[p] = Norm1(x_p[:len]) (la Norm1, an N-double real) for the count
 //	    vectors x_p at x + p*sx; one group of 16 lanes per vector.
+//	leadnorm1 (const double* x, len, sx, count, double* out)
+//	    out[p] = la.LeadNorm1(x_p[:len]) (a float64: s = s + |x_i|_0 in
+//	    increasing i from 0) for the count vectors x_p at x + p*sx; one
+//	    thread per vector. The norms of the Newton driver (runtime/newton's
+//	    Norm1), and of the batched refinement (batchla.go).
 //
 // A launch of qr or qh takes any block of 32 to LAMaxThreads threads in a
 // multiple of 32, the others any multiple of 16 up to LAMaxThreads (each
@@ -93,18 +98,19 @@ import (
 type LAOp string
 
 const (
-	LAQRStep  LAOp = "qr"
-	LAPackR   LAOp = "packr"
-	LAPackRH  LAOp = "packrh"
-	LAQH      LAOp = "qh"
-	LABackSub LAOp = "backsub"
-	LAMulSub  LAOp = "mulsub"
-	LANorm1   LAOp = "norm1"
+	LAQRStep    LAOp = "qr"
+	LAPackR     LAOp = "packr"
+	LAPackRH    LAOp = "packrh"
+	LAQH        LAOp = "qh"
+	LABackSub   LAOp = "backsub"
+	LAMulSub    LAOp = "mulsub"
+	LANorm1     LAOp = "norm1"
+	LALeadNorm1 LAOp = "leadnorm1"
 )
 
 // LAOps lists the linear-algebra kernels of one precision and kind of data.
 // The kernels of the device-resident Newton driver (newton.go) follow.
-var LAOps = []LAOp{LAQRStep, LAPackR, LAPackRH, LAQH, LABackSub, LAMulSub, LANorm1, LAQH1, LABackSub1, LAScatter, LAGather, LAXUpdate, LAAmax}
+var LAOps = []LAOp{LAQRStep, LAPackR, LAPackRH, LAQH, LABackSub, LAMulSub, LANorm1, LALeadNorm1, LAQH1, LABackSub1, LAScatter, LAGather, LAXUpdate, LAAmax}
 
 // LALanes is the number of lanes of every reduction (mdops/la.Lanes): the
 // threads of a group.
@@ -145,9 +151,10 @@ var LAParams = map[LAOp][]LAParam{
 	LABackSub: laParams("const double* rrev, const double* rinv, long long n, double* b, long long ldb, long long nrhs"),
 	LAMulSub: laParams("const double* a, long long lda, long long sa, const double* x, long long sx, const double* b, long long sb, " +
 		"double* r, long long sr, long long m, long long n, long long count"),
-	LANorm1:    laParams("const double* x, long long len, long long sx, long long count, double* out"),
-	LABackSub1: laParams("const double* rrev, const double* rinv, long long n, double* b, double* acc"),
-	LAQH1:      laParams("const double* a, const double* tau, long long m, long long n, long long lda, double* b"),
+	LANorm1:     laParams("const double* x, long long len, long long sx, long long count, double* out"),
+	LALeadNorm1: laParams("const double* x, long long len, long long sx, long long count, double* out"),
+	LABackSub1:  laParams("const double* rrev, const double* rinv, long long n, double* b, double* acc"),
+	LAQH1:       laParams("const double* a, const double* tau, long long m, long long n, long long lda, double* b"),
 	LAScatter: laParams("const double* x, long long d1x, double* data, long long stride, long long d1, const long long* slots, " +
 		"long long nvars, long long w"),
 	LAGather: laParams("const double* data, long long stride, long long d1, const long long* slots, long long count, long long w, " +
@@ -167,7 +174,6 @@ var LAParams = map[LAOp][]LAParam{
 		"long long ldb, long long sb, long long nrhs, long long count"),
 	LABBackSub: laParams("const double* rrev, const double* rinv, const double* info, long long n, double* b, long long ldb, " +
 		"long long sb, long long nrhs, long long count"),
-	LABLeadNorm1: laParams("const double* x, long long len, long long sx, long long count, double* out"),
 }
 
 // LASignature returns the C parameter list of a kernel.
@@ -504,6 +510,16 @@ func (v LAVariant) LANorm1(x LAPtr, length, sx, count int, out LAPtr) []LALaunch
 	return []LALaunch{v.launch(LANorm1, grid, block, x, length, sx, count, out)}
 }
 
+// LALeadNorm1 returns the launch of out[p] = la.LeadNorm1(x_p[:length]),
+// x_p at x + p*sx, p = 0..count-1; out holds count doubles.
+func (v LAVariant) LALeadNorm1(x LAPtr, length, sx, count int, out LAPtr) []LALaunch {
+	if count == 0 {
+		return nil
+	}
+	block := min(LAMaxThreads, (count+31)/32*32)
+	return []LALaunch{v.launch(LALeadNorm1, (count+block-1)/block, block, x, length, sx, count, out)}
+}
+
 // LAToeplitzUpdate returns the one launch of the Newton updates
 // b_j -= A_(j-k) dx_k for j = k+1..w in runtime/newton's layout: A_i the
 // m x n matrix at a + i*m*n (lda = m), b_j at b + j*m, dx_k at dx + k*n.
@@ -517,10 +533,10 @@ func (v LAVariant) LAToeplitzUpdate(m, n int, a, b, dx LAPtr, k, w int) []LALaun
 }
 
 // LAResiduals returns the launches of the norms ||b_k - A_0 dx_k||_1 for
-// k = 0..w into out[0..w] (N-double reals), r a work space of (w+1)*m
-// elements: runtime/newton's Residual1 of every block (la Residual1 =
-// Norm1 of b - A x computed by MulSub); b is unchanged.
+// k = 0..w into out[0..w] (doubles), r a work space of (w+1)*m elements:
+// runtime/newton's residual norms of every block (la.LeadNorm1 of
+// b_k - A_0 dx_k computed by MulSub); b is unchanged.
 func (v LAVariant) LAResiduals(m, n int, a, b, dx LAPtr, w int, r, out LAPtr) []LALaunch {
 	ls := v.LAMulSub(m, n, a, m, 0, dx, n, b, m, r, m, w+1)
-	return append(ls, v.LANorm1(r, m, m, w+1, out)...)
+	return append(ls, v.LALeadNorm1(r, m, m, w+1, out)...)
 }

@@ -96,8 +96,9 @@ func (st *StepBench) Close() error { return st.solver.Close() }
 // back substitution n(n-1)/2, the residual's b - A dx mn) times the double
 // operations of one multiply-add of the element type, and the 1-norms the
 // driver decides on (||b||_1, ||A_0||_1 over the n columns, the residual's:
-// m(n+2) magnitudes and m(n+2) - n - 2 real additions). Not counted: the
-// condition estimate, larfg's O(mn) and the update of x.
+// m(n+2) terms of la.LeadNorm1, each one float64 addition to its sum, and
+// one more, |Re_0| + |Im_0|, for complex data). Not counted: the condition
+// estimate, larfg's O(mn) and the update of x.
 func StepOps(plan *stager.Plan, m, n int, p mdops.Prec) float64 {
 	madds := 0.0
 	for k := 0; k < n; k++ {
@@ -105,17 +106,10 @@ func StepOps(plan *stager.Plan, m, n int, p mdops.Prec) float64 {
 	}
 	madds += 2*float64(m*n) - float64(n*n) + float64(n*(n-1))/2 + float64(m*n)
 	norms := float64(m * (n + 2))
-	return backend.CountOps(plan, p).DoubleOps + madds*maddOps(p.N, p.Complex) +
-		norms*absOps(p) + (norms-float64(n+2))*progOps(p.N, "add")
-}
-
-// absOps returns the double operations of one magnitude |x| (the modulus
-// of a complex element), from alg's programs.
-func absOps(p mdops.Prec) float64 {
 	if p.Complex {
-		return float64(alg.BuildComplex(alg.Build(p.N)).Program("cabs").Count().Flops())
+		norms *= 2
 	}
-	return progOps(p.N, "abs")
+	return backend.CountOps(plan, p).DoubleOps + madds*maddOps(p.N, p.Complex) + norms
 }
 
 // progOps returns the double operations of alg's real program op at N

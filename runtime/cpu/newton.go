@@ -23,7 +23,6 @@ type Newton struct {
 	newQR   func(m, n int, a []float64, lda, workers int) (la.Factorization, error)
 	mulSub  func(m, n int, a []float64, lda int, x, b []float64, workers int)
 	mulSubs func(count, m, n int, a []float64, lda, strideA int, x []float64, strideX int, b []float64, strideB int, workers int)
-	norm1   func(x []float64) float64
 
 	x  []float64 // n series of d+1 coefficients: (v*(d+1)+k)*W
 	a  []float64 // A_k, k = 0..d: m x n column-major, (k*m*n + i + j*m)*W
@@ -67,10 +66,10 @@ func NewNewton(c backend.NewtonConfig) (*Newton, error) {
 	be := &Newton{c: c}
 	if c.Prec.Complex {
 		be.addTo = sk.AddToComplex
-		be.newQR, be.mulSub, be.mulSubs, be.norm1 = lk.NewQRComplex, lk.MulSubComplex, lk.MulSubBatchComplex, lk.Norm1Complex
+		be.newQR, be.mulSub, be.mulSubs = lk.NewQRComplex, lk.MulSubComplex, lk.MulSubBatchComplex
 	} else {
 		be.addTo = sk.AddTo
-		be.newQR, be.mulSub, be.mulSubs, be.norm1 = lk.NewQR, lk.MulSub, lk.MulSubBatch, lk.Norm1
+		be.newQR, be.mulSub, be.mulSubs = lk.NewQR, lk.MulSub, lk.MulSubBatch
 	}
 	return be, nil
 }
@@ -117,6 +116,13 @@ func (be *Newton) X() ([]float64, error) { return be.x, nil }
 func (be *Newton) Close() error { return nil }
 
 func (be *Newton) maxAbs(x []float64) float64 { return backend.MaxAbs(x, be.c.Prec) }
+
+// norm1 is the 1-norm of the driver's decisions and reports (the package
+// documentation of runtime/newton): la.LeadNorm1, a float64 sum of the
+// magnitudes of the leading limbs. They need no more digits than a
+// float64's, and a multiple-double norm of complex elements (moduli: square
+// roots) cost a fifth of a small system's Newton step.
+func (be *Newton) norm1(x []float64) float64 { return la.LeadNorm1(x, be.c.Prec) }
 
 // Evaluate runs the executor of degree w at x mod t^(w+1) and sets
 // b_k = -G_k (k = 0..w) and, with jac, A_k = J_k.
@@ -299,8 +305,8 @@ func (be *Newton) UpdateB(k, w int) error {
 
 // Residual: sum_k ||b_k - A_0 dx_k||_1, b_k as updated by the blocks
 // before k (||b_k||_1 for a skipped block). Each run of unskipped blocks
-// k0..k1-1 is one batch of products rb_k = b_k - A_0 dx_k (la's
-// Residual1: a copy of b_k, MulSub, Norm1).
+// k0..k1-1 is one batch of products rb_k = b_k - A_0 dx_k (a copy of b_k,
+// then la's MulSub), whose norms are then summed in order (norm1).
 func (be *Newton) Residual(w int, skipped []bool, nb []float64) (float64, error) {
 	n, m, W := be.c.Vars, be.c.Eqs, be.c.Prec.Width()
 	copy(be.rb[:(w+1)*m*W], be.b[:(w+1)*m*W])

@@ -16,7 +16,7 @@ import (
 
 // BatchLAKernels are the loaded fatbin of gen.BatchLACUSource(p): the
 // batched linear algebra of one precision and kind of data, with the
-// single-path kernels it shares (mulsub, norm1).
+// single-path kernels it shares (mulsub, norm1, leadnorm1).
 type BatchLAKernels struct {
 	dev  *cudadev.Device
 	mod  *cudadev.Module
@@ -32,7 +32,7 @@ func LoadBatchLAKernels(dev *cudadev.Device, fatbin []byte, p mdops.Prec) (*Batc
 		return nil, fmt.Errorf("gpu: loading the %s batched linear-algebra kernels: %w", p, err)
 	}
 	k := &BatchLAKernels{dev: dev, mod: mod, fns: map[string]*cudadev.Function{}, prec: p}
-	for _, op := range append([]gpuabi.LAOp{gpuabi.LAMulSub, gpuabi.LANorm1}, gpuabi.BatchLAOps...) {
+	for _, op := range append([]gpuabi.LAOp{gpuabi.LAMulSub, gpuabi.LANorm1, gpuabi.LALeadNorm1}, gpuabi.BatchLAOps...) {
 		name := gpuabi.LAKernelName(op, p)
 		f, err := mod.Function(name)
 		if err != nil {
@@ -89,7 +89,8 @@ const (
 // systems on a CUDA device: paths m x n matrices A_p (m >= n) and vectors
 // b_p, x_p, each path's results those of mdops/la on its data, bit for
 // bit (la's NewQR, RankCheck, ApplyQH, SolveR, ApplyQHMany, SolveRMany,
-// MulSub, Residual1, Norm1, LeadNorm1; Cond from the factors). One launch
+// MulSub, Norm1, LeadNorm1 and LeadNorm1 of b - A x; Cond from the
+// factors). One launch
 // per operation serves the whole batch, one block of threads per path
 // (gen/gpuabi/batchla.go). The flat buffers of the methods hold the paths
 // one after the other in la's layout: A_p column-major (lda = m) at
@@ -302,16 +303,17 @@ func (b *BatchLA) MulSub() error {
 	return b.launch("MulSub", b.v.LAMulSub(m, n, blaPtr(blaA), m, m*n, blaPtr(blaX), n, blaPtr(blaB), m, blaPtr(blaB), m, b.paths))
 }
 
-// Residual returns ||b_p - A_p x_p||_1 of every path (la Residual1, the
-// full N-double real: N doubles per path); b is unchanged.
+// Residual returns ||b_p - A_p x_p||_1 of every path as Newton's driver
+// takes it (la.LeadNorm1 of b_p - A_p x_p computed by la's MulSub: a
+// double per path); b is unchanged.
 func (b *BatchLA) Residual() ([]float64, error) {
 	m, n := b.m, b.n
 	if err := b.launch("Residual",
 		b.v.LAMulSub(m, n, blaPtr(blaA), m, m*n, blaPtr(blaX), n, blaPtr(blaB), m, blaPtr(blaR), m, b.paths),
-		b.v.LANorm1(blaPtr(blaR), m, m, b.paths, blaPtr(blaNorm))); err != nil {
+		b.v.LALeadNorm1(blaPtr(blaR), m, m, b.paths, blaPtr(blaLead))); err != nil {
 		return nil, err
 	}
-	return b.get(blaNorm, int64(b.paths*b.v.N))
+	return b.get(blaLead, int64(b.paths))
 }
 
 // Norm1 returns la's Norm1 of every b_p (N doubles per path).
@@ -324,7 +326,7 @@ func (b *BatchLA) Norm1() ([]float64, error) {
 
 // LeadNorm1 returns la.LeadNorm1 of every b_p.
 func (b *BatchLA) LeadNorm1() ([]float64, error) {
-	if err := b.launch("LeadNorm1", b.v.BatchLeadNorm1(blaPtr(blaB), b.m, b.m, b.paths, blaPtr(blaLead))); err != nil {
+	if err := b.launch("LeadNorm1", b.v.LALeadNorm1(blaPtr(blaB), b.m, b.m, b.paths, blaPtr(blaLead))); err != nil {
 		return nil, err
 	}
 	return b.get(blaLead, int64(b.paths))

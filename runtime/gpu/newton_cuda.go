@@ -164,9 +164,8 @@ func newNewtonBackend(k *NewtonKernels, c backend.NewtonConfig) (*newtonBackend,
 		return nil, fmt.Errorf("gpu: no linear algebra for %d doubles", c.Prec.N)
 	}
 	be := &newtonBackend{k: k, dev: k.dev, c: c, v: newtonVariant(k.dev.Info(), c), degs: map[int]*newtonDegree{}, open: -1}
-	d, n, m, N := c.Degree, c.Vars, c.Eqs, int64(c.Prec.N)
-	nsc := int64(max(d+1, n))
-	be.amax = nsc * N
+	d, n, m := c.Degree, c.Vars, c.Eqs
+	be.amax = int64(max(d+1, n))
 	sizes, _ := newtonBuffers(c)
 	free, err := k.dev.FreeMemory()
 	if err != nil {
@@ -242,7 +241,7 @@ func newNewtonBackend(k *NewtonKernels, c backend.NewtonConfig) (*newtonBackend,
 		}
 		be.degs[w] = dg
 	}
-	be.host = make([]float64, max(int(sizes[nbX]), int(sizes[nbCN]), int(nsc*N+4)))
+	be.host = make([]float64, max(int(sizes[nbX]), int(sizes[nbCN]), int(sizes[nbSc])))
 	be.skipHost = make([]int64, d+1)
 	ok = true
 	return be, nil
@@ -333,7 +332,7 @@ func (be *newtonBackend) scalar(off int64) (float64, error) {
 	return h[0], nil
 }
 
-// norm is the leading limb of the first norm in the scalars.
+// norm is the first norm in the scalars.
 func (be *newtonBackend) norm() (float64, error) { return be.scalar(0) }
 
 func (be *newtonBackend) amaxAt(i int) gpuabi.LAPtr {
@@ -378,7 +377,7 @@ func (be *newtonBackend) Evaluate(w int, jac bool) (float64, float64, error) {
 	if jac {
 		ls = append(ls, v.LAGather(ptr(dg.data), stride, d1, ptr(dg.ds), m*n, w, false, ptr(nbA)))
 	}
-	ls = append(ls, v.LANorm1(ptr(nbB), (w+1)*m, 0, 1, ptr(nbSc)), v.LAAmax(ptr(nbB), (w+1)*m, 0, 1, be.amaxAt(0)))
+	ls = append(ls, v.LALeadNorm1(ptr(nbB), (w+1)*m, 0, 1, ptr(nbSc)), v.LAAmax(ptr(nbB), (w+1)*m, 0, 1, be.amaxAt(0)))
 	if err := be.launch(ls...); err != nil {
 		return 0, 0, err
 	}
@@ -430,17 +429,17 @@ func (be *newtonBackend) Factor(inverse bool) (*la.RankError, float64, float64, 
 	}
 	if err := be.launch(v.LAQR(m, n, m, ptr(nbQA), ptr(nbTau)), v.LAPackR(m, n, m, ptr(nbQA), ptr(nbRinv), ptr(nbRrev)),
 		v.LAPackRH(m, n, m, ptr(nbQA), ptr(nbRinv), ptr(nbRrevH), ptr(nbRinvH), ptr(nbCN), gpuabi.LAPtr{Buf: nbCN, Off: int64(n * N)}),
-		v.LANorm1(ptr(nbA), m, m, n, ptr(nbSc))); err != nil {
+		v.LALeadNorm1(ptr(nbA), m, m, n, ptr(nbSc))); err != nil {
 		return nil, 0, 0, err
 	}
 	t1 := time.Now()
-	norms, err := be.read(ptr(nbSc), n*N)
+	norms, err := be.read(ptr(nbSc), n)
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	a0norm := 0.0
 	for j := 0; j < n; j++ {
-		a0norm = max(a0norm, norms[j*N])
+		a0norm = max(a0norm, norms[j])
 	}
 	t2 := time.Now()
 	cn, err := be.read(ptr(nbCN), n*(N+1))
@@ -630,7 +629,7 @@ func (be *newtonBackend) BlockNorm(k int) (float64, error) {
 		return be.reads.norm0, nil
 	}
 	m := be.c.Eqs
-	if err := be.launch(be.v.LANorm1(be.at(nbB, k*m), m, 0, 1, ptr(nbSc))); err != nil {
+	if err := be.launch(be.v.LALeadNorm1(be.at(nbB, k*m), m, 0, 1, ptr(nbSc))); err != nil {
 		return 0, err
 	}
 	return be.norm()
@@ -754,11 +753,11 @@ func (be *newtonBackend) UpdateB(k, w int) error {
 // in order.
 func (be *newtonBackend) Residual(w int, skipped []bool, nb []float64) (float64, error) {
 	be.spec = specNone
-	m, n, N := be.c.Eqs, be.c.Vars, be.c.Prec.N
+	m, n := be.c.Eqs, be.c.Vars
 	if err := be.launch(be.v.LAResiduals(m, n, ptr(nbA), ptr(nbB), ptr(nbDX), w, ptr(nbRB), ptr(nbSc))); err != nil {
 		return 0, err
 	}
-	norms, err := be.read(ptr(nbSc), (w+1)*N)
+	norms, err := be.read(ptr(nbSc), w+1)
 	if err != nil {
 		return 0, err
 	}
@@ -768,7 +767,7 @@ func (be *newtonBackend) Residual(w int, skipped []bool, nb []float64) (float64,
 			r += nb[k]
 			continue
 		}
-		r += norms[k*N]
+		r += norms[k]
 	}
 	return r, nil
 }

@@ -22,7 +22,7 @@ const (
 	nbTau          // n elements
 	nbRinv         // n N-double reals
 	nbRrev         // packed rows of R
-	nbSc           // norms: max(d+1, n) N-double reals, then 4 doubles of maxima
+	nbSc           // norms: max(d+1, n) doubles (la.LeadNorm1's), then 4 doubles of maxima
 	nbSkip         // d+1 long longs
 	nbAcc          // 16 n elements: backsub1's lane sums
 	nbE            // m x m (lda = m): -R^-1 Q^H in its first n rows (phase 2)
@@ -48,7 +48,7 @@ func newtonBuffers(c backend.NewtonConfig) (sizes []int64, tables int64) {
 	sizes = []int64{
 		nbX: int64(n) * d1 * W, nbA: d1 * int64(m) * int64(n) * W, nbB: d1 * int64(m) * W, nbDX: d1 * int64(n) * W,
 		nbY: int64(m) * W, nbRB: d1 * int64(m) * W, nbQA: int64(m) * int64(n) * W, nbTau: int64(n) * W,
-		nbRinv: int64(n) * N, nbRrev: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbSc: nsc*N + 4, nbSkip: d1,
+		nbRinv: int64(n) * N, nbRrev: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbSc: nsc + 4, nbSkip: d1,
 		nbAcc: int64(gpuabi.LABackSub1Acc(n)) * W, nbE: int64(m) * int64(m) * W, nbNegI: int64(m) * int64(m) * W,
 		nbZero: int64(n) * W, nbRrevH: int64(max(gpuabi.LARRevLen(n), 1)) * W, nbRinvH: int64(n) * N, nbCN: int64(n) * (N + 1),
 		nbCX: int64(n) * W, nbCAcc: int64(gpuabi.LABackSub1Acc(n)) * W,

@@ -46,8 +46,8 @@ type refineDevice interface {
 	// without one the condition estimate (la's Cond).
 	factor(a []float64, want []bool) (rank []*la.RankError, cond []float64, err error)
 	// solve sets dx_s = R_s^-1 Q_s^H b_s (la ApplyQH, SolveR) for the
-	// slots in want, and returns Norm1(b_s - A_s dx_s) (la Residual1, the
-	// leading limb) of each: b is unchanged.
+	// slots in want, and returns ||b_s - A_s dx_s||_1 of each (la's MulSub,
+	// then la.LeadNorm1: runtime/newton's Norm1): b is unchanged.
 	solve(b []float64, want []bool, dx []float64) (resid []float64, err error)
 }
 
@@ -65,7 +65,6 @@ type refiner struct {
 	// u and sqrtU as newton.Solver has them (newton.go): the unit
 	// roundoff, and its square root rounded up to a power of two.
 	u, sqrtU float64
-	norm1    func(x []float64) float64
 	addTo    func(dst, src []float64)
 }
 
@@ -83,17 +82,19 @@ func newRefiner(sys *poly.System, prec mdops.Prec, opt RefineOptions) (*refiner,
 	}
 	r.u = prec.UnitRoundoff()
 	r.sqrtU = newton.HalfPrecision(r.u)
-	lk, _ := la.KernelsFor(prec.N) // newton.New checked it
 	sk, ok := mdops.SeriesKernelsFor(prec.N)
 	if !ok {
 		return nil, fmt.Errorf("gpu: refining: %w", prec.Check())
 	}
-	r.norm1, r.addTo = lk.Norm1, sk.AddTo
+	r.addTo = sk.AddTo
 	if prec.Complex {
-		r.norm1, r.addTo = lk.Norm1Complex, sk.AddToComplex
+		r.addTo = sk.AddToComplex
 	}
 	return r, nil
 }
+
+// norm1 is runtime/newton's Norm1 (la.LeadNorm1).
+func (r *refiner) norm1(x []float64) float64 { return la.LeadNorm1(x, r.prec) }
 
 // refinePath is the state of one path: run.go's run at degree 0.
 type refinePath struct {

@@ -200,7 +200,7 @@ func (rf *Refiner) factor(a []float64, want []bool) ([]*la.RankError, []float64,
 
 // solve: BatchLA's ApplyQH and SolveR on b, then its Residual at dx.
 func (rf *Refiner) solve(b []float64, want []bool, dx []float64) ([]float64, error) {
-	n, m, N, W := rf.r.n, rf.r.m, rf.r.prec.N, rf.r.prec.Width()
+	n, m, W := rf.r.n, rf.r.m, rf.r.prec.Width()
 	if err := rf.bla.SetB(b); err != nil {
 		return nil, err
 	}
@@ -222,13 +222,5 @@ func (rf *Refiner) solve(b []float64, want []bool, dx []float64) ([]float64, err
 	if err := rf.bla.SetX(dx); err != nil {
 		return nil, err
 	}
-	norms, err := rf.bla.Residual()
-	if err != nil {
-		return nil, err
-	}
-	resid := make([]float64, len(want))
-	for s := range resid {
-		resid[s] = norms[s*N]
-	}
-	return resid, nil
+	return rf.bla.Residual()
 }

@@ -91,9 +91,9 @@ func (d *hostRefineDevice) factor(a []float64, want []bool) ([]*la.RankError, []
 
 func (d *hostRefineDevice) solve(b []float64, want []bool, dx []float64) ([]float64, error) {
 	n, m, W := d.r.n, d.r.m, d.r.prec.Width()
-	res1 := d.lk.Residual1
+	mulSub := d.lk.MulSub
 	if d.r.prec.Complex {
-		res1 = d.lk.Residual1Complex
+		mulSub = d.lk.MulSubComplex
 	}
 	resid := make([]float64, len(want))
 	for s, ok := range want {
@@ -106,7 +106,9 @@ func (d *hostRefineDevice) solve(b []float64, want []bool, dx []float64) ([]floa
 			return nil, err
 		}
 		copy(dx[s*n*W:(s+1)*n*W], y[:n*W])
-		resid[s] = res1(m, n, d.a[s*m*n*W:(s+1)*m*n*W], m, dx[s*n*W:(s+1)*n*W], b[s*m*W:(s+1)*m*W], 1)
+		r := append([]float64(nil), b[s*m*W:(s+1)*m*W]...)
+		mulSub(m, n, d.a[s*m*n*W:(s+1)*m*n*W], m, dx[s*n*W:(s+1)*n*W], r, 1)
+		resid[s] = d.r.norm1(r)
 	}
 	return resid, nil
 }

@@ -12,8 +12,9 @@ import (
 // documentation and needs back only the few numbers that it decides on.
 // The CPU back end (the default) is this package's; runtime/gpu has one
 // that keeps every buffer on the GPU. Both give the same bits: every
-// float64 returned is a leading limb or a max of leading limbs, computed in
-// the order the package documentation specifies.
+// float64 returned is a leading limb, a max of leading limbs or a Norm1 (a
+// float64 sum of leading-limb magnitudes, la.LeadNorm1), computed in the
+// order the package documentation specifies.
 //
 // An error of a method (a CUDA error, say) stops the Solve with that error;
 // the driver adds the stage and the step.
@@ -22,7 +23,7 @@ type Backend interface {
 	// value v, every higher coefficient zero.
 	Reset(x0 []float64) error
 	// Evaluate is item 1 at working degree w (A_0..A_w too when jac):
-	// it returns ||b||_1 over the blocks 0..w as one vector and the
+	// it returns ||b||_1 = Norm1 of the blocks 0..w as one vector and the
 	// largest leading-limb magnitude of those blocks (maxAbs: NaN when a
 	// leading limb is NaN).
 	Evaluate(w int, jac bool) (fnorm, bmax float64, err error)

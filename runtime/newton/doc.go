@@ -63,10 +63,15 @@
 // # The driver, in order
 //
 // Tolerances use u = 2^(-53 N) and magnitudes |z| = max(|re_0|, |im_0|) of
-// the leading limbs (a max-norm is exact in any order). Norm1, Residual1,
-// MulSub, NewQR, ApplyQH, ApplyQHMany, SolveR, SolveRMany and Cond are
-// la's, with la's documented reduction orders; Add is mdops' (the series
-// kernels' AddTo).
+// the leading limbs (a max-norm is exact in any order). Norm1 is
+// la.LeadNorm1: the float64 sum s = s + |z_i|_0 in increasing i from
+// s = 0, |z|_0 = |re_0| + |im_0| of the leading limbs (|re_0| for real
+// data), so every 1-norm below is a float64 computed in that order (they
+// feed only decisions and reports, which need no more digits; the moduli
+// of complex multiple-double numbers, square roots, had cost a fifth of a
+// small system's step). MulSub, NewQR, ApplyQH, ApplyQHMany, SolveR,
+// SolveRMany and Cond are la's, with la's documented reduction orders; Add
+// is mdops' (the series kernels' AddTo).
 //
 // Phase 1, refinement of x(0): Newton steps at working degree w = 0.
 // Phase 2, series: Newton steps at w = 1, 2, 4, 7, 11, 17, 26, 40, 61, ...
@@ -122,8 +127,8 @@
 //     other roundings: a chain of n dependent reflectors and n dependent
 //     rows per block becomes one product of independent rows.)
 //  4. Residual: for k = 0..w in order, r += nb_k (skipped) or
-//     r += Residual1(A_0, dx_k, b_k) = ||b_k - A_0 dx_k||_1 (float64 sums in
-//     that order). Since b_k holds b_k - sum_(i<k) A_(k-i) dx_i, r is the
+//     r += Norm1(b_k - A_0 dx_k), b_k - A_0 dx_k computed by MulSub on a
+//     copy of b_k (float64 sums in that order). Since b_k holds b_k - sum_(i<k) A_(k-i) dx_i, r is the
 //     1-norm of the residual of the whole block lower-triangular Toeplitz
 //     system: Result.Residual for d > 0. It is, to first order in dx, the
 //     1-norm of G(x(t), t) mod t^(w+1) at the updated x (exactly that, as

@@ -48,7 +48,9 @@ type Result struct {
 	// of ||b_k - sum_(i<=k) A_(k-i) dx_i||_1 with b = -G at the x before
 	// the last update (see the package documentation): to first order the
 	// 1-norm of G(x(t), t) mod t^(d+1) at the final x, at no extra
-	// evaluation.
+	// evaluation. Every 1-norm of the Result (Residual, FNorm,
+	// StartResidual) is the package documentation's Norm1: the float64 sum
+	// of |Re| + |Im| of the leading limbs of the elements.
 	Residual float64
 	// FNorm is ||G(x(t), t) mod t^(w+1)||_1 at the x of the start of the
 	// last step (before its update), as evaluated.

@@ -281,7 +281,7 @@ func TestNewtonSearch(t *testing.T) {
 	d := m
 	d.QR, d.MulSub, d.BackSub = 2, 4, 1
 	f.differ = map[gpuabi.LAShape]bool{d: true}
-	f.fail = func(s gpuabi.LAShape) bool { return s.Norm1 == 16 }
+	f.fail = func(s gpuabi.LAShape) bool { return s.BackSub == 16 }
 	got, err := NewtonSearch(1, f.measure)
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func TestNewtonSearch(t *testing.T) {
 	if len(got.Differs) != 1 || got.Differs[0] != d {
 		t.Fatalf("differs %v", got.Differs)
 	}
-	if len(got.Failed) != 1 || got.Failed[0].Norm1 != 16 {
+	if len(got.Failed) != 1 || got.Failed[0].BackSub != 16 {
 		t.Fatalf("failed %v", got.Failed)
 	}
 	// Every candidate measured once, the model first; each op's counts
