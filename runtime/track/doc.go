@@ -62,10 +62,16 @@
 //     digits, or after two rejections from a point, both run at the
 //     tracking precision.
 //  5. Accept when the first solve converged, its first update u1 <= 8
-//     PredTol, its second update u2 <= u1/4 unless u2 is below the rounding
-//     floor 2^12 u cond, the refinement converged, and, at tau = 0, the end
-//     is regular (clean convergence, cond <= MaxRegularCond). Else halve dt
-//     and go to 3.
+//     PredTol, its last update within its tolerance (before tau = 0:
+//     Newton also stops on its rounding floor 2^10 u cond, and a point
+//     where that floor is above the tolerance may be on no path: the
+//     precision is exhausted there), its second update u2 <= u1/4 unless
+//     u2 is below the rounding floor 2^12 u cond, the refinement converged
+//     (to its tolerance before tau = 0), and, at tau = 0, the end is
+//     regular (clean convergence, cond <= MaxRegularCond). Else halve dt
+//     and go to 3. (Accepting the floor's points made paths of cyclic
+//     6-roots that go to infinity, with cond = 1e26 and more at 2 doubles,
+//     jump to a point on no path and stall there.)
 //
 // The distance to the nearest other path: Newton converges quadratically,
 // u2 = omega u1^2, and the nearest other solution of H(., tau) is at about
@@ -86,11 +92,23 @@
 //     <= 1e-2 |x| and x_0 goes to zero like tau^r, r = Re(-tau c_1/c_0) >=
 //     1/64 (a branch of m paths has r = 1/m); else, for tau <= 1e-6,
 //     singular, with the endpoint extrapolated by the approximants at s =
-//     tau; else failed.
-//   - infinite, early: after an accepted step with tau <= 1e-3, x_0 <= 5e-2
-//     |x| with the same r >= 1/32 (within 5%) here and at a point at least
-//     twice as far from the end (goesToInfinity: a finite end cannot pass
-//     for branches of fewer than 14 paths).
+//     tau; else failed. With tau > 1e-4: infinite when tau <= 1e-3 and x_0
+//     <= 1e-6 |x|, or by the second early rule below at the last
+//     comparison and at this point (r within 10% of the comparison's);
+//     else failed.
+//   - infinite, early: after an accepted step with tau <= 0.1, x_0 going
+//     to zero like tau^r, r >= 1/32, r compared here and at a point at
+//     least twice as far from the end (goesToInfinity), and either: tau <=
+//     1e-3, x_0 <= 5e-2 |x| and the same r within 5% (a finite end cannot
+//     pass for branches of fewer than 14 paths); or, at any tau, the same
+//     r within 10% and x_0 eps <= 1e-6 |x|, eps = 0.1/(0.9 2^r - 1): a path
+//     to a finite x_0* has x_0 = x_0* + a tau^k, k >= r, and passes the
+//     comparison only when |x_0*| <= eps x_0, so its end is at infinity by
+//     the end's own rule (beyondInfTol). Cyclic 6-roots has paths to
+//     infinity with x_0 ~ tau^(5/2) and cond ~ x_0^-4 (1e22 at tau = 0.015):
+//     at 2 doubles they ran out of digits before tau = 1e-3 and failed
+//     (6 of 720, 1 with -prec auto); with both rules and the acceptance
+//     test of item 5, none fails, the same 156 regular solutions.
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond

@@ -29,6 +29,7 @@ type pathState struct {
 	endErr     float64 // the end game's extrapolation distance (Path.Err)
 	refTrend   float64 // goesToInfinity's reference r
 	refTau     float64 // and its tau
+	infStable  bool    // goesToInfinity's last comparison passed
 	started    bool
 	steps      int
 	rejected   int
@@ -58,7 +59,7 @@ func (st *pathState) restore() {
 	st.tau, st.dist = st.safeTau, st.safeDist
 	st.x = append(st.x[:0], st.safeX...)
 	// The series is of the precision that failed: made anew.
-	st.series, st.sn, st.haveSeries, st.refTrend, st.refTau = nil, 0, false, 0, 0
+	st.series, st.sn, st.haveSeries, st.refTrend, st.refTau, st.infStable = nil, 0, false, 0, 0, false
 }
 
 // attempt is the outcome of tracking at one precision.
@@ -329,7 +330,8 @@ func (e *engine) track(st *pathState) (attempt, error) {
 // then Newton at the tracking precision refines the point (one step,
 // mostly); with q the tracking precision one solve does both. The test of
 // the step is on the first solve from the predicted point (see
-// acceptable).
+// acceptable); the refinement at the tracking precision must converge,
+// within PredTol, and (before t = 1) to its tolerance.
 func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []float64) (bool, error) {
 	n := e.h.Unknowns()
 	l, err := e.seriesLevel(q)
@@ -365,7 +367,7 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 	if err != nil {
 		return false, err
 	}
-	if !cres.Converged || e.cor.u1 > e.opt.PredTol || tau == 0 && !regularEnd(e.u, cres.Cond, e.cor.lastRefine) {
+	if !cres.Converged || e.cor.u1 > e.opt.PredTol || tau != 0 && e.cor.lastRefine > e.cor.tol || tau == 0 && !regularEnd(e.u, cres.Cond, e.cor.lastRefine) {
 		return false, nil
 	}
 	e.moveTo(st, tau, l, res, cres)
@@ -397,19 +399,25 @@ func (e *engine) trend(st *pathState, v int) float64 {
 }
 
 // goesToInfinity is the early test at infinity, after each accepted step
-// with tau <= 1e-3 in projective coordinates: x_0 at most 5e-2 of the
-// other coordinates and going to zero like tau^r with r >= 1/32, the same
-// r (within 5%) at this point and at a reference point at least twice as
-// far from the end (the reference moves on at each comparison). A finite
-// end x_0 -> x_0* != 0 gives an r that falls like tau (a factor 1/2 or
-// less between the two points) or like tau^(1/m) for a branch of m paths
-// (a factor 2^(-1/m)), so it does not pass for m below 14. The path is
-// spared its descent to tau = 1e-20 and below, where the steps shrink with
-// tau and the condition number grows (cyclic 5-roots at 2 doubles: 0.70
-// s to 0.31 s, the same 50 paths at infinity and 70 regular solutions).
+// with tau <= farInfTau (0.1) in projective coordinates: x_0 going to zero
+// like tau^r with r >= 1/32, r compared at this point and at a reference
+// point at least twice as far from the end (the reference moves on at each
+// comparison), and either of two rules:
+//
+//   - near the end (tau <= 1e-3): x_0 at most 5e-2 of the other
+//     coordinates and the same r within 5%. A finite end x_0 -> x_0* != 0
+//     gives an r that falls like tau (a factor 1/2 or less between the two
+//     points) or like tau^(1/m) for a branch of m paths (a factor
+//     2^(-1/m)), so it does not pass for m below 14. The path is spared its
+//     descent to tau = 1e-20 and below, where the steps shrink with tau and
+//     the condition number grows (cyclic 5-roots at 2 doubles: 0.70 s to
+//     0.31 s, the same 50 paths at infinity and 70 regular solutions).
+//   - anywhere: the same r within 10% and an x_0 small enough that any
+//     finite end the comparison cannot exclude is beyond infTol
+//     (beyondInfTol).
 func (e *engine) goesToInfinity(st *pathState) bool {
-	if !e.h.Projective || st.tau > earlyInfTau || !st.haveSeries {
-		st.refTrend, st.refTau = 0, 0
+	if !e.h.Projective || st.tau > farInfTau || !st.haveSeries {
+		st.refTrend, st.refTau, st.infStable = 0, 0, false
 		return false
 	}
 	n := e.h.Unknowns()
@@ -424,12 +432,55 @@ func (e *engine) goesToInfinity(st *pathState) bool {
 	}
 	ref := st.refTrend
 	st.refTrend, st.refTau = r, st.tau
+	dev := math.Abs(r/ref - 1)
+	st.infStable = r >= 1.0/32 && ref > 0 && dev <= farInfDev
+	if !st.infStable {
+		return false
+	}
 	x0 := mag1(st.x[(n-1)*w:n*w]) / max(maxMag(st.x[:(n-1)*w], w), 1e-300)
-	return r >= 1.0/32 && x0 <= earlyInfX0 && ref > 0 && math.Abs(r/ref-1) <= 0.05
+	return st.tau <= earlyInfTau && x0 <= earlyInfX0 && dev <= 0.05 || beyondInfTol(x0, r)
 }
 
-// earlyInfTau and earlyInfX0 are the thresholds of goesToInfinity.
-const earlyInfTau, earlyInfX0 = 1e-3, 5e-2
+// beyondInfTol tells that x_0 (relative to the other coordinates), going
+// to zero like tau^r with the same r within farInfDev (10%) at two points
+// a factor 2 or more apart, has a limit that is 0 or below infTol, at any
+// tau: a path x_0 = x_0* + a tau^k (k >= r) to a finite x_0* has r = k/(1
+// + eps) with eps = |x_0*|/|a tau^k|, and the comparison passes only when
+// eps <= 0.1/(0.9 2^k - 1) <= 0.1/(0.9 2^r - 1), so that |x_0*| <= eps x_0:
+// whatever the path's end, it is at infinity (an affine coordinate above
+// 1/infTol, infinite by the end's own rule). This ends the paths of
+// cyclic 6-roots that go to infinity with x_0 ~ tau^(5/2) and a condition
+// number that grows like x_0^-4 (1e22 at tau = 0.015 and x_0 = 2e-5): at 2
+// doubles they ran out of digits before tau = 1e-3, and the r of their
+// series wanders by 5 to 7% from cond = 1e20 on.
+func beyondInfTol(x0, r float64) bool {
+	d := (1-farInfDev)*math.Exp2(r) - 1
+	return d > 0 && x0*farInfDev/d <= infTol
+}
+
+// atInfinityEarly is the end game's test at infinity away from the end
+// (tau > 1e-4), in projective coordinates: within earlyInfTau of the end,
+// x_0 at most infTol of the other coordinates (as below 1e-4); anywhere
+// (from farInfTau on), goesToInfinity's last comparison passed, the r of
+// the last point is within farInfDev of it, and with it x_0 is beyond
+// infTol (beyondInfTol).
+func (e *engine) atInfinityEarly(st *pathState) bool {
+	if !e.h.Projective || !st.haveSeries {
+		return false
+	}
+	n := e.h.Unknowns()
+	x0 := mag1(st.x[(n-1)*e.w:n*e.w]) / max(maxMag(st.x[:(n-1)*e.w], e.w), 1e-300)
+	if st.tau <= earlyInfTau && x0 <= infTol {
+		return true
+	}
+	r := e.trend(st, n-1)
+	return st.infStable && math.Abs(r/st.refTrend-1) <= farInfDev && beyondInfTol(x0, r)
+}
+
+// earlyInfTau and earlyInfX0 are the thresholds of goesToInfinity's
+// first rule; farInfTau is where its comparisons start, farInfDev the
+// deviation of r that beyondInfTol allows.
+const earlyInfTau, earlyInfX0, farInfTau, farInfDev = 1e-3, 5e-2, 0.1, 0.1
 
 // endTau is the end zone: a step rejected this close to t = 1 (u^(3/4)),
 // or within 1e-6 of it with a condition number above 2^-10/u, ends the
@@ -439,7 +490,11 @@ func (e *engine) endTau() float64 { return math.Pow(e.u, 0.75) }
 
 // acceptable is the test of a corrected step, on the solve of l from the
 // predicted point: Newton converged, its first update within the
-// predictor's tolerance, its second (when above the rounding floor) a
+// predictor's tolerance, its last within the level's tolerance before
+// t = 1 (Newton also stops on its rounding floor 2^10 u cond: above the
+// tolerance, the precision is exhausted and the point may be on no path;
+// on cyclic 6-roots such points, accepted, made paths to infinity jump
+// and then stall), its second (when above the rounding floor) a
 // contraction, and, at t = 1 (tau = 0), a regular endpoint (one with a
 // larger condition number is approached in the end game).
 func (e *engine) acceptable(l *level, res *newton.Result, tau float64) bool {
@@ -447,6 +502,9 @@ func (e *engine) acceptable(l *level, res *newton.Result, tau float64) bool {
 		return false
 	}
 	if l.u1 > e.opt.PredTol*8 {
+		return false
+	}
+	if tau != 0 && l.lastRefine > l.tol {
 		return false
 	}
 	floor := math.Ldexp(l.u, 12) * max(1, res.Cond)
@@ -509,8 +567,9 @@ func (e *engine) takeSeries(st *pathState, res *newton.Result) {
 }
 
 // endgame classifies a path whose steps stopped: near the end the path
-// goes to infinity (tau at most 1e-4) or to a singular solution (tau at
-// most 1e-6; a finite singular endpoint is then extrapolated), and the
+// goes to infinity (tau at most 1e-4; further away, atInfinityEarly) or
+// to a singular solution (tau at most 1e-6; a finite singular endpoint is
+// then extrapolated), and the
 // approximants at the last point, evaluated at t = 1, give the endpoint;
 // elsewhere the path failed. A coordinate that behaves like tau^r near
 // the end has r = tau x'(tau) / x(tau) = Re(-tau c_1 / c_0) in the series
@@ -520,7 +579,13 @@ func (e *engine) takeSeries(st *pathState, res *newton.Result) {
 // when a coordinate reaches 1/infTol or, above 100, grows that way (r <=
 // -1/64).
 func (e *engine) endgame(st *pathState, reason string) attempt {
-	if st.tau > 1e-4 || st.series == nil {
+	if st.series == nil {
+		return attempt{status: Failed, reason: reason}
+	}
+	if st.tau > 1e-4 {
+		if e.atInfinityEarly(st) {
+			return attempt{status: Infinite}
+		}
 		return attempt{status: Failed, reason: reason}
 	}
 	tau := st.seriesTau
