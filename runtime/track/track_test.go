@@ -165,6 +165,10 @@ func TestRootCounts(t *testing.T) {
 		{"noon3", func(t testing.TB) *poly.System { return family(t, "noon", 3) }, 21, 6, false},
 		{"noon4", func(t testing.TB) *poly.System { return family(t, "noon", 4) }, 73, 8, true},
 		{"cyclic5", func(t testing.TB) *poly.System { return family(t, "cyclic", 5) }, 70, 50, true},
+		// Paths to infinity with x_0 ~ tau^(5/2) and cond ~ x_0^-4: the
+		// early test at infinity's second rule and the acceptance test on
+		// Newton's rounding floor (see the package documentation).
+		{"cyclic6", func(t testing.TB) *poly.System { return family(t, "cyclic", 6) }, 156, 564, true},
 		{"dense3,2", func(testing.TB) *poly.System { return dense([]int{3, 2}, 1) }, 6, 0, false},
 		{"dense2,2,3", func(testing.TB) *poly.System { return dense([]int{2, 2, 3}, 2) }, 12, 0, false},
 	}
