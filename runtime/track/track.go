@@ -358,7 +358,7 @@ func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef, tol fl
 	}
 	l.shift = make([]float64, maxLen)
 	l.sol, err = newton.New(h.template, newton.Options{Prec: p, Degree: degree, Workers: 1,
-		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: tol, NoFinalResidual: true})
+		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: tol, NoFinalResidual: true, NoResidual: true})
 	if err != nil {
 		return nil, err
 	}
