@@ -345,7 +345,17 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 	} else {
 		widenInto(l.x, sl.x, sl.n, q)
 	}
+	// Where the series precision can give the corrector's accuracy
+	// (seriesCorrects), the series solve refines to refineTol and its
+	// point may be the path's.
+	alone := q < e.n && tau > 0 && e.seriesCorrects(l, st.cond)
+	if alone {
+		l.sol.SetRefineTol(refineTol)
+	}
 	res, err := l.solve(tau, l.x)
+	if alone {
+		l.sol.SetRefineTol(l.tol)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -363,6 +373,15 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 		copy(l.x[v*l.w:(v+1)*l.w], res.Coef(v, 0))
 	}
 	widenInto(xp, l.x, q, e.n)
+	if alone && e.seriesCorrects(l, res.Cond) && l.lastRefine <= refineTol {
+		st.tau = tau
+		e.measureDistance(l, st, res)
+		copy(st.x, xp)
+		st.cond = res.Cond
+		st.update = res.PointUpdate / max(1, maxMag(st.x, e.w))
+		e.takeSeries(st, res)
+		return true, nil
+	}
 	cres, err := e.cor.solve(tau, xp)
 	if err != nil {
 		return false, err
@@ -372,6 +391,17 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 	}
 	e.moveTo(st, tau, l, res, cres)
 	return true, nil
+}
+
+// seriesCorrects tells whether the series solve of l (below the tracking
+// precision) can stand for the corrector at a point of condition number
+// cond: its rounding floor cond u_q is at most refineTol^2, the accuracy
+// that the corrector's tolerance gives (its last update at most refineTol,
+// Newton's error after it about its square), so the corrector would
+// refine a point that is already as accurate as it makes it. Never with
+// Options.CorrectEveryPoint.
+func (e *engine) seriesCorrects(l *level, cond float64) bool {
+	return !e.opt.CorrectEveryPoint && cond*l.u <= refineTol*refineTol
 }
 
 // moveTo takes an accepted step: the path is at tau, its point that of the

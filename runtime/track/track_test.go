@@ -252,6 +252,31 @@ func TestWorkersBitIdentity(t *testing.T) {
 	}
 }
 
+// TestCorrectEveryPoint: where the series precision gives the
+// corrector's accuracy the tracker leaves out the corrector at the
+// tracking precision (fewer Newton steps per path); with
+// Options.CorrectEveryPoint it runs it everywhere; both find every
+// solution of katsura 5 to the accuracy of the precision.
+func TestCorrectEveryPoint(t *testing.T) {
+	f := family(t, "katsura", 5)
+	for _, prec := range []int{2, 4} {
+		newton := map[bool]int{}
+		for _, every := range []bool{false, true} {
+			run := trackAll(t, f, Options{Prec: prec, Workers: 2, CorrectEveryPoint: every})
+			if s := run.Summary; s.Regular != 32 || s.Distinct != 32 {
+				t.Errorf("%d doubles, CorrectEveryPoint %v: %+v, want 32 regular solutions", prec, every, s)
+			}
+			checkEndpoints(t, f, run)
+			for _, p := range run.Paths {
+				newton[every] += p.Newton
+			}
+		}
+		if newton[false] >= newton[true] {
+			t.Errorf("%d doubles: %d Newton steps, %d with a corrector at every point: no corrector left out", prec, newton[false], newton[true])
+		}
+	}
+}
+
 // TestAutoEscalates: on cyclic 5-roots some paths to infinity need more
 // than double precision near their end (double precision fails or cannot
 // tell them from singular solutions); the automatic rule from 1 double
