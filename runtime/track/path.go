@@ -208,6 +208,14 @@ func narrow(dst, src []float64, from, to int) {
 func (e *engine) track(st *pathState) (attempt, error) {
 	opt := e.opt
 	n := e.h.Unknowns()
+	if !st.started && e.split() && !e.opt.CorrectEveryPoint {
+		// The start at the series precision, where it gives the
+		// corrector's accuracy (seriesCorrects): one solve refines it and
+		// gives its series.
+		if err := e.startAtSeriesPrec(st); err != nil {
+			return attempt{}, err
+		}
+	}
 	if !st.started {
 		// The start: Newton at tau = 1 refines it (and, unsplit, gives
 		// its series).
@@ -321,6 +329,43 @@ func (e *engine) track(st *pathState) (attempt, error) {
 		}
 	}
 	return attempt{status: Regular}, nil
+}
+
+// startAtSeriesPrec refines the start (tau = 1) at the series precision
+// SeriesPrec(n), to refineTol, and takes its point and series when that
+// precision gives the corrector's accuracy there (seriesCorrects); else
+// the state is left as it was (the start at the tracking precision
+// follows). The paths per CPU second at 4 doubles: noon 5 1,330 to 1,560,
+// noon 4 1,890 to 2,100 (6 to 7 steps per path: the start's solve at the
+// tracking precision was one in eight), katsura 6 and 7 and cyclic 5 3 to
+// 10% more; the same counts.
+func (e *engine) startAtSeriesPrec(st *pathState) error {
+	n := e.h.Unknowns()
+	l, err := e.seriesLevel(SeriesPrec(e.n))
+	if err != nil {
+		return err
+	}
+	narrow(l.x, st.x, e.n, l.n)
+	l.sol.SetRefineTol(refineTol)
+	res, err := l.solve(st.tau, l.x)
+	l.sol.SetRefineTol(l.tol)
+	if err != nil {
+		return err
+	}
+	st.steps++
+	if !res.Converged || !e.seriesCorrects(l, res.Cond) || l.lastRefine > refineTol {
+		return nil
+	}
+	for v := range n {
+		copy(l.x[v*l.w:(v+1)*l.w], res.Coef(v, 0))
+	}
+	widenInto(st.x, l.x, l.n, e.n)
+	st.cond = res.Cond
+	st.update = res.PointUpdate / max(1, maxMag(st.x, e.w))
+	e.takeSeries(st, res)
+	st.started = true
+	st.checkpoint(e.u)
+	return nil
 }
 
 // tryStep predicts the point at tau from the approximants of sl (the level
