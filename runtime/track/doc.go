@@ -106,22 +106,30 @@
 //     1/64 (a branch of m paths has r = 1/m); else, for tau <= 1e-6,
 //     singular, with the endpoint extrapolated by the approximants at s =
 //     tau; else failed. With tau > 1e-4: infinite when tau <= 1e-3 and x_0
-//     <= 1e-6 |x|, or by the second early rule below at the last
-//     comparison and at this point (r within 10% of the comparison's);
-//     else failed.
+//     <= 1e-6 |x|, or by the second early rule below at the last point;
+//     else failed (the reason says when the precision was exhausted:
+//     2^10 u cond above the corrector's tolerance).
 //   - infinite, early: after an accepted step with tau <= 0.1, x_0 going
-//     to zero like tau^r, r >= 1/32, r compared here and at a point at
-//     least twice as far from the end (goesToInfinity), and either: tau <=
-//     1e-3, x_0 <= 5e-2 |x| and the same r within 5% (a finite end cannot
-//     pass for branches of fewer than 14 paths); or, at any tau, the same
-//     r within 10% and x_0 eps <= 1e-6 |x|, eps = 0.1/(0.9 2^r - 1): a path
-//     to a finite x_0* has x_0 = x_0* + a tau^k, k >= r, and passes the
-//     comparison only when |x_0*| <= eps x_0, so its end is at infinity by
-//     the end's own rule (beyondInfTol). Cyclic 6-roots has paths to
-//     infinity with x_0 ~ tau^(5/2) and cond ~ x_0^-4 (1e22 at tau = 0.015):
-//     at 2 doubles they ran out of digits before tau = 1e-3 and failed
-//     (6 of 720, 1 with -prec auto); with both rules and the acceptance
-//     test of item 5, none fails, the same 156 regular solutions.
+//     to zero like tau^r, with r compared to the r_b of a reference point
+//     farther from the end (the first point below 0.1, then each point at
+//     least twice as far from the end as the reference, where the
+//     reference moves on; goesToInfinity), by either of two rules. Near
+//     the end, where the reference moves: tau <= 1e-3, x_0 <= 5e-2 |x| and
+//     r >= 1/32 within 5% of r_b (a finite end cannot pass for branches of
+//     fewer than 14 paths). At any point: a path to a finite x_0* has x_0 =
+//     x_0* + a tau^k, hence r = k/(1 + eps(tau)) with eps = |x_0*|/|a
+//     tau^k|; r within dev <= 10% of r_b, tau_b = f tau, bounds eps_b <=
+//     dev/((1 - dev) f^k - 1), k >= min(r, r_b), dev at least the noise
+//     of r (1%, or 16 cond u/x_0 of its series), and with it |x_0*| <=
+//     eps_b x_0b: infinite when that is at most 1e-6, infinite by the
+//     end's own rule whatever the end (beyondInfTol). Cyclic 6-roots has
+//     paths to infinity with x_0 ~ tau^(5/2) or tau^(11/6) and cond ~
+//     x_0^-4 (1e22 at tau = 0.015): at 2 doubles they ran out of digits
+//     before tau = 1e-3, and 6 of 720 failed (1 with -prec auto); with
+//     this rule and the acceptance test of item 5, none fails with -prec
+//     auto for gamma from seeds 1 to 4, none at 2 doubles for seeds 1, 2
+//     and 4, 2 for seed 3 (condition number 1e29: 2 doubles exhausted),
+//     the same 156 regular solutions.
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond

@@ -29,7 +29,7 @@ type pathState struct {
 	endErr     float64 // the end game's extrapolation distance (Path.Err)
 	refTrend   float64 // goesToInfinity's reference r
 	refTau     float64 // and its tau
-	infStable  bool    // goesToInfinity's last comparison passed
+	refX0      float64 // and its x_0 relative to the other coordinates
 	started    bool
 	steps      int
 	rejected   int
@@ -59,7 +59,7 @@ func (st *pathState) restore() {
 	st.tau, st.dist = st.safeTau, st.safeDist
 	st.x = append(st.x[:0], st.safeX...)
 	// The series is of the precision that failed: made anew.
-	st.series, st.sn, st.haveSeries, st.refTrend, st.refTau, st.infStable = nil, 0, false, 0, 0, false
+	st.series, st.sn, st.haveSeries, st.refTrend, st.refTau, st.refX0 = nil, 0, false, 0, 0, 0
 }
 
 // attempt is the outcome of tracking at one precision.
@@ -475,87 +475,109 @@ func (e *engine) trend(st *pathState, v int) float64 {
 
 // goesToInfinity is the early test at infinity, after each accepted step
 // with tau <= farInfTau (0.1) in projective coordinates: x_0 going to zero
-// like tau^r with r >= 1/32, r compared at this point and at a reference
-// point at least twice as far from the end (the reference moves on at each
-// comparison), and either of two rules:
+// like tau^r, r = Re(-tau c_1/c_0) of its series, compared with the r of a
+// reference point farther from the end (the first point below farInfTau,
+// then each point at least twice as far from the end as the reference,
+// where the reference moves on), by either of two rules:
 //
-//   - near the end (tau <= 1e-3): x_0 at most 5e-2 of the other
-//     coordinates and the same r within 5%. A finite end x_0 -> x_0* != 0
-//     gives an r that falls like tau (a factor 1/2 or less between the two
-//     points) or like tau^(1/m) for a branch of m paths (a factor
-//     2^(-1/m)), so it does not pass for m below 14. The path is spared its
-//     descent to tau = 1e-20 and below, where the steps shrink with tau and
-//     the condition number grows (cyclic 5-roots at 2 doubles: 0.70 s to
-//     0.31 s, the same 50 paths at infinity and 70 regular solutions).
-//   - anywhere: the same r within 10% and an x_0 small enough that any
-//     finite end the comparison cannot exclude is beyond infTol
-//     (beyondInfTol).
+//   - near the end (tau <= 1e-3), at the points where the reference
+//     moves: x_0 at most 5e-2 of the other coordinates and the same r >=
+//     1/32 within 5%. A finite end x_0 -> x_0* != 0 gives an r that falls
+//     like tau (a factor 1/2 or less between the two points) or like
+//     tau^(1/m) for a branch of m paths (a factor 2^(-1/m)), so it does
+//     not pass for m below 14. The path is spared its descent to tau =
+//     1e-20 and below, where the steps shrink with tau and the condition
+//     number grows (cyclic 5-roots at 2 doubles: 0.70 s to 0.31 s, the
+//     same 50 paths at infinity and 70 regular solutions).
+//   - anywhere, at every point: whatever the end of the path, it is
+//     beyond infTol (beyondInfTol).
 func (e *engine) goesToInfinity(st *pathState) bool {
 	if !e.h.Projective || st.tau > farInfTau || !st.haveSeries {
-		st.refTrend, st.refTau, st.infStable = 0, 0, false
+		st.refTrend, st.refTau, st.refX0 = 0, 0, 0
 		return false
 	}
 	n := e.h.Unknowns()
-	w := e.w
 	r := e.trend(st, n-1)
+	x0 := e.x0(st)
 	if st.refTrend == 0 {
-		st.refTrend, st.refTau = r, st.tau
+		st.refTrend, st.refTau, st.refX0 = r, st.tau, x0
 		return false
+	}
+	if beyondInfTol(st, r, e.trendNoise(st, x0)) {
+		return true
 	}
 	if st.tau > st.refTau/2 {
 		return false
 	}
 	ref := st.refTrend
-	st.refTrend, st.refTau = r, st.tau
-	dev := math.Abs(r/ref - 1)
-	st.infStable = r >= 1.0/32 && ref > 0 && dev <= farInfDev
-	if !st.infStable {
-		return false
-	}
-	x0 := mag1(st.x[(n-1)*w:n*w]) / max(maxMag(st.x[:(n-1)*w], w), 1e-300)
-	return st.tau <= earlyInfTau && x0 <= earlyInfX0 && dev <= 0.05 || beyondInfTol(x0, r)
+	st.refTrend, st.refTau, st.refX0 = r, st.tau, x0
+	return st.tau <= earlyInfTau && x0 <= earlyInfX0 && r >= 1.0/32 && ref > 0 && math.Abs(r/ref-1) <= 0.05
 }
 
-// beyondInfTol tells that x_0 (relative to the other coordinates), going
-// to zero like tau^r with the same r within farInfDev (10%) at two points
-// a factor 2 or more apart, has a limit that is 0 or below infTol, at any
-// tau: a path x_0 = x_0* + a tau^k (k >= r) to a finite x_0* has r = k/(1
-// + eps) with eps = |x_0*|/|a tau^k|, and the comparison passes only when
-// eps <= 0.1/(0.9 2^k - 1) <= 0.1/(0.9 2^r - 1), so that |x_0*| <= eps x_0:
-// whatever the path's end, it is at infinity (an affine coordinate above
-// 1/infTol, infinite by the end's own rule). This ends the paths of
-// cyclic 6-roots that go to infinity with x_0 ~ tau^(5/2) and a condition
-// number that grows like x_0^-4 (1e22 at tau = 0.015 and x_0 = 2e-5): at 2
-// doubles they ran out of digits before tau = 1e-3, and the r of their
-// series wanders by 5 to 7% from cond = 1e20 on.
-func beyondInfTol(x0, r float64) bool {
-	d := (1-farInfDev)*math.Exp2(r) - 1
-	return d > 0 && x0*farInfDev/d <= infTol
+// x0 is |x_0| relative to the largest other coordinate (projective
+// coordinates), from the leading limbs.
+func (e *engine) x0(st *pathState) float64 {
+	n, w := e.h.Unknowns(), e.w
+	return mag1(st.x[(n-1)*w:n*w]) / max(maxMag(st.x[:(n-1)*w], w), 1e-300)
+}
+
+// beyondInfTol tells that x_0, going to zero like tau^r at the state's
+// point (tau, r) and at its reference point (tau_b = f tau, r_b, x_0b),
+// has a limit that is 0 or at most infTol, so that the end of the path is
+// at infinity by the end's own rule (an affine coordinate above
+// 1/infTol). A path x_0 = x_0* + a tau^k to a finite x_0* has r = k/(1 +
+// eps(tau)), eps(tau) = |x_0*|/|a tau^k|, so r/r_b = (1 + eps_b)/(1 + f^k
+// eps_b) with eps_b = eps(tau_b): where the two r agree within dev,
+// eps_b <= dev/((1 - dev) f^k - 1) and |x_0*| <= eps_b x_0b. The bound
+// takes k as the smaller of r and r_b (both at most k) and dev at least
+// noise, the error of r (trendNoise), and needs dev <= farInfDev (10%).
+// Cyclic 6-roots has paths to infinity with x_0 ~ tau^(5/2) or tau^(11/6)
+// and a condition number that grows like x_0^-4 (1e22 at tau = 0.015 and
+// x_0 = 2e-5): at 2 doubles the rule catches most of them before they run
+// out of digits, and -prec auto follows the others further.
+func beyondInfTol(st *pathState, r, noise float64) bool {
+	if st.refTrend <= 0 || st.tau <= 0 {
+		return false
+	}
+	dev := math.Abs(r/st.refTrend - 1)
+	if dev > farInfDev {
+		return false
+	}
+	dev = max(dev, noise)
+	k := min(r, st.refTrend)
+	d := (1-dev)*math.Pow(st.refTau/st.tau, k) - 1
+	return k >= 1.0/32 && d > 0 && st.refX0*dev/d <= infTol
 }
 
 // atInfinityEarly is the end game's test at infinity away from the end
 // (tau > 1e-4), in projective coordinates: within earlyInfTau of the end,
 // x_0 at most infTol of the other coordinates (as below 1e-4); anywhere
-// (from farInfTau on), goesToInfinity's last comparison passed, the r of
-// the last point is within farInfDev of it, and with it x_0 is beyond
-// infTol (beyondInfTol).
+// (from farInfTau on), beyondInfTol at the last point.
 func (e *engine) atInfinityEarly(st *pathState) bool {
 	if !e.h.Projective || !st.haveSeries {
 		return false
 	}
-	n := e.h.Unknowns()
-	x0 := mag1(st.x[(n-1)*e.w:n*e.w]) / max(maxMag(st.x[:(n-1)*e.w], e.w), 1e-300)
-	if st.tau <= earlyInfTau && x0 <= infTol {
+	if st.tau <= earlyInfTau && e.x0(st) <= infTol {
 		return true
 	}
-	r := e.trend(st, n-1)
-	return st.infStable && math.Abs(r/st.refTrend-1) <= farInfDev && beyondInfTol(x0, r)
+	return st.tau <= farInfTau && beyondInfTol(st, e.trend(st, e.h.Unknowns()-1), e.trendNoise(st, e.x0(st)))
+}
+
+// trendNoise bounds the relative error of the r of x_0 from its series
+// (at st.sn doubles, condition number st.cond): the coefficients are
+// accurate to about cond u of the largest coordinate, that is cond u/x_0
+// of x_0's, times 16 (on cyclic 6-roots r wanders by 12% where cond u/x_0
+// reaches 4%, and agrees to 4 digits below 1e-4); at least farInfDevMin
+// (1%).
+func (e *engine) trendNoise(st *pathState, x0 float64) float64 {
+	return max(farInfDevMin, math.Ldexp(st.cond, 4-53*st.sn)/max(x0, 1e-300))
 }
 
 // earlyInfTau and earlyInfX0 are the thresholds of goesToInfinity's
-// first rule; farInfTau is where its comparisons start, farInfDev the
-// deviation of r that beyondInfTol allows.
-const earlyInfTau, earlyInfX0, farInfTau, farInfDev = 1e-3, 5e-2, 0.1, 0.1
+// first rule; farInfTau is where its comparisons start, farInfDev and
+// farInfDevMin the largest deviation of r that beyondInfTol allows and
+// the least it assumes.
+const earlyInfTau, earlyInfX0, farInfTau, farInfDev, farInfDevMin = 1e-3, 5e-2, 0.1, 0.1, 0.01
 
 // endTau is the end zone: a step rejected this close to t = 1 (u^(3/4)),
 // or within 1e-6 of it with a condition number above 2^-10/u, ends the
@@ -654,6 +676,11 @@ func (e *engine) takeSeries(st *pathState, res *newton.Result) {
 // when a coordinate reaches 1/infTol or, above 100, grows that way (r <=
 // -1/64).
 func (e *engine) endgame(st *pathState, reason string) attempt {
+	if st.cond*math.Ldexp(e.u, 10) > refineTol {
+		// Newton's rounding floor is above the corrector's tolerance:
+		// the precision, not the path, stopped the steps.
+		reason += fmt.Sprintf(" (condition number %.3g: %d doubles are exhausted)", st.cond, e.n)
+	}
 	if st.series == nil {
 		return attempt{status: Failed, reason: reason}
 	}
