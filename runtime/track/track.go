@@ -36,9 +36,9 @@ type Options struct {
 	// the step keep it below 0.5 on every family measured, and 0.1, the
 	// value before, was the bound of most steps on noon: 12.4 to 6.7 steps
 	// per path on noon 4 and 11.7 to 6.2 on noon 5, 1.6 times the paths
-	// per second, katsura 6 and 7 and cyclic 5 and 6 with 0 to 4% fewer
-	// steps, every count the same; 0.3 takes 3% more steps on noon, 1 the
-	// same as 0.5).
+	// per second, katsura 6 and 7 and cyclic 5 with 2 to 5% fewer steps,
+	// every count the same, also on cyclic 6, katsura 8 and 10 and noon
+	// 6; 0.3 takes 3% more steps on noon, 1 the same as 0.5).
 	MaxStep float64
 	// Beta1 is the fraction of the pole radius a step may take (default
 	// 0.75; PHCpack's is 0.5, which takes a third more steps on katsura
