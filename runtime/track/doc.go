@@ -117,19 +117,20 @@
 //     the end, where the reference moves: tau <= 1e-3, x_0 <= 5e-2 |x| and
 //     r >= 1/32 within 5% of r_b (a finite end cannot pass for branches of
 //     fewer than 14 paths). At any point: a path to a finite x_0* has x_0 =
-//     x_0* + a tau^k, hence r = k/(1 + eps(tau)) with eps = |x_0*|/|a
-//     tau^k|; r within dev <= 10% of r_b, tau_b = f tau, bounds eps_b <=
-//     dev/((1 - dev) f^k - 1), k >= min(r, r_b), dev at least the noise
-//     of r (1%, or 16 cond u/x_0 of its series), and with it |x_0*| <=
-//     eps_b x_0b: infinite when that is at most 1e-6, infinite by the
-//     end's own rule whatever the end (beyondInfTol). Cyclic 6-roots has
-//     paths to infinity with x_0 ~ tau^(5/2) or tau^(11/6) and cond ~
-//     x_0^-4 (1e22 at tau = 0.015): at 2 doubles they ran out of digits
-//     before tau = 1e-3, and 6 of 720 failed (1 with -prec auto); with
-//     this rule and the acceptance test of item 5, none fails with -prec
-//     auto for gamma from seeds 1 to 4, none at 2 doubles for seeds 1, 2
-//     and 4, 2 for seed 3 (condition number 1e29: 2 doubles exhausted),
-//     the same 156 regular solutions.
+//     x_0* + a tau^k, hence the complex r = -tau c_1/c_0 = k/(1 + eps(tau)),
+//     eps = x_0*/(a tau^k); |r/r_b - 1| <= dev <= 10%, tau_b = f tau,
+//     bounds |eps_b| <= dev/((1 - dev) f^k - 1) whatever the phases, with
+//     k >= 0.9 min(|r|, |r_b|) and dev at least the noise of r (1%, or 16
+//     cond u/x_0 of its series), and with it |x_0*| <= |eps_b| x_0b:
+//     infinite when that is at most 1e-6, infinite by the end's own rule
+//     whatever the end (beyondInfTol). Cyclic 6-roots has paths to
+//     infinity with x_0 ~ tau^(5/2) or tau^(11/6) and cond ~ x_0^-4 (1e22
+//     at tau = 0.015): at 2 doubles they ran out of digits before tau =
+//     1e-3, and 6 of 720 failed (1 with -prec auto) for the gamma of seed
+//     1; with this rule and the acceptance test of item 5, none fails with
+//     -prec auto for the gammas of seeds 1 to 4, and at 2 doubles 1, 0, 6
+//     and 1 (the condition number reaches 1e29: 2 doubles are exhausted,
+//     and the reason says so), the same 156 regular solutions.
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond

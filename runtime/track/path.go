@@ -3,6 +3,7 @@ package track
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"runtime"
 	"slices"
 	"time"
@@ -25,11 +26,11 @@ type pathState struct {
 	seriesTau  float64 // the tau of the series (it outlives a step until the next is made)
 	haveSeries bool
 	cond       float64
-	update     float64 // the last relative update of the corrector
-	endErr     float64 // the end game's extrapolation distance (Path.Err)
-	refTrend   float64 // goesToInfinity's reference r
-	refTau     float64 // and its tau
-	refX0      float64 // and its x_0 relative to the other coordinates
+	update     float64    // the last relative update of the corrector
+	endErr     float64    // the end game's extrapolation distance (Path.Err)
+	refTrend   complex128 // goesToInfinity's reference r (complexTrend)
+	refTau     float64    // and its tau
+	refX0      float64    // and its x_0 relative to the other coordinates
 	started    bool
 	steps      int
 	rejected   int
@@ -473,6 +474,18 @@ func (e *engine) trend(st *pathState, v int) float64 {
 	return -st.seriesTau * (c1[0]*c0[0] + c1[sn]*c0[sn]) / den
 }
 
+// complexTrend is -tau c_1/c_0 of unknown v in the state's series (0 when
+// c_0 = 0): its real part is trend's r.
+func (e *engine) complexTrend(st *pathState, v int) complex128 {
+	sw, sn := 2*st.sn, st.sn
+	c := st.series[v*(e.d+1)*sw:]
+	c0, c1 := complex(c[0], c[sn]), complex(c[sw], c[sw+sn])
+	if c0 == 0 {
+		return 0
+	}
+	return -complex(st.seriesTau, 0) * c1 / c0
+}
+
 // goesToInfinity is the early test at infinity, after each accepted step
 // with tau <= farInfTau (0.1) in projective coordinates: x_0 going to zero
 // like tau^r, r = Re(-tau c_1/c_0) of its series, compared with the r of a
@@ -497,7 +510,7 @@ func (e *engine) goesToInfinity(st *pathState) bool {
 		return false
 	}
 	n := e.h.Unknowns()
-	r := e.trend(st, n-1)
+	r := e.complexTrend(st, n-1)
 	x0 := e.x0(st)
 	if st.refTrend == 0 {
 		st.refTrend, st.refTau, st.refX0 = r, st.tau, x0
@@ -509,9 +522,9 @@ func (e *engine) goesToInfinity(st *pathState) bool {
 	if st.tau > st.refTau/2 {
 		return false
 	}
-	ref := st.refTrend
+	ref := real(st.refTrend)
 	st.refTrend, st.refTau, st.refX0 = r, st.tau, x0
-	return st.tau <= earlyInfTau && x0 <= earlyInfX0 && r >= 1.0/32 && ref > 0 && math.Abs(r/ref-1) <= 0.05
+	return st.tau <= earlyInfTau && x0 <= earlyInfX0 && real(r) >= 1.0/32 && ref > 0 && math.Abs(real(r)/ref-1) <= 0.05
 }
 
 // x0 is |x_0| relative to the largest other coordinate (projective
@@ -525,26 +538,30 @@ func (e *engine) x0(st *pathState) float64 {
 // point (tau, r) and at its reference point (tau_b = f tau, r_b, x_0b),
 // has a limit that is 0 or at most infTol, so that the end of the path is
 // at infinity by the end's own rule (an affine coordinate above
-// 1/infTol). A path x_0 = x_0* + a tau^k to a finite x_0* has r = k/(1 +
-// eps(tau)), eps(tau) = |x_0*|/|a tau^k|, so r/r_b = (1 + eps_b)/(1 + f^k
-// eps_b) with eps_b = eps(tau_b): where the two r agree within dev,
-// eps_b <= dev/((1 - dev) f^k - 1) and |x_0*| <= eps_b x_0b. The bound
-// takes k as the smaller of r and r_b (both at most k) and dev at least
-// noise, the error of r (trendNoise), and needs dev <= farInfDev (10%).
-// Cyclic 6-roots has paths to infinity with x_0 ~ tau^(5/2) or tau^(11/6)
-// and a condition number that grows like x_0^-4 (1e22 at tau = 0.015 and
-// x_0 = 2e-5): at 2 doubles the rule catches most of them before they run
-// out of digits, and -prec auto follows the others further.
-func beyondInfTol(st *pathState, r, noise float64) bool {
-	if st.refTrend <= 0 || st.tau <= 0 {
+// 1/infTol). A path x_0 = x_0* + a tau^k to a finite x_0* (complex x_0*
+// and a, real k > 0) has the complex r = -tau c_1/c_0 = k/(1 + eps(tau)),
+// eps(tau) = x_0*/(a tau^k) (complexTrend), so r/r_b = (1 + eps_b)/(1 +
+// F eps_b), F = f^k, eps_b = eps(tau_b), and |r/r_b - 1| >= |eps_b| (F -
+// 1)/(1 + F |eps_b|): where that is at most dev, |eps_b| <= dev/((1 - dev)
+// F - 1) and |x_0*| <= |eps_b| x_0b (whatever the phases: the real parts
+// alone can agree by a coincidence of phase). The bound takes k >= 0.9
+// min(|r|, |r_b|) (|r| <= k/(1 - |eps|), |eps| <= 0.1 where the two r
+// agree within 10%) and dev at least noise, the error of r (trendNoise),
+// and needs dev <= farInfDev (10%). Cyclic 6-roots has paths to infinity
+// with x_0 ~ tau^(5/2) or tau^(11/6) and a condition number that grows
+// like x_0^-4 (1e22 at tau = 0.015 and x_0 = 2e-5): at 2 doubles the rule
+// catches most of them before they run out of digits, and -prec auto
+// follows the others further.
+func beyondInfTol(st *pathState, r complex128, noise float64) bool {
+	if real(st.refTrend) <= 0 || real(r) <= 0 || st.tau <= 0 {
 		return false
 	}
-	dev := math.Abs(r/st.refTrend - 1)
+	dev := cmplx.Abs(r/st.refTrend - 1)
 	if dev > farInfDev {
 		return false
 	}
 	dev = max(dev, noise)
-	k := min(r, st.refTrend)
+	k := 0.9 * min(cmplx.Abs(r), cmplx.Abs(st.refTrend))
 	d := (1-dev)*math.Pow(st.refTau/st.tau, k) - 1
 	return k >= 1.0/32 && d > 0 && st.refX0*dev/d <= infTol
 }
@@ -560,7 +577,7 @@ func (e *engine) atInfinityEarly(st *pathState) bool {
 	if st.tau <= earlyInfTau && e.x0(st) <= infTol {
 		return true
 	}
-	return st.tau <= farInfTau && beyondInfTol(st, e.trend(st, e.h.Unknowns()-1), e.trendNoise(st, e.x0(st)))
+	return st.tau <= farInfTau && beyondInfTol(st, e.complexTrend(st, e.h.Unknowns()-1), e.trendNoise(st, e.x0(st)))
 }
 
 // trendNoise bounds the relative error of the r of x_0 from its series
