@@ -72,7 +72,11 @@
 //     the CPU time per path down by a factor 1.2 to 1.6 at 2 doubles and
 //     1.5 to 2.9 at 4, with the same counts (and on cyclic 6, katsura 10,
 //     noon 6); Options.CorrectEveryPoint keeps the corrector everywhere.
-//     Every solve leaves out the residual of its linear systems
+//     The last step, to tau = 0, needs no series: below the tracking
+//     precision its first solve is Newton at degree 0 (phase 1 only) at
+//     SeriesPrec, whose step limit also ends the attempts at t = 1 of
+//     paths to infinity or to singular ends sooner (lastLevel). Every
+//     solve leaves out the residual of its linear systems
 //     (newton.Options.NoResidual: the tracker reads none).
 //  5. Accept when the first solve converged, its first update u1 <= 8
 //     PredTol, its last update within its tolerance (before tau = 0:

@@ -136,6 +136,9 @@ func (w *worker) newtonSteps() int {
 	k := 0
 	for _, e := range w.engines {
 		k += e.cor.newtonSteps
+		if e.last != nil {
+			k += e.last.newtonSteps
+		}
 		for _, l := range e.series {
 			if l != e.cor {
 				k += l.newtonSteps
@@ -381,6 +384,10 @@ func (e *engine) startAtSeriesPrec(st *pathState) error {
 func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []float64) (bool, error) {
 	n := e.h.Unknowns()
 	l, err := e.seriesLevel(q)
+	if tau == 0 && q == SeriesPrec(e.n) && q < e.n {
+		// The last step needs no series: Newton at degree 0 (lastLevel).
+		l, err = e.lastLevel()
+	}
 	if err != nil {
 		return false, err
 	}
@@ -434,6 +441,12 @@ func (e *engine) tryStep(st *pathState, sl *level, s, tau float64, q int, xp []f
 	}
 	if !cres.Converged || e.cor.u1 > e.opt.PredTol || tau != 0 && e.cor.lastRefine > e.cor.tol || tau == 0 && !regularEnd(e.u, cres.Cond, e.cor.lastRefine) {
 		return false, nil
+	}
+	if l == e.last {
+		st.tau = tau
+		e.measureDistance(l, st, res)
+		e.takePoint(st, cres)
+		return true, nil
 	}
 	e.moveTo(st, tau, l, res, cres)
 	return true, nil

@@ -435,6 +435,10 @@ type engine struct {
 	u      float64
 	cor    *level         // the corrector (degree 0; degree L+M+1 when unsplit)
 	series map[int]*level // the series solvers by precision (degree L+M+1)
+	// last is the solver of the last step's first solve (to tau = 0)
+	// below the tracking precision: degree 0 at SeriesPrec (no series
+	// is needed at the end), made on first use.
+	last   *level
 	ref    *newton.Solver
 	h      *Homotopy
 	opt    *Options
@@ -461,6 +465,9 @@ func newEngine(h *Homotopy, opt *Options, n int, shared *sharedCoefs) (*engine, 
 
 func (e *engine) close() {
 	e.cor.sol.Close()
+	if e.last != nil {
+		e.last.sol.Close()
+	}
 	for _, l := range e.series {
 		if l != e.cor {
 			l.sol.Close()
@@ -477,6 +484,29 @@ func (e *engine) split() bool { return SeriesPrec(e.n) != e.n }
 
 // seriesLevel returns the solver of the series at q doubles (made on first
 // use).
+// lastLevel returns the solver of the last step's first solve below the
+// tracking precision (made on first use): Newton at degree 0 at
+// SeriesPrec. The path ends there and needs no series; and an attempt at
+// t = 1 that cannot converge (a path to infinity or to a singular end,
+// where Newton converges linearly or not at all) ends on the step limit
+// of degree 0 (10 steps at one double) instead of that of the series (17
+// steps). Newton steps per path at 2 doubles: noon 4 45.8 to 38.8, noon 5
+// 40.1 to 35.0, cyclic 5 188 to 169, katsura 6 153 to 149; paths per CPU
+// second at 2 and 4 doubles: noon 4 11 to 19% more, noon 5 6 to 16%,
+// cyclic 5 5 to 10%, katsura 6 and 7 the same; the same counts.
+func (e *engine) lastLevel() (*level, error) {
+	if e.last != nil {
+		return e.last, nil
+	}
+	q := SeriesPrec(e.n)
+	l, err := newLevel(e.h, e.opt, q, 0, e.shared.get(q), seriesRefineTol)
+	if err != nil {
+		return nil, err
+	}
+	e.last = l
+	return l, nil
+}
+
 func (e *engine) seriesLevel(q int) (*level, error) {
 	if l, ok := e.series[q]; ok {
 		return l, nil
