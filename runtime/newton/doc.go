@@ -168,6 +168,16 @@
 // start takes its refinement steps (about log2 of the bits it lacks) plus
 // one step per staggered degree: 8 for d = 32, 10 for d = 64.
 //
+// # Options of a path tracker
+//
+// A path tracker (runtime/track) solves thousands of times per path and
+// reads only the iterates, the updates and the condition estimate; these
+// opt-in options (defaults off) leave out work whose results it does not
+// read, without changing any other bit: RefineTol (phase 1 ends at a
+// relative update at most RefineTol), NoFinalResidual (no evaluation
+// after phase 1 with Degree 0) and NoResidual (item 4 is left out at every
+// step: no call of Backend.Residual, the residuals are NaN).
+//
 // # Stage times
 //
 // Times splits the time of a Solve over the six kinds of work (wall time

@@ -359,12 +359,16 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		be.Lap(backend.StageUpdate)
 	}
 
-	// 4. Residual of the linear system.
-	stage = backend.StageResidual
-	if out.residual, err = be.Residual(w, r.skipped, r.nb); err != nil {
-		return fail(err)
+	// 4. Residual of the linear system (unless Options.NoResidual).
+	if s.opt.NoResidual {
+		out.residual = math.NaN()
+	} else {
+		stage = backend.StageResidual
+		if out.residual, err = be.Residual(w, r.skipped, r.nb); err != nil {
+			return fail(err)
+		}
+		be.Lap(backend.StageResidual)
 	}
-	be.Lap(backend.StageResidual)
 
 	// 5. x += dx for the blocks not skipped, then max |x|.
 	stage = backend.StageUpdate

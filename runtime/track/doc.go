@@ -60,12 +60,35 @@
 //     (mostly one step); at 1 double one solve does both. Where the
 //     condition number leaves the series precision less than half its
 //     digits, or after two rejections from a point, both run at the
-//     tracking precision.
+//     tracking precision. Where it leaves the series precision more
+//     digits than the corrector's tolerance needs, cond u_q <= 1e-12
+//     (refineTol^2) at the last point and at the new one (seriesCorrects),
+//     the series solve refines to 1e-6 itself and its point, within about
+//     1e-12 of the path as the corrector's would be, is the path's: the
+//     corrector at the tracking precision is left out (it would refine a
+//     point already as accurate as it makes it; the end, tau = 0, always
+//     has it; the start, tau = 1, is refined at the series precision
+//     under the same rule). On katsura 6 and 7, noon 4 and 5 and cyclic 5 this takes
+//     the CPU time per path down by a factor 1.2 to 1.6 at 2 doubles and
+//     1.5 to 2.9 at 4, with the same counts (and on cyclic 6, katsura 10,
+//     noon 6); Options.CorrectEveryPoint keeps the corrector everywhere.
+//     The last step, to tau = 0, needs no series: below the tracking
+//     precision its first solve is Newton at degree 0 (phase 1 only) at
+//     SeriesPrec, whose step limit also ends the attempts at t = 1 of
+//     paths to infinity or to singular ends sooner (lastLevel). Every
+//     solve leaves out the residual of its linear systems
+//     (newton.Options.NoResidual: the tracker reads none).
 //  5. Accept when the first solve converged, its first update u1 <= 8
-//     PredTol, its second update u2 <= u1/4 unless u2 is below the rounding
-//     floor 2^12 u cond, the refinement converged, and, at tau = 0, the end
-//     is regular (clean convergence, cond <= MaxRegularCond). Else halve dt
-//     and go to 3.
+//     PredTol, its last update within its tolerance (before tau = 0:
+//     Newton also stops on its rounding floor 2^10 u cond, and a point
+//     where that floor is above the tolerance may be on no path: the
+//     precision is exhausted there), its second update u2 <= u1/4 unless
+//     u2 is below the rounding floor 2^12 u cond, the refinement converged
+//     (to its tolerance before tau = 0), and, at tau = 0, the end is
+//     regular (clean convergence, cond <= MaxRegularCond). Else halve dt
+//     and go to 3. (Accepting the floor's points made paths of cyclic
+//     6-roots that go to infinity, with cond = 1e26 and more at 2 doubles,
+//     jump to a point on no path and stall there.)
 //
 // The distance to the nearest other path: Newton converges quadratically,
 // u2 = omega u1^2, and the nearest other solution of H(., tau) is at about
@@ -86,11 +109,32 @@
 //     <= 1e-2 |x| and x_0 goes to zero like tau^r, r = Re(-tau c_1/c_0) >=
 //     1/64 (a branch of m paths has r = 1/m); else, for tau <= 1e-6,
 //     singular, with the endpoint extrapolated by the approximants at s =
-//     tau; else failed.
-//   - infinite, early: after an accepted step with tau <= 1e-3, x_0 <= 5e-2
-//     |x| with the same r >= 1/32 (within 5%) here and at a point at least
-//     twice as far from the end (goesToInfinity: a finite end cannot pass
-//     for branches of fewer than 14 paths).
+//     tau; else failed. With tau > 1e-4: infinite when tau <= 1e-3 and x_0
+//     <= 1e-6 |x|, or by the second early rule below at the last point;
+//     else failed (the reason says when the precision was exhausted:
+//     2^10 u cond above the corrector's tolerance).
+//   - infinite, early: after an accepted step with tau <= 0.1, x_0 going
+//     to zero like tau^r, with r compared to the r_b of a reference point
+//     farther from the end (the first point below 0.1, then each point at
+//     least twice as far from the end as the reference, where the
+//     reference moves on; goesToInfinity), by either of two rules. Near
+//     the end, where the reference moves: tau <= 1e-3, x_0 <= 5e-2 |x| and
+//     r >= 1/32 within 5% of r_b (a finite end cannot pass for branches of
+//     fewer than 14 paths). At any point: a path to a finite x_0* has x_0 =
+//     x_0* + a tau^k, hence the complex r = -tau c_1/c_0 = k/(1 + eps(tau)),
+//     eps = x_0*/(a tau^k); |r/r_b - 1| <= dev <= 10%, tau_b = f tau,
+//     bounds |eps_b| <= dev/((1 - dev) f^k - 1) whatever the phases, with
+//     k >= 0.9 min(|r|, |r_b|) and dev at least the noise of r (1%, or 16
+//     cond u/x_0 of its series), and with it |x_0*| <= |eps_b| x_0b:
+//     infinite when that is at most 1e-6, infinite by the end's own rule
+//     whatever the end (beyondInfTol). Cyclic 6-roots has paths to
+//     infinity with x_0 ~ tau^(5/2) or tau^(11/6) and cond ~ x_0^-4 (1e22
+//     at tau = 0.015): at 2 doubles they ran out of digits before tau =
+//     1e-3, and 6 of 720 failed (1 with -prec auto) for the gamma of seed
+//     1; with this rule and the acceptance test of item 5, none fails with
+//     -prec auto for the gammas of seeds 1 to 4, and at 2 doubles 1, 0, 6
+//     and 1 (the condition number reaches 1e29: 2 doubles are exhausted,
+//     and the reason says so), the same 156 regular solutions.
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond

@@ -165,6 +165,10 @@ func TestRootCounts(t *testing.T) {
 		{"noon3", func(t testing.TB) *poly.System { return family(t, "noon", 3) }, 21, 6, false},
 		{"noon4", func(t testing.TB) *poly.System { return family(t, "noon", 4) }, 73, 8, true},
 		{"cyclic5", func(t testing.TB) *poly.System { return family(t, "cyclic", 5) }, 70, 50, true},
+		// Paths to infinity with x_0 ~ tau^(5/2) and cond ~ x_0^-4: the
+		// early test at infinity's second rule and the acceptance test on
+		// Newton's rounding floor (see the package documentation).
+		{"cyclic6", func(t testing.TB) *poly.System { return family(t, "cyclic", 6) }, 156, 564, true},
 		{"dense3,2", func(testing.TB) *poly.System { return dense([]int{3, 2}, 1) }, 6, 0, false},
 		{"dense2,2,3", func(testing.TB) *poly.System { return dense([]int{2, 2, 3}, 2) }, 12, 0, false},
 	}
@@ -244,6 +248,31 @@ func TestWorkersBitIdentity(t *testing.T) {
 		p.Seconds, q.Seconds = 0, 0
 		if !slices.Equal(p.X, q.X) || p.Status != q.Status || p.Steps != q.Steps || p.Cond != q.Cond || p.Residual != q.Residual && !(math.IsNaN(p.Residual) && math.IsNaN(q.Residual)) {
 			t.Fatalf("path %d differs between 1 and 3 workers:\n%+v\n%+v", k+1, p, q)
+		}
+	}
+}
+
+// TestCorrectEveryPoint: where the series precision gives the
+// corrector's accuracy the tracker leaves out the corrector at the
+// tracking precision (fewer Newton steps per path); with
+// Options.CorrectEveryPoint it runs it everywhere; both find every
+// solution of katsura 5 to the accuracy of the precision.
+func TestCorrectEveryPoint(t *testing.T) {
+	f := family(t, "katsura", 5)
+	for _, prec := range []int{2, 4} {
+		newton := map[bool]int{}
+		for _, every := range []bool{false, true} {
+			run := trackAll(t, f, Options{Prec: prec, Workers: 2, CorrectEveryPoint: every})
+			if s := run.Summary; s.Regular != 32 || s.Distinct != 32 {
+				t.Errorf("%d doubles, CorrectEveryPoint %v: %+v, want 32 regular solutions", prec, every, s)
+			}
+			checkEndpoints(t, f, run)
+			for _, p := range run.Paths {
+				newton[every] += p.Newton
+			}
+		}
+		if newton[false] >= newton[true] {
+			t.Errorf("%d doubles: %d Newton steps, %d with a corrector at every point: no corrector left out", prec, newton[false], newton[true])
 		}
 	}
 }
