@@ -82,6 +82,7 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 	phcBin := fs.String("phc-bin", "phc", "the phc binary")
 	phcMethods := fs.String("phc-methods", "p,u4", "PHCpack's trackers: p (phc -p, -p2, -p4) and u4 (phc -u, menu 4)")
 	phcTimeout := fs.Duration("phc-timeout", 10*time.Minute, "time limit of one phc run")
+	everyPoint := fs.Bool("every-point", false, "correct every point at the tracking precision (mdgen track -every-point)")
 	useGPU := fs.Bool("gpu", false, "also track on the GPU (every path at once), beside the CPU rows")
 	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -149,9 +150,9 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 		for _, p := range ps {
 			for _, w := range ws {
 				fmt.Fprintf(stderr, "mdgen: bench -track: %s, prec %s, %s workers\n", name, precName(p), workerName(w))
-				run, err := trackOnce(h, p, w)
+				run, err := trackOnce(h, track.Options{Prec: p, Workers: w, CorrectEveryPoint: *everyPoint})
 				if w == 0 {
-					run, err = trackOnGPU(h, p, g)
+					run, err = trackOnGPU(h, track.Options{Prec: p, CorrectEveryPoint: *everyPoint}, g)
 				}
 				if err != nil {
 					return fmt.Errorf("bench -track: %s: %w", name, err)
@@ -207,14 +208,13 @@ func benchHomotopy(name string, seed uint64) (*track.Homotopy, error) {
 	return track.NewTotalDegree(inst.System, randomGamma(seed), true, seed)
 }
 
-// trackOnce tracks every path of h at prec (0: auto) on workers.
-func trackOnce(h *track.Homotopy, prec, workers int) (*track.Run, error) {
-	return track.Track(h, track.Options{Prec: prec, Workers: workers}, 0, 0)
+// trackOnce tracks every path of h with opt.
+func trackOnce(h *track.Homotopy, opt track.Options) (*track.Run, error) {
+	return track.Track(h, opt, 0, 0)
 }
 
-// trackOnGPU tracks every path of h at prec (0: auto) on g, all at once.
-func trackOnGPU(h *track.Homotopy, prec int, g *trackGPU) (*track.Run, error) {
-	opt := track.Options{Prec: prec}
+// trackOnGPU tracks every path of h with opt on g, all at once.
+func trackOnGPU(h *track.Homotopy, opt track.Options, g *trackGPU) (*track.Run, error) {
 	ex := g.use(&opt, int(h.Paths()))
 	run, err := track.Track(h, opt, 0, 0)
 	return run, errors.Join(err, ex.Close())

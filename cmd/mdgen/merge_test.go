@@ -146,6 +146,7 @@ func TestMergeBadInput(t *testing.T) {
 	seed := shard("seed.shard", "katsura4", "-prec", "2", "-paths", "7:16", "-seed", "2")
 	prec := shard("prec.shard", "katsura4", "-prec", "4", "-paths", "7:16")
 	pade := shard("pade.shard", "katsura4", "-prec", "2", "-paths", "7:16", "-pade", "3,1")
+	every := shard("every.shard", "katsura4", "-prec", "2", "-paths", "7:16", "-every-point")
 	other := shard("other.shard", "noon4", "-prec", "2", "-paths", "7:16")
 	// A given homotopy with other start solutions.
 	given := writeTemp(t, dir, "given.txt", "1 2\nx^2 - 1 - 3*t;\n")
@@ -177,6 +178,7 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{a, seed}, []string{seed, "not a shard of the run of", "another gamma"}},
 		{[]string{a, prec}, []string{prec, "another precision (-prec): 4, not 2"}},
 		{[]string{a, pade}, []string{pade, "another Padé degrees (-pade): [3,1], not [2,1]"}},
+		{[]string{a, every}, []string{every, "another corrector rule (-every-point): true, not false"}},
 		{[]string{a, other}, []string{other, "another system (hash)"}},
 		{[]string{g1, g2}, []string{g2, "another homotopy (hash: the start solutions"}},
 		{[]string{a, truncated}, []string{truncated, "truncated"}},

@@ -54,6 +54,8 @@ type shardHeader struct {
 	Beta1    float64 `json:"beta1"`
 	Beta2    float64 `json:"beta2"`
 	PredTol  float64 `json:"pred_tol"`
+	// EveryPoint: -every-point (track.Options.CorrectEveryPoint).
+	EveryPoint bool `json:"every_point,omitempty"`
 	// From and To are the range (1-based, inclusive); Workers and Seconds
 	// describe how the shard was made and are no part of the run's name.
 	From    int64   `json:"first"`
@@ -111,7 +113,7 @@ func newShardHeader(ts *trackSetup) (*shardHeader, error) {
 	return &shardHeader{Format: shardFormat, Version: shardVersion(), SystemHash: track.SystemHash(ts.h.Target),
 		HomotopyHash: ts.h.Hash(), trackDesc: *describe(ts), MinPrec: opt.MinPrec, MaxPrec: opt.MaxPrec,
 		PadeL: opt.PadeL, PadeM: opt.PadeM, MaxSteps: opt.MaxSteps, MaxStep: opt.MaxStep, Beta1: opt.Beta1,
-		Beta2: opt.Beta2, PredTol: opt.PredTol}, nil
+		Beta2: opt.Beta2, PredTol: opt.PredTol, EveryPoint: opt.CorrectEveryPoint}, nil
 }
 
 // floatText writes x so that strconv.ParseFloat reads it back exactly
@@ -323,6 +325,7 @@ func sameRun(a, b *shardHeader) string {
 		{"Padé degrees (-pade)", [2]int{a.PadeL, a.PadeM}, [2]int{b.PadeL, b.PadeM}},
 		{"step limit (-max-steps)", a.MaxSteps, b.MaxSteps},
 		{"tracker options (max step, beta1, beta2, predictor tolerance)", [4]float64{a.MaxStep, a.Beta1, a.Beta2, a.PredTol}, [4]float64{b.MaxStep, b.Beta1, b.Beta2, b.PredTol}},
+		{"corrector rule (-every-point)", a.EveryPoint, b.EveryPoint},
 		{"mdgen version", a.Version, b.Version},
 	}
 	for _, f := range fields {

@@ -157,6 +157,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, fmt.Sprintf("paths tracked at once, 0..%d (0: one per CPU); the results do not depend on it", maxWorkers))
 	pathsFlag := fs.String("paths", "", "track only the paths `a:b` (1-based, inclusive; a: to the last)")
 	maxSteps := fs.Int("max-steps", 0, "most steps of a path at one precision (0: the tracker's default, 1000)")
+	everyPoint := fs.Bool("every-point", false, "correct every point at the tracking precision (as phc -p does at its precision); default: only where the 1-double series solve does not already give the corrector's accuracy (cond u <= 1e-12), the endpoint always at the tracking precision")
 	startFile := fs.String("start", "", "start solutions at t = 0 of a homotopy with a parameter: this `file` (PHCpack solution list, or lines: name re [im])")
 	param := fs.String("param", "", "name of the homotopy's parameter (default: t when there is one more variable than equations)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
@@ -220,7 +221,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ts.opt.Workers, ts.opt.MaxSteps = *workers, *maxSteps
+	ts.opt.Workers, ts.opt.MaxSteps, ts.opt.CorrectEveryPoint = *workers, *maxSteps, *everyPoint
 	if *outFile != "" {
 		if err := atomicfile.Resolve(*outFile, ts.arg, *startFile); err != nil {
 			return usagef("track: -o: %w", err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/runtime/track"
 	"github.com/mdgen/mdgen/stager/solutions"
 )
 
@@ -379,7 +380,7 @@ func BenchmarkTrack(b *testing.B) {
 				}
 				paths := 0
 				for b.Loop() {
-					run, err := trackOnce(h, prec, 1)
+					run, err := trackOnce(h, track.Options{Prec: prec, Workers: 1})
 					if err != nil {
 						b.Fatal(err)
 					}
