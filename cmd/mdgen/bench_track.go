@@ -131,7 +131,7 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 	}
 	var g *trackGPU
 	if *useGPU {
-		if g, err = openTrackGPU(*kernelDir, *nvccPath); err != nil {
+		if g, err = openTrackGPU(nil, *kernelDir, *nvccPath); err != nil {
 			fmt.Fprintf(stderr, "mdgen: bench -track: -gpu: %v; the CPU only\n", err)
 		} else {
 			defer g.close()
@@ -150,9 +150,12 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 		for _, p := range ps {
 			for _, w := range ws {
 				fmt.Fprintf(stderr, "mdgen: bench -track: %s, prec %s, %s workers\n", name, precName(p), workerName(w))
-				run, err := trackOnce(h, track.Options{Prec: p, Workers: w, CorrectEveryPoint: *everyPoint})
+				opt := track.Options{Prec: p, Workers: w, CorrectEveryPoint: *everyPoint}
+				var run *track.Run
 				if w == 0 {
-					run, err = trackOnGPU(h, track.Options{Prec: p, CorrectEveryPoint: *everyPoint}, g)
+					run, err = trackOnGPU(h, opt, g)
+				} else {
+					run, err = trackOnce(h, opt)
 				}
 				if err != nil {
 					return fmt.Errorf("bench -track: %s: %w", name, err)
@@ -213,11 +216,12 @@ func trackOnce(h *track.Homotopy, opt track.Options) (*track.Run, error) {
 	return track.Track(h, opt, 0, 0)
 }
 
-// trackOnGPU tracks every path of h with opt on g, all at once.
+// trackOnGPU tracks every path of h with opt on g's GPUs, all at once.
 func trackOnGPU(h *track.Homotopy, opt track.Options, g *trackGPU) (*track.Run, error) {
-	ex := g.use(&opt, int(h.Paths()))
+	n := int64(len(g.devs))
+	closeAll := g.use(&opt, int((h.Paths()+n-1)/n))
 	run, err := track.Track(h, opt, 0, 0)
-	return run, errors.Join(err, ex.Close())
+	return run, errors.Join(err, closeAll())
 }
 
 func workerName(w int) string {

@@ -43,9 +43,9 @@ infinity, failed, real, distinct), the time and every endpoint with all the
 digits of the precision its path ended at (-quiet: not the endpoints);
 -json prints one JSON object instead; -o writes the finite endpoints as a
 PHCpack solution list. Progress (paths done, paths per second) goes to
-stderr. -gpu runs the paths in batches of -batch on the GPU, each path's
-bits the CPU's (a binary built with -tags cuda, a device and nvcc; else it
-says why and tracks on the CPU). Exit status 1 when any path failed (after the output), 2 for a
+stderr. -gpu runs the paths in batches of -batch on each GPU (every
+visible one, or -devices), each path's bits the CPU's (a binary built with
+-tags cuda, a device and nvcc; else it says why and tracks on the CPU). Exit status 1 when any path failed (after the output), 2 for a
 usage error.
 
 `
@@ -109,6 +109,7 @@ type trackSetup struct {
 	first, last int64 // 0-based, inclusive
 	// gpu: -gpu, with -batch and the kernel flags.
 	gpu                 bool
+	devices             []int // -devices (none: every visible GPU)
 	batch               int
 	kernelDir, nvccPath string
 }
@@ -163,7 +164,8 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	quiet := fs.Bool("quiet", false, "text output: the summary only, no endpoints")
 	useGPU := fs.Bool("gpu", false, "track on the GPU, in batches of -batch paths (the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
-	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once (0: all, at most %d)", defaultTrackBatch))
+	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once on each GPU (0: all, at most %d)", defaultTrackBatch))
+	devices := fs.String("devices", "", "with -gpu: the GPUs to use, `list` of ordinals such as 0,1 (default: every visible GPU; the paths come from one queue, the results do not depend on it)")
 	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")
 	shards := addShardFlags(fs)
@@ -188,6 +190,15 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	}
 	if flagGiven(fs, "batch") && !*useGPU {
 		return usagef("track: -batch is for -gpu")
+	}
+	if *devices != "" {
+		if !*useGPU {
+			return usagef("track: -devices is for -gpu")
+		}
+		var err error
+		if ts.devices, err = parseIntList(*devices, "GPU ordinal"); err != nil {
+			return usagef("track: -devices: %w", err)
+		}
 	}
 	var err error
 	if ts.opt.Prec, ts.auto, err = parseTrackPrec(*precFlag); err != nil {
@@ -310,7 +321,7 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	t0 := time.Now()
 	opt := ts.opt
 	if ts.gpu {
-		defer useTrackGPU(&opt, count, ts.batch, ts.kernelDir, ts.nvccPath, stderr)()
+		defer useTrackGPU(&opt, count, ts.devices, ts.batch, ts.kernelDir, ts.nvccPath, stderr)()
 	}
 	opt.Progress = func(done, failed int64) {
 		rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
@@ -11,68 +12,122 @@ import (
 	"github.com/mdgen/mdgen/runtime/track"
 )
 
-// defaultTrackBatch is the paths tracked at once with -gpu unless -batch
-// says otherwise (fewer when the run has fewer paths).
+// defaultTrackBatch is the paths tracked at once per GPU with -gpu unless
+// -batch says otherwise (fewer when the run has fewer paths).
 const defaultTrackBatch = 8192
 
-// trackGPU is the device of `mdgen track -gpu` and `mdgen bench -track
+// trackGPU is the devices of `mdgen track -gpu` and `mdgen bench -track
 // -gpu`: the tracker's workers run their Newton solvers in lock step
 // (runtime/lockstep), each group of evaluations one batched evaluation on
-// the GPU.
+// the worker's GPU; with several GPUs the workers split evenly among them
+// and take their paths from one queue (track.Options.Devices).
 type trackGPU struct {
-	dev     *cudadev.Device
-	batches *kernels.Batches
+	devs    []*cudadev.Device
+	batches []*kernels.Batches
 }
 
-// openTrackGPU opens GPU 0, its batched kernels built (nvcc, cached under
-// kernelDir) on first use of each precision. The error says why there is
-// no GPU; the caller tracks on the CPU.
-func openTrackGPU(kernelDir, nvccPath string) (*trackGPU, error) {
+// openTrackGPU opens the GPUs of the ordinals (none: every visible GPU),
+// their batched kernels built (nvcc, cached under kernelDir) on first use
+// of each precision. The error says why there is no GPU; the caller
+// tracks on the CPU.
+func openTrackGPU(ordinals []int, kernelDir, nvccPath string) (*trackGPU, error) {
 	if err := kernels.Enabled(); err != nil {
 		return nil, err
 	}
-	dev, err := cudadev.Open(0)
-	if err != nil {
-		return nil, fmt.Errorf("no GPU: %w", err)
+	if len(ordinals) == 0 {
+		n, err := cudadev.Count()
+		if err != nil {
+			return nil, fmt.Errorf("no GPU: %w", err)
+		}
+		if n == 0 {
+			return nil, errors.New("no GPU: the driver sees no device")
+		}
+		for i := range n {
+			ordinals = append(ordinals, i)
+		}
 	}
-	b, err := kernels.New(dev, nvccPath, kernelDir)
-	if err != nil {
-		return nil, errors.Join(err, dev.Close())
+	g := &trackGPU{}
+	for _, o := range ordinals {
+		dev, err := cudadev.Open(o)
+		if err != nil {
+			g.close()
+			return nil, fmt.Errorf("no GPU %d: %w", o, err)
+		}
+		g.devs = append(g.devs, dev)
+		b, err := kernels.New(dev, nvccPath, kernelDir)
+		if err != nil {
+			g.close()
+			return nil, err
+		}
+		g.batches = append(g.batches, b.Batches())
 	}
-	return &trackGPU{dev: dev, batches: b.Batches()}, nil
+	return g, nil
 }
 
-// use sets opt to track on the GPU in batches of batch paths, and returns
-// the executor to close after the run.
-func (g *trackGPU) use(opt *track.Options, batch int) *lockstep.Batched {
-	ex := lockstep.NewBatched(g.batches.NewEvaluator, batch)
-	opt.Device, opt.Workers = lockstep.New(ex), batch
-	return ex
+// use sets opt to track on the GPUs, batch paths at once on each, and
+// returns what closes the executors after the run.
+func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
+	var exs []*lockstep.Batched
+	opt.Devices = nil
+	for _, b := range g.batches {
+		ex := lockstep.NewBatched(b.NewEvaluator, batch)
+		exs = append(exs, ex)
+		opt.Devices = append(opt.Devices, lockstep.New(ex))
+	}
+	opt.Workers = batch * len(g.batches)
+	return func() error {
+		var errs []error
+		for _, ex := range exs {
+			errs = append(errs, ex.Close())
+		}
+		return errors.Join(errs...)
+	}
 }
 
-func (g *trackGPU) name() string { return g.dev.Info().Name }
+// name names the GPUs ("NVIDIA H200" or "2 x NVIDIA H200").
+func (g *trackGPU) name() string {
+	names := make([]string, len(g.devs))
+	for i, d := range g.devs {
+		names[i] = d.Info().Name
+	}
+	for _, n := range names[1:] {
+		if n != names[0] {
+			return strings.Join(names, ", ")
+		}
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return fmt.Sprintf("%d x %s", len(names), names[0])
+}
 
 func (g *trackGPU) close() {
-	_ = g.batches.Close()
-	_ = g.dev.Close()
+	for _, b := range g.batches {
+		_ = b.Close()
+	}
+	for _, d := range g.devs {
+		_ = d.Close()
+	}
 }
 
-// useTrackGPU sets opt to track on the GPU in batches of batch paths (0:
-// the default, at most count), or says on stderr why it cannot and leaves
-// opt for the CPU. It returns what releases the GPU.
-func useTrackGPU(opt *track.Options, count int64, batch int, kernelDir, nvccPath string, stderr io.Writer) (release func()) {
-	if batch <= 0 {
-		batch = int(min(count, defaultTrackBatch))
-	}
-	g, err := openTrackGPU(kernelDir, nvccPath)
+// useTrackGPU sets opt to track on the GPUs of ordinals (none: every
+// visible one), batch paths at once on each (0: the default, at most
+// count over the GPUs), or says on stderr why it cannot and leaves opt for
+// the CPU. It returns what releases the GPUs.
+func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, kernelDir, nvccPath string, stderr io.Writer) (release func()) {
+	g, err := openTrackGPU(ordinals, kernelDir, nvccPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "mdgen: track: -gpu: %v; tracking on the CPU\n", err)
 		return func() {}
 	}
-	fmt.Fprintf(stderr, "mdgen: track: on %s, %d paths at once (kernels cached in %s)\n", g.name(), batch, kernelDir)
-	ex := g.use(opt, batch)
+	if batch <= 0 {
+		perGPU := (count + int64(len(g.devs)) - 1) / int64(len(g.devs))
+		batch = int(min(perGPU, defaultTrackBatch))
+	}
+	fmt.Fprintf(stderr, "mdgen: track: on %s, %d paths at once on each (kernels cached in %s)\n", g.name(), batch, kernelDir)
+	closeAll := g.use(opt, batch)
 	return func() {
-		_ = ex.Close()
+		_ = closeAll()
 		g.close()
 	}
 }

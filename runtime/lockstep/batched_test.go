@@ -85,7 +85,7 @@ func TestTrackBatched(t *testing.T) {
 	for _, c := range trackCases(testing.Short()) {
 		t.Run(c.String(), func(t *testing.T) {
 			h := homotopy(t, c.family, c.n)
-			want, err := track.Track(h, c.options(2, nil), c.first, c.count)
+			want, err := track.Track(h, c.options(2), c.first, c.count)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,7 @@
 // path's bits are the CPU tracker's whatever the grouping.
 //
 //	co := lockstep.New(lockstep.NewBatched(newEvaluator, slots)) // or lockstep.NewCPU()
-//	run, err := track.Track(h, track.Options{Workers: slots, Device: co}, 0, 0)
+//	run, err := track.Track(h, track.Options{Workers: slots, Devices: []track.Device{co}}, 0, 0)
 //
 // Two executors: NewCPU runs the CPU back end per slot, every call
 // grouped (the reference: a test checks that track.Track through it gives

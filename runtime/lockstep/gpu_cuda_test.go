@@ -145,7 +145,7 @@ func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots 
 	}
 	ex := lockstep.NewBatched(bs.NewEvaluator, slots)
 	co := lockstep.New(ex)
-	run, err := track.Track(h, track.Options{Prec: prec, Workers: slots, Device: co}, 0, 0)
+	run, err := track.Track(h, track.Options{Prec: prec, Workers: slots, Devices: []track.Device{co}}, 0, 0)
 	if cerr := ex.Close(); err == nil {
 		err = cerr
 	}

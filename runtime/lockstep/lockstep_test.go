@@ -29,9 +29,10 @@ func (c trackCase) String() string {
 	return fmt.Sprintf("%s%d/prec%d", c.family, c.n, c.prec)
 }
 
-// options returns the case's options with workers workers and device dev.
-func (c trackCase) options(workers int, dev track.Device) track.Options {
-	o := track.Options{Prec: c.prec, Workers: workers, Device: dev}
+// options returns the case's options with workers workers on the devices
+// devs (none: the CPU tracker).
+func (c trackCase) options(workers int, devs ...track.Device) track.Options {
+	o := track.Options{Prec: c.prec, Workers: workers, Devices: devs}
 	if c.prec == 0 {
 		o.MinPrec = 1
 	}
@@ -119,7 +120,7 @@ func TestTrackCPU(t *testing.T) {
 	for _, c := range trackCases(testing.Short()) {
 		t.Run(c.String(), func(t *testing.T) {
 			h := homotopy(t, c.family, c.n)
-			want, err := track.Track(h, c.options(2, nil), c.first, c.count)
+			want, err := track.Track(h, c.options(2), c.first, c.count)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,10 +13,11 @@ type Device interface {
 	Solver(newton.Options) newton.Options
 }
 
-// solverOptions returns o as the device wants it (o without a device).
+// solverOptions returns o as the worker's device wants it (o without a
+// device).
 func (opt *Options) solverOptions(o newton.Options) newton.Options {
-	if opt.Device == nil {
+	if opt.device == nil {
 		return o
 	}
-	return opt.Device.Solver(o)
+	return opt.device.Solver(o)
 }

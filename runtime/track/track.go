@@ -61,9 +61,15 @@ type Options struct {
 	// of paths done and failed so far (from several goroutines, never at
 	// once).
 	Progress func(done, failed int64)
-	// Device, when not nil, does the numeric work of the solvers (see
-	// Device); the results do not change.
-	Device Device
+	// Devices, when not empty, do the numeric work of the solvers (see
+	// Device): worker i uses Devices[i mod len(Devices)] (several GPUs:
+	// one device each, the workers split evenly). Every worker takes its
+	// next path from one queue, so the workers of a faster device track
+	// more paths. The results do not change.
+	Devices []Device
+
+	// device is the worker's device (Devices[i mod len], set per worker).
+	device Device
 }
 
 // Ladder is the sequence of precisions of the automatic rule.
@@ -212,15 +218,17 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	var mu sync.Mutex
 	var firstErr error
 	var wg sync.WaitGroup
-	for range workers {
+	for i := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if opt.Device != nil {
-				opt.Device.Join()
-				defer opt.Device.Leave()
+			wopt := opt
+			if len(opt.Devices) > 0 {
+				wopt.device = opt.Devices[i%len(opt.Devices)]
+				wopt.device.Join()
+				defer wopt.device.Leave()
 			}
-			w := &worker{h: h, opt: &opt, shared: shared, engines: map[int]*engine{}}
+			w := &worker{h: h, opt: &wopt, shared: shared, engines: map[int]*engine{}}
 			defer w.close()
 			for {
 				k := next.Add(1) - 1
