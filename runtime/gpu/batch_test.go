@@ -8,13 +8,16 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/stager"
 )
 
 // A batch's ranges move to the device array and back as the batched
 // contract lays it out: the series put for path p and slot s lands at
-// gpuabi.BatchGeometry.Index(p, ·, s, ·), the pieces cover the host buffer
-// once, nothing outside the range is written, and get inverts put.
+// gpuabi.BatchGeometry.Index(p, ·, s, ·) (through the stage, the buffer
+// and the pitched copies of a window of paths 0..n-1: nothing of a path
+// outside the window or outside the range is written, each double once),
+// and get inverts put.
 func TestBatchRange(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 9))
 	plan := &stager.Plan{Degree: 3, Kinds: make([]stager.SlotKind, 11)}
@@ -22,86 +25,117 @@ func TestBatchRange(t *testing.T) {
 		for _, prec := range []mdops.Prec{{N: 1}, {N: 2, Complex: true}, {N: 3}} {
 			for _, paths := range []int{1, 5, 32, 33} {
 				for _, sr := range []slotRun{{0, 11}, {2, 5}, {10, 11}, {4, 4}} {
-					t.Run(fmt.Sprintf("%s/%s/P%d/%d-%d", o, prec, paths, sr.lo, sr.hi), func(t *testing.T) {
-						g := gpuabi.NewBatchGeometry(plan, prec, paths, o)
-						if o == gpuabi.Interleaved && g.ElemStride%gpuabi.BatchPathAlign != 0 {
-							t.Fatalf("element stride %d is not a multiple of %d", g.ElemStride, gpuabi.BatchPathAlign)
-						}
-						br := newBatchRange(g, sr)
-						sentinel := -1.5
-						dev := make([]float64, g.Doubles())
-						for i := range dev {
-							dev[i] = sentinel
-						}
-						host := make([]float64, br.hostLen())
-						want := map[[2]int][]float64{}
-						slotLen := g.D1 * g.W
-						for p := 0; p < paths; p++ {
-							for s := sr.lo; s < sr.hi; s++ {
-								v := make([]float64, slotLen)
-								for i := range v {
-									v[i] = r.Float64()
-								}
-								if (p+s)%3 == 0 {
-									v = v[:slotLen-g.W] // a shorter series: zeros after it
-								}
-								br.put(host, p, s, v)
-								want[[2]int{p, s}] = v
-							}
-						}
-						covered := make([]int, len(host))
-						err := br.chunks(func(d, h, n int64) error {
-							copy(dev[d:d+n], host[h:h+n])
-							for i := h; i < h+n; i++ {
-								covered[i]++
-							}
-							return nil
+					for _, n := range []int{paths, (paths + 1) / 2} {
+						t.Run(fmt.Sprintf("%s/%s/P%d/%d-%d/n%d", o, prec, paths, sr.lo, sr.hi, n), func(t *testing.T) {
+							testBatchRange(t, r, plan, o, prec, paths, sr, n)
 						})
-						if err != nil {
-							t.Fatal(err)
-						}
-						for i, c := range covered {
-							if c != 1 {
-								t.Fatalf("host double %d moved %d times", i, c)
-							}
-						}
-						for p := 0; p < paths; p++ {
-							for s := 0; s < g.Slots; s++ {
-								v, in := want[[2]int{p, s}]
-								for k := 0; k < g.D1; k++ {
-									for row := 0; row < g.W; row++ {
-										got := dev[g.Index(p, row, s, k)]
-										exp := sentinel
-										if in {
-											exp = 0
-											if i := k*g.W + row; i < len(v) {
-												exp = v[i]
-											}
-										}
-										if math.Float64bits(got) != math.Float64bits(exp) {
-											t.Fatalf("path %d slot %d coefficient %d row %d: %v, want %v", p, s, k, row, got, exp)
-										}
-									}
-								}
-							}
-						}
-						back := make([]float64, len(host))
-						_ = br.chunks(func(d, h, n int64) error { copy(back[h:h+n], dev[d:d+n]); return nil })
-						series := make([]float64, slotLen)
-						for key, v := range want {
-							br.get(series, back, key[0], key[1])
-							for i := range series {
-								exp := 0.0
-								if i < len(v) {
-									exp = v[i]
-								}
-								if series[i] != exp {
-									t.Fatalf("path %d slot %d: double %d read back %v, want %v", key[0], key[1], i, series[i], exp)
-								}
-							}
-						}
-					})
+					}
 				}
+			}
+		}
+	}
+}
+
+func testBatchRange(t *testing.T, r *rand.Rand, plan *stager.Plan, o gpuabi.BatchOrder, prec mdops.Prec, paths int, sr slotRun, n int) {
+	g := gpuabi.NewBatchGeometry(plan, prec, paths, o)
+	if o == gpuabi.Interleaved && g.ElemStride%gpuabi.BatchPathAlign != 0 {
+		t.Fatalf("element stride %d is not a multiple of %d", g.ElemStride, gpuabi.BatchPathAlign)
+	}
+	br := newBatchRange(g, sr)
+	sentinel := -1.5
+	dev := make([]float64, g.Doubles())
+	for i := range dev {
+		dev[i] = sentinel
+	}
+	host := make([]float64, br.hostLen())
+	stage := host
+	if br.interleaved() {
+		stage = make([]float64, int64(paths)*br.elems())
+	}
+	want := map[[2]int][]float64{}
+	slotLen := g.D1 * g.W
+	var all []int
+	for p := 0; p < paths; p++ {
+		all = append(all, p)
+		for s := sr.lo; s < sr.hi; s++ {
+			v := make([]float64, slotLen)
+			for i := range v {
+				v[i] = r.Float64()
+			}
+			if (p+s)%3 == 0 {
+				v = v[:slotLen-g.W] // a shorter series: zeros after it
+			}
+			br.put(stage, p, s, v)
+			if p < n {
+				want[[2]int{p, s}] = v
+			}
+		}
+	}
+	br.toBuffer(host, stage, all)
+	covered := make([]int, len(dev))
+	// pitched emulates a pitched copy: rows of Width doubles.
+	pitched := func(dst, src []float64, dOff, sOff, dPitch, sPitch int64, p cudadev.Pitch2D, count []int) {
+		for i := int64(0); i < p.Rows; i++ {
+			for j := int64(0); j < p.Width; j++ {
+				dst[dOff+i*dPitch+j] = src[sOff+i*sPitch+j]
+				if count != nil {
+					count[dOff+i*dPitch+j]++
+				}
+			}
+		}
+	}
+	err := br.window(n, func(d, h int64, p cudadev.Pitch2D) error {
+		pitched(dev, host, d, h, p.DevPitch, p.HostPitch, p, covered)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range covered {
+		if c > 1 {
+			t.Fatalf("device double %d written %d times", i, c)
+		}
+	}
+	for p := 0; p < paths; p++ {
+		for s := 0; s < g.Slots; s++ {
+			v, in := want[[2]int{p, s}]
+			for k := 0; k < g.D1; k++ {
+				for row := 0; row < g.W; row++ {
+					got := dev[g.Index(p, row, s, k)]
+					exp := sentinel
+					if in {
+						exp = 0
+						if i := k*g.W + row; i < len(v) {
+							exp = v[i]
+						}
+					}
+					if math.Float64bits(got) != math.Float64bits(exp) {
+						t.Fatalf("path %d slot %d coefficient %d row %d: %v, want %v", p, s, k, row, got, exp)
+					}
+				}
+			}
+		}
+	}
+	back := make([]float64, len(host))
+	backStage := back
+	if br.interleaved() {
+		backStage = make([]float64, len(stage))
+	}
+	_ = br.window(n, func(d, h int64, p cudadev.Pitch2D) error {
+		pitched(back, dev, h, d, p.HostPitch, p.DevPitch, p, nil)
+		return nil
+	})
+	br.toStage(backStage, back, n)
+	series := make([]float64, slotLen)
+	for key, v := range want {
+		br.get(series, backStage, key[0], key[1])
+		for i := range series {
+			exp := 0.0
+			if i < len(v) {
+				exp = v[i]
+			}
+			if series[i] != exp {
+				t.Fatalf("path %d slot %d: double %d read back %v, want %v", key[0], key[1], i, series[i], exp)
 			}
 		}
 	}
@@ -126,6 +160,38 @@ func TestBatchMaxPaths(t *testing.T) {
 					t.Errorf("%s %s %d bytes: %d paths fit, BatchMaxPaths said %d", o, prec, bytes, n+step, n)
 				}
 			}
+		}
+	}
+}
+
+// putShort leaves a slot as put leaves it, whatever the slot held before
+// (held says how much): a long series, then a short one, then a longer.
+func TestBatchRangePutShort(t *testing.T) {
+	plan := &stager.Plan{Degree: 5, Kinds: make([]stager.SlotKind, 4)}
+	prec := mdops.Prec{N: 2, Complex: true}
+	g := gpuabi.NewBatchGeometry(plan, prec, 3, gpuabi.Interleaved)
+	br := newBatchRange(g, slotRun{1, 4})
+	L := br.elems()
+	got, want := make([]float64, 3*L), make([]float64, 3*L)
+	series := func(n int, seed float64) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = seed + float64(i)
+		}
+		return v
+	}
+	held := g.D1
+	for i, n := range []int{g.D1 * g.W, 2 * g.W, g.W + 1, 0, 3 * g.W, 2 * g.W} {
+		v := series(n, float64(10*i+1))
+		held = br.putShort(got, 1, 2, v, held)
+		br.put(want, 1, 2, v)
+		for j := range got {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("series %d (%d doubles): stage double %d is %v, want %v", i, n, j, got[j], want[j])
+			}
+		}
+		if wantHeld := (n + g.W - 1) / g.W; held != wantHeld {
+			t.Fatalf("series %d: held %d, want %d", i, held, wantHeld)
 		}
 	}
 }

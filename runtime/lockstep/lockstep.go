@@ -169,6 +169,10 @@ type Coordinator struct {
 type Stats struct {
 	Groups int64 // executor runs
 	Calls  int64 // calls run in them
+	// Busy is the wall time inside the executor's runs (the rest of
+	// the tracker's wall time the workers compute on the host, or wait
+	// for the slowest of them).
+	Busy time.Duration
 }
 
 // New returns a coordinator over exec.
@@ -256,8 +260,11 @@ func (co *Coordinator) runReady() {
 		for i, b := range g.members {
 			slots[i], calls[i] = b.slot, &b.call
 		}
+		start := time.Now()
 		co.exec.Run(slots, calls)
+		busy := time.Since(start)
 		co.mu.Lock()
+		co.stats.Busy += busy
 		co.running = false
 		co.round++
 		co.stats.Groups++

@@ -263,3 +263,29 @@ func driverHint(code int) string {
 	}
 	return ""
 }
+
+// Pitch2D is a strided block of float64s: Rows rows of Width values,
+// row i starting Pitch values after row i-1, in a device buffer and in a
+// host slice alike (a window of columns of a row-major matrix).
+type Pitch2D struct {
+	Rows, Width         int64
+	DevPitch, HostPitch int64
+}
+
+// check reports whether the block fits a host slice of n values and a
+// device buffer of bytes bytes.
+func (p Pitch2D) check(n, bytes int64) error {
+	if p.Rows < 0 || p.Width < 0 || p.DevPitch < p.Width || p.HostPitch < p.Width {
+		return fmt.Errorf("cudadev: a 2D copy of %d rows of %d values with pitches %d (device) and %d (host)", p.Rows, p.Width, p.DevPitch, p.HostPitch)
+	}
+	if p.Rows == 0 || p.Width == 0 {
+		return nil
+	}
+	if last := (p.Rows-1)*p.HostPitch + p.Width; last > n {
+		return fmt.Errorf("cudadev: a 2D copy of %d rows of %d values (pitch %d) overruns the host slice of %d values", p.Rows, p.Width, p.HostPitch, n)
+	}
+	if last := (p.Rows-1)*p.DevPitch + p.Width; 8*last > bytes {
+		return fmt.Errorf("cudadev: a 2D copy of %d rows of %d values (pitch %d) overruns the device buffer of %d bytes", p.Rows, p.Width, p.DevPitch, bytes)
+	}
+	return nil
+}
