@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mdgen/mdgen/internal/par"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
@@ -44,7 +43,8 @@ type NewEvaluator func(plan *stager.Plan, p mdops.Prec, paths int) (Evaluator, e
 // configuration, working degree and chunk of slots, made on first use),
 // and the rest of Newton's work runs on the host with runtime/cpu's Newton
 // back end, which reads the evaluator's outputs: each worker runs it for
-// its own solvers at once (RunAlone), without waiting for a group. Each
+// its own solvers at once (RunAlone), without waiting for a group, and
+// reads its slot's outputs of a group's evaluation itself (Finish). Each
 // slot's bits are the CPU back end's with the CPU executor. The solvers' executors (NewExecutor) only record the
 // coefficient values the solver sets, uploaded to the evaluator before
 // the slot's next evaluation.
@@ -59,7 +59,7 @@ type Batched struct {
 
 // BatchedTimes split the wall time of Batched's runs.
 type BatchedTimes struct {
-	Set, Eval, Download, Apply time.Duration
+	Set, Eval, Download time.Duration
 }
 
 // Times returns the split of the runs' wall time so far.
@@ -161,20 +161,25 @@ func (ex *Batched) RunAlone(s Slot, c *Call) bool {
 	return true
 }
 
-// Run runs a group of evaluations: the evaluators, then the CPU back end
-// of each slot on their outputs.
+// Run runs a group of evaluations: the evaluators; each slot's CPU back
+// end reads their outputs in Finish.
 func (ex *Batched) Run(slots []Slot, calls []*Call) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	ready := make([]bool, len(slots))
 	ex.evaluate(slots, calls, ready)
-	t0 := time.Now()
-	defer func() { ex.times.Apply += time.Since(t0) }()
-	par.Run(len(slots), func(_, i int) {
-		if ready[i] {
-			Apply(slots[i].(*batchSlot).nt, calls[i])
-		}
-	})
+	for i, s := range slots {
+		s.(*batchSlot).evaluated = ready[i]
+	}
+}
+
+// Finish runs the slot's CPU back end on the outputs of its evaluation
+// (they stay until every worker of the group has blocked again).
+func (ex *Batched) Finish(s Slot, c *Call) {
+	if b := s.(*batchSlot); b.evaluated {
+		b.evaluated = false
+		Apply(b.nt, c)
+	}
 }
 
 // evaluate runs the evaluator of each chunk of the group at the slots'
@@ -337,6 +342,8 @@ type batchSlot struct {
 	// outs are the outputs of the last evaluation: the m values, then the
 	// m x n derivatives column-major, (d+1)·W doubles each.
 	outs [][]float64
+	// evaluated: the group ran the slot's evaluation; Finish reads it.
+	evaluated bool
 }
 
 func (s *batchSlot) Close() error {

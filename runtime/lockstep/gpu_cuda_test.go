@@ -154,8 +154,8 @@ func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots 
 		t.Fatal(err)
 	}
 	st, bt := co.Stats(), ex.Times()
-	t.Logf("prec %d: %.3f s wall; %d groups, %d calls; busy %v (set %v, eval %v, download %v, apply %v)",
-		prec, run.Seconds, st.Groups, st.Calls, st.Busy, bt.Set, bt.Eval, bt.Download, bt.Apply)
+	t.Logf("prec %d: %.3f s wall; %d groups, %d calls; busy %v (set %v, eval %v, download %v)",
+		prec, run.Seconds, st.Groups, st.Calls, st.Busy, bt.Set, bt.Eval, bt.Download)
 	return run, st
 }
 

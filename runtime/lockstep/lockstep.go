@@ -109,8 +109,15 @@ type Executor interface {
 	Open(c backend.NewtonConfig) (Slot, error)
 	// Run runs one group: calls[i] for slots[i], every slot of one
 	// configuration (the same system, precision and degree), every call
-	// of one Op with the same arguments. It fills in each call's results.
+	// of one Op with the same arguments. It fills in each call's results,
+	// or leaves the rest of a call to Finish.
 	Run(slots []Slot, calls []*Call)
+	// Finish completes c on s, in the caller's goroutine, after the group
+	// of c ran: the work of each slot alone that Run left (the workers
+	// do it at once, on every core, while the coordinator waits for them
+	// to block). Nothing runs on the executor until the caller's next call
+	// or Leave.
+	Finish(s Slot, c *Call)
 	// RunAlone runs c on s at once, in the caller's goroutine, when the
 	// executor does c's operation slot by slot (nothing to batch), and
 	// reports whether it did; the coordinator groups the calls it does
@@ -325,6 +332,7 @@ func (b *slotBackend) do(c Call) *Call {
 	b.call = c
 	if !b.co.exec.RunAlone(b.slot, &b.call) {
 		b.co.submit(b)
+		b.co.exec.Finish(b.slot, &b.call)
 	}
 	return &b.call
 }
