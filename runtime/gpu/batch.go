@@ -83,22 +83,44 @@ func (r batchRange) window(n int, f func(dev, host int64, p cudadev.Pitch2D) err
 const transposeBlock = 256
 
 // toBuffer copies the stage of the given paths into the buffer, on every
-// core.
-func (r batchRange) toBuffer(buf, stage []float64, paths []int) {
+// core: the elements elems (nil: every element of the range).
+func (r batchRange) toBuffer(buf, stage []float64, paths []int, elems []int64) {
 	if !r.interleaved() || len(paths) == 0 {
 		return
 	}
 	L, es := r.elems(), r.h.ElemStride
-	par.Run(int((L+transposeBlock-1)/transposeBlock), func(_, c int) {
+	n := L
+	if elems != nil {
+		n = int64(len(elems))
+	}
+	par.Run(int((n+transposeBlock-1)/transposeBlock), func(_, c int) {
 		lo := int64(c) * transposeBlock
-		hi := min(lo+transposeBlock, L)
-		for e := lo; e < hi; e++ {
+		for i := lo; i < min(lo+transposeBlock, n); i++ {
+			e := i
+			if elems != nil {
+				e = elems[i]
+			}
 			row := buf[e*es:]
 			for _, p := range paths {
 				row[p] = stage[int64(p)*L+e]
 			}
 		}
 	})
+}
+
+// slotElems lists the elements of the coefficients k < kmax[s-lo] of
+// every slot s of the range, row after row: what putShort changed.
+func (r batchRange) slotElems(kmax []int32) []int64 {
+	var elems []int64
+	for row := 0; row < r.pm.W; row++ {
+		for i, k := range kmax {
+			e := r.pm.Index(0, row, i, 0)
+			for j := int64(0); j < int64(k); j++ {
+				elems = append(elems, e+j)
+			}
+		}
+	}
+	return elems
 }
 
 // toStage copies the paths 0..n-1 of the buffer into the stage, on every
@@ -145,12 +167,14 @@ func (r batchRange) put(stage []float64, p, s int, series []float64) {
 // putShort is put for a series whose coefficients from len(series)/W on
 // are zero, into a slot of the stage whose coefficients from held on are
 // zero already: it writes only the coefficients below the larger of the
-// two, and returns the coefficients that may be nonzero now (a tracker's
-// coefficient is a short series in a long slot: its tail stays zero).
-func (r batchRange) putShort(stage []float64, p, s int, series []float64, held int) int {
+// two (touched), and returns the coefficients that may be nonzero now
+// (used: a tracker's coefficient is a short series in a long slot, whose
+// tail stays zero).
+func (r batchRange) putShort(stage []float64, p, s int, series []float64, held int) (used, touched int) {
 	w := r.pm.W
-	used := min((len(series)+w-1)/w, r.pm.D1)
-	for k := 0; k < max(used, held); k++ {
+	used = min((len(series)+w-1)/w, r.pm.D1)
+	touched = max(used, held)
+	for k := 0; k < touched; k++ {
 		for row := 0; row < w; row++ {
 			v := 0.0
 			if i := k*w + row; i < len(series) {
@@ -159,7 +183,7 @@ func (r batchRange) putShort(stage []float64, p, s int, series []float64, held i
 			stage[r.pm.Index(p, row, s-r.lo, k)] = v
 		}
 	}
-	return used
+	return used, touched
 }
 
 // get reads slot s of path p from the stage into series (the CPU

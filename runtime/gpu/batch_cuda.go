@@ -118,6 +118,9 @@ type Batch struct {
 	// roHeld is, by path and read-only slot, how many coefficients of the
 	// stage may be nonzero (putShort).
 	roHeld []int32
+	// roTouched is, likewise, how many coefficients were written since
+	// the last upload: only those move to the buffer.
+	roTouched []int32
 	// pinned: the buffers are page-locked (hostBufs, freed at Close).
 	pinned               bool
 	hostBufs             [][]float64
@@ -248,6 +251,7 @@ func NewBatch(plan *stager.Plan, p mdops.Prec, paths int, k *Kernels, opt BatchO
 	}
 	b.inDirty, b.roDirty = make([]bool, paths), make([]bool, paths)
 	b.roHeld = make([]int32, paths*(b.ro.hi-b.ro.lo))
+	b.roTouched = make([]int32, paths*(b.ro.hi-b.ro.lo))
 	for i := range b.roHeld {
 		b.roHeld[i] = int32(plan.Degree + 1)
 	}
@@ -276,7 +280,7 @@ func NewBatch(plan *stager.Plan, p mdops.Prec, paths int, k *Kernels, opt BatchO
 	for p := range all {
 		all[p] = p
 	}
-	b.ro.toBuffer(b.roBuf, b.roStage, all)
+	b.ro.toBuffer(b.roBuf, b.roStage, all, nil)
 	if err := b.upload(b.ro, b.roBuf, paths); err != nil {
 		return nil, fmt.Errorf("gpu: uploading the coefficients of %s: %w", what, err)
 	}
@@ -370,8 +374,24 @@ func (b *Batch) SetValue(p int, s stager.Slot, series []float64) {
 
 // putValue puts series into read-only slot s of path p's stage.
 func (b *Batch) putValue(p int, s stager.Slot, series []float64) {
-	h := &b.roHeld[p*(b.ro.hi-b.ro.lo)+int(s)-b.ro.lo]
-	*h = int32(b.ro.putShort(b.roStage, p, int(s), series, int(*h)))
+	i := p*(b.ro.hi-b.ro.lo) + int(s) - b.ro.lo
+	used, touched := b.ro.putShort(b.roStage, p, int(s), series, int(b.roHeld[i]))
+	b.roHeld[i], b.roTouched[i] = int32(used), max(b.roTouched[i], int32(touched))
+}
+
+// roElems returns the elements of the read-only range that the paths set
+// since the last upload touched (roTouched, which it clears for them).
+func (b *Batch) roElems(set []int) []int64 {
+	slots := b.ro.hi - b.ro.lo
+	kmax := make([]int32, slots)
+	for _, p := range set {
+		t := b.roTouched[p*slots : (p+1)*slots]
+		for i, k := range t {
+			kmax[i] = max(kmax[i], k)
+		}
+		clear(t)
+	}
+	return b.ro.slotElems(kmax)
 }
 
 // checkPath panics unless p is a path of the batch (an interleaved array
@@ -393,8 +413,12 @@ func (b *Batch) flush(n int) error {
 		buf, stage []float64
 		dirty      []bool
 		pending    *bool
+		elems      func(set []int) []int64 // what moves to the buffer (nil: all)
 		what       string
-	}{{b.in, b.inBuf, b.inStage, b.inDirty, &b.inPending, "inputs"}, {b.ro, b.roBuf, b.roStage, b.roDirty, &b.roPending, "coefficients"}} {
+	}{
+		{b.in, b.inBuf, b.inStage, b.inDirty, &b.inPending, nil, "inputs"},
+		{b.ro, b.roBuf, b.roStage, b.roDirty, &b.roPending, b.roElems, "coefficients"},
+	} {
 		if !*m.pending {
 			continue
 		}
@@ -405,7 +429,11 @@ func (b *Batch) flush(n int) error {
 				m.dirty[p] = false
 			}
 		}
-		m.r.toBuffer(m.buf, m.stage, set)
+		var elems []int64
+		if m.elems != nil {
+			elems = m.elems(set)
+		}
+		m.r.toBuffer(m.buf, m.stage, set, elems)
 		cols := n
 		if len(set) > 0 {
 			cols = max(cols, set[len(set)-1]+1)

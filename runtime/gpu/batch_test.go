@@ -71,7 +71,7 @@ func testBatchRange(t *testing.T, r *rand.Rand, plan *stager.Plan, o gpuabi.Batc
 			}
 		}
 	}
-	br.toBuffer(host, stage, all)
+	br.toBuffer(host, stage, all, nil)
 	covered := make([]int, len(dev))
 	// pitched emulates a pitched copy: rows of Width doubles.
 	pitched := func(dst, src []float64, dOff, sOff, dPitch, sPitch int64, p cudadev.Pitch2D, count []int) {
@@ -183,7 +183,7 @@ func TestBatchRangePutShort(t *testing.T) {
 	held := g.D1
 	for i, n := range []int{g.D1 * g.W, 2 * g.W, g.W + 1, 0, 3 * g.W, 2 * g.W} {
 		v := series(n, float64(10*i+1))
-		held = br.putShort(got, 1, 2, v, held)
+		held, _ = br.putShort(got, 1, 2, v, held)
 		br.put(want, 1, 2, v)
 		for j := range got {
 			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
@@ -192,6 +192,64 @@ func TestBatchRangePutShort(t *testing.T) {
 		}
 		if wantHeld := (n + g.W - 1) / g.W; held != wantHeld {
 			t.Fatalf("series %d: held %d, want %d", i, held, wantHeld)
+		}
+	}
+}
+
+// Moving only the touched coefficients (putShort, slotElems) leaves the
+// buffer as moving every element does: a full put, then short series of
+// varying lengths into some paths and slots.
+func TestBatchRangeTouched(t *testing.T) {
+	plan := &stager.Plan{Degree: 4, Kinds: make([]stager.SlotKind, 6)}
+	prec := mdops.Prec{N: 2, Complex: true}
+	paths := 7
+	g := gpuabi.NewBatchGeometry(plan, prec, paths, gpuabi.Interleaved)
+	br := newBatchRange(g, slotRun{2, 6})
+	slots := br.hi - br.lo
+	stage := make([]float64, int64(paths)*br.elems())
+	got, want := make([]float64, br.hostLen()), make([]float64, br.hostLen())
+	held := make([]int, paths*slots)
+	all := make([]int, paths)
+	r := rand.New(rand.NewPCG(5, 6))
+	for p := range all {
+		all[p] = p
+		for s := br.lo; s < br.hi; s++ {
+			v := make([]float64, g.D1*g.W)
+			for i := range v {
+				v[i] = r.Float64()
+			}
+			held[p*slots+s-br.lo], _ = br.putShort(stage, p, s, v, g.D1)
+		}
+	}
+	br.toBuffer(got, stage, all, nil)
+	for round := range 4 {
+		kmax := make([]int32, slots)
+		var set []int
+		for p := range paths {
+			if (p+round)%3 == 0 {
+				continue
+			}
+			set = append(set, p)
+			for s := br.lo; s < br.hi; s++ {
+				if (p*s+round)%4 == 0 {
+					continue
+				}
+				v := make([]float64, r.IntN(3*g.W))
+				for i := range v {
+					v[i] = r.Float64()
+				}
+				h := &held[p*slots+s-br.lo]
+				var touched int
+				*h, touched = br.putShort(stage, p, s, v, *h)
+				kmax[s-br.lo] = max(kmax[s-br.lo], int32(touched))
+			}
+		}
+		br.toBuffer(got, stage, set, br.slotElems(kmax))
+		br.toBuffer(want, stage, all, nil)
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("round %d: buffer double %d is %v, want %v", round, i, got[i], want[i])
+			}
 		}
 	}
 }

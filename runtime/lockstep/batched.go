@@ -76,19 +76,21 @@ func NewBatched(newEval NewEvaluator, slots int) *Batched {
 	return &Batched{newEval: newEval, slots: max(slots, 1), configs: map[config][]*chunk{}}
 }
 
-// chunk is up to Batched.slots solvers of one configuration. A group's solvers of a chunk take the paths 0..g-1 of its
-// evaluator of the working degree, each the path it had the last time
-// where it can (its coefficient values are there already). A chunk
-// takes no more solvers once it has had Batched.slots (the tracker's
-// solvers close with their worker), and a chunk whose solvers have all
-// closed is freed.
+// chunk is up to Batched.slots solvers of one configuration. The g
+// solvers of a chunk in a group take the paths 0..g-1 of its evaluator of
+// the working degree (RunFirst), each the path it had the last time where
+// it can (its coefficient values are there already). A chunk takes no
+// more solvers once it has had Batched.slots (the tracker's solvers close
+// with their worker), and a chunk whose solvers have all closed is freed.
 type chunk struct {
 	evals map[int]*evaluator // by working degree
 	next  int                // the solvers opened
 	open  int                // the solvers not closed
 }
 
-// evaluator is an Evaluator and whose coefficient values its paths hold.
+// evaluator is an Evaluator and whose coefficient values its paths hold
+// (a path whose owner changes gets the new owner's values, and the plan's
+// for the slots that only the old owner set).
 type evaluator struct {
 	Evaluator
 	owner    []*recorder // by path: whose values were uploaded there last
