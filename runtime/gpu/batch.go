@@ -61,15 +61,35 @@ func (r batchRange) elems() int64 { return r.pm.PathStride }
 // window calls f for every pitched block of the paths 0..n-1 of the
 // range: the block at dev in the device array and at host in the host
 // buffer. f's error stops it.
-func (r batchRange) window(n int, f func(dev, host int64, p cudadev.Pitch2D) error) error {
+func (r batchRange) window(n int, f func(dev, host int64, p cudadev.Pitched) error) error {
 	if r.hi <= r.lo || n <= 0 {
 		return nil
 	}
 	for row := 0; row < r.g.W; row++ {
-		p := cudadev.Pitch2D{Rows: r.h.SlotStride, Width: int64(n), DevPitch: r.g.ElemStride, HostPitch: r.h.ElemStride}
+		p := cudadev.Pitched{Rows: r.h.SlotStride, Width: int64(n), DevPitch: r.g.ElemStride, HostPitch: r.h.ElemStride}
 		if !r.interleaved() {
-			p = cudadev.Pitch2D{Rows: int64(n), Width: r.h.SlotStride, DevPitch: r.g.PathStride, HostPitch: r.h.PathStride}
+			p = cudadev.Pitched{Rows: int64(n), Width: r.h.SlotStride, DevPitch: r.g.PathStride, HostPitch: r.h.PathStride}
 		}
+		if err := f(r.g.Index(0, row, r.lo, 0), r.h.Index(0, row, 0, 0), p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// windowCoefs is window for the coefficients 0..k-1 of every slot only
+// (a pitched copy of one stack a row: the slots), k <= D1; a path-major
+// range moves whole.
+func (r batchRange) windowCoefs(n, k int, f func(dev, host int64, p cudadev.Pitched) error) error {
+	if k >= r.h.D1 || !r.interleaved() {
+		return r.window(n, f)
+	}
+	if r.hi <= r.lo || n <= 0 || k <= 0 {
+		return nil
+	}
+	for row := 0; row < r.g.W; row++ {
+		p := cudadev.Pitched{Rows: int64(k), Width: int64(n), DevPitch: r.g.ElemStride, HostPitch: r.h.ElemStride,
+			Slices: int64(r.hi - r.lo), SliceRows: int64(r.h.D1)}
 		if err := f(r.g.Index(0, row, r.lo, 0), r.h.Index(0, row, 0, 0), p); err != nil {
 			return err
 		}

@@ -281,7 +281,7 @@ func NewBatch(plan *stager.Plan, p mdops.Prec, paths int, k *Kernels, opt BatchO
 		all[p] = p
 	}
 	b.ro.toBuffer(b.roBuf, b.roStage, all, nil)
-	if err := b.upload(b.ro, b.roBuf, paths); err != nil {
+	if err := b.upload(b.ro, b.roBuf, paths, plan.Degree+1); err != nil {
 		return nil, fmt.Errorf("gpu: uploading the coefficients of %s: %w", what, err)
 	}
 	ok = true
@@ -320,19 +320,11 @@ func (b *Batch) newMirror(r batchRange, paths int) (buf, stage []float64, err er
 	return buf, make([]float64, int64(paths)*r.elems()), nil
 }
 
-// pitchedExtent is the doubles a pitched block spans on the device.
-func pitchedExtent(p cudadev.Pitch2D) int64 {
-	if p.Rows == 0 {
-		return 0
-	}
-	return (p.Rows-1)*p.DevPitch + p.Width
-}
-
-// upload copies the paths 0..n-1 of a range's host buffer to the device
-// array.
-func (b *Batch) upload(r batchRange, buf []float64, n int) error {
-	return r.window(n, func(dev, host int64, p cudadev.Pitch2D) error {
-		return b.dev.CopyHtoD2D(b.data.Float64Slice(dev, pitchedExtent(p)), buf[host:], p)
+// upload copies the coefficients 0..k-1 of every slot of the paths
+// 0..n-1 of a range's host buffer to the device array.
+func (b *Batch) upload(r batchRange, buf []float64, n, k int) error {
+	return r.windowCoefs(n, k, func(dev, host int64, p cudadev.Pitched) error {
+		return b.dev.CopyHtoDPitched(b.data.Float64Slice(dev, p.DevExtent()), buf[host:], p)
 	})
 }
 
@@ -380,8 +372,9 @@ func (b *Batch) putValue(p int, s stager.Slot, series []float64) {
 }
 
 // roElems returns the elements of the read-only range that the paths set
-// since the last upload touched (roTouched, which it clears for them).
-func (b *Batch) roElems(set []int) []int64 {
+// since the last upload touched (roTouched, which it clears for them), and
+// the coefficients of a slot that cover them.
+func (b *Batch) roElems(set []int) ([]int64, int) {
 	slots := b.ro.hi - b.ro.lo
 	kmax := make([]int32, slots)
 	for _, p := range set {
@@ -391,7 +384,11 @@ func (b *Batch) roElems(set []int) []int64 {
 		}
 		clear(t)
 	}
-	return b.ro.slotElems(kmax)
+	k := int32(0)
+	for _, m := range kmax {
+		k = max(k, m)
+	}
+	return b.ro.slotElems(kmax), int(k)
 }
 
 // checkPath panics unless p is a path of the batch (an interleaved array
@@ -413,7 +410,7 @@ func (b *Batch) flush(n int) error {
 		buf, stage []float64
 		dirty      []bool
 		pending    *bool
-		elems      func(set []int) []int64 // what moves to the buffer (nil: all)
+		elems      func(set []int) ([]int64, int) // what moves (nil: all)
 		what       string
 	}{
 		{b.in, b.inBuf, b.inStage, b.inDirty, &b.inPending, nil, "inputs"},
@@ -430,15 +427,16 @@ func (b *Batch) flush(n int) error {
 			}
 		}
 		var elems []int64
+		k := b.plan.Degree + 1
 		if m.elems != nil {
-			elems = m.elems(set)
+			elems, k = m.elems(set)
 		}
 		m.r.toBuffer(m.buf, m.stage, set, elems)
 		cols := n
 		if len(set) > 0 {
 			cols = max(cols, set[len(set)-1]+1)
 		}
-		if err := b.upload(m.r, m.buf, cols); err != nil {
+		if err := b.upload(m.r, m.buf, cols, k); err != nil {
 			return fmt.Errorf("gpu: uploading the %s of %d paths: %w", m.what, cols, err)
 		}
 		*m.pending = false
@@ -528,8 +526,8 @@ func (b *Batch) Download() error {
 	b.err = nil
 	for i, r := range b.out {
 		buf := b.outBufs[i]
-		err := r.window(b.active, func(dev, host int64, p cudadev.Pitch2D) error {
-			return b.dev.CopyDtoH2D(buf[host:], b.data.Float64Slice(dev, pitchedExtent(p)), p)
+		err := r.window(b.active, func(dev, host int64, p cudadev.Pitched) error {
+			return b.dev.CopyDtoHPitched(buf[host:], b.data.Float64Slice(dev, p.DevExtent()), p)
 		})
 		if err != nil {
 			b.err = fmt.Errorf("gpu: downloading the outputs of %d paths: %w", b.active, err)

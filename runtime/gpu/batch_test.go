@@ -73,19 +73,8 @@ func testBatchRange(t *testing.T, r *rand.Rand, plan *stager.Plan, o gpuabi.Batc
 	}
 	br.toBuffer(host, stage, all, nil)
 	covered := make([]int, len(dev))
-	// pitched emulates a pitched copy: rows of Width doubles.
-	pitched := func(dst, src []float64, dOff, sOff, dPitch, sPitch int64, p cudadev.Pitch2D, count []int) {
-		for i := int64(0); i < p.Rows; i++ {
-			for j := int64(0); j < p.Width; j++ {
-				dst[dOff+i*dPitch+j] = src[sOff+i*sPitch+j]
-				if count != nil {
-					count[dOff+i*dPitch+j]++
-				}
-			}
-		}
-	}
-	err := br.window(n, func(d, h int64, p cudadev.Pitch2D) error {
-		pitched(dev, host, d, h, p.DevPitch, p.HostPitch, p, covered)
+	err := br.window(n, func(d, h int64, p cudadev.Pitched) error {
+		emulatePitched(true, dev, host, d, h, p, covered)
 		return nil
 	})
 	if err != nil {
@@ -121,8 +110,8 @@ func testBatchRange(t *testing.T, r *rand.Rand, plan *stager.Plan, o gpuabi.Batc
 	if br.interleaved() {
 		backStage = make([]float64, len(stage))
 	}
-	_ = br.window(n, func(d, h int64, p cudadev.Pitch2D) error {
-		pitched(back, dev, h, d, p.HostPitch, p.DevPitch, p, nil)
+	_ = br.window(n, func(d, h int64, p cudadev.Pitched) error {
+		emulatePitched(false, dev, back, d, h, p, nil)
 		return nil
 	})
 	br.toStage(backStage, back, n)
@@ -136,6 +125,27 @@ func testBatchRange(t *testing.T, r *rand.Rand, plan *stager.Plan, o gpuabi.Batc
 			}
 			if series[i] != exp {
 				t.Fatalf("path %d slot %d: double %d read back %v, want %v", key[0], key[1], i, series[i], exp)
+			}
+		}
+	}
+}
+
+// emulatePitched is a pitched copy between dev (at d) and host (at h),
+// counting the device doubles written in count (nil: none).
+func emulatePitched(toDevice bool, dev, host []float64, d, h int64, p cudadev.Pitched, count []int) {
+	for j := int64(0); j < max(p.Slices, 1); j++ {
+		for i := int64(0); i < p.Rows; i++ {
+			r := j*p.SliceRows + i
+			for x := int64(0); x < p.Width; x++ {
+				di, hi := d+r*p.DevPitch+x, h+r*p.HostPitch+x
+				if toDevice {
+					dev[di] = host[hi]
+					if count != nil {
+						count[di]++
+					}
+				} else {
+					host[hi] = dev[di]
+				}
 			}
 		}
 	}
@@ -196,9 +206,10 @@ func TestBatchRangePutShort(t *testing.T) {
 	}
 }
 
-// Moving only the touched coefficients (putShort, slotElems) leaves the
-// buffer as moving every element does: a full put, then short series of
-// varying lengths into some paths and slots.
+// Moving only the touched coefficients (putShort, slotElems, and
+// windowCoefs to the device) leaves the buffer and the device array as
+// moving every element does: a full put, then short series of varying
+// lengths into some paths and slots.
 func TestBatchRangeTouched(t *testing.T) {
 	plan := &stager.Plan{Degree: 4, Kinds: make([]stager.SlotKind, 6)}
 	prec := mdops.Prec{N: 2, Complex: true}
@@ -222,7 +233,12 @@ func TestBatchRangeTouched(t *testing.T) {
 		}
 	}
 	br.toBuffer(got, stage, all, nil)
-	for round := range 4 {
+	dev, devWant := make([]float64, g.Doubles()), make([]float64, g.Doubles())
+	_ = br.window(paths, func(d, h int64, p cudadev.Pitched) error {
+		emulatePitched(true, dev, got, d, h, p, nil)
+		return nil
+	})
+	for round := range 8 {
 		kmax := make([]int32, slots)
 		var set []int
 		for p := range paths {
@@ -249,6 +265,24 @@ func TestBatchRangeTouched(t *testing.T) {
 		for i := range want {
 			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("round %d: buffer double %d is %v, want %v", round, i, got[i], want[i])
+			}
+		}
+		k := int32(0)
+		for _, m := range kmax {
+			k = max(k, m)
+		}
+		cols := set[len(set)-1] + 1
+		_ = br.windowCoefs(cols, int(k), func(d, h int64, p cudadev.Pitched) error {
+			emulatePitched(true, dev, got, d, h, p, nil)
+			return nil
+		})
+		_ = br.window(paths, func(d, h int64, p cudadev.Pitched) error {
+			emulatePitched(true, devWant, want, d, h, p, nil)
+			return nil
+		})
+		for i := range devWant {
+			if math.Float64bits(dev[i]) != math.Float64bits(devWant[i]) {
+				t.Fatalf("round %d (k %d, %d paths): device double %d is %v, want %v", round, k, cols, i, dev[i], devWant[i])
 			}
 		}
 	}

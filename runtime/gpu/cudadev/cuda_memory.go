@@ -179,20 +179,20 @@ func (d *Device) FreeHost(s []float64) error {
 	return nil
 }
 
-// CopyHtoD2D copies the block p from src to dst (synchronous, as
-// CopyHtoD): the columns of a window of paths of an interleaved array
-// in one copy.
-func (d *Device) CopyHtoD2D(dst Buffer, src []float64, p Pitch2D) error {
-	return d.copy2D(true, dst, src, p)
+// CopyHtoDPitched copies the block p from src to dst (synchronous, as
+// CopyHtoD): the columns of a window of paths of an interleaved array in
+// one copy.
+func (d *Device) CopyHtoDPitched(dst Buffer, src []float64, p Pitched) error {
+	return d.copyPitched(true, dst, src, p)
 }
 
-// CopyDtoH2D copies the block p from src to dst (synchronous, as
+// CopyDtoHPitched copies the block p from src to dst (synchronous, as
 // CopyDtoH).
-func (d *Device) CopyDtoH2D(dst []float64, src Buffer, p Pitch2D) error {
-	return d.copy2D(false, src, dst, p)
+func (d *Device) CopyDtoHPitched(dst []float64, src Buffer, p Pitched) error {
+	return d.copyPitched(false, src, dst, p)
 }
 
-func (d *Device) copy2D(toDevice bool, dev Buffer, host []float64, p Pitch2D) error {
+func (d *Device) copyPitched(toDevice bool, dev Buffer, host []float64, p Pitched) error {
 	if err := p.check(int64(len(host)), dev.bytes); err != nil {
 		return err
 	}
@@ -200,14 +200,14 @@ func (d *Device) copy2D(toDevice bool, dev Buffer, host []float64, p Pitch2D) er
 		return nil
 	}
 	if dev.ptr == 0 {
-		return fmt.Errorf("cudadev: a 2D copy with the null Buffer")
+		return fmt.Errorf("cudadev: a pitched copy with the null Buffer")
 	}
 	err := d.Do(func() error {
-		return copy2D(toDevice, dev.ptr, 8*p.DevPitch, unsafe.Pointer(&host[0]), 8*p.HostPitch, 8*p.Width, p.Rows)
+		return copyPitched(toDevice, dev.ptr, 8*p.DevPitch, unsafe.Pointer(&host[0]), 8*p.HostPitch, 8*p.Width, p.Rows, p.slices(), p.SliceRows)
 	})
 	runtime.KeepAlive(host)
 	if err != nil {
-		return d.fail(err, "copying %d rows of %d values between the host and %v", p.Rows, p.Width, dev)
+		return d.fail(err, "copying %d x %d rows of %d values between the host and %v", p.slices(), p.Rows, p.Width, dev)
 	}
 	return nil
 }
