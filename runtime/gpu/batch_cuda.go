@@ -437,6 +437,19 @@ func (b *Batch) flush(n int) error {
 			cols = max(cols, set[len(set)-1]+1)
 		}
 		if err := b.upload(m.r, m.buf, cols, k); err != nil {
+			// The next run moves these paths again, every coefficient.
+			for _, p := range set {
+				m.dirty[p] = true
+			}
+			if m.elems != nil {
+				slots := b.ro.hi - b.ro.lo
+				for _, p := range set {
+					t := b.roTouched[p*slots : (p+1)*slots]
+					for i := range t {
+						t[i] = int32(b.plan.Degree + 1)
+					}
+				}
+			}
 			return fmt.Errorf("gpu: uploading the %s of %d paths: %w", m.what, cols, err)
 		}
 		*m.pending = false
