@@ -108,15 +108,33 @@ type Batch struct {
 	launches                []batchLaunch
 	timer                   *cudadev.Timer
 
-	// Host mirrors of the inputs and the read-only slots of every path,
-	// uploaded at the next Run when set since the last.
-	in, ro               batchRange
-	inBuf, roBuf         []float64
+	// Host mirrors of the inputs and the read-only slots of every path
+	// (set in the stages, moved to the buffers and uploaded at the next
+	// Run for the paths set since the last).
+	in, ro           batchRange
+	inBuf, roBuf     []float64
+	inStage, roStage []float64
+	inDirty, roDirty []bool // by path: set since the last upload
+	// roHeld is, by path and read-only slot, how many coefficients of the
+	// stage may be nonzero (putShort).
+	roHeld []int32
+	// roTouched is, likewise, how many coefficients were written since
+	// the last upload: only those move to the buffer.
+	roTouched []int32
+	// pinned: the buffers are page-locked (hostBufs, freed at Close).
+	pinned               bool
+	hostBufs             [][]float64
 	inPending, roPending bool
 
-	// Outputs: runs of output slots, downloaded after a Run on first use.
-	out      []batchRange
-	outBufs  [][]float64
+	// Outputs: runs of output slots of the paths of the last Run,
+	// downloaded on first use.
+	out       []batchRange
+	outBufs   [][]float64
+	outStages [][]float64
+	// outAt: where each value and derivative lives (the m values, then
+	// ∂poly/∂z[v] at m + poly·inputs + v), worked out once.
+	outAt    []outLoc
+	active   int // the paths of the last Run: 0..active-1
 	outValid bool
 	err      error // the error of a failed download
 	closed   bool
@@ -204,7 +222,6 @@ func NewBatch(plan *stager.Plan, p mdops.Prec, paths int, k *Kernels, opt BatchO
 	if b.addJobs, err = uploadInt32(b.dev, add, "addition"); err != nil {
 		return nil, err
 	}
-	gx := (paths + block - 1) / block
 	for _, ls := range []struct {
 		kind gpuabi.Kind
 		fn   *cudadev.Function
@@ -214,7 +231,7 @@ func NewBatch(plan *stager.Plan, p mdops.Prec, paths int, k *Kernels, opt BatchO
 		for i, l := range ls.list {
 			for lo := 0; lo < l[1]; lo += gpuabi.BatchMaxJobs {
 				n := min(gpuabi.BatchMaxJobs, l[1]-lo)
-				b.launches = append(b.launches, batchLaunch{fn: ls.fn, grid: cudadev.Dim3{gx, n}, jobs: ls.jobs,
+				b.launches = append(b.launches, batchLaunch{fn: ls.fn, grid: cudadev.Dim3{1, n}, jobs: ls.jobs,
 					first: l[0] + lo, count: n, kind: ls.kind, layer: i})
 			}
 		}
@@ -225,24 +242,46 @@ func NewBatch(plan *stager.Plan, p mdops.Prec, paths int, k *Kernels, opt BatchO
 
 	b.in = newBatchRange(b.geo, kindRange(plan, stager.SlotInput))
 	b.ro = newBatchRange(b.geo, kindRange(plan, stager.SlotConst, stager.SlotCoef))
-	b.inBuf = make([]float64, b.in.hostLen())
-	b.roBuf = make([]float64, b.ro.hostLen())
+	b.pinned = !opt.Pageable
+	if b.inBuf, b.inStage, err = b.newMirror(b.in, paths); err != nil {
+		return nil, fmt.Errorf("gpu: preparing %s: %w", what, err)
+	}
+	if b.roBuf, b.roStage, err = b.newMirror(b.ro, paths); err != nil {
+		return nil, fmt.Errorf("gpu: preparing %s: %w", what, err)
+	}
+	b.inDirty, b.roDirty = make([]bool, paths), make([]bool, paths)
+	b.roHeld = make([]int32, paths*(b.ro.hi-b.ro.lo))
+	b.roTouched = make([]int32, paths*(b.ro.hi-b.ro.lo))
+	for i := range b.roHeld {
+		b.roHeld[i] = int32(plan.Degree + 1)
+	}
 	_, runs := outputRuns(plan)
 	for _, r := range runs {
 		br := newBatchRange(b.geo, r)
+		buf, stage, err := b.newMirror(br, paths)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: preparing %s: %w", what, err)
+		}
 		b.out = append(b.out, br)
-		b.outBufs = append(b.outBufs, make([]float64, br.hostLen()))
+		b.outBufs = append(b.outBufs, buf)
+		b.outStages = append(b.outStages, stage)
 	}
+	b.outAt = b.outLocs()
 	// Every path's read-only slots, rounded as the CPU executor rounds them.
 	err = backend.RoundValues(plan, b.ro.lo, b.ro.hi, b.layout, 0, func(s stager.Slot, series []float64) {
 		for path := 0; path < paths; path++ {
-			b.ro.put(b.roBuf, path, int(s), series)
+			b.ro.put(b.roStage, path, int(s), series)
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gpu: preparing %s: %w", what, err)
 	}
-	if err := b.upload(b.ro, b.roBuf); err != nil {
+	all := make([]int, paths)
+	for p := range all {
+		all[p] = p
+	}
+	b.ro.toBuffer(b.roBuf, b.roStage, all, nil)
+	if err := b.upload(b.ro, b.roBuf, paths, plan.Degree+1); err != nil {
 		return nil, fmt.Errorf("gpu: uploading the coefficients of %s: %w", what, err)
 	}
 	ok = true
@@ -263,10 +302,29 @@ func uploadInt32(dev *cudadev.Device, t []int32, what string) (cudadev.Buffer, e
 	return b, nil
 }
 
-// upload copies a range's host buffer to the device array.
-func (b *Batch) upload(r batchRange, buf []float64) error {
-	return r.chunks(func(dev, host, n int64) error {
-		return b.dev.CopyHtoD(b.data.Float64Slice(dev, n), buf[host:host+n])
+// newMirror makes the host buffer and the stage of a range of paths
+// paths (one slice when they are the same); the buffer is page-locked
+// unless BatchOptions.Pageable.
+func (b *Batch) newMirror(r batchRange, paths int) (buf, stage []float64, err error) {
+	if n := r.hostLen(); !b.pinned || n == 0 {
+		buf = make([]float64, n)
+	} else {
+		if buf, err = b.dev.AllocHost(n); err != nil {
+			return nil, nil, err
+		}
+		b.hostBufs = append(b.hostBufs, buf)
+	}
+	if !r.interleaved() {
+		return buf, buf, nil
+	}
+	return buf, make([]float64, int64(paths)*r.elems()), nil
+}
+
+// upload copies the coefficients 0..k-1 of every slot of the paths
+// 0..n-1 of a range's host buffer to the device array.
+func (b *Batch) upload(r batchRange, buf []float64, n, k int) error {
+	return r.windowCoefs(n, k, func(dev, host int64, p cudadev.Pitched) error {
+		return b.dev.CopyHtoDPitched(b.data.Float64Slice(dev, p.DevExtent()), buf[host:], p)
 	})
 }
 
@@ -288,8 +346,8 @@ func (b *Batch) Launches() int { return len(b.launches) }
 // layout), uploaded with the other inputs at the next Run.
 func (b *Batch) SetInput(p, v int, series []float64) {
 	b.checkPath(p)
-	b.in.put(b.inBuf, p, int(b.plan.Inputs[v]), series)
-	b.inPending = true
+	b.in.put(b.inStage, p, int(b.plan.Inputs[v]), series)
+	b.inDirty[p], b.inPending = true, true
 }
 
 // SetValue sets read-only slot s (a constant or coefficient:
@@ -302,8 +360,35 @@ func (b *Batch) SetValue(p int, s stager.Slot, series []float64) {
 		panic(fmt.Sprintf("gpu: Batch.SetValue: slot %d is not a constant or coefficient slot", s))
 	}
 	b.checkPath(p)
-	b.ro.put(b.roBuf, p, int(s), series)
-	b.roPending = true
+	b.putValue(p, s, series)
+	b.roDirty[p], b.roPending = true, true
+}
+
+// putValue puts series into read-only slot s of path p's stage.
+func (b *Batch) putValue(p int, s stager.Slot, series []float64) {
+	i := p*(b.ro.hi-b.ro.lo) + int(s) - b.ro.lo
+	used, touched := b.ro.putShort(b.roStage, p, int(s), series, int(b.roHeld[i]))
+	b.roHeld[i], b.roTouched[i] = int32(used), max(b.roTouched[i], int32(touched))
+}
+
+// roElems returns the elements of the read-only range that the paths set
+// since the last upload touched (roTouched, which it clears for them), and
+// the coefficients of a slot that cover them.
+func (b *Batch) roElems(set []int) ([]int64, int) {
+	slots := b.ro.hi - b.ro.lo
+	kmax := make([]int32, slots)
+	for _, p := range set {
+		t := b.roTouched[p*slots : (p+1)*slots]
+		for i, k := range t {
+			kmax[i] = max(kmax[i], k)
+		}
+		clear(t)
+	}
+	k := int32(0)
+	for _, m := range kmax {
+		k = max(k, m)
+	}
+	return b.ro.slotElems(kmax), int(k)
 }
 
 // checkPath panics unless p is a path of the batch (an interleaved array
@@ -314,36 +399,78 @@ func (b *Batch) checkPath(p int) {
 	}
 }
 
-// flush uploads what was set since the last run.
-func (b *Batch) flush() error {
+// flush uploads what was set since the last run: the paths 0..n-1, and
+// up to the last path set.
+func (b *Batch) flush(n int) error {
 	if b.closed {
 		return errors.New("gpu: the batch is closed")
 	}
-	if b.inPending {
-		if err := b.upload(b.in, b.inBuf); err != nil {
-			return fmt.Errorf("gpu: uploading the inputs of %d paths: %w", b.geo.Paths, err)
+	for _, m := range []struct {
+		r          batchRange
+		buf, stage []float64
+		dirty      []bool
+		pending    *bool
+		elems      func(set []int) ([]int64, int) // what moves (nil: all)
+		what       string
+	}{
+		{b.in, b.inBuf, b.inStage, b.inDirty, &b.inPending, nil, "inputs"},
+		{b.ro, b.roBuf, b.roStage, b.roDirty, &b.roPending, b.roElems, "coefficients"},
+	} {
+		if !*m.pending {
+			continue
 		}
-		b.inPending = false
-	}
-	if b.roPending {
-		if err := b.upload(b.ro, b.roBuf); err != nil {
-			return fmt.Errorf("gpu: uploading the coefficients of %d paths: %w", b.geo.Paths, err)
+		var set []int
+		for p, d := range m.dirty {
+			if d {
+				set = append(set, p)
+				m.dirty[p] = false
+			}
 		}
-		b.roPending = false
+		var elems []int64
+		k := b.plan.Degree + 1
+		if m.elems != nil {
+			elems, k = m.elems(set)
+		}
+		m.r.toBuffer(m.buf, m.stage, set, elems)
+		cols := n
+		if len(set) > 0 {
+			cols = max(cols, set[len(set)-1]+1)
+		}
+		if err := b.upload(m.r, m.buf, cols, k); err != nil {
+			// The next run moves these paths again, every coefficient.
+			for _, p := range set {
+				m.dirty[p] = true
+			}
+			if m.elems != nil {
+				slots := b.ro.hi - b.ro.lo
+				for _, p := range set {
+					t := b.roTouched[p*slots : (p+1)*slots]
+					for i := range t {
+						t[i] = int32(b.plan.Degree + 1)
+					}
+				}
+			}
+			return fmt.Errorf("gpu: uploading the %s of %d paths: %w", m.what, cols, err)
+		}
+		*m.pending = false
 	}
 	return nil
 }
 
-// launchAll queues every layer; it runs on the device's thread.
-func (b *Batch) launchAll() error {
+// launchAll queues every layer for the paths 0..n-1; it runs on the
+// device's thread.
+func (b *Batch) launchAll(n int) error {
 	es, ps, rs := b.geo.ElemStride, b.geo.PathStride, b.geo.RowStride()
+	gx := (n + b.block - 1) / b.block
 	for i := range b.launches {
 		l := &b.launches[i]
-		err := b.dev.Launch(l.fn, l.grid, cudadev.Dim3{b.block}, 0,
-			b.data, es, ps, rs, b.plan.Degree, l.jobs, l.first, l.count, b.geo.Paths)
+		grid := l.grid
+		grid[0] = gx
+		err := b.dev.Launch(l.fn, grid, cudadev.Dim3{b.block}, 0,
+			b.data, es, ps, rs, b.plan.Degree, l.jobs, l.first, l.count, n)
 		if err != nil {
 			return fmt.Errorf("gpu: launching %s layer %d (jobs %d..%d) for paths 0..%d: %w",
-				l.kind, l.layer+1, l.first, l.first+l.count-1, b.geo.Paths-1, err)
+				l.kind, l.layer+1, l.first, l.first+l.count-1, n-1, err)
 		}
 	}
 	return nil
@@ -351,21 +478,31 @@ func (b *Batch) launchAll() error {
 
 // Run evaluates and differentiates the plan for every path: it uploads
 // what was set since the last run, launches the layers and waits for them.
-func (b *Batch) Run() error {
-	_, _, err := b.run(false)
+func (b *Batch) Run() error { return b.RunFirst(b.geo.Paths) }
+
+// RunFirst is Run for the paths 0..n-1 only (1 <= n <= Paths): the
+// launches cover them, Download fetches only their outputs, and the
+// uploads cover them and the other paths set since the last run. A caller
+// that packs the paths it needs at the front (runtime/lockstep, a group
+// of paths at a time) moves and computes no more than those.
+func (b *Batch) RunFirst(n int) error {
+	if n < 1 || n > b.geo.Paths {
+		return fmt.Errorf("gpu: running the first %d paths of a batch of %d", n, b.geo.Paths)
+	}
+	_, _, err := b.run(n, false)
 	return err
 }
 
 // RunTimed is Run, timed as the GPU executor's RunTimed: kernelMs between
 // CUDA events around the launches, wallMs on the host from the first
 // launch until the device is done; the transfers are outside both.
-func (b *Batch) RunTimed() (kernelMs, wallMs float64, err error) { return b.run(true) }
+func (b *Batch) RunTimed() (kernelMs, wallMs float64, err error) { return b.run(b.geo.Paths, true) }
 
-func (b *Batch) run(timed bool) (kernelMs, wallMs float64, err error) {
-	if err := b.flush(); err != nil {
+func (b *Batch) run(n int, timed bool) (kernelMs, wallMs float64, err error) {
+	if err := b.flush(n); err != nil {
 		return 0, 0, err
 	}
-	b.outValid = false
+	b.outValid, b.active = false, n
 	err = b.dev.Do(func() error {
 		if timed {
 			if err := b.timer.Start(); err != nil {
@@ -373,7 +510,7 @@ func (b *Batch) run(timed bool) (kernelMs, wallMs float64, err error) {
 			}
 		}
 		start := time.Now()
-		if err := b.launchAll(); err != nil {
+		if err := b.launchAll(n); err != nil {
 			if timed {
 				_, _ = b.timer.Stop()
 			}
@@ -402,18 +539,19 @@ func (b *Batch) Download() error {
 	b.err = nil
 	for i, r := range b.out {
 		buf := b.outBufs[i]
-		err := r.chunks(func(dev, host, n int64) error {
-			return b.dev.CopyDtoH(buf[host:host+n], b.data.Float64Slice(dev, n))
+		err := r.window(b.active, func(dev, host int64, p cudadev.Pitched) error {
+			return b.dev.CopyDtoHPitched(buf[host:], b.data.Float64Slice(dev, p.DevExtent()), p)
 		})
 		if err != nil {
-			b.err = fmt.Errorf("gpu: downloading the outputs of %d paths: %w", b.geo.Paths, err)
-			for _, buf := range b.outBufs {
-				for j := range buf {
-					buf[j] = math.NaN()
+			b.err = fmt.Errorf("gpu: downloading the outputs of %d paths: %w", b.active, err)
+			for _, stage := range b.outStages {
+				for j := range stage {
+					stage[j] = math.NaN()
 				}
 			}
 			break
 		}
+		r.toStage(b.outStages[i], buf, b.active)
 	}
 	b.outValid = true
 	return b.err
@@ -426,35 +564,59 @@ func (b *Batch) Err() error { return b.err }
 // Value writes the series of polynomial i of path p (the CPU layout) into
 // dst and returns it (a new slice when dst is shorter than
 // Layout.SlotLen).
-func (b *Batch) Value(p, i int, dst []float64) []float64 { return b.output(p, b.plan.Value[i], dst) }
+func (b *Batch) Value(p, i int, dst []float64) []float64 { return b.output(p, b.outAt[i], dst) }
 
 // Deriv writes the series of ∂poly/∂z[v] of path p into dst, as Value.
 func (b *Batch) Deriv(p, poly, v int, dst []float64) []float64 {
-	return b.output(p, b.plan.DerivSlot(poly, v), dst)
+	return b.output(p, b.outAt[len(b.plan.Value)+poly*len(b.plan.Inputs)+v], dst)
 }
 
-func (b *Batch) output(p int, s stager.Slot, dst []float64) []float64 {
+// outLoc is an output slot and the index of its range in Batch.out (-1:
+// no slot, the series is zero).
+type outLoc struct {
+	slot, run int32
+}
+
+func (b *Batch) outLocs() []outLoc {
+	m, n := len(b.plan.Value), len(b.plan.Inputs)
+	at := func(s stager.Slot) outLoc {
+		if s == stager.NoSlot {
+			return outLoc{-1, -1}
+		}
+		i, _ := slices.BinarySearchFunc(b.out, int(s), func(r batchRange, s int) int {
+			switch {
+			case r.hi <= s:
+				return -1
+			case r.lo > s:
+				return 1
+			}
+			return 0
+		})
+		return outLoc{int32(s), int32(i)}
+	}
+	locs := make([]outLoc, m+m*n)
+	for i := range m {
+		locs[i] = at(b.plan.Value[i])
+		for v := range n {
+			locs[m+i*n+v] = at(b.plan.DerivSlot(i, v))
+		}
+	}
+	return locs
+}
+
+func (b *Batch) output(p int, at outLoc, dst []float64) []float64 {
 	b.checkPath(p)
 	n := b.layout.SlotLen()
 	if len(dst) < n {
 		dst = make([]float64, n)
 	}
 	dst = dst[:n]
-	if s == stager.NoSlot {
+	if at.run < 0 {
 		clear(dst)
 		return dst
 	}
 	_ = b.Download()
-	i, _ := slices.BinarySearchFunc(b.out, int(s), func(r batchRange, s int) int {
-		switch {
-		case r.hi <= s:
-			return -1
-		case r.lo > s:
-			return 1
-		}
-		return 0
-	})
-	b.out[i].get(dst, b.outBufs[i], p, int(s))
+	b.out[at.run].get(dst, b.outStages[at.run], p, int(at.slot))
 	return dst
 }
 
@@ -474,6 +636,10 @@ func (b *Batch) release() error {
 		errs = append(errs, b.timer.Close())
 		b.timer = nil
 	}
+	for _, buf := range b.hostBufs {
+		errs = append(errs, b.dev.FreeHost(buf))
+	}
+	b.hostBufs = nil
 	for _, buf := range []*cudadev.Buffer{&b.data, &b.convJobs, &b.addJobs} {
 		if !buf.IsNil() {
 			errs = append(errs, b.dev.Free(*buf))

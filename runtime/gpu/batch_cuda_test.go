@@ -222,7 +222,7 @@ func TestGPUBatchMatchesCPU(t *testing.T) {
 		{"cyclic", 7, 4, gpu.BatchOptions{}},
 		{"noon", 8, 4, gpu.BatchOptions{}},
 		{"katsura", 6, 7, gpu.BatchOptions{Order: gpuabi.PathMajor}},
-		{"noon", 5, 0, gpu.BatchOptions{Block: 32}},
+		{"noon", 5, 0, gpu.BatchOptions{Block: 32, Pageable: true}},
 	}
 	const paths = 37
 	for _, n := range ns {

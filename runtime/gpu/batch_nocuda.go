@@ -42,6 +42,7 @@ func (b *Batch) Launches() int                                   { return 0 }
 func (b *Batch) SetInput(p, v int, series []float64)             {}
 func (b *Batch) SetValue(p int, s stager.Slot, series []float64) {}
 func (b *Batch) Run() error                                      { return errNoGPU("running a batch on the GPU") }
+func (b *Batch) RunFirst(n int) error                            { return b.Run() }
 func (b *Batch) RunTimed() (kernelMs, wallMs float64, err error) { return 0, 0, b.Run() }
 func (b *Batch) Download() error                                 { return errNoGPU("downloading GPU outputs") }
 func (b *Batch) Err() error                                      { return nil }

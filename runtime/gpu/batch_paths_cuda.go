@@ -22,17 +22,19 @@ func (b *Batch) SetPaths(paths []int, set func(i int, input func(v int, series [
 	par.Run(len(paths), func(_, i int) {
 		p := paths[i]
 		set(i, func(v int, series []float64) {
-			b.in.put(b.inBuf, p, int(b.plan.Inputs[v]), series)
+			b.in.put(b.inStage, p, int(b.plan.Inputs[v]), series)
 			inputs[i] = true
 		}, func(s stager.Slot, series []float64) {
 			if k := b.plan.Kinds[s]; k != stager.SlotConst && k != stager.SlotCoef {
 				panic(fmt.Sprintf("gpu: Batch.SetPaths: slot %d is not a constant or coefficient slot", s))
 			}
-			b.ro.put(b.roBuf, p, int(s), series)
+			b.putValue(p, s, series)
 			values[i] = true
 		})
 	})
-	for i := range paths {
+	for i, p := range paths {
+		b.inDirty[p] = b.inDirty[p] || inputs[i]
+		b.roDirty[p] = b.roDirty[p] || values[i]
 		b.inPending = b.inPending || inputs[i]
 		b.roPending = b.roPending || values[i]
 	}

@@ -3,9 +3,10 @@ package lockstep
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
-	"github.com/mdgen/mdgen/internal/par"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
@@ -17,14 +18,17 @@ import (
 // at once, each path with its own inputs and coefficient values, each
 // path's outputs the CPU executor's on its data, bit for bit: runtime/gpu's
 // Batch (the layouts of backend.Layout; Value and Deriv valid after
-// Download until the next Run).
+// Download until the next run).
 type Evaluator interface {
 	// SetPaths calls set(i, input, value) for every paths[i], concurrently
 	// for different i: input(v, series) sets input v of that path,
 	// value(s, series) its read-only slot s (gpu.Batch's SetInput and
 	// SetValue).
 	SetPaths(paths []int, set func(i int, input func(v int, series []float64), value func(s stager.Slot, series []float64)))
-	Run() error
+	// RunFirst evaluates the paths 0..n-1 (the others' outputs are not
+	// read): Batched packs a group's slots at the front, so that a small
+	// group moves and computes little.
+	RunFirst(n int) error
 	Download() error
 	Value(p, i int, dst []float64) []float64
 	Deriv(p, poly, v int, dst []float64) []float64
@@ -39,7 +43,8 @@ type NewEvaluator func(plan *stager.Plan, p mdops.Prec, paths int) (Evaluator, e
 // configuration, working degree and chunk of slots, made on first use),
 // and the rest of Newton's work runs on the host with runtime/cpu's Newton
 // back end, which reads the evaluator's outputs: each worker runs it for
-// its own solvers at once (RunAlone), without waiting for a group. Each
+// its own solvers at once (RunAlone), without waiting for a group, and
+// reads its slot's outputs of a group's evaluation itself (Finish). Each
 // slot's bits are the CPU back end's with the CPU executor. The solvers' executors (NewExecutor) only record the
 // coefficient values the solver sets, uploaded to the evaluator before
 // the slot's next evaluation.
@@ -49,6 +54,19 @@ type Batched struct {
 
 	mu      sync.Mutex // Open and Close beside a running group
 	configs map[config][]*chunk
+	times   BatchedTimes
+}
+
+// BatchedTimes split the wall time of Batched's runs.
+type BatchedTimes struct {
+	Set, Eval, Download time.Duration
+}
+
+// Times returns the split of the runs' wall time so far.
+func (ex *Batched) Times() BatchedTimes {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.times
 }
 
 // NewBatched returns the executor of evaluators newEval makes, with
@@ -58,20 +76,31 @@ func NewBatched(newEval NewEvaluator, slots int) *Batched {
 	return &Batched{newEval: newEval, slots: max(slots, 1), configs: map[config][]*chunk{}}
 }
 
-// chunk is up to Batched.slots solvers of one configuration: slot i of
-// each of its evaluators is solver idx i. A slot is never reused: a
-// solver that closes leaves its index (the tracker's solvers close with
-// their worker), and a chunk whose solvers have all closed is freed.
+// chunk is up to Batched.slots solvers of one configuration. The g
+// solvers of a chunk in a group take the paths 0..g-1 of its evaluator of
+// the working degree (RunFirst), each the path it had the last time where
+// it can (its coefficient values are there already). A chunk takes no
+// more solvers once it has had Batched.slots (the tracker's solvers close
+// with their worker), and a chunk whose solvers have all closed is freed.
 type chunk struct {
-	evals map[int]Evaluator // by working degree
-	next  int               // the next free index
-	open  int               // the solvers not closed
+	evals map[int]*evaluator // by working degree
+	next  int                // the solvers opened
+	open  int                // the solvers not closed
+}
+
+// evaluator is an Evaluator and whose coefficient values its paths hold
+// (a path whose owner changes gets the new owner's values, and the plan's
+// for the slots that only the old owner set).
+type evaluator struct {
+	Evaluator
+	owner    []*recorder // by path: whose values were uploaded there last
+	defaults map[stager.Slot][]float64
 }
 
 // NewExecutor returns a recorder of the coefficient values.
 func (ex *Batched) NewExecutor(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
 	return &recorder{plan: plan, prec: p, slotLen: backend.Layout{Prec: p, Degree: plan.Degree}.SlotLen(),
-		values: map[stager.Slot][]float64{}}, nil
+		values: map[stager.Slot][]float64{}, pos: -1}, nil
 }
 
 // Open binds the solver's recorders to a slot of a chunk and makes the
@@ -115,11 +144,10 @@ func (ex *Batched) Open(c backend.NewtonConfig) (Slot, error) {
 	key := config{sys: c.Sys, prec: c.Prec, degree: c.Degree}
 	chunks := ex.configs[key]
 	if len(chunks) == 0 || chunks[len(chunks)-1].next == ex.slots {
-		chunks = append(chunks, &chunk{evals: map[int]Evaluator{}})
+		chunks = append(chunks, &chunk{evals: map[int]*evaluator{}})
 		ex.configs[key] = chunks
 	}
 	s.key, s.ch = key, chunks[len(chunks)-1]
-	s.idx = s.ch.next
 	s.ch.next++
 	s.ch.open++
 	return s, nil
@@ -135,18 +163,25 @@ func (ex *Batched) RunAlone(s Slot, c *Call) bool {
 	return true
 }
 
-// Run runs a group of evaluations: the evaluators, then the CPU back end
-// of each slot on their outputs.
+// Run runs a group of evaluations: the evaluators; each slot's CPU back
+// end reads their outputs in Finish.
 func (ex *Batched) Run(slots []Slot, calls []*Call) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	ready := make([]bool, len(slots))
 	ex.evaluate(slots, calls, ready)
-	par.Run(len(slots), func(_, i int) {
-		if ready[i] {
-			Apply(slots[i].(*batchSlot).nt, calls[i])
-		}
-	})
+	for i, s := range slots {
+		s.(*batchSlot).evaluated = ready[i]
+	}
+}
+
+// Finish runs the slot's CPU back end on the outputs of its evaluation
+// (they stay until every worker of the group has blocked again).
+func (ex *Batched) Finish(s Slot, c *Call) {
+	if b := s.(*batchSlot); b.evaluated {
+		b.evaluated = false
+		Apply(b.nt, c)
+	}
 }
 
 // evaluate runs the evaluator of each chunk of the group at the slots'
@@ -181,17 +216,30 @@ func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, idx []int) erro
 	first := slots[idx[0]].(*batchSlot)
 	ev, ok := ch.evals[w]
 	if !ok {
-		var err error
-		if ev, err = ex.newEval(first.recs[w].plan, first.c.Prec, ex.slots); err != nil {
+		plan, p := first.recs[w].plan, first.c.Prec
+		e, err := ex.newEval(plan, p, ex.slots)
+		if err != nil {
 			return fmt.Errorf("lockstep: preparing the batched evaluation at degree %d: %w", w, err)
+		}
+		ev = &evaluator{Evaluator: e, owner: make([]*recorder, ex.slots), defaults: map[stager.Slot][]float64{}}
+		var mu sync.Mutex
+		err = backend.RoundValues(plan, 0, plan.NumSlots(), backend.Layout{Prec: p, Degree: plan.Degree}, 0, func(s stager.Slot, series []float64) {
+			mu.Lock()
+			ev.defaults[s] = slices.Clone(series)
+			mu.Unlock()
+		})
+		if err != nil {
+			return errors.Join(fmt.Errorf("lockstep: preparing the batched evaluation at degree %d: %w", w, err), e.Close())
 		}
 		ch.evals[w] = ev
 	}
-	paths := make([]int, len(idx))
+	recs := make([]*recorder, len(idx))
 	for j, i := range idx {
-		paths[j] = slots[i].(*batchSlot).idx
+		recs[j] = slots[i].(*batchSlot).recs[w]
 	}
+	paths := ev.place(recs)
 	errs := make([]error, len(idx))
+	t0 := time.Now()
 	ev.SetPaths(paths, func(j int, input func(int, []float64), value func(stager.Slot, []float64)) {
 		s := slots[idx[j]].(*batchSlot)
 		x, err := s.nt.X()
@@ -204,23 +252,62 @@ func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, idx []int) erro
 			off := v * (d + 1) * W
 			input(v, x[off:off+(w+1)*W])
 		}
-		if r := s.recs[w]; r.dirty {
+		r, p := recs[j], paths[j]
+		if old := ev.owner[p]; old != r || r.pos != p || r.dirty {
+			if old != nil && old != r {
+				for sl := range old.values { // values r does not set: the plan's
+					if _, ok := r.values[sl]; !ok {
+						value(sl, ev.defaults[sl])
+					}
+				}
+			}
 			for sl, series := range r.values {
 				value(sl, series)
 			}
-			r.dirty = false
+			ev.owner[p], r.pos, r.dirty = r, p, false
 		}
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if err := ev.Run(); err != nil {
+	t1 := time.Now()
+	ex.times.Set += t1.Sub(t0)
+	if err := ev.RunFirst(len(idx)); err != nil {
 		return fmt.Errorf("lockstep: the batched evaluation of %d paths at degree %d: %w", len(idx), w, err)
 	}
+	t2 := time.Now()
+	ex.times.Eval += t2.Sub(t1)
 	if err := ev.Download(); err != nil {
 		return fmt.Errorf("lockstep: the batched evaluation of %d paths at degree %d: %w", len(idx), w, err)
 	}
+	ex.times.Download += time.Since(t2)
 	return nil
+}
+
+// place returns the paths 0..len(recs)-1 of the evaluator, one for each
+// recorder: the one it had last where it can (its coefficient values are
+// there), the free ones in order for the others.
+func (ev *evaluator) place(recs []*recorder) []int {
+	g := len(recs)
+	paths := make([]int, g)
+	taken := make([]bool, g)
+	for j, r := range recs {
+		paths[j] = -1
+		if p := r.pos; p >= 0 && p < g && ev.owner[p] == r && !taken[p] {
+			paths[j], taken[p] = p, true
+		}
+	}
+	free := 0
+	for j := range paths {
+		if paths[j] >= 0 {
+			continue
+		}
+		for taken[free] {
+			free++
+		}
+		paths[j], taken[free] = free, true
+	}
+	return paths
 }
 
 // Close frees the evaluators.
@@ -252,12 +339,13 @@ type batchSlot struct {
 	c    backend.NewtonConfig
 	key  config
 	ch   *chunk
-	idx  int
 	nt   *cpu.Newton
 	recs map[int]*recorder // the solver's executors, by working degree
 	// outs are the outputs of the last evaluation: the m values, then the
 	// m x n derivatives column-major, (d+1)·W doubles each.
 	outs [][]float64
+	// evaluated: the group ran the slot's evaluation; Finish reads it.
+	evaluated bool
 }
 
 func (s *batchSlot) Close() error {
@@ -293,6 +381,7 @@ type recorder struct {
 	values  map[stager.Slot][]float64
 	dirty   bool
 	slot    *batchSlot // bound by Open
+	pos     int        // the evaluator's path of the last evaluation (-1: none yet)
 }
 
 func (r *recorder) Plan() *stager.Plan      { return r.plan }
@@ -311,23 +400,22 @@ func (r *recorder) Run() error {
 func (r *recorder) evaluator() Evaluator { return r.slot.ch.evals[r.plan.Degree] }
 
 func (r *recorder) Value(i int) []float64 {
-	return r.evaluator().Value(r.slot.idx, i, r.slot.outs[i][:r.slotLen])
+	return r.evaluator().Value(r.pos, i, r.slot.outs[i][:r.slotLen])
 }
 
 func (r *recorder) Deriv(i, v int) []float64 {
 	m := r.slot.c.Eqs
-	return r.evaluator().Deriv(r.slot.idx, i, v, r.slot.outs[m+i+v*m][:r.slotLen])
+	return r.evaluator().Deriv(r.pos, i, v, r.slot.outs[m+i+v*m][:r.slotLen])
 }
 
 // SetValue keeps series (its first slotLen doubles, zeros after a shorter
-// one) for slot s.
+// one) for slot s: as long as it is, so that the evaluator moves no more
+// (a tracker's coefficients are short series).
 func (r *recorder) SetValue(s stager.Slot, series []float64) {
-	buf, ok := r.values[s]
-	if !ok {
-		buf = make([]float64, r.slotLen)
-		r.values[s] = buf
+	buf := r.values[s]
+	if buf == nil {
+		buf = make([]float64, 0, r.slotLen)
 	}
-	n := copy(buf, series)
-	clear(buf[n:])
+	r.values[s] = append(buf[:0], series[:min(len(series), r.slotLen)]...)
 	r.dirty = true
 }

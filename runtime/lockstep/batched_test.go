@@ -12,8 +12,9 @@ import (
 
 // hostEvaluator is an Evaluator on the host: a CPU executor per path, as
 // runtime/gpu's Batch computes on the device (its bits, checked on the
-// GPU by runtime/gpu's tests). Run evaluates the paths set since the
-// last run (the others' outputs are not read).
+// GPU by runtime/gpu's tests). RunFirst evaluates the paths set since
+// the last run, which Batched sets before it runs them (the others'
+// outputs are not read).
 type hostEvaluator struct {
 	execs []*cpu.Executor
 	set   []bool
@@ -40,7 +41,7 @@ func (h *hostEvaluator) SetPaths(paths []int, set func(i int, input func(v int, 
 	})
 }
 
-func (h *hostEvaluator) Run() error {
+func (h *hostEvaluator) RunFirst(n int) error {
 	h.runs++
 	var errs = make([]error, len(h.execs))
 	par.Run(len(h.execs), func(_, p int) {

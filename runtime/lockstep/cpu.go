@@ -27,3 +27,5 @@ func (cpuExecutor) Run(slots []Slot, calls []*Call) {
 }
 
 func (cpuExecutor) RunAlone(Slot, *Call) bool { return false }
+
+func (cpuExecutor) Finish(Slot, *Call) {}

@@ -20,7 +20,7 @@
 // evaluations, each group one batched evaluation (runtime/gpu's Batch on
 // the GPU), while each worker does the rest of Newton's work for its
 // solvers at once on the host, with the CPU back end reading the batch's
-// outputs (Executor.RunAlone).
+// outputs (Executor.RunAlone, and Executor.Finish after its group ran).
 //
 // # Deadlock freedom
 //

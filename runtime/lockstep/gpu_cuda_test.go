@@ -59,6 +59,7 @@ func gpuBatches(t testing.TB) *kernels.Batches {
 		_ = k.Close()
 	}
 	bs := b.Batches()
+	bs.Options.Pageable = os.Getenv("MDGEN_BATCH_PAGEABLE") != ""
 	t.Cleanup(func() { _ = bs.Close() })
 	return bs
 }
@@ -152,7 +153,10 @@ func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return run, co.Stats()
+	st, bt := co.Stats(), ex.Times()
+	t.Logf("prec %d: %.3f s wall; %d groups, %d calls; busy %v (set %v, eval %v, download %v)",
+		prec, run.Seconds, st.Groups, st.Calls, st.Busy, bt.Set, bt.Eval, bt.Download)
+	return run, st
 }
 
 // TestTrackGPU: every path's status, steps and endpoint bits on the GPU
@@ -188,7 +192,8 @@ func TestTrackGPU(t *testing.T) {
 // (every core), in the same process, each run checked against the other
 // path by path. MDGEN_TRACK_BENCH lists the systems (default
 // katsura8,noon6,cyclic6), MDGEN_TRACK_PRECS the precisions (default
-// 2,4).
+// 2,4); MDGEN_BATCH_PAGEABLE=1 keeps the batches' host buffers pageable
+// (gpu.BatchOptions.Pageable), to measure against.
 func BenchmarkTrackGPU(b *testing.B) {
 	bs := gpuBatches(b)
 	systems := strings.Split(envOr("MDGEN_TRACK_BENCH", "katsura8,noon6,cyclic6"), ",")

@@ -109,8 +109,15 @@ type Executor interface {
 	Open(c backend.NewtonConfig) (Slot, error)
 	// Run runs one group: calls[i] for slots[i], every slot of one
 	// configuration (the same system, precision and degree), every call
-	// of one Op with the same arguments. It fills in each call's results.
+	// of one Op with the same arguments. It fills in each call's results,
+	// or leaves the rest of a call to Finish.
 	Run(slots []Slot, calls []*Call)
+	// Finish completes c on s, in the caller's goroutine, after the group
+	// of c ran: the work of each slot alone that Run left (the workers
+	// do it at once, on every core, while the coordinator waits for them
+	// to block). Nothing runs on the executor until the caller's next call
+	// or Leave.
+	Finish(s Slot, c *Call)
 	// RunAlone runs c on s at once, in the caller's goroutine, when the
 	// executor does c's operation slot by slot (nothing to batch), and
 	// reports whether it did; the coordinator groups the calls it does
@@ -169,6 +176,10 @@ type Coordinator struct {
 type Stats struct {
 	Groups int64 // executor runs
 	Calls  int64 // calls run in them
+	// Busy is the wall time inside the executor's runs (the rest of
+	// the tracker's wall time the workers compute on the host, or wait
+	// for the slowest of them).
+	Busy time.Duration
 }
 
 // New returns a coordinator over exec.
@@ -256,8 +267,11 @@ func (co *Coordinator) runReady() {
 		for i, b := range g.members {
 			slots[i], calls[i] = b.slot, &b.call
 		}
+		start := time.Now()
 		co.exec.Run(slots, calls)
+		busy := time.Since(start)
 		co.mu.Lock()
+		co.stats.Busy += busy
 		co.running = false
 		co.round++
 		co.stats.Groups++
@@ -318,6 +332,7 @@ func (b *slotBackend) do(c Call) *Call {
 	b.call = c
 	if !b.co.exec.RunAlone(b.slot, &b.call) {
 		b.co.submit(b)
+		b.co.exec.Finish(b.slot, &b.call)
 	}
 	return &b.call
 }

@@ -263,3 +263,45 @@ func driverHint(code int) string {
 	}
 	return ""
 }
+
+// Pitched is a strided block of float64s, the same in a device buffer and
+// in a host slice but for the pitches: Rows rows of Width values, row i
+// starting Pitch values after row i-1 (a window of columns of a
+// row-major matrix); with Slices > 1, that many such blocks, block j
+// starting SliceRows rows after block j-1 (a window of rows and columns
+// of each matrix of a stack).
+type Pitched struct {
+	Rows, Width         int64
+	DevPitch, HostPitch int64
+	Slices, SliceRows   int64
+}
+
+// slices is the number of blocks (at least 1).
+func (p Pitched) slices() int64 { return max(p.Slices, 1) }
+
+// extent is the values from the first to the last one moved, at pitch.
+func (p Pitched) extent(pitch int64) int64 {
+	if p.Rows == 0 || p.Width == 0 {
+		return 0
+	}
+	return ((p.slices()-1)*p.SliceRows+p.Rows-1)*pitch + p.Width
+}
+
+// DevExtent is the values of the device buffer the block spans.
+func (p Pitched) DevExtent() int64 { return p.extent(p.DevPitch) }
+
+// check reports whether the block fits a host slice of n values and a
+// device buffer of bytes bytes.
+func (p Pitched) check(n, bytes int64) error {
+	if p.Rows < 0 || p.Width < 0 || p.DevPitch < p.Width || p.HostPitch < p.Width || p.Slices < 0 || (p.Slices > 1 && p.SliceRows < p.Rows) {
+		return fmt.Errorf("cudadev: a pitched copy of %d x %d rows of %d values with pitches %d (device) and %d (host), %d rows a slice",
+			p.slices(), p.Rows, p.Width, p.DevPitch, p.HostPitch, p.SliceRows)
+	}
+	if last := p.extent(p.HostPitch); last > n {
+		return fmt.Errorf("cudadev: a pitched copy of %d x %d rows of %d values (pitch %d) overruns the host slice of %d values", p.slices(), p.Rows, p.Width, p.HostPitch, n)
+	}
+	if last := p.extent(p.DevPitch); 8*last > bytes {
+		return fmt.Errorf("cudadev: a pitched copy of %d x %d rows of %d values (pitch %d) overruns the device buffer of %d bytes", p.slices(), p.Rows, p.Width, p.DevPitch, bytes)
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"gorgonia.org/cu"
 )
@@ -33,6 +34,7 @@ type Device struct {
 	stream    cu.Stream // the NULL stream: copies, launches and events are ordered
 	allocs    map[uintptr]int64
 	allocated int64
+	hostAlloc map[unsafe.Pointer]int64 // page-locked host memory (AllocHost)
 	modules   map[*Module]struct{}
 	timers    map[*Timer]struct{}
 	streams   map[*Stream]struct{}
@@ -75,13 +77,14 @@ func Open(ordinal int) (*Device, error) {
 		return nil, fmt.Errorf("cudadev: no CUDA device %d: %d present (ordinals 0..%d)", ordinal, n, n-1)
 	}
 	d := &Device{
-		work:    make(chan call),
-		quit:    make(chan struct{}),
-		exited:  make(chan struct{}),
-		allocs:  make(map[uintptr]int64),
-		modules: make(map[*Module]struct{}),
-		timers:  make(map[*Timer]struct{}),
-		streams: make(map[*Stream]struct{}),
+		work:      make(chan call),
+		quit:      make(chan struct{}),
+		exited:    make(chan struct{}),
+		allocs:    make(map[uintptr]int64),
+		hostAlloc: make(map[unsafe.Pointer]int64),
+		modules:   make(map[*Module]struct{}),
+		timers:    make(map[*Timer]struct{}),
+		streams:   make(map[*Stream]struct{}),
 	}
 	ready := make(chan error)
 	go d.loop(ordinal, ready)
@@ -180,6 +183,12 @@ func (d *Device) teardown() error {
 		}
 	}
 	d.allocs, d.allocated = nil, 0
+	for p, n := range d.hostAlloc {
+		if err := freeHost(p); err != nil {
+			errs = append(errs, fmt.Errorf("cudadev: freeing %d bytes of page-locked host memory at %p while closing: %w", n, p, err))
+		}
+	}
+	d.hostAlloc = nil
 	if err := d.ctx.Destroy(); err != nil {
 		errs = append(errs, fmt.Errorf("cudadev: destroying the CUDA context on %s: %w", d.info, driverErr(err)))
 	}

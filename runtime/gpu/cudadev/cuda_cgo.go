@@ -45,6 +45,49 @@ static int mdgen_func_set_max_dynamic_shared(CUfunction f, int bytes) {
 	return (int)cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
 }
 
+// Pitched copies between host memory and a device buffer: depth slices
+// of height rows of width bytes, row i of slice j at (j·sliceRows + i)·pitch
+// on either side (cuMemcpy2D for one slice, cuMemcpy3D for more; the host
+// pointer is an argument, not a field of a Go struct, so that cgo's
+// pointer rules hold).
+static int mdgen_copy_pitched(int toDevice, CUdeviceptr dev, size_t dpitch, void *host, size_t hpitch,
+                              size_t width, size_t height, size_t depth, size_t sliceRows) {
+	if (depth <= 1) {
+		CUDA_MEMCPY2D c = {0};
+		c.WidthInBytes = width;
+		c.Height = height;
+		if (toDevice) {
+			c.srcMemoryType = CU_MEMORYTYPE_HOST; c.srcHost = host; c.srcPitch = hpitch;
+			c.dstMemoryType = CU_MEMORYTYPE_DEVICE; c.dstDevice = dev; c.dstPitch = dpitch;
+		} else {
+			c.srcMemoryType = CU_MEMORYTYPE_DEVICE; c.srcDevice = dev; c.srcPitch = dpitch;
+			c.dstMemoryType = CU_MEMORYTYPE_HOST; c.dstHost = host; c.dstPitch = hpitch;
+		}
+		return (int)cuMemcpy2D(&c);
+	}
+	CUDA_MEMCPY3D c = {0};
+	c.WidthInBytes = width;
+	c.Height = height;
+	c.Depth = depth;
+	if (toDevice) {
+		c.srcMemoryType = CU_MEMORYTYPE_HOST; c.srcHost = host; c.srcPitch = hpitch; c.srcHeight = sliceRows;
+		c.dstMemoryType = CU_MEMORYTYPE_DEVICE; c.dstDevice = dev; c.dstPitch = dpitch; c.dstHeight = sliceRows;
+	} else {
+		c.srcMemoryType = CU_MEMORYTYPE_DEVICE; c.srcDevice = dev; c.srcPitch = dpitch; c.srcHeight = sliceRows;
+		c.dstMemoryType = CU_MEMORYTYPE_HOST; c.dstHost = host; c.dstPitch = hpitch; c.dstHeight = sliceRows;
+	}
+	return (int)cuMemcpy3D(&c);
+}
+
+// Page-locked host memory (cuMemHostAlloc), returned as a C pointer.
+static void *mdgen_host_alloc(size_t bytes, int *err) {
+	void *p = 0;
+	*err = (int)cuMemHostAlloc(&p, bytes, 0);
+	return p;
+}
+
+static int mdgen_host_free(void *p) { return (int)cuMemFreeHost(p); }
+
 static int mdgen_occupancy(CUfunction f, int block, size_t shared, int *blocks) {
 	return (int)cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, block, shared);
 }
@@ -127,4 +170,36 @@ func maxActiveBlocks(f *cu.Function, block, shared int) (int, error) {
 		return 0, newDriverError(r, nil)
 	}
 	return int(n), nil
+}
+
+// copyPitched is mdgen_copy_pitched (on the device's thread).
+func copyPitched(toDevice bool, dev uintptr, dpitch int64, host unsafe.Pointer, hpitch, width, height, depth, sliceRows int64) error {
+	to := C.int(0)
+	if toDevice {
+		to = 1
+	}
+	r := C.mdgen_copy_pitched(to, C.CUdeviceptr(dev), C.size_t(dpitch), host, C.size_t(hpitch),
+		C.size_t(width), C.size_t(height), C.size_t(depth), C.size_t(sliceRows))
+	if r != 0 {
+		return newDriverError(int(r), nil)
+	}
+	return nil
+}
+
+// allocHost is mdgen_host_alloc (on the device's thread).
+func allocHost(bytes int64) (unsafe.Pointer, error) {
+	var code C.int
+	p := C.mdgen_host_alloc(C.size_t(bytes), &code)
+	if code != 0 {
+		return nil, newDriverError(int(code), nil)
+	}
+	return p, nil
+}
+
+// freeHost is mdgen_host_free (on the device's thread).
+func freeHost(p unsafe.Pointer) error {
+	if r := C.mdgen_host_free(p); r != 0 {
+		return newDriverError(int(r), nil)
+	}
+	return nil
 }

@@ -27,32 +27,36 @@ func Count() (int, error) { return 0, ErrNoCUDA }
 // Open returns ErrNoCUDA.
 func Open(ordinal int) (*Device, error) { return nil, ErrNoCUDA }
 
-func (d *Device) Close() error                                { return ErrNoCUDA }
-func (d *Device) Do(f func() error) error                     { return ErrNoCUDA }
-func (d *Device) Info() Info                                  { return Info{} }
-func (d *Device) String() string                              { return "no CUDA device (built without CUDA support)" }
-func (d *Device) FreeMemory() (int64, error)                  { return 0, ErrNoCUDA }
-func (d *Device) Fits(bytes int64) error                      { return ErrNoCUDA }
-func (d *Device) Allocated() int64                            { return 0 }
-func (d *Device) Synchronize() error                          { return ErrNoCUDA }
-func (d *Device) Alloc(bytes int64) (Buffer, error)           { return Buffer{}, ErrNoCUDA }
-func (d *Device) AllocFloat64s(n int64) (Buffer, error)       { return Buffer{}, ErrNoCUDA }
-func (d *Device) Free(b Buffer) error                         { return ErrNoCUDA }
-func (d *Device) CopyHtoD(dst Buffer, src []float64) error    { return ErrNoCUDA }
-func (d *Device) CopyDtoH(dst []float64, src Buffer) error    { return ErrNoCUDA }
-func (d *Device) CopyHtoDInt32(dst Buffer, src []int32) error { return ErrNoCUDA }
-func (d *Device) CopyDtoHInt32(dst []int32, src Buffer) error { return ErrNoCUDA }
-func (d *Device) CopyHtoDInt64(dst Buffer, src []int64) error { return ErrNoCUDA }
-func (d *Device) CopyDtoHInt64(dst []int64, src Buffer) error { return ErrNoCUDA }
-func (d *Device) CopyHtoDBytes(dst Buffer, src []byte) error  { return ErrNoCUDA }
-func (d *Device) CopyDtoHBytes(dst []byte, src Buffer) error  { return ErrNoCUDA }
-func (d *Device) CopyDtoD(dst, src Buffer) error              { return ErrNoCUDA }
-func (d *Device) Memset(b Buffer, v byte) error               { return ErrNoCUDA }
-func (d *Device) MemsetD32(b Buffer, v uint32) error          { return ErrNoCUDA }
-func (d *Device) LoadModule(image []byte) (*Module, error)    { return nil, ErrNoCUDA }
-func (d *Device) LoadModuleFile(path string) (*Module, error) { return nil, ErrNoCUDA }
-func (d *Device) NewTimer() (*Timer, error)                   { return nil, ErrNoCUDA }
-func (d *Device) Time(f func() error) (float64, error)        { return 0, ErrNoCUDA }
+func (d *Device) Close() error                                               { return ErrNoCUDA }
+func (d *Device) Do(f func() error) error                                    { return ErrNoCUDA }
+func (d *Device) Info() Info                                                 { return Info{} }
+func (d *Device) String() string                                             { return "no CUDA device (built without CUDA support)" }
+func (d *Device) FreeMemory() (int64, error)                                 { return 0, ErrNoCUDA }
+func (d *Device) Fits(bytes int64) error                                     { return ErrNoCUDA }
+func (d *Device) Allocated() int64                                           { return 0 }
+func (d *Device) Synchronize() error                                         { return ErrNoCUDA }
+func (d *Device) Alloc(bytes int64) (Buffer, error)                          { return Buffer{}, ErrNoCUDA }
+func (d *Device) AllocFloat64s(n int64) (Buffer, error)                      { return Buffer{}, ErrNoCUDA }
+func (d *Device) Free(b Buffer) error                                        { return ErrNoCUDA }
+func (d *Device) CopyHtoD(dst Buffer, src []float64) error                   { return ErrNoCUDA }
+func (d *Device) CopyDtoH(dst []float64, src Buffer) error                   { return ErrNoCUDA }
+func (d *Device) CopyHtoDInt32(dst Buffer, src []int32) error                { return ErrNoCUDA }
+func (d *Device) AllocHost(n int64) ([]float64, error)                       { return nil, ErrNoCUDA }
+func (d *Device) FreeHost(s []float64) error                                 { return ErrNoCUDA }
+func (d *Device) CopyHtoDPitched(dst Buffer, src []float64, p Pitched) error { return ErrNoCUDA }
+func (d *Device) CopyDtoHPitched(dst []float64, src Buffer, p Pitched) error { return ErrNoCUDA }
+func (d *Device) CopyDtoHInt32(dst []int32, src Buffer) error                { return ErrNoCUDA }
+func (d *Device) CopyHtoDInt64(dst Buffer, src []int64) error                { return ErrNoCUDA }
+func (d *Device) CopyDtoHInt64(dst []int64, src Buffer) error                { return ErrNoCUDA }
+func (d *Device) CopyHtoDBytes(dst Buffer, src []byte) error                 { return ErrNoCUDA }
+func (d *Device) CopyDtoHBytes(dst []byte, src Buffer) error                 { return ErrNoCUDA }
+func (d *Device) CopyDtoD(dst, src Buffer) error                             { return ErrNoCUDA }
+func (d *Device) Memset(b Buffer, v byte) error                              { return ErrNoCUDA }
+func (d *Device) MemsetD32(b Buffer, v uint32) error                         { return ErrNoCUDA }
+func (d *Device) LoadModule(image []byte) (*Module, error)                   { return nil, ErrNoCUDA }
+func (d *Device) LoadModuleFile(path string) (*Module, error)                { return nil, ErrNoCUDA }
+func (d *Device) NewTimer() (*Timer, error)                                  { return nil, ErrNoCUDA }
+func (d *Device) Time(f func() error) (float64, error)                       { return 0, ErrNoCUDA }
 func (d *Device) Launch(fn *Function, grid, block Dim3, sharedBytes int, args ...any) error {
 	return ErrNoCUDA
 }

@@ -11,10 +11,14 @@ import (
 )
 
 // Batches makes the batched evaluations of runtime/lockstep's batched
-// executor on the Builder's device (gpu.Batch, with the default options),
+// executor on the Builder's device (gpu.Batch, with Options),
 // building and loading the batched kernels of each precision and kind of
 // data on first use (a tracker with the automatic precision needs several).
 type Batches struct {
+	// Options are the batches' options (set before the first
+	// NewEvaluator).
+	Options gpu.BatchOptions
+
 	b  *Builder
 	mu sync.Mutex
 	ks map[mdops.Prec]*gpu.Kernels
@@ -30,7 +34,7 @@ func (t *Batches) NewEvaluator(plan *stager.Plan, p mdops.Prec, paths int) (lock
 	if err != nil {
 		return nil, err
 	}
-	bt, err := gpu.NewBatch(plan, p, paths, k, gpu.BatchOptions{})
+	bt, err := gpu.NewBatch(plan, p, paths, k, t.Options)
 	if err != nil {
 		return nil, err
 	}
