@@ -145,9 +145,27 @@
 // # Precision
 //
 // Options.Prec fixes the precision (doubles per number, complex data).
-// Prec 0 is automatic: each path starts at 1 double; a path that fails, or
-// whose end game cannot tell a singular end from one at infinity, resumes
-// at the next precision of Ladder (up to MaxPrec) from its last point
-// whose condition number left half the digits of the precision it was
-// tracked at (the points after it may be wrong).
+// Prec 0 is automatic: each path starts at MinPrec (2 doubles by default);
+// a path that fails, or whose end game cannot tell a singular end from one
+// at infinity, resumes at the next precision of Ladder (up to MaxPrec)
+// from its last point whose condition number left half the digits of the
+// precision it was tracked at (the points after it may be wrong).
+//
+// # Devices
+//
+// Options.Devices hands the numeric work of each worker's Newton solvers
+// to a Device (runtime/lockstep: the workers' solves batched on a GPU;
+// several GPUs, one Device each). Every worker still takes its next path
+// from one queue and runs the steps above; a Device computes what the
+// CPU back end computes, so no result depends on the Devices or on how
+// the paths spread over them.
+//
+// # Runs in parts
+//
+// A path's outcome depends only on the homotopy, the options (Filled) and
+// its index; Track(h, opt, first, count) tracks a range of paths. What a
+// run adds over its paths is the classification (multiplicities, the
+// summary), which Classify computes over paths tracked in parts and put
+// together, as Track does over its own; Homotopy.Hash and SystemHash name
+// the run (shard.go). mdgen's shard files and its merge are built on them.
 package track

@@ -9,13 +9,6 @@ import (
 	"github.com/mdgen/mdgen/stager/poly"
 )
 
-// A run may be split into ranges of paths tracked apart (other processes,
-// other hosts) and merged: every path's outcome depends only on the
-// homotopy, the options and its index, and what the whole run adds is the
-// classification (multiplicities, the summary), which Classify computes
-// over the merged paths as Track does over its own. The hashes name the
-// run so that a merge can tell shards of different runs apart.
-
 // Classify sets the statuses, multiplicities and the summary of run from
 // its paths' tracked statuses (Path.Tracked), exactly as Track does:
 // run.Paths must be in the order of their indices, as one run holds them.
