@@ -86,7 +86,7 @@ func EmitHeader(args string) string {
 //
 //	<name>.go          the API (New, Solver: Solve, SolveAll, Run; options, Starts; Track when
 //	                   the system has a homotopy to track: emit_track.go) over runtime/solver
-//	<name>_test.go     the package's tests: CPU path == runtime.NewCPU, GPU == CPU when there is a GPU,
+//	<name>_test.go     the package's tests: CPU path == cpu.New, GPU == CPU when there is a GPU,
 //	                   Solve == runtime/newton, and an Example (with its output when the system
 //	                   file lists a start from which Newton converges: run solves from it);
 //	                   with Track, Track == runtime/track and ExampleTrack

@@ -338,7 +338,7 @@ func emitGoTest(s EmitSpec, header string, ex solveExample, tk trackExample) ([]
 		),
 	)
 	f.Line()
-	f.Comment("TestCPUMatchesRuntime compares the package's CPU path with runtime.NewCPU on")
+	f.Comment("TestCPUMatchesRuntime compares the package's CPU path with cpu.New on")
 	f.Comment("a plan staged directly from the system: same inputs, same checksum.")
 	f.Func().Id("TestCPUMatchesRuntime").Params(tParam).Block(
 		If(Qual("testing", "Short").Call()).Block(Id("t").Dot("Skip").Call(Lit("a full evaluation"))),
@@ -358,7 +358,7 @@ func emitGoTest(s EmitSpec, header string, ex solveExample, tk trackExample) ([]
 		Id("run").Call(Id("t"), Id("ref")),
 		List(Id("got"), Id("want")).Op(":=").Id("s").Dot("Checksum").Call().Op(",").
 			Qual(backendPath, "Checksum").Call(Id("ref"), Id("plan").Dot("NumPolys"), Id("plan").Dot("NumVars")),
-		If(Id("got").Op("!=").Id("want")).Block(Id("t").Dot("Fatalf").Call(Lit("checksum %s, runtime.NewCPU %s"), Id("got"), Id("want"))),
+		If(Id("got").Op("!=").Id("want")).Block(Id("t").Dot("Fatalf").Call(Lit("checksum %s, cpu.New %s"), Id("got"), Id("want"))),
 		Id("t").Dot("Logf").Call(Lit("checksum %s"), Id("got")),
 	)
 	f.Line()

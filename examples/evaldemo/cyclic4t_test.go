@@ -41,7 +41,7 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// TestCPUMatchesRuntime compares the package's CPU path with runtime.NewCPU on
+// TestCPUMatchesRuntime compares the package's CPU path with cpu.New on
 // a plan staged directly from the system: same inputs, same checksum.
 func TestCPUMatchesRuntime(t *testing.T) {
 	if testing.Short() {
@@ -71,7 +71,7 @@ func TestCPUMatchesRuntime(t *testing.T) {
 	run(t, ref)
 	got, want := s.Checksum(), backend.Checksum(ref, plan.NumPolys, plan.NumVars)
 	if got != want {
-		t.Fatalf("checksum %s, runtime.NewCPU %s", got, want)
+		t.Fatalf("checksum %s, cpu.New %s", got, want)
 	}
 	t.Logf("checksum %s", got)
 }

@@ -48,7 +48,7 @@ func (s *session) report(out io.Writer) error {
 	}
 	fmt.Fprintln(&text, "PHCpack: its GPU code (src/GPU at 18c6b6c8) on the same H200, internal/bench/phcpack_h200.csv; n/a where it has no number.")
 	fmt.Fprintln(&text, "kern: CUDA events around all launches; wall: host clock from the first launch to the result ready on the device;")
-	fmt.Fprintln(&text, "both exclude input/output transfers. Gop/s: double operations (runtime.CountOps, FMA = 1) over kern;", "%peak: its fraction of 15.7e12/s.")
+	fmt.Fprintln(&text, "both exclude input/output transfers. Gop/s: double operations (backend.CountOps, FMA = 1) over kern;", "%peak: its fraction of 15.7e12/s.")
 	fmt.Fprintln(&text)
 	writeTable(&text, rs)
 	writeMatrices(&text, rs)

@@ -1,19 +1,20 @@
-// Package gpu is the GPU executor: it runs a stager.Plan on a CUDA device
-// with kernels that keep the contract of package gpuabi (mdgen's generated
-// ones, from gen and templates/kernels.cu.tmpl, or the reference kernels of
-// gpuabi.ReferenceKernelsCU), bit for bit the CPU executor's
-// (runtime.NewCPU). It implements runtime.Executor.
+// Package gpu is the GPU back end. Its executor runs a stager.Plan on a
+// CUDA device with kernels that keep the contract of package gpuabi
+// (mdgen's generated ones, from gen and templates/kernels.cu.tmpl, or the
+// reference kernels of gpuabi.ReferenceKernelsCU), bit for bit the CPU
+// executor's (cpu.New); it implements backend.Executor. Beside it: the
+// device-resident Newton back end (a newton.Backend) and the batched
+// bricks below.
 //
 // The real executor needs the build tag cuda (gorgonia.org/cu through
 // runtime/gpu/cudadev; see `make gpu`); without it the same API compiles and
 // every constructor returns an error that wraps cudadev.ErrNoCUDA, and
-// Enabled is false. The package lives beside package runtime rather than in
-// it: it imports runtime (Layout, RoundSeries, Executor), and the CPU side
-// needs nothing of it.
+// Enabled is false. It imports runtime/backend (Layout, RoundSeries,
+// Executor); the CPU side needs nothing of it.
 //
 //	k, err := gpu.LoadKernels(dev, fatbin, 8, false) // one fatbin, many executors
 //	g, err := gpu.NewFromKernels(plan, false, k, gpu.Options{})
-//	g.SetInput(v, series)                            // CPU layout (runtime.Layout)
+//	g.SetInput(v, series)                            // CPU layout (backend.Layout)
 //	kernelMs, wallMs, err := g.RunTimed()
 //	y := g.Value(0)
 //

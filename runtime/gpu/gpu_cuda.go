@@ -162,7 +162,7 @@ func (k *Kernels) Close() error {
 // Executor runs a stager.Plan on a CUDA device with the kernels of the
 // contract (package gpuabi). New allocates the data array and the job
 // tables once and uploads the read-only slots; Run only launches. It
-// implements runtime.Executor.
+// implements backend.Executor.
 type Executor struct {
 	plan    *stager.Plan
 	prec    mdops.Prec

@@ -320,7 +320,7 @@ func SeriesFromLimbs(in [][]float64, l Layout) ([]Series, error) {
 	return out, nil
 }
 
-// Outputs is what an executor returns after a run (runtime.Outputs).
+// Outputs is what an executor returns after a run (backend.Outputs).
 type Outputs interface {
 	Value(p int) []float64
 	Deriv(p, v int) []float64

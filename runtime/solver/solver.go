@@ -227,7 +227,7 @@ const (
 
 // Solver evaluates and differentiates the package's system at power series
 // inputs on one back end, and solves it: Solve and SolveAll run Newton's
-// method on Taylor series (runtime/newton) from start points (see Solve). Series are in the CPU layout of runtime.Layout on
+// method on Taylor series (runtime/newton) from start points (see Solve). Series are in the CPU layout of backend.Layout on
 // both back ends: coefficient k of a series is at [k·W, (k+1)·W), W =
 // Spec.Prec.Width() doubles (complex data: real limbs, then imaginary ones).
 type Solver struct {
@@ -346,7 +346,7 @@ func (s *Solver) Backend() Backend { return s.backend }
 // was not ruled out by WithCPU; nil on the GPU or with WithCPU.
 func (s *Solver) FallbackReason() error { return s.reason }
 
-// Executor returns the executor underneath (a *runtime.CPU or the GPU one).
+// Executor returns the executor underneath (a *cpu.Executor or the GPU one).
 func (s *Solver) Executor() backend.Executor { return s.exec }
 
 // Plan returns the staged plan.
@@ -388,7 +388,7 @@ func (s *Solver) Value(p int) []float64 { return s.exec.Value(p) }
 func (s *Solver) Deriv(p, v int) []float64 { return s.exec.Deriv(p, v) }
 
 // Checksum hashes the bits of every output of the last Run
-// (runtime.Checksum): equal on every back end.
+// (backend.Checksum): equal on every back end.
 func (s *Solver) Checksum() string { return backend.Checksum(s.exec, s.NumPolys(), s.NumVars()) }
 
 // Close releases the executor (and the CUDA device) and what Solve made.
