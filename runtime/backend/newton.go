@@ -65,6 +65,36 @@ func (t *Times) AddStage(s Stage, d time.Duration) {
 	}
 }
 
+// StageClock is the stage clock of a Newton back end that computes on the
+// host, its Mark, Lap and Times (runtime/newton.Backend's): embedded, it
+// gives a back end those methods. It reads time.Since from the solve's
+// start (the monotonic clock alone: half the cost of time.Now); last is
+// the time of the last Mark or Lap.
+type StageClock struct {
+	times Times
+	start time.Time
+	last  time.Duration
+}
+
+// StartClock zeroes the stage times and starts the clock (at a solve's
+// Reset).
+func (c *StageClock) StartClock() {
+	c.times, c.start, c.last = Times{}, time.Now(), 0
+}
+
+// Mark starts a new interval, attributed to no stage.
+func (c *StageClock) Mark() { c.last = time.Since(c.start) }
+
+// Lap attributes the time since the last Mark or Lap to stage s.
+func (c *StageClock) Lap(s Stage) {
+	now := time.Since(c.start)
+	c.times.AddStage(s, now-c.last)
+	c.last = now
+}
+
+// Times returns the stage times since StartClock.
+func (c *StageClock) Times() (Times, error) { return c.times, nil }
+
 // NewtonConfig is what a Newton back end (runtime/newton.Backend) is made for: one Solver's system,
 // precision and degree, and its executors.
 type NewtonConfig struct {

@@ -3,7 +3,6 @@ package cpu
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
@@ -45,12 +44,8 @@ type Newton struct {
 	// outs caches the output series of each executor, by degree.
 	outs map[int]*execOutputs
 
-	// The stage clock: times since start, the solve's start, read with
-	// time.Since (the monotonic clock alone: half the cost of time.Now);
-	// last is the time of the last Mark or Lap.
-	times backend.Times
-	start time.Time
-	last  time.Duration
+	// The stage clock: Mark, Lap and Times.
+	backend.StageClock
 }
 
 // NewNewton makes the CPU back end for c.
@@ -96,20 +91,9 @@ func (be *Newton) Reset(x0 []float64) error {
 	for v := 0; v < n; v++ {
 		copy(be.x[v*(d+1)*W:v*(d+1)*W+W], x0[v*W:(v+1)*W])
 	}
-	be.times = backend.Times{}
-	be.start, be.last = time.Now(), 0
+	be.StartClock()
 	return nil
 }
-
-func (be *Newton) Mark() { be.last = time.Since(be.start) }
-
-func (be *Newton) Lap(s backend.Stage) {
-	now := time.Since(be.start)
-	be.times.AddStage(s, now-be.last)
-	be.last = now
-}
-
-func (be *Newton) Times() (backend.Times, error) { return be.times, nil }
 
 func (be *Newton) X() ([]float64, error) { return be.x, nil }
 
