@@ -204,23 +204,21 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	if ts.opt.Prec, ts.auto, err = parseTrackPrec(*precFlag); err != nil {
 		return err
 	}
-	if flagGiven(fs, "max-prec") {
-		if !ts.auto {
-			return usagef("track: -max-prec is for -prec auto")
+	for _, bound := range []struct {
+		name string
+		n    int
+		opt  *int
+	}{{"max-prec", *maxPrec, &ts.opt.MaxPrec}, {"min-prec", *minPrec, &ts.opt.MinPrec}} {
+		if !flagGiven(fs, bound.name) {
+			continue
 		}
-		if err := checkPrec("-max-prec", mdops.Prec{N: *maxPrec, Complex: true}); err != nil {
+		if !ts.auto {
+			return usagef("track: -%s is for -prec auto", bound.name)
+		}
+		if err := checkPrec("-"+bound.name, mdops.Prec{N: bound.n, Complex: true}); err != nil {
 			return err
 		}
-		ts.opt.MaxPrec = *maxPrec
-	}
-	if flagGiven(fs, "min-prec") {
-		if !ts.auto {
-			return usagef("track: -min-prec is for -prec auto")
-		}
-		if err := checkPrec("-min-prec", mdops.Prec{N: *minPrec, Complex: true}); err != nil {
-			return err
-		}
-		ts.opt.MinPrec = *minPrec
+		*bound.opt = bound.n
 	}
 	if *pade != "" {
 		if ts.opt.PadeL, ts.opt.PadeM, err = parsePade(*pade); err != nil {
