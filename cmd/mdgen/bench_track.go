@@ -135,6 +135,7 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "mdgen: bench -track: -gpu: %v; the CPU only\n", err)
 		} else {
 			defer g.close()
+			g.notices = stderr
 			ws = append(ws, 0)
 		}
 	}
