@@ -53,9 +53,9 @@ type NewEvaluator func(plan *stager.Plan, p mdops.Prec, paths int) (Evaluator, e
 // TooLargeError) is split: the executor makes the evaluator of as many
 // paths as fit and runs a group in batches of that many, each slot's
 // outputs kept on the host until Finish; Notify says so once per
-// precision and degree. A failed evaluation gives each slot
-// of the group a BatchError and drops the evaluator (the next group makes
-// a new one), so the executor goes on.
+// precision, degree and working degree. A failed evaluation gives each
+// slot of the group a BatchError and drops the evaluator (the next group
+// makes a new one), so the executor goes on.
 type Batched struct {
 	// Notify, when not nil, receives the executor's notices (how a batch
 	// was split), from the goroutine of a group's run.
@@ -66,8 +66,8 @@ type Batched struct {
 
 	mu      sync.Mutex // Open and Close beside a running group
 	configs map[config][]*chunk
-	fits    map[fitKey]int // the paths of an evaluator that fit, where fewer than slots
-	noticed map[string]bool
+	fits    map[fitKey]int     // the paths of an evaluator that fit, where fewer than slots
+	noticed map[noticeKey]bool // the splits told
 	times   BatchedTimes
 }
 
@@ -75,6 +75,14 @@ type Batched struct {
 type fitKey struct {
 	cfg config
 	w   int
+}
+
+// noticeKey is the solvers' precision and degree and the working degree
+// of a split that Notify told (the same for every system: the homotopy's,
+// the target's).
+type noticeKey struct {
+	prec      mdops.Prec
+	degree, w int
 }
 
 // BatchedTimes split the wall time of Batched's runs.
@@ -94,7 +102,7 @@ func (ex *Batched) Times() BatchedTimes {
 // slots).
 func NewBatched(newEval NewEvaluator, slots int) *Batched {
 	return &Batched{newEval: newEval, slots: max(slots, 1), configs: map[config][]*chunk{}, fits: map[fitKey]int{},
-		noticed: map[string]bool{}}
+		noticed: map[noticeKey]bool{}}
 }
 
 // chunk is up to Batched.slots solvers of one configuration. The g
@@ -279,14 +287,6 @@ func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, calls []*Call, 
 	return nil
 }
 
-// notify passes msg to Notify, once.
-func (ex *Batched) notify(msg string) {
-	if ex.Notify != nil && !ex.noticed[msg] {
-		ex.noticed[msg] = true
-		ex.Notify(msg)
-	}
-}
-
 // newEvaluator makes the evaluator of s's configuration at working degree
 // w: of Batched.slots paths, or as many as fit (TooLargeError), saying
 // how the batch is split the first time.
@@ -300,9 +300,10 @@ func (ex *Batched) newEvaluator(s *batchSlot, w int) (*evaluator, error) {
 	e, err := ex.newEval(plan, p, paths)
 	var tooLarge *TooLargeError
 	for errors.As(err, &tooLarge) && tooLarge.Fit > 0 && tooLarge.Fit < paths {
-		if _, ok := ex.fits[key]; !ok {
-			ex.notify(fmt.Sprintf("the batched evaluation of %s data at working degree %d (solvers of degree %d): %d paths at once do not fit, split into batches of %d (%v)",
-				p, w, s.c.Degree, ex.slots, tooLarge.Fit, tooLarge.Err))
+		if nk := (noticeKey{prec: p, degree: s.c.Degree, w: w}); ex.Notify != nil && !ex.noticed[nk] {
+			ex.noticed[nk] = true
+			ex.Notify(fmt.Sprintf("the batched evaluation of %s data at working degree %d (solvers of degree %d): %d paths at once do not fit, split into batches of %d (%v)",
+				p, w, s.c.Degree, paths, tooLarge.Fit, tooLarge.Err))
 		}
 		paths = tooLarge.Fit
 		ex.fits[key] = paths
