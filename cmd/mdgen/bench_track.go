@@ -135,6 +135,7 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "mdgen: bench -track: -gpu: %v; the CPU only\n", err)
 		} else {
 			defer g.close()
+			g.notices = stderr
 			ws = append(ws, 0)
 		}
 	}
@@ -216,11 +217,18 @@ func trackOnce(h *track.Homotopy, opt track.Options) (*track.Run, error) {
 	return track.Track(h, opt, 0, 0)
 }
 
-// trackOnGPU tracks every path of h with opt on g's GPUs, all at once.
+// trackOnGPU tracks every path of h with opt on g's GPUs, all at once. A
+// GPU that failed during the run (its paths tracked on the others) makes
+// the time no measure of the GPUs: an error.
 func trackOnGPU(h *track.Homotopy, opt track.Options, g *trackGPU) (*track.Run, error) {
 	n := int64(len(g.devs))
 	closeAll := g.use(&opt, int((h.Paths()+n-1)/n))
 	run, err := track.Track(h, opt, 0, 0)
+	if err == nil {
+		for _, f := range run.DeviceFailures {
+			err = errors.Join(err, fmt.Errorf("GPU %d failed during the run (%d paths tracked again on the others): %w", g.devs[f.Device].Info().Ordinal, f.Requeued, f.Err))
+		}
+	}
 	return run, errors.Join(err, closeAll())
 }
 

@@ -327,6 +327,9 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	}
 	run, err := track.Track(ts.h, opt, ts.first, count)
 	progress.done()
+	if run != nil {
+		reportDeviceFailures(stderr, run, ts.devices)
+	}
 	return run, err
 }
 

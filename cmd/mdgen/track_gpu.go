@@ -24,6 +24,9 @@ const defaultTrackBatch = 8192
 type trackGPU struct {
 	devs    []*cudadev.Device
 	batches []*kernels.Batches
+	// notices, when not nil, receives the executors' notices (a batch
+	// that does not fit split into batches that fit), once each.
+	notices io.Writer
 }
 
 // openTrackGPU opens the GPUs of the ordinals (none: every visible GPU),
@@ -69,8 +72,12 @@ func openTrackGPU(ordinals []int, kernelDir, nvccPath string) (*trackGPU, error)
 func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
 	var exs []*lockstep.Batched
 	opt.Devices = nil
-	for _, b := range g.batches {
+	for i, b := range g.batches {
 		ex := lockstep.NewBatched(b.NewEvaluator, batch)
+		if g.notices != nil {
+			ordinal := g.devs[i].Info().Ordinal
+			ex.Notify = func(msg string) { fmt.Fprintf(g.notices, "mdgen: track: GPU %d: %s\n", ordinal, msg) }
+		}
 		exs = append(exs, ex)
 		opt.Devices = append(opt.Devices, lockstep.New(ex))
 	}
@@ -125,9 +132,23 @@ func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, ker
 		batch = int(min(perGPU, defaultTrackBatch))
 	}
 	fmt.Fprintf(stderr, "mdgen: track: on %s, %d paths at once on each (kernels cached in %s)\n", g.name(), batch, kernelDir)
+	g.notices = stderr
 	closeAll := g.use(opt, batch)
 	return func() {
 		_ = closeAll()
 		g.close()
+	}
+}
+
+// reportDeviceFailures says on stderr which GPUs failed during the run
+// (the ordinals as -devices gave them; none: every visible GPU) and how
+// many of their paths were tracked again on the others.
+func reportDeviceFailures(stderr io.Writer, run *track.Run, ordinals []int) {
+	for _, f := range run.DeviceFailures {
+		ordinal := f.Device
+		if f.Device < len(ordinals) {
+			ordinal = ordinals[f.Device]
+		}
+		fmt.Fprintf(stderr, "mdgen: track: GPU %d failed, its %d paths in flight tracked again on the other GPUs: %v\n", ordinal, f.Requeued, f.Err)
 	}
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/track"
 )
 
 // TestTrackGPU: -gpu gives the solutions, steps and summary of the CPU
@@ -61,5 +63,25 @@ func TestBenchTrackGPU(t *testing.T) {
 	}
 	if len(rows) != want {
 		t.Errorf("%d rows, want %d:\n%s", len(rows), want, out.String())
+	}
+}
+
+// TestReportDeviceFailures: a failed GPU is named by its ordinal (as
+// -devices gave it) with the count of its paths tracked again and the
+// error.
+func TestReportDeviceFailures(t *testing.T) {
+	run := &track.Run{DeviceFailures: []track.DeviceFailure{{Device: 1, Requeued: 37, Err: errors.New("an illegal memory access")}}}
+	for _, c := range []struct {
+		ordinals []int
+		want     string
+	}{
+		{nil, "mdgen: track: GPU 1 failed, its 37 paths in flight tracked again on the other GPUs: an illegal memory access\n"},
+		{[]int{2, 5}, "mdgen: track: GPU 5 failed, its 37 paths in flight tracked again on the other GPUs: an illegal memory access\n"},
+	} {
+		var b bytes.Buffer
+		reportDeviceFailures(&b, run, c.ordinals)
+		if b.String() != c.want {
+			t.Errorf("ordinals %v: %q, want %q", c.ordinals, b.String(), c.want)
+		}
 	}
 }

@@ -48,13 +48,41 @@ type NewEvaluator func(plan *stager.Plan, p mdops.Prec, paths int) (Evaluator, e
 // slot's bits are the CPU back end's with the CPU executor. The solvers' executors (NewExecutor) only record the
 // coefficient values the solver sets, uploaded to the evaluator before
 // the slot's next evaluation.
+//
+// A batch that does not fit on the device (the evaluator's error is a
+// TooLargeError) is split: the executor makes the evaluator of as many
+// paths as fit and runs a group in batches of that many, each slot's
+// outputs kept on the host until Finish; Notify says so once per
+// precision, degree and working degree. A failed evaluation gives each
+// slot of the group a BatchError and drops the evaluator (the next group
+// makes a new one), so the executor goes on.
 type Batched struct {
+	// Notify, when not nil, receives the executor's notices (how a batch
+	// was split), from the goroutine of a group's run.
+	Notify func(msg string)
+
 	newEval NewEvaluator
 	slots   int
 
 	mu      sync.Mutex // Open and Close beside a running group
 	configs map[config][]*chunk
+	fits    map[fitKey]int     // the paths of an evaluator that fit, where fewer than slots
+	noticed map[noticeKey]bool // the splits told
 	times   BatchedTimes
+}
+
+// fitKey is a configuration's evaluators of one working degree.
+type fitKey struct {
+	cfg config
+	w   int
+}
+
+// noticeKey is the solvers' precision and degree and the working degree
+// of a split that Notify told (the same for every system: the homotopy's,
+// the target's).
+type noticeKey struct {
+	prec      mdops.Prec
+	degree, w int
 }
 
 // BatchedTimes split the wall time of Batched's runs.
@@ -73,7 +101,8 @@ func (ex *Batched) Times() BatchedTimes {
 // slots paths each (a configuration with more solvers gets more chunks of
 // slots).
 func NewBatched(newEval NewEvaluator, slots int) *Batched {
-	return &Batched{newEval: newEval, slots: max(slots, 1), configs: map[config][]*chunk{}}
+	return &Batched{newEval: newEval, slots: max(slots, 1), configs: map[config][]*chunk{}, fits: map[fitKey]int{},
+		noticed: map[noticeKey]bool{}}
 }
 
 // chunk is up to Batched.slots solvers of one configuration. The g
@@ -96,6 +125,10 @@ type evaluator struct {
 	owner    []*recorder // by path: whose values were uploaded there last
 	defaults map[stager.Slot][]float64
 }
+
+// paths is the evaluator's number of paths (fewer than the chunk's
+// slots where the batch was split).
+func (ev *evaluator) paths() int { return len(ev.owner) }
 
 // NewExecutor returns a recorder of the coefficient values.
 func (ex *Batched) NewExecutor(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
@@ -201,7 +234,7 @@ func (ex *Batched) evaluate(slots []Slot, calls []*Call, ready []bool) {
 	}
 	for _, ch := range order {
 		idx := byChunk[ch]
-		err := ex.evaluateChunk(ch, w, slots, idx)
+		err := ex.evaluateChunk(ch, w, slots, calls, idx)
 		for _, i := range idx {
 			if err != nil {
 				calls[i].Err = err
@@ -212,27 +245,89 @@ func (ex *Batched) evaluate(slots []Slot, calls []*Call, ready []bool) {
 	}
 }
 
-func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, idx []int) error {
+func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, calls []*Call, idx []int) error {
 	first := slots[idx[0]].(*batchSlot)
+	batchErr := func(stage string, err error) error {
+		paths := make([]int64, len(idx))
+		for j, i := range idx {
+			paths[j] = calls[i].Path
+		}
+		slices.Sort(paths)
+		return &BatchError{Stage: stage, W: w, Degree: first.c.Degree, Prec: first.c.Prec, Paths: paths, Err: err}
+	}
 	ev, ok := ch.evals[w]
 	if !ok {
-		plan, p := first.recs[w].plan, first.c.Prec
-		e, err := ex.newEval(plan, p, ex.slots)
-		if err != nil {
-			return fmt.Errorf("lockstep: preparing the batched evaluation at degree %d: %w", w, err)
-		}
-		ev = &evaluator{Evaluator: e, owner: make([]*recorder, ex.slots), defaults: map[stager.Slot][]float64{}}
-		var mu sync.Mutex
-		err = backend.RoundValues(plan, 0, plan.NumSlots(), backend.Layout{Prec: p, Degree: plan.Degree}, 0, func(s stager.Slot, series []float64) {
-			mu.Lock()
-			ev.defaults[s] = slices.Clone(series)
-			mu.Unlock()
-		})
-		if err != nil {
-			return errors.Join(fmt.Errorf("lockstep: preparing the batched evaluation at degree %d: %w", w, err), e.Close())
+		var err error
+		if ev, err = ex.newEvaluator(first, w); err != nil {
+			return batchErr("prepare", err)
 		}
 		ch.evals[w] = ev
 	}
+	split := len(idx) > ev.paths()
+	for lo := 0; lo < len(idx); lo += ev.paths() {
+		piece := idx[lo:min(lo+ev.paths(), len(idx))]
+		stage, err := ex.evaluatePiece(ev, w, slots, piece)
+		if err != nil {
+			if stage == "" {
+				return err // the host's: the CPU back end's x
+			}
+			// The evaluator's state is unknown: the next group makes a
+			// new one.
+			delete(ch.evals, w)
+			return batchErr(stage, errors.Join(err, ev.Close()))
+		}
+		for _, i := range piece {
+			s := slots[i].(*batchSlot)
+			s.kept = split
+			if split {
+				s.keep(ev, s.recs[w])
+			}
+		}
+	}
+	return nil
+}
+
+// newEvaluator makes the evaluator of s's configuration at working degree
+// w: of Batched.slots paths, or as many as fit (TooLargeError), saying
+// how the batch is split the first time.
+func (ex *Batched) newEvaluator(s *batchSlot, w int) (*evaluator, error) {
+	plan, p := s.recs[w].plan, s.c.Prec
+	key := fitKey{cfg: s.key, w: w}
+	paths := ex.slots
+	if fit, ok := ex.fits[key]; ok {
+		paths = fit
+	}
+	e, err := ex.newEval(plan, p, paths)
+	var tooLarge *TooLargeError
+	for errors.As(err, &tooLarge) && tooLarge.Fit > 0 && tooLarge.Fit < paths {
+		if nk := (noticeKey{prec: p, degree: s.c.Degree, w: w}); ex.Notify != nil && !ex.noticed[nk] {
+			ex.noticed[nk] = true
+			ex.Notify(fmt.Sprintf("the batched evaluation of %s data at working degree %d (solvers of degree %d): %d paths at once do not fit, split into batches of %d (%v)",
+				p, w, s.c.Degree, paths, tooLarge.Fit, tooLarge.Err))
+		}
+		paths = tooLarge.Fit
+		ex.fits[key] = paths
+		e, err = ex.newEval(plan, p, paths)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ev := &evaluator{Evaluator: e, owner: make([]*recorder, paths), defaults: map[stager.Slot][]float64{}}
+	var mu sync.Mutex
+	err = backend.RoundValues(plan, 0, plan.NumSlots(), backend.Layout{Prec: p, Degree: plan.Degree}, 0, func(s stager.Slot, series []float64) {
+		mu.Lock()
+		ev.defaults[s] = slices.Clone(series)
+		mu.Unlock()
+	})
+	if err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	return ev, nil
+}
+
+// evaluatePiece evaluates the slots idx (at most the evaluator's paths)
+// and returns the stage that failed ("" for an error of the host).
+func (ex *Batched) evaluatePiece(ev *evaluator, w int, slots []Slot, idx []int) (string, error) {
 	recs := make([]*recorder, len(idx))
 	for j, i := range idx {
 		recs[j] = slots[i].(*batchSlot).recs[w]
@@ -268,20 +363,20 @@ func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, idx []int) erro
 		}
 	})
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return "", err
 	}
 	t1 := time.Now()
 	ex.times.Set += t1.Sub(t0)
 	if err := ev.RunFirst(len(idx)); err != nil {
-		return fmt.Errorf("lockstep: the batched evaluation of %d paths at degree %d: %w", len(idx), w, err)
+		return "evaluate", err
 	}
 	t2 := time.Now()
 	ex.times.Eval += t2.Sub(t1)
 	if err := ev.Download(); err != nil {
-		return fmt.Errorf("lockstep: the batched evaluation of %d paths at degree %d: %w", len(idx), w, err)
+		return "download", err
 	}
 	ex.times.Download += time.Since(t2)
-	return nil
+	return "", nil
 }
 
 // place returns the paths 0..len(recs)-1 of the evaluator, one for each
@@ -346,6 +441,25 @@ type batchSlot struct {
 	outs [][]float64
 	// evaluated: the group ran the slot's evaluation; Finish reads it.
 	evaluated bool
+	// kept: the outputs of the last evaluation are in got (a split batch:
+	// the evaluator went on to the next batch); got[i] is outs[i] as long
+	// as the working degree's series.
+	kept bool
+	got  [][]float64
+}
+
+// keep copies the slot's outputs of r's evaluation out of ev.
+func (s *batchSlot) keep(ev *evaluator, r *recorder) {
+	m := s.c.Eqs
+	if s.got == nil {
+		s.got = make([][]float64, len(s.outs))
+	}
+	for i := range m {
+		s.got[i] = ev.Value(r.pos, i, s.outs[i][:r.slotLen])
+		for v := range s.c.Vars {
+			s.got[m+i+v*m] = ev.Deriv(r.pos, i, v, s.outs[m+i+v*m][:r.slotLen])
+		}
+	}
 }
 
 func (s *batchSlot) Close() error {
@@ -400,11 +514,17 @@ func (r *recorder) Run() error {
 func (r *recorder) evaluator() Evaluator { return r.slot.ch.evals[r.plan.Degree] }
 
 func (r *recorder) Value(i int) []float64 {
+	if r.slot.kept {
+		return r.slot.got[i]
+	}
 	return r.evaluator().Value(r.pos, i, r.slot.outs[i][:r.slotLen])
 }
 
 func (r *recorder) Deriv(i, v int) []float64 {
 	m := r.slot.c.Eqs
+	if r.slot.kept {
+		return r.slot.got[m+i+v*m]
+	}
 	return r.evaluator().Deriv(r.pos, i, v, r.slot.outs[m+i+v*m][:r.slotLen])
 }
 

@@ -32,4 +32,18 @@
 // block or leave. A call from a goroutine that never joined (a Solver used
 // alone) runs as soon as every joined worker is blocked. A group waiting
 // for more than maxWaitRounds runs goes first, so that no group starves.
+//
+// # Failures
+//
+// Calls carry the tracker's index of their solver's path
+// (Coordinator.SolverFor, runtime/track's PathNamer), so that a failed
+// group names its paths: a batched evaluation that fails gives each of
+// its slots a BatchError (the stage, the working degree of the step, the
+// precision and degree, the paths; runtime/newton adds its step), which
+// runtime/track takes for a device's failure: the paths go back to the
+// tracker's queue. The executor drops the failed evaluator and the
+// coordinator goes on, so the next call (the next run on the same
+// coordinator) works. A batch that does not fit the device (a
+// TooLargeError from the NewEvaluator) is split into batches that fit,
+// which Batched.Notify tells.
 package lockstep

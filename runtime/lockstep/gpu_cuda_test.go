@@ -10,6 +10,7 @@ package lockstep_test
 // precision in one parallel run on first use.
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -22,10 +23,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/lockstep"
 	"github.com/mdgen/mdgen/runtime/track"
+	"github.com/mdgen/mdgen/stager"
 	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
 )
@@ -239,4 +243,34 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// TestGPUEvaluatorTooLarge: a batch too large for the device is refused
+// by the GPU's NewEvaluator with a lockstep.TooLargeError that says how
+// many paths fit (runtime/gpu's MaxBatchPaths), which the batched
+// executor splits into.
+func TestGPUEvaluatorTooLarge(t *testing.T) {
+	bs := gpuBatches(t)
+	inst, err := families.Build("katsura", families.Options{N: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := stager.Stage(inst.System, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prec := mdops.Prec{N: 8, Complex: true}
+	_, err = bs.NewEvaluator(plan, prec, 1<<30)
+	var tl *lockstep.TooLargeError
+	if !errors.As(err, &tl) || !errors.Is(err, gpu.ErrMemory) || tl.Paths != 1<<30 || tl.Fit < 1 || tl.Fit >= tl.Paths {
+		t.Fatalf("err = %v, want a TooLargeError wrapping gpu.ErrMemory", err)
+	}
+	t.Log(err)
+	ev, err := bs.NewEvaluator(plan, prec, min(tl.Fit, 4096))
+	if err != nil {
+		t.Fatalf("%d paths of %d that fit: %v", min(tl.Fit, 4096), tl.Fit, err)
+	}
+	if err := ev.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

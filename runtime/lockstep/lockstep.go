@@ -48,6 +48,7 @@ func (o Op) String() string {
 // Jac and Inverse; X0, Skipped and NB are the slot's own.
 type Call struct {
 	Op           Op
+	Path         int64 // the tracker's index of the slot's path (-1: not known); see SolverFor
 	K, W, WPrev  int
 	Jac, Inverse bool
 	X0           []float64 // Reset
@@ -210,19 +211,22 @@ func (co *Coordinator) Leave() {
 }
 
 // Solver returns o with the coordinator's executors and back ends.
-func (co *Coordinator) Solver(o newton.Options) newton.Options {
-	o.NewExecutor = co.exec.NewExecutor
-	o.NewBackend = co.newBackend
-	return o
-}
+func (co *Coordinator) Solver(o newton.Options) newton.Options { return co.SolverFor(o, nil) }
 
-func (co *Coordinator) newBackend(c backend.NewtonConfig) (newton.Backend, error) {
-	s, err := co.exec.Open(c)
-	if err != nil {
-		return nil, err
+// SolverFor is Solver for the solvers of a tracker's worker: path returns
+// the index of the path the worker tracks (Call.Path, which the errors of
+// a group name; runtime/track's PathNamer).
+func (co *Coordinator) SolverFor(o newton.Options, path func() int64) newton.Options {
+	o.NewExecutor = co.exec.NewExecutor
+	o.NewBackend = func(c backend.NewtonConfig) (newton.Backend, error) {
+		s, err := co.exec.Open(c)
+		if err != nil {
+			return nil, err
+		}
+		return &slotBackend{co: co, slot: s, cfg: config{sys: c.Sys, prec: c.Prec, degree: c.Degree},
+			wake: make(chan struct{}, 1), path: path}, nil
 	}
-	return &slotBackend{co: co, slot: s, cfg: config{sys: c.Sys, prec: c.Prec, degree: c.Degree},
-		wake: make(chan struct{}, 1)}, nil
+	return o
 }
 
 // submit queues b's call and returns when it has run.
@@ -322,6 +326,7 @@ type slotBackend struct {
 	cfg  config
 	call Call
 	wake chan struct{}
+	path func() int64 // nil: not known
 
 	times backend.Times
 	start time.Time
@@ -329,6 +334,10 @@ type slotBackend struct {
 }
 
 func (b *slotBackend) do(c Call) *Call {
+	c.Path = -1
+	if b.path != nil {
+		c.Path = b.path()
+	}
 	b.call = c
 	if !b.co.exec.RunAlone(b.slot, &b.call) {
 		b.co.submit(b)

@@ -15,6 +15,21 @@
 //	run.Summary  // regular, singular, infinite, failed, real, distinct
 //	run.Paths[k] // Status, X (multiple-double limbs), Cond, Residual, Multiplicity, Prec, Steps, ...
 //
+// # Devices
+//
+// Options.Devices run the solvers' numeric work elsewhere (a GPU each:
+// runtime/lockstep); every worker takes its paths from one queue. A device
+// that fails (an error that is a DeviceError, such as a CUDA error inside
+// a batch) is not a path that fails: the worker puts its path back in the
+// queue and leaves the device, whose other workers take no more paths,
+// and the workers of the other devices track those paths from their
+// start, so every path's bits are those of a run without the failure
+// (and of the CPU tracker). Run.DeviceFailures names the failed devices,
+// their first errors and how many paths went back; only when every
+// device failed does Track fail, with the paths not tracked and every
+// device's error. A worker with no path while paths are in flight (each
+// may come back) leaves its device until it gets one.
+//
 // # Homotopies
 //
 // Total degree: H(x, t) = gamma (1 - t) g(x) + t f(x), g_i = x_i^(d_i) - 1,

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -65,11 +66,16 @@ type Options struct {
 	// Device): worker i uses Devices[i mod len(Devices)] (several GPUs:
 	// one device each, the workers split evenly). Every worker takes its
 	// next path from one queue, so the workers of a faster device track
-	// more paths. The results do not change.
+	// more paths. The results do not change. A device that fails (a
+	// DeviceError) takes no more paths and its paths go back to the
+	// queue (Run.DeviceFailures); the run fails only when every device
+	// failed.
 	Devices []Device
 
-	// device is the worker's device (Devices[i mod len], set per worker).
+	// device is the worker's device (Devices[i mod len], set per worker),
+	// path the index of the path the worker tracks (for PathNamer).
 	device Device
+	path   func() int64
 }
 
 // Ladder is the sequence of precisions of the automatic rule.
@@ -183,6 +189,9 @@ type Run struct {
 	Paths    []Path
 	Summary  Summary
 	Seconds  float64
+	// DeviceFailures are the devices that failed during the run, in the
+	// order of Options.Devices (their paths were tracked on the others).
+	DeviceFailures []DeviceFailure
 }
 
 // Summary counts the paths by status.
@@ -214,45 +223,85 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	start := time.Now()
 	run := &Run{Homotopy: h, Options: opt, Paths: make([]Path, count)}
 	shared := &sharedCoefs{h: h, byPrec: map[int][]termCoef{}}
-	var next, done, failed atomic.Int64
-	var mu sync.Mutex
+	q := newPathQueue(count)
+	var done, failed atomic.Int64
+	var mu sync.Mutex // firstErr, devs, Progress
 	var firstErr error
+	devs := make([]DeviceFailure, len(opt.Devices))
 	var wg sync.WaitGroup
 	for i := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			wopt := opt
+			var path atomic.Int64
+			joined := false
+			d := -1
 			if len(opt.Devices) > 0 {
-				wopt.device = opt.Devices[i%len(opt.Devices)]
+				d = i % len(opt.Devices)
+				wopt.device = opt.Devices[d]
+				wopt.path = path.Load
 				wopt.device.Join()
-				defer wopt.device.Leave()
+				joined = true
+				defer func() {
+					if joined {
+						wopt.device.Leave()
+					}
+				}()
+			}
+			// A worker waiting for a path that may come back leaves its
+			// device, whose other workers go on without it.
+			idle, busy := func() {}, func() {}
+			if d >= 0 {
+				idle = func() { wopt.device.Leave(); joined = false }
+				busy = func() { wopt.device.Join(); joined = true }
+			}
+			deviceFailed := func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return d >= 0 && devs[d].Err != nil
 			}
 			w := &worker{h: h, opt: &wopt, shared: shared, engines: map[int]*engine{}}
 			defer w.close()
 			for {
-				k := next.Add(1) - 1
-				if k >= count {
+				k, ok := q.take(idle, busy)
+				if !ok {
 					return
 				}
+				if deviceFailed() {
+					q.putBack(k)
+					return
+				}
+				path.Store(first + k)
 				p, err := w.trackPath(first + k)
+				if err != nil && d >= 0 && isDeviceError(err) {
+					q.putBack(k)
+					mu.Lock()
+					if devs[d].Err == nil {
+						devs[d].Err = err
+					}
+					devs[d].Requeued++
+					mu.Unlock()
+					return
+				}
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
 					}
 					mu.Unlock()
-					next.Store(count)
+					q.stop()
 					return
 				}
 				run.Paths[k] = p
+				q.finish()
 				if p.Status == Failed {
 					failed.Add(1)
 				}
-				d := done.Add(1)
+				n := done.Add(1)
 				if opt.Progress != nil {
 					mu.Lock()
-					opt.Progress(d, failed.Load())
+					opt.Progress(n, failed.Load())
 					mu.Unlock()
 				}
 			}
@@ -262,9 +311,111 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
+	var devErrs []error
+	for d, f := range devs {
+		if f.Err != nil {
+			f.Device = d
+			run.DeviceFailures = append(run.DeviceFailures, f)
+			devErrs = append(devErrs, fmt.Errorf("device %d: %w", d, f.Err))
+		}
+	}
+	if left := q.left(); left > 0 {
+		return nil, fmt.Errorf("track: every device failed, %d paths not tracked: %w", left, errors.Join(devErrs...))
+	}
 	classify(run)
 	run.Seconds = time.Since(start).Seconds()
 	return run, nil
+}
+
+// pathQueue hands out the indices 0..count-1 of a run's paths, first
+// those put back by a worker whose device failed.
+type pathQueue struct {
+	mu       sync.Mutex
+	cond     sync.Cond
+	next     int64
+	count    int64
+	back     []int64
+	inFlight int // paths taken, neither finished nor put back
+	stopped  bool
+}
+
+func newPathQueue(count int64) *pathQueue {
+	q := &pathQueue{count: count}
+	q.cond.L = &q.mu
+	return q
+}
+
+// take returns the next path to track, false when there is none left.
+// While there is none but paths are in flight (each may come back from a
+// failed device) it waits, calling idle before and busy after it got one.
+func (q *pathQueue) take(idle, busy func()) (int64, bool) {
+	q.mu.Lock()
+	k, ok, wait := q.pop()
+	q.mu.Unlock()
+	if !wait {
+		return k, ok
+	}
+	idle()
+	q.mu.Lock()
+	for k, ok, wait = q.pop(); wait; k, ok, wait = q.pop() {
+		q.cond.Wait()
+	}
+	q.mu.Unlock()
+	if ok {
+		busy()
+	}
+	return k, ok
+}
+
+// pop takes a path (q.mu held); wait: none now, but some may come back.
+func (q *pathQueue) pop() (k int64, ok, wait bool) {
+	switch {
+	case q.stopped:
+		return 0, false, false
+	case len(q.back) > 0:
+		k = q.back[len(q.back)-1]
+		q.back = q.back[:len(q.back)-1]
+	case q.next < q.count:
+		k = q.next
+		q.next++
+	default:
+		return 0, false, q.inFlight > 0
+	}
+	q.inFlight++
+	return k, true, false
+}
+
+// finish marks a taken path tracked.
+func (q *pathQueue) finish() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.inFlight--; q.inFlight == 0 {
+		q.cond.Broadcast()
+	}
+}
+
+// putBack returns a taken path to the queue.
+func (q *pathQueue) putBack(k int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.back = append(q.back, k)
+	q.inFlight--
+	q.cond.Broadcast()
+}
+
+// stop ends the run: no more paths are handed out.
+func (q *pathQueue) stop() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.stopped = true
+	q.cond.Broadcast()
+}
+
+// left is the number of paths not tracked (after the workers ended).
+func (q *pathQueue) left() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return int64(len(q.back)) + q.count - q.next
 }
 
 // termCoef is one coefficient of H: term j of polynomial i (j = -1: the

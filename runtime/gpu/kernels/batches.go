@@ -28,13 +28,20 @@ type Batches struct {
 func (b *Builder) Batches() *Batches { return &Batches{b: b, ks: map[mdops.Prec]*gpu.Kernels{}} }
 
 // NewEvaluator is a lockstep.NewEvaluator: a gpu.Batch of plan for paths
-// paths at precision p.
+// paths at precision p. A batch that does not fit the device's free
+// memory is refused with a lockstep.TooLargeError that says how many
+// paths fit (the executor splits the batch).
 func (t *Batches) NewEvaluator(plan *stager.Plan, p mdops.Prec, paths int) (lockstep.Evaluator, error) {
 	k, err := t.kernels(p)
 	if err != nil {
 		return nil, err
 	}
 	bt, err := gpu.NewBatch(plan, p, paths, k, t.Options)
+	if errors.Is(err, gpu.ErrMemory) {
+		if fit, ferr := gpu.MaxBatchPaths(t.b.dev, plan, p, t.Options.Order); ferr == nil && fit < paths {
+			return nil, &lockstep.TooLargeError{Paths: paths, Fit: fit, Err: err}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
