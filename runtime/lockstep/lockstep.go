@@ -317,9 +317,10 @@ func (co *Coordinator) before(g, h *group) bool {
 }
 
 // slotBackend is one solver's newton.Backend: every numeric method is a
-// call through the coordinator; the stage clock is its own (wall time, the
-// waits included).
+// call through the coordinator; the stage clock (Mark, Lap, Times) is its
+// own (wall time, the waits included).
 type slotBackend struct {
+	backend.StageClock
 	step int // the working degree of the last Evaluate
 	co   *Coordinator
 	slot Slot
@@ -327,10 +328,6 @@ type slotBackend struct {
 	call Call
 	wake chan struct{}
 	path func() int64 // nil: not known
-
-	times backend.Times
-	start time.Time
-	last  time.Duration
 }
 
 func (b *slotBackend) do(c Call) *Call {
@@ -347,7 +344,7 @@ func (b *slotBackend) do(c Call) *Call {
 }
 
 func (b *slotBackend) Reset(x0 []float64) error {
-	b.times, b.start, b.last = backend.Times{}, time.Now(), 0
+	b.StartClock()
 	return b.do(Call{Op: OpReset, X0: x0}).Err
 }
 
@@ -394,16 +391,6 @@ func (b *slotBackend) X() ([]float64, error) {
 	c := b.do(Call{Op: OpX})
 	return c.X, c.Err
 }
-
-func (b *slotBackend) Mark() { b.last = time.Since(b.start) }
-
-func (b *slotBackend) Lap(s newton.Stage) {
-	now := time.Since(b.start)
-	b.times.AddStage(s, now-b.last)
-	b.last = now
-}
-
-func (b *slotBackend) Times() (newton.Times, error) { return b.times, nil }
 
 func (b *slotBackend) Close() error { return b.slot.Close() }
 
