@@ -67,102 +67,34 @@ func (l *LeadR) Cond(anorm float64, N int) (cond float64, final bool) {
 	return cond, N == 1 || cond <= LeadCondLimit(l.n)
 }
 
-// invNorm1 is dlacn2/zlacn2's estimate of ||R^-1||_1, in the order of
-// Cond's multiple-double estimate (condEst).
+// invNorm1 is dlacn2/zlacn2's estimate of ||R^-1||_1 (InvNorm1Estimate on
+// the float64 vectors of l).
 func (l *LeadR) invNorm1() float64 {
-	n, xr, xi := l.n, l.xr, l.xi
-	set := func(i int, re, im float64) {
-		xr[i] = re
-		if l.complex {
-			xi[i] = im
-		}
-	}
-	lead2 := func(i int) (re, im float64) {
-		if l.complex {
-			return xr[i], xi[i]
-		}
-		return xr[i], 0
-	}
-	for i := 0; i < n; i++ {
-		set(i, 1/float64(n), 0)
-	}
-	l.solve()
-	if n == 1 {
-		return l.norm()
-	}
-	est := l.norm()
-	sgn := l.sgn
-	clear(sgn)
-	signs := func() (same bool) {
-		if l.complex {
-			for i := 0; i < n; i++ {
-				re, im := lead2(i)
-				if a := math.Hypot(re, im); a > 0 {
-					set(i, re/a, im/a)
-				} else {
-					set(i, 1, 0)
-				}
-			}
-			return false
-		}
-		same = true
-		for i := 0; i < n; i++ {
-			s := 1.0
-			if xr[i] < 0 {
-				s = -1
-			}
-			if s != sgn[i] {
-				same = false
-			}
-			sgn[i] = s
-			xr[i] = s
-		}
-		return same
-	}
-	argmax := func() int {
-		j, best := 0, -1.0
-		for i := 0; i < n; i++ {
-			re, im := lead2(i)
-			if a := math.Hypot(re, im); a > best {
-				j, best = i, a
-			}
-		}
-		return j
-	}
-	signs()
-	l.solveRH()
-	j := argmax()
-	for iter := 2; ; iter++ {
-		for i := 0; i < n; i++ {
-			set(i, 0, 0)
-		}
-		set(j, 1, 0)
-		l.solve()
-		old := est
-		est = l.norm()
-		if signs() || est <= old {
-			break
-		}
-		l.solveRH()
-		jlast := j
-		j = argmax()
-		re1, im1 := lead2(jlast)
-		re2, im2 := lead2(j)
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
-			break
-		}
-	}
-	alt := 1.0
-	for i := 0; i < n; i++ {
-		set(i, alt*(1+float64(i)/float64(n-1)), 0)
-		alt = -alt
-	}
-	l.solve()
-	if t := 2 * l.norm() / float64(3*n); t > est {
-		est = t
-	}
+	est, _ := InvNorm1Estimate(l.n, l.complex, leadVec{l}, l.sgn)
 	return est
 }
+
+// leadVec is LeadR's work vector x as an InvNorm1Vec (its solves never
+// fail).
+type leadVec struct{ l *LeadR }
+
+func (v leadVec) Set(i int, re, im float64) {
+	v.l.xr[i] = re
+	if v.l.complex {
+		v.l.xi[i] = im
+	}
+}
+
+func (v leadVec) Lead(i int) (re, im float64) {
+	if v.l.complex {
+		return v.l.xr[i], v.l.xi[i]
+	}
+	return v.l.xr[i], 0
+}
+
+func (v leadVec) Norm() float64  { return v.l.norm() }
+func (v leadVec) Solve() error   { v.l.solve(); return nil }
+func (v leadVec) SolveRH() error { v.l.solveRH(); return nil }
 
 // norm is LeadNorm1 of x: s = s + |x_i| (real) or s + (|Re x_i| +
 // |Im x_i|) (complex) for i = 0, 1, ..., from s = 0.

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"math"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
@@ -55,110 +54,42 @@ func condEstimate(n int, p mdops.Prec, anorm float64, lead *la.LeadR, s condSolv
 	if cond, final := lead.Cond(anorm, p.N); final {
 		return cond, nil
 	}
-	N, W, complex := p.N, p.Width(), p.Complex
-	x := make([]float64, n*W)
-	set := func(i int, re, im float64) {
-		e := x[i*W : (i+1)*W]
-		clear(e)
-		e[0] = re
-		if complex {
-			e[N] = im
-		}
-	}
-	lead2 := func(i int) (re, im float64) {
-		if complex {
-			return x[i*W], x[i*W+N]
-		}
-		return x[i*W], 0
-	}
-	norm := func() float64 { return la.LeadNorm1(x, p) }
-	for i := 0; i < n; i++ {
-		set(i, 1/float64(n), 0)
-	}
-	if err := s.solve(x); err != nil {
+	est, err := la.InvNorm1Estimate(n, p.Complex, &mdVec{x: make([]float64, n*p.Width()), p: p, s: s},
+		make([]float64, n))
+	if err != nil {
 		return 0, err
-	}
-	if n == 1 {
-		return anorm * norm(), nil
-	}
-	est := norm()
-	sgn := make([]float64, n)
-	signs := func() (same bool) {
-		if complex {
-			for i := 0; i < n; i++ {
-				re, im := lead2(i)
-				if a := math.Hypot(re, im); a > 0 {
-					set(i, re/a, im/a)
-				} else {
-					set(i, 1, 0)
-				}
-			}
-			return false
-		}
-		same = true
-		for i := 0; i < n; i++ {
-			sg := 1.0
-			if x[i*W] < 0 {
-				sg = -1
-			}
-			if sg != sgn[i] {
-				same = false
-			}
-			sgn[i] = sg
-			set(i, sg, 0)
-		}
-		return same
-	}
-	argmax := func() int {
-		j, best := 0, -1.0
-		for i := 0; i < n; i++ {
-			re, im := lead2(i)
-			if a := math.Hypot(re, im); a > best {
-				j, best = i, a
-			}
-		}
-		return j
-	}
-	signs()
-	if err := s.solveRH(x); err != nil {
-		return 0, err
-	}
-	j := argmax()
-	for iter := 2; ; iter++ {
-		clear(x)
-		set(j, 1, 0)
-		if err := s.solve(x); err != nil {
-			return 0, err
-		}
-		old := est
-		est = norm()
-		if signs() || est <= old {
-			break
-		}
-		if err := s.solveRH(x); err != nil {
-			return 0, err
-		}
-		jlast := j
-		j = argmax()
-		re1, im1 := lead2(jlast)
-		re2, im2 := lead2(j)
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
-			break
-		}
-	}
-	alt := 1.0
-	for i := 0; i < n; i++ {
-		set(i, alt*(1+float64(i)/float64(n-1)), 0)
-		alt = -alt
-	}
-	if err := s.solve(x); err != nil {
-		return 0, err
-	}
-	if t := 2 * norm() / float64(3*n); t > est {
-		est = t
 	}
 	return anorm * est, nil
 }
+
+// mdVec is the estimate's vector x of n multiple-double elements (p's
+// width each) with the device's solves.
+type mdVec struct {
+	x []float64
+	p mdops.Prec
+	s condSolves
+}
+
+func (v *mdVec) Set(i int, re, im float64) {
+	e := v.x[i*v.p.Width() : (i+1)*v.p.Width()]
+	clear(e)
+	e[0] = re
+	if v.p.Complex {
+		e[v.p.N] = im
+	}
+}
+
+func (v *mdVec) Lead(i int) (re, im float64) {
+	e := v.x[i*v.p.Width():]
+	if v.p.Complex {
+		return e[0], e[v.p.N]
+	}
+	return e[0], 0
+}
+
+func (v *mdVec) Norm() float64  { return la.LeadNorm1(v.x, v.p) }
+func (v *mdVec) Solve() error   { return v.s.solve(v.x) }
+func (v *mdVec) SolveRH() error { return v.s.solveRH(v.x) }
 
 // reverseElems reverses the order of the W-double elements of x in place
 // (the P of U = P R^H P).
