@@ -459,7 +459,28 @@ func AddToC1(dst, src []C1) {
 		dst[k] = dst[k].Add(src[k])
 	}
 }
+func convJobs0F1(data []float64, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*1, int(jobs[j+1])*1, int(jobs[j+2])*1
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsF1")
+		}
+		z, x, y := (*F1)(unsafe.Pointer(&data[o : o+1][0])), (*F1)(unsafe.Pointer(&data[a : a+1][0])), (*F1)(unsafe.Pointer(&data[b : b+1][0]))
+		*z = x.Mul(*y)
+	}
+}
+func addJobs0F1(data []float64, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*1, int(jobs[j+1])*1
+		z, x := (*F1)(unsafe.Pointer(&data[d : d+1][0])), (*F1)(unsafe.Pointer(&data[s : s+1][0]))
+		*z = z.Add(*x)
+	}
+}
 func convJobsF1(data []float64, slotLen int, jobs []int32) {
+	if slotLen == 1 {
+		convJobs0F1(data, jobs)
+		return
+	}
 	for j := 0; j+3 <= len(jobs); j += 3 {
 		o, a, b := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen, int(jobs[j+2])*slotLen
 		if o == a || o == b {
@@ -469,12 +490,44 @@ func convJobsF1(data []float64, slotLen int, jobs []int32) {
 	}
 }
 func addJobsF1(data []float64, slotLen int, jobs []int32) {
+	if slotLen == 1 {
+		addJobs0F1(data, jobs)
+		return
+	}
 	for j := 0; j+2 <= len(jobs); j += 2 {
 		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
 		AddToF1(limbsAs[F1](data[d:d+slotLen], 1), limbsAs[F1](data[s:s+slotLen], 1))
 	}
 }
+func convJobs0C1(data []float64, jobs []int32) {
+	for j := 0; j+3 <= len(jobs); j += 3 {
+		o, a, b := int(jobs[j])*2, int(jobs[j+1])*2, int(jobs[j+2])*2
+		if o == a || o == b {
+			panicConvolveOverlap("convJobsC1")
+		}
+		z, x, y := (*C1)(unsafe.Pointer(&data[o : o+2][0])), (*C1)(unsafe.Pointer(&data[a : a+2][0])), (*C1)(unsafe.Pointer(&data[b : b+2][0]))
+		sx := x.Re.Add(x.Im)
+		dy := y.Im.Sub(y.Re)
+		sy := y.Re.Add(y.Im)
+		a1 := sx.Mul(y.Re)
+		a2 := x.Re.Mul(dy)
+		a3 := x.Im.Mul(sy)
+		z.Re = a1.Sub(a3)
+		z.Im = a1.Add(a2)
+	}
+}
+func addJobs0C1(data []float64, jobs []int32) {
+	for j := 0; j+2 <= len(jobs); j += 2 {
+		d, s := int(jobs[j])*2, int(jobs[j+1])*2
+		z, x := (*C1)(unsafe.Pointer(&data[d : d+2][0])), (*C1)(unsafe.Pointer(&data[s : s+2][0]))
+		*z = z.Add(*x)
+	}
+}
 func convJobsC1(data []float64, slotLen int, jobs []int32) {
+	if slotLen == 2 {
+		convJobs0C1(data, jobs)
+		return
+	}
 	d1 := slotLen / 2
 	if d1 <= 2 {
 		var s [6]F1
@@ -501,6 +554,10 @@ func convJobsC1With(data []float64, slotLen int, jobs []int32, sx, dy, sy []F1) 
 	}
 }
 func addJobsC1(data []float64, slotLen int, jobs []int32) {
+	if slotLen == 2 {
+		addJobs0C1(data, jobs)
+		return
+	}
 	for j := 0; j+2 <= len(jobs); j += 2 {
 		d, s := int(jobs[j])*slotLen, int(jobs[j+1])*slotLen
 		AddToC1(limbsAs[C1](data[d:d+slotLen], 2), limbsAs[C1](data[s:s+slotLen], 2))
