@@ -175,8 +175,9 @@
 // opt-in options (defaults off) leave out work whose results it does not
 // read, without changing any other bit: RefineTol (phase 1 ends at a
 // relative update at most RefineTol), NoFinalResidual (no evaluation
-// after phase 1 with Degree 0) and NoResidual (item 4 is left out at every
-// step: no call of Backend.Residual, the residuals are NaN).
+// after phase 1 with Degree 0), NoResidual (item 4 is left out at every
+// step: no call of Backend.Residual, the residuals are NaN) and
+// NoStageTimes (no call of Backend.Mark or Lap: Times is zero).
 //
 // # Stage times
 //

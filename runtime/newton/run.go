@@ -30,6 +30,21 @@ type run struct {
 	steps int
 }
 
+// mark and lap are the back end's stage clock (Backend.Mark, Lap), left
+// out with Options.NoStageTimes: two clock reads per stage are a tenth of
+// a Newton step of a small system at one double (BenchmarkNewtonStep).
+func (r *run) mark() {
+	if !r.s.opt.NoStageTimes {
+		r.be.Mark()
+	}
+}
+
+func (r *run) lap(s backend.Stage) {
+	if !r.s.opt.NoStageTimes {
+		r.be.Lap(s)
+	}
+}
+
 // newRun returns the run state of a solve from x0 with a fresh Result:
 // the Solver's, made by its first solve and reset for each later one (a
 // tracker solves thousands of times per path; the Results are the
@@ -111,13 +126,13 @@ func (r *run) run() error {
 		// last step left x(0) as it was (or when the caller does not need
 		// it: Options.NoFinalResidual).
 		if !r.skipped[0] && !s.opt.NoFinalResidual {
-			r.be.Mark()
+			r.mark()
 			fnorm, _, err := r.be.Evaluate(0, false)
 			if err != nil {
 				return r.stepError(backend.StageResidual, 0, true, err)
 			}
 			res.Residual = fnorm
-			r.be.Lap(backend.StageResidual)
+			r.lap(backend.StageResidual)
 		}
 		res.Converged, res.Steps, res.Cond = true, r.steps, r.cond
 		return nil
@@ -266,13 +281,13 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	fail := func(err error) (stepOut, *Failure, error) { return out, nil, r.stepError(stage, w, refine, err) }
 
 	// 1. Evaluate and differentiate at x(t) mod t^(w+1).
-	be.Mark()
+	r.mark()
 	fnorm, bmax, err := be.Evaluate(w, true)
 	if err != nil {
 		return fail(err)
 	}
 	out.fnorm = fnorm
-	be.Lap(backend.StageEvaluate)
+	r.lap(backend.StageEvaluate)
 	if math.IsNaN(bmax) || math.IsInf(bmax, 0) {
 		return out, &Failure{Kind: Diverging, NonFinite: true, Step: r.steps, Degree: w, Refine: refine}, nil
 	}
@@ -284,7 +299,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		if err != nil {
 			return fail(err)
 		}
-		be.Lap(backend.StageQR)
+		r.lap(backend.StageQR)
 		r.res.Work.QRs++
 		if rank != nil {
 			return out, &Failure{Kind: Singular, Rank: rank, Col: rank.Col, Step: r.steps, Degree: w, Refine: refine}, nil
@@ -319,23 +334,23 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 				return fail(err)
 			}
 			out.skipped++
-			be.Lap(backend.StageQHB)
+			r.lap(backend.StageQHB)
 			continue
 		}
 		if refine {
 			if err := be.ApplyQH(k); err != nil {
 				return fail(err)
 			}
-			be.Lap(backend.StageQHB)
+			r.lap(backend.StageQHB)
 			stage = backend.StageBackSub
 			if err := be.SolveR(k); err != nil {
 				return fail(err)
 			}
-			be.Lap(backend.StageBackSub)
+			r.lap(backend.StageBackSub)
 		} else {
 			// Phase 2: dx_k = M b_k with M = R^-1 Q^H formed once per QR
 			// (before the first block that is not skipped).
-			be.Lap(backend.StageQHB)
+			r.lap(backend.StageQHB)
 			if !r.invValid {
 				stage = backend.StageQR
 				if err := be.FormInverse(); err != nil {
@@ -343,20 +358,20 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 				}
 				r.invValid = true
 				r.res.Work.Inverses++
-				be.Lap(backend.StageQR)
+				r.lap(backend.StageQR)
 			}
 			stage = backend.StageBackSub
 			if err := be.SolveBlock(k); err != nil {
 				return fail(err)
 			}
-			be.Lap(backend.StageBackSub)
+			r.lap(backend.StageBackSub)
 		}
 		stage = backend.StageUpdate
 		if err := be.UpdateB(k, w); err != nil {
 			return fail(err)
 		}
 		r.res.Work.Updates += w - k
-		be.Lap(backend.StageUpdate)
+		r.lap(backend.StageUpdate)
 	}
 
 	// 4. Residual of the linear system (unless Options.NoResidual).
@@ -367,7 +382,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 		if out.residual, err = be.Residual(w, r.skipped, r.nb); err != nil {
 			return fail(err)
 		}
-		be.Lap(backend.StageResidual)
+		r.lap(backend.StageResidual)
 	}
 
 	// 5. x += dx for the blocks not skipped, then max |x|.
@@ -376,7 +391,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	if err != nil {
 		return fail(err)
 	}
-	be.Lap(backend.StageUpdate)
+	r.lap(backend.StageUpdate)
 	if refine && !r.skipped[0] {
 		r.qrValid, r.invValid = false, false
 	}
