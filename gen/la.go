@@ -291,7 +291,18 @@ import "github.com/mdgen/mdgen/mdops"
 // combine{{.S}} combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combine{{.S}}(acc *[Lanes]{{.T}}, f int) {{.T}} {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])

@@ -11,7 +11,18 @@ import "github.com/mdgen/mdgen/mdops"
 // combineF1 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineF1(acc *[Lanes]mdops.F1, f int) mdops.F1 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -164,7 +175,18 @@ func leadNorm1F1(x []mdops.F1) float64 {
 // combineC1 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineC1(acc *[Lanes]mdops.C1, f int) mdops.C1 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -317,7 +339,18 @@ func leadNorm1C1(x []mdops.C1) float64 {
 // combineF2 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineF2(acc *[Lanes]mdops.F2, f int) mdops.F2 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -470,7 +503,18 @@ func leadNorm1F2(x []mdops.F2) float64 {
 // combineC2 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineC2(acc *[Lanes]mdops.C2, f int) mdops.C2 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -623,7 +667,18 @@ func leadNorm1C2(x []mdops.C2) float64 {
 // combineF3 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineF3(acc *[Lanes]mdops.F3, f int) mdops.F3 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -776,7 +831,18 @@ func leadNorm1F3(x []mdops.F3) float64 {
 // combineC3 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineC3(acc *[Lanes]mdops.C3, f int) mdops.C3 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -929,7 +995,18 @@ func leadNorm1C3(x []mdops.C3) float64 {
 // combineF4 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineF4(acc *[Lanes]mdops.F4, f int) mdops.F4 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -1082,7 +1159,18 @@ func leadNorm1F4(x []mdops.F4) float64 {
 // combineC4 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineC4(acc *[Lanes]mdops.C4, f int) mdops.C4 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -1235,7 +1323,18 @@ func leadNorm1C4(x []mdops.C4) float64 {
 // combineF5 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineF5(acc *[Lanes]mdops.F5, f int) mdops.F5 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -1388,7 +1487,18 @@ func leadNorm1F5(x []mdops.F5) float64 {
 // combineC5 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineC5(acc *[Lanes]mdops.C5, f int) mdops.C5 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -1541,7 +1651,18 @@ func leadNorm1C5(x []mdops.C5) float64 {
 // combineF8 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineF8(acc *[Lanes]mdops.F8, f int) mdops.F8 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -1694,7 +1815,18 @@ func leadNorm1F8(x []mdops.F8) float64 {
 // combineC8 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineC8(acc *[Lanes]mdops.C8, f int) mdops.C8 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -1847,7 +1979,18 @@ func leadNorm1C8(x []mdops.C8) float64 {
 // combineF10 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineF10(acc *[Lanes]mdops.F10, f int) mdops.F10 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -2000,7 +2143,18 @@ func leadNorm1F10(x []mdops.F10) float64 {
 // combineC10 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineC10(acc *[Lanes]mdops.C10, f int) mdops.C10 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -2153,7 +2307,18 @@ func leadNorm1C10(x []mdops.C10) float64 {
 // combineF16 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineF16(acc *[Lanes]mdops.F16, f int) mdops.F16 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
@@ -2306,7 +2471,18 @@ func leadNorm1F16(x []mdops.F16) float64 {
 // combineC16 combines the lanes acc[0:f] (f = min(K, Lanes) lanes received
 // a term) by the fixed tree: for s = Lanes/2, ..., 2, 1, lane l < s becomes
 // acc[l].Add(acc[l+s]) when l+s < f. It returns lane 0 (zero when f = 0).
+// Every lane full (f = Lanes, the sums of Lanes terms or more) takes a
+// loop without the test, the same operations.
 func combineC16(acc *[Lanes]mdops.C16, f int) mdops.C16 {
+	if f == Lanes {
+		for s := Lanes / 2; s >= 1; s /= 2 {
+			a, b := acc[:s], acc[s:2*s]
+			for l := range a {
+				a[l] = a[l].Add(b[l])
+			}
+		}
+		return acc[0]
+	}
 	for s := Lanes / 2; s >= 1; s /= 2 {
 		for l := 0; l < s && l+s < f; l++ {
 			acc[l] = acc[l].Add(acc[l+s])
