@@ -168,11 +168,15 @@ type Coordinator struct {
 	// configuration: Batched's groups of one evaluator run one after the
 	// other), rather than the one group earliest in the sequence of a
 	// solve: one wait for every worker blocked instead of one a group,
-	// for an executor whose run costs a round trip to a device more than
-	// work (BenchmarkTrackLatency, katsura8 at 2 doubles, a worker per
-	// path, a modelled round trip of 1 ms per batched evaluation: 1,375
-	// rounds to 419, 2.68 s to 1.61-1.70 s on 2 cores). It changes the time,
-	// never the bits.
+	// for an executor whose run costs a round trip more than work. It
+	// trades rounds for groups (BenchmarkTrackLatency, katsura8 at 2
+	// doubles, a worker per path: 1,375 rounds and groups to 419 rounds
+	// of 2,090 groups), so it pays where a round's groups overlap (a
+	// modelled round trip of 1 ms per batched evaluation, overlapping:
+	// 2.7 s to 1.6-1.7 s on 2 cores) and costs where each group's round
+	// trip waits for the last (the same, one after the other: 2.8 s to
+	// 3.1-3.5 s): which a GPU is, its device run tells. It changes the
+	// time, never the bits.
 	Together bool
 
 	exec Executor

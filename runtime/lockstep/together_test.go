@@ -3,6 +3,7 @@ package lockstep
 import (
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,20 +20,32 @@ import (
 type latencyEvaluator struct {
 	*hostEvaluator
 	lat     time.Duration
-	pending []bool // by path: evaluated by the last RunFirst, not read yet
+	device  *sync.Mutex // held while waiting: one device, its round trips one after the other (nil: they overlap)
+	pending []bool      // by path: evaluated by the last RunFirst, not read yet
 }
 
-func newLatencyEvaluator(lat time.Duration) NewEvaluator {
+// newLatencyEvaluator makes latency evaluators; with serial, their round
+// trips wait for each other (a device that serves one batch at a time),
+// else they overlap.
+func newLatencyEvaluator(lat time.Duration, serial bool) NewEvaluator {
+	var device *sync.Mutex
+	if serial {
+		device = new(sync.Mutex)
+	}
 	return func(plan *stager.Plan, p mdops.Prec, paths int) (Evaluator, error) {
 		h, err := newHostEvaluator(plan, p, paths)
 		if err != nil {
 			return nil, err
 		}
-		return &latencyEvaluator{hostEvaluator: h.(*hostEvaluator), lat: lat, pending: make([]bool, paths)}, nil
+		return &latencyEvaluator{hostEvaluator: h.(*hostEvaluator), lat: lat, device: device, pending: make([]bool, paths)}, nil
 	}
 }
 
 func (e *latencyEvaluator) RunFirst(n int) error {
+	if e.device != nil {
+		e.device.Lock()
+		defer e.device.Unlock()
+	}
 	time.Sleep(e.lat)
 	e.runs++
 	for p, set := range e.set {
@@ -83,7 +96,7 @@ func TestTrackTogether(t *testing.T) {
 			}{
 				{"cpu", NewCPU()},
 				{"batched", NewBatched(newHostEvaluator, 16)},
-				{"latency", NewBatched(newLatencyEvaluator(0), 16)},
+				{"latency", NewBatched(newLatencyEvaluator(0, true), 16)},
 			} {
 				co := New(ex.exec)
 				co.Together = true
@@ -110,7 +123,8 @@ func TestTrackTogether(t *testing.T) {
 }
 
 // BenchmarkTrackLatency: the lock-step tracker on the latency model of a
-// device (MDGEN_LATENCY per batched evaluation, default 1ms) for katsura
+// device (MDGEN_LATENCY per batched evaluation, default 1ms; the round
+// trips of one round overlap, or one after the other: serial) for katsura
 // MDGEN_KATSURA (default 8) at 2 doubles, a worker per path, one group a
 // round against every ready group a round (Together).
 func BenchmarkTrackLatency(b *testing.B) {
@@ -124,12 +138,13 @@ func BenchmarkTrackLatency(b *testing.B) {
 	}
 	h := homotopy(b, "katsura", n)
 	paths := int(h.Paths())
-	for _, together := range []bool{false, true} {
-		b.Run("together="+strconv.FormatBool(together), func(b *testing.B) {
+	for _, c := range []struct{ together, serial bool }{{false, false}, {true, false}, {true, true}} {
+		b.Run("together="+strconv.FormatBool(c.together)+"/serial="+strconv.FormatBool(c.serial), func(b *testing.B) {
+			together := c.together
 			var run *track.Run
 			var st Stats
 			for b.Loop() {
-				ex := NewBatched(newLatencyEvaluator(lat), paths)
+				ex := NewBatched(newLatencyEvaluator(lat, c.serial), paths)
 				co := New(ex)
 				co.Together = together
 				var err error
