@@ -283,7 +283,7 @@ func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, calls []*Call, 
 		}
 		for _, i := range piece {
 			s := slots[i].(*batchSlot)
-			s.kept = split
+			s.kept, s.ev = split, ev
 			if split {
 				s.recs[w].copyOutputs(ev)
 			}
@@ -452,6 +452,10 @@ type batchSlot struct {
 	// kept: the outputs of the last evaluation are in outs already (a
 	// split batch: the evaluator went on to the next batch).
 	kept bool
+	// ev is the evaluator of the last evaluation (set by the group's
+	// run: a round's other groups may add evaluators to the chunk's map
+	// while the worker reads its outputs).
+	ev *evaluator
 }
 
 func (s *batchSlot) Close() error {
@@ -513,7 +517,7 @@ func (r *recorder) Run() error {
 		return errors.New("lockstep: a batched solver's executor runs only through its batch")
 	}
 	if !s.kept {
-		r.copyOutputs(s.ch.evals[r.plan.Degree])
+		r.copyOutputs(s.ev)
 	}
 	return nil
 }
