@@ -161,15 +161,24 @@ type execOutputs struct {
 	derivs [][]float64
 }
 
+// StableOutputs is an executor whose Value and Deriv return the same
+// slices after every Run, the run's outputs in them, as this package's
+// executor does (runtime/lockstep's batched executor's recorders).
+type StableOutputs interface{ StableOutputs() }
+
 // outputs returns the outputs of e, the executor of degree w, after a
-// Run. Those of this package's executor (fixed places in its memory) are
-// looked up once (a plan finds a derivative by a binary search); another
-// executor's only promise to be valid until its next Run.
+// Run. Those of this package's executor (fixed places in its memory) and
+// of a StableOutputs are looked up once (a plan finds a derivative by a
+// binary search); another executor's only promise to be valid until its
+// next Run.
 func (be *Newton) outputs(w int, e backend.Executor) *execOutputs {
 	if o, ok := be.outs[w]; ok {
 		return o
 	}
 	_, cache := e.(*Executor)
+	if _, ok := e.(StableOutputs); ok {
+		cache = true
+	}
 	n, m := be.c.Vars, be.c.Eqs
 	o := &execOutputs{values: make([][]float64, m), derivs: make([][]float64, m*n)}
 	plan := e.Plan()

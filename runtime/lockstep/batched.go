@@ -133,7 +133,7 @@ func (ev *evaluator) paths() int { return len(ev.owner) }
 // NewExecutor returns a recorder of the coefficient values.
 func (ex *Batched) NewExecutor(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
 	return &recorder{plan: plan, prec: p, slotLen: backend.Layout{Prec: p, Degree: plan.Degree}.SlotLen(),
-		values: map[stager.Slot][]float64{}, pos: -1}, nil
+		values: make([][]float64, plan.NumSlots()), pos: -1}, nil
 }
 
 // Open binds the solver's recorders to a slot of a chunk and makes the
@@ -198,9 +198,9 @@ func (ex *Batched) RunAlone(s Slot, c *Call) bool {
 
 // Run runs a group of evaluations: the evaluators; each slot's CPU back
 // end reads their outputs in Finish.
+// Groups of different evaluators may run at once (Coordinator.Together):
+// ex.mu guards the executor's maps, not the evaluations.
 func (ex *Batched) Run(slots []Slot, calls []*Call) {
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
 	ready := make([]bool, len(slots))
 	ex.evaluate(slots, calls, ready)
 	for i, s := range slots {
@@ -255,14 +255,17 @@ func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, calls []*Call, 
 		slices.Sort(paths)
 		return &BatchError{Stage: stage, W: w, Degree: first.c.Degree, Prec: first.c.Prec, Paths: paths, Err: err}
 	}
+	ex.mu.Lock()
 	ev, ok := ch.evals[w]
 	if !ok {
 		var err error
 		if ev, err = ex.newEvaluator(first, w); err != nil {
+			ex.mu.Unlock()
 			return batchErr("prepare", err)
 		}
 		ch.evals[w] = ev
 	}
+	ex.mu.Unlock()
 	split := len(idx) > ev.paths()
 	for lo := 0; lo < len(idx); lo += ev.paths() {
 		piece := idx[lo:min(lo+ev.paths(), len(idx))]
@@ -273,14 +276,16 @@ func (ex *Batched) evaluateChunk(ch *chunk, w int, slots []Slot, calls []*Call, 
 			}
 			// The evaluator's state is unknown: the next group makes a
 			// new one.
+			ex.mu.Lock()
 			delete(ch.evals, w)
+			ex.mu.Unlock()
 			return batchErr(stage, errors.Join(err, ev.Close()))
 		}
 		for _, i := range piece {
 			s := slots[i].(*batchSlot)
-			s.kept = split
+			s.kept, s.ev = split, ev
 			if split {
-				s.keep(ev, s.recs[w])
+				s.recs[w].copyOutputs(ev)
 			}
 		}
 	}
@@ -350,14 +355,14 @@ func (ex *Batched) evaluatePiece(ev *evaluator, w int, slots []Slot, idx []int) 
 		r, p := recs[j], paths[j]
 		if old := ev.owner[p]; old != r || r.pos != p || r.dirty {
 			if old != nil && old != r {
-				for sl := range old.values { // values r does not set: the plan's
-					if _, ok := r.values[sl]; !ok {
+				for _, sl := range old.set { // values r does not set: the plan's
+					if r.values[sl] == nil {
 						value(sl, ev.defaults[sl])
 					}
 				}
 			}
-			for sl, series := range r.values {
-				value(sl, series)
+			for _, sl := range r.set {
+				value(sl, r.values[sl])
 			}
 			ev.owner[p], r.pos, r.dirty = r, p, false
 		}
@@ -366,16 +371,19 @@ func (ex *Batched) evaluatePiece(ev *evaluator, w int, slots []Slot, idx []int) 
 		return "", err
 	}
 	t1 := time.Now()
-	ex.times.Set += t1.Sub(t0)
 	if err := ev.RunFirst(len(idx)); err != nil {
 		return "evaluate", err
 	}
 	t2 := time.Now()
-	ex.times.Eval += t2.Sub(t1)
 	if err := ev.Download(); err != nil {
 		return "download", err
 	}
-	ex.times.Download += time.Since(t2)
+	t3 := time.Now()
+	ex.mu.Lock()
+	ex.times.Set += t1.Sub(t0)
+	ex.times.Eval += t2.Sub(t1)
+	ex.times.Download += t3.Sub(t2)
+	ex.mu.Unlock()
 	return "", nil
 }
 
@@ -441,25 +449,13 @@ type batchSlot struct {
 	outs [][]float64
 	// evaluated: the group ran the slot's evaluation; Finish reads it.
 	evaluated bool
-	// kept: the outputs of the last evaluation are in got (a split batch:
-	// the evaluator went on to the next batch); got[i] is outs[i] as long
-	// as the working degree's series.
+	// kept: the outputs of the last evaluation are in outs already (a
+	// split batch: the evaluator went on to the next batch).
 	kept bool
-	got  [][]float64
-}
-
-// keep copies the slot's outputs of r's evaluation out of ev.
-func (s *batchSlot) keep(ev *evaluator, r *recorder) {
-	m := s.c.Eqs
-	if s.got == nil {
-		s.got = make([][]float64, len(s.outs))
-	}
-	for i := range m {
-		s.got[i] = ev.Value(r.pos, i, s.outs[i][:r.slotLen])
-		for v := range s.c.Vars {
-			s.got[m+i+v*m] = ev.Deriv(r.pos, i, v, s.outs[m+i+v*m][:r.slotLen])
-		}
-	}
+	// ev is the evaluator of the last evaluation (set by the group's
+	// run: a round's other groups may add evaluators to the chunk's map
+	// while the worker reads its outputs).
+	ev *evaluator
 }
 
 func (s *batchSlot) Close() error {
@@ -487,45 +483,73 @@ func (s *batchSlot) Close() error {
 // it keeps the coefficient values the solver sets (uploaded to the
 // evaluator before the next evaluation), and serves the CPU back end the
 // evaluator's outputs of its slot (its inputs were uploaded from the back
-// end's x, which SetInput would give).
+// end's x, which SetInput would give): Run copies them out of the
+// evaluator into the slot's outputs, whose slices Value and Deriv return
+// (cpu.StableOutputs: the back end looks them up once).
 type recorder struct {
 	plan    *stager.Plan
 	prec    mdops.Prec
 	slotLen int
-	values  map[stager.Slot][]float64
-	dirty   bool
-	slot    *batchSlot // bound by Open
-	pos     int        // the evaluator's path of the last evaluation (-1: none yet)
+	// values[s] is the series set for slot s (nil: none); set lists
+	// those slots in the order of their first SetValue.
+	values [][]float64
+	set    []stager.Slot
+	dirty  bool
+	slot   *batchSlot // bound by Open
+	pos    int        // the evaluator's path of the last evaluation (-1: none yet)
+	// derivs lists the derivatives the plan has (i + v·m, the index of
+	// the slot's outputs less m), worked out on the first Run.
+	derivs []int
 }
 
 func (r *recorder) Plan() *stager.Plan      { return r.plan }
 func (r *recorder) Prec() mdops.Prec        { return r.prec }
 func (r *recorder) SetInput(int, []float64) {}
 func (r *recorder) Close() error            { return nil }
+func (r *recorder) StableOutputs()          {}
 
-// Run checks that the evaluator ran (Batched.Run runs it for the group).
+// Run copies the slot's outputs of its evaluation (Batched.Run ran the
+// evaluator for the group) out of the evaluator, unless evaluateChunk
+// did (a split batch).
 func (r *recorder) Run() error {
-	if r.slot == nil {
+	s := r.slot
+	if s == nil {
 		return errors.New("lockstep: a batched solver's executor runs only through its batch")
+	}
+	if !s.kept {
+		r.copyOutputs(s.ev)
 	}
 	return nil
 }
 
-func (r *recorder) evaluator() Evaluator { return r.slot.ch.evals[r.plan.Degree] }
-
-func (r *recorder) Value(i int) []float64 {
-	if r.slot.kept {
-		return r.slot.got[i]
+// copyOutputs copies the slot's outputs of its evaluation out of ev: the
+// values, and the derivatives the plan has (the CPU back end reads no
+// other).
+func (r *recorder) copyOutputs(ev Evaluator) {
+	s := r.slot
+	m := s.c.Eqs
+	if r.derivs == nil {
+		r.derivs = make([]int, 0, m*s.c.Vars)
+		for v := range s.c.Vars {
+			for i := range m {
+				if r.plan.DerivSlot(i, v) != stager.NoSlot {
+					r.derivs = append(r.derivs, i+v*m)
+				}
+			}
+		}
 	}
-	return r.evaluator().Value(r.pos, i, r.slot.outs[i][:r.slotLen])
+	for i := range m {
+		ev.Value(r.pos, i, s.outs[i][:r.slotLen])
+	}
+	for _, j := range r.derivs {
+		ev.Deriv(r.pos, j%m, j/m, s.outs[m+j][:r.slotLen])
+	}
 }
 
+func (r *recorder) Value(i int) []float64 { return r.slot.outs[i][:r.slotLen] }
+
 func (r *recorder) Deriv(i, v int) []float64 {
-	m := r.slot.c.Eqs
-	if r.slot.kept {
-		return r.slot.got[m+i+v*m]
-	}
-	return r.evaluator().Deriv(r.pos, i, v, r.slot.outs[m+i+v*m][:r.slotLen])
+	return r.slot.outs[r.slot.c.Eqs+i+v*r.slot.c.Eqs][:r.slotLen]
 }
 
 // SetValue keeps series (its first slotLen doubles, zeros after a shorter
@@ -535,6 +559,7 @@ func (r *recorder) SetValue(s stager.Slot, series []float64) {
 	buf := r.values[s]
 	if buf == nil {
 		buf = make([]float64, 0, r.slotLen)
+		r.set = append(r.set, s)
 	}
 	r.values[s] = append(buf[:0], series[:min(len(series), r.slotLen)]...)
 	r.dirty = true

@@ -32,6 +32,11 @@
 // block or leave. A call from a goroutine that never joined (a Solver used
 // alone) runs as soon as every joined worker is blocked. A group waiting
 // for more than maxWaitRounds runs goes first, so that no group starves.
+// With Coordinator.Together a run is a round of every ready group at
+// once (the lock step's wall time is at least its rounds times a device's
+// round trip), each group in a goroutine of its own; the executor's
+// groups of one round never share an operation at one working degree of
+// one configuration (Batched: never an evaluator).
 //
 // # Failures
 //

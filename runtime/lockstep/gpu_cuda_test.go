@@ -142,14 +142,16 @@ func diffPaths(want, got *track.Run) string {
 }
 
 // trackGPU tracks every path of h on the GPU, all at once (slots paths a
-// batch; 0: all).
-func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots int) (*track.Run, lockstep.Stats) {
+// batch; 0: all), every ready group in one round with together
+// (lockstep.Coordinator.Together).
+func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots int, together bool) (*track.Run, lockstep.Stats) {
 	t.Helper()
 	if slots == 0 {
 		slots = int(h.Paths())
 	}
 	ex := lockstep.NewBatched(bs.NewEvaluator, slots)
 	co := lockstep.New(ex)
+	co.Together = together
 	run, err := track.Track(h, track.Options{Prec: prec, Workers: slots, Devices: []track.Device{co}}, 0, 0)
 	if cerr := ex.Close(); err == nil {
 		err = cerr
@@ -158,15 +160,16 @@ func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots 
 		t.Fatal(err)
 	}
 	st, bt := co.Stats(), ex.Times()
-	t.Logf("prec %d: %.3f s wall; %d groups, %d calls; busy %v (set %v, eval %v, download %v)",
-		prec, run.Seconds, st.Groups, st.Calls, st.Busy, bt.Set, bt.Eval, bt.Download)
+	t.Logf("prec %d, together %v: %.3f s wall; %d groups in %d rounds, %d calls; busy %v (set %v, eval %v, download %v, summed over the groups)",
+		prec, together, run.Seconds, st.Groups, st.Rounds, st.Calls, st.Busy, bt.Set, bt.Eval, bt.Download)
 	return run, st
 }
 
 // TestTrackGPU: every path's status, steps and endpoint bits on the GPU
 // are the CPU tracker's, on katsura, cyclic, noon and a random system at
 // 1, 2, 4, 8 doubles and with the automatic precision (the tracker's data
-// is complex).
+// is complex); one group a round and every ready group a round
+// (lockstep.Coordinator.Together).
 func TestTrackGPU(t *testing.T) {
 	bs := gpuBatches(t)
 	sizes := map[string]int{"katsura": 5, "cyclic": 5, "noon": 4, "random": 4}
@@ -181,18 +184,21 @@ func TestTrackGPU(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, st := trackGPU(t, bs, h, prec, 0)
-				if d := diffPaths(want, got); d != "" {
-					t.Fatal(d)
+				for _, together := range []bool{false, true} {
+					got, st := trackGPU(t, bs, h, prec, 0, together)
+					if d := diffPaths(want, got); d != "" {
+						t.Fatalf("together %v: %s", together, d)
+					}
+					t.Logf("%d paths %+v: CPU %.3f s (%d cores), GPU %.3f s (together %v); %d calls in %d groups, %d rounds",
+						len(got.Paths), got.Summary, want.Seconds, runtime.GOMAXPROCS(0), got.Seconds, together, st.Calls, st.Groups, st.Rounds)
 				}
-				t.Logf("%d paths %+v: CPU %.3f s (%d cores), GPU %.3f s; %d calls in %d groups",
-					len(got.Paths), got.Summary, want.Seconds, runtime.GOMAXPROCS(0), got.Seconds, st.Calls, st.Groups)
 			})
 		}
 	}
 }
 
-// BenchmarkTrackGPU measures paths per second on the GPU and on the CPU
+// BenchmarkTrackGPU measures paths per second on the GPU (one group a
+// round, and every ready group a round: gpu-together) and on the CPU
 // (every core), in the same process, each run checked against the other
 // path by path. MDGEN_TRACK_BENCH lists the systems (default
 // katsura8,noon6,cyclic6), MDGEN_TRACK_PRECS the precisions (default
@@ -220,20 +226,27 @@ func BenchmarkTrackGPU(b *testing.B) {
 				}
 				b.ReportMetric(float64(len(cpuRun.Paths))/cpuRun.Seconds, "paths/s")
 			})
-			b.Run(fmt.Sprintf("%s/prec%d/gpu", spec, prec), func(b *testing.B) {
-				var run *track.Run
-				var st lockstep.Stats
-				for b.Loop() {
-					run, st = trackGPU(b, bs, h, prec, 0)
+			for _, together := range []bool{false, true} {
+				name := "gpu"
+				if together {
+					name = "gpu-together"
 				}
-				if cpuRun != nil {
-					if d := diffPaths(cpuRun, run); d != "" {
-						b.Fatal(d)
+				b.Run(fmt.Sprintf("%s/prec%d/%s", spec, prec, name), func(b *testing.B) {
+					var run *track.Run
+					var st lockstep.Stats
+					for b.Loop() {
+						run, st = trackGPU(b, bs, h, prec, 0, together)
 					}
-				}
-				b.ReportMetric(float64(len(run.Paths))/run.Seconds, "paths/s")
-				b.ReportMetric(float64(st.Calls)/float64(st.Groups), "calls/group")
-			})
+					if cpuRun != nil {
+						if d := diffPaths(cpuRun, run); d != "" {
+							b.Fatal(d)
+						}
+					}
+					b.ReportMetric(float64(len(run.Paths))/run.Seconds, "paths/s")
+					b.ReportMetric(float64(st.Calls)/float64(st.Groups), "calls/group")
+					b.ReportMetric(float64(st.Rounds), "rounds")
+				})
+			}
 		}
 	}
 }

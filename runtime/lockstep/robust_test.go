@@ -3,6 +3,7 @@ package lockstep
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,57 +82,75 @@ func (e *failingEvaluator) RunFirst(n int) error {
 	return e.Evaluator.RunFirst(n)
 }
 
-// TestBatchedSplit: with evaluators of at most 5 paths, the batched
-// executor with chunks of 16 slots evaluates its groups in batches of 5,
+// TestBatchedSplit: with evaluators of at most 3 paths, the batched
+// executor with chunks of 16 slots evaluates its groups in batches of 3,
 // says so once per precision, degree and working degree, and every path's
-// bits are those of track.Track with 2 workers.
+// bits are those of track.Track with 2 workers; with Coordinator.Together
+// too.
 func TestBatchedSplit(t *testing.T) {
 	for _, c := range trackCases(true) {
-		t.Run(c.String(), func(t *testing.T) {
-			h := homotopy(t, c.family, c.n)
-			want, err := track.Track(h, c.options(2), c.first, c.count)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var runs atomic.Int64
-			ex := NewBatched(limitedEvaluators(5, &runs), 16)
-			var notices []string
-			ex.Notify = func(msg string) { notices = append(notices, msg) }
-			co := New(ex)
-			got, err := track.Track(h, c.options(64, co), c.first, c.count)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ex.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if d := samePaths(want, got); d != "" {
-				t.Fatal(d)
-			}
-			if len(notices) == 0 {
-				t.Fatal("no notice of the split")
-			}
-			if groups := co.Stats().Groups; runs.Load() <= groups {
-				t.Fatalf("%d evaluations for %d groups: no group was split", runs.Load(), groups)
-			}
-			for i, msg := range notices {
-				if !strings.Contains(msg, "16 paths at once do not fit, split into batches of 5") || !strings.Contains(msg, "fake-GPU memory") {
-					t.Errorf("notice %q", msg)
+		for _, together := range []bool{false, true} {
+			t.Run(c.String()+togetherName(together), func(t *testing.T) {
+				h := homotopy(t, c.family, c.n)
+				want, err := track.Track(h, c.options(2), c.first, c.count)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if slices.Contains(notices[:i], msg) {
-					t.Errorf("notice %q twice", msg)
+				var runs atomic.Int64
+				ex := NewBatched(limitedEvaluators(3, &runs), 16)
+				var notices []string
+				ex.Notify = func(msg string) { notices = append(notices, msg) }
+				co := New(ex)
+				co.Together = together
+				got, err := track.Track(h, c.options(64, co), c.first, c.count)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			t.Logf("%d notices, the first: %s", len(notices), notices[0])
-		})
+				if err := ex.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if d := samePaths(want, got); d != "" {
+					t.Fatal(d)
+				}
+				if len(notices) == 0 {
+					t.Fatal("no notice of the split")
+				}
+				if groups := co.Stats().Groups; runs.Load() <= groups {
+					t.Fatalf("%d evaluations for %d groups: no group was split", runs.Load(), groups)
+				}
+				for i, msg := range notices {
+					if !strings.Contains(msg, "16 paths at once do not fit, split into batches of 3") || !strings.Contains(msg, "fake-GPU memory") {
+						t.Errorf("notice %q", msg)
+					}
+					if slices.Contains(notices[:i], msg) {
+						t.Errorf("notice %q twice", msg)
+					}
+				}
+				t.Logf("%d notices, the first: %s", len(notices), notices[0])
+			})
+		}
 	}
+}
+
+// together_ names a subtest's Coordinator.Together.
+func togetherName(together bool) string {
+	if together {
+		return "/together"
+	}
+	return ""
 }
 
 // TestBatchedError: a CUDA error in one batched evaluation fails the run
 // (one device) with an error that names the stage, the step and the
 // paths; the next run on the same coordinator gives every path's bits of
-// track.Track with 2 workers.
+// track.Track with 2 workers; with Coordinator.Together too.
 func TestBatchedError(t *testing.T) {
+	for _, together := range []bool{false, true} {
+		t.Run("together="+strconv.FormatBool(together), func(t *testing.T) { testBatchedError(t, together) })
+	}
+}
+
+func testBatchedError(t *testing.T, together bool) {
 	c := trackCase{family: "noon", n: 3, prec: 2}
 	h := homotopy(t, c.family, c.n)
 	want, err := track.Track(h, c.options(2), 0, 0)
@@ -141,6 +160,7 @@ func TestBatchedError(t *testing.T) {
 	f := &failingEvaluators{failAt: 10, once: true}
 	ex := NewBatched(f.new, 16)
 	co := New(ex)
+	co.Together = together
 	_, err = track.Track(h, c.options(16, co), 0, 0)
 	var be *BatchError
 	if !errors.As(err, &be) || !errors.Is(err, errFakeCUDA) {
