@@ -79,7 +79,12 @@ func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
 			ex.Notify = func(msg string) { fmt.Fprintf(g.notices, "mdgen: track: GPU %d: %s\n", ordinal, msg) }
 		}
 		exs = append(exs, ex)
-		opt.Devices = append(opt.Devices, lockstep.New(ex))
+		// Every ready group in one round: on the H200 a round's batched
+		// evaluations overlap, and katsura10's wall time nearly halves
+		// (docs/results.md, "Where the lock-step tracker's time goes").
+		co := lockstep.New(ex)
+		co.Together = true
+		opt.Devices = append(opt.Devices, co)
 	}
 	opt.Workers = batch * len(g.batches)
 	return func() error {

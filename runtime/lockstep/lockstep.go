@@ -175,8 +175,9 @@ type Coordinator struct {
 	// modelled round trip of 1 ms per batched evaluation, overlapping:
 	// 2.7 s to 1.6-1.7 s on 2 cores) and costs where each group's round
 	// trip waits for the last (the same, one after the other: 2.8 s to
-	// 3.1-3.5 s): which a GPU is, its device run tells. It changes the
-	// time, never the bits.
+	// 3.1-3.5 s). On the H200 a round's evaluations overlap: katsura10
+	// at 2 doubles, 204 to 374 paths/s (docs/results.md), so `mdgen
+	// track -gpu` sets it. It changes the time, never the bits.
 	Together bool
 
 	exec Executor
