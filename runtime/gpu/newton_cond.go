@@ -1,7 +1,6 @@
 package gpu
 
 import (
-
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
