@@ -394,3 +394,41 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestNearBranchPoint: path 855 of katsura15's total-degree homotopy with
+// mdgen track's default gamma (seed 1) passes within 8.5e-7 of a branch
+// point at t = 0.136 (every component's Padé pole at that distance); its
+// steps there are below 2^-20 tau, and it failed ("step below the
+// minimum") before the smaller minimum before the end zone (minStep).
+// It must end regular at every precision, with the same endpoint.
+func TestNearBranchPoint(t *testing.T) {
+	f := family(t, "katsura", 15)
+	h, err := NewTotalDegree(f, complex(-0.26663418029230684, 0.9637978075819895), true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends [][]complex128
+	for _, prec := range []int{1, 2, 4} {
+		run, err := Track(h, Options{Prec: prec, Workers: 1}, 854, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := run.Paths[0]
+		if p.Status != Regular {
+			t.Fatalf("prec %d: path 855 %v (%s) at t = %v", prec, p.Status, p.Reason, p.T)
+		}
+		end := make([]complex128, len(f.Vars))
+		w := 2 * p.Prec
+		for v := range end {
+			end[v] = complex(p.X[v*w], p.X[v*w+p.Prec])
+		}
+		ends = append(ends, end)
+	}
+	for k := 1; k < len(ends); k++ {
+		for v := range ends[0] {
+			if d := cmplx.Abs(ends[k][v] - ends[0][v]); d > 1e-12*(1+cmplx.Abs(ends[0][v])) {
+				t.Errorf("the endpoint at precision %d differs from 1 double's in %s by %.3g", []int{1, 2, 4}[k], f.Vars[v], d)
+			}
+		}
+	}
+}
