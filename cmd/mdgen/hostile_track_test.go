@@ -1,0 +1,155 @@
+package main
+
+// Probes of hostile input to mdgen track, merge and bench -track (issue
+// 20's classes on the tracker's surfaces): shards forged with a valid
+// checksum, endless or oversized shards, outputs that would replace an
+// input or one another, and flag values the tracker would only refuse
+// after the work (or never).
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// forgeShard writes to dst the shard src with its header and records
+// changed by edit (decoded as JSON objects; edit returns the records to
+// write) and a trailer signed again for the new contents, as someone who
+// read shard.go would: the checksum guards against accidents, not against
+// a forger, so that every other field must be checked. paths is the
+// trailer's count (-1: the records written).
+func forgeShard(t *testing.T, src, dst string, paths int64, edit func(h map[string]any, recs []map[string]any) []map[string]any) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var h map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	var recs []map[string]any
+	for _, l := range lines[1 : len(lines)-1] {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	recs = edit(h, recs)
+	var body bytes.Buffer
+	for _, v := range append([]any{h}, func() []any {
+		out := make([]any, len(recs))
+		for k := range recs {
+			out[k] = recs[k]
+		}
+		return out
+	}()...) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body.Write(append(b, '\n'))
+	}
+	if paths < 0 {
+		paths = int64(len(recs))
+	}
+	sum := sha256.Sum256(body.Bytes())
+	var tr shardTrailer
+	tr.End.Paths, tr.End.SHA256 = paths, hex.EncodeToString(sum[:])
+	b, _ := json.Marshal(tr)
+	body.Write(append(b, '\n'))
+	if err := os.WriteFile(dst, body.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestMergeForgedShards: shards whose checksum is right but whose content
+// is no tracker's (a header that contradicts itself, a range of 10^15
+// paths, a finite path without its endpoint, a t of NaN), endless input
+// (/dev/zero), a line longer than any record and text after the trailer:
+// each refused with the file and the reason, exit status 1, nothing
+// written, no panic and no allocation for what the header only claims.
+func TestMergeForgedShards(t *testing.T) {
+	dir := t.TempDir()
+	shard := func(name string, args ...string) string {
+		f := filepath.Join(dir, name)
+		if _, errs, status := trackCmd(t, append(args, "-shard", f, "-quiet")...); status != 0 {
+			t.Fatalf("track %v: %s", args, errs)
+		}
+		return f
+	}
+	a := shard("a.shard", "katsura3", "-prec", "2", "-paths", "1:4")
+	b := shard("b.shard", "katsura3", "-prec", "2", "-paths", "5:8")
+	forge := func(name string, paths int64, edit func(h map[string]any, recs []map[string]any)) string {
+		return forgeShard(t, a, filepath.Join(dir, name), paths, func(h map[string]any, recs []map[string]any) []map[string]any {
+			edit(h, recs)
+			return recs
+		})
+	}
+	data, _ := os.ReadFile(a)
+	longLine := writeTemp(t, dir, "long.shard", strings.Replace(string(data), `"reason":`, `"reason":"`+strings.Repeat("x", 1<<20)+`",`, 1))
+	if !strings.Contains(string(data), `"reason":`) {
+		nl := bytes.IndexByte(data, '\n')
+		longLine = writeTemp(t, dir, "long.shard", string(data[:nl+1])+`{"path":1,"reason":"`+strings.Repeat("x", 1<<20)+"\"}\n"+string(data[nl+1:]))
+	}
+	for _, c := range []struct {
+		name  string
+		files []string
+		want  []string
+	}{
+		{"endless", []string{a, "/dev/zero"}, []string{"/dev/zero", "longer than 16 MiB"}},
+		{"no gamma", []string{forge("nogamma.shard", -1, func(h map[string]any, _ []map[string]any) { h["gamma"] = nil }), b},
+			[]string{"nogamma.shard", "bad header", "without gamma"}},
+		{"unknown homotopy", []string{forge("kind.shard", -1, func(h map[string]any, _ []map[string]any) { h["homotopy"] = "other" }), b},
+			[]string{"kind.shard", `homotopy "other"`}},
+		{"degrees", []string{forge("degrees.shard", -1, func(h map[string]any, _ []map[string]any) { h["total_paths"] = 1e15 }), b},
+			[]string{"degrees.shard", "do not make 1000000000000000 paths"}},
+		{"huge range", []string{forge("huge.shard", 1e15, func(h map[string]any, _ []map[string]any) {
+			h["homotopy"], h["gamma"], h["degrees"], h["param"] = "given", nil, nil, "tau"
+			h["total_paths"], h["last"] = 1e15, 1e15
+		})}, []string{"huge.shard", "4 records for the 1000000000000000 paths"}},
+		{"precision list", []string{forge("prec.shard", -1, func(h map[string]any, _ []map[string]any) { h["prec"] = []int{1, 2} }), b},
+			[]string{"prec.shard", "precision [1 2]"}},
+		{"bad Padé", []string{forge("pade.shard", -1, func(h map[string]any, _ []map[string]any) { h["pade_l"] = 40 }), b},
+			[]string{"pade.shard", "Padé"}},
+		{"unknown with a space", []string{forge("var.shard", -1, func(h map[string]any, _ []map[string]any) { h["variables"].([]any)[0] = "a b" }), b},
+			[]string{"var.shard", `unknown "a b" is no name`}},
+		{"regular without endpoint", []string{forge("nox.shard", -1, func(_ map[string]any, recs []map[string]any) { recs[1]["limbs"] = nil }), b},
+			[]string{"nox.shard", "record 2: path 2: regular without its endpoint"}},
+		{"another precision", []string{forge("recprec.shard", -1, func(_ map[string]any, recs []map[string]any) {
+			recs[0]["prec"], recs[0]["limbs"] = 1, recs[0]["limbs"].([]any)[:8]
+		}), b}, []string{"recprec.shard", "precision 1 in a run at -prec 2"}},
+		{"t NaN", []string{forge("nan.shard", -1, func(_ map[string]any, recs []map[string]any) { recs[0]["t"] = "NaN" }), b},
+			[]string{"nan.shard", "t = NaN outside [0, 1]"}},
+		{"negative steps", []string{forge("steps.shard", -1, func(_ map[string]any, recs []map[string]any) { recs[0]["steps"] = -3 }), b},
+			[]string{"steps.shard", "below 0"}},
+		{"long line", []string{longLine, b}, []string{"long.shard", "line 2 is longer than"}},
+		{"after the trailer", []string{writeTemp(t, dir, "after.shard", string(data)+strings.Repeat("x", 1000)), b},
+			[]string{"after.shard", "more lines than the 4 records"}},
+	} {
+		out := filepath.Join(dir, "out.sols")
+		stdout, errs, status := mergeCmd(t, append([]string{"-o", out, "-json"}, c.files...)...)
+		if status != 1 || stdout != "" {
+			t.Errorf("%s: status %d, stdout %q; want 1 and nothing", c.name, status, stdout)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: %q does not say %q", c.name, errs, w)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%s: merge wrote %s", c.name, out)
+		}
+	}
+	if _, errs, status := mergeCmd(t, "-quiet", a, b); status != 0 {
+		t.Errorf("merge a b: status %d: %s", status, errs)
+	}
+}
