@@ -153,3 +153,64 @@ func TestMergeForgedShards(t *testing.T) {
 		t.Errorf("merge a b: status %d: %s", status, errs)
 	}
 }
+
+// TestTrackHostileOutputs: -shard is an output like -o (never the system
+// or the start file); -o and -shard never name one file; -o never puts a
+// *.shard file into -shards DIR; -shards is a folder; a missing folder
+// of -o or -shard (and of solve's and merge's -o) fails at once, not after
+// the work; -min-prec above -max-prec is a usage error that names both.
+// Each exits with status 2 and leaves every file as it was.
+func TestTrackHostileOutputs(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	sys := writeTemp(t, dir, "k3.txt", "4\nu0^2 + 2*u1^2 + 2*u2^2 + 2*u3^2 - u0;\n2*u0*u1 + 2*u1*u2 + 2*u2*u3 - u1;\n2*u0*u2 + u1^2 + 2*u1*u3 - u2;\nu0 + 2*u1 + 2*u2 + 2*u3 - 1;\n")
+	if _, errs, status := trackCmd(t, sys, "-shards", "sd", "-chunk", "4", "-quiet"); status != 0 {
+		t.Fatal(errs)
+	}
+	shard := filepath.Join("sd", "paths-1-4.shard")
+	before := map[string][]byte{}
+	for _, f := range []string{sys, shard} {
+		before[f], _ = os.ReadFile(f)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"track", sys, "-shard", sys}, "-shard: " + sys + " is the input file"},
+		{[]string{"track", sys, "-shard", "x.out", "-o", "x.out"}, "name one file"},
+		{[]string{"track", sys, "-shard", "nodir/a.shard"}, "-shard: nodir/a.shard cannot be written: the folder nodir does not exist"},
+		{[]string{"track", sys, "-o", "nodir/a.txt"}, "-o: nodir/a.txt cannot be written: the folder nodir does not exist"},
+		{[]string{"track", sys, "-shards", "sd", "-o", shard}, "is a *.shard file in -shards sd"},
+		{[]string{"track", sys, "-shards", "sd", "-o", "sd/../sd/new.shard"}, "is a *.shard file in -shards sd"},
+		{[]string{"track", sys, "-shards", sys}, "-shards: " + sys + " is not a folder"},
+		{[]string{"track", sys, "-min-prec", "8", "-max-prec", "2"}, "-min-prec 8 is above -max-prec 2"},
+		{[]string{"track", sys, "-min-prec", "16"}, "-min-prec 16 is above -max-prec 8"},
+		{[]string{"solve", "cyclic3:newton", "-o", "nodir/x.txt"}, "the folder nodir does not exist"},
+		{[]string{"merge", "sd", "-o", "nodir/x.txt"}, "the folder nodir does not exist"},
+	} {
+		args := c.args
+		if args[0] != "solve" {
+			args = append(args, "-quiet")
+		}
+		code, _, errs := runCLI(t, args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+	for f, b := range before {
+		if now, _ := os.ReadFile(f); !bytes.Equal(now, b) {
+			t.Errorf("%s was changed", f)
+		}
+	}
+	for _, f := range []string{"x.out", "nodir", "sd/new.shard"} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s was written", f)
+		}
+	}
+	noTemporaries(t, dir)
+	noTemporaries(t, "sd")
+	// Special files may be named by both.
+	if _, errs, status := trackCmd(t, sys, "-shard", os.DevNull, "-o", os.DevNull, "-quiet"); status != 0 {
+		t.Errorf("-shard and -o %s: %s", os.DevNull, errs)
+	}
+}

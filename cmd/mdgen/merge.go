@@ -51,7 +51,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("merge: %w", err)
 	}
 	if *outFile != "" {
-		if err := atomicfile.Resolve(*outFile, files...); err != nil {
+		if err := atomicfile.ResolveFile(*outFile, files...); err != nil {
 			return usagef("merge: -o: %w", err)
 		}
 	}

@@ -231,10 +231,11 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ts.opt.Workers, ts.opt.MaxSteps, ts.opt.CorrectEveryPoint = *workers, *maxSteps, *everyPoint
-	if *outFile != "" {
-		if err := atomicfile.Resolve(*outFile, ts.arg, *startFile); err != nil {
-			return usagef("track: -o: %w", err)
-		}
+	if filled, err := ts.opt.Filled(); err != nil && filled.MinPrec > filled.MaxPrec {
+		return usagef("track: -min-prec %d is above -max-prec %d (the defaults are 2 and 8)", filled.MinPrec, filled.MaxPrec)
+	}
+	if err := shards.checkOutputs(*outFile, ts.arg, *startFile); err != nil {
+		return err
 	}
 	sys, fileSols, err := loadSolveSystem(ts.arg, *param, 1, false, stderr)
 	if err != nil {
