@@ -214,3 +214,33 @@ func TestTrackHostileOutputs(t *testing.T) {
 		t.Errorf("-shard and -o %s: %s", os.DevNull, errs)
 	}
 }
+
+// TestBenchTrackHostileFlags: bench -track's -workers 0 (which marks the
+// GPU's rows inside) is a usage error, not a nil GPU; no system is one
+// too; a family of more paths than one run holds is refused with its
+// count before any output (it tracked every path in one run, allocated
+// up front). A bad number in any comma-separated flag list is a usage
+// error (status 2) that names the command and the flag, not "bench:".
+func TestBenchTrackHostileFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"bench", "-track", "-systems", "katsura3", "-precs", "1", "-workers", "0"}, 2, "bench -track: -workers 0: want worker counts 1..1024"},
+		{[]string{"bench", "-track", "-systems", " , ", "-precs", "1"}, 2, `-systems " , ": no system`},
+		{[]string{"bench", "-track", "-systems", "katsura3,katsura25", "-precs", "1", "-workers", "1"}, 1, "katsura25: 33554432 paths: bench -track tracks every path in one run, at most 16777216"},
+		{[]string{"bench", "-track", "-workers", "x"}, 2, `bench -track: -workers: bad worker count "x"`},
+		{[]string{"track", "katsura3", "-gpu", "-devices", "-1"}, 2, `track: -devices: bad GPU ordinal "-1"`},
+		{[]string{"tune", "-prec", "1,x"}, 2, `tune: -prec: bad precision "x"`},
+		{[]string{"bench", "-degrees", "1,-2"}, 2, `bench: -degrees: bad degree "-2"`},
+	} {
+		code, stdout, errs := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) || strings.Contains(errs, "panic") {
+			t.Errorf("%q: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+		if c.code == 1 && stdout != "" {
+			t.Errorf("%q: printed %q before failing", c.args, stdout)
+		}
+	}
+}
