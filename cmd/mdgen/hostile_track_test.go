@@ -244,3 +244,64 @@ func TestBenchTrackHostileFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestSlurmResumeHostile: -slurm-resume reads slurm.json with a cap
+// (/dev/zero behind it ran out of memory), refuses a job file whose tasks
+// do not cover the paths as -slurm writes them (a range of 10^15 paths
+// allocated a flag per path), and refuses rather than removes a file in
+// shards/ that is no shard (it removed it as "damaged"); without sbatch,
+// -slurm fails before it writes anything; -slurm K beyond the most tasks
+// of a job array is a usage error.
+func TestSlurmResumeHostile(t *testing.T) {
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	fake := "#!/bin/sh\necho \"$@\" >> " + calls + "\necho 100\n"
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	endless := filepath.Join(dir, "endless")
+	os.MkdirAll(filepath.Join(endless, "shards"), 0o755)
+	if err := os.Symlink("/dev/zero", filepath.Join(endless, "slurm.json")); err != nil {
+		t.Fatal(err)
+	}
+	forged := filepath.Join(dir, "forged")
+	os.MkdirAll(filepath.Join(forged, "shards"), 0o755)
+	writeTemp(t, forged, "slurm.json", `{"system":"katsura3","total_paths":1000000000000000,"tasks":[[1,1000000000000000]],"sbatch":[]}`)
+	gaps := filepath.Join(dir, "gaps")
+	os.MkdirAll(filepath.Join(gaps, "shards"), 0o755)
+	writeTemp(t, gaps, "slurm.json", `{"system":"katsura3","total_paths":8,"tasks":[[1,3],[5,8]],"sbatch":[]}`)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	job := filepath.Join(dir, "job")
+	if _, errs, status := trackCmd(t, "katsura3", "-slurm", "2", "-slurm-dir", job); status != 0 {
+		t.Fatal(errs)
+	}
+	foreign := writeTemp(t, filepath.Join(job, "shards"), "notes.shard", "my notes\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-slurm-resume", endless}, 1, "more than 128 MiB, the limit of the job file"},
+		{[]string{"-slurm-resume", forged}, 1, "1000000000000000 paths: want 1..16777216"},
+		{[]string{"-slurm-resume", gaps}, 1, "task 2 has the paths 5..8: want the tasks to cover 1..8 in order"},
+		{[]string{"-slurm-resume", job}, 1, "notes.shard: not a shard of mdgen track"},
+		{[]string{"katsura3", "-slurm", "2000000"}, 2, "-slurm 2000000: want 1..1048576 tasks"},
+	} {
+		_, errs, status := trackCmd(t, c.args...)
+		if status != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("track %q: status %d, %q; want %d and %q", c.args, status, errs, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(foreign); err != nil {
+		t.Errorf("-slurm-resume removed a file that is no shard: %v", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	nothing := filepath.Join(dir, "nosbatch")
+	if _, errs, status := trackCmd(t, "katsura3", "-slurm", "2", "-slurm-dir", nothing); status != 1 || !strings.Contains(errs, "sbatch") {
+		t.Errorf("-slurm without sbatch: status %d: %s", status, errs)
+	}
+	if _, err := os.Stat(nothing); err == nil {
+		t.Errorf("-slurm without sbatch wrote %s", nothing)
+	}
+}

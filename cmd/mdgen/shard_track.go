@@ -83,8 +83,8 @@ func (sf *shardFlags) check(fs *flag.FlagSet) error {
 		}
 		return nil
 	}
-	if *sf.slurm < 1 {
-		return usagef("track: -slurm %d: want at least 1 task", *sf.slurm)
+	if *sf.slurm < 1 || *sf.slurm > maxSlurmTasks {
+		return usagef("track: -slurm %d: want 1..%d tasks", *sf.slurm, maxSlurmTasks)
 	}
 	if n := given("shard", "shards", "paths", "json", "quiet"); n != "" {
 		return usagef("track: -%s with -slurm: the tasks track ranges of the whole run into shards, and the merge job writes DIR/merged.json", n)
