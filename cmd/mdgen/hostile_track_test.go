@@ -305,3 +305,25 @@ func TestSlurmResumeHostile(t *testing.T) {
 		t.Errorf("-slurm without sbatch wrote %s", nothing)
 	}
 }
+
+// TestTrackGivenNamesItsParameter: the text output, the -o list's comment
+// and a shard's header name a given homotopy's parameter as the system
+// does (they named the tracker's inner tau = 1 - t).
+func TestTrackGivenNamesItsParameter(t *testing.T) {
+	dir := t.TempDir()
+	sys := writeTemp(t, dir, "h.txt", "1 2\n(1-s)*(x^2 - 1) + s*(x^2 - 3);\n")
+	start := writeTemp(t, dir, "start.txt", "x 1\n")
+	out, shard := filepath.Join(dir, "out.sols"), filepath.Join(dir, "p.shard")
+	stdout, errs, status := trackCmd(t, sys, "-param", "s", "-start", start, "-o", out, "-shard", shard, "-quiet")
+	if status != 0 {
+		t.Fatal(errs)
+	}
+	o, _ := os.ReadFile(out)
+	hdr, err := readShardHeader(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "given homotopy in s,") || !strings.Contains(string(o), "given homotopy in s,") || hdr.Param != "s" {
+		t.Errorf("the parameter is not named s:\n%s\n%s\nshard: %q", stdout, o, hdr.Param)
+	}
+}

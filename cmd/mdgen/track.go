@@ -101,11 +101,13 @@ type trackSolution struct {
 // trackSetup is what the flags and the system ask for: the homotopy, the
 // options and the range of paths.
 type trackSetup struct {
-	arg         string
-	h           *track.Homotopy
-	opt         track.Options
-	auto        bool
-	seed        uint64
+	arg   string
+	h     *track.Homotopy
+	opt   track.Options
+	auto  bool
+	seed  uint64
+	param string // a given homotopy's parameter, as the system names it
+
 	first, last int64 // 0-based, inclusive
 	// gpu: -gpu, with -batch and the kernel flags.
 	gpu                 bool
@@ -139,7 +141,7 @@ func describe(ts *trackSetup) *trackDesc {
 	d := &trackDesc{Arg: ts.arg, Kind: h.Kind, Projective: h.Projective, Gamma: gammaText(h), Seed: ts.seed,
 		Vars: h.Target.Vars, Total: h.Paths(), Prec: precValue(ts), First: ts.first, Last: ts.last}
 	if h.Kind == track.Given {
-		d.Param = h.System().Param
+		d.Param = ts.param
 	} else {
 		d.Degrees = h.Degrees
 	}
@@ -249,6 +251,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		ts.param = sys.Param
 		if ts.h, err = track.NewGiven(sys, starts); err != nil {
 			return fmt.Errorf("track: %s: %w", ts.arg, err)
 		}
