@@ -7,7 +7,9 @@ import (
 	"math/big"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mdgen/mdgen/stager/poly"
 )
@@ -260,18 +262,33 @@ func checkSquare(s *poly.System) error {
 	return nil
 }
 
+// degreeProduct writes the total degree as the product of the degrees ds
+// and those of the equations rest.
 func degreeProduct(ds []int, rest []poly.Polynomial) string {
-	s := ""
-	for i, d := range ds {
-		if i > 0 {
-			s += "*"
-		}
-		s += strconv.Itoa(d)
-	}
+	all := slices.Clone(ds)
 	for i := range rest {
-		s += "*" + strconv.Itoa(rest[i].Degree())
+		all = append(all, rest[i].Degree())
 	}
-	return s
+	// Runs of one degree as d^k: the message stays short for thousands of
+	// equations.
+	var b strings.Builder
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j] == all[i] {
+			j++
+		}
+		if i > 0 {
+			b.WriteString("*")
+		}
+		b.WriteString(strconv.Itoa(all[i]))
+		if j-i > 3 {
+			fmt.Fprintf(&b, "^%d", j-i)
+		} else {
+			b.WriteString(strings.Repeat("*"+strconv.Itoa(all[i]), j-i-1))
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // freshName returns base, or base with a number, not among names.

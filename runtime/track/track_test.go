@@ -381,6 +381,18 @@ func TestBadInput(t *testing.T) {
 			_, err := Track(h, Options{PadeL: -1, PadeM: 1}, 0, 0)
 			return err
 		}, "Padé"},
+		{"total degree of thousands of equations, in a short message", func() error {
+			var b strings.Builder
+			fmt.Fprintf(&b, "2000\n x0^3 - 1;\n")
+			for i := 1; i < 2000; i++ {
+				fmt.Fprintf(&b, " x%d^2 - 1;\n", i)
+			}
+			_, err := NewTotalDegree(parse(t, b.String()), gammaTest, true, 1)
+			if err != nil && len(err.Error()) > 200 {
+				return fmt.Errorf("%d bytes: %.200s", len(err.Error()), err)
+			}
+			return err
+		}, "total degree (3*2^1999) is above"},
 		{"path out of range", func() error {
 			h, _ := NewTotalDegree(family(t, "katsura", 3), gammaTest, true, 1)
 			_, err := Track(h, Options{}, 8, 0)
