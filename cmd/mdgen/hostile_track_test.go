@@ -187,6 +187,7 @@ func TestTrackHostileOutputs(t *testing.T) {
 		{[]string{"track", sys, "-min-prec", "16"}, "-min-prec 16 is above -max-prec 8"},
 		{[]string{"solve", "cyclic3:newton", "-o", "nodir/x.txt"}, "the folder nodir does not exist"},
 		{[]string{"merge", "sd", "-o", "nodir/x.txt"}, "the folder nodir does not exist"},
+		{[]string{"merge", "sd", "-o", "sd/merged.shard"}, "-o sd/merged.shard is a *.shard file in sd"},
 	} {
 		args := c.args
 		if args[0] != "solve" {
@@ -202,7 +203,7 @@ func TestTrackHostileOutputs(t *testing.T) {
 			t.Errorf("%s was changed", f)
 		}
 	}
-	for _, f := range []string{"x.out", "nodir", "sd/new.shard"} {
+	for _, f := range []string{"x.out", "nodir", "sd/new.shard", "sd/merged.shard"} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%s was written", f)
 		}

@@ -54,6 +54,11 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		if err := atomicfile.ResolveFile(*outFile, files...); err != nil {
 			return usagef("merge: -o: %w", err)
 		}
+		for _, a := range fs.Args() {
+			if st, err := os.Stat(a); err == nil && st.IsDir() && filepath.Ext(*outFile) == ".shard" && sameRegularFile(filepath.Dir(*outFile), a) {
+				return usagef("merge: -o %s is a *.shard file in %s, a folder of shards: it would be read as one", *outFile, a)
+			}
+		}
 	}
 	shards := make([]*shard, len(files))
 	for k, f := range files {
