@@ -81,7 +81,7 @@ func NewTotalDegree(f *poly.System, gamma complex128, projective bool, seed uint
 	if f.Param != "" && f.MaxCoefDegree() > 0 {
 		return nil, fmt.Errorf("track: the system has a parameter %s: a total-degree homotopy needs a target without one (track a given homotopy with start solutions instead)", f.Param)
 	}
-	if math.Abs(cmplx.Abs(gamma)-1) > 1e-12 {
+	if !(math.Abs(cmplx.Abs(gamma)-1) <= 1e-12) { // NaN too
 		return nil, fmt.Errorf("track: gamma %v has modulus %g: it must be 1", gamma, cmplx.Abs(gamma))
 	}
 	n := len(f.Vars)

@@ -372,6 +372,10 @@ func TestBadInput(t *testing.T) {
 			_, err := NewTotalDegree(family(t, "katsura", 3), 2, true, 1)
 			return err
 		}, "modulus"},
+		{"gamma NaN", func() error {
+			_, err := NewTotalDegree(family(t, "katsura", 3), cmplx.NaN(), true, 1)
+			return err
+		}, "modulus"},
 		{"no parameter", func() error {
 			_, err := NewGiven(family(t, "katsura", 3), [][]poly.Rational{make([]poly.Rational, 4)})
 			return err
