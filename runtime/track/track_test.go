@@ -367,7 +367,11 @@ func TestBadInput(t *testing.T) {
 		{"constant equation", func() error {
 			_, err := NewTotalDegree(parse(t, "2\n x + y;\n 3;\n"), gammaTest, true, 1)
 			return err
-		}, "constant"},
+		}, "equation 2 of the target is a nonzero constant"},
+		{"zero equation", func() error {
+			_, err := NewTotalDegree(parse(t, "2\n x + y;\n x*y - y*x;\n"), gammaTest, true, 1)
+			return err
+		}, "equation 2 of the target is zero"},
 		{"gamma not of modulus 1", func() error {
 			_, err := NewTotalDegree(family(t, "katsura", 3), 2, true, 1)
 			return err
