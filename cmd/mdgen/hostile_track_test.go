@@ -328,3 +328,28 @@ func TestTrackGivenNamesItsParameter(t *testing.T) {
 		t.Errorf("the parameter is not named s:\n%s\n%s\nshard: %q", stdout, o, hdr.Param)
 	}
 }
+
+// TestTrackStartPositions: a start solution that is not at t = 0, or does
+// not solve the start system, is named with its file, line and column (as
+// the reader's errors are), in a -start file and in the system's own list.
+func TestTrackStartPositions(t *testing.T) {
+	dir := t.TempDir()
+	sys := writeTemp(t, dir, "h.txt", "1 2\n(1-t)*(x^2 - 1) + t*(x^2 - 3);\n")
+	list := "THE SOLUTIONS :\n1 1\n===\nsolution 1 :\nt : 0.5 0\nm : 1\nthe solution for t :\n x : 1 0\n== err : 0 = rco : 1 = res : 0 ==\n"
+	half := writeTemp(t, dir, "half.sols", list)
+	far := writeTemp(t, dir, "far.txt", "\nx 5\n")
+	own := writeTemp(t, dir, "own.txt", "1 2\n(1-t)*(x^2 - 1) + t*(x^2 - 3);\n\n"+list)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{sys, "-start", half}, half + ":5:1: start solution 1 is at t = 1/2, not at t = 0"},
+		{[]string{own}, own + ":8:1: start solution 1 is at t = 1/2"},
+		{[]string{sys, "-start", far}, far + ":2:1: start solution 1 does not solve the start system"},
+	} {
+		_, errs, _ := trackCmd(t, append(c.args, "-quiet")...)
+		if !strings.Contains(errs, c.want) {
+			t.Errorf("track %q: %q does not say %q", c.args, errs, c.want)
+		}
+	}
+}

@@ -455,16 +455,21 @@ func trackStarts(sys *poly.System, fileSols []solutions.Solution, arg, startFile
 	out := make([][]poly.Rational, len(starts))
 	bad := 0
 	for k := range starts {
+		// at is the file, with the solution's line and column when known.
+		at := where
+		if s := &starts[k]; s.Line > 0 {
+			at = fmt.Sprintf("%s:%d:%d", where, s.Line, s.Col)
+		}
 		if len(starts[k].Values) != len(sys.Vars) {
-			return nil, fmt.Errorf("track: %s: start solution %d has %d coordinates, the system %d unknowns (%s)", where, k+1, len(starts[k].Values), len(sys.Vars), strings.Join(sys.Vars, ", "))
+			return nil, fmt.Errorf("track: %s: start solution %d has %d coordinates, the system %d unknowns (%s)", at, k+1, len(starts[k].Values), len(sys.Vars), strings.Join(sys.Vars, ", "))
 		}
 		if !starts[k].T.IsZero() {
-			return nil, fmt.Errorf("track: %s: start solution %d is at %s = %s, not at %s = 0", where, k+1, sys.Param, ratText(&starts[k].T), sys.Param)
+			return nil, fmt.Errorf("track: %s: start solution %d is at %s = %s, not at %s = 0", at, k+1, sys.Param, ratText(&starts[k].T), sys.Param)
 		}
 		out[k] = starts[k].Values
 		if res := phcResidual(sys, starts[k].Values, 256); !(res <= 1e-6) {
 			if bad++; bad <= 10 {
-				fmt.Fprintf(stderr, "mdgen: track: %s: start solution %d does not solve the start system (residual %.2e at %s = 0): its path will fail or go elsewhere\n", where, k+1, res, sys.Param)
+				fmt.Fprintf(stderr, "mdgen: track: %s: start solution %d does not solve the start system (residual %.2e at %s = 0): its path will fail or go elsewhere\n", at, k+1, res, sys.Param)
 			}
 		}
 	}
