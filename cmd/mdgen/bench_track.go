@@ -129,6 +129,9 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 			return usagef("bench -track: -phc-methods: %q: want p or u4", m)
 		}
 	}
+	if *phcTimeout <= 0 {
+		return usagef("bench -track: -phc-timeout %v: want a positive duration (e.g. 10m)", *phcTimeout)
+	}
 	phc := ""
 	if *usePHC {
 		if phc, err = exec.LookPath(*phcBin); err != nil {

@@ -232,6 +232,7 @@ func TestBenchTrackHostileFlags(t *testing.T) {
 		{[]string{"bench", "-track", "-systems", " , ", "-precs", "1"}, 2, `-systems " , ": no system`},
 		{[]string{"bench", "-track", "-systems", "katsura3,katsura25", "-precs", "1", "-workers", "1"}, 1, "katsura25: 33554432 paths: bench -track tracks every path in one run, at most 16777216"},
 		{[]string{"bench", "-track", "-workers", "x"}, 2, `bench -track: -workers: bad worker count "x"`},
+		{[]string{"bench", "-track", "-phc-timeout", "-1s"}, 2, "-phc-timeout -1s: want a positive duration"},
 		{[]string{"track", "katsura3", "-gpu", "-devices", "-1"}, 2, `track: -devices: bad GPU ordinal "-1"`},
 		{[]string{"tune", "-prec", "1,x"}, 2, `tune: -prec: bad precision "x"`},
 		{[]string{"bench", "-degrees", "1,-2"}, 2, `bench: -degrees: bad degree "-2"`},
