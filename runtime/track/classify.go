@@ -74,7 +74,7 @@ func classify(run *Run) {
 		scale := max(1, math.Abs(pts[i].key), math.Abs(pts[j].key))
 		return !(pts[j].key-pts[i].key > maxTol*scale)
 	}
-	members := map[int][]int{} // root -> its points, some of which may have left the window
+	members := make([][]int, len(pts)) // root -> its points, some of which may have left the window
 	var active []int           // the roots in members
 	lo := 0
 	for j := range pts {
@@ -106,7 +106,7 @@ func classify(run *Run) {
 				}
 			}
 			if len(live) == 0 {
-				delete(members, r)
+				members[r] = nil
 				continue
 			}
 			members[r] = live
@@ -130,7 +130,7 @@ func classify(run *Run) {
 					big, small = small, big
 				}
 				members[root] = append(big, small...)
-				delete(members, r)
+				members[r] = nil
 			}
 		}
 		parent[j] = root
@@ -138,7 +138,7 @@ func classify(run *Run) {
 		if len(join) > 1 {
 			kept := active[:0]
 			for _, r := range active {
-				if _, ok := members[r]; ok {
+				if members[r] != nil {
 					kept = append(kept, r)
 				}
 			}
