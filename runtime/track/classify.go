@@ -75,7 +75,7 @@ func classify(run *Run) {
 		return !(pts[j].key-pts[i].key > maxTol*scale)
 	}
 	members := make([][]int, len(pts)) // root -> its points, some of which may have left the window
-	var active []int           // the roots in members
+	var active []int                   // the roots in members
 	lo := 0
 	for j := range pts {
 		for lo < j && !inWindow(lo, j) {
