@@ -71,14 +71,14 @@ func parseIntList(s, what string) ([]int, error) {
 		}
 		v, err := strconv.Atoi(f)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("bench: bad %s %q in %q", what, f, s)
+			return nil, usagef("bad %s %q in %q", what, f, s)
 		}
 		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("bench: no %s given", what)
+		return nil, usagef("no %s given", what)
 	}
 	return out, nil
 }
@@ -197,7 +197,7 @@ func runBenchNewtonStep(args []string, out, stderr io.Writer) error {
 	}
 	ps, err := parseIntList(*precs, "precision")
 	if err != nil {
-		return err
+		return usagef("bench -newton-step: -prec: %w", err)
 	}
 	var names []string
 	for _, f := range strings.Split(*systems, ",") {
@@ -267,7 +267,7 @@ func parseBenchNewtonFlags(args []string, stderr io.Writer) (*bench.NewtonConfig
 		KernelDir: *kernels, NVCC: *nvcc, CSV: *csvPath, Plot: *plot, OutDir: *outDir, Deadline: *deadline, Profile: *profileName}
 	var err error
 	if c.Sizes, err = parseIntList(*sizes, "size"); err != nil {
-		return nil, err
+		return nil, usagef("bench -newton: -sizes: %w", err)
 	}
 	if c.Precs, c.Degrees, c.Complexes, err = sweep.parse("bench -newton"); err != nil {
 		return nil, err

@@ -97,6 +97,9 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 			names = append(names, f)
 		}
 	}
+	if len(names) == 0 {
+		return usagef("bench -track: -systems %q: no system (families, comma-separated)", *systems)
+	}
 	var ps []int
 	for _, f := range strings.Split(*precs, ",") {
 		p, _, err := parseTrackPrec(strings.TrimSpace(f))
@@ -107,9 +110,12 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 	}
 	ws, err := parseIntList(*workers, "worker count")
 	if err != nil {
-		return usageError{err}
+		return usagef("bench -track: -workers: %w", err)
 	}
 	for _, w := range ws {
+		if w == 0 { // 0 marks the GPU's rows
+			return usagef("bench -track: -workers 0: want worker counts 1..%d (the GPU's rows: -gpu)", maxWorkers)
+		}
 		if err := checkWorkers("-workers", w); err != nil {
 			return err
 		}
@@ -122,6 +128,9 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 		default:
 			return usagef("bench -track: -phc-methods: %q: want p or u4", m)
 		}
+	}
+	if *phcTimeout <= 0 {
+		return usagef("bench -track: -phc-timeout %v: want a positive duration (e.g. 10m)", *phcTimeout)
 	}
 	phc := ""
 	if *usePHC {
@@ -139,15 +148,20 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 			ws = append(ws, 0)
 		}
 	}
+	// Every system is posed before any output: a family that cannot be
+	// tracked fails at once, not after the others' runs.
+	homotopies := make([]*track.Homotopy, len(names))
+	for k, name := range names {
+		if homotopies[k], err = benchHomotopy(name, *seed); err != nil {
+			return fmt.Errorf("bench -track: %w", err)
+		}
+	}
 	fmt.Fprintf(out, "mdgen %s\n", strings.Join(os.Args[1:], " "))
 	fmt.Fprintf(out, "machine: %s, %d CPUs (GOMAXPROCS %d), %s/%s\n\n", cpuModel(), goruntime.NumCPU(), goruntime.GOMAXPROCS(0), goruntime.GOOS, goruntime.GOARCH)
 	var rows []trackBenchRow
 	phcRuns := map[string]map[int]map[string]phcRun{} // system -> prec -> method
-	for _, name := range names {
-		h, err := benchHomotopy(name, *seed)
-		if err != nil {
-			return fmt.Errorf("bench -track: %w", err)
-		}
+	for k, name := range names {
+		h := homotopies[k]
 		for _, p := range ps {
 			for _, w := range ws {
 				fmt.Fprintf(stderr, "mdgen: bench -track: %s, prec %s, %s workers\n", name, precName(p), workerName(w))
@@ -209,7 +223,11 @@ func benchHomotopy(name string, seed uint64) (*track.Homotopy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return track.NewTotalDegree(inst.System, randomGamma(seed), true, seed)
+	h, err := track.NewTotalDegree(inst.System, randomGamma(seed), true, seed)
+	if err == nil && h.Paths() > maxTrackPaths {
+		return nil, fmt.Errorf("%s: %d paths: bench -track tracks every path in one run, at most %d (mdgen track -paths and merge track more)", name, h.Paths(), maxTrackPaths)
+	}
+	return h, err
 }
 
 // trackOnce tracks every path of h with opt.

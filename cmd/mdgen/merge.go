@@ -51,8 +51,13 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("merge: %w", err)
 	}
 	if *outFile != "" {
-		if err := atomicfile.Resolve(*outFile, files...); err != nil {
+		if err := atomicfile.ResolveFile(*outFile, files...); err != nil {
 			return usagef("merge: -o: %w", err)
+		}
+		for _, a := range fs.Args() {
+			if st, err := os.Stat(a); err == nil && st.IsDir() && filepath.Ext(*outFile) == ".shard" && sameRegularFile(filepath.Dir(*outFile), a) {
+				return usagef("merge: -o %s is a *.shard file in %s, a folder of shards: it would be read as one", *outFile, a)
+			}
 		}
 	}
 	shards := make([]*shard, len(files))

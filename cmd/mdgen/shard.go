@@ -28,9 +28,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/mdgen/mdgen/internal/atomicfile"
+	"github.com/mdgen/mdgen/internal/boundedread"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/track"
 )
@@ -170,19 +174,88 @@ type shard struct {
 // errShardIncomplete marks a shard without its trailer: a truncated file.
 var errShardIncomplete = errors.New("truncated (no trailer: the file ends before its last line)")
 
+// The longest lines a shard may hold: a longer one (/dev/zero, a file that
+// is no shard) is refused after reading at most its limit, and a shard has
+// no more lines than its header's range gives it, so that what is read
+// stays within what the content needs.
+const (
+	// maxShardHeader bounds the header: the system's name, its unknowns
+	// and their degrees.
+	maxShardHeader = 16 << 20
+	// shardRecordFixed bounds a record without its limbs: the reason of a
+	// failed path, the numbers and counts.
+	shardRecordFixed = 64 << 10
+	// shardLimbBytes bounds one limb as JSON writes a float64, with its
+	// comma ("-2.2250738585072014e-308,").
+	shardLimbBytes = 25
+)
+
+// shardRecordLimit is the longest record of a shard of n unknowns: 2 N
+// limbs per unknown at the highest generated precision N.
+func shardRecordLimit(n int) int {
+	return shardRecordFixed + n*2*slices.Max(mdops.Precisions())*shardLimbBytes
+}
+
+// errShardLine is a line longer than its limit.
+var errShardLine = errors.New("line too long")
+
+// readShardLine reads the next line (with its newline; without one at the
+// end of the file, with io.EOF), refusing one longer than limit bytes
+// with errShardLine after reading at most that much.
+func readShardLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > limit {
+			return nil, errShardLine
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+}
+
+// openShard opens a shard and reads its header line (with its newline,
+// when it has one), refusing a folder and a first line too long for a
+// header.
+func openShard(file string) (*os.File, *bufio.Reader, []byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("%s: is a folder, not a shard", file)
+	}
+	br := bufio.NewReaderSize(f, 1<<16)
+	line, err := readShardLine(br, maxShardHeader)
+	switch {
+	case errors.Is(err, errShardLine):
+		err = fmt.Errorf("%s: not a shard of mdgen track (its first line is longer than %s, the limit of a shard's header)", file, boundedread.Size(maxShardHeader))
+	case err == io.EOF && len(line) == 0:
+		err = fmt.Errorf("%s: empty: not a shard", file)
+	case err == io.EOF:
+		err = nil
+	case err != nil:
+		err = fmt.Errorf("%s: %w", file, err)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return f, br, line, nil
+}
+
 // readShardHeader reads the first line of a shard: enough to name its run
 // and range.
 func readShardHeader(file string) (*shardHeader, error) {
-	f, err := os.Open(file)
+	f, _, line, err := openShard(file)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 1<<16).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return nil, fmt.Errorf("%s: empty: not a shard", file)
-	}
-	return parseShardHeader(file, line)
+	f.Close()
+	return parseShardHeader(file, bytes.TrimSuffix(line, []byte{'\n'}))
 }
 
 func parseShardHeader(file string, line []byte) (*shardHeader, error) {
@@ -201,26 +274,121 @@ func parseShardHeader(file string, line []byte) (*shardHeader, error) {
 	if hdr.Total < 1 || hdr.From < 1 || hdr.To < hdr.From || hdr.To > hdr.Total || len(hdr.Vars) == 0 {
 		return nil, fmt.Errorf("%s: bad header: range %d..%d of %d paths, %d unknowns", file, hdr.From, hdr.To, hdr.Total, len(hdr.Vars))
 	}
+	if why := hdr.check(); why != "" {
+		return nil, fmt.Errorf("%s: bad header: %s", file, why)
+	}
 	return &hdr, nil
 }
 
+// check returns what in a header that passed the range check is not what
+// mdgen track writes ("" when nothing): the homotopy with its gamma,
+// degrees or parameter, the precision rule and the tracker's options as
+// track.Options.Filled gives them. The outputs rely on each.
+func (h *shardHeader) check() string {
+	switch h.Kind {
+	case track.TotalDegree:
+		switch {
+		case h.Gamma == nil:
+			return "a total-degree homotopy without gamma"
+		case h.Param != "":
+			return fmt.Sprintf("a total-degree homotopy with a parameter %q", h.Param)
+		case len(h.Degrees) != len(h.Vars):
+			return fmt.Sprintf("a total-degree homotopy with %d degrees for %d unknowns", len(h.Degrees), len(h.Vars))
+		}
+		for _, s := range h.Gamma {
+			if v, err := strconv.ParseFloat(s, 64); err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+				return fmt.Sprintf("gamma %q is no finite number", s)
+			}
+		}
+		paths := int64(1)
+		for _, d := range h.Degrees {
+			if d < 1 || paths > h.Total/int64(d) {
+				return fmt.Sprintf("degrees %v do not make %d paths", h.Degrees, h.Total)
+			}
+			paths *= int64(d)
+		}
+		if paths != h.Total {
+			return fmt.Sprintf("degrees %v do not make %d paths", h.Degrees, h.Total)
+		}
+	case track.Given:
+		if h.Gamma != nil || h.Param == "" || len(h.Degrees) != 0 {
+			return "a given homotopy has a parameter, and no gamma or degrees"
+		}
+	default:
+		return fmt.Sprintf("homotopy %q: want %q or %q", h.Kind, track.TotalDegree, track.Given)
+	}
+	for _, v := range h.Vars {
+		if v == "" || strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r == ':' || r == ';' }) {
+			return fmt.Sprintf("unknown %q is no name", v)
+		}
+	}
+	opt := track.Options{MinPrec: h.MinPrec, MaxPrec: h.MaxPrec, PadeL: h.PadeL, PadeM: h.PadeM, MaxSteps: h.MaxSteps,
+		MaxStep: h.MaxStep, Beta1: h.Beta1, Beta2: h.Beta2, PredTol: h.PredTol, CorrectEveryPoint: h.EveryPoint}
+	switch p := h.Prec.(type) {
+	case string:
+		if p != "auto" {
+			return fmt.Sprintf("precision %q: want auto or doubles per number", p)
+		}
+	case float64:
+		if opt.Prec = int(p); float64(opt.Prec) != p || opt.Prec == 0 {
+			return fmt.Sprintf("precision %v: want auto or doubles per number", p)
+		}
+	default:
+		return fmt.Sprintf("precision %v: want auto or doubles per number", p)
+	}
+	filled, err := opt.Filled()
+	if err != nil {
+		return err.Error()
+	}
+	if [4]int{filled.MinPrec, filled.MaxPrec, filled.PadeL + filled.PadeM, filled.MaxSteps} != [4]int{opt.MinPrec, opt.MaxPrec, opt.PadeL + opt.PadeM, opt.MaxSteps} ||
+		[4]float64{filled.MaxStep, filled.Beta1, filled.Beta2, filled.PredTol} != [4]float64{opt.MaxStep, opt.Beta1, opt.Beta2, opt.PredTol} {
+		return "tracker options without their defaults filled in"
+	}
+	return ""
+}
+
+// prec returns the header's fixed precision (0 for auto).
+func (h *shardHeader) prec() int {
+	p, _ := h.Prec.(float64)
+	return int(p)
+}
+
 // readShard reads and checks a whole shard: header, every record in the
-// order of the range, trailer and checksum.
+// order of the range, trailer and checksum. No line is longer than a
+// header or a record of its unknowns can be, and there are no more lines
+// than the range's records and the trailer: what is read is bounded by
+// what the header claims and what the file holds.
 func readShard(file string) (*shard, error) {
-	data, err := os.ReadFile(file)
+	f, br, data, err := openShard(file)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	nl := bytes.IndexByte(data, '\n')
 	if nl < 0 {
-		if len(data) == 0 {
-			return nil, fmt.Errorf("%s: empty: not a shard", file)
-		}
 		return nil, fmt.Errorf("%s: %w", file, errShardIncomplete)
 	}
 	hdr, err := parseShardHeader(file, data[:nl])
 	if err != nil {
 		return nil, err
+	}
+	count := hdr.To - hdr.From + 1
+	limit := shardRecordLimit(len(hdr.Vars))
+	for n := int64(1); ; n++ {
+		line, err := readShardLine(br, limit)
+		if len(line) > 0 && n > count+1 {
+			return nil, fmt.Errorf("%s: more lines than the %d records of its range %d..%d and a trailer", file, count, hdr.From, hdr.To)
+		}
+		data = append(data, line...)
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, errShardLine) {
+			return nil, fmt.Errorf("%s: line %d is longer than %s, the most a record of %d unknowns takes", file, n+1, boundedread.Size(int64(limit)), len(hdr.Vars))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 	}
 	// The trailer is the last line; the checksum covers what precedes it.
 	body := data
@@ -235,11 +403,9 @@ func readShard(file string) (*shard, error) {
 	if sum := sha256.Sum256(body[:cut]); hex.EncodeToString(sum[:]) != tr.End.SHA256 {
 		return nil, fmt.Errorf("%s: corrupt: its checksum does not match its contents", file)
 	}
-	count := hdr.To - hdr.From + 1
 	if tr.End.Paths != count {
 		return nil, fmt.Errorf("%s: its trailer counts %d paths, its range %d..%d has %d", file, tr.End.Paths, hdr.From, hdr.To, count)
 	}
-	sh := &shard{file: file, hdr: *hdr, paths: make([]track.Path, 0, count)}
 	lines := bytes.Split(body[nl+1:cut-1], []byte{'\n'})
 	if cut-1 <= nl {
 		lines = nil
@@ -247,6 +413,7 @@ func readShard(file string) (*shard, error) {
 	if int64(len(lines)) != count {
 		return nil, fmt.Errorf("%s: %d records for the %d paths of its range %d..%d", file, len(lines), count, hdr.From, hdr.To)
 	}
+	sh := &shard{file: file, hdr: *hdr, paths: make([]track.Path, 0, count)}
 	for k, line := range lines {
 		p, err := parseShardPath(line, hdr, hdr.From+int64(k))
 		if err != nil {
@@ -293,7 +460,33 @@ func parseShardPath(line []byte, hdr *shardHeader, want int64) (track.Path, erro
 		}
 		*f.dst = v
 	}
+	if why := checkShardPath(&p, hdr); why != "" {
+		return p, fmt.Errorf("path %d: %s", rec.Path, why)
+	}
 	return p, nil
+}
+
+// checkShardPath returns what in the record p is not what the tracker
+// gives under the header's rule ("" when nothing): the outputs rely on an
+// endpoint for every finite solution, none at infinity, a precision of
+// the run's rule, a t in [0, 1] and counts and times that are no less
+// than 0.
+func checkShardPath(p *track.Path, hdr *shardHeader) string {
+	switch {
+	case (p.Status == track.Regular || p.Status == track.Singular) && p.X == nil:
+		return fmt.Sprintf("%s without its endpoint (limbs)", p.Status)
+	case p.Status == track.Infinite && p.X != nil:
+		return "at infinity with an endpoint (limbs)"
+	case hdr.prec() != 0 && p.Prec != hdr.prec():
+		return fmt.Sprintf("precision %d in a run at -prec %d", p.Prec, hdr.prec())
+	case hdr.prec() == 0 && (p.Prec < hdr.MinPrec || p.Prec > hdr.MaxPrec):
+		return fmt.Sprintf("precision %d outside the automatic rule's %d..%d", p.Prec, hdr.MinPrec, hdr.MaxPrec)
+	case !(p.T >= 0 && p.T <= 1):
+		return fmt.Sprintf("t = %v outside [0, 1]", p.T)
+	case p.Steps < 0 || p.Rejected < 0 || p.Newton < 0 || !(p.Seconds >= 0):
+		return "a count or time below 0"
+	}
+	return ""
 }
 
 // sameRun returns why b is not a shard of a's run ("" when it is): the

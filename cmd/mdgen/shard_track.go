@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/runtime/track"
 )
 
@@ -82,13 +83,61 @@ func (sf *shardFlags) check(fs *flag.FlagSet) error {
 		}
 		return nil
 	}
-	if *sf.slurm < 1 {
-		return usagef("track: -slurm %d: want at least 1 task", *sf.slurm)
+	if *sf.slurm < 1 || *sf.slurm > maxSlurmTasks {
+		return usagef("track: -slurm %d: want 1..%d tasks", *sf.slurm, maxSlurmTasks)
 	}
 	if n := given("shard", "shards", "paths", "json", "quiet"); n != "" {
 		return usagef("track: -%s with -slurm: the tasks track ranges of the whole run into shards, and the merge job writes DIR/merged.json", n)
 	}
 	return nil
+}
+
+// checkOutputs applies the rules of an output path to -o and -shard before
+// any work (atomicfile.ResolveFile: no input replaced, no folder where a
+// file is meant, no missing folder), and refuses what would replace
+// another output of the run: -shard and -o naming one file, and -o naming
+// a *.shard file in -shards DIR (it would replace a shard of the run, or
+// be read as one when the run resumes); -shards and -slurm-dir must be
+// folders (made when missing).
+func (sf *shardFlags) checkOutputs(outFile string, inputs ...string) error {
+	for _, o := range []struct{ flag, path string }{{"-o", outFile}, {"-shard", *sf.file}} {
+		if o.path == "" {
+			continue
+		}
+		if err := atomicfile.ResolveFile(o.path, inputs...); err != nil {
+			return usagef("track: %s: %w", o.flag, err)
+		}
+	}
+	for _, d := range []struct{ flag, path string }{{"-shards", *sf.dir}, {"-slurm-dir", *sf.slurmDir}} {
+		if d.path == "" {
+			continue
+		}
+		if err := atomicfile.ResolveDir(d.path, nil); err != nil {
+			return usagef("track: %s: %w", d.flag, err)
+		}
+	}
+	if outFile != "" && *sf.file != "" && sameRegularFile(outFile, *sf.file) {
+		return usagef("track: -o %s and -shard %s name one file: give each its own", outFile, *sf.file)
+	}
+	if outFile != "" && *sf.dir != "" && filepath.Ext(outFile) == ".shard" && sameRegularFile(filepath.Dir(outFile), *sf.dir) {
+		return usagef("track: -o %s is a *.shard file in -shards %s, where only the run's shards go: choose another name or folder", outFile, *sf.dir)
+	}
+	return nil
+}
+
+// sameRegularFile reports whether a and b name one file or folder (that
+// exists, os.SameFile; or that does not yet, the same absolute path),
+// special files (/dev/null) aside: those are written into, and may be
+// named twice.
+func sameRegularFile(a, b string) bool {
+	sa, ea := os.Stat(a)
+	sb, eb := os.Stat(b)
+	if ea == nil && eb == nil {
+		return (sa.Mode().IsRegular() || sa.IsDir()) && os.SameFile(sa, sb)
+	}
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == ab
 }
 
 // run does what the flags ask after the setup: false when they ask for

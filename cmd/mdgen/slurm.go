@@ -23,7 +23,16 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/internal/atomicfile"
+	"github.com/mdgen/mdgen/internal/boundedread"
 )
+
+// maxSlurmTasks is the most tasks of one job array (Slurm's MaxArraySize
+// is at most 4000001): DIR/slurm.json stays small enough to be read whole.
+const maxSlurmTasks = 1 << 20
+
+// maxSlurmJobBytes bounds DIR/slurm.json as -slurm-resume reads it: its
+// maxSlurmTasks ranges, indented, with room for the job ids.
+const maxSlurmJobBytes = 128 << 20
 
 // slurmJob is DIR/slurm.json: what -slurm-resume needs to resubmit.
 type slurmJob struct {
@@ -61,6 +70,9 @@ func submitSlurm(fs *flag.FlagSet, sf *shardFlags, ts *trackSetup, stdout io.Wri
 	total := ts.h.Paths()
 	if int64(*sf.slurm) > total {
 		return usagef("track: -slurm %d: the homotopy has %d paths; want at most one task per path", *sf.slurm, total)
+	}
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		return fmt.Errorf("track: -slurm: %w: -slurm submits with Slurm's sbatch (on a login node of the cluster)", err)
 	}
 	dir := *sf.slurmDir
 	if dir == "" {
@@ -207,11 +219,34 @@ func sbatch(args []string) (string, error) {
 	return id, nil
 }
 
+// check returns what in a job file is not what -slurm writes ("" when
+// nothing): tasks that cover the paths 1..Total in order, at most
+// maxSlurmTasks of them, and no more paths than one run holds.
+func (job *slurmJob) check() string {
+	if job.Total < 1 || job.Total > maxTrackPaths {
+		return fmt.Sprintf("%d paths: want 1..%d", job.Total, maxTrackPaths)
+	}
+	if len(job.Tasks) == 0 || len(job.Tasks) > maxSlurmTasks {
+		return fmt.Sprintf("%d tasks: want 1..%d", len(job.Tasks), maxSlurmTasks)
+	}
+	next := int64(1)
+	for i, r := range job.Tasks {
+		if r[0] != next || r[1] < r[0] || r[1] > job.Total {
+			return fmt.Sprintf("task %d has the paths %d..%d: want the tasks to cover 1..%d in order", i+1, r[0], r[1], job.Total)
+		}
+		next = r[1] + 1
+	}
+	if next != job.Total+1 {
+		return fmt.Sprintf("the tasks end at path %d of %d", next-1, job.Total)
+	}
+	return ""
+}
+
 // slurmResume resubmits the tasks of the job in dir whose paths no complete
 // shard holds, and a merge after them (only the merge when every shard is
 // there and the merge is not).
 func slurmResume(dir string, stdout, stderr io.Writer) error {
-	b, err := os.ReadFile(filepath.Join(dir, "slurm.json"))
+	b, err := boundedread.ReadFile(filepath.Join(dir, "slurm.json"), "the job file of mdgen track -slurm", maxSlurmJobBytes)
 	if err != nil {
 		return fmt.Errorf("track: -slurm-resume: %w (not a directory of mdgen track -slurm)", err)
 	}
@@ -219,12 +254,24 @@ func slurmResume(dir string, stdout, stderr io.Writer) error {
 	if err := json.Unmarshal(b, &job); err != nil {
 		return fmt.Errorf("track: -slurm-resume: %s/slurm.json: %w", dir, err)
 	}
+	if why := job.check(); why != "" {
+		return fmt.Errorf("track: -slurm-resume: %s/slurm.json: %s: not the job file of mdgen track -slurm", dir, why)
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "shards", "*.shard"))
 	if err != nil {
 		return err
 	}
 	var have []*shard
 	for _, f := range files {
+		// A file that is no shard is refused, not removed: only a shard
+		// that a killed task cut short or damaged is.
+		hdr, err := readShardHeader(f)
+		if err != nil {
+			return fmt.Errorf("track: -slurm-resume: %w (%s/shards holds the job's shards only)", err, dir)
+		}
+		if hdr.Total != job.Total {
+			return fmt.Errorf("track: -slurm-resume: %s is a shard of a run of %d paths, the job's has %d", f, hdr.Total, job.Total)
+		}
 		sh, err := readShard(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "mdgen: track: %v: removed, its task is resubmitted\n", err)

@@ -109,7 +109,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	arg := fs.Arg(0)
 	if *outFile != "" {
-		if err := atomicfile.Resolve(*outFile, arg, *startFile, *profileName); err != nil {
+		if err := atomicfile.ResolveFile(*outFile, arg, *startFile, *profileName); err != nil {
 			return usagef("solve: -o: %w", err)
 		}
 	}

@@ -101,11 +101,13 @@ type trackSolution struct {
 // trackSetup is what the flags and the system ask for: the homotopy, the
 // options and the range of paths.
 type trackSetup struct {
-	arg         string
-	h           *track.Homotopy
-	opt         track.Options
-	auto        bool
-	seed        uint64
+	arg   string
+	h     *track.Homotopy
+	opt   track.Options
+	auto  bool
+	seed  uint64
+	param string // a given homotopy's parameter, as the system names it
+
 	first, last int64 // 0-based, inclusive
 	// gpu: -gpu, with -batch and the kernel flags.
 	gpu                 bool
@@ -139,7 +141,7 @@ func describe(ts *trackSetup) *trackDesc {
 	d := &trackDesc{Arg: ts.arg, Kind: h.Kind, Projective: h.Projective, Gamma: gammaText(h), Seed: ts.seed,
 		Vars: h.Target.Vars, Total: h.Paths(), Prec: precValue(ts), First: ts.first, Last: ts.last}
 	if h.Kind == track.Given {
-		d.Param = h.System().Param
+		d.Param = ts.param
 	} else {
 		d.Degrees = h.Degrees
 	}
@@ -231,10 +233,11 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ts.opt.Workers, ts.opt.MaxSteps, ts.opt.CorrectEveryPoint = *workers, *maxSteps, *everyPoint
-	if *outFile != "" {
-		if err := atomicfile.Resolve(*outFile, ts.arg, *startFile); err != nil {
-			return usagef("track: -o: %w", err)
-		}
+	if filled, err := ts.opt.Filled(); err != nil && filled.MinPrec > filled.MaxPrec {
+		return usagef("track: -min-prec %d is above -max-prec %d (the defaults are 2 and 8)", filled.MinPrec, filled.MaxPrec)
+	}
+	if err := shards.checkOutputs(*outFile, ts.arg, *startFile); err != nil {
+		return err
 	}
 	sys, fileSols, err := loadSolveSystem(ts.arg, *param, 1, false, stderr)
 	if err != nil {
@@ -248,6 +251,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		ts.param = sys.Param
 		if ts.h, err = track.NewGiven(sys, starts); err != nil {
 			return fmt.Errorf("track: %s: %w", ts.arg, err)
 		}
@@ -451,16 +455,21 @@ func trackStarts(sys *poly.System, fileSols []solutions.Solution, arg, startFile
 	out := make([][]poly.Rational, len(starts))
 	bad := 0
 	for k := range starts {
+		// at is the file, with the solution's line and column when known.
+		at := where
+		if s := &starts[k]; s.Line > 0 {
+			at = fmt.Sprintf("%s:%d:%d", where, s.Line, s.Col)
+		}
 		if len(starts[k].Values) != len(sys.Vars) {
-			return nil, fmt.Errorf("track: %s: start solution %d has %d coordinates, the system %d unknowns (%s)", where, k+1, len(starts[k].Values), len(sys.Vars), strings.Join(sys.Vars, ", "))
+			return nil, fmt.Errorf("track: %s: start solution %d has %d coordinates, the system %d unknowns (%s)", at, k+1, len(starts[k].Values), len(sys.Vars), strings.Join(sys.Vars, ", "))
 		}
 		if !starts[k].T.IsZero() {
-			return nil, fmt.Errorf("track: %s: start solution %d is at %s = %s, not at %s = 0", where, k+1, sys.Param, ratText(&starts[k].T), sys.Param)
+			return nil, fmt.Errorf("track: %s: start solution %d is at %s = %s, not at %s = 0", at, k+1, sys.Param, ratText(&starts[k].T), sys.Param)
 		}
 		out[k] = starts[k].Values
 		if res := phcResidual(sys, starts[k].Values, 256); !(res <= 1e-6) {
 			if bad++; bad <= 10 {
-				fmt.Fprintf(stderr, "mdgen: track: %s: start solution %d does not solve the start system (residual %.2e at %s = 0): its path will fail or go elsewhere\n", where, k+1, res, sys.Param)
+				fmt.Fprintf(stderr, "mdgen: track: %s: start solution %d does not solve the start system (residual %.2e at %s = 0): its path will fail or go elsewhere\n", at, k+1, res, sys.Param)
 			}
 		}
 	}

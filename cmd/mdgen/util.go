@@ -215,10 +215,10 @@ func addSweepFlags(fs *flag.FlagSet, precs, degrees, degreesUsage, data string) 
 // values of mdops.Prec.Complex); a bad -complex is a usage error of cmd.
 func (f sweepFlags) parse(cmd string) (precs, degrees []int, complexes []bool, err error) {
 	if precs, err = parseIntList(*f.precs, "precision"); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, usagef("%s: -prec: %w", cmd, err)
 	}
 	if degrees, err = parseIntList(*f.degrees, "degree"); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, usagef("%s: -degrees: %w", cmd, err)
 	}
 	var ok bool
 	if complexes, ok = dataKinds(*f.data); !ok {

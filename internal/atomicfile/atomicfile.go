@@ -8,6 +8,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -85,6 +86,9 @@ func Produce(path string, perm fs.FileMode, make func(tmp string) error) error {
 // flushed to the disk and with permission perm, and returns its name.
 func writeTemp(path string, perm fs.FileMode, write func(io.Writer) error) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s cannot be written: the folder %s does not exist", path, filepath.Dir(path))
+	}
 	if err != nil {
 		return "", err
 	}

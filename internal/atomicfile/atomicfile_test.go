@@ -133,3 +133,29 @@ func TestWriteAllAllOrNothing(t *testing.T) {
 		t.Fatalf("after the write:\n got %v\nwant %v", got, want)
 	}
 }
+
+// ResolveFile refuses a target whose folder is missing (Write makes none),
+// before any work, and so does Write itself, naming the target and the
+// folder rather than its temporary file; Resolve still lets writers that
+// make folders go on.
+func TestResolveFileMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nodir", "x.txt")
+	err := ResolveFile(path)
+	if err == nil || !strings.Contains(err.Error(), "nodir does not exist") {
+		t.Errorf("ResolveFile(%s): %v", path, err)
+	}
+	if err := Resolve(path); err != nil {
+		t.Errorf("Resolve(%s): %v", path, err)
+	}
+	err = WriteFile(path, []byte("x"), 0o644)
+	if err == nil || !strings.Contains(err.Error(), path+" cannot be written: the folder") || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("WriteFile(%s): %v", path, err)
+	}
+	if err := ResolveFile(filepath.Join(dir, "x.txt")); err != nil {
+		t.Errorf("ResolveFile in an existing folder: %v", err)
+	}
+	if err := ResolveFile(os.DevNull); err != nil {
+		t.Errorf("ResolveFile(%s): %v", os.DevNull, err)
+	}
+}

@@ -72,6 +72,23 @@ func Resolve(path string, inputs ...string) error {
 	return nil
 }
 
+// ResolveFile is Resolve for the target of Write or WriteFile, which make
+// no folder: the folder of path must exist too, so that a command fails
+// at once rather than after its work.
+func ResolveFile(path string, inputs ...string) error {
+	if err := Resolve(path, inputs...); err != nil {
+		return err
+	}
+	real, err := follow(path)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(filepath.Dir(real)); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s cannot be written: the folder %s does not exist", path, filepath.Dir(real))
+	}
+	return nil
+}
+
 // ResolveDir checks dir as a folder a command writes files into (made
 // when missing): an existing file that is not a folder is refused; and
 // none of the files rels (slash-separated, relative to dir) may be an

@@ -7,7 +7,9 @@ import (
 	"math/big"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mdgen/mdgen/stager/poly"
 )
@@ -79,7 +81,7 @@ func NewTotalDegree(f *poly.System, gamma complex128, projective bool, seed uint
 	if f.Param != "" && f.MaxCoefDegree() > 0 {
 		return nil, fmt.Errorf("track: the system has a parameter %s: a total-degree homotopy needs a target without one (track a given homotopy with start solutions instead)", f.Param)
 	}
-	if math.Abs(cmplx.Abs(gamma)-1) > 1e-12 {
+	if !(math.Abs(cmplx.Abs(gamma)-1) <= 1e-12) { // NaN too
 		return nil, fmt.Errorf("track: gamma %v has modulus %g: it must be 1", gamma, cmplx.Abs(gamma))
 	}
 	n := len(f.Vars)
@@ -87,8 +89,11 @@ func NewTotalDegree(f *poly.System, gamma complex128, projective bool, seed uint
 	total := int64(1)
 	for i := range f.Polys {
 		d := f.Polys[i].Degree()
+		if d == 0 && len(f.Polys[i].Const.Trim()) == 0 {
+			return nil, fmt.Errorf("track: equation %d of the target is zero: the system has fewer equations than unknowns (its solutions are not isolated); no total-degree homotopy", i+1)
+		}
 		if d == 0 {
-			return nil, fmt.Errorf("track: equation %d of the target is a constant: no total-degree homotopy", i+1)
+			return nil, fmt.Errorf("track: equation %d of the target is a nonzero constant: the system has no solution; no total-degree homotopy", i+1)
 		}
 		h.Degrees = append(h.Degrees, d)
 		if total > MaxPaths/int64(d) {
@@ -260,18 +265,33 @@ func checkSquare(s *poly.System) error {
 	return nil
 }
 
+// degreeProduct writes the total degree as the product of the degrees ds
+// and those of the equations rest.
 func degreeProduct(ds []int, rest []poly.Polynomial) string {
-	s := ""
-	for i, d := range ds {
-		if i > 0 {
-			s += "*"
-		}
-		s += strconv.Itoa(d)
-	}
+	all := slices.Clone(ds)
 	for i := range rest {
-		s += "*" + strconv.Itoa(rest[i].Degree())
+		all = append(all, rest[i].Degree())
 	}
-	return s
+	// Runs of one degree as d^k: the message stays short for thousands of
+	// equations.
+	var b strings.Builder
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j] == all[i] {
+			j++
+		}
+		if i > 0 {
+			b.WriteString("*")
+		}
+		b.WriteString(strconv.Itoa(all[i]))
+		if j-i > 3 {
+			fmt.Fprintf(&b, "^%d", j-i)
+		} else {
+			b.WriteString(strings.Repeat("*"+strconv.Itoa(all[i]), j-i-1))
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // freshName returns base, or base with a number, not among names.

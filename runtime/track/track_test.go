@@ -367,9 +367,17 @@ func TestBadInput(t *testing.T) {
 		{"constant equation", func() error {
 			_, err := NewTotalDegree(parse(t, "2\n x + y;\n 3;\n"), gammaTest, true, 1)
 			return err
-		}, "constant"},
+		}, "equation 2 of the target is a nonzero constant"},
+		{"zero equation", func() error {
+			_, err := NewTotalDegree(parse(t, "2\n x + y;\n x*y - y*x;\n"), gammaTest, true, 1)
+			return err
+		}, "equation 2 of the target is zero"},
 		{"gamma not of modulus 1", func() error {
 			_, err := NewTotalDegree(family(t, "katsura", 3), 2, true, 1)
+			return err
+		}, "modulus"},
+		{"gamma NaN", func() error {
+			_, err := NewTotalDegree(family(t, "katsura", 3), cmplx.NaN(), true, 1)
 			return err
 		}, "modulus"},
 		{"no parameter", func() error {
@@ -381,6 +389,18 @@ func TestBadInput(t *testing.T) {
 			_, err := Track(h, Options{PadeL: -1, PadeM: 1}, 0, 0)
 			return err
 		}, "Padé"},
+		{"total degree of thousands of equations, in a short message", func() error {
+			var b strings.Builder
+			fmt.Fprintf(&b, "2000\n x0^3 - 1;\n")
+			for i := 1; i < 2000; i++ {
+				fmt.Fprintf(&b, " x%d^2 - 1;\n", i)
+			}
+			_, err := NewTotalDegree(parse(t, b.String()), gammaTest, true, 1)
+			if err != nil && len(err.Error()) > 200 {
+				return fmt.Errorf("%d bytes: %.200s", len(err.Error()), err)
+			}
+			return err
+		}, "total degree (3*2^1999) is above"},
 		{"path out of range", func() error {
 			h, _ := NewTotalDegree(family(t, "katsura", 3), gammaTest, true, 1)
 			_, err := Track(h, Options{}, 8, 0)

@@ -98,6 +98,10 @@ type Solution struct {
 	// writes err 0, rco 1, res 0 when there is none (as phcpy does).
 	Err, Rco, Res float64
 	HasDiag       bool
+	// Line and Col are where the solution begins in its file (its "t :"
+	// line in a PHCpack list, its first coordinate in lines "name re
+	// [im]"), for messages about it; 0 for a solution not read from one.
+	Line, Col int
 }
 
 // Limits that keep hostile input bounded.
@@ -316,6 +320,12 @@ func newSolParser(file string, src []byte) *solParser {
 
 // errAt returns a *ParseError at byte offset off of src.
 func (p *solParser) errAt(off int, format string, args ...any) error {
+	line, col := p.pos(off)
+	return &poly.ParseError{File: p.file, Line: line, Col: col, Reason: fmt.Sprintf(format, args...)}
+}
+
+// pos returns the line and column (1-based) of byte offset off of src.
+func (p *solParser) pos(off int) (line, col int) {
 	off = min(off, len(p.src))
 	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].off > off }) - 1
 	line, start := 1, 0
@@ -326,7 +336,7 @@ func (p *solParser) errAt(off int, format string, args ...any) error {
 			line, start = i+2, len(p.src)
 		}
 	}
-	return &poly.ParseError{File: p.file, Line: line, Col: off - start + 1, Reason: fmt.Sprintf(format, args...)}
+	return line, off - start + 1
 }
 
 // errLine returns an error at the first non-blank character of line i (the
@@ -684,6 +694,7 @@ func (p *solParser) solution(i, k, d int) (Solution, int, error) {
 		return sol, i, err
 	}
 	sol.T = t
+	sol.Line, sol.Col = p.pos(p.lines[i].off + len(p.lines[i].text) - len(strings.TrimLeft(p.lines[i].text, " \t")))
 	// m : k
 	i = p.skipBlank(i + 1)
 	if i >= len(p.lines) || !strings.HasPrefix(p.trim(i), "m") {
@@ -937,6 +948,11 @@ func (p *solParser) simple(vars []string) ([]Solution, error) {
 // mapVars puts the coordinates in the order of vars (nil: as they are); a
 // coordinate named param sets T.
 func (p *solParser) mapVars(sols []Solution, vars []string, param string) ([]Solution, error) {
+	for k := range sols {
+		if sols[k].Line == 0 && k < len(p.nameOffs) && len(p.nameOffs[k]) > 0 {
+			sols[k].Line, sols[k].Col = p.pos(p.nameOffs[k][0])
+		}
+	}
 	if vars == nil {
 		return sols, nil
 	}

@@ -559,3 +559,31 @@ func FuzzParseSolutions(f *testing.F) {
 		}
 	})
 }
+
+// TestSolutionsPositions: every solution read knows where it begins (its
+// "t :" line in a PHCpack list, its first coordinate in lines "name re
+// [im]"), for the messages of the commands about it.
+func TestSolutionsPositions(t *testing.T) {
+	list := "junk\nTHE SOLUTIONS :\n2 1\n===\nsolution 1 :\n  t : 0 0\nm : 1\nthe solution for t :\n x : 1 0\n== err : 0 = rco : 1 = res : 0 ==\n" +
+		"solution 2 :\nt : 0 0\nm : 1\nthe solution for t :\n x : -1 0\n== err : 0 = rco : 1 = res : 0 ==\n"
+	for _, c := range []struct {
+		src  string
+		want [][2]int
+	}{
+		{list, [][2]int{{6, 3}, {12, 1}}},
+		{"\n  x 1 0\n", [][2]int{{2, 3}}},
+	} {
+		sols, err := Parse("f", []byte(c.src), []string{"x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sols) != len(c.want) {
+			t.Fatalf("%d solutions, want %d", len(sols), len(c.want))
+		}
+		for k, w := range c.want {
+			if got := [2]int{sols[k].Line, sols[k].Col}; got != w {
+				t.Errorf("solution %d at %v, want %v:\n%s", k+1, got, w, c.src)
+			}
+		}
+	}
+}
