@@ -2,6 +2,7 @@ package track
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -12,17 +13,24 @@ import (
 // by at most tol * max(1, |x|), tol the larger of their accuracies: 2^10
 // u max(1, cond) for a regular endpoint, the larger of u^(1/4) and twice
 // Path.Err for a singular one (u the unit roundoff of its precision), at
-// most 1e-3. The search sorts by the real part of the first coordinate
-// and tests a point against each cluster within the window of that key
-// (not against each of its points), so it is near-linear in the number
-// of paths, clusters of many paths included.
+// most 1e-3. The clusters are the connected components of that relation
+// over every pair; a cluster is real when its path of the lowest index
+// is.
+//
+// The search is near-linear in the number of paths: each endpoint gets a
+// key, a fixed linear form of all its coordinates (the real and imaginary
+// parts of the leading limbs, weights in [1/2, 1]), and a scale S =
+// sum_v (|c_v| + |d_v|) max(1, |x_v|); two endpoints that agree have keys
+// within maxTol (S_i + S_j) (plus the key's rounding) and scales within a
+// factor 1.01, so the same or adjacent binary magnitude classes of S. For
+// each class e, the endpoints of classes e and e+1, sorted by key, are
+// searched with a window of fixed width (maxTol + the keys' rounding)
+// 2^(e+3) (clusterWindow). A key of every coordinate keeps distinct solutions
+// apart in the sort even where many share a coordinate (x_1 = 1 for half
+// the solutions of x_i^2 = 1: a key of x_1 alone made that quadratic).
 func classify(run *Run) {
-	type pt struct {
-		k   int
-		key float64
-		tol float64
-	}
-	var pts []pt
+	var pts []classPt
+	vars := 0
 	for k := range run.Paths {
 		p := &run.Paths[k]
 		p.Tracked = p.Status
@@ -34,9 +42,31 @@ func classify(run *Run) {
 		if p.Status == Singular {
 			tol = max(math.Sqrt(math.Sqrt(u)), 2*p.Err)
 		}
-		pts = append(pts, pt{k: k, key: p.X[0], tol: min(tol, 1e-3)})
+		vars = max(vars, len(p.X)/(2*p.Prec))
+		pts = append(pts, classPt{k: k, tol: min(tol, 1e-3)})
 	}
-	slices.SortStableFunc(pts, func(a, b pt) int {
+	c, d := keyWeights(vars)
+	maxTol := 0.0
+	for i := range pts {
+		q := &pts[i]
+		p := &run.Paths[q.k]
+		w := 2 * p.Prec
+		for v := 0; v < len(p.X)/w; v++ {
+			re, im := p.X[v*w], p.X[v*w+p.Prec]
+			q.key += c[v]*re + d[v]*im
+			q.scale += (c[v] + d[v]) * max(1, math.Hypot(re, im))
+		}
+		_, q.class = math.Frexp(q.scale)
+		if !(q.key-q.key == 0) || !(q.scale-q.scale == 0) {
+			q.class = math.MaxInt // not finite: a class of its own, each point alone
+		}
+		maxTol = max(maxTol, q.tol)
+	}
+	// The points by class, then key, then path: deterministic.
+	slices.SortStableFunc(pts, func(a, b classPt) int {
+		if a.class != b.class {
+			return cmpInt(a.class, b.class)
+		}
 		switch {
 		case a.key < b.key:
 			return -1
@@ -45,43 +75,142 @@ func classify(run *Run) {
 		}
 		return a.k - b.k
 	})
-	// Union-find over the pairs within the window of the sort key: i < j
-	// (in the sorted order) with key_j - key_i <= maxTol max(1, |key_i|,
-	// |key_j|), joined when they agree. The root of a cluster is its
-	// first point. The window of j is the points lo..j-1 (it only slides
-	// forward as j grows: the condition is monotone in both keys), and j
-	// is tested against each cluster with points in its window, point by
-	// point until one agrees: a cluster of m endpoints that agree (the
-	// paths to a singular root) costs m tests, not m^2 / 2. The clusters
-	// are those of testing every pair, which joins the same components.
 	parent := make([]int, len(pts))
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
 		}
 		return i
 	}
-	maxTol := 0.0
-	for _, q := range pts {
-		maxTol = max(maxTol, q.tol)
+	union := func(i, j int) {
+		ri, rj := find(i), find(j)
+		if ri != rj {
+			parent[max(ri, rj)] = min(ri, rj)
+		}
 	}
-	inWindow := func(i, j int) bool {
-		scale := max(1, math.Abs(pts[i].key), math.Abs(pts[j].key))
-		return !(pts[j].key-pts[i].key > maxTol*scale)
+	var pass []int
+	for lo := 0; lo < len(pts); {
+		e := pts[lo].class
+		hi := lo
+		for hi < len(pts) && pts[hi].class == e {
+			hi++
+		}
+		if e == math.MaxInt {
+			break
+		}
+		next := hi
+		for next < len(pts) && pts[next].class == e+1 {
+			next++
+		}
+		// Classes e and e+1 merged by key (each sorted by key already).
+		pass = pass[:0]
+		i, j := lo, hi
+		for i < hi || j < next {
+			if j >= next || (i < hi && pts[i].key <= pts[j].key) {
+				pass = append(pass, i)
+				i++
+			} else {
+				pass = append(pass, j)
+				j++
+			}
+		}
+		// 2^(e+3) bounds S_i + S_j twice over; the slack covers the
+		// rounding of the keys (a sum of 2 vars products each).
+		width := (maxTol + float64(4*vars+4)*0x1p-53) * math.Ldexp(1, e+3)
+		clusterWindow(run, pts, pass, width, union)
+		lo = hi
 	}
-	members := make([][]int, len(pts)) // root -> its points, some of which may have left the window
-	var active []int                   // the roots in members
+	size := make([]int, len(pts))
+	first := make([]int, len(pts)) // the lowest path index of each cluster, by root
+	for i := range pts {
+		r := find(i)
+		if size[r] == 0 || pts[i].k < first[r] {
+			first[r] = pts[i].k
+		}
+		size[r]++
+	}
+	s := Summary{}
+	for i, q := range pts {
+		p := &run.Paths[q.k]
+		r := find(i)
+		p.Multiplicity = size[r]
+		if p.Multiplicity > 1 {
+			p.Status = Singular
+		}
+		if r == i {
+			s.Distinct++
+			if run.Paths[first[r]].Real {
+				s.Real++
+			}
+		}
+	}
+	for k := range run.Paths {
+		switch run.Paths[k].Status {
+		case Regular:
+			s.Regular++
+		case Singular:
+			s.Singular++
+		case Infinite:
+			s.Infinite++
+		case Failed:
+			s.Failed++
+		}
+	}
+	run.Summary = s
+}
+
+// classPt is a finite endpoint in classify's search: its path, tolerance,
+// key, scale and the binary magnitude class of the scale.
+type classPt struct {
+	k          int
+	tol        float64
+	key, scale float64
+	class      int
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// keyWeights returns classify's weights of the real and imaginary parts
+// of each of n coordinates: fixed (the same clusters on every run), in
+// [1/2, 1], far from any simple relation between coordinates.
+func keyWeights(n int) (c, d []float64) {
+	rng := rand.New(rand.NewPCG(0x636c6173, 0x73696679))
+	c, d = make([]float64, n), make([]float64, n)
+	for v := range n {
+		c[v], d[v] = 0.5+0.5*rng.Float64(), 0.5+0.5*rng.Float64()
+	}
+	return c, d
+}
+
+// clusterWindow joins (union) the points of pass (indices into pts, in
+// increasing key) that agree and whose keys differ by at most width. The
+// window of point j is the points lo..j-1 of pass (it only slides
+// forward as j grows), and j is tested against each cluster of this pass
+// with points in its window, point by point until one agrees: a cluster
+// of m endpoints that agree (the paths to a singular root) costs m tests,
+// not m^2 / 2. The joins are those of testing every pair in the window,
+// which joins the same components.
+func clusterWindow(run *Run, pts []classPt, pass []int, width float64, union func(i, j int)) {
+	members := make([][]int, len(pass)) // root -> its points, some of which may have left the window
+	var active []int                    // the roots in members
 	lo := 0
-	for j := range pts {
-		for lo < j && !inWindow(lo, j) {
+	for j := range pass {
+		for lo < j && pts[pass[j]].key-pts[pass[lo]].key > width {
 			lo++
 		}
-		a := &run.Paths[pts[j].k]
+		a := &run.Paths[pts[pass[j]].k]
 		var join []int
 		kept := active[:0]
 		for _, r := range active {
@@ -92,7 +221,7 @@ func classify(run *Run) {
 			m, found := members[r], false
 			for x := len(m) - 1; x >= 0 && !found; x-- {
 				i := m[x]
-				found = i >= lo && agree(&run.Paths[pts[i].k], a, max(pts[i].tol, pts[j].tol))
+				found = i >= lo && agree(&run.Paths[pts[pass[i]].k], a, max(pts[pass[i]].tol, pts[pass[j]].tol))
 			}
 			if found {
 				join = append(join, r)
@@ -113,8 +242,6 @@ func classify(run *Run) {
 			kept = append(kept, r)
 		}
 		active = kept
-		// j joins every cluster it agrees with; the first point is the
-		// root, as the union of each pair (parent[max] = min) leaves it.
 		root := j
 		for _, r := range join {
 			root = min(root, r)
@@ -124,7 +251,6 @@ func classify(run *Run) {
 		}
 		for _, r := range join {
 			if r != root {
-				parent[r] = root
 				big, small := members[root], members[r]
 				if len(big) < len(small) {
 					big, small = small, big
@@ -133,7 +259,6 @@ func classify(run *Run) {
 				members[r] = nil
 			}
 		}
-		parent[j] = root
 		members[root] = append(members[root], j)
 		if len(join) > 1 {
 			kept := active[:0]
@@ -144,38 +269,10 @@ func classify(run *Run) {
 			}
 			active = kept
 		}
-	}
-	size := map[int]int{}
-	for i := range pts {
-		size[find(i)]++
-	}
-	s := Summary{}
-	for i, q := range pts {
-		p := &run.Paths[q.k]
-		p.Multiplicity = size[find(i)]
-		if p.Multiplicity > 1 {
-			p.Status = Singular
-		}
-		if find(i) == i {
-			s.Distinct++
-			if p.Real {
-				s.Real++
-			}
+		for _, r := range join {
+			union(pass[r], pass[j])
 		}
 	}
-	for k := range run.Paths {
-		switch run.Paths[k].Status {
-		case Regular:
-			s.Regular++
-		case Singular:
-			s.Singular++
-		case Infinite:
-			s.Infinite++
-		case Failed:
-			s.Failed++
-		}
-	}
-	run.Summary = s
 }
 
 // agree reports whether the endpoints of a and b agree within tol

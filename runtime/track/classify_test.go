@@ -5,19 +5,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 )
 
-// classifyAllPairs is classify as it was, testing every pair within the
-// window of the sort key: the reference that classify's clusters must
-// equal.
+// classifyAllPairs is the specification of classify, testing every pair:
+// the clusters are the connected components of agree, a cluster is real
+// when its path of the lowest index is.
 func classifyAllPairs(run *Run) {
-	type pt struct {
-		k   int
-		key float64
-		tol float64
-	}
-	var pts []pt
+	var pts []int
+	tols := map[int]float64{}
 	for k := range run.Paths {
 		p := &run.Paths[k]
 		p.Tracked = p.Status
@@ -29,61 +24,42 @@ func classifyAllPairs(run *Run) {
 		if p.Status == Singular {
 			tol = max(math.Sqrt(math.Sqrt(u)), 2*p.Err)
 		}
-		pts = append(pts, pt{k: k, key: p.X[0], tol: min(tol, 1e-3)})
+		pts = append(pts, k)
+		tols[k] = min(tol, 1e-3)
 	}
-	slices.SortStableFunc(pts, func(a, b pt) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return a.k - b.k
-	})
-	// Union-find over pairs within the window of the sort key.
-	parent := make([]int, len(pts))
-	for i := range parent {
-		parent[i] = i
+	parent := map[int]int{}
+	for _, k := range pts {
+		parent[k] = k
 	}
 	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
+	find = func(k int) int {
+		for parent[k] != k {
+			k = parent[k]
 		}
-		return i
+		return k
 	}
-	maxTol := 0.0
-	for _, q := range pts {
-		maxTol = max(maxTol, q.tol)
-	}
-	for i := range pts {
-		for j := i + 1; j < len(pts); j++ {
-			a, b := &run.Paths[pts[i].k], &run.Paths[pts[j].k]
-			scale := max(1, math.Abs(pts[i].key), math.Abs(pts[j].key))
-			if pts[j].key-pts[i].key > maxTol*scale {
-				break
-			}
-			if agree(a, b, max(pts[i].tol, pts[j].tol)) {
+	for x, i := range pts {
+		for _, j := range pts[x+1:] {
+			if agree(&run.Paths[i], &run.Paths[j], max(tols[i], tols[j])) {
 				ri, rj := find(i), find(j)
 				if ri != rj {
-					parent[max(ri, rj)] = min(ri, rj)
+					parent[max(ri, rj)] = min(ri, rj) // the root is the lowest path index
 				}
 			}
 		}
 	}
 	size := map[int]int{}
-	for i := range pts {
-		size[find(i)]++
+	for _, k := range pts {
+		size[find(k)]++
 	}
 	s := Summary{}
-	for i, q := range pts {
-		p := &run.Paths[q.k]
-		p.Multiplicity = size[find(i)]
+	for _, k := range pts {
+		p := &run.Paths[k]
+		p.Multiplicity = size[find(k)]
 		if p.Multiplicity > 1 {
 			p.Status = Singular
 		}
-		if find(i) == i {
+		if find(k) == k {
 			s.Distinct++
 			if p.Real {
 				s.Real++
@@ -115,7 +91,7 @@ func randomRun(rng *rand.Rand, n, vars int) *Run {
 	for c := range centers {
 		centers[c] = make([]float64, 2*vars)
 		for v := range centers[c] {
-			centers[c][v] = []float64{0, 1, -1, 1e6, -3.5}[rng.IntN(5)] * rng.Float64()
+			centers[c][v] = []float64{0, 1, -1, 1e6, -3.5, 1e3}[rng.IntN(6)] * rng.Float64()
 			if rng.IntN(3) == 0 {
 				centers[c][v] = float64(rng.IntN(3) - 1)
 			}
@@ -148,8 +124,10 @@ func randomRun(rng *rand.Rand, n, vars int) *Run {
 }
 
 // TestClassifyEqualsAllPairs: classify gives every path the status and
-// multiplicity, and the run the summary, that testing every pair within
-// the window gives, on random runs with clusters.
+// multiplicity, and the run the summary, that testing every pair gives,
+// on random runs with clusters (coordinates with a large imaginary part
+// and a small real part among them: a window on the real part of the
+// first coordinate, scaled by its own size, missed pairs there).
 func TestClassifyEqualsAllPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 3000 {
@@ -173,24 +151,85 @@ func TestClassifyEqualsAllPairs(t *testing.T) {
 	}
 }
 
-// TestClassifyClusterLinear: 200,000 paths at one singular root (a merge
-// of forged shards, or a deficient system) classify in well under a
-// second; testing every pair of the cluster took minutes (20,000 paths:
-// 4 s, 300,000: over 10 minutes).
-func TestClassifyClusterLinear(t *testing.T) {
+// TestClassifyLargeClusters: 200,000 paths at one singular root (a merge
+// of forged shards, or a deficient system) make one cluster; 2^16
+// distinct solutions of which half share their first coordinate (x_i^2 =
+// 1, x_i = +-1) make 2^16. BenchmarkClassify times both (testing every
+// pair of the cluster took minutes; a key of the first coordinate alone
+// took minutes for the second).
+func TestClassifyLargeClusters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	const n = 200000
+	run := oneRootRun(200000)
+	classify(run)
+	if run.Summary.Distinct != 1 || run.Paths[0].Multiplicity != len(run.Paths) {
+		t.Errorf("one root: summary %+v, multiplicity %d", run.Summary, run.Paths[0].Multiplicity)
+	}
+	run = signsRun(16)
+	classify(run)
+	if run.Summary.Distinct != len(run.Paths) || run.Summary.Regular != len(run.Paths) {
+		t.Errorf("the solutions of x_i^2 = 1: summary %+v", run.Summary)
+	}
+}
+
+// oneRootRun is n paths at one singular root, spread by 1e-12.
+func oneRootRun(n int) *Run {
 	run := &Run{Paths: make([]Path, n)}
 	for k := range run.Paths {
 		p := &run.Paths[k]
 		p.Index, p.Prec, p.Status, p.Cond, p.Err = int64(k), 2, Singular, 1e20, 1e-9
-		p.X = []float64{1 + 1e-12*float64(k%7), 0, 0.5, 0}
+		p.X = []float64{1 + 1e-12*float64(k%7), 0, 0, 0, 0.5, 0, 0, 0}
 	}
-	start := time.Now()
+	return run
+}
+
+// signsRun is the 2^vars regular solutions of x_i^2 = 1 (every x_i = +-1).
+func signsRun(vars int) *Run {
+	n := 1 << vars
+	run := &Run{Paths: make([]Path, n)}
+	for k := range run.Paths {
+		p := &run.Paths[k]
+		p.Index, p.Prec, p.Status, p.Cond, p.Real = int64(k), 2, Regular, 1, true
+		p.X = make([]float64, 4*vars)
+		for v := range vars {
+			p.X[4*v] = float64(1 - 2*(k>>v&1))
+		}
+	}
+	return run
+}
+
+// BenchmarkClassify: 200,000 paths at one root; the 2^16 solutions of
+// x_i^2 = 1.
+func BenchmarkClassify(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		run  func() *Run
+	}{{"oneroot200000", func() *Run { return oneRootRun(200000) }}, {"signs16", func() *Run { return signsRun(16) }}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				run := c.run()
+				b.StartTimer()
+				classify(run)
+			}
+		})
+	}
+}
+
+// TestClassifyLargeImaginary: two singular endpoints 0.05 apart at x_0 =
+// 0.01 + 100i agree (tolerance 1e-3 of |x_0| = 100), so they are one
+// root of multiplicity 2; a window on Re(x_0) scaled by |Re(x_0)| put
+// them 50 widths apart.
+func TestClassifyLargeImaginary(t *testing.T) {
+	run := &Run{Paths: make([]Path, 2)}
+	for k := range run.Paths {
+		p := &run.Paths[k]
+		p.Index, p.Prec, p.Status, p.Cond, p.Err = int64(k), 1, Singular, 1e12, 1e-3
+		p.X = []float64{0.01 + 0.05*float64(k), 100, 1, 0}
+	}
 	classify(run)
-	if d := time.Since(start); d > 5*time.Second || run.Summary.Distinct != 1 || run.Paths[0].Multiplicity != n {
-		t.Errorf("%v, summary %+v, multiplicity %d", d, run.Summary, run.Paths[0].Multiplicity)
+	if run.Summary.Distinct != 1 || run.Paths[0].Multiplicity != 2 {
+		t.Errorf("summary %+v, multiplicities %d %d, want one root of multiplicity 2", run.Summary, run.Paths[0].Multiplicity, run.Paths[1].Multiplicity)
 	}
 }

@@ -157,8 +157,10 @@
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond
 //     for regular ones; the larger of u^(1/4) and twice the extrapolation
-//     distance for singular ones) form one solution; several paths at one
-//     point make it singular (classify.go).
+//     distance for singular ones) form one solution (the connected
+//     components of that relation over every pair, found in near-linear
+//     time; real when its path of the lowest index is); several paths at
+//     one point make it singular (classify.go).
 //
 // # Precision
 //
