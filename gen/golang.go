@@ -207,54 +207,9 @@ func goSeriesJobs(f *File, n int) {
 				}, call...)...)
 		}
 		params := []Code{Id("data").Index().Float64(), Id("slotLen").Int(), Id("jobs").Index().Int32()}
-		// At degree 0 (one coefficient per slot: root refinement and a
-		// tracker's corrector) a job is one product; at one double,
-		// convJobs0<t> and addJobs0<t> compute it on the elements in
-		// place, in the order of Convolve<t>'s k = 0 (for complex data,
-		// Gauss's three products as convolve<t> forms them), without the
-		// series' loop and scratch: a Newton step of cyclic7, katsura6,
-		// noon5 at 1 double is 20-25% faster (BenchmarkNewtonStep). At
-		// N >= 2 the same code, on the F<N> methods, measured 2-7% slower
-		// than convolve<t>'s limb calls (arrays through memory), so it is
-		// not emitted there.
-		elem := func(v string) *Statement {
-			return Parens(Op("*").Id(t)).Parens(Qual("unsafe", "Pointer").Call(
-				Op("&").Id("data").Index(Id(v).Op(":").Id(v).Op("+").Lit(w)).Index(Lit(0))))
-		}
-		conv0 := []Code{List(Id("z"), Id("x"), Id("y")).Op(":=").List(elem("o"), elem("a"), elem("b")),
-			Op("*").Id("z").Op("=").Id("x").Dot("Mul").Call(Op("*").Id("y"))}
-		if cplx {
-			conv0 = append(conv0[:1],
-				Id("sx").Op(":=").Id("x").Dot("Re").Dot("Add").Call(Id("x").Dot("Im")),
-				Id("dy").Op(":=").Id("y").Dot("Im").Dot("Sub").Call(Id("y").Dot("Re")),
-				Id("sy").Op(":=").Id("y").Dot("Re").Dot("Add").Call(Id("y").Dot("Im")),
-				Id("a1").Op(":=").Id("sx").Dot("Mul").Call(Id("y").Dot("Re")),
-				Id("a2").Op(":=").Id("x").Dot("Re").Dot("Mul").Call(Id("dy")),
-				Id("a3").Op(":=").Id("x").Dot("Im").Dot("Mul").Call(Id("sy")),
-				Id("z").Dot("Re").Op("=").Id("a1").Dot("Sub").Call(Id("a3")),
-				Id("z").Dot("Im").Op("=").Id("a1").Dot("Add").Call(Id("a2")))
-		}
 		degree0 := func(string) Code { return Null() }
 		if n == 1 {
-			f.Func().Id("convJobs0"+t).Params(Id("data").Index().Float64(), Id("jobs").Index().Int32()).Block(
-				For(Id("j").Op(":=").Lit(0), Id("j").Op("+").Lit(3).Op("<=").Len(Id("jobs")), Id("j").Op("+=").Lit(3)).Block(
-					append([]Code{
-						List(Id("o"), Id("a"), Id("b")).Op(":=").Int().Call(Id("jobs").Index(Id("j"))).Op("*").Lit(w).Op(",").
-							Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(1))).Op("*").Lit(w).Op(",").
-							Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(2))).Op("*").Lit(w),
-						If(Id("o").Op("==").Id("a").Op("||").Id("o").Op("==").Id("b")).Block(
-							Id("panicConvolveOverlap").Call(Lit("convJobs" + t))),
-					}, conv0...)...))
-			f.Func().Id("addJobs0"+t).Params(Id("data").Index().Float64(), Id("jobs").Index().Int32()).Block(
-				For(Id("j").Op(":=").Lit(0), Id("j").Op("+").Lit(2).Op("<=").Len(Id("jobs")), Id("j").Op("+=").Lit(2)).Block(
-					List(Id("d"), Id("s")).Op(":=").Int().Call(Id("jobs").Index(Id("j"))).Op("*").Lit(w).Op(",").
-						Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(1))).Op("*").Lit(w),
-					List(Id("z"), Id("x")).Op(":=").List(elem("d"), elem("s")),
-					Op("*").Id("z").Op("=").Id("z").Dot("Add").Call(Op("*").Id("x")),
-				))
-			degree0 = func(name string) Code {
-				return If(Id("slotLen").Op("==").Lit(w)).Block(Id(name+"0"+t).Call(Id("data"), Id("jobs")), Return())
-			}
+			degree0 = goSeriesJobs0(f, t, w, cplx)
 		}
 		if !cplx {
 			f.Func().Id("convJobs"+t).Params(params...).Block(
@@ -292,6 +247,59 @@ func goSeriesJobs(f *File, n int) {
 					Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(1))).Op("*").Id("slotLen"),
 				Id("AddTo"+t).Call(slot("d"), slot("s")),
 			))
+	}
+}
+
+// goSeriesJobs0 prints convJobs0<t> and addJobs0<t>, the layer kernels of
+// degree 0 (w doubles an element; only N = 1 emits them), and returns
+// the dispatch that convJobs<t> and addJobs<t> start with.
+//
+// At degree 0 (one coefficient per slot: root refinement and a
+// tracker's corrector) a job is one product; at one double,
+// convJobs0<t> and addJobs0<t> compute it on the elements in
+// place, in the order of Convolve<t>'s k = 0 (for complex data,
+// Gauss's three products as convolve<t> forms them), without the
+// series' loop and scratch: a Newton step of cyclic7, katsura6,
+// noon5 at 1 double is 20-25% faster (BenchmarkNewtonStep). At
+// N >= 2 the same code, on the F<N> methods, measured 2-7% slower
+// than convolve<t>'s limb calls (arrays through memory), so it is
+// not emitted there.
+func goSeriesJobs0(f *File, t string, w int, cplx bool) func(name string) Code {
+	elem := func(v string) *Statement {
+		return Parens(Op("*").Id(t)).Parens(Qual("unsafe", "Pointer").Call(
+			Op("&").Id("data").Index(Id(v).Op(":").Id(v).Op("+").Lit(w)).Index(Lit(0))))
+	}
+	conv0 := []Code{List(Id("z"), Id("x"), Id("y")).Op(":=").List(elem("o"), elem("a"), elem("b")),
+		Op("*").Id("z").Op("=").Id("x").Dot("Mul").Call(Op("*").Id("y"))}
+	if cplx {
+		conv0 = append(conv0[:1],
+			Id("sx").Op(":=").Id("x").Dot("Re").Dot("Add").Call(Id("x").Dot("Im")),
+			Id("dy").Op(":=").Id("y").Dot("Im").Dot("Sub").Call(Id("y").Dot("Re")),
+			Id("sy").Op(":=").Id("y").Dot("Re").Dot("Add").Call(Id("y").Dot("Im")),
+			Id("a1").Op(":=").Id("sx").Dot("Mul").Call(Id("y").Dot("Re")),
+			Id("a2").Op(":=").Id("x").Dot("Re").Dot("Mul").Call(Id("dy")),
+			Id("a3").Op(":=").Id("x").Dot("Im").Dot("Mul").Call(Id("sy")),
+			Id("z").Dot("Re").Op("=").Id("a1").Dot("Sub").Call(Id("a3")),
+			Id("z").Dot("Im").Op("=").Id("a1").Dot("Add").Call(Id("a2")))
+	}
+	f.Func().Id("convJobs0"+t).Params(Id("data").Index().Float64(), Id("jobs").Index().Int32()).Block(
+		For(Id("j").Op(":=").Lit(0), Id("j").Op("+").Lit(3).Op("<=").Len(Id("jobs")), Id("j").Op("+=").Lit(3)).Block(
+			append([]Code{
+				List(Id("o"), Id("a"), Id("b")).Op(":=").Int().Call(Id("jobs").Index(Id("j"))).Op("*").Lit(w).Op(",").
+					Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(1))).Op("*").Lit(w).Op(",").
+					Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(2))).Op("*").Lit(w),
+				If(Id("o").Op("==").Id("a").Op("||").Id("o").Op("==").Id("b")).Block(
+					Id("panicConvolveOverlap").Call(Lit("convJobs" + t))),
+			}, conv0...)...))
+	f.Func().Id("addJobs0"+t).Params(Id("data").Index().Float64(), Id("jobs").Index().Int32()).Block(
+		For(Id("j").Op(":=").Lit(0), Id("j").Op("+").Lit(2).Op("<=").Len(Id("jobs")), Id("j").Op("+=").Lit(2)).Block(
+			List(Id("d"), Id("s")).Op(":=").Int().Call(Id("jobs").Index(Id("j"))).Op("*").Lit(w).Op(",").
+				Int().Call(Id("jobs").Index(Id("j").Op("+").Lit(1))).Op("*").Lit(w),
+			List(Id("z"), Id("x")).Op(":=").List(elem("d"), elem("s")),
+			Op("*").Id("z").Op("=").Id("z").Dot("Add").Call(Op("*").Id("x")),
+		))
+	return func(name string) Code {
+		return If(Id("slotLen").Op("==").Lit(w)).Block(Id(name+"0"+t).Call(Id("data"), Id("jobs")), Return())
 	}
 }
 

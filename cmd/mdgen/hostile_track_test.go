@@ -79,13 +79,7 @@ func forgeShard(t *testing.T, src, dst string, paths int64, edit func(h map[stri
 // written, no panic and no allocation for what the header only claims.
 func TestMergeForgedShards(t *testing.T) {
 	dir := t.TempDir()
-	shard := func(name string, args ...string) string {
-		f := filepath.Join(dir, name)
-		if _, errs, status := trackCmd(t, append(args, "-shard", f, "-quiet")...); status != 0 {
-			t.Fatalf("track %v: %s", args, errs)
-		}
-		return f
-	}
+	shard := func(name string, args ...string) string { return trackShard(t, dir, name, args...) }
 	a := shard("a.shard", "katsura3", "-prec", "2", "-paths", "1:4")
 	b := shard("b.shard", "katsura3", "-prec", "2", "-paths", "5:8")
 	forge := func(name string, paths int64, edit func(h map[string]any, recs []map[string]any)) string {

@@ -132,13 +132,7 @@ func summary(text string) string {
 // the reason, exit status 1, nothing written.
 func TestMergeBadInput(t *testing.T) {
 	dir := t.TempDir()
-	shard := func(name string, args ...string) string {
-		f := filepath.Join(dir, name)
-		if _, errs, status := trackCmd(t, append(args, "-shard", f, "-quiet")...); status != 0 {
-			t.Fatalf("track %v: %s", args, errs)
-		}
-		return f
-	}
+	shard := func(name string, args ...string) string { return trackShard(t, dir, name, args...) }
 	a := shard("a.shard", "katsura4", "-prec", "2", "-paths", "1:6")
 	b := shard("b.shard", "katsura4", "-prec", "2", "-paths", "7:16")
 	b2 := shard("b2.shard", "katsura4", "-prec", "2", "-paths", "5:16")
@@ -291,4 +285,15 @@ func TestTrackShardFlags(t *testing.T) {
 			t.Errorf("track %v: status %d, %q; want 2 and %q", c.args, status, errs, c.want)
 		}
 	}
+}
+
+// trackShard runs mdgen track with args and -shard dir/name and returns
+// the shard's path.
+func trackShard(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	f := filepath.Join(dir, name)
+	if _, errs, status := trackCmd(t, append(args, "-shard", f, "-quiet")...); status != 0 {
+		t.Fatalf("track %v: %s", args, errs)
+	}
+	return f
 }

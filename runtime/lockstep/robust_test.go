@@ -19,31 +19,33 @@ import (
 // limit paths: a larger batch is refused as runtime/gpu's Batch refuses
 // one that does not fit the device memory.
 // runs counts their runs.
-func limitedEvaluators(limit int, runs *atomic.Int64) NewEvaluator {
+func limitedEvaluators(limit int, c *evalCounts) NewEvaluator {
 	return func(plan *stager.Plan, p mdops.Prec, paths int) (Evaluator, error) {
 		if paths > limit {
 			return nil, &TooLargeError{Paths: paths, Fit: limit, Err: errors.New("not enough free fake-GPU memory")}
 		}
 		e, err := newHostEvaluator(plan, p, paths)
-		return countingEvaluator{e, runs}, err
+		return countingEvaluator{e, c}, err
 	}
+}
+
+// evalCounts counts the runs of countingEvaluators, the paths they
+// evaluated and the most in one run.
+type evalCounts struct {
+	runs, paths, most atomic.Int64
 }
 
 type countingEvaluator struct {
 	Evaluator
-	runs *atomic.Int64
+	c *evalCounts
 }
 
-// evalPaths and evalMost count the paths of every countingEvaluator run
-// and the most in one (tests of one package run one after the other).
-var evalPaths, evalMost atomic.Int64
-
 func (e countingEvaluator) RunFirst(n int) error {
-	e.runs.Add(1)
-	evalPaths.Add(int64(n))
+	e.c.runs.Add(1)
+	e.c.paths.Add(int64(n))
 	for {
-		m := evalMost.Load()
-		if int64(n) <= m || evalMost.CompareAndSwap(m, int64(n)) {
+		m := e.c.most.Load()
+		if int64(n) <= m || e.c.most.CompareAndSwap(m, int64(n)) {
 			break
 		}
 	}
@@ -107,10 +109,8 @@ func TestBatchedSplit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var runs atomic.Int64
-				evalPaths.Store(0)
-				evalMost.Store(0)
-				ex := NewBatched(limitedEvaluators(3, &runs), 16)
+				var counts evalCounts
+				ex := NewBatched(limitedEvaluators(3, &counts), 16)
 				var notices []string
 				ex.Notify = func(msg string) { notices = append(notices, msg) }
 				co := New(ex)
@@ -132,9 +132,9 @@ func TestBatchedSplit(t *testing.T) {
 				// 3 paths (how many groups had more than 3 depends on the
 				// scheduling; the notices say a split was needed).
 				st := co.Stats()
-				if evalPaths.Load() != st.Calls || evalMost.Load() > 3 || 3*runs.Load() < st.Calls {
+				if counts.paths.Load() != st.Calls || counts.most.Load() > 3 || 3*counts.runs.Load() < st.Calls {
 					t.Fatalf("%d paths evaluated in %d runs (at most %d at once) for %d calls in %d groups",
-						evalPaths.Load(), runs.Load(), evalMost.Load(), st.Calls, st.Groups)
+						counts.paths.Load(), counts.runs.Load(), counts.most.Load(), st.Calls, st.Groups)
 				}
 				for i, msg := range notices {
 					if !strings.Contains(msg, "16 paths at once do not fit, split into batches of 3") || !strings.Contains(msg, "fake-GPU memory") {

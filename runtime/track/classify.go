@@ -1,6 +1,7 @@
 package track
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -65,7 +66,7 @@ func classify(run *Run) {
 	// The points by class, then key, then path: deterministic.
 	slices.SortStableFunc(pts, func(a, b classPt) int {
 		if a.class != b.class {
-			return cmpInt(a.class, b.class)
+			return cmp.Compare(a.class, b.class)
 		}
 		switch {
 		case a.key < b.key:
@@ -148,8 +149,14 @@ func classify(run *Run) {
 			}
 		}
 	}
-	for k := range run.Paths {
-		switch run.Paths[k].Status {
+	s.countStatuses(run.Paths)
+	run.Summary = s
+}
+
+// countStatuses adds the paths of each status to s.
+func (s *Summary) countStatuses(paths []Path) {
+	for k := range paths {
+		switch paths[k].Status {
 		case Regular:
 			s.Regular++
 		case Singular:
@@ -160,7 +167,6 @@ func classify(run *Run) {
 			s.Failed++
 		}
 	}
-	run.Summary = s
 }
 
 // classPt is a finite endpoint in classify's search: its path, tolerance,
@@ -170,16 +176,6 @@ type classPt struct {
 	tol        float64
 	key, scale float64
 	class      int
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // keyWeights returns classify's weights of the real and imaginary parts

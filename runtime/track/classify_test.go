@@ -66,18 +66,7 @@ func classifyAllPairs(run *Run) {
 			}
 		}
 	}
-	for k := range run.Paths {
-		switch run.Paths[k].Status {
-		case Regular:
-			s.Regular++
-		case Singular:
-			s.Singular++
-		case Infinite:
-			s.Infinite++
-		case Failed:
-			s.Failed++
-		}
-	}
+	s.countStatuses(run.Paths)
 	run.Summary = s
 }
 
