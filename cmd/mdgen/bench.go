@@ -172,11 +172,14 @@ const benchNewtonStepUsage = `usage: mdgen bench -newton-step [flags]
 
 One Newton step of root refinement (degree 0, complex data, one worker) on
 the small systems a path tracker lives on (the Newton homotopies of the
-families, from a start near the root): the time of one step, its counted
-double operations (the IR's op counts of the evaluation, la's multiply-add
-counts of the QR, Q^H b, back substitution and residual, and the 1-norms),
-their rate, and its percentage of the rate of the bare multiply-add loop
-acc = acc.MulAdd(x_i, y_i) of the same precision on one core.
+families, from a start near the root; the stage clock off, as in the path
+tracker): the time of one step, its counted double operations (the IR's op
+counts of the evaluation; LAWN 41's counts of the QR, Q^H b, back
+substitution, residual and update, as LAPACK's timing programs count them,
+each pair of a multiplication and an addition as one multiply-add of the
+element type; and the float64 1-norms), their rate, and its percentage of
+the rate of the bare multiply-add loop acc = acc.MulAdd(x_i, y_i) of the
+same precision on one core.
 
 `
 

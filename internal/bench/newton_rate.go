@@ -9,10 +9,9 @@ import (
 )
 
 // The FP64 rates of the QR and update stages of a Newton run (issue 12):
-// the double operations of the stage (la's multiply-add counts of its
-// operations, newton.Work, times the double operations of one multiply-add
-// of the element type, alg's counts with FMA = 1) over the stage's time,
-// as a fraction of PeakOps.
+// the double operations of the stage (LAWN 41's counts of its operations,
+// newton.Work, at the element type's cost, lawn41.go) over the stage's
+// time, as a fraction of PeakOps.
 
 // maddOps returns the double operations of one multiply-add acc + x*y of
 // prec-double real or complex elements (alg's programs, calls expanded).
@@ -25,21 +24,15 @@ func maddOps(prec int, complex bool) float64 {
 }
 
 // newtonStageOps returns the double operations of the QR stage (the QRs
-// of A_0, la's sum over k < n of 2(m-k-1)(n-k-1) multiply-adds each, and
-// the formings of -M: ApplyQHMany on m columns, 2mn - n^2 each, and
-// SolveRMany on m columns, n(n-1)/2 each; larfg's O(mn), packing and the
-// condition estimate not counted) and of the update stage (m n per update
-// product; x's additions not counted), for m = n.
+// of A_0, LAWN 41's xGEQRF each, and the formings of -M: xUNMQR and xTRSV
+// on m columns; packing and the condition estimate not counted) and of the
+// update stage (an m x n product per update, xGEMV's count), for m = n, by
+// lawn41.go's counts.
 func newtonStageOps(w newton.Work, n, prec int, complex bool) (qr, update float64) {
 	m := n
-	var perQR float64
-	for k := 0; k < n; k++ {
-		perQR += 2 * float64(m-k-1) * float64(n-k-1)
-	}
-	perInv := float64(m) * (2*float64(m)*float64(n) - float64(n)*float64(n) + float64(n)*float64(n-1)/2)
-	op := maddOps(prec, complex)
-	qr = op * (float64(w.QRs)*perQR + float64(w.Inverses)*perInv)
-	update = op * float64(w.Updates) * float64(m) * float64(n)
+	inv := unmqrCount(m, m, n).plus(trsvCount(n).times(float64(m)))
+	qr = geqrfCount(m, n).times(float64(w.QRs)).plus(inv.times(float64(w.Inverses))).doubleOps(prec, complex)
+	update = gemvCount(m, n).times(float64(w.Updates)).doubleOps(prec, complex)
 	return qr, update
 }
 

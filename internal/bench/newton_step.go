@@ -22,7 +22,8 @@ import (
 // StepBench runs one Newton step at degree 0 on a prepared solver, again
 // and again from the same start: the Newton homotopy's root z with its
 // leading limbs moved by 2^-20 (so that the step solves and updates, and
-// stops at its step limit of one).
+// stops at its step limit of one). The stage clock is off, as in the path
+// tracker (newton.Options.NoStageTimes): the step is timed as a whole.
 type StepBench struct {
 	Spec string
 	Prec mdops.Prec
@@ -43,7 +44,7 @@ func NewStepBench(spec string, p mdops.Prec, workers int) (*StepBench, error) {
 		return nil, fmt.Errorf("%s has no start solution", spec)
 	}
 	sys := inst.System
-	s, err := newton.New(sys, newton.Options{Prec: p, Degree: 0, MaxSteps: 1, Workers: workers})
+	s, err := newton.New(sys, newton.Options{Prec: p, Degree: 0, MaxSteps: 1, Workers: workers, NoStageTimes: true})
 	if err != nil {
 		return nil, err
 	}
@@ -90,26 +91,23 @@ func (st *StepBench) Step() error {
 func (st *StepBench) Close() error { return st.solver.Close() }
 
 // StepOps counts the double operations of one Newton step of root
-// refinement on an m x n system, from the IR's op counts (FMA = 1): the
-// evaluation with its Jacobian (backend.CountOps), the linear algebra in
-// la's multiply-add counts (QR sum_k 2(m-k-1)(n-k-1), Q^H b 2mn - n^2,
-// back substitution n(n-1)/2, the residual's b - A dx mn) times the double
-// operations of one multiply-add of the element type, and the 1-norms the
+// refinement on an m x n system: the evaluation with its Jacobian from the
+// IR's op counts (backend.CountOps, FMA = 1); the linear algebra by LAWN
+// 41's formulas (lawn41.go: the QR xGEQRF, Q^H b xUNMQR, the back
+// substitution xTRSV, the residual b - A dx as xGEMV, the update x + dx n
+// additions), converted at the element type's cost; and the 1-norms the
 // driver decides on (||b||_1, ||A_0||_1 over the n columns, the residual's:
 // m(n+2) terms of la.LeadNorm1, each one float64 addition to its sum, and
 // one more, |Re_0| + |Im_0|, for complex data). Not counted: the condition
-// estimate, larfg's O(mn) and the update of x.
+// estimate (float64 work on the leading limbs, as LAPACK's xGECON is not
+// part of xGEQRF's count).
 func StepOps(plan *stager.Plan, m, n int, p mdops.Prec) float64 {
-	madds := 0.0
-	for k := 0; k < n; k++ {
-		madds += 2 * float64(m-k-1) * float64(n-k-1)
-	}
-	madds += 2*float64(m*n) - float64(n*n) + float64(n*(n-1))/2 + float64(m*n)
+	la := geqrfCount(m, n).plus(unmqrCount(m, 1, n)).plus(trsvCount(n)).plus(gemvCount(m, n)).plus(laCount{adds: float64(n)})
 	norms := float64(m * (n + 2))
 	if p.Complex {
 		norms *= 2
 	}
-	return backend.CountOps(plan, p).DoubleOps + madds*maddOps(p.N, p.Complex) + norms
+	return backend.CountOps(plan, p).DoubleOps + la.doubleOps(p.N, p.Complex) + norms
 }
 
 // progOps returns the double operations of alg's real program op at N

@@ -35,8 +35,8 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/bench"
 	"github.com/mdgen/mdgen/mdops"
-	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -275,9 +275,8 @@ func blaCheckDevice(t *testing.T, k *gpu.BatchLAKernels, prec mdops.Prec, n, pat
 // batch: the QR of every path (with the rank check) and one solve
 // (ApplyQH, SolveR), on the GPU at several threads per path, and la on
 // every core of the host (Refactor, ApplyQH, SolveR per path), with
-// paths per second and the FP64 rate of la's multiply-add counts (QR
-// sum_k 2(n-k-1)^2, ApplyQH n^2, SolveR n(n-1)/2, times the double
-// operations of one multiply-add of the element type).
+// paths per second and the FP64 rate of LAWN 41's counts of the QR and
+// the solve (bench.QRSolveOps).
 func BenchmarkGPUBatchLA(b *testing.B) {
 	ks := blaSetup(b)
 	pathsList := batchEnvInts("MDGEN_GPU_BLA_PATHS", []int{1024, 2048, 4096, 8192})
@@ -289,16 +288,7 @@ func BenchmarkGPUBatchLA(b *testing.B) {
 			continue
 		}
 		for _, n := range sizes {
-			madds := float64(n) * float64(n) // ApplyQH (2mn - n^2, m = n)
-			madds += float64(n) * float64(n-1) / 2
-			for j := 0; j < n; j++ {
-				madds += 2 * float64(n-j-1) * float64(n-j-1)
-			}
-			l := alg.Build(prec.N)
-			op := float64(l.MulAdd.Count().Flops())
-			if prec.Complex {
-				op = float64(alg.BuildComplex(l).MulAdd.Count().Flops())
-			}
+			ops := bench.QRSolveOps(n, prec)
 			for _, paths := range pathsList {
 				r := rand.New(rand.NewPCG(uint64(n), uint64(paths)))
 				a := laRand(r, paths*n*n, prec.Width(), prec.N)
@@ -306,7 +296,7 @@ func BenchmarkGPUBatchLA(b *testing.B) {
 				report := func(b *testing.B, elapsed time.Duration) {
 					per := elapsed.Seconds() / float64(b.N)
 					b.ReportMetric(float64(paths)/per, "paths/s")
-					b.ReportMetric(op*madds*float64(paths)/per/1e9, "GFLOP64/s")
+					b.ReportMetric(ops*float64(paths)/per/1e9, "GFLOP64/s")
 				}
 				for _, threads := range threadsList {
 					b.Run(fmt.Sprintf("%s/n%d/paths%d/gpu-t%d", prec, n, paths, threads), func(b *testing.B) {
