@@ -948,7 +948,12 @@ func repeatedTerms(s *poly.System, i int) error {
 // maxExponent bounds exponents so that the table of powers stays small.
 const maxExponent = 1 << 20
 
+// polyName names polynomial i of s in a message: with the file and the
+// line and column where it begins when s was read from a file.
 func polyName(s *poly.System, i int) string {
+	if s.Source != "" && i < len(s.PolyPos) && len(s.PolyPos) == len(s.Polys) {
+		return fmt.Sprintf("%s:%d:%d: polynomial %d", s.Source, s.PolyPos[i].Line, s.PolyPos[i].Col, i+1)
+	}
 	if s.Source != "" {
 		return fmt.Sprintf("%s: polynomial %d", s.Source, i+1)
 	}

@@ -348,3 +348,21 @@ func TestTrackStartPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackEquationPositions: an equation that leaves no total-degree
+// homotopy (zero, or a nonzero constant, after expansion) is named with
+// the file, line and column where it begins, and the exit status is 1.
+func TestTrackEquationPositions(t *testing.T) {
+	dir := t.TempDir()
+	zero := writeTemp(t, dir, "zero.txt", "2\n x^2 + y - 1;\n\n   x - x;\n")
+	constant := writeTemp(t, dir, "const.txt", "2\r\n x^2 + y - 1;\r\n  (x+1)^2 - x^2 - 2*x;\r\n")
+	for _, c := range []struct{ file, want string }{
+		{zero, zero + ":4:4: equation 2 of the target is zero"},
+		{constant, constant + ":3:3: equation 2 of the target is a nonzero constant"},
+	} {
+		_, errs, status := trackCmd(t, c.file, "-quiet")
+		if status != 1 || !strings.Contains(errs, "mdgen: track: "+c.want) {
+			t.Errorf("track %s: status %d, %q does not say %q", c.file, status, errs, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -253,7 +254,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		}
 		ts.param = sys.Param
 		if ts.h, err = track.NewGiven(sys, starts); err != nil {
-			return fmt.Errorf("track: %s: %w", ts.arg, err)
+			return trackInputError(ts.arg, err)
 		}
 	} else {
 		if *startFile != "" {
@@ -266,7 +267,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if ts.h, err = track.NewTotalDegree(sys, gamma, !*affine, *seed); err != nil {
-			return fmt.Errorf("track: %s: %w", ts.arg, err)
+			return trackInputError(ts.arg, err)
 		}
 	}
 	total := ts.h.Paths()
@@ -694,3 +695,13 @@ func trackList(d *trackDesc, run *track.Run) []byte {
 
 // phcDiag writes a diagnostic as PHCpack's %.3E with a space for the sign.
 func phcDiag(x float64) string { return signed(strconv.FormatFloat(x, 'E', 3, 64)) }
+
+// trackInputError prefixes an error about the system arg with "track:" and
+// arg, or only with "track:" when it already points into the file
+// (file:line:col, a *poly.ParseError).
+func trackInputError(arg string, err error) error {
+	if _, ok := errors.AsType[*poly.ParseError](err); ok {
+		return fmt.Errorf("track: %w", err)
+	}
+	return fmt.Errorf("track: %s: %w", arg, err)
+}

@@ -90,10 +90,10 @@ func NewTotalDegree(f *poly.System, gamma complex128, projective bool, seed uint
 	for i := range f.Polys {
 		d := f.Polys[i].Degree()
 		if d == 0 && len(f.Polys[i].Const.Trim()) == 0 {
-			return nil, fmt.Errorf("track: equation %d of the target is zero: the system has fewer equations than unknowns (its solutions are not isolated); no total-degree homotopy", i+1)
+			return nil, f.PolyError(i, fmt.Sprintf("equation %d of the target is zero: the system has fewer equations than unknowns (its solutions are not isolated); no total-degree homotopy", i+1))
 		}
 		if d == 0 {
-			return nil, fmt.Errorf("track: equation %d of the target is a nonzero constant: the system has no solution; no total-degree homotopy", i+1)
+			return nil, f.PolyError(i, fmt.Sprintf("equation %d of the target is a nonzero constant: the system has no solution; no total-degree homotopy", i+1))
 		}
 		h.Degrees = append(h.Degrees, d)
 		if total > MaxPaths/int64(d) {

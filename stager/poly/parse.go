@@ -179,6 +179,7 @@ type sysParser struct {
 	polyNext  sysToken // the token after polyStart
 	known     int      // number of variables known when the polynomial started
 	neq       int
+	polyOffs  []int // offset of each polynomial's first token, for System.PolyPos
 }
 
 func (p *sysParser) position(off int) (line, col int) {
@@ -242,6 +243,7 @@ func (p *sysParser) run(opt ParseOptions) *System {
 			p.errorAt(p.tok.off, "expected %d polynomials (line 1), found %d", neq, k-1)
 			return nil
 		}
+		p.polyOffs = append(p.polyOffs, p.tok.off)
 		poly, resume := p.polynomial(k)
 		polys = append(polys, poly)
 		if resume == resumeStop || len(p.errs) >= parseMaxErrors {
@@ -1011,7 +1013,10 @@ func (p *sysParser) build(opt ParseOptions, mark paramMark, polys []*xpoly, nvar
 				"name it (-param t, or a line \"SERIES PARAMETER : t\" after the polynomials)", neq, nvar)
 		}
 	}
-	sys := &System{Vars: make([]string, 0, counted), Polys: make([]Polynomial, neq)}
+	sys := &System{Vars: make([]string, 0, counted), Polys: make([]Polynomial, neq), PolyPos: make([]Pos, neq)}
+	for k := range sys.PolyPos {
+		sys.PolyPos[k].Line, sys.PolyPos[k].Col = p.position(p.polyOffs[k])
+	}
 	newIdx := make([]int, counted)
 	for v, name := range p.vars {
 		if v == param {

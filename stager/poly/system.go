@@ -113,6 +113,10 @@ type System struct {
 	Polys []Polynomial // one per equation
 	// Source is the file name used in error messages; "" for generated systems.
 	Source string
+	// PolyPos is where each polynomial begins in Source (its first
+	// token), so that a message about an equation can point at it
+	// (PolyError); nil for generated systems.
+	PolyPos []Pos
 	// Warnings are what Parse accepted but a user should hear about,
 	// positioned like errors (Error() gives "file:line:col: text"); nil
 	// for generated systems and for most files. Commands print them to
@@ -139,6 +143,20 @@ func (s *System) MaxCoefDegree() int {
 		}
 	}
 	return d
+}
+
+// Pos is a 1-based line and column of a system file.
+type Pos struct{ Line, Col int }
+
+// PolyError returns reason as an error about polynomial i (0-based): a
+// *ParseError at the polynomial's first token ("file:line:col: reason")
+// when the system was read from a file, else reason alone. The reason
+// names the polynomial itself.
+func (s *System) PolyError(i int, reason string) error {
+	if s.Source != "" && i >= 0 && i < len(s.PolyPos) && len(s.PolyPos) == len(s.Polys) {
+		return &ParseError{File: s.Source, Line: s.PolyPos[i].Line, Col: s.PolyPos[i].Col, Reason: reason}
+	}
+	return errors.New(reason)
 }
 
 // CheckDoubleRange returns an error naming the first coefficient of s
