@@ -1,0 +1,217 @@
+package poly
+
+import (
+	"math"
+	"math/big"
+)
+
+// Scaling is a change of unknowns x_j = 2^Var[j] y_j together with the
+// multiplication of equation i by 2^Eq[i]: the scaled system in y has the
+// coefficients c 2^(Eq[i] + sum_j a_j Var[j]) for a term c x^a of equation
+// i, exactly (powers of two), and the same solutions, y_j = 2^-Var[j] x_j.
+// Badly scaled systems (coefficients from 1e-8 to 1e8, solutions of
+// magnitude 1e6) make a path tracker's tolerances, which are relative to
+// max(1, |x|), and its condition numbers, which are not invariant under
+// such changes, misjudge paths; PHCpack offers the same remedy (phc -s).
+type Scaling struct {
+	Eq, Var []int
+}
+
+// scaleMinGain is how many binary orders of magnitude the spread of the
+// coefficients must shrink by for FindScaling to scale: a system whose
+// coefficients are within a few orders of magnitude of each other (every
+// family of this repository) is left as it is, bit for bit.
+const scaleMinGain = 10
+
+// scaleIters bounds the conjugate gradient iterations of FindScaling: the
+// exponents are rounded to integers, so a few digits suffice, and the cost
+// stays linear in the size of the system.
+const scaleIters = 200
+
+// FindScaling returns the scaling that makes the coefficients of s (a
+// system without a series parameter) as close to 1 as the least-squares
+// fit of their binary logarithms allows (minimize sum over the terms c x^a
+// of equation i of (log2|c| + Eq[i] + a . Var)^2, plus a small multiple
+// of the sum of the squares of the exponents, which picks the smallest
+// scaling where the fit does not decide, e.g. for homogeneous equations),
+// rounded to integers; and whether to use it: only when it shrinks the
+// spread of the coefficients' binary exponents (largest minus smallest) by
+// at least scaleMinGain and keeps every coefficient within the double
+// range. The fit is solved by conjugate gradients on its normal
+// equations, at most scaleIters products with the sparse matrix of the
+// exponents.
+func FindScaling(s *System) (Scaling, bool) {
+	m, n := len(s.Polys), len(s.Vars)
+	if s.Param != "" || m == 0 || n == 0 {
+		return Scaling{}, false
+	}
+	// One row per nonzero coefficient: equation, exponents, -log2|c|.
+	type row struct {
+		eq         int
+		vars, pows []int
+		b          float64
+	}
+	var rows []row
+	for i := range s.Polys {
+		p := &s.Polys[i]
+		add := func(c Series, vars, pows []int) {
+			if len(c) == 0 || c[0].IsZero() {
+				return
+			}
+			rows = append(rows, row{i, vars, pows, -log2Mag(&c[0])})
+		}
+		add(p.Const, nil, nil)
+		for j := range p.Terms {
+			add(p.Terms[j].Coef, p.Terms[j].Vars, p.Terms[j].Pows)
+		}
+	}
+	before := spread(len(rows), func(k int) float64 { return -rows[k].b })
+	if before < scaleMinGain {
+		return Scaling{}, false
+	}
+	// z = (Eq, Var); A z = b in the least-squares sense, (A^T A + lambda) z
+	// = A^T b by conjugate gradients.
+	const lambda = 1e-3
+	dim := m + n
+	apply := func(z, out []float64) { // out = (A^T A + lambda) z
+		for k := range out {
+			out[k] = lambda * z[k]
+		}
+		for _, r := range rows {
+			v := z[r.eq]
+			for q, j := range r.vars {
+				v += float64(r.pows[q]) * z[m+j]
+			}
+			out[r.eq] += v
+			for q, j := range r.vars {
+				out[m+j] += float64(r.pows[q]) * v
+			}
+		}
+	}
+	rhs := make([]float64, dim)
+	for _, r := range rows {
+		rhs[r.eq] += r.b
+		for q, j := range r.vars {
+			rhs[m+j] += float64(r.pows[q]) * r.b
+		}
+	}
+	z := make([]float64, dim)
+	res := append([]float64(nil), rhs...)
+	dir := append([]float64(nil), rhs...)
+	az := make([]float64, dim)
+	rr := dot(res, res)
+	tol := 1e-20 * max(rr, 1)
+	for it := 0; it < scaleIters && rr > tol; it++ {
+		apply(dir, az)
+		alpha := rr / dot(dir, az)
+		for k := range z {
+			z[k] += alpha * dir[k]
+			res[k] -= alpha * az[k]
+		}
+		next := dot(res, res)
+		for k := range dir {
+			dir[k] = res[k] + next/rr*dir[k]
+		}
+		rr = next
+	}
+	sc := Scaling{Eq: make([]int, m), Var: make([]int, n)}
+	for i := range sc.Eq {
+		sc.Eq[i] = int(math.Round(z[i]))
+	}
+	for j := range sc.Var {
+		sc.Var[j] = int(math.Round(z[m+j]))
+	}
+	shift := func(r row) float64 {
+		e := float64(sc.Eq[r.eq])
+		for q, j := range r.vars {
+			e += float64(r.pows[q]) * float64(sc.Var[j])
+		}
+		return e
+	}
+	after := spread(len(rows), func(k int) float64 { return -rows[k].b + shift(rows[k]) })
+	for _, r := range rows {
+		// The scaled coefficients stay well inside the double range.
+		if e := -r.b + shift(r); !(math.Abs(e) < 900) {
+			return Scaling{}, false
+		}
+	}
+	if !(after <= before-scaleMinGain) {
+		return Scaling{}, false
+	}
+	return sc, true
+}
+
+// Apply returns the scaled system (the same variables, names and source;
+// coefficients times 2^(Eq[i] + a . Var), exact).
+func (sc Scaling) Apply(s *System) *System {
+	out := &System{Vars: s.Vars, Param: s.Param, Source: s.Source, PolyPos: s.PolyPos, Polys: make([]Polynomial, len(s.Polys))}
+	for i := range s.Polys {
+		p, q := &s.Polys[i], &out.Polys[i]
+		q.Const = scaleSeries(p.Const, sc.Eq[i])
+		q.Terms = make([]Monomial, len(p.Terms))
+		for j, t := range p.Terms {
+			e := sc.Eq[i]
+			for k, v := range t.Vars {
+				e += t.Pows[k] * sc.Var[v]
+			}
+			q.Terms[j] = Monomial{Coef: scaleSeries(t.Coef, e), Vars: t.Vars, Pows: t.Pows}
+		}
+	}
+	return out
+}
+
+// scaleSeries returns c times 2^e.
+func scaleSeries(c Series, e int) Series {
+	if c == nil {
+		return nil
+	}
+	f := new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(abs(e))))
+	out := make(Series, len(c))
+	for k := range c {
+		if e >= 0 {
+			out[k].Re.Mul(&c[k].Re, f)
+			out[k].Im.Mul(&c[k].Im, f)
+		} else {
+			out[k].Re.Quo(&c[k].Re, f)
+			out[k].Im.Quo(&c[k].Im, f)
+		}
+	}
+	return out
+}
+
+func abs(e int) int {
+	if e < 0 {
+		return -e
+	}
+	return e
+}
+
+// log2Mag is the binary logarithm of |c| (c nonzero, its parts within
+// the double range, as Parse ensures).
+func log2Mag(c *Rational) float64 {
+	re, _ := c.Re.Float64()
+	im, _ := c.Im.Float64()
+	return math.Log2(math.Hypot(re, im))
+}
+
+// spread is the largest minus the smallest of f(0), ..., f(k-1) (0 when
+// k = 0).
+func spread(k int, f func(int) float64) float64 {
+	if k == 0 {
+		return 0
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range k {
+		v := f(i)
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return hi - lo
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for k := range a {
+		s += a[k] * b[k]
+	}
+	return s
+}

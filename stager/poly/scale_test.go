@@ -1,0 +1,79 @@
+package poly
+
+import (
+	"math"
+	"testing"
+)
+
+// TestFindScaling: badly scaled systems get the exponents that bring their
+// coefficients to about 1, their scaled forms have the scaled solutions,
+// and well-scaled systems are left alone.
+func TestFindScaling(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		scale bool
+		x     []float64 // a solution of the original system (real), when checked
+	}{
+		{"2\n x - 1e8;\n y^2 - 3;\n", true, []float64{1e8, math.Sqrt(3)}},
+		{"2\n x^2 - 1e12;\n x*y - 1e-6;\n", true, []float64{1e6, 1e-12}},
+		{"2\n 1e-8*x^2 + y - 1;\n x - 1e4*y^3;\n", true, nil},
+		{"2\n x^2 + 2*y - 1;\n x*y - 3;\n", false, nil},
+		{"3\n x + 2*y + 2*z - 1;\n x^2 + 2*y^2 + 2*z^2 - x;\n 2*x*y + 2*y*z - y;\n", false, nil},
+		{"2\n 1e-30*x^2 + 1e30*y^2;\n x*y + 1e-30;\n", true, nil},
+	} {
+		s, err := Parse("s.txt", []byte(c.src), ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, ok := FindScaling(s)
+		if ok != c.scale {
+			t.Errorf("%q: scale %v (%+v), want %v", c.src, ok, sc, c.scale)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		y := sc.Apply(s)
+		if err := y.CheckDoubleRange(); err != nil {
+			t.Errorf("%q: %v", c.src, err)
+		}
+		// Every scaled coefficient within 2^12 of 1 for these systems.
+		for i := range y.Polys {
+			p := &y.Polys[i]
+			check := func(ser Series) {
+				if len(ser) > 0 {
+					if e := log2Mag(&ser[0]); math.Abs(e) > 12 {
+						t.Errorf("%q: scaled coefficient %s (2^%.1f)", c.src, ser[0].Text(), e)
+					}
+				}
+			}
+			check(p.Const)
+			for _, m := range p.Terms {
+				check(m.Coef)
+			}
+		}
+		if c.x == nil {
+			continue
+		}
+		// y_j = 2^-Var[j] x_j solves the scaled system.
+		for i := range y.Polys {
+			p := &y.Polys[i]
+			v := 0.0
+			if len(p.Const) > 0 {
+				v, _ = p.Const[0].Re.Float64()
+			}
+			size := math.Abs(v)
+			for _, m := range p.Terms {
+				f, _ := m.Coef[0].Re.Float64()
+				for k, j := range m.Vars {
+					f *= math.Pow(math.Ldexp(c.x[j], -sc.Var[j]), float64(m.Pows[k]))
+				}
+				v += f
+				size = max(size, math.Abs(f))
+			}
+			if math.Abs(v) > 1e-12*size {
+				t.Errorf("%q: scaled equation %d at the scaled solution: %g (terms up to %g)", c.src, i+1, v, size)
+			}
+		}
+	}
+}
