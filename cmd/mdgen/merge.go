@@ -131,7 +131,7 @@ func mergeShards(shards []*shard, first, last int64) (*trackDesc, *track.Run, er
 	if err := checkCoverage(sorted, first, last); err != nil {
 		return nil, nil, err
 	}
-	run := &track.Run{Paths: make([]track.Path, 0, last-first+1)}
+	run := &track.Run{Paths: make([]track.Path, 0, last-first+1), Scale: ref.hdr.Scale}
 	workers := 0
 	for _, s := range sorted {
 		lo, hi := max(first+1, s.hdr.From), min(last+1, s.hdr.To)

@@ -47,11 +47,14 @@ func sameRunJSON(t *testing.T, what string, a, b []byte) {
 
 // TestMergeEqualsOneRun: shards of uneven ranges, tracked with other
 // worker counts, merge into one run's JSON, text summary and -o list, at 2
-// doubles and with the automatic precision; double roots split over
-// shards get their multiplicity from the whole run.
+// doubles and with the automatic precision, a badly scaled system too;
+// double roots split over shards get their multiplicity from the whole
+// run.
 func TestMergeEqualsOneRun(t *testing.T) {
 	dir := t.TempDir()
 	sing := writeTemp(t, dir, "double.txt", doubleRoots)
+	// Badly scaled: tracked in scaled unknowns, compared in their units.
+	scaled := writeTemp(t, dir, "scaled.txt", "2\n 1e-8*x^2 + y - 1;\n x - 1e4*y^3;\n")
 	for _, c := range []struct {
 		system string
 		prec   string
@@ -61,6 +64,7 @@ func TestMergeEqualsOneRun(t *testing.T) {
 		{"noon3", "auto", []string{"1:13", "14:27"}},
 		{sing, "2", []string{"1:1", "2:2", "3:3", "4:4", "5:5", "6:6"}},
 		{sing, "auto", []string{"1:3", "4:6"}},
+		{scaled, "2", []string{"1:2", "3:6"}},
 	} {
 		name := filepath.Base(c.system) + "-" + c.prec
 		t.Run(name, func(t *testing.T) {

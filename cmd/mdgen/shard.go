@@ -60,6 +60,9 @@ type shardHeader struct {
 	PredTol  float64 `json:"pred_tol"`
 	// EveryPoint: -every-point (track.Options.CorrectEveryPoint).
 	EveryPoint bool `json:"every_point,omitempty"`
+	// Scale: the binary exponents of the units of the unknowns of a
+	// badly scaled target (track.Run.Scale), which merge compares in.
+	Scale []int `json:"scale,omitempty"`
 	// From and To are the range (1-based, inclusive); Workers and Seconds
 	// describe how the shard was made and are no part of the run's name.
 	From    int64   `json:"first"`
@@ -117,7 +120,16 @@ func newShardHeader(ts *trackSetup) (*shardHeader, error) {
 	return &shardHeader{Format: shardFormat, Version: shardVersion(), SystemHash: track.SystemHash(ts.h.Target),
 		HomotopyHash: ts.h.Hash(), trackDesc: *describe(ts), MinPrec: opt.MinPrec, MaxPrec: opt.MaxPrec,
 		PadeL: opt.PadeL, PadeM: opt.PadeM, MaxSteps: opt.MaxSteps, MaxStep: opt.MaxStep, Beta1: opt.Beta1,
-		Beta2: opt.Beta2, PredTol: opt.PredTol, EveryPoint: opt.CorrectEveryPoint}, nil
+		Beta2: opt.Beta2, PredTol: opt.PredTol, EveryPoint: opt.CorrectEveryPoint, Scale: scaleOf(ts.h)}, nil
+}
+
+// scaleOf returns the units of h's scaling (track.Run.Scale), nil when
+// h is not scaled.
+func scaleOf(h *track.Homotopy) []int {
+	if h.Scaling == nil {
+		return nil
+	}
+	return h.Scaling.Var
 }
 
 // floatText writes x so that strconv.ParseFloat reads it back exactly
@@ -519,6 +531,7 @@ func sameRun(a, b *shardHeader) string {
 		{"step limit (-max-steps)", a.MaxSteps, b.MaxSteps},
 		{"tracker options (max step, beta1, beta2, predictor tolerance)", [4]float64{a.MaxStep, a.Beta1, a.Beta2, a.PredTol}, [4]float64{b.MaxStep, b.Beta1, b.Beta2, b.PredTol}},
 		{"corrector rule (-every-point)", a.EveryPoint, b.EveryPoint},
+		{"scaling of the unknowns", a.Scale, b.Scale},
 		{"mdgen version", a.Version, b.Version},
 	}
 	for _, f := range fields {

@@ -53,7 +53,7 @@ func classify(run *Run) {
 		p := &run.Paths[q.k]
 		w := 2 * p.Prec
 		for v := 0; v < len(p.X)/w; v++ {
-			re, im := p.X[v*w], p.X[v*w+p.Prec]
+			re, im := run.unit(v, p.X[v*w]), run.unit(v, p.X[v*w+p.Prec])
 			q.key += c[v]*re + d[v]*im
 			q.scale += (c[v] + d[v]) * max(1, math.Hypot(re, im))
 		}
@@ -217,7 +217,7 @@ func clusterWindow(run *Run, pts []classPt, pass []int, width float64, union fun
 			m, found := members[r], false
 			for x := len(m) - 1; x >= 0 && !found; x-- {
 				i := m[x]
-				found = i >= lo && agree(&run.Paths[pts[pass[i]].k], a, max(pts[pass[i]].tol, pts[pass[j]].tol))
+				found = i >= lo && run.agree(&run.Paths[pts[pass[i]].k], a, max(pts[pass[i]].tol, pts[pass[j]].tol))
 			}
 			if found {
 				join = append(join, r)
@@ -272,20 +272,30 @@ func clusterWindow(run *Run, pts []classPt, pass []int, width float64, union fun
 }
 
 // agree reports whether the endpoints of a and b agree within tol
-// (relative to max(1, |x|), coordinate by coordinate, leading limbs).
-func agree(a, b *Path, tol float64) bool {
+// (relative to max(1, |x|), coordinate by coordinate, leading limbs, in
+// the units of run.Scale).
+func (run *Run) agree(a, b *Path, tol float64) bool {
 	wa, wb := 2*a.Prec, 2*b.Prec
 	n := len(a.X) / wa
 	if len(b.X)/wb != n {
 		return false
 	}
 	for v := range n {
-		ar, ai := a.X[v*wa], a.X[v*wa+a.Prec]
-		br, bi := b.X[v*wb], b.X[v*wb+b.Prec]
+		ar, ai := run.unit(v, a.X[v*wa]), run.unit(v, a.X[v*wa+a.Prec])
+		br, bi := run.unit(v, b.X[v*wb]), run.unit(v, b.X[v*wb+b.Prec])
 		scale := max(1, math.Hypot(ar, ai), math.Hypot(br, bi))
 		if math.Hypot(ar-br, ai-bi) > tol*scale {
 			return false
 		}
 	}
 	return true
+}
+
+// unit returns x, a coordinate of unknown v, in the unit of run.Scale:
+// x 2^-Scale[v] (exact).
+func (run *Run) unit(v int, x float64) float64 {
+	if v < len(run.Scale) {
+		return math.Ldexp(x, -run.Scale[v])
+	}
+	return x
 }

@@ -40,7 +40,7 @@ func classifyAllPairs(run *Run) {
 	}
 	for x, i := range pts {
 		for _, j := range pts[x+1:] {
-			if agree(&run.Paths[i], &run.Paths[j], max(tols[i], tols[j])) {
+			if run.agree(&run.Paths[i], &run.Paths[j], max(tols[i], tols[j])) {
 				ri, rj := find(i), find(j)
 				if ri != rj {
 					parent[max(ri, rj)] = min(ri, rj) // the root is the lowest path index

@@ -41,6 +41,20 @@
 // infinity in affine space ends with x_0 = 0. Given: a system with a
 // parameter t and start solutions at t = 0.
 //
+// A badly scaled target (coefficients, and so solutions, many orders of
+// magnitude from 1: x = 1e8, or 1e-8 x^2 + y = 1 with x near 1e4) is
+// tracked in scaled unknowns: the total-degree homotopy is made from f
+// with x_j = 2^s_j y_j and equation i times 2^r_i (Homotopy.Scaling,
+// poly.FindScaling: a least-squares fit of the coefficients' binary
+// logarithms, used only when it brings them within 2^20 of each other and
+// shrinks their spread by 2^10 or more; every family of this repository
+// is left as it is). The tracker's tolerances are relative to max(1, |y|)
+// and its condition numbers are not invariant under such changes of
+// units; in the scaled unknowns they see the paths at about unit size.
+// Endpoints are refined on the scaled system (Cond, Residual and Err are
+// its) and multiplied back, exactly, by 2^s_j; classify compares them in
+// those units (Run.Scale).
+//
 // The tracker runs in tau = 1 - t, from tau = 1 to tau = 0: a double has
 // its full relative precision near t = 1, where the paths to singular
 // solutions and to infinity need steps of 1e-20 and less. The coefficients

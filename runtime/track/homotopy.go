@@ -33,8 +33,16 @@ const (
 type Homotopy struct {
 	Kind string
 	// Target is f(x) = 0, the system at t = 1 in the user's unknowns (no
-	// parameter): the endpoints are refined and measured on it.
+	// parameter), as given.
 	Target *poly.System
+	// Scaling, when not nil, is the scaling of the target that the
+	// total-degree homotopy tracks (poly.FindScaling: a badly scaled
+	// system, coefficients or solutions many orders of magnitude from 1):
+	// the paths run in the scaled unknowns y_j = 2^-Var[j] x_j of the
+	// scaled equations, where the tracker's tolerances and condition
+	// numbers see them at about unit size, and the endpoints are refined
+	// on the scaled system and scaled back (exactly) to x.
+	Scaling *poly.Scaling
 	// Gamma is the random complex number of modulus 1 of the total-degree
 	// homotopy gamma (1 - t) g(x) + t f(x) (0 for a given homotopy).
 	Gamma complex128
@@ -54,8 +62,11 @@ type Homotopy struct {
 	// coefficient of the shifted series) and the tracker fills the slots
 	// at every step.
 	template *poly.System
-	paths    int64
-	starts   [][]poly.Rational // given homotopy: the start solutions
+	// tracked is the target the paths end on and are refined on: Target,
+	// or Target scaled by Scaling.
+	tracked *poly.System
+	paths   int64
+	starts  [][]poly.Rational // given homotopy: the start solutions
 }
 
 // Paths returns the number of paths (the total degree, or the number of
@@ -85,7 +96,7 @@ func NewTotalDegree(f *poly.System, gamma complex128, projective bool, seed uint
 		return nil, fmt.Errorf("track: gamma %v has modulus %g: it must be 1", gamma, cmplx.Abs(gamma))
 	}
 	n := len(f.Vars)
-	h := &Homotopy{Kind: TotalDegree, Target: f, Gamma: gamma, Projective: projective}
+	h := &Homotopy{Kind: TotalDegree, Target: f, Gamma: gamma, Projective: projective, tracked: f}
 	total := int64(1)
 	for i := range f.Polys {
 		d := f.Polys[i].Degree()
@@ -102,6 +113,10 @@ func NewTotalDegree(f *poly.System, gamma complex128, projective bool, seed uint
 		total *= int64(d)
 	}
 	h.paths = total
+	if sc, ok := poly.FindScaling(f); ok {
+		h.Scaling, h.tracked = &sc, sc.Apply(f)
+		f = h.tracked
+	}
 	vars := append([]string(nil), f.Vars...)
 	x0 := n
 	if projective {
@@ -212,8 +227,22 @@ func NewGiven(hsys *poly.System, starts [][]poly.Rational) (*Homotopy, error) {
 		target.Polys = append(target.Polys, tq)
 	}
 	h := &Homotopy{Kind: Given, Target: target, sys: sys, template: templateOf(sys),
-		paths: int64(len(starts)), starts: starts}
+		paths: int64(len(starts)), starts: starts, tracked: target}
 	return h, nil
+}
+
+// unscale multiplies the unknowns of x (n complex numbers of w float64s
+// each) by the units of h's scaling, 2^Var[j], limb by limb: exact (but
+// for limbs that leave the double range).
+func (h *Homotopy) unscale(x []float64, w int) {
+	if h.Scaling == nil {
+		return
+	}
+	for j, e := range h.Scaling.Var {
+		for k := j * w; k < (j+1)*w && k < len(x); k++ {
+			x[k] = math.Ldexp(x[k], e)
+		}
+	}
 }
 
 // Start returns the start solution of path i (0-based) in the tracked

@@ -813,6 +813,9 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 	}
 	p.X = slices.Clone(x)
 	p.Residual = math.NaN()
+	// The endpoint in the user's unknowns: x_j = 2^Var[j] y_j, once every
+	// decision in the scaled ones is made.
+	defer e.h.unscale(p.X, e.w)
 	if p.Status == Failed {
 		return nil
 	}

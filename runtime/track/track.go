@@ -160,9 +160,11 @@ type Path struct {
 	// T is the value of t reached (1 when the path ended at t = 1).
 	T float64
 	// Cond is the condition estimate of the Jacobian at the endpoint
-	// (1-norm, of R in its QR), Residual ||f(x)||_1 there.
+	// (1-norm, of R in its QR), Residual ||f(x)||_1 there (of the scaled
+	// system in the scaled unknowns when Homotopy.Scaling is set).
 	Cond, Residual float64
-	// Err estimates the error of the endpoint relative to max(1, |x|):
+	// Err estimates the error of the endpoint relative to max(1, |x|) (in
+	// the scaled unknowns when Homotopy.Scaling is set):
 	// the last update of Newton at t = 1 for a regular endpoint, and for
 	// one extrapolated in the end game its distance from the last point
 	// of the path (the two paths of a double root, 2 sqrt(tau) apart, end
@@ -187,8 +189,14 @@ type Run struct {
 	Homotopy *Homotopy
 	Options  Options
 	Paths    []Path
-	Summary  Summary
-	Seconds  float64
+	// Scale is the binary exponent of the unit of each of the target's
+	// unknowns, Homotopy.Scaling.Var (nil: unscaled): the endpoints are
+	// compared (classify) coordinate by coordinate relative to
+	// max(2^Scale[v], |x_v|), as the tracker saw them in the scaled
+	// unknowns. Runs put together from shards carry it too.
+	Scale   []int
+	Summary Summary
+	Seconds float64
 	// DeviceFailures are the devices that failed during the run, in the
 	// order of Options.Devices (their paths were tracked on the others).
 	DeviceFailures []DeviceFailure
@@ -222,6 +230,9 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	workers := int(min(int64(opt.Workers), count))
 	start := time.Now()
 	run := &Run{Homotopy: h, Options: opt, Paths: make([]Path, count)}
+	if h.Scaling != nil {
+		run.Scale = h.Scaling.Var
+	}
 	shared := &sharedCoefs{h: h, byPrec: map[int][]termCoef{}}
 	q := newPathQueue(count)
 	var done, failed atomic.Int64
@@ -709,7 +720,7 @@ func (e *engine) refiner() (*newton.Solver, error) {
 	if e.ref != nil {
 		return e.ref, nil
 	}
-	r, err := newton.New(e.h.Target, e.opt.solverOptions(newton.Options{Prec: mdops.Prec{N: e.n, Complex: true}, Workers: 1}))
+	r, err := newton.New(e.h.tracked, e.opt.solverOptions(newton.Options{Prec: mdops.Prec{N: e.n, Complex: true}, Workers: 1}))
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,14 @@ type Scaling struct {
 // family of this repository) is left as it is, bit for bit.
 const scaleMinGain = 10
 
+// scaleMaxSpread is the largest spread (binary orders of magnitude) of the
+// scaled coefficients for which FindScaling scales: a fit that leaves them
+// more than 2^20 (about 1e6) apart did not find the system's natural units
+// (x^2 - 2y + 1e-10 = 0 pulls its unknowns toward units that the other
+// equations' solutions do not have), and scaling could make the paths'
+// unknowns worse scaled than before.
+const scaleMaxSpread = 20
+
 // scaleIters bounds the conjugate gradient iterations of FindScaling: the
 // exponents are rounded to integers, so a few digits suffice, and the cost
 // stays linear in the size of the system.
@@ -36,8 +44,8 @@ const scaleIters = 200
 // scaling where the fit does not decide, e.g. for homogeneous equations),
 // rounded to integers; and whether to use it: only when it shrinks the
 // spread of the coefficients' binary exponents (largest minus smallest) by
-// at least scaleMinGain and keeps every coefficient within the double
-// range. The fit is solved by conjugate gradients on its normal
+// at least scaleMinGain, to at most scaleMaxSpread, and keeps every
+// coefficient within the double range. The fit is solved by conjugate gradients on its normal
 // equations, at most scaleIters products with the sparse matrix of the
 // exponents.
 func FindScaling(s *System) (Scaling, bool) {
@@ -135,7 +143,7 @@ func FindScaling(s *System) (Scaling, bool) {
 			return Scaling{}, false
 		}
 	}
-	if !(after <= before-scaleMinGain) {
+	if !(after <= before-scaleMinGain && after <= scaleMaxSpread) {
 		return Scaling{}, false
 	}
 	return sc, true

@@ -1,0 +1,71 @@
+package track
+
+import (
+	"math"
+	"testing"
+)
+
+// TestBadlyScaled: systems whose coefficients or solutions are many orders
+// of magnitude from 1 are tracked in scaled unknowns (poly.FindScaling)
+// and every finite solution is found regular, in the user's unknowns, in
+// projective and affine coordinates; unscaled, the tracker lost them (x =
+// 1e8 called at infinity, paths of the degree-6 system joining and ending
+// singular with condition numbers of 1e8).
+func TestBadlyScaled(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		regular   int
+		x0        []float64 // |x_0| of the regular solutions, each within 1e-20
+	}{
+		{"x-1e8", "2\n x - 1e8;\n y^2 - 3;\n", 2, []float64{1e8}},
+		{"x^2-1e12", "2\n x^2 - 1e12;\n x*y - 1e-6;\n", 2, []float64{1e6}},
+		// u = 1e-4 x solves u = (1 - u^2)^3: six regular roots of size 1e4.
+		{"degree 6", "2\n 1e-8*x^2 + y - 1;\n x - 1e4*y^3;\n", 6, nil},
+	} {
+		for _, projective := range []bool{true, false} {
+			h, err := NewTotalDegree(parse(t, c.src), gammaTest, projective, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Scaling == nil {
+				t.Fatalf("%s: not scaled", c.name)
+			}
+			run, err := Track(h, Options{Prec: 2, Workers: 2}, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := run.Summary; s.Regular != c.regular || s.Distinct != c.regular || s.Failed != 0 || s.Singular != 0 {
+				t.Errorf("%s (projective %v): %+v, want %d regular and distinct", c.name, projective, s, c.regular)
+			}
+			for _, p := range run.Paths {
+				if p.Status != Regular {
+					continue
+				}
+				if c.x0 != nil {
+					if got := math.Hypot(p.X[0], p.X[2]); math.Abs(got-c.x0[0]) > 1e-20*c.x0[0] {
+						t.Errorf("%s: path %d: |x_0| = %v, want %v", c.name, p.Index+1, got, c.x0[0])
+					}
+				}
+				// The residual of the user's equations at X, in float64 from
+				// the leading limbs, relative to the size of their terms.
+				x, y := complex(p.X[0], p.X[2]), complex(p.X[4], p.X[6])
+				var r1, r2 complex128
+				switch c.name {
+				case "x-1e8":
+					r1, r2 = (x-1e8)/1e8, (y*y-3)/3
+				case "x^2-1e12":
+					r1, r2 = (x*x-1e12)/1e12, (x*y-1e-6)/1e-6
+				default:
+					r1, r2 = 1e-8*x*x+y-1, (x-1e4*y*y*y)/1e4
+				}
+				if math.Hypot(real(r1), imag(r1)) > 1e-14 || math.Hypot(real(r2), imag(r2)) > 1e-14 {
+					t.Errorf("%s: path %d: X = %v, %v does not solve the system (%v, %v)", c.name, p.Index+1, x, y, r1, r2)
+				}
+			}
+		}
+	}
+	// Well-scaled systems are tracked as they are.
+	if h, err := NewTotalDegree(family(t, "katsura", 5), gammaTest, true, 1); err != nil || h.Scaling != nil {
+		t.Errorf("katsura5 scaled: %v, %v", h.Scaling, err)
+	}
+}
