@@ -52,15 +52,31 @@ func (st *pathState) checkpoint(u float64) {
 	st.safeX = append(st.safeX[:0], st.x...)
 }
 
-// restore goes back to the checkpoint (the series is made anew).
-func (st *pathState) restore() {
+// restore goes back to the checkpoint (the series is made anew); without
+// one (no point kept half the digits of the precision that failed, not even
+// the start) the path starts over: tau = 1, the start point, its counts
+// kept.
+func (st *pathState) restore(start []complex128, n int) {
 	if st.safeX == nil {
+		*st = pathState{tau: 1, dist: math.Inf(1), steps: st.steps, rejected: st.rejected}
+		st.setStart(start, n)
 		return
 	}
 	st.tau, st.dist = st.safeTau, st.safeDist
 	st.x = append(st.x[:0], st.safeX...)
 	// The series is of the precision that failed: made anew.
 	st.series, st.sn, st.haveSeries, st.refTrend, st.refTau, st.refX0 = nil, 0, false, 0, 0, 0
+}
+
+// setStart sets x to the start point (double precision) at n doubles.
+func (st *pathState) setStart(start []complex128, n int) {
+	w := 2 * n
+	st.x = make([]float64, len(start)*w)
+	for v, z := range start {
+		st.x[v*w] = real(z)
+		st.x[v*w+n] = imag(z)
+	}
+	st.xn = n
 }
 
 // attempt is the outcome of tracking at one precision.
@@ -94,16 +110,11 @@ func (w *worker) trackPath(i int64) (Path, error) {
 			return Path{}, err
 		}
 		if st.x == nil {
-			st.x = make([]float64, len(start)*e.w)
-			for v, z := range start {
-				st.x[v*e.w] = real(z)
-				st.x[v*e.w+e.n] = imag(z)
-			}
-			st.xn = e.n
+			st.setStart(start, e.n)
 		} else {
 			// Resume from the last point where the lower precision
 			// kept half its digits (the points after it may be wrong).
-			st.restore()
+			st.restore(start, st.xn)
 			st.x = widen(st.x, st.xn, e.n)
 			st.safeX = widen(st.safeX, st.xn, e.n)
 			st.xn = e.n

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -67,5 +68,46 @@ func TestBadlyScaled(t *testing.T) {
 	// Well-scaled systems are tracked as they are.
 	if h, err := NewTotalDegree(family(t, "katsura", 5), gammaTest, true, 1); err != nil || h.Scaling != nil {
 		t.Errorf("katsura5 scaled: %v, %v", h.Scaling, err)
+	}
+}
+
+// TestRestartWithoutCheckpoint: a path that fails at its first precision
+// before any point kept half its digits starts over at the next precision
+// from tau = 1 (its series of the lower precision was kept and crashed the
+// next precision's tracker, whose levels do not have it). Wilkinson's
+// polynomial prod (x - k), k = 1..20, expanded: its paths leave the start
+// at a speed of 1e17 and fail there at every precision.
+func TestRestartWithoutCheckpoint(t *testing.T) {
+	st := &pathState{tau: 0.5, steps: 7, rejected: 2, haveSeries: true, sn: 1, series: []float64{1}, started: true, x: []float64{9, 9, 9, 9}, xn: 2}
+	st.restore([]complex128{complex(0.6, 0.8)}, 2)
+	if st.tau != 1 || st.haveSeries || st.series != nil || st.started || st.steps != 7 || st.rejected != 2 || st.xn != 2 ||
+		len(st.x) != 4 || st.x[0] != 0.6 || st.x[1] != 0 || st.x[2] != 0.8 || st.x[3] != 0 {
+		t.Errorf("restore without a checkpoint: %+v", st)
+	}
+	c := []int64{1}
+	for k := int64(1); k <= 20; k++ {
+		n := make([]int64, len(c)+1)
+		for i, a := range c {
+			n[i] += a
+			n[i+1] -= k * a
+		}
+		c = n
+	}
+	src := "1\n"
+	for i, a := range c {
+		src += fmt.Sprintf(" %+d*x^%d", a, 20-i)
+	}
+	h, err := NewTotalDegree(parse(t, src+";\n"), gammaTest, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Track(h, Options{Workers: 2, MaxPrec: 4}, 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range run.Paths {
+		if p.Prec != 4 || (p.Status == Failed && p.Reason == "") {
+			t.Errorf("path %d: %v at %d doubles (%q)", p.Index+1, p.Status, p.Prec, p.Reason)
+		}
 	}
 }
