@@ -95,9 +95,16 @@ func randomSystem(t testing.TB, n int, seed uint64) *poly.System {
 func homotopyOf(t testing.TB, name string, n int) *track.Homotopy {
 	t.Helper()
 	var sys *poly.System
-	if name == "random" {
+	switch name {
+	case "random":
 		sys = randomSystem(t, n, 1)
-	} else {
+	case "scaled":
+		// Badly scaled: tracked in scaled unknowns (track.Homotopy.Scaling).
+		var err error
+		if sys, err = poly.Parse("scaled", []byte("2\n 1e-8*x^2 + y - 1;\n x - 1e4*y^3;\n"), poly.ParseOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	default:
 		in, err := families.Build(name, families.Options{N: n})
 		if err != nil {
 			t.Fatal(err)
@@ -166,17 +173,17 @@ func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots 
 }
 
 // TestTrackGPU: every path's status, steps and endpoint bits on the GPU
-// are the CPU tracker's, on katsura, cyclic, noon and a random system at
-// 1, 2, 4, 8 doubles and with the automatic precision (the tracker's data
-// is complex); one group a round and every ready group a round
-// (lockstep.Coordinator.Together).
+// are the CPU tracker's, on katsura, cyclic, noon, a random system and a
+// badly scaled one at 1, 2, 4, 8 doubles and with the automatic precision
+// (the tracker's data is complex); one group a round and every ready group
+// a round (lockstep.Coordinator.Together).
 func TestTrackGPU(t *testing.T) {
 	bs := gpuBatches(t)
-	sizes := map[string]int{"katsura": 5, "cyclic": 5, "noon": 4, "random": 4}
+	sizes := map[string]int{"katsura": 5, "cyclic": 5, "noon": 4, "random": 4, "scaled": 2}
 	if testing.Short() {
-		sizes = map[string]int{"katsura": 3, "cyclic": 4, "noon": 3, "random": 3}
+		sizes = map[string]int{"katsura": 3, "cyclic": 4, "noon": 3, "random": 3, "scaled": 2}
 	}
-	for _, name := range []string{"katsura", "cyclic", "noon", "random"} {
+	for _, name := range []string{"katsura", "cyclic", "noon", "random", "scaled"} {
 		for _, prec := range []int{1, 2, 4, 8, 0} {
 			t.Run(fmt.Sprintf("%s%d/prec%d", name, sizes[name], prec), func(t *testing.T) {
 				h := homotopyOf(t, name, sizes[name])
