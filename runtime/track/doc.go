@@ -162,9 +162,10 @@
 //     at tau = 0.015): at 2 doubles they ran out of digits before tau =
 //     1e-3, and 6 of 720 failed (1 with -prec auto) for the gamma of seed
 //     1; with this rule and the acceptance test of item 5, none fails with
-//     -prec auto for the gammas of seeds 1 to 4, and at 2 doubles 1, 0, 6
-//     and 1 (the condition number reaches 1e29: 2 doubles are exhausted,
-//     and the reason says so), the same 156 regular solutions.
+//     -prec auto for the gammas of seeds 1 to 4, and at 2 doubles 0, 0, 0
+//     and 1 on the aligned charts (1, 0, 6 and 1 on one random chart for
+//     every path; the condition number reaches 1e29: 2 doubles are
+//     exhausted, and the reason says so), the same 156 regular solutions.
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond

@@ -591,14 +591,15 @@ func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef, chart 
 // point to the power d_i - 1 (the chart's row not at all), and the
 // condition number there decides a regular end (MaxRegularCond), which
 // must be the endpoint's, not its representative's on the chart. On
-// cyclic 7-roots two endpoints at 33 times the start's scale had 2.4e8
-// and 2.4e10 unscaled (1.7e4 scaled): singular, at simple roots. A power
-// of two scales exactly and the equations' zeros do not change. Before
-// the end nothing is scaled: every decision there compares the
-// condition number with the precision (1/u, u^(-1/2)), far from the
-// point's scale on the aligned charts, and on cyclic 7 scaling every
-// solve changed the histories of paths to infinity through condition
-// numbers of 1e30 (two of 4,116 failed at 8 doubles).
+// cyclic 7-roots two simple roots had 2.4e8 and 2.4e10 unscaled and
+// ended singular (the first at 33 times the start's scale; 1.7e4
+// scaled). A power of two scales exactly, and the equations' zeros do not
+// change. Before the end nothing is scaled: the decisions there compare
+// the condition number with the precision (1/u, u^(-1/2)), far above the
+// factors of a point of moderate scale (the aligned charts start at 1);
+// and on cyclic 7, scaling every solve changed the histories of paths to
+// infinity through condition numbers of 1e30 (2 of 4,116 failed at 8
+// doubles, none unscaled).
 func (l *level) setAt(tau float64, x []float64) error {
 	e := 0
 	if l.chart != nil && tau == 0 {
