@@ -77,7 +77,7 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 	systems := fs.String("systems", "katsura6,katsura7,katsura8,cyclic5,noon3,noon4,noon5", "families (comma-separated)")
 	precs := fs.String("precs", "1,2,4,auto", "precisions: doubles per number, or auto")
 	workers := fs.String("workers", "1,2", "worker counts")
-	seed := fs.Uint64("seed", 1, "seed of gamma and of the projective chart")
+	seed := fs.Uint64("seed", 1, "seed of gamma and of the projective charts (one a path)")
 	usePHC := fs.Bool("phc", false, "also run PHCpack's trackers (phc -p and phc -u menu 4) at 1, 2 and 4 doubles")
 	phcBin := fs.String("phc-bin", "phc", "the phc binary")
 	phcMethods := fs.String("phc-methods", "p,u4", "PHCpack's trackers: p (phc -p, -p2, -p4) and u4 (phc -u, menu 4)")

@@ -47,7 +47,7 @@ type shardHeader struct {
 	Format       string `json:"format"`
 	Version      string `json:"mdgen"`
 	SystemHash   string `json:"system_hash"`   // the target system f (track.SystemHash)
-	HomotopyHash string `json:"homotopy_hash"` // H(x, tau) with gamma and chart, and the start solutions (Homotopy.Hash)
+	HomotopyHash string `json:"homotopy_hash"` // H(x, tau) with gamma, the seed of the paths' charts, and the start solutions (Homotopy.Hash)
 	trackDesc
 	MinPrec  int     `json:"min_prec"`
 	MaxPrec  int     `json:"max_prec"`
@@ -526,7 +526,7 @@ func sameRun(a, b *shardHeader) string {
 		{"seed", a.Seed, b.Seed},
 		{"degrees", a.Degrees, b.Degrees},
 		{"parameter", a.Param, b.Param},
-		{"homotopy (hash: the start solutions or the chart)", a.HomotopyHash, b.HomotopyHash},
+		{"homotopy (hash: the start solutions or the charts)", a.HomotopyHash, b.HomotopyHash},
 		{"Padé degrees (-pade)", [2]int{a.PadeL, a.PadeM}, [2]int{b.PadeL, b.PadeM}},
 		{"step limit (-max-steps)", a.MaxSteps, b.MaxSteps},
 		{"tracker options (max step, beta1, beta2, predictor tolerance)", [4]float64{a.MaxStep, a.Beta1, a.Beta2, a.PredTol}, [4]float64{b.MaxStep, b.Beta1, b.Beta2, b.PredTol}},

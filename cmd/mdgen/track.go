@@ -156,7 +156,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	maxPrec := fs.Int("max-prec", 0, "with -prec auto: the highest precision (0: the tracker's default, 8)")
 	pade := fs.String("pade", "", "degrees `L,M` of the Padé approximants of the predictor (default: the tracker's, 2,1)")
 	gammaFlag := fs.String("gamma", "", "the constant gamma `re,im` of the total-degree homotopy (scaled to modulus 1; default: random of modulus 1 from -seed)")
-	seed := fs.Uint64("seed", 1, "seed of the random gamma and of the projective chart")
+	seed := fs.Uint64("seed", 1, "seed of the random gamma and of the projective charts (one a path)")
 	affine := fs.Bool("affine", false, "total-degree homotopy in affine coordinates (default: projective, so that paths to infinity stay bounded)")
 	workers := fs.Int("workers", 0, fmt.Sprintf("paths tracked at once, 0..%d (0: one per CPU); the results do not depend on it", maxWorkers))
 	pathsFlag := fs.String("paths", "", "track only the paths `a:b` (1-based, inclusive; a: to the last)")

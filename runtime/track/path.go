@@ -100,6 +100,9 @@ func (w *worker) trackPath(i int64) (Path, error) {
 	}
 	st := &pathState{tau: 1, dist: math.Inf(1)}
 	start := w.h.Start(i)
+	if w.h.Projective {
+		w.chart.a, w.chart.rhs = w.h.Chart(i)
+	}
 	newton0 := w.newtonSteps()
 	var out attempt
 	var e *engine

@@ -32,12 +32,17 @@ func (o Options) Filled() (Options, error) {
 }
 
 // Hash names the homotopy: a SHA-256 of its kind, coordinates, the exact
-// system H(x, tau) (gamma and the projective chart included) and, for a
-// given homotopy, the exact start solutions. Two homotopies with the same
-// hash have the same paths.
+// system H(x, tau) (gamma and path 0's projective chart included), the
+// seed of the paths' charts (Homotopy.Chart) and, for a given homotopy,
+// the exact start solutions. Two homotopies with the same hash have the
+// same paths.
 func (h *Homotopy) Hash() string {
 	d := sha256.New()
 	fmt.Fprintf(d, "%s projective=%t paths=%d\n", h.Kind, h.Projective, h.paths)
+	if h.Projective {
+		// Each path's chart (Homotopy.Chart); H holds path 0's.
+		fmt.Fprintf(d, "charts=aligned seed=%d\n", h.ChartSeed)
+	}
 	d.Write(poly.Format(h.sys))
 	for _, s := range h.starts {
 		io.WriteString(d, "start")
