@@ -35,7 +35,8 @@ const phcDemoDir = "/usr/share/doc/phcpack/examples"
 //   - trinks: a variable named t in a square system (not a homotopy's
 //     parameter).
 //
-// Each takes well under a second in either solver here. phc -b runs with
+// Each takes a second or less in either solver here (the test 2 to 4 s
+// on this 2-core machine, so -short runs it too). phc -b runs with
 // -0 (a fixed seed), so that its lists, and this test, are the same on
 // every run. Skips without phc or without the database (a docs-less
 // install); CI installs phcpack with both.
