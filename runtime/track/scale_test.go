@@ -111,3 +111,32 @@ func TestRestartWithoutCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeFiniteSolutions: finite regular solutions whose coordinates are
+// hundreds to thousands (z = 590 and 8,300 here; PHCpack's chemequ,
+// chandra5 and 6, ipp) are found, in projective coordinates with any
+// seed's charts: x_0 falls like a power of tau long before it settles at
+// its small limit, and goesToInfinity's first rule ended these paths at
+// infinity (all 12 paths of the second system, 2 of the first with the
+// charts of seed 1). The tiny constant keeps them unscaled.
+func TestLargeFiniteSolutions(t *testing.T) {
+	for _, c := range []string{"1e5", "1e7"} {
+		src := "3\n x^2 - 2*y + 1e-10;\n y^2 - z;\n x*y*z - " + c + ";\n"
+		for seed := uint64(1); seed <= 3; seed++ {
+			h, err := NewTotalDegree(parse(t, src), gammaTest, true, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Scaling != nil {
+				t.Fatalf("%s: scaled", c)
+			}
+			run, err := Track(h, Options{Prec: 2, Workers: 2}, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := run.Summary; s.Regular != 7 || s.Distinct != 7 || s.Infinite != 5 || s.Failed != 0 {
+				t.Errorf("xyz = %s, seed %d: %+v, want 7 regular and distinct, 5 at infinity", c, seed, s)
+			}
+		}
+	}
+}
