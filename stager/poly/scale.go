@@ -17,19 +17,20 @@ type Scaling struct {
 	Eq, Var []int
 }
 
-// scaleMinGain is how many binary orders of magnitude the spread of the
-// coefficients must shrink by for FindScaling to scale: a system whose
-// coefficients are within a few orders of magnitude of each other (every
+// scaleMinGain is how many binary orders of magnitude closer to 1 the
+// coefficient farthest from 1 must come for FindScaling to scale: a system
+// whose coefficients are all within a few orders of magnitude of 1 (every
 // family of this repository) is left as it is, bit for bit.
 const scaleMinGain = 10
 
 // scaleMaxSpread is the largest spread (binary orders of magnitude) of the
 // scaled coefficients for which FindScaling scales: a fit that leaves them
-// more than 2^20 (about 1e6) apart did not find the system's natural units
-// (x^2 - 2y + 1e-10 = 0 pulls its unknowns toward units that the other
-// equations' solutions do not have), and scaling could make the paths'
-// unknowns worse scaled than before.
-const scaleMaxSpread = 20
+// more than 2^26 (about 7e7) apart did not find the system's natural units
+// (x^2 - 2y + 1e-10 = 0, whose fit leaves 2^34, pulls its unknowns toward
+// units that the other equations' solutions do not have: scaled, its
+// paths' unknowns were worse scaled than before), while PHCpack's pb601,
+// coefficients from 1 to 1e16, leaves 2^25 and is tracked only scaled.
+const scaleMaxSpread = 26
 
 // scaleIters bounds the conjugate gradient iterations of FindScaling: the
 // exponents are rounded to integers, so a few digits suffice, and the cost
@@ -42,10 +43,11 @@ const scaleIters = 200
 // of equation i of (log2|c| + Eq[i] + a . Var)^2, plus a small multiple
 // of the sum of the squares of the exponents, which picks the smallest
 // scaling where the fit does not decide, e.g. for homogeneous equations),
-// rounded to integers; and whether to use it: only when it shrinks the
-// spread of the coefficients' binary exponents (largest minus smallest) by
-// at least scaleMinGain, to at most scaleMaxSpread, and keeps every
-// coefficient within the double range. The fit is solved by conjugate gradients on its normal
+// rounded to integers; and whether to use it: only when it brings the
+// coefficient farthest from 1 at least scaleMinGain binary orders of
+// magnitude closer to 1, leaves the scaled coefficients' binary exponents
+// at most scaleMaxSpread apart, and keeps every coefficient within the
+// double range. The fit is solved by conjugate gradients on its normal
 // equations, at most scaleIters products with the sparse matrix of the
 // exponents.
 func FindScaling(s *System) (Scaling, bool) {
@@ -73,7 +75,7 @@ func FindScaling(s *System) (Scaling, bool) {
 			add(p.Terms[j].Coef, p.Terms[j].Vars, p.Terms[j].Pows)
 		}
 	}
-	before := spread(len(rows), func(k int) float64 { return -rows[k].b })
+	before := far(len(rows), func(k int) float64 { return -rows[k].b })
 	if before < scaleMinGain {
 		return Scaling{}, false
 	}
@@ -136,14 +138,15 @@ func FindScaling(s *System) (Scaling, bool) {
 		}
 		return e
 	}
-	after := spread(len(rows), func(k int) float64 { return -rows[k].b + shift(rows[k]) })
+	scaled := func(k int) float64 { return -rows[k].b + shift(rows[k]) }
+	after := far(len(rows), scaled)
 	for _, r := range rows {
 		// The scaled coefficients stay well inside the double range.
 		if e := -r.b + shift(r); !(math.Abs(e) < 900) {
 			return Scaling{}, false
 		}
 	}
-	if !(after <= before-scaleMinGain && after <= scaleMaxSpread) {
+	if !(after <= before-scaleMinGain && spread(len(rows), scaled) <= scaleMaxSpread) {
 		return Scaling{}, false
 	}
 	return sc, true
@@ -200,6 +203,16 @@ func log2Mag(c *Rational) float64 {
 	re, _ := c.Re.Float64()
 	im, _ := c.Im.Float64()
 	return math.Log2(math.Hypot(re, im))
+}
+
+// far is the largest of |f(0)|, ..., |f(k-1)|: how many binary orders of
+// magnitude the coefficient farthest from 1 is away from it.
+func far(k int, f func(int) float64) float64 {
+	m := 0.0
+	for i := range k {
+		m = max(m, math.Abs(f(i)))
+	}
+	return m
 }
 
 // spread is the largest minus the smallest of f(0), ..., f(k-1) (0 when

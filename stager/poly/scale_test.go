@@ -20,6 +20,8 @@ func TestFindScaling(t *testing.T) {
 		{"2\n x^2 + 2*y - 1;\n x*y - 3;\n", false, nil},
 		{"3\n x + 2*y + 2*z - 1;\n x^2 + 2*y^2 + 2*z^2 - x;\n 2*x*y + 2*y*z - y;\n", false, nil},
 		{"2\n 1e-30*x^2 + 1e30*y^2;\n x*y + 1e-30;\n", true, nil},
+		// An equation of large coefficients only: scaled as a whole.
+		{"1\n 1.0E+8*x**2 - 4.0E+8;\n", true, []float64{2}},
 		// A tiny perturbation that no units reconcile with the rest.
 		{"3\n x^2 - 2*y + 1e-10;\n y^2 - z;\n x*y*z - 1e5;\n", false, nil},
 	} {
