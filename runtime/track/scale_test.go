@@ -3,6 +3,7 @@ package track
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"testing"
 )
 
@@ -75,8 +76,9 @@ func TestBadlyScaled(t *testing.T) {
 // before any point kept half its digits starts over at the next precision
 // from tau = 1 (its series of the lower precision was kept and crashed the
 // next precision's tracker, whose levels do not have it). Wilkinson's
-// polynomial prod (x - k), k = 1..20, expanded: its paths leave the start
-// at a speed of 1e17 and fail there at every precision.
+// polynomial prod (x - k), k = 1..30, expanded (coefficients up to 30!,
+// too spread for the scaling): its paths leave the start at a speed of
+// 1e30 and fail there at every precision.
 func TestRestartWithoutCheckpoint(t *testing.T) {
 	st := &pathState{tau: 0.5, steps: 7, rejected: 2, haveSeries: true, sn: 1, series: []float64{1}, started: true, x: []float64{9, 9, 9, 9}, xn: 2}
 	st.restore([]complex128{complex(0.6, 0.8)}, 2)
@@ -84,22 +86,29 @@ func TestRestartWithoutCheckpoint(t *testing.T) {
 		len(st.x) != 4 || st.x[0] != 0.6 || st.x[1] != 0 || st.x[2] != 0.8 || st.x[3] != 0 {
 		t.Errorf("restore without a checkpoint: %+v", st)
 	}
-	c := []int64{1}
-	for k := int64(1); k <= 20; k++ {
-		n := make([]int64, len(c)+1)
+	const deg = 30
+	c := []*big.Int{big.NewInt(1)}
+	for k := int64(1); k <= deg; k++ {
+		n := make([]*big.Int, len(c)+1)
+		for i := range n {
+			n[i] = new(big.Int)
+		}
 		for i, a := range c {
-			n[i] += a
-			n[i+1] -= k * a
+			n[i].Add(n[i], a)
+			n[i+1].Sub(n[i+1], new(big.Int).Mul(big.NewInt(k), a))
 		}
 		c = n
 	}
 	src := "1\n"
 	for i, a := range c {
-		src += fmt.Sprintf(" %+d*x^%d", a, 20-i)
+		src += fmt.Sprintf(" %+d*x^%d", a, deg-i)
 	}
 	h, err := NewTotalDegree(parse(t, src+";\n"), gammaTest, true, 1)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if h.Scaling != nil {
+		t.Fatalf("scaled: %+v", h.Scaling)
 	}
 	run, err := Track(h, Options{Workers: 2, MaxPrec: 4}, 0, 4)
 	if err != nil {
