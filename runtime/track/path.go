@@ -871,6 +871,9 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 		if res.Converged && regularEnd(e.u, res.Cond, res.Update) {
 			copy(p.X, res.X)
 			p.Residual, p.Cond, p.Err = res.Residual, res.Cond, res.Update
+		} else if atOrigin(e.u, res, e.w) {
+			copy(p.X, res.X)
+			p.Residual, p.Cond, p.Err = res.Residual, res.Cond, res.PointUpdate
 		} else {
 			// Regular in projective coordinates, not in affine ones (or
 			// Newton stalls there): the tracker's point, singular.
@@ -892,6 +895,15 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 		}
 	}
 	return nil
+}
+
+// atOrigin tells that a refinement that did not meet Newton's stop rule
+// converged to a regular solution at the origin, where the rule cannot be
+// met: its updates are relative to max|x|, which falls with them. Its last
+// correction, absolute there (max|x| < 1), is within regularEnd's bound.
+func atOrigin(u float64, res *newton.Result, w int) bool {
+	return !res.Converged && maxMag(res.X, w) < 1 && res.Cond <= MaxRegularCond &&
+		res.PointUpdate <= math.Ldexp(u, 10)*max(1, res.Cond) && !math.IsNaN(res.Residual)
 }
 
 // infTol is the size of x_0 relative to the other coordinates (in

@@ -149,3 +149,36 @@ func TestLargeFiniteSolutions(t *testing.T) {
 		}
 	}
 }
+
+// TestOriginRegular: a regular solution at the origin is regular (Newton's
+// relative update, over max|x| -> 0, never met its tolerance there, and the
+// end was called singular: PHCpack's rediff3, virasoro, cpdm5).
+func TestOriginRegular(t *testing.T) {
+	for _, c := range []struct {
+		src     string
+		regular int
+	}{
+		{"2\n x^2 + x + y;\n y^2 - 2*y;\n", 4},
+		{"3\n x^2 + y - 3*z;\n y^2 + z + x;\n z^2 - x*y + 2*x;\n", 8},
+	} {
+		for _, prec := range []int{1, 2, 0} {
+			h, err := NewTotalDegree(parse(t, c.src), gammaTest, true, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := Track(h, Options{Prec: prec, Workers: 2}, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			origin := 0
+			for _, p := range run.Paths {
+				if p.Status == Regular && maxMag(p.X, 2*p.Prec) < 1e-10 {
+					origin++
+				}
+			}
+			if s := run.Summary; s.Regular != c.regular || s.Distinct != c.regular || origin != 1 {
+				t.Errorf("%q at prec %d: %+v, %d regular at the origin; want %d regular, 1 at the origin", c.src, prec, s, origin, c.regular)
+			}
+		}
+	}
+}
