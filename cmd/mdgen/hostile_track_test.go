@@ -366,3 +366,26 @@ func TestTrackEquationPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackUnreadableList: the total-degree homotopy of a system without a
+// parameter reads no solution list, so a list the reader refuses (PHCpack's
+// diagnostics lists, a solution without its t) is skipped with a warning;
+// a variable named e is read, with a warning that phc reads it otherwise.
+func TestTrackUnreadableList(t *testing.T) {
+	dir := t.TempDir()
+	sys := writeTemp(t, dir, "sys.txt", "2\n x^2 - 4;\n e - x;\n\nTHE SOLUTIONS :\n1 2\n===\nsolution 1 :\nm : 1\n")
+	out, errs, status := trackCmd(t, sys, "-quiet")
+	if status != 0 || !strings.Contains(out, "summary: 2 regular") {
+		t.Fatalf("status %d: %s\n%s", status, out, errs)
+	}
+	for _, want := range []string{"the solution list is not read", sys + ":3:2: e is read as a variable"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr %q does not say %q", errs, want)
+		}
+	}
+	// With -start the list is not needed either, but a homotopy's is.
+	hom := writeTemp(t, dir, "hom.txt", "1 2\n(1-t)*(x^2 - 1) + t*(x^2 - 3);\n\nTHE SOLUTIONS :\n1 1\n===\nsolution 1 :\nm : 1\n")
+	if _, errs, status := trackCmd(t, hom, "-quiet"); status == 0 || strings.Contains(errs, "is not read") {
+		t.Errorf("a homotopy with a broken list: status %d, %s", status, errs)
+	}
+}

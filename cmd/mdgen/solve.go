@@ -316,6 +316,9 @@ func loadSolveSystem(arg, param string, seed int64, complex bool, stderr io.Writ
 	sys, sols, choice, err := solutions.ParseWithSystemChoice(arg, src, poly.ParseOptions{Param: param})
 	if err == nil {
 		noteChoice(stderr, arg, choice)
+		for _, w := range sys.Warnings {
+			fmt.Fprintf(stderr, "mdgen: warning: %v\n", w)
+		}
 	}
 	return sys, sols, err
 }

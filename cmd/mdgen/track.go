@@ -21,6 +21,7 @@ import (
 	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/track"
+	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
 	"github.com/mdgen/mdgen/stager/solutions"
 )
@@ -242,7 +243,18 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	}
 	sys, fileSols, err := loadSolveSystem(ts.arg, *param, 1, false, stderr)
 	if err != nil {
-		return fmt.Errorf("track: %w", err)
+		// The total-degree homotopy of a system without a parameter reads
+		// no solution list: one it cannot read (PHCpack's diagnostics
+		// lists, a solution without its t) does not stop it.
+		alone, aerr := loadSystemAlone(ts.arg, *param)
+		if aerr != nil || alone.Param != "" || *startFile != "" {
+			return fmt.Errorf("track: %w", err)
+		}
+		fmt.Fprintf(stderr, "mdgen: warning: the solution list is not read, the total-degree homotopy needs none: %v\n", err)
+		for _, w := range alone.Warnings {
+			fmt.Fprintf(stderr, "mdgen: warning: %v\n", w)
+		}
+		sys, fileSols = alone, nil
 	}
 	if sys.Param != "" && sys.MaxCoefDegree() > 0 {
 		if *gammaFlag != "" || *affine {
@@ -704,4 +716,17 @@ func trackInputError(arg string, err error) error {
 		return fmt.Errorf("track: %w", err)
 	}
 	return fmt.Errorf("track: %s: %w", arg, err)
+}
+
+// loadSystemAlone reads the system of the file arg without its solution
+// list (nil and an error for a family spec, whose lists are its own).
+func loadSystemAlone(arg, param string) (*poly.System, error) {
+	if families.IsBenchmarkName(arg) || families.IsSpec(arg) {
+		return nil, fmt.Errorf("%s is a family", arg)
+	}
+	src, err := poly.ReadFile(arg)
+	if err != nil {
+		return nil, err
+	}
+	return poly.Parse(arg, src, poly.ParseOptions{Param: param})
 }

@@ -354,7 +354,7 @@ func lineWords(src []byte, from, to int) [][2]int {
 }
 
 // lexIsIdent reports whether b is a variable name: a letter, then letters,
-// digits and '_', and not a reserved symbol.
+// digits and '_', and not the imaginary unit i or I.
 func lexIsIdent(b []byte) bool {
 	if len(b) == 0 || !lexIsLetter(b[0]) {
 		return false
@@ -365,7 +365,7 @@ func lexIsIdent(b []byte) bool {
 		}
 	}
 	switch string(b) {
-	case "i", "I", "e", "E":
+	case "i", "I":
 		return false
 	}
 	return true
@@ -919,6 +919,9 @@ func (p *sysParser) primary() *xpoly {
 			p.vars = append(p.vars, t.text)
 			p.varIdx[t.text] = v
 			p.varOff = append(p.varOff, t.off)
+			if t.text == "e" || t.text == "E" {
+				p.warnAt(t.off, "%s is read as a variable; PHCpack reads a lone %s as the exponent of a number (phc reads a+%s-1 as a-1): rename it to give this file to phc", t.text, t.text, t.text)
+			}
 		}
 		p.next()
 		return xvar(v, p.x.off)

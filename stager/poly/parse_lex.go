@@ -99,10 +99,10 @@ func (lx *sysLexer) next() sysToken {
 		switch tok.text {
 		case "i", "I":
 			tok.kind = tkImag
-		case "e", "E":
-			tok.kind = tkBad
-			tok.err = fmt.Sprintf("reserved symbol %s cannot be a variable (i, I, e and E are reserved)", tok.text)
 		default:
+			// e and E are variables too: a lone e is never part of a
+			// number here (1e5 is lexed as one number; 2e is a malformed
+			// one), though PHCpack reads it as an exponent (Parse warns).
 			tok.kind = tkIdent
 		}
 		return tok

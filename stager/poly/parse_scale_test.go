@@ -115,7 +115,7 @@ func TestParseParamLine(t *testing.T) {
 		{"1\n x - t;\nSERIES PARAMETER : t x\n", `bad:3:20: expected "SERIES PARAMETER : name" with one variable name`},
 		{"1\n x - t;\nSERIES PARAMETER :\n", `bad:3:19: expected "SERIES PARAMETER : name"`},
 		{"1\n x - t;\nSERIES PARAMETER : 2x\n", `bad:3:20: expected "SERIES PARAMETER : name"`},
-		{"1\n x - t;\nSERIES PARAMETER : e\n", `bad:3:20: expected "SERIES PARAMETER : name"`},
+		{"1\n x - t;\nSERIES PARAMETER : e\n", "bad:3:20: series parameter e does not occur in the polynomials (variables: x t)"},
 		{"1\n x - t;\nNO SERIES PARAMETER t\n", `bad:3:21: unexpected "t" after NO SERIES PARAMETER`},
 	} {
 		_, err := Parse("bad", []byte(c.src), ParseOptions{})

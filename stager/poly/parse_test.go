@@ -525,12 +525,11 @@ func TestParseErrors(t *testing.T) {
 		{"2 2 2\n x;\n y;\n", "", `bad:1:5: unexpected "2" on the first line`},
 		{"1 x;\n", "", `bad:1:3: unexpected "x;" on the first line`},
 		{"99999999999\n", "", "bad:1:1: number of polynomials 99999999999 too large"},
-		// Unknown and reserved symbols.
+		// Unknown and reserved symbols (e and E are variables: TestParseVariableE).
 		{"1\n x + $y;\n", "", "bad:2:6: unexpected character '$'"},
 		{"1\n x + é;\n", "", "bad:2:6: unexpected character 'é'"},
 		{"1\n _x;\n", "", "bad:2:2: unexpected character '_'"},
-		{"1\n e*x;\n", "", "bad:2:2: reserved symbol e cannot be a variable"},
-		{"1\n x + 2*E;\n", "", "bad:2:8: reserved symbol E"},
+		{"1\n 2e*x;\n", "", `bad:2:2: malformed number "2e": missing exponent digits`},
 		{"1\n x - y : 2;\n", "", `bad:2:8: unexpected character ':'`},
 		// Missing ';'.
 		{"1\n x + y", "", "bad:2:7: missing ';' at the end of polynomial 1 (end of file)"},
@@ -737,4 +736,29 @@ func TestParseFileErrors(t *testing.T) {
 	os.WriteFile(path, []byte("2\n x + y;\n"), 0o644)
 	_, err := ParseFile(path, ParseOptions{})
 	wantErr(t, err, path+":3:1: expected 2 polynomials (line 1), found 1")
+}
+
+// TestParseVariableE: e and E are variables (PHCpack's cassou, extcyc5 and
+// s9_1 name one e), with a warning at the first occurrence, since phc
+// reads a lone e as an exponent; numbers with exponents read as before.
+func TestParseVariableE(t *testing.T) {
+	s, err := Parse("e.txt", []byte("3\n a + e - 1e1;\n e*a - 2.5E-1*E^2 + E;\n a - E;\n"), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Vars, " "); got != "a e E" {
+		t.Errorf("variables %q, want a e E", got)
+	}
+	if len(s.Warnings) != 2 || s.Warnings[0].Line != 2 || s.Warnings[0].Col != 6 || !strings.Contains(s.Warnings[0].Reason, "PHCpack reads a lone e") ||
+		s.Warnings[1].Line != 3 || s.Warnings[1].Col != 15 {
+		t.Errorf("warnings %v", s.Warnings)
+	}
+	// a + e - 10: the constant 1e1 is a number.
+	if c, _ := s.Polys[0].Const[0].Re.Float64(); c != -10 || len(s.Polys[0].Terms) != 2 {
+		t.Errorf("polynomial 1: constant %v, %d terms", c, len(s.Polys[0].Terms))
+	}
+	back, err := Parse("back", Format(s), ParseOptions{})
+	if err != nil || strings.Join(back.Vars, " ") != "a e E" {
+		t.Errorf("round trip: %v, %v", back, err)
+	}
 }
