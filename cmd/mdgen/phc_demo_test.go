@@ -33,10 +33,20 @@ const phcDemoDir = "/usr/share/doc/phcpack/examples"
 //   - caprasse: 32 singular endpoints (phc -b writes two refined lists,
 //     the solutions with a zero coordinate apart);
 //   - trinks: a variable named t in a square system (not a homotopy's
-//     parameter).
+//     parameter);
+//   - chemequ: finite solutions with coordinates of 35 to 51, which the
+//     early test at infinity called at infinity (10 of 16);
+//   - rediff3: a regular solution at the origin (it was called singular);
+//   - tangents0: a solution list that the reader refuses (a solution
+//     without its t), which the total-degree homotopy skips;
+//   - rbpl24 (not with -short): coefficients up to 1.2e15, every path
+//     failed unscaled;
+//   - fbrfive4 (not with -short): 100 singular ends on positive-dimensional
+//     components beside 36 regular solutions, none of them promoted.
 //
-// Each takes a second or less in either solver here (the test 2 to 4 s
-// on this 2-core machine, so -short runs it too). phc -b runs with
+// Each short one takes a second or less in either solver here (the test 3
+// to 5 s on this 2-core machine, so -short runs them; the two long ones
+// 10 to 15 s more). phc -b runs with
 // -0 (a fixed seed), so that its lists, and this test, are the same on
 // every run. Skips without phc or without the database (a docs-less
 // install); CI installs phcpack with both.
@@ -45,7 +55,11 @@ func TestPHCDemoDatabase(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(phcDemoDir, "READ_ME")); err != nil {
 		t.Skipf("SKIPPED: PHCpack's demo database is not installed (%v)", err)
 	}
-	for _, name := range []string{"gaukwa2", "lumped", "chandra5", "comb3000s", "solotarev", "caprasse", "trinks"} {
+	names := []string{"gaukwa2", "lumped", "chandra5", "comb3000s", "solotarev", "caprasse", "trinks", "chemequ", "rediff3", "tangents0"}
+	if !testing.Short() {
+		names = append(names, "rbpl24", "fbrfive4")
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join(phcDemoDir, name)
 			src, err := os.ReadFile(file)

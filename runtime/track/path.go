@@ -867,14 +867,26 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 		return err
 	}
 	p.Residual = res.StartResidual
-	if p.Status == Regular {
+	// A singular end from the end game whose point Newton refines cleanly
+	// to a regular solution (condition at most MaxRegularCond) is that
+	// regular solution: the steps near t = 1 stalled on the projective
+	// condition number, not on the solution's (PHCpack's extcyc7: 4 ends
+	// of condition 3e3 to 8e3 and residual 1e-14 at 2 doubles). A path to
+	// a root that another path reaches too is a cluster (classify).
+	// Only an actual estimate says regular: a point where f is exactly
+	// zero (on a positive-dimensional component: PHCpack's fbrfive4) makes
+	// no Newton step and no QR, and its Cond is 0.
+	promote := p.Status == Regular || res.Cond > 0
+	if p.Status == Regular || p.Status == Singular && promote {
 		if res.Converged && regularEnd(e.u, res.Cond, res.Update) {
 			copy(p.X, res.X)
+			p.Status = Regular
 			p.Residual, p.Cond, p.Err = res.Residual, res.Cond, res.Update
 		} else if atOrigin(e.u, res, e.w) {
 			copy(p.X, res.X)
+			p.Status = Regular
 			p.Residual, p.Cond, p.Err = res.Residual, res.Cond, res.PointUpdate
-		} else {
+		} else if p.Status == Regular {
 			// Regular in projective coordinates, not in affine ones (or
 			// Newton stalls there): the tracker's point, singular.
 			p.Status = Singular
@@ -902,7 +914,7 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 // met: its updates are relative to max|x|, which falls with them. Its last
 // correction, absolute there (max|x| < 1), is within regularEnd's bound.
 func atOrigin(u float64, res *newton.Result, w int) bool {
-	return !res.Converged && maxMag(res.X, w) < 1 && res.Cond <= MaxRegularCond &&
+	return !res.Converged && maxMag(res.X, w) < 1 && res.Cond > 0 && res.Cond <= MaxRegularCond &&
 		res.PointUpdate <= math.Ldexp(u, 10)*max(1, res.Cond) && !math.IsNaN(res.Residual)
 }
 
