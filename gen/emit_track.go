@@ -107,7 +107,7 @@ var trackOptionForwards = []forward{
 	{"WithTrackWorkers", "WithTrackWorkers sets the paths tracked at once (default: one per CPU; the same bits).", []param{{"k", "int"}}},
 	{"WithTrackProgress", "WithTrackProgress calls f after every path with the numbers of paths done and failed.", []param{{"f", "func(done, failed int64)"}}},
 	{"WithGamma", "WithGamma fixes gamma, of modulus 1, in gamma (1 - t) g(x) + t f(x) (default: solver.Gamma(seed)).", []param{{"g", "complex128"}}},
-	{"WithSeed", "WithSeed seeds gamma and the projective chart (default solver.DefaultSeed).", []param{{"seed", "uint64"}}},
+	{"WithSeed", "WithSeed seeds gamma and the projective charts, one per path (default solver.DefaultSeed).", []param{{"seed", "uint64"}}},
 	{"WithAffine", "WithAffine tracks in the affine unknowns instead of projective coordinates.", nil},
 }
 

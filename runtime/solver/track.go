@@ -59,7 +59,7 @@ func WithGamma(g complex128) TrackOption {
 }
 
 // WithSeed seeds the random choices of the total-degree homotopy: gamma
-// (unless WithGamma) and the projective chart (default 1).
+// (unless WithGamma) and the projective charts, one per path (default 1).
 func WithSeed(seed uint64) TrackOption {
 	return func(o *trackOptions) { o.seed = seed }
 }
