@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/mdgen/mdgen/internal/phcdemo"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,7 +150,7 @@ func TestScaleGoldenPlans(t *testing.T) {
 		}
 	}
 	for _, g := range goldenFiles {
-		path := filepath.Join(demoDir, g.name)
+		path := filepath.Join(phcdemo.Dir(demoDir), g.name)
 		if filepath.Ext(g.name) == ".txt" {
 			path = filepath.Join("poly", "testdata", "parse", g.name)
 		}

@@ -2,7 +2,7 @@ package stager
 
 import (
 	"fmt"
-	"os"
+	"github.com/mdgen/mdgen/internal/phcdemo"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,8 +11,9 @@ import (
 	"github.com/mdgen/mdgen/stager/poly"
 )
 
-// demoDir holds PHCpack's demo systems, shared by the workspace (read in
-// place, never copied into the repository).
+// demoDir holds PHCpack's demo systems in the workspace (read in place,
+// never copied into the repository); phcdemo falls back to Debian's
+// phcpack package.
 const demoDir = "../../shared/systems/phcpack-demo"
 
 // benchmarkSystem is families.BenchmarkSystem or BenchmarkSystemComplex.
@@ -68,31 +69,27 @@ func systemKey(s *poly.System) string {
 
 // TestStageDemoSystems stages and checks PHCpack's demo systems.
 func TestStageDemoSystems(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "systems", "phcpack-demo")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Skipf("no demo systems: %v", err)
+	files := phcdemo.Files(demoDir)
+	if files == nil {
+		t.Skipf("no demo systems under %s or %s", demoDir, phcdemo.Debian)
 	}
-	for _, e := range entries {
-		if e.IsDir() || filepath.Ext(e.Name()) == ".md" {
-			continue
-		}
-		s, err := poly.ParseFile(filepath.Join(dir, e.Name()), poly.ParseOptions{})
+	for _, file := range files {
+		s, err := poly.ParseFile(file, poly.ParseOptions{})
 		if err != nil {
-			t.Errorf("%s: %v", e.Name(), err)
+			t.Errorf("%s: %v", file, err)
 			continue
 		}
 		for _, degree := range []int{0, 3} {
 			p, err := Stage(s, degree)
 			if err != nil {
-				t.Fatalf("%s: %v", e.Name(), err)
+				t.Fatalf("%s: %v", filepath.Base(file), err)
 			}
 			if err := Check(p); err != nil {
-				t.Errorf("%s degree %d: %v", e.Name(), degree, err)
+				t.Errorf("%s degree %d: %v", filepath.Base(file), degree, err)
 			}
 		}
 		p, _ := Stage(s, 0)
-		t.Logf("%s: %d polynomials in %d variables, %d/%d jobs in %d/%d layers", e.Name(), p.NumPolys, p.NumVars,
+		t.Logf("%s: %d polynomials in %d variables, %d/%d jobs in %d/%d layers", filepath.Base(file), p.NumPolys, p.NumVars,
 			p.ConvJobs(), p.AddJobs(), len(p.ConvLayers), len(p.AddLayers))
 	}
 }

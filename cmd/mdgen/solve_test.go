@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mdgen/mdgen/internal/phcdemo"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -237,10 +238,12 @@ func TestSolveBadInput(t *testing.T) {
 // TestSolveCyclic5: the 7 generating solutions of PHCpack's cyclic 5-roots
 // demo file refined in 8 doubles (the solution list of the file itself).
 func TestSolveCyclic5(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo", "cyclic5")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("SKIPPED: PHCpack's demo file %s is not here (%v)", path, err)
+	workspace := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo")
+	dir := phcdemo.Dir(workspace)
+	if dir == "" {
+		t.Skipf("SKIPPED: PHCpack's demo file cyclic5 is not here (%s, %s)", workspace, phcdemo.Debian)
 	}
+	path := filepath.Join(dir, "cyclic5")
 	outPath := filepath.Join(t.TempDir(), "cyclic5.sols")
 	out, errs, status := solveCmd(t, path, "-prec", "8", "-json", "-o", outPath)
 	if status != 0 {

@@ -3,11 +3,11 @@ package newton
 import (
 	"errors"
 	"fmt"
+	"github.com/mdgen/mdgen/internal/phcdemo"
 	"math"
 	"math/big"
 	"math/cmplx"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -590,10 +590,12 @@ func TestBadInput(t *testing.T) {
 // TestCyclic5Refine: the 7 generating solutions of PHCpack's cyclic 5-roots
 // demo refined in 8 doubles, residual below 1e-115 each.
 func TestCyclic5Refine(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo", "cyclic5")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("SKIPPED: PHCpack's demo file %s is not here (%v)", path, err)
+	workspace := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo")
+	dir := phcdemo.Dir(workspace)
+	if dir == "" {
+		t.Skipf("SKIPPED: PHCpack's demo file cyclic5 is not here (%s, %s)", workspace, phcdemo.Debian)
 	}
+	path := filepath.Join(dir, "cyclic5")
 	sys, sols, err := solutions.ParseWithSystemFile(path, poly.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)

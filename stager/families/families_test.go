@@ -2,9 +2,9 @@ package families
 
 import (
 	"fmt"
+	"github.com/mdgen/mdgen/internal/phcdemo"
 	"math"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -450,9 +450,10 @@ func TestFamilyCounts(t *testing.T) {
 // TestFamiliesMatchDemoFiles: cyclic5, noon3 and eco6 are PHCpack's demo
 // files (same names; terms in another order).
 func TestFamiliesMatchDemoFiles(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("SKIPPED: PHCpack demo files not found at %s (../shared is not part of the product): %v", dir, err)
+	workspace := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo")
+	dir := phcdemo.Dir(workspace)
+	if dir == "" {
+		t.Skipf("SKIPPED: PHCpack demo files not found at %s (../shared is not part of the product) or %s", workspace, phcdemo.Debian)
 	}
 	for _, c := range []struct {
 		file string

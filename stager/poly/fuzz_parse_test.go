@@ -2,6 +2,7 @@ package poly
 
 import (
 	"errors"
+	"github.com/mdgen/mdgen/internal/phcdemo"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,7 +58,7 @@ func addParseSeeds(f *testing.F) {
 	for _, s := range parseSeeds {
 		f.Add([]byte(s.src), s.param)
 	}
-	files, _ := filepath.Glob(filepath.Join(demoDir, "*"))
+	files := phcdemo.Files(demoWorkspace)
 	more, _ := filepath.Glob("testdata/parse/*")
 	for _, path := range append(files, more...) {
 		if filepath.Ext(path) == ".md" {

@@ -3,6 +3,7 @@ package poly
 import (
 	"errors"
 	"fmt"
+	"github.com/mdgen/mdgen/internal/phcdemo"
 	"math"
 	"math/big"
 	"os"
@@ -12,20 +13,15 @@ import (
 	"testing"
 )
 
-// demoDir holds PHCpack's demo systems, shared by the workspace (read in
-// place, never copied into the repository).
-const demoDir = "../../../shared/systems/phcpack-demo"
+// demoWorkspace holds PHCpack's demo systems in the workspace (read in
+// place, never copied into the repository); phcdemo falls back to
+// Debian's phcpack package.
+const demoWorkspace = "../../../shared/systems/phcpack-demo"
 
 func demoFiles(tb testing.TB) []string {
-	files, _ := filepath.Glob(filepath.Join(demoDir, "*"))
-	var r []string
-	for _, f := range files {
-		if filepath.Ext(f) != ".md" {
-			r = append(r, f)
-		}
-	}
+	r := phcdemo.Files(demoWorkspace)
 	if len(r) == 0 {
-		tb.Skipf("no PHCpack demo files under %s", demoDir)
+		tb.Skipf("no PHCpack demo files under %s or %s", demoWorkspace, phcdemo.Debian)
 	}
 	return r
 }
@@ -272,7 +268,7 @@ func TestParseDemoFiles(t *testing.T) {
 func TestParseDemoFacts(t *testing.T) {
 	demoFiles(t)
 	read := func(name string, opt ParseOptions) *System {
-		s, err := ParseFile(filepath.Join(demoDir, name), opt)
+		s, err := ParseFile(filepath.Join(phcdemo.Dir(demoWorkspace), name), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package solutions
 import (
 	"errors"
 	"fmt"
+	"github.com/mdgen/mdgen/internal/phcdemo"
 	"math"
 	"math/big"
 	"os"
@@ -15,10 +16,15 @@ import (
 	"github.com/mdgen/mdgen/stager/poly"
 )
 
+// solDemoWorkspace is the workspace's copy of PHCpack's demo systems
+// (../shared is not part of the product); phcdemo falls back to Debian's
+// phcpack package.
+var solDemoWorkspace = filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo")
+
 func solDemoDir(t testing.TB) string {
-	dir := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("SKIPPED: PHCpack demo files not found at %s (../shared is not part of the product): %v", dir, err)
+	dir := phcdemo.Dir(solDemoWorkspace)
+	if dir == "" {
+		t.Skipf("SKIPPED: PHCpack demo files not found at %s or %s", solDemoWorkspace, phcdemo.Debian)
 	}
 	return dir
 }
@@ -80,16 +86,8 @@ func TestSolutionsDemoFiles(t *testing.T) {
 		"chandra4": 8, "chandra6": 32, "cyclic5": 7, "cyclic7": 66, "d1": 48, "eco6": 16,
 		"fourbar": 36, "game4two": 9, "ipp2": 16, "katsura5": 32, "noon3": 8, "virasoro": 76,
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := 0
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasSuffix(name, ".md") {
-			continue
-		}
+	for _, name := range phcdemo.Names {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
 			sys, sols, err := ParseWithSystemFile(path, poly.ParseOptions{})
@@ -517,7 +515,7 @@ func FuzzParseSolutions(f *testing.F) {
 	f.Add([]byte("THE SOLUTIONS :\n1 2\n=====\nsolution 1 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 1.5E+00 0\n y : -7/9 2\n== err :  1.0E-16 = rco :  1.0E+00 = res :  0.0E+00 ==\n"))
 	f.Add([]byte("t : 1 0\nm : 1\nthe solution for t :\n x : 1 0\n== err : 0 = rco : 1 = res : 0 =\n"))
 	f.Add(Format([]Solution{{M: 1, Names: []string{"a"}, Values: []poly.Rational{{}}, Series: [][]poly.Rational{make([]poly.Rational, 3)}}}, FormatOptions{}))
-	if dir := filepath.Join("..", "..", "..", "shared", "systems", "phcpack-demo"); true {
+	if dir := phcdemo.Dir(solDemoWorkspace); dir != "" {
 		for _, name := range []string{"noon3", "game4two", "ipp2", "cyclic5"} {
 			if src, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 				if end := SystemEnd(src); end > 0 {
