@@ -157,22 +157,31 @@ func regularOfPHC(t *testing.T, path string, vars []string) [][]complex128 {
 		if err != nil {
 			t.Fatalf("the list of line %d: %v", list.Line, err)
 		}
-		for _, s := range sols {
-			z := make([]complex128, len(s.Values))
-			finite := true
-			for v := range s.Values {
-				re, _ := s.Values[v].Re.Float64()
-				im, _ := s.Values[v].Im.Float64()
-				z[v] = complex(re, im)
-				finite = finite && cmplx.Abs(z[v]) < 1e8
-			}
-			if finite && s.Rco > 1e-8 && s.Res < 1e-6 {
-				out = append(out, z)
-			}
-		}
+		out = append(out, phcRegular(sols)...)
 	}
 	if refined == 0 {
 		t.Fatalf("%s: no list refined by phc's root refiner (%+v)", path, choice.Lists)
+	}
+	return out
+}
+
+// phcRegular returns the solutions of a phc list that PHCpack's own
+// criteria call regular and finite: rco > 1e-8, no coordinate past 1e8
+// (at infinity), a residual below 1e-6.
+func phcRegular(sols []solutions.Solution) [][]complex128 {
+	var out [][]complex128
+	for _, s := range sols {
+		z := make([]complex128, len(s.Values))
+		finite := true
+		for v := range s.Values {
+			re, _ := s.Values[v].Re.Float64()
+			im, _ := s.Values[v].Im.Float64()
+			z[v] = complex(re, im)
+			finite = finite && cmplx.Abs(z[v]) < 1e8
+		}
+		if finite && s.Rco > 1e-8 && s.Res < 1e-6 {
+			out = append(out, z)
+		}
 	}
 	return out
 }

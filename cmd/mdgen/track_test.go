@@ -313,20 +313,7 @@ func TestTrackPHC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var theirs [][]complex128
-			for _, s := range sols {
-				z := make([]complex128, len(s.Values))
-				finite := true
-				for v := range s.Values {
-					re, _ := s.Values[v].Re.Float64()
-					im, _ := s.Values[v].Im.Float64()
-					z[v] = complex(re, im)
-					finite = finite && cmplx.Abs(z[v]) < 1e8
-				}
-				if finite && s.Rco > 1e-8 && s.Res < 1e-6 {
-					theirs = append(theirs, z)
-				}
-			}
+			theirs := phcRegular(sols)
 			rep := trackJSONOf(t, 0, name)
 			var ours [][]complex128
 			for _, sol := range rep.Solutions {

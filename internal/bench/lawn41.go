@@ -63,21 +63,20 @@ func (c laCount) doubleOps(prec int, complex bool) float64 {
 }
 
 // mulOps and addOps are the double operations of one multiplication and
-// one addition of prec-double real or complex elements.
-func mulOps(prec int, complex bool) float64 {
-	l := alg.Build(prec)
-	if complex {
-		return float64(alg.BuildComplex(l).Mul.Count().Flops())
-	}
-	return float64(l.Mul.Count().Flops())
-}
+// one addition of prec-double real or complex elements (elemOps).
+func mulOps(prec int, complex bool) float64 { return elemOps(prec, complex, "mul") }
+func addOps(prec int, complex bool) float64 { return elemOps(prec, complex, "add") }
 
-func addOps(prec int, complex bool) float64 {
+// elemOps returns the double operations of alg's program op ("mul",
+// "add", "madd") of prec-double elements, real or complex (calls expanded,
+// FMA = 1).
+func elemOps(prec int, complex bool, op string) float64 {
 	l := alg.Build(prec)
-	if complex {
-		return float64(alg.BuildComplex(l).Add.Count().Flops())
+	if !complex {
+		return float64(map[string]*alg.Program{"mul": l.Mul, "add": l.Add, "madd": l.MulAdd}[op].Count().Flops())
 	}
-	return float64(l.Add.Count().Flops())
+	c := alg.BuildComplex(l)
+	return float64(map[string]*alg.Program{"mul": c.Mul, "add": c.Add, "madd": c.MulAdd}[op].Count().Flops())
 }
 
 // QRSolveOps returns the double operations, by LAWN 41's counts, of the

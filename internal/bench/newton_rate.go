@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/runtime/newton"
 )
 
@@ -15,13 +14,7 @@ import (
 
 // maddOps returns the double operations of one multiply-add acc + x*y of
 // prec-double real or complex elements (alg's programs, calls expanded).
-func maddOps(prec int, complex bool) float64 {
-	l := alg.Build(prec)
-	if complex {
-		return float64(alg.BuildComplex(l).MulAdd.Count().Flops())
-	}
-	return float64(l.MulAdd.Count().Flops())
-}
+func maddOps(prec int, complex bool) float64 { return elemOps(prec, complex, "madd") }
 
 // newtonStageOps returns the double operations of the QR stage (the QRs
 // of A_0, LAWN 41's xGEQRF each, and the formings of -M: xUNMQR and xTRSV

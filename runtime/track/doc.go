@@ -58,9 +58,9 @@
 // tracked in scaled unknowns: the total-degree homotopy is made from f
 // with x_j = 2^s_j y_j and equation i times 2^r_i (Homotopy.Scaling,
 // poly.FindScaling: a least-squares fit of the coefficients' binary
-// logarithms, used only when it brings them within 2^20 of each other and
-// shrinks their spread by 2^10 or more; every family of this repository
-// is left as it is). The tracker's tolerances are relative to max(1, |y|)
+// logarithms, used only when it brings the coefficient farthest from 1 at
+// least 2^10 closer to 1 and leaves the scaled ones within 2^26 of each
+// other; every family of this repository is left as it is). The tracker's tolerances are relative to max(1, |y|)
 // and its condition numbers are not invariant under such changes of
 // units; in the scaled unknowns they see the paths at about unit size.
 // Endpoints are refined on the scaled system (Cond, Residual and Err are
