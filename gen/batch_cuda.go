@@ -16,8 +16,9 @@ import (
 // batchKernelData fills the "bprecision" template.
 type batchKernelData struct {
 	kernelData
-	BatchConv, BatchAdd string
-	BatchBlock          int
+	BatchConv, BatchAdd, BatchEval string
+	EvalBlock                      string // the block's device function
+	BatchBlock, BatchEvalBlock     int
 }
 
 // BatchKernelsCU returns KernelsCU(ns, complex) followed by the batched
@@ -33,8 +34,9 @@ func BatchKernelsCU(ns []int, complex []bool) ([]byte, error) {
 	bs := make([]batchKernelData, len(ks))
 	for i, k := range ks {
 		p := k.prec()
-		bs[i] = batchKernelData{kernelData: k, BatchBlock: gpuabi.BatchBlock,
-			BatchConv: gpuabi.BatchKernelName(gpuabi.BatchConv, p), BatchAdd: gpuabi.BatchKernelName(gpuabi.BatchAdd, p)}
+		bs[i] = batchKernelData{kernelData: k, BatchBlock: gpuabi.BatchBlock, BatchEvalBlock: gpuabi.BatchEvalBlock,
+			BatchConv: gpuabi.BatchKernelName(gpuabi.BatchConv, p), BatchAdd: gpuabi.BatchKernelName(gpuabi.BatchAdd, p),
+			BatchEval: gpuabi.BatchKernelName(gpuabi.BatchEval, p), EvalBlock: gpuabi.BatchEvalBlockName(p)}
 	}
 	t, err := templates.Parse("batch.cu.tmpl")
 	if err != nil {

@@ -304,6 +304,9 @@ func TestBatchKernelsCUSyntax(t *testing.T) {
 					t.Errorf("BatchKernelsCU lacks %s", name)
 				}
 			}
+			if name := gpuabi.BatchEvalBlockName(mdops.Prec{N: n, Complex: c}); !bytes.Contains(src, []byte(name+"(")) {
+				t.Errorf("BatchKernelsCU lacks %s", name)
+			}
 		}
 	}
 }

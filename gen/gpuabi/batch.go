@@ -45,10 +45,56 @@ import (
 // one value); jobs are the tables of JobTables. Launch: block BatchBlock
 // threads, grid (ceil(paths/BatchBlock), count) with count at most
 // BatchMaxJobs (a longer layer is several launches).
+//
+// # One block per path
+//
+// mdgen_beval_r<N>, mdgen_beval_c<N> (BatchEval) evaluate every layer of
+// the plan in one launch, block p for path p:
+//
+//	(double* data, long long elemStride, long long pathStride,
+//	 long long rowStride, long long degree, const int* conv,
+//	 const int* add, const long long* layers, long long convLayers,
+//	 long long addLayers, long long paths)
+//
+// with the tables of EvalTables. Launch: grid (paths), block any number of
+// threads up to BatchEvalBlock (a multiple of 32 wastes no lanes;
+// BatchEvalBlock by default), no shared memory. Each block calls the
+// device function (BatchEvalBlockName; a C++ name, in the same source, for
+// the kernels of another template to call)
+//
+//	__device__ void mdgen_beval_block_<r|c><N>(double* data,
+//	    long long elemStride, long long pathStride, long long rowStride,
+//	    long long d1, long long degree, const int* conv, const int* add,
+//	    const long long* layers, long long convLayers, long long addLayers,
+//	    long long p)
+//
+// with d1 = degree+1. It runs the convolution layers, then the addition
+// layers, in the plan's order (the CPU executor's and the per-layer
+// launches'), the jobs of a layer shared among the block's threads
+// (threadIdx.x, blockDim.x: a one-dimensional block), each job the very
+// arithmetic of the per-layer kernels, so every output has the CPU
+// executor's bits. It must be called by every thread of the block with the
+// same arguments: it waits at __syncthreads() before the first layer (the
+// caller's writes of inputs and coefficients are then seen) and after every
+// layer (its outputs are then seen by the whole block). No shared memory,
+// no other state.
+//
+// d1 is the distance, in coefficients, between the slots of the data array
+// (element e = (q·N + l)·rowStride/elemStride + s·d1 + k, as above with
+// Degree+1 replaced by d1; rowStride = NumSlots·d1·elemStride): degree+1 for
+// an array of the plan's own degree; more when the array is longer, as in a
+// Newton solver that keeps its coefficients at its full degree while it
+// evaluates the plan of a lower working degree (coefficients past degree are
+// neither read nor written). The plan is the one the CPU executor of that
+// working degree runs: runtime/newton stages a plan per working degree w
+// (stager.Stage(sys, w)), whose slots and jobs may differ from the plan of
+// the full degree (a coefficient that vanishes mod t^(w+1) drops its term,
+// and the sums of the other terms pair up differently), so degree is the
+// plan's Degree and the tables are that plan's.
 
 // BatchLayoutVersion is the version of the batched contract; a fatbin with
 // the batched kernels carries it in BatchLayoutSymbol.
-const BatchLayoutVersion = 1
+const BatchLayoutVersion = 2
 
 // BatchLayoutSymbol holds BatchLayoutVersion (a long long).
 const BatchLayoutSymbol = "mdgen_batch_layout_version"
@@ -57,18 +103,49 @@ const BatchLayoutSymbol = "mdgen_batch_layout_version"
 const (
 	BatchConv Kind = "bconv"
 	BatchAdd  Kind = "badd"
+	// BatchEval is the kernel of one block per path (all layers).
+	BatchEval Kind = "beval"
 )
 
 // BatchKinds lists the batched kernels of one precision and kind of data.
-var BatchKinds = []Kind{BatchConv, BatchAdd}
+var BatchKinds = []Kind{BatchConv, BatchAdd, BatchEval}
 
 // BatchKernelName returns the extern "C" name of a batched kernel.
 func BatchKernelName(kind Kind, p mdops.Prec) string { return KernelName(kind, p) }
+
+// BatchEvalBlockName returns the name of the device function that
+// evaluates the whole plan for one path by the calling block.
+func BatchEvalBlockName(p mdops.Prec) string { return "mdgen_beval_block_" + p.Suffix() }
+
+// EvalTables are the tables of the kernel and device function of one
+// block per path: the job tables of JobTables and their layers, the
+// convolution layers' (first job, job count) pairs, then the addition
+// layers', in one array of 2·(ConvLayers+AddLayers) words.
+type EvalTables struct {
+	Conv, Add             []int32
+	Layers                []int64
+	ConvLayers, AddLayers int
+}
+
+// NewEvalTables returns the tables of plan for BatchEval and
+// BatchEvalBlockName.
+func NewEvalTables(plan *stager.Plan) EvalTables {
+	conv, add, convLayers, addLayers := JobTables(plan)
+	t := EvalTables{Conv: conv, Add: add, ConvLayers: len(convLayers), AddLayers: len(addLayers)}
+	t.Layers = make([]int64, 0, 2*(len(convLayers)+len(addLayers)))
+	for _, l := range append(convLayers, addLayers...) {
+		t.Layers = append(t.Layers, int64(l[0]), int64(l[1]))
+	}
+	return t
+}
 
 const (
 	// BatchBlock is the block of the batched kernels: paths per block (and
 	// their __launch_bounds__).
 	BatchBlock = 128
+	// BatchEvalBlock is the most threads, and the default, of a block of
+	// BatchEval (its __launch_bounds__).
+	BatchEvalBlock = 128
 	// BatchMaxJobs is the most jobs of one launch (gridDim.y's limit).
 	BatchMaxJobs = 65535
 	// BatchPathAlign: an interleaved array pads the paths to a multiple of

@@ -51,5 +51,7 @@
 // # Batches
 //
 // The batched contract (batch.go, BatchLayoutVersion) runs one plan for
-// many paths, each with its own data, one thread per job and path.
+// many paths, each with its own data, one thread per job and path, or one
+// block per path for all layers (a device function that a block per path
+// calls: BatchEvalBlockName, EvalTables).
 package gpuabi

@@ -17,9 +17,18 @@ type BatchOptions struct {
 	// default, the paths of one element side by side: coalesced) or
 	// gpuabi.PathMajor (to measure against).
 	Order gpuabi.BatchOrder
-	// Block is the threads (paths) of a block, 1..gpuabi.BatchBlock; 0
-	// means gpuabi.BatchBlock.
+	// Block is the threads of a block, 1..gpuabi.BatchBlock; 0 means
+	// gpuabi.BatchBlock: paths per block, or with OneLaunch the threads
+	// that share the jobs of a layer of the block's one path.
 	Block int
+	// OneLaunch runs the whole plan in one launch, one block per path
+	// (gpuabi.BatchEval, the device function a device-resident Newton
+	// solver's blocks call), instead of one launch per layer: the same
+	// bits. Its threads share a layer's jobs, so a block of
+	// gpuabi.BatchEvalBlock threads has work in the layers of at least that
+	// many jobs; the data array is best path-major then (a block's path
+	// contiguous).
+	OneLaunch bool
 	// Pageable keeps the host buffers that move to and from the device
 	// in ordinary (pageable) memory, not page-locked: slower copies, no
 	// cost of locking at NewBatch.

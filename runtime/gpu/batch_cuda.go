@@ -91,9 +91,10 @@ func MaxBatchPaths(dev *cudadev.Device, plan *stager.Plan, p mdops.Prec, o gpuab
 // own outputs, and every path's outputs are the CPU executor's
 // (runtime/cpu, cpu.New(plan, prec, 1)) on that path's data, bit for bit.
 // One Run launches one kernel per layer (per gpuabi.BatchMaxJobs jobs of
-// it) for the whole batch. The data array is laid out as gpuabi's batched
-// contract says (BatchOptions.Order); series go in and come out in the CPU
-// layout (backend.Layout).
+// it) for the whole batch, or with BatchOptions.OneLaunch one kernel of a
+// block per path for all the layers. The data array is laid out as
+// gpuabi's batched contract says (BatchOptions.Order); series go in and
+// come out in the CPU layout (backend.Layout).
 type Batch struct {
 	plan    *stager.Plan
 	prec    mdops.Prec
@@ -107,6 +108,9 @@ type Batch struct {
 	data, convJobs, addJobs cudadev.Buffer
 	launches                []batchLaunch
 	timer                   *cudadev.Timer
+
+	// layers: the layers of gpuabi.EvalTables (OneLaunch only).
+	layers cudadev.Buffer
 
 	// Host mirrors of the inputs and the read-only slots of every path
 	// (set in the stages, moved to the buffers and uploaded at the next
@@ -140,6 +144,8 @@ type Batch struct {
 	closed   bool
 }
 
+// batchLaunch is one launch of a Run: the jobs first..first+count-1 of a
+// layer, or (kind gpuabi.BatchEval) count layers, the whole plan.
 type batchLaunch struct {
 	fn           *cudadev.Function
 	grid         cudadev.Dim3
@@ -167,16 +173,21 @@ func NewBatch(plan *stager.Plan, p mdops.Prec, paths int, k *Kernels, opt BatchO
 	if paths < 1 || paths > math.MaxInt32 {
 		return nil, fmt.Errorf("gpu: preparing %s: the paths must be 1..%d", what, math.MaxInt32)
 	}
+	most := gpuabi.BatchBlock
+	if opt.OneLaunch {
+		most = gpuabi.BatchEvalBlock
+	}
 	block := opt.Block
 	if block == 0 {
-		block = gpuabi.BatchBlock
+		block = most
 	}
-	if block < 1 || block > gpuabi.BatchBlock {
-		return nil, fmt.Errorf("gpu: preparing %s: block of %d threads, the batched kernels take 1..%d", what, block, gpuabi.BatchBlock)
+	if block < 1 || block > most {
+		return nil, fmt.Errorf("gpu: preparing %s: block of %d threads, the batched kernels take 1..%d", what, block, most)
 	}
 	convFn, ok1 := k.funcs[gpuabi.BatchKernelName(gpuabi.BatchConv, p)]
 	addFn, ok2 := k.funcs[gpuabi.BatchKernelName(gpuabi.BatchAdd, p)]
-	if !ok1 || !ok2 {
+	evalFn, ok3 := k.funcs[gpuabi.BatchKernelName(gpuabi.BatchEval, p)]
+	if !ok1 || !ok2 || !ok3 {
 		return nil, fmt.Errorf("gpu: preparing %s: %w: the kernels were loaded without the batched kernels of %s data (LoadBatchKernels)", what, ErrModule, p.Kind())
 	}
 	b := &Batch{plan: plan, prec: p, dev: k.dev, kernels: k, block: block,
@@ -215,24 +226,29 @@ func NewBatch(plan *stager.Plan, p mdops.Prec, paths int, k *Kernels, opt BatchO
 	if err := b.dev.Memset(b.data, 0); err != nil {
 		return nil, fmt.Errorf("gpu: zeroing the data array of %s: %w", what, err)
 	}
-	conv, add, convLayers, addLayers := gpuabi.JobTables(plan)
-	if b.convJobs, err = uploadInt32(b.dev, conv, "convolution"); err != nil {
+	tables := gpuabi.NewEvalTables(plan)
+	if b.convJobs, err = uploadInt32(b.dev, tables.Conv, "convolution"); err != nil {
 		return nil, err
 	}
-	if b.addJobs, err = uploadInt32(b.dev, add, "addition"); err != nil {
+	if b.addJobs, err = uploadInt32(b.dev, tables.Add, "addition"); err != nil {
 		return nil, err
 	}
-	for _, ls := range []struct {
-		kind gpuabi.Kind
-		fn   *cudadev.Function
-		jobs cudadev.Buffer
-		list [][2]int
-	}{{gpuabi.BatchConv, convFn, b.convJobs, convLayers}, {gpuabi.BatchAdd, addFn, b.addJobs, addLayers}} {
-		for i, l := range ls.list {
-			for lo := 0; lo < l[1]; lo += gpuabi.BatchMaxJobs {
-				n := min(gpuabi.BatchMaxJobs, l[1]-lo)
-				b.launches = append(b.launches, batchLaunch{fn: ls.fn, grid: cudadev.Dim3{1, n}, jobs: ls.jobs,
-					first: l[0] + lo, count: n, kind: ls.kind, layer: i})
+	if opt.OneLaunch {
+		if b.layers, err = uploadInt64(b.dev, tables.Layers, "layer"); err != nil {
+			return nil, err
+		}
+		b.launches = []batchLaunch{{fn: evalFn, count: tables.ConvLayers + tables.AddLayers, kind: gpuabi.BatchEval}}
+	} else {
+		for l := range tables.ConvLayers + tables.AddLayers {
+			first, count := int(tables.Layers[2*l]), int(tables.Layers[2*l+1])
+			kind, fn, jobs, layer := gpuabi.BatchConv, convFn, b.convJobs, l
+			if l >= tables.ConvLayers {
+				kind, fn, jobs, layer = gpuabi.BatchAdd, addFn, b.addJobs, l-tables.ConvLayers
+			}
+			for lo := 0; lo < count; lo += gpuabi.BatchMaxJobs {
+				n := min(gpuabi.BatchMaxJobs, count-lo)
+				b.launches = append(b.launches, batchLaunch{fn: fn, grid: cudadev.Dim3{1, n}, jobs: jobs,
+					first: first + lo, count: n, kind: kind, layer: layer})
 			}
 		}
 	}
@@ -298,6 +314,20 @@ func uploadInt32(dev *cudadev.Device, t []int32, what string) (cudadev.Buffer, e
 	}
 	if err := dev.CopyHtoDInt32(b, t); err != nil {
 		return b, fmt.Errorf("gpu: uploading the %s job table (%d words): %w", what, len(t), err)
+	}
+	return b, nil
+}
+
+func uploadInt64(dev *cudadev.Device, t []int64, what string) (cudadev.Buffer, error) {
+	if len(t) == 0 {
+		return cudadev.Buffer{}, nil
+	}
+	b, err := dev.Alloc(8 * int64(len(t)))
+	if err != nil {
+		return b, fmt.Errorf("gpu: allocating the %s table (%d words): %w", what, len(t), err)
+	}
+	if err := dev.CopyHtoDInt64(b, t); err != nil {
+		return b, fmt.Errorf("gpu: uploading the %s table (%d words): %w", what, len(t), err)
 	}
 	return b, nil
 }
@@ -464,6 +494,16 @@ func (b *Batch) launchAll(n int) error {
 	gx := (n + b.block - 1) / b.block
 	for i := range b.launches {
 		l := &b.launches[i]
+		if l.kind == gpuabi.BatchEval {
+			// One block per path, every layer.
+			err := b.dev.Launch(l.fn, cudadev.Dim3{n}, cudadev.Dim3{b.block}, 0,
+				b.data, es, ps, rs, b.plan.Degree, b.convJobs, b.addJobs, b.layers,
+				int64(len(b.plan.ConvLayers)), int64(len(b.plan.AddLayers)), n)
+			if err != nil {
+				return fmt.Errorf("gpu: launching the %d layers in one for paths 0..%d: %w", l.count, n-1, err)
+			}
+			continue
+		}
 		grid := l.grid
 		grid[0] = gx
 		err := b.dev.Launch(l.fn, grid, cudadev.Dim3{b.block}, 0,
@@ -640,7 +680,7 @@ func (b *Batch) release() error {
 		errs = append(errs, b.dev.FreeHost(buf))
 	}
 	b.hostBufs = nil
-	for _, buf := range []*cudadev.Buffer{&b.data, &b.convJobs, &b.addJobs} {
+	for _, buf := range []*cudadev.Buffer{&b.data, &b.convJobs, &b.addJobs, &b.layers} {
 		if !buf.IsNil() {
 			errs = append(errs, b.dev.Free(*buf))
 			*buf = cudadev.Buffer{}

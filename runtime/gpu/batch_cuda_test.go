@@ -14,6 +14,9 @@ package gpu_test
 //	.gpu/batch.test -test.run 'GPUBatch' -test.v
 //	.gpu/batch.test -test.run '^$' -test.bench GPUBatch -test.benchtime 20x
 //
+// (BenchmarkGPUBatchOneLaunch: the same with one block per path running
+// every layer, gpu.BatchOptions.OneLaunch.)
+//
 // (a path-major batch moves its inputs in one copy per row and path: slow
 // to set up at thousands of paths, its kernel time is what it is for).
 // MDGEN_GPU_BATCH_NS picks the precisions (default 1,2,4,8); the benchmark
@@ -284,12 +287,67 @@ func TestGPUBatchRefusals(t *testing.T) {
 	}
 }
 
+// TestGPUBatchOneLaunchMatchesCPU: TestGPUBatchMatchesCPU's checks with
+// BatchOptions.OneLaunch (one block per path, every layer in one launch),
+// and the plans of the working degrees 0 and 1 of a Newton solver (each
+// staged at its degree, as runtime/newton's executors are) beside degree 4.
+func TestGPUBatchOneLaunchMatchesCPU(t *testing.T) {
+	_, ks := batchSetup(t)
+	ns := make([]int, 0, len(ks))
+	for n := range ks {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	type sys struct {
+		family    string
+		n, degree int
+		opt       gpu.BatchOptions
+	}
+	var systems []sys
+	for _, d := range []int{0, 1, 4} {
+		systems = append(systems,
+			sys{"katsura", 12, d, gpu.BatchOptions{OneLaunch: true, Order: gpuabi.PathMajor}},
+			sys{"cyclic", 7, d, gpu.BatchOptions{OneLaunch: true, Order: gpuabi.PathMajor}},
+			sys{"noon", 8, d, gpu.BatchOptions{OneLaunch: true}})
+	}
+	systems = append(systems, sys{"katsura", 6, 7, gpu.BatchOptions{OneLaunch: true, Block: 32, Order: gpuabi.PathMajor}},
+		sys{"noon", 5, 2, gpu.BatchOptions{OneLaunch: true, Block: 96, Pageable: true}})
+	const paths = 37
+	for _, n := range ns {
+		for _, complex := range []bool{false, true} {
+			for _, s := range systems {
+				prec := mdops.Prec{N: n, Complex: complex}
+				t.Run(fmt.Sprintf("%s/%s%d_d%d_%s_block%d", prec, s.family, s.n, s.degree, s.opt.Order, s.opt.Block), func(t *testing.T) {
+					plan := batchPlan(t, s.family, s.n, s.degree)
+					b, err := gpu.NewBatch(plan, prec, paths, ks[n], s.opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer b.Close()
+					if b.Launches() != 1 {
+						t.Errorf("%d launches, want 1", b.Launches())
+					}
+					l := backend.Layout{Prec: prec, Degree: plan.Degree}
+					checkBatch(t, b, plan, prec, batchData(plan, l, paths, uint64(100*n+s.degree)))
+					checkBatch(t, b, plan, prec, batchData(plan, l, paths, uint64(7000+100*n+s.degree)))
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkGPUBatch times one batched evaluation (every layer, kernel time
 // between CUDA events) of katsura12 and cyclic7 at degree 4 for batches of
 // paths, and reports paths per second and the FP64 rate (the double
 // operations backend.CountOps counts for one path, times the paths, over
 // the kernel time).
-func BenchmarkGPUBatch(b *testing.B) {
+func BenchmarkGPUBatch(b *testing.B) { benchBatch(b, false) }
+
+// BenchmarkGPUBatchOneLaunch is BenchmarkGPUBatch with
+// BatchOptions.OneLaunch: one block per path runs every layer.
+func BenchmarkGPUBatchOneLaunch(b *testing.B) { benchBatch(b, true) }
+
+func benchBatch(b *testing.B, oneLaunch bool) {
 	_, ks := batchSetup(b)
 	ns := make([]int, 0, len(ks))
 	for n := range ks {
@@ -318,7 +376,7 @@ func BenchmarkGPUBatch(b *testing.B) {
 				for _, paths := range batchEnvInts("MDGEN_GPU_BATCH_PATHS", []int{1024, 2048, 4096, 8192}) {
 					for _, o := range orders {
 						b.Run(fmt.Sprintf("%s%d/d4/%s/P%d/%s", s.family, s.n, prec, paths, o), func(b *testing.B) {
-							bt, err := gpu.NewBatch(plan, prec, paths, ks[n], gpu.BatchOptions{Order: o})
+							bt, err := gpu.NewBatch(plan, prec, paths, ks[n], gpu.BatchOptions{Order: o, OneLaunch: oneLaunch})
 							if err != nil {
 								b.Fatal(err)
 							}
