@@ -20,8 +20,9 @@
 //
 // Batch runs one plan for many paths at once (gpuabi's batched contract:
 // the paths of one element side by side, one thread per job and path, one
-// launch per layer), each path with its own inputs and coefficient values,
-// each path's bits the CPU executor's on its data:
+// launch per layer; or, with BatchOptions.OneLaunch, one block per path
+// running every layer in one launch), each path with its own inputs and
+// coefficient values, each path's bits the CPU executor's on its data:
 //
 //	k, err := gpu.LoadBatchKernels(dev, fatbin, 4, true) // gen.BatchCUSource
 //	b, err := gpu.NewBatch(plan, mdops.Prec{N: 4, Complex: true}, 4096, k, gpu.BatchOptions{})
