@@ -142,6 +142,10 @@ func TestBatchEvalEmulation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	emuT, err := poly.Parse("emu_t", []byte(emuSystem), poly.ParseOptions{Param: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	family := func(name string, opt families.Options) *poly.System {
 		inst, err := families.Build(name, opt)
 		if err != nil {
@@ -150,8 +154,9 @@ func TestBatchEvalEmulation(t *testing.T) {
 		return inst.System
 	}
 	const degree, paths = 4, 3
-	// The systems: katsura, cyclic and noon; emu, whose terms with a
-	// coefficient in t drop out of the plans of lower degrees; a Newton
+	// The systems: katsura, cyclic and noon; emu, and emu with t its
+	// series parameter, whose terms with a coefficient t drop out of the
+	// plan of degree 0 (61 slots there, 76 at degrees 1 and 4); a Newton
 	// homotopy of cyclic from a random point (complex for complex data),
 	// and a monomial homotopy with random rates.
 	type named struct {
@@ -164,6 +169,7 @@ func TestBatchEvalEmulation(t *testing.T) {
 			{"cyclic4", family("cyclic", families.Options{N: 4})},
 			{"noon3", family("noon", families.Options{N: 3})},
 			{"emu", emu},
+			{"emu_t", emuT},
 			{"cyclic4newton", family("cyclic", families.Options{N: 4, Newton: true, Seed: 3, Complex: complex})},
 			{"monomial4", family("monomial", families.Options{N: 4, Degree: degree, Seed: 5, Complex: complex})},
 		}
