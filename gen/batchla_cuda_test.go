@@ -246,3 +246,170 @@ func TestBatchLAKernelsCUSyntax(t *testing.T) {
 		}
 	}
 }
+
+// blaCondMatrix returns path p's matrix of the condition estimate's test:
+// blaMatrix's kinds (p mod 9 below 6), a column a copy of another but for
+// 2^-60 noise (6: the float64 estimate is not final, the
+// multiple-double one decides), columns graded by 2^-12j (7) and a column
+// scaled by 2^-45 (8: near singular).
+func blaCondMatrix(r *rand.Rand, c blaCase, p int, v gpuabi.LAVariant) []float64 {
+	kind := p % 9
+	if kind < 6 {
+		return blaMatrix(r, c, kind, v)
+	}
+	w := v.W()
+	a := laRandom(r, c.lda*c.n, w, v.N, 0)
+	col := func(j int) []float64 { return a[j*c.lda*w : (j*c.lda+c.m)*w] }
+	switch kind {
+	case 6:
+		if c.n > 1 {
+			noise := laRandom(r, c.m, w, v.N, -60)
+			for i, x := range col(0) {
+				col(c.n - 1)[i] = x + noise[i]
+			}
+		}
+	case 7:
+		for j := 0; j < c.n; j++ {
+			for i := range col(j) {
+				col(j)[i] = math.Ldexp(col(j)[i], -12*j)
+			}
+		}
+	case 8:
+		for i := range col(c.n - 1) {
+			col(c.n - 1)[i] = math.Ldexp(col(c.n - 1)[i], -45)
+		}
+	}
+	return a
+}
+
+// blaCondCheck runs bqr, bpackr and bcond on the paths of c and compares
+// every path's estimate with la's Cond of its QR, bit for bit; it returns
+// how many paths took the multiple-double estimate (la.LeadR's estimate
+// not final) and how many are singular (+Inf). The work buffer ends in a
+// guard that bcond must leave alone (gpuabi.LABCondWork is enough).
+func blaCondCheck(t *testing.T, bin string, index map[string]int, v gpuabi.LAVariant, c blaCase) (md, singular int) {
+	r := rand.New(rand.NewPCG(c.seed, uint64(v.N)))
+	w, N := v.W(), v.N
+	m, n, lda, P := c.m, c.n, c.lda, c.paths
+	sa := lda*n + 3
+	sw := gpuabi.LABCondWork(v.Prec, n) + 1
+	const guard = 64
+	lk, _ := la.KernelsFor(N)
+	newQR := lk.NewQR
+	if v.Complex {
+		newQR = lk.NewQRComplex
+	}
+	a := make([]float64, P*sa*w)
+	for p := 0; p < P; p++ {
+		copy(a[p*sa*w:], blaCondMatrix(r, c, p, v))
+	}
+	work := make([]float64, P*sw+guard)
+	for i := range work {
+		work[i] = math.NaN()
+	}
+	em := &laEmu{index: index}
+	pa := em.buffer(a)
+	ptau := em.buffer(make([]float64, P*n*w))
+	prinv := em.buffer(make([]float64, P*n*N))
+	prrev := em.buffer(make([]float64, P*gpuabi.LARRevLen(n)*w))
+	pinfo := em.buffer(make([]float64, P*gpuabi.BatchLAInfo))
+	pwork := em.buffer(work)
+	pcond := em.buffer(make([]float64, P))
+	th := c.threads
+	em.launch(t, v.BatchQR(m, n, lda, sa, pa, ptau, P, th))
+	em.launch(t, v.BatchPackR(m, n, lda, sa, pa, prinv, prrev, float64(n)*la.Eps(N), pinfo, P, th))
+	em.launch(t, v.BatchCond(n, lda, sa, pa, prinv, prrev, pinfo, pwork, sw, pcond, P, th))
+	got := em.run(t, bin)
+	for i, x := range got[pwork.Buf][P*sw:] {
+		if !math.IsNaN(x) {
+			t.Fatalf("bcond wrote %v at %d past the %d paths' work of %d doubles", x, i, P, sw)
+		}
+	}
+	for p := 0; p < P; p++ {
+		ap := a[p*sa*w : (p*sa+lda*n)*w]
+		f, err := newQR(m, n, ap, lda, 1)
+		var rank *la.RankError
+		if err != nil && !errors.As(err, &rank) {
+			t.Fatal(err)
+		}
+		want, gotC := f.Cond(), got[pcond.Buf][p]
+		if math.Float64bits(want) != math.Float64bits(gotC) {
+			t.Fatalf("path %d (kind %d): bcond %v (%#x), la's Cond %v (%#x)", p, p%9, gotC, math.Float64bits(gotC), want,
+				math.Float64bits(want))
+		}
+		if math.IsInf(want, 1) {
+			singular++
+			continue
+		}
+		// Did la's float64 estimate decide? (LeadR on R's leading limbs.)
+		typed := laTypedFns[gpuabi.LAVariant{Prec: v.Prec}]
+		fa, _, _ := typed.qr(m, n, ap, lda)
+		lead := la.NewLeadR(n, v.Complex)
+		anorm := 0.0
+		for j := 0; j < n; j++ {
+			anorm = max(anorm, la.LeadNorm1(fa[j*m*w:(j*m+j+1)*w], v.Prec))
+			for i := 0; i <= j; i++ {
+				lead.Re[i+j*n] = fa[(i+j*m)*w]
+				if v.Complex {
+					lead.Im[i+j*n] = fa[(i+j*m)*w+N]
+				}
+			}
+		}
+		if _, final := lead.Cond(anorm, N); !final {
+			md++
+		}
+	}
+	return md, singular
+}
+
+// TestBatchLACondEmulation runs bcond (la_bcond_block) of 1, 2, 3, 4 and
+// 8 doubles (MDGEN_BLA_NS: others), real and complex, under the
+// emulation against la's Cond; at more than one double some paths must
+// take the multiple-double estimate, and some are singular everywhere.
+func TestBatchLACondEmulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles kernels with g++")
+	}
+	ns := []int{1, 2, 3, 4, 8}
+	if s := os.Getenv("MDGEN_BLA_NS"); s != "" {
+		ns = nil
+		for _, f := range strings.Split(s, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err != nil {
+				t.Fatalf("MDGEN_BLA_NS=%q: %v", s, err)
+			}
+			ns = append(ns, n)
+		}
+	}
+	bin, index := laCompileOps(t, ns, BatchLAKernelsCU, []gpuabi.LAOp{gpuabi.LABQR, gpuabi.LABPackR, gpuabi.LABCond})
+	cases := []blaCase{
+		{m: 1, n: 1, lda: 1, paths: 9, threads: 32},
+		{m: 3, n: 1, lda: 4, paths: 9, threads: 32},
+		{m: 2, n: 2, lda: 2, paths: 9, threads: 32},
+		{m: 5, n: 5, lda: 5, paths: 9, threads: 64},
+		{m: 9, n: 8, lda: 9, paths: 18, threads: 32},
+		{m: 17, n: 17, lda: 18, paths: 9, threads: 96},
+		{m: 40, n: 33, lda: 40, paths: 9, threads: 256},
+	}
+	for _, n := range ns {
+		for _, complex := range []bool{false, true} {
+			v := gpuabi.LAVariant{Prec: mdops.Prec{N: n, Complex: complex}}
+			md, singular := 0, 0
+			for i, c := range cases {
+				c.seed = uint64(300 + i)
+				t.Run(fmt.Sprintf("%s/m%d_n%d_t%d", v.Prec, c.m, c.n, c.threads), func(t *testing.T) {
+					d, s := blaCondCheck(t, bin, index, v, c)
+					md += d
+					singular += s
+				})
+			}
+			t.Logf("%s: %d paths took the multiple-double estimate, %d singular", v.Prec, md, singular)
+			if n > 1 && md == 0 {
+				t.Errorf("%s: no path took the multiple-double estimate", v.Prec)
+			}
+			if singular == 0 {
+				t.Errorf("%s: no singular path", v.Prec)
+			}
+		}
+	}
+}

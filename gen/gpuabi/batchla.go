@@ -3,6 +3,8 @@ package gpuabi
 import (
 	"fmt"
 	"math"
+
+	"github.com/mdgen/mdgen/mdops"
 )
 
 // The batched linear algebra (gen.BatchLAKernelsCU,
@@ -59,6 +61,19 @@ import (
 //	    R_p^-1 on the first n rows of the nrhs columns of b_p (la
 //	    SolveRMany), a group of 16 lanes per column (backsub's operations);
 //	    info[2] != 0 keeps b_p.
+//	bcond   (const double* a, n, lda, sa, const double* rinv, const double* rrev,
+//	         const double* info, double* work, sw, double* cond, count)
+//	    cond[p] = la's Cond of path p's R after bqr and bpackr (its bits:
+//	    +Inf when info[2] != 0; else info[3] times LAPACK's dlacn2/zlacn2
+//	    estimate of ||R^-1||_1, first in float64 on the leading limbs of R
+//	    (la.LeadR.Cond, by thread 0), final at N = 1 or at most
+//	    la.LeadCondLimit(n); else again with multiple-double solves by R
+//	    (backsub1's operations on rrev, rinv) and R^H (backsub1's on the
+//	    packed rows of U = P R^H P, packrh's trick) by the block, the
+//	    decisions by thread 0). work holds LABCondWork(p, n) doubles per
+//	    path at stride sw (sw >= LABCondWork). The device function
+//	    la_bcond_block of the template is the same estimate for a kernel
+//	    whose block runs a whole Newton solve.
 //
 // The products b -= A x and the norms need no kernels of their own:
 // mulsub, norm1 and leadnorm1 (la.go) take count matrices and vectors at a
@@ -72,11 +87,12 @@ const (
 	LABBackSub1 LAOp = "bbacksub1"
 	LABQH       LAOp = "bqh"
 	LABBackSub  LAOp = "bbacksub"
+	LABCond     LAOp = "bcond"
 )
 
 // BatchLAOps lists the batched kernels of one precision and kind of data
 // (gen.BatchLAKernelsCU adds them to LAOps' kernels).
-var BatchLAOps = []LAOp{LABQR, LABPackR, LABQH1, LABBackSub1, LABQH, LABBackSub}
+var BatchLAOps = []LAOp{LABQR, LABPackR, LABQH1, LABBackSub1, LABQH, LABBackSub, LABCond}
 
 // BatchLAInfo is the doubles of one path's info (bpackr).
 const BatchLAInfo = 4
@@ -162,4 +178,31 @@ func (v LAVariant) BatchBackSub(n int, rrev, rinv, info LAPtr, nrhs int, b LAPtr
 		return nil
 	}
 	return v.batch(LABBackSub, paths, threads, rrev, rinv, info, n, b, ldb, sb, nrhs, paths)
+}
+
+// LABCondWork returns the doubles of work of one path's condition estimate
+// (bcond, la_bcond_block) of an n x n R of elements of p: the leading
+// limbs of R (n² doubles, twice for complex data), the float64 estimate's
+// vectors (x, its imaginary parts for complex data, the signs and the
+// inverted diagonal: n doubles each), 4 doubles the block shares (the
+// broadcasts of thread 0's decisions), and the multiple-double estimate's
+// vector x (n elements), the packed rows of U = P R^H P (LARRevLen(n)
+// elements) with their inverted diagonal (n N-double reals) and the back
+// substitution's work space (LABackSub1Acc(n) elements).
+func LABCondWork(p mdops.Prec, n int) int {
+	k := 1
+	if p.Complex {
+		k = 2
+	}
+	return k*n*n + (k+2)*n + 4 + p.Width()*(n+LARRevLen(n)+LABackSub1Acc(n)) + p.N*n
+}
+
+// BatchCond returns the launch of bcond after BatchQR and BatchPackR:
+// cond receives a double per path; work holds sw >= LABCondWork(v.Prec, n)
+// doubles per path.
+func (v LAVariant) BatchCond(n, lda, sa int, a, rinv, rrev, info, work LAPtr, sw int, cond LAPtr, paths, threads int) []LALaunch {
+	if n == 0 {
+		return nil
+	}
+	return v.batch(LABCond, paths, threads, a, n, lda, sa, rinv, rrev, info, work, sw, cond, paths)
 }

@@ -174,6 +174,8 @@ var LAParams = map[LAOp][]LAParam{
 		"long long ldb, long long sb, long long nrhs, long long count"),
 	LABBackSub: laParams("const double* rrev, const double* rinv, const double* info, long long n, double* b, long long ldb, " +
 		"long long sb, long long nrhs, long long count"),
+	LABCond: laParams("const double* a, long long n, long long lda, long long sa, const double* rinv, const double* rrev, " +
+		"const double* info, double* work, long long sw, double* cond, long long count"),
 }
 
 // LASignature returns the C parameter list of a kernel.

@@ -22,11 +22,13 @@ type BatchLAOptions struct {
 // BatchLAMemory returns the device bytes of a BatchLA of paths m x n
 // systems at precision p: per path the matrix and its factors, tau, rinv,
 // the packed rows of R, the info, b, x, b - A x, its norm, the back
-// substitution's work space and, with inverse, E.
+// substitution's work space, the condition estimate's work space and its
+// result and, with inverse, E.
 func BatchLAMemory(p mdops.Prec, m, n, paths int, inverse bool) int64 {
 	W, N := int64(p.Width()), int64(p.N)
 	m64, n64 := int64(m), int64(n)
-	per := W*(2*m64*n64+n64+int64(gpuabi.LARRevLen(n))+3*m64+n64+int64(gpuabi.LABackSub1Acc(n))) + N*(n64+1) + gpuabi.BatchLAInfo + 1
+	per := W*(2*m64*n64+n64+int64(gpuabi.LARRevLen(n))+3*m64+n64+int64(gpuabi.LABackSub1Acc(n))) + N*(n64+1) + gpuabi.BatchLAInfo + 1 +
+		int64(gpuabi.LABCondWork(p, n)) + 1
 	if inverse {
 		per += W * m64 * m64
 	}

@@ -81,6 +81,8 @@ const (
 	blaNorm        // an N-double real per path
 	blaAcc         // LABackSub1Acc(n) per path
 	blaLead        // a double per path
+	blaEst         // the condition estimate's work: gpuabi.LABCondWork(p, n) per path
+	blaCond        // a double per path
 	blaE           // m x m per path (Options.Inverse)
 	blaBufs
 )
@@ -89,8 +91,7 @@ const (
 // systems on a CUDA device: paths m x n matrices A_p (m >= n) and vectors
 // b_p, x_p, each path's results those of mdops/la on its data, bit for
 // bit (la's NewQR, RankCheck, ApplyQH, SolveR, ApplyQHMany, SolveRMany,
-// MulSub, Norm1, LeadNorm1 and LeadNorm1 of b - A x; Cond from the
-// factors). One launch
+// MulSub, Norm1, LeadNorm1 and LeadNorm1 of b - A x; Cond). One launch
 // per operation serves the whole batch, one block of threads per path
 // (gen/gpuabi/batchla.go). The flat buffers of the methods hold the paths
 // one after the other in la's layout: A_p column-major (lda = m) at
@@ -145,6 +146,7 @@ func NewBatchLA(k *BatchLAKernels, m, n, paths int, opt BatchLAOptions) (*BatchL
 		blaA: P * m64 * n64 * W, blaF: P * m64 * n64 * W, blaTau: P * n64 * W, blaRinv: P * n64 * N,
 		blaRRev: P * int64(gpuabi.LARRevLen(n)) * W, blaInfo: P * gpuabi.BatchLAInfo, blaB: P * m64 * W, blaX: P * n64 * W,
 		blaR: P * m64 * W, blaNorm: P * N, blaAcc: P * int64(gpuabi.LABackSub1Acc(n)) * W, blaLead: P,
+		blaEst: P * int64(gpuabi.LABCondWork(p, n)), blaCond: P,
 	}
 	if opt.Inverse {
 		sizes[blaE] = P * m64 * m64 * W
@@ -411,29 +413,19 @@ func (b *BatchLA) Factors() (a, tau []float64, err error) {
 	return a, tau, nil
 }
 
-// Conds returns la's condition estimate Cond of every path's R, from the
-// factors on the host (la's QRFromFactors and Cond: its bits).
+// Conds returns la's condition estimate Cond of every path's R (its bits:
+// +Inf where R has a zero R_kk), computed on the device from the factors
+// of QR (gpuabi's bcond, the estimate of la_bcond_block).
 func (b *BatchLA) Conds() ([]float64, error) {
-	a, tau, err := b.Factors()
-	if err != nil {
+	if err := b.needQR("Conds"); err != nil {
 		return nil, err
 	}
-	lk, _ := la.KernelsFor(b.v.N)
-	from := lk.QRFromFactors
-	if b.v.Complex {
-		from = lk.QRFromFactorsComplex
+	m, n := b.m, b.n
+	if err := b.launch("Conds", b.v.BatchCond(n, m, m*n, blaPtr(blaF), blaPtr(blaRinv), blaPtr(blaRRev), blaPtr(blaInfo),
+		blaPtr(blaEst), gpuabi.LABCondWork(b.v.Prec, n), blaPtr(blaCond), b.paths, b.threads)); err != nil {
+		return nil, err
 	}
-	m, n, W := b.m, b.n, b.w()
-	conds := make([]float64, b.paths)
-	for p := range conds {
-		f, err := from(m, n, a[p*m*n*W:(p+1)*m*n*W], tau[p*n*W:(p+1)*n*W])
-		var rank *la.RankError
-		if err != nil && !errors.As(err, &rank) {
-			return nil, err
-		}
-		conds[p] = f.Cond()
-	}
-	return conds, nil
+	return b.get(blaCond, int64(b.paths))
 }
 
 // Synchronize waits for the queued work.

@@ -377,3 +377,84 @@ func BenchmarkGPUBatchLA(b *testing.B) {
 		}
 	}
 }
+
+// TestGPUBatchLACondMatchesLA checks BatchLA.Conds (the device's bcond)
+// against la's Cond of every path, bit for bit, for n = 1, 2, 5, 8, 17,
+// 33 at every precision of MDGEN_GPU_BLA_NS, real and complex, with one
+// warp and with eight per path; beyond one double some paths must take the
+// multiple-double estimate (la.LeadR's float64 one not final) and some
+// are singular (+Inf).
+func TestGPUBatchLACondMatchesLA(t *testing.T) {
+	ks := blaSetup(t)
+	const paths = 21
+	for _, prec := range blaPrecs {
+		k, ok := ks[prec]
+		if !ok {
+			continue
+		}
+		md, singular := 0, 0
+		for _, n := range []int{1, 2, 5, 8, 17, 33} {
+			for _, threads := range []int{32, 256} {
+				t.Run(fmt.Sprintf("%s/n%d/t%d", prec, n, threads), func(t *testing.T) {
+					r := rand.New(rand.NewPCG(uint64(n), uint64(prec.N*2+btoi(prec.Complex))))
+					w, N := prec.Width(), prec.N
+					a := blaMatrices(r, prec, n, paths)
+					bl, err := gpu.NewBatchLA(k, n, n, paths, gpu.BatchLAOptions{Threads: threads})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer bl.Close()
+					if err := bl.SetA(a); err != nil {
+						t.Fatal(err)
+					}
+					if err := bl.QR(); err != nil {
+						t.Fatal(err)
+					}
+					conds, err := bl.Conds()
+					if err != nil {
+						t.Fatal(err)
+					}
+					lk, _ := la.KernelsFor(N)
+					newQR := lk.NewQR
+					if prec.Complex {
+						newQR = lk.NewQRComplex
+					}
+					for p := 0; p < paths; p++ {
+						ap := a[p*n*n*w : (p+1)*n*n*w]
+						f, _ := newQR(n, n, ap, n, 1)
+						c := f.Cond()
+						if math.Float64bits(c) != math.Float64bits(conds[p]) && !(math.IsNaN(c) && math.IsNaN(conds[p])) {
+							t.Fatalf("path %d: GPU Cond %v, mdops/la %v", p, conds[p], c)
+						}
+						if math.IsInf(c, 1) {
+							singular++
+							continue
+						}
+						fa, _, _ := laFactors[gpuabi.LAVariant{Prec: prec}](n, n, ap, n, 1)
+						lead := la.NewLeadR(n, prec.Complex)
+						anorm := 0.0
+						for j := 0; j < n; j++ {
+							anorm = max(anorm, la.LeadNorm1(fa[j*n*w:(j*n+j+1)*w], prec))
+							for i := 0; i <= j; i++ {
+								lead.Re[i+j*n] = fa[(i+j*n)*w]
+								if prec.Complex {
+									lead.Im[i+j*n] = fa[(i+j*n)*w+N]
+								}
+							}
+						}
+						if _, final := lead.Cond(anorm, N); !final {
+							md++
+						}
+					}
+				})
+			}
+		}
+		t.Logf("%s: %d paths took the multiple-double estimate, %d singular", prec, md, singular)
+		if prec.N > 1 && md == 0 {
+			t.Errorf("%s: no path took the multiple-double estimate", prec)
+		}
+		if singular == 0 {
+			t.Errorf("%s: no singular path", prec)
+		}
+	}
+}
