@@ -1,0 +1,111 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
+)
+
+// The batched Newton solve (gen/gpuabi/bnewton.go) comes from
+// templates/bnewton.cu.tmpl, after everything it calls in one translation
+// unit: the evaluation kernels with the batched ones (BatchKernelsCU, whose
+// headers carry the arithmetic; the per-block evaluation
+// mdgen_beval_block_<suffix>), the linear algebra without its own copy of
+// the arithmetic (newtonLACU, as an emitted .cu holds it), the batched
+// linear algebra's bodies (BatchLAKernelsCU's part after LAKernelsCU) and
+// the driver.
+
+// BNMaxDegree is the largest degree of a batched solve: the driver keeps
+// d+1 skip flags and block norms per thread.
+const BNMaxDegree = 63
+
+// BatchNewtonKernelsCU returns the body of BatchNewtonCUSource: the .cu
+// of the batched Newton solve at precision p (it #includes mdbase.cuh and
+// md<N>.cuh, which BatchNewtonCUSource supplies).
+func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("gen: no batched Newton solve for %w", err)
+	}
+	eval, err := BatchKernelsCU([]int{p.N}, []bool{false, true})
+	if err != nil {
+		return nil, err
+	}
+	hs, err := emittedHeaders(p.N)
+	if err != nil {
+		return nil, err
+	}
+	laPart, err := newtonLACU(p, hs)
+	if err != nil {
+		return nil, err
+	}
+	laSrc, err := LAKernelsCU([]int{p.N}, []bool{p.Complex})
+	if err != nil {
+		return nil, err
+	}
+	blaSrc, err := BatchLAKernelsCU([]int{p.N}, []bool{p.Complex})
+	if err != nil {
+		return nil, err
+	}
+	if len(blaSrc) < len(laSrc) || string(blaSrc[:len(laSrc)]) != string(laSrc) {
+		return nil, fmt.Errorf("gen: the batched linear algebra of %s does not follow LAKernelsCU (gen/batchla_cuda.go changed: update gen/bnewton_cuda.go)", p)
+	}
+	type variant struct {
+		N                  int
+		Complex            bool
+		Suffix, Name, Eval string
+	}
+	bn, err := render("bnewton.cu.tmpl", map[string]any{
+		"Variants": []variant{{N: p.N, Complex: p.Complex, Suffix: p.Suffix(), Name: gpuabi.BNKernelName(p),
+			Eval: gpuabi.BatchEvalBlockName(p)}},
+		"Sig":        gpuabi.BNSignature(),
+		"MaxThreads": gpuabi.LAMaxThreads,
+		"Lanes":      gpuabi.LALanes,
+		"Info":       gpuabi.BatchLAInfo,
+		"RankCol":    gpuabi.BatchLARankCol,
+		"RankRatio":  gpuabi.BatchLARankRatio,
+		"MaxD1":      BNMaxDegree + 1,
+		"RecLen":     gpuabi.BNRecLen,
+		"StepLen":    gpuabi.BNStepLen,
+
+		"RecState": gpuabi.BNRecState, "RecKind": gpuabi.BNRecKind, "RecFailStep": gpuabi.BNRecFailStep,
+		"RecFailDegree": gpuabi.BNRecFailDegree, "RecFailRefine": gpuabi.BNRecFailRefine,
+		"RecFailUpdate": gpuabi.BNRecFailUpdate, "RecFailPrev": gpuabi.BNRecFailPrev,
+		"RecFailResidual": gpuabi.BNRecFailResidual, "RecFailFNorm": gpuabi.BNRecFailFNorm,
+		"RecFailCond": gpuabi.BNRecFailCond, "RecFailMaxCond": gpuabi.BNRecFailMaxCond,
+		"RecFailSqrtU": gpuabi.BNRecFailSqrtU, "RecFailStart": gpuabi.BNRecFailStart,
+		"RecNonFinite": gpuabi.BNRecNonFinite, "RecRankCol": gpuabi.BNRecRankCol, "RecRankRatio": gpuabi.BNRecRankRatio,
+		"RecSteps": gpuabi.BNRecSteps, "RecRefineSteps": gpuabi.BNRecRefineSteps, "RecCond": gpuabi.BNRecCond,
+		"RecUpdate": gpuabi.BNRecUpdate, "RecPointUpdate": gpuabi.BNRecPointUpdate,
+		"RecResidual": gpuabi.BNRecResidual, "RecFNorm": gpuabi.BNRecFNorm,
+		"RecStartResidual": gpuabi.BNRecStartResidual, "RecQRs": gpuabi.BNRecQRs,
+		"RecInverses": gpuabi.BNRecInverses, "RecUpdates": gpuabi.BNRecUpdates, "RecReported": gpuabi.BNRecReported,
+		"StepRefine": gpuabi.BNStepRefine, "StepDegree": gpuabi.BNStepDegree, "StepUpdate": gpuabi.BNStepUpdate,
+		"StepUpdateOld": gpuabi.BNStepUpdateOld, "StepResidual": gpuabi.BNStepResidual,
+		"StepSkipped": gpuabi.BNStepSkipped,
+
+		"LvLen": gpuabi.BNLvLen, "LvW": gpuabi.BNLvW, "LvData": gpuabi.BNLvData, "LvRowStride": gpuabi.BNLvRowStride,
+		"LvConv": gpuabi.BNLvConv, "LvAdd": gpuabi.BNLvAdd, "LvLayers": gpuabi.BNLvLayers,
+		"LvConvLayers": gpuabi.BNLvConvLayers, "LvAddLayers": gpuabi.BNLvAddLayers, "LvIn": gpuabi.BNLvIn,
+		"LvVal": gpuabi.BNLvVal, "LvDer": gpuabi.BNLvDer, "LvCoefSlots": gpuabi.BNLvCoefSlots, "LvNC": gpuabi.BNLvNC,
+		"LvCoef": gpuabi.BNLvCoef, "LvCK": gpuabi.BNLvCK,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte{}, eval...)
+	out = append(out, laPart...)
+	out = append(out, blaSrc[len(laSrc):]...)
+	return append(out, bn...), nil
+}
+
+// BatchNewtonCUSource returns the CUDA source of the batched Newton solve
+// at precision p with the headers it includes, for nvcc.Compiler.Build
+// (runtime/gpu.LoadBatchNewtonKernels loads the fatbin).
+func BatchNewtonCUSource(p mdops.Prec) (nvcc.Source, error) {
+	if err := p.Check(); err != nil {
+		return nvcc.Source{}, fmt.Errorf("gen: no batched Newton solve for %w", err)
+	}
+	return evalSource(p.N, "bnewton-"+p.Kind()[:1], func() ([]byte, error) { return BatchNewtonKernelsCU(p) })
+}

@@ -1,0 +1,257 @@
+package gpu
+
+// The batched Newton solve (gen/gpuabi/bnewton.go): what both builds share
+// of it: the solve's parameters from a newton.Solver's options, the
+// tables of a plan, and the Result and steps of a path from its record.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/la"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// BNConfig is one batched solve's configuration: the system's plans, one
+// per working degree of the driver (runtime/newton stages a plan per
+// degree: stager.Stage(sys, w)), the precision, and the options of
+// runtime/newton's driver that the kernel takes (newton.Solver.Options:
+// defaults filled in).
+type BNConfig struct {
+	Plans map[int]*stager.Plan
+	Prec  mdops.Prec
+	Opt   newton.Options
+}
+
+// check refuses what the kernel does not do: the residuals of the linear
+// systems and the final residual evaluation (the tracker's solvers take
+// neither: Options.NoResidual, NoFinalResidual), degrees above
+// bnMaxDegree, a missing plan, and m < n.
+func (c BNConfig) check() error {
+	o := c.Opt
+	switch {
+	case !o.NoResidual || !o.NoFinalResidual:
+		return fmt.Errorf("gpu: batched Newton: the solve computes no residuals (set newton.Options.NoResidual and NoFinalResidual)")
+	case o.Degree > bnMaxDegree || o.Degree < 0:
+		return fmt.Errorf("gpu: batched Newton: degree %d outside 0..%d", o.Degree, bnMaxDegree)
+	case o.MaxSteps < 1:
+		return fmt.Errorf("gpu: batched Newton: a step limit of %d", o.MaxSteps)
+	}
+	var n, m int
+	for i, w := range newton.WorkingDegrees(o.Degree) {
+		plan := c.Plans[w]
+		if plan == nil || plan.Degree != w {
+			return fmt.Errorf("gpu: batched Newton: no plan of degree %d", w)
+		}
+		if i == 0 {
+			n, m = plan.NumVars, plan.NumPolys
+		} else if plan.NumVars != n || plan.NumPolys != m {
+			return fmt.Errorf("gpu: batched Newton: the plans of degrees 0 and %d differ in shape", w)
+		}
+	}
+	if m < n || n < 1 {
+		return fmt.Errorf("gpu: batched Newton: %d equations in %d unknowns (want m >= n >= 1)", m, n)
+	}
+	return o.Prec.Check()
+}
+
+// bnMaxDegree is gen.BNMaxDegree (the kernel's per-thread arrays).
+const bnMaxDegree = 63
+
+// BNLevel is one working degree's part of a batched solve: its plan, its
+// array in a path's data region (PathMajor, d1 = W+1), and the
+// coefficient slots that each solve sets, CK coefficients each (the rest
+// zero), at CoefOff elements into a path's coefficients.
+type BNLevel struct {
+	W         int
+	Plan      *stager.Plan
+	Geo       gpuabi.BatchGeometry
+	Off       int64
+	CoefSlots []stager.Slot
+	CK        int
+	CoefOff   int
+}
+
+// BNSetup is what a batched solve's launch needs besides the device,
+// worked out on the host once per configuration (shared by BatchNewton
+// and gen's host emulation of the kernel): the shape, the levels, the
+// arrays' strides, and the tables.
+type BNSetup struct {
+	Config  BNConfig
+	Vars    []string
+	M, N, D int
+	Paths   int
+	Levels  []BNLevel
+	// PathDoubles is a path's data region: every level's array.
+	PathDoubles int64
+	Strides     gpuabi.BNStrides
+	// Conv, Add, Tabs and Lv are the kernel's tables (gpuabi/bnewton.go).
+	Conv, Add []int32
+	Tabs, Lv  []int64
+}
+
+// NewBNSetup checks c and returns the setup of solves of c for up to paths
+// paths that set, at the level of working degree w, the coefficient slots
+// coefSlots[w] (constants or coefficients of that plan) to series of at
+// most min(ck, w+1) coefficients; vars names the unknowns (the Results'
+// Vars).
+func NewBNSetup(c BNConfig, vars []string, coefSlots map[int][]stager.Slot, ck, paths int) (*BNSetup, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	p0 := c.Plans[0]
+	n, m, d := p0.NumVars, p0.NumPolys, c.Opt.Degree
+	if len(vars) != n {
+		return nil, fmt.Errorf("gpu: batched Newton: %d names for %d unknowns", len(vars), n)
+	}
+	if paths < 1 || paths > math.MaxInt32 {
+		return nil, fmt.Errorf("gpu: batched Newton: %d paths", paths)
+	}
+	if ck < 1 {
+		return nil, fmt.Errorf("gpu: batched Newton: %d coefficients a slot", ck)
+	}
+	s := &BNSetup{Config: c, Vars: vars, M: m, N: n, D: d, Paths: paths}
+	coefs := 0
+	for _, w := range newton.WorkingDegrees(d) {
+		plan := c.Plans[w]
+		l := BNLevel{W: w, Plan: plan, Geo: gpuabi.NewBatchGeometry(plan, c.Prec, 1, gpuabi.PathMajor), Off: s.PathDoubles,
+			CoefSlots: coefSlots[w], CK: min(ck, w+1), CoefOff: coefs}
+		for _, cs := range l.CoefSlots {
+			if int(cs) < 0 || int(cs) >= plan.NumSlots() || plan.Kinds[cs] != stager.SlotCoef && plan.Kinds[cs] != stager.SlotConst {
+				return nil, fmt.Errorf("gpu: batched Newton: slot %d of the plan of degree %d is not a coefficient slot", cs, w)
+			}
+		}
+		s.PathDoubles += l.Geo.PathStride
+		coefs += len(l.CoefSlots) * l.CK
+		t := gpuabi.NewEvalTables(plan)
+		lv := make([]int64, gpuabi.BNLvLen)
+		lv[gpuabi.BNLvW], lv[gpuabi.BNLvData], lv[gpuabi.BNLvRowStride] = int64(w), l.Off, l.Geo.RowStride()
+		lv[gpuabi.BNLvConv], lv[gpuabi.BNLvAdd], lv[gpuabi.BNLvLayers] = int64(len(s.Conv)), int64(len(s.Add)), int64(len(s.Tabs))
+		lv[gpuabi.BNLvConvLayers], lv[gpuabi.BNLvAddLayers] = int64(t.ConvLayers), int64(t.AddLayers)
+		s.Conv, s.Add = append(s.Conv, t.Conv...), append(s.Add, t.Add...)
+		s.Tabs = append(s.Tabs, t.Layers...)
+		lv[gpuabi.BNLvIn] = int64(len(s.Tabs))
+		for _, in := range plan.Inputs {
+			s.Tabs = append(s.Tabs, int64(in))
+		}
+		lv[gpuabi.BNLvVal] = int64(len(s.Tabs))
+		for i := 0; i < m; i++ {
+			s.Tabs = append(s.Tabs, int64(plan.Value[i]))
+		}
+		lv[gpuabi.BNLvDer] = int64(len(s.Tabs))
+		for j := 0; j < n; j++ {
+			for i := 0; i < m; i++ {
+				ds := int64(-1)
+				if x := plan.DerivSlot(i, j); x != stager.NoSlot {
+					ds = int64(x)
+				}
+				s.Tabs = append(s.Tabs, ds)
+			}
+		}
+		lv[gpuabi.BNLvCoefSlots], lv[gpuabi.BNLvNC] = int64(len(s.Tabs)), int64(len(l.CoefSlots))
+		for _, cs := range l.CoefSlots {
+			s.Tabs = append(s.Tabs, int64(cs))
+		}
+		lv[gpuabi.BNLvCoef], lv[gpuabi.BNLvCK] = int64(l.CoefOff), int64(l.CK)
+		s.Lv = append(s.Lv, lv...)
+		s.Levels = append(s.Levels, l)
+	}
+	s.Strides = gpuabi.NewBNStrides(c.Prec, m, n, d, coefs, c.Opt.MaxSteps)
+	return s, nil
+}
+
+// Image returns one path's data region: every level's read-only slots
+// rounded as the CPU executor of that degree rounds them, zero elsewhere.
+func (s *BNSetup) Image() ([]float64, error) {
+	image := make([]float64, s.PathDoubles)
+	for _, l := range s.Levels {
+		w := l.Geo.W
+		err := backend.RoundValues(l.Plan, 0, l.Plan.NumSlots(), backend.Layout{Prec: s.Config.Prec, Degree: l.W}, 0,
+			func(slot stager.Slot, series []float64) {
+				for k := 0; k <= l.W; k++ {
+					for row := 0; row < w; row++ {
+						v := 0.0
+						if i := k*w + row; i < len(series) {
+							v = series[i]
+						}
+						image[l.Off+l.Geo.Index(0, row, int(slot), k)] = v
+					}
+				}
+			})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return image, nil
+}
+
+// Scalars returns the kernel's scalar parameters after its arrays: m, n,
+// d, maxSteps, and the bits of maxCond, u, sqrtU and the rank tolerance.
+func (s *BNSetup) Scalars() []any {
+	c := s.Config
+	u := c.Prec.UnitRoundoff()
+	return []any{int64(s.M), int64(s.N), int64(s.D), int64(c.Opt.MaxSteps),
+		int64(math.Float64bits(c.Opt.MaxCond)), int64(math.Float64bits(u)),
+		int64(math.Float64bits(newton.HalfPrecision(u))), int64(math.Float64bits(float64(s.N) * la.Eps(c.Prec.N)))}
+}
+
+// Result returns the Result of a path and its steps from its record rec
+// (Strides.Rec doubles) and its series x (kept), as runtime/newton's
+// driver fills them for that solve.
+func (s *BNSetup) Result(rec, x []float64) (*newton.Result, []newton.StepInfo) {
+	c, vars := s.Config, s.Vars
+	n := c.Opt.Prec.N
+	res := &newton.Result{N: n, Complex: c.Prec.Complex, Degree: c.Opt.Degree, Vars: vars, X: x}
+	res.Steps = int(rec[gpuabi.BNRecSteps])
+	res.RefineSteps = int(rec[gpuabi.BNRecRefineSteps])
+	res.Cond = rec[gpuabi.BNRecCond]
+	res.Update = rec[gpuabi.BNRecUpdate]
+	res.PointUpdate = rec[gpuabi.BNRecPointUpdate]
+	res.Residual = rec[gpuabi.BNRecResidual]
+	res.FNorm = rec[gpuabi.BNRecFNorm]
+	res.StartResidual = rec[gpuabi.BNRecStartResidual]
+	res.Work = newton.Work{QRs: int(rec[gpuabi.BNRecQRs]), Inverses: int(rec[gpuabi.BNRecInverses]),
+		Updates: int(rec[gpuabi.BNRecUpdates])}
+	res.Converged = rec[gpuabi.BNRecState] == 1
+	if !res.Converged {
+		f := &newton.Failure{Kind: newton.FailureKind(rec[gpuabi.BNRecKind]), Step: int(rec[gpuabi.BNRecFailStep]),
+			Degree: int(rec[gpuabi.BNRecFailDegree]), Refine: rec[gpuabi.BNRecFailRefine] != 0,
+			Update: rec[gpuabi.BNRecFailUpdate], PrevUpdate: rec[gpuabi.BNRecFailPrev],
+			Residual: rec[gpuabi.BNRecFailResidual], FNorm: rec[gpuabi.BNRecFailFNorm],
+			Cond: rec[gpuabi.BNRecFailCond], MaxCond: rec[gpuabi.BNRecFailMaxCond], SqrtU: rec[gpuabi.BNRecFailSqrtU],
+			StartResidual: rec[gpuabi.BNRecFailStart], NonFinite: rec[gpuabi.BNRecNonFinite] != 0}
+		if col := int(rec[gpuabi.BNRecRankCol]); col != 0 {
+			f.Rank = &la.RankError{Col: col, Ratio: rec[gpuabi.BNRecRankRatio], Tol: float64(len(vars)) * la.Eps(n)}
+			f.Col = col
+		}
+		res.Err = f
+	}
+	steps := make([]newton.StepInfo, int(rec[gpuabi.BNRecReported]))
+	for i := range steps {
+		s := rec[gpuabi.BNRecLen+i*gpuabi.BNStepLen:]
+		w := int(s[gpuabi.BNStepDegree])
+		steps[i] = newton.StepInfo{Step: i + 1, Refine: s[gpuabi.BNStepRefine] != 0, Degree: w,
+			Update: s[gpuabi.BNStepUpdate], UpdateOld: s[gpuabi.BNStepUpdateOld], Residual: s[gpuabi.BNStepResidual],
+			Blocks: w + 1, Skipped: int(s[gpuabi.BNStepSkipped])}
+	}
+	return res, steps
+}
+
+// PackCoef writes a path's coefficients (Strides.Coef elements of W
+// doubles) into dst: for each level, the series value(w, s) of each of
+// its coefficient slots s, CK coefficients (zeros after a shorter series;
+// nil: zero).
+func (s *BNSetup) PackCoef(dst []float64, value func(w int, slot stager.Slot) []float64) {
+	W := s.Config.Prec.Width()
+	for _, l := range s.Levels {
+		for j, slot := range l.CoefSlots {
+			c := dst[(l.CoefOff+j*l.CK)*W : (l.CoefOff+(j+1)*l.CK)*W]
+			n := copy(c, value(l.W, slot))
+			clear(c[n:])
+		}
+	}
+}

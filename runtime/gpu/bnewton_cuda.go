@@ -1,0 +1,282 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// BatchNewtonKernels are the loaded fatbin of gen.BatchNewtonCUSource(p).
+type BatchNewtonKernels struct {
+	dev  *cudadev.Device
+	mod  *cudadev.Module
+	fn   *cudadev.Function
+	prec mdops.Prec
+}
+
+// LoadBatchNewtonKernels loads a fatbin of gen.BatchNewtonCUSource(p) on
+// dev and checks that it has the kernel.
+func LoadBatchNewtonKernels(dev *cudadev.Device, fatbin []byte, p mdops.Prec) (*BatchNewtonKernels, error) {
+	mod, err := dev.LoadModule(fatbin)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: loading the %s batched Newton solve: %w", p, err)
+	}
+	k := &BatchNewtonKernels{dev: dev, mod: mod, prec: p}
+	name := gpuabi.BNKernelName(p)
+	if k.fn, err = mod.Function(name); err != nil {
+		return nil, errors.Join(fmt.Errorf("gpu: module %s: %w: kernel %s: %v", mod.Name(), ErrModule, name, err), k.Close())
+	}
+	return k, nil
+}
+
+// Prec returns the precision and kind of data of the kernels.
+func (k *BatchNewtonKernels) Prec() mdops.Prec { return k.prec }
+
+// Close unloads the kernels.
+func (k *BatchNewtonKernels) Close() error {
+	if k.mod == nil {
+		return nil
+	}
+	err := k.mod.Unload()
+	k.mod = nil
+	return err
+}
+
+// The device buffers of a BatchNewton.
+const (
+	bnData = iota
+	bnConv
+	bnAdd
+	bnTabs
+	bnLv
+	bnCoef
+	bnX0
+	bnX
+	bnA
+	bnQA
+	bnTau
+	bnRinv
+	bnRRev
+	bnInfo
+	bnAcc
+	bnB
+	bnDX
+	bnY
+	bnE
+	bnCW
+	bnTol
+	bnRec
+	bnBufs
+)
+
+// BatchNewton runs whole Newton solves of one configuration (a system's
+// plan, a precision, the driver's options) for up to Paths paths at once:
+// one launch, one block per path (gen/gpuabi/bnewton.go), each path's
+// Result and steps those of newton.Solver on that path alone with the CPU
+// back end, bit for bit. Each solve sets its own start, the values of the
+// coefficient slots it was made with (the rest of the plan's read-only
+// slots keep the plan's values) and its RefineTol. Not safe for concurrent
+// use.
+type BatchNewton struct {
+	k       *BatchNewtonKernels
+	dev     *cudadev.Device
+	s       *BNSetup
+	threads int
+	bufs    [bnBufs]cudadev.Buffer
+	// Page-locked staging of a solve's inputs and outputs.
+	x0H, coefH, tolH, recH, xH []float64
+	hostBufs                   [][]float64
+}
+
+// NewBatchNewton prepares the solves of s (NewBNSetup) on k's device,
+// blocks of threads threads (0: the model's, gpuabi.BatchLAThreads of m).
+func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewton, error) {
+	if k == nil || k.mod == nil || s == nil {
+		return nil, errors.New("gpu: NewBatchNewton: no kernels or setup")
+	}
+	if s.Config.Prec != k.prec {
+		return nil, fmt.Errorf("gpu: NewBatchNewton: %s data with the kernels of %s", s.Config.Prec, k.prec)
+	}
+	bn := &BatchNewton{k: k, dev: k.dev, s: s, threads: gpuabi.BatchLAThreads(s.M, threads)}
+	st := s.Strides
+	W, N, P := int64(s.Config.Prec.Width()), int64(s.Config.Prec.N), int64(s.Paths)
+	sizes := [bnBufs]int64{
+		bnData: P * s.PathDoubles, bnX0: P * st.X0 * W, bnCoef: P * st.Coef * W, bnX: P * st.X * W,
+		bnA: P * st.A * W, bnQA: P * st.QA * W, bnTau: P * st.Tau * W, bnRinv: P * st.Rinv * N,
+		bnRRev: P * st.RRev * W, bnInfo: P * st.Info, bnAcc: P * st.Acc * W, bnB: P * st.B * W,
+		bnDX: P * st.DX * W, bnY: P * st.Y * W, bnE: P * st.E * W, bnCW: P * st.CW, bnTol: P,
+		bnRec: P * st.Rec,
+	}
+	var need int64
+	for _, n := range sizes {
+		need += 8 * n
+	}
+	if free, err := k.dev.FreeMemory(); err != nil {
+		return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
+	} else if need > free-memoryReserve {
+		return nil, fmt.Errorf("gpu: %w: the batched Newton solve of %d paths needs %s, %s is free (%s kept in reserve): at most %d paths fit",
+			ErrMemory, s.Paths, stager.FormatBytes(need), stager.FormatBytes(free), stager.FormatBytes(memoryReserve),
+			max(0, (free-memoryReserve)/(need/P)))
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			bn.release()
+		}
+	}()
+	var err error
+	for i, n := range sizes {
+		switch i {
+		case bnConv, bnAdd, bnTabs, bnLv:
+			continue
+		}
+		if bn.bufs[i], err = k.dev.AllocFloat64s(max(n, 1)); err != nil {
+			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
+		}
+	}
+	if bn.bufs[bnConv], err = uploadInt32(k.dev, s.Conv, "convolution"); err != nil {
+		return nil, err
+	}
+	if bn.bufs[bnAdd], err = uploadInt32(k.dev, s.Add, "addition"); err != nil {
+		return nil, err
+	}
+	for _, t := range []struct {
+		buf int
+		x   []int64
+	}{{bnTabs, s.Tabs}, {bnLv, s.Lv}} {
+		if bn.bufs[t.buf], err = uploadInt64(k.dev, t.x); err != nil {
+			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
+		}
+	}
+	// Every path's read-only slots; the rest of the data array is written
+	// before it is read.
+	image, err := s.Image()
+	if err != nil {
+		return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
+	}
+	for p := int64(0); p < P; p++ {
+		if err := k.dev.CopyHtoD(bn.bufs[bnData].Float64Slice(p*s.PathDoubles, s.PathDoubles), image); err != nil {
+			return nil, fmt.Errorf("gpu: NewBatchNewton: uploading the coefficients: %w", err)
+		}
+	}
+	for _, h := range []struct {
+		dst *[]float64
+		n   int64
+	}{{&bn.x0H, P * st.X0 * W}, {&bn.coefH, max(1, P*st.Coef*W)}, {&bn.tolH, P}, {&bn.recH, P * st.Rec}, {&bn.xH, P * st.X * W}} {
+		buf, err := k.dev.AllocHost(h.n)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
+		}
+		bn.hostBufs = append(bn.hostBufs, buf)
+		*h.dst = buf
+	}
+	ok = true
+	return bn, nil
+}
+
+func uploadInt64(dev *cudadev.Device, t []int64) (cudadev.Buffer, error) {
+	if len(t) == 0 {
+		return dev.AllocFloat64s(1)
+	}
+	b, err := dev.Alloc(8 * int64(len(t)))
+	if err != nil {
+		return b, err
+	}
+	return b, dev.CopyHtoDInt64(b, t)
+}
+
+// Paths returns the most paths of one Solve.
+func (bn *BatchNewton) Paths() int { return bn.s.Paths }
+
+// Solve runs one solve for each path p < len(x0) (at most Paths): from
+// x0[p] (n values, W doubles each, newton.Solver.SolveLimbs's x0), with
+// the coefficient slots set to coef[p] (Strides.Coef elements: each
+// level's slots in order, CK coefficients each, W doubles a coefficient;
+// nil: zero), to the RefineTol tol[p]. It returns each path's Result (X is its own slice) and the
+// steps its Progress would have reported. The error is the device's.
+func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
+	P := len(x0)
+	if P < 1 || P > bn.s.Paths || len(coef) != P || len(tol) != P {
+		return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %d starts, %d coefficient lists, %d tolerances for at most %d paths", P, len(coef), len(tol), bn.s.Paths)
+	}
+	st := bn.s.Strides
+	W := int64(bn.s.Config.Prec.Width())
+	sx0, sc := st.X0*W, st.Coef*W
+	for p := 0; p < P; p++ {
+		if int64(len(x0[p])) != sx0 {
+			return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: start %d has %d doubles, want %d", p, len(x0[p]), sx0)
+		}
+		copy(bn.x0H[int64(p)*sx0:], x0[p])
+		c := bn.coefH[int64(p)*sc : int64(p+1)*sc]
+		if coef[p] == nil {
+			clear(c)
+		} else if int64(len(coef[p])) != sc {
+			return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: coefficients %d have %d doubles, want %d", p, len(coef[p]), sc)
+		} else {
+			copy(c, coef[p])
+		}
+		bn.tolH[p] = tol[p]
+	}
+	P64 := int64(P)
+	err := bn.dev.Do(func() error {
+		if err := bn.dev.CopyHtoD(bn.bufs[bnX0].Float64Slice(0, P64*sx0), bn.x0H[:P64*sx0]); err != nil {
+			return err
+		}
+		if sc > 0 {
+			if err := bn.dev.CopyHtoD(bn.bufs[bnCoef].Float64Slice(0, P64*sc), bn.coefH[:P64*sc]); err != nil {
+				return err
+			}
+		}
+		if err := bn.dev.CopyHtoD(bn.bufs[bnTol].Float64Slice(0, P64), bn.tolH[:P]); err != nil {
+			return err
+		}
+		args := []any{bn.bufs[bnData], bn.s.PathDoubles, bn.bufs[bnConv], bn.bufs[bnAdd], bn.bufs[bnTabs], bn.bufs[bnLv],
+			int64(len(bn.s.Levels)), bn.bufs[bnCoef], st.Coef, bn.bufs[bnX0], bn.bufs[bnX], bn.bufs[bnA], bn.bufs[bnQA], bn.bufs[bnTau], bn.bufs[bnRinv], bn.bufs[bnRRev],
+			bn.bufs[bnInfo], bn.bufs[bnAcc], bn.bufs[bnB], bn.bufs[bnDX], bn.bufs[bnY], bn.bufs[bnE], bn.bufs[bnCW],
+			st.CW, bn.bufs[bnTol], bn.bufs[bnRec]}
+		args = append(args, bn.s.Scalars()...)
+		if err := bn.dev.Launch(bn.k.fn, cudadev.Dim3{P}, cudadev.Dim3{bn.threads}, 0, args...); err != nil {
+			return err
+		}
+		if err := bn.dev.CopyDtoH(bn.recH[:P64*st.Rec], bn.bufs[bnRec].Float64Slice(0, P64*st.Rec)); err != nil {
+			return err
+		}
+		return bn.dev.CopyDtoH(bn.xH[:P64*st.X*W], bn.bufs[bnX].Float64Slice(0, P64*st.X*W))
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("gpu: the batched Newton solve of %d paths on %s: %w", P, bn.dev.Info().Name, err)
+	}
+	res := make([]*newton.Result, P)
+	steps := make([][]newton.StepInfo, P)
+	sx := st.X * W
+	for p := int64(0); p < P64; p++ {
+		x := append([]float64(nil), bn.xH[p*sx:(p+1)*sx]...)
+		res[p], steps[p] = bn.s.Result(bn.recH[p*st.Rec:(p+1)*st.Rec], x)
+	}
+	return res, steps, nil
+}
+
+// Close frees the device memory.
+func (bn *BatchNewton) Close() error { return bn.release() }
+
+func (bn *BatchNewton) release() error {
+	var errs []error
+	for i, b := range bn.bufs {
+		if !b.IsNil() {
+			errs = append(errs, bn.dev.Free(b))
+			bn.bufs[i] = cudadev.Buffer{}
+		}
+	}
+	for _, h := range bn.hostBufs {
+		errs = append(errs, bn.dev.FreeHost(h))
+	}
+	bn.hostBufs = nil
+	return errors.Join(errs...)
+}
