@@ -4,35 +4,27 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/bntest"
 	"github.com/mdgen/mdgen/mdops"
-	"github.com/mdgen/mdgen/runtime/backend"
-	"github.com/mdgen/mdgen/runtime/cpu"
-	"github.com/mdgen/mdgen/runtime/gpu"
-	"github.com/mdgen/mdgen/runtime/newton"
-	"github.com/mdgen/mdgen/stager"
-	"github.com/mdgen/mdgen/stager/families"
 )
 
 // The batched Newton solve (BatchNewtonKernelsCU) compiled as host C++ and
 // run by la_cuda_test.go's emulation (every thread a fiber, the block's
 // threads resumed in a random order after every barrier), each path's
 // Result, steps and series against newton.Solver with the CPU back end on
-// that path alone, bit for bit: Newton homotopies of katsura, cyclic and
-// noon from perturbed and from random starts (converged, diverging,
-// ill-conditioned and step-limited solves), degrees 0 and d, refinement
-// tolerances the solver's and 0 (the tracker's at t = 1), and coefficient
-// slots set per path.
+// that path alone, bit for bit (internal/bntest's cases: Newton homotopies
+// of katsura, cyclic and noon from perturbed and from random starts,
+// degrees 0 and d, refinement tolerances the solver's and 0, coefficient
+// slots set per path).
 
 // bnEmuMain is la_cuda_test.go's interpreter for the batched Newton
 // kernels names.
@@ -85,19 +77,6 @@ func bnCompile(t *testing.T, p mdops.Prec) string {
 	return bin
 }
 
-// bnRecorder is a CPU executor that keeps the values that the Solver sets
-// into its read-only slots (SetCoefficient), so that the batched solve
-// gets the same.
-type bnRecorder struct {
-	*cpu.Executor
-	set map[stager.Slot][]float64
-}
-
-func (r *bnRecorder) SetValue(s stager.Slot, series []float64) {
-	r.set[s] = append([]float64(nil), series...)
-	r.Executor.SetValue(s, series)
-}
-
 // int32Doubles packs int32s into float64s (the emulation's buffers).
 func int32Doubles(x []int32) []float64 {
 	f := make([]float64, (len(x)+1)/2+1)
@@ -117,7 +96,7 @@ func TestBatchNewtonEmulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles the batched Newton solve with g++")
 	}
-	for _, p := range []mdops.Prec{{N: 2, Complex: true}, {N: 1, Complex: false}} {
+	for _, p := range []mdops.Prec{{N: 2, Complex: true}, {N: 1, Complex: false}, {N: 4, Complex: true}, {N: 3, Complex: false}} {
 		bin := bnCompile(t, p)
 		for _, c := range []struct {
 			spec    string
@@ -129,6 +108,7 @@ func TestBatchNewtonEmulation(t *testing.T) {
 			{"cyclic4:newton", 4, 6, 64},
 			{"noon3:newton", 7, 5, 32},
 			{"katsura3:newton", 0, 5, 32},
+			{"katsura4:newton", 9, 4, 96},
 		} {
 			t.Run(fmt.Sprintf("%s_%s_d%d", p, c.spec, c.degree), func(t *testing.T) {
 				bnCase(t, bin, p, c.spec, c.degree, c.paths, c.threads)
@@ -138,119 +118,12 @@ func TestBatchNewtonEmulation(t *testing.T) {
 }
 
 func bnCase(t *testing.T, bin string, p mdops.Prec, spec string, d, P, threads int) {
-	inst, err := families.System(spec, families.Options{Complex: p.Complex})
+	c, err := bntest.New(spec, p, d, P, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys := inst.System
-	n, W, N := len(sys.Vars), p.Width(), p.N
-	// The CPU: one Solver per path, its executors (one per working
-	// degree) recording what SetCoefficient puts into their slots.
-	var recs map[int]*bnRecorder
-	mk := func() *newton.Solver {
-		recs = map[int]*bnRecorder{}
-		s, err := newton.New(sys, newton.Options{Prec: p, Degree: d, Workers: 1, NoResidual: true, NoFinalResidual: true,
-			NoStageTimes: true, NewExecutor: func(plan *stager.Plan, pr mdops.Prec, workers int) (backend.Executor, error) {
-				e, err := cpu.New(plan, pr, workers)
-				if err != nil {
-					return nil, err
-				}
-				r := &bnRecorder{Executor: e, set: map[stager.Slot][]float64{}}
-				recs[plan.Degree] = r
-				return r, nil
-			}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Prepare(); err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	r := rand.New(rand.NewPCG(uint64(d), uint64(N)))
-	start := make([]float64, n*W)
-	if len(inst.Start) > 0 {
-		for v, z := range inst.Start[0].Values {
-			re, _ := z.Re.Float64()
-			im, _ := z.Im.Float64()
-			start[v*W] = re
-			if p.Complex {
-				start[v*W+N] = im
-			}
-		}
-	}
-	type pathCase struct {
-		x0  []float64
-		tol float64
-		res *newton.Result
-		st  []newton.StepInfo
-		set map[int]map[stager.Slot][]float64 // by working degree
-	}
-	cases := make([]pathCase, P)
-	plans := map[int]*stager.Plan{}
-	var opt newton.Options
-	for i := range cases {
-		s := mk()
-		opt = s.Options()
-		c := &cases[i]
-		c.x0 = make([]float64, n*W)
-		for v := range n {
-			for q := 0; q < W; q += N {
-				switch i % 4 {
-				case 3: // a random start: Newton may fail
-					c.x0[v*W+q] = 4 * (r.Float64() - 0.5)
-				default:
-					c.x0[v*W+q] = start[v*W+q] * (1 + 1e-4*float64(i+1)*(r.Float64()-0.5))
-				}
-			}
-		}
-		c.tol = opt.RefineTol
-		if i%2 == 1 {
-			c.tol = 0
-		}
-		s.SetRefineTol(c.tol)
-		// A coefficient of every other path changed (the first term of
-		// the first polynomial: a series of two coefficients).
-		if i%2 == 0 {
-			ser := make([]float64, 2*W)
-			ser[0] = 1 + 1e-3*float64(i)
-			ser[W] = 0.25
-			if err := s.SetCoefficient(0, 0, ser); err != nil {
-				t.Fatal(err)
-			}
-		}
-		s.SetProgress(func(si newton.StepInfo) { c.st = append(c.st, si) })
-		res, err := s.SolveLimbs(c.x0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.res = res
-		c.set = map[int]map[stager.Slot][]float64{}
-		for w, rc := range recs {
-			c.set[w] = rc.set
-			plans[w] = rc.Plan()
-		}
-	}
-	// The coefficient slots any path set, per level: each path sends all
-	// of them, every coefficient (the plan's values where it set none).
-	slots := map[int][]stager.Slot{}
-	ck := d + 1
-	for _, c := range cases {
-		for w, set := range c.set {
-			for sl := range set {
-				if !slices.Contains(slots[w], sl) {
-					slots[w] = append(slots[w], sl)
-				}
-			}
-		}
-	}
-	for w := range slots {
-		slices.Sort(slots[w])
-	}
-	setup, err := gpu.NewBNSetup(gpu.BNConfig{Plans: plans, Prec: p, Opt: opt}, sys.Vars, slots, ck, P)
-	if err != nil {
-		t.Fatal(err)
-	}
+	setup := c.Setup
+	W, N := p.Width(), p.N
 	image, err := setup.Image()
 	if err != nil {
 		t.Fatal(err)
@@ -260,28 +133,12 @@ func bnCase(t *testing.T, bin string, p mdops.Prec, spec string, d, P, threads i
 	for range P {
 		data = append(data, image...)
 	}
-	x0 := make([]float64, 0, P*n*W)
-	coef := make([]float64, int64(P)*st.Coef*int64(W))
-	tol := make([]float64, P)
-	for i, c := range cases {
-		x0 = append(x0, c.x0...)
-		tol[i] = c.tol
-		for _, l := range setup.Levels {
-			for j, sl := range l.CoefSlots {
-				v, ok := c.set[l.W][sl]
-				if !ok {
-					// The plan's value, as rounded into the image.
-					v = make([]float64, l.CK*W)
-					for k := 0; k < l.CK; k++ {
-						for row := 0; row < W; row++ {
-							v[k*W+row] = image[l.Off+l.Geo.Index(0, row, int(sl), k)]
-						}
-					}
-				}
-				copy(coef[(int64(i)*st.Coef+int64(l.CoefOff+j*l.CK))*int64(W):], v[:min(len(v), l.CK*W)])
-			}
-		}
+	var x0, coef []float64
+	for i := range P {
+		x0 = append(x0, c.X0[i]...)
+		coef = append(coef, c.Coef[i]...)
 	}
+	tol := c.Tol
 	e := &laEmu{index: map[string]int{gpuabi.BNKernelName(p): 0}}
 	W64, P64 := int64(W), int64(P)
 	bufs := []gpuabi.LAPtr{
@@ -326,64 +183,11 @@ func bnCase(t *testing.T, bin string, p mdops.Prec, spec string, d, P, threads i
 	out := e.run(t, bin)
 	xs, records := out[bufs[iX].Buf], out[bufs[iRec].Buf]
 	sx := st.X * W64
-	conv, failed, steps := 0, 0, 0
-	for _, c := range cases {
-		if c.res.Converged {
-			conv++
-		} else {
-			failed++
-		}
-		steps += c.res.Steps
-	}
-	t.Logf("%d paths: %d converged, %d failed, %d Newton steps; %d levels, %d coefficient doubles a path", P, conv, failed, steps,
-		len(setup.Levels), st.Coef*W64)
-	for i, c := range cases {
+	t.Log(c.Summary())
+	for i := range P {
 		got, gotSteps := setup.Result(records[int64(i)*st.Rec:int64(i+1)*st.Rec], xs[int64(i)*sx:int64(i+1)*sx])
-		bnSame(t, i, c.res, got, c.st, gotSteps)
-	}
-}
-
-// bnSame compares a path's Result and steps with the CPU's, bit for bit.
-func bnSame(t *testing.T, i int, want, got *newton.Result, wantSteps, gotSteps []newton.StepInfo) {
-	t.Helper()
-	bits := func(what string, a, b float64) {
-		if math.Float64bits(a) != math.Float64bits(b) {
-			t.Errorf("path %d: %s: CPU %v (%#x), batched %v (%#x)", i, what, a, math.Float64bits(a), b, math.Float64bits(b))
-		}
-	}
-	if want.Converged != got.Converged || want.Steps != got.Steps || want.RefineSteps != got.RefineSteps || want.Work != got.Work {
-		t.Errorf("path %d: CPU converged %v steps %d/%d work %+v, batched %v %d/%d %+v (CPU err %v)", i, want.Converged, want.Steps,
-			want.RefineSteps, want.Work, got.Converged, got.Steps, got.RefineSteps, got.Work, want.Err)
-	}
-	bits("Cond", want.Cond, got.Cond)
-	bits("Update", want.Update, got.Update)
-	bits("PointUpdate", want.PointUpdate, got.PointUpdate)
-	bits("Residual", want.Residual, got.Residual)
-	bits("FNorm", want.FNorm, got.FNorm)
-	bits("StartResidual", want.StartResidual, got.StartResidual)
-	if fmt.Sprint(want.Err) != fmt.Sprint(got.Err) {
-		t.Errorf("path %d: CPU error %v, batched %v", i, want.Err, got.Err)
-	}
-	if len(want.X) != len(got.X) {
-		t.Fatalf("path %d: %d doubles of X, want %d", i, len(got.X), len(want.X))
-	}
-	for k := range want.X {
-		if math.Float64bits(want.X[k]) != math.Float64bits(got.X[k]) {
-			t.Errorf("path %d: X[%d]: CPU %v, batched %v", i, k, want.X[k], got.X[k])
-			break
-		}
-	}
-	if len(wantSteps) != len(gotSteps) {
-		t.Errorf("path %d: %d steps reported, want %d", i, len(gotSteps), len(wantSteps))
-		return
-	}
-	for k := range wantSteps {
-		a, b := wantSteps[k], gotSteps[k]
-		a.Elapsed, b.Elapsed = 0, 0
-		if a.Step != b.Step || a.Refine != b.Refine || a.Degree != b.Degree || a.Blocks != b.Blocks || a.Skipped != b.Skipped ||
-			math.Float64bits(a.Update) != math.Float64bits(b.Update) || math.Float64bits(a.UpdateOld) != math.Float64bits(b.UpdateOld) ||
-			math.Float64bits(a.Residual) != math.Float64bits(b.Residual) {
-			t.Errorf("path %d: step %d: CPU %+v, batched %+v", i, k+1, a, b)
+		if err := c.Check(i, got, gotSteps); err != nil {
+			t.Error(err)
 		}
 	}
 }

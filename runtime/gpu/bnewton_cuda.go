@@ -151,7 +151,7 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 		buf int
 		x   []int64
 	}{{bnTabs, s.Tabs}, {bnLv, s.Lv}} {
-		if bn.bufs[t.buf], err = uploadInt64(k.dev, t.x); err != nil {
+		if bn.bufs[t.buf], err = uploadInt64(k.dev, t.x, "table"); err != nil {
 			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
 		}
 	}
@@ -179,17 +179,6 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 	}
 	ok = true
 	return bn, nil
-}
-
-func uploadInt64(dev *cudadev.Device, t []int64) (cudadev.Buffer, error) {
-	if len(t) == 0 {
-		return dev.AllocFloat64s(1)
-	}
-	b, err := dev.Alloc(8 * int64(len(t)))
-	if err != nil {
-		return b, err
-	}
-	return b, dev.CopyHtoDInt64(b, t)
 }
 
 // Paths returns the most paths of one Solve.
