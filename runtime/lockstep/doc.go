@@ -40,10 +40,11 @@
 // driver's one home, runtime/newton's run.go) on each slot's CPU back
 // end. The rounds drop from the calls of the longest path to its solves
 // (BenchmarkTrackSolves: katsura 8 at 2 doubles, a worker per path, 39
-// solves a path on average, 70 on the longest: 70 rounds with Together,
-// about 150 one group a round, against 16,356 rounds with NewCPU and
-// about 380 with the batched evaluations and Together). Groups of whole
-// solves are picked largest first (Coordinator.pick).
+// solves a path on average, 70 on the longest: 70 rounds of about 205
+// groups with Together, 120 to 190 one group a round, against 14,600 to
+// 17,000 with NewCPU and about 380 rounds of 1,950 groups with the
+// batched evaluations and Together). Groups of whole solves are picked
+// largest first (Coordinator.pick).
 //
 // # Deadlock freedom
 //

@@ -219,7 +219,7 @@ type Coordinator struct {
 	// at 2 doubles, 204 to 374 paths/s (docs/results.md), so `mdgen
 	// track -gpu` sets it. With whole solves (SolveExecutor) a round is
 	// a solve of every worker: the rounds are about the solves of the
-	// longest path (katsura8: 70, against 120 to 205 groups one a
+	// longest path (katsura8: 70, against 120 to 190 groups one a
 	// round). It changes the time, never the bits.
 	Together bool
 
