@@ -123,7 +123,9 @@ type Solver struct {
 	setup    time.Duration
 	be       Backend // made on the first Solve
 	driver   Driver  // the run state of the solves (run.go)
-	whole    WholeSolve
+	// whole is the solve being run, reused so that its Steps keep their
+	// memory (a WholeSolver appends to them).
+	whole WholeSolve
 
 	// u is the unit roundoff (Prec.UnitRoundoff), sqrtU its square root
 	// rounded up to a power of two: 2^(-53N/2), the exponent truncated.
