@@ -5,6 +5,7 @@ import (
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
+	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/stager"
 )
 
@@ -29,3 +30,38 @@ func (cpuExecutor) Run(slots []Slot, calls []*Call) {
 func (cpuExecutor) RunAlone(Slot, *Call) bool { return false }
 
 func (cpuExecutor) Finish(Slot, *Call) {}
+
+// NewCPUSolves returns the SolveExecutor that runs each whole solve of a
+// group with runtime/newton's driver (newton.Driver) on the slot's
+// runtime/cpu Newton back end (the slots of a group on every core): the
+// reference of an executor that runs a group's solves on a device in one
+// launch, each path's bits the Solver's on the CPU by construction.
+func NewCPUSolves() SolveExecutor { return cpuSolves{} }
+
+type cpuSolves struct{ cpuExecutor }
+
+// cpuSolveSlot is a slot of NewCPUSolves: the CPU back end and the
+// driver's state between its solves.
+type cpuSolveSlot struct {
+	*cpu.Newton
+	driver newton.Driver
+}
+
+func (cpuSolves) Open(c backend.NewtonConfig) (Slot, error) {
+	be, err := cpu.NewNewton(c)
+	if err != nil {
+		return nil, err
+	}
+	return &cpuSolveSlot{Newton: be}, nil
+}
+
+func (cpuSolves) Run(slots []Slot, calls []*Call) {
+	par.Run(len(slots), func(_, i int) { Apply(slots[i].(*cpuSolveSlot).Newton, calls[i]) })
+}
+
+func (cpuSolves) RunSolves(slots []Slot, calls []*SolveCall) {
+	par.Run(len(slots), func(_, i int) {
+		s := slots[i].(*cpuSolveSlot)
+		calls[i].Err = s.driver.Solve(s.Newton, calls[i].WholeSolve)
+	})
+}

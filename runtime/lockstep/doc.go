@@ -22,6 +22,30 @@
 // solvers at once on the host, with the CPU back end reading the batch's
 // outputs (Executor.RunAlone, and Executor.Finish after its group ran).
 //
+// # Whole solves
+//
+// A Newton step is about 11 Backend calls, each grouped call a round
+// (a wait for every worker, then the executor's run): too many for a
+// device that does all of Newton's work. An executor that implements
+// SolveExecutor takes whole solves instead: its solvers' back ends are
+// newton.WholeSolvers, the Solver hands each solve to the coordinator
+// whole (a SolveCall: the start, the driver's newton.Settings, the
+// Result and the steps to fill in, the path), and the solves of one
+// configuration with the same settings (RefineTol aside: the tracker
+// refines to the working precision at t = 1 only) are one group, one
+// RunSolves: on a GPU, one launch that runs the driver for every slot of
+// the group. Every slot's Result and steps are the driver's on the CPU
+// back end, bit for bit, so each path's bits are still the CPU
+// tracker's. NewCPUSolves is the reference: it runs newton.Driver (the
+// driver's one home, runtime/newton's run.go) on each slot's CPU back
+// end. The rounds drop from the calls of the longest path to its solves
+// (BenchmarkTrackSolves: katsura 8 at 2 doubles, a worker per path, 39
+// solves a path on average, 70 on the longest: 70 rounds of about 205
+// groups with Together, 120 to 190 one group a round, against 14,600 to
+// 17,000 with NewCPU and about 380 rounds of 1,950 groups with the
+// batched evaluations and Together). Groups of whole solves are picked
+// largest first (Coordinator.pick).
+//
 // # Deadlock freedom
 //
 // A worker joins before its first call and leaves after its last
@@ -46,7 +70,8 @@
 // its slots a BatchError (the stage, the working degree of the step, the
 // precision and degree, the paths; runtime/newton adds its step), which
 // runtime/track takes for a device's failure: the paths go back to the
-// tracker's queue. The executor drops the failed evaluator and the
+// tracker's queue. A group of whole solves that fails gives each call
+// the same (SolveBatchError, Solves set). The executor drops the failed evaluator and the
 // coordinator goes on, so the next call (the next run on the same
 // coordinator) works. A batch that does not fit the device (a
 // TooLargeError from the NewEvaluator) is split into batches that fit,

@@ -2,36 +2,59 @@ package lockstep
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mdgen/mdgen/mdops"
 )
 
-// BatchError is the error of a group's batched evaluation (Batched): the
-// stage that failed, the step (the working degree of the Evaluate calls
-// and the solver's configuration) and the tracker's paths of the group's
-// slots. Every slot of the failed evaluation gets it; the executor drops
-// the evaluator, so that the next call makes a new one. It is a device's
-// error (runtime/track's DeviceError): the tracker tracks the paths again
-// on another device.
+// BatchError is the error of a group's batched evaluation (Batched) or
+// of a group's whole solves (a SolveExecutor's RunSolves): the stage that
+// failed, the step (the working degree of the Evaluate calls) and the
+// solvers' configuration, and the tracker's paths of the group's slots.
+// Every slot of the failed group gets it; the executor drops what failed
+// (Batched: the evaluator), so that the next call makes a new one. It is
+// a device's error (runtime/track's DeviceError): the tracker tracks the
+// paths again on another device.
 type BatchError struct {
-	// Stage is "prepare" (making the evaluator), "evaluate" or
-	// "download".
+	// Stage is the executor's: Batched's are "prepare" (making the
+	// evaluator), "evaluate" and "download".
 	Stage string
-	// W is the working degree of the step; Prec and Degree are the
-	// solvers' precision and degree.
+	// W is the working degree of the step (0 for whole solves); Prec and
+	// Degree are the solvers' precision and degree.
 	W, Degree int
 	Prec      mdops.Prec
+	// Solves: the group was of whole solves (SolveCall), not of
+	// evaluations.
+	Solves bool
 	// Paths are the 0-based indices of the group's paths (Call.Path),
 	// -1 for a slot of no known path.
 	Paths []int64
 	Err   error
 }
 
+// SolveBatchError returns the error of a group of whole solves that
+// failed at stage stage (a SolveExecutor's, say "launch"): the precision
+// and degree of the calls' Results, their paths in increasing order.
+// RunSolves sets it as each call's Err.
+func SolveBatchError(stage string, calls []*SolveCall, err error) *BatchError {
+	paths := make([]int64, len(calls))
+	for i, c := range calls {
+		paths[i] = c.Path
+	}
+	slices.Sort(paths)
+	r := calls[0].Result
+	return &BatchError{Stage: stage, Degree: r.Degree, Prec: mdops.Prec{N: r.N, Complex: r.Complex}, Solves: true, Paths: paths, Err: err}
+}
+
 // maxNamedPaths is how many paths a BatchError's message names.
 const maxNamedPaths = 10
 
 func (e *BatchError) Error() string {
+	if e.Solves {
+		return fmt.Sprintf("lockstep: the batched Newton solves (%s solvers of degree %d) failed at their %s stage, %s: %v",
+			e.Prec, e.Degree, e.Stage, namePaths(e.Paths), e.Err)
+	}
 	return fmt.Sprintf("lockstep: the batched evaluation at working degree %d (%s solvers of degree %d) failed at its %s stage, %s: %v",
 		e.W, e.Prec, e.Degree, e.Stage, namePaths(e.Paths), e.Err)
 }

@@ -32,10 +32,13 @@ const (
 	OpResidual
 	OpUpdateX
 	OpX
+	// OpSolve is a whole solve (newton.WholeSolver): a SolveCall, never
+	// a Call; its groups run through SolveExecutor.RunSolves.
+	OpSolve
 )
 
 var opNames = [...]string{"Reset", "Evaluate", "Factor", "MaxAbsX", "BlockNorm", "SkipBlock", "ApplyQH", "SolveR",
-	"FormInverse", "SolveBlock", "UpdateB", "Residual", "UpdateX", "X"}
+	"FormInverse", "SolveBlock", "UpdateB", "Residual", "UpdateX", "X", "Solve"}
 
 func (o Op) String() string {
 	if o >= 0 && int(o) < len(opNames) {
@@ -127,6 +130,39 @@ type Executor interface {
 	RunAlone(s Slot, c *Call) bool
 }
 
+// SolveExecutor is an Executor that runs whole Newton solves: its
+// solvers' back ends are newton.WholeSolvers, so that a solve is one call
+// through the coordinator instead of a call per item of each step (about
+// 11 a step), and a group of solves is one operation of the executor (a
+// GPU's: one launch that runs the driver for every slot). The calls that
+// are not whole solves (none from a newton.Solver, whose solves go to
+// SolveWhole) still go through Run.
+type SolveExecutor interface {
+	Executor
+	// RunSolves runs one group of whole solves: calls[i] for slots[i],
+	// every slot of one configuration (the same system, precision and
+	// degree), every call with the same Settings but RefineTol. For each
+	// call it fills in the Result and the Steps as newton.Driver.Solve
+	// does on runtime/cpu's Newton back end of the slot (bit for bit:
+	// Elapsed and Times aside), or sets Err: a device's error is a
+	// BatchError that names the group's paths (SolveBatchError). It may
+	// run beside Open, Close and the other groups of a round
+	// (Coordinator.Together); no two groups of a round share a
+	// configuration.
+	RunSolves(slots []Slot, calls []*SolveCall)
+}
+
+// SolveCall is one slot's whole solve. WholeSolve holds what RunSolves
+// reads, the start X0 and the Settings (RefineTol the call's own; the
+// group's calls share the rest), and what it fills in, Result (made with
+// its header) and Steps (empty); Path is the tracker's index of the
+// slot's path (-1: not known), which a BatchError names.
+type SolveCall struct {
+	*newton.WholeSolve
+	Path int64
+	Err  error
+}
+
 // Slot is one slot's state in an Executor.
 type Slot interface {
 	// Close releases the slot (it may run while a group runs).
@@ -150,10 +186,14 @@ type groupKey struct {
 	k, w, wPrev  int
 	jac, inverse bool
 	step         int // the working degree of the step (programCounter)
+	// settings are a whole solve's (OpSolve), RefineTol zero: the
+	// solves of one group share them.
+	settings newton.Settings
 }
 
 type group struct {
 	members []*slotBackend
+	solves  bool  // OpSolve: each member's SolveCall
 	since   int64 // the round the group was made
 	pc      [4]int
 }
@@ -177,7 +217,10 @@ type Coordinator struct {
 	// trip waits for the last (the same, one after the other: 2.8 s to
 	// 3.1-3.5 s). On the H200 a round's evaluations overlap: katsura10
 	// at 2 doubles, 204 to 374 paths/s (docs/results.md), so `mdgen
-	// track -gpu` sets it. It changes the time, never the bits.
+	// track -gpu` sets it. With whole solves (SolveExecutor) a round is
+	// a solve of every worker: the rounds are about the solves of the
+	// longest path (katsura8: 70, against 120 to 190 groups one a
+	// round). It changes the time, never the bits.
 	Together bool
 
 	exec Executor
@@ -245,8 +288,12 @@ func (co *Coordinator) SolverFor(o newton.Options, path func() int64) newton.Opt
 		if err != nil {
 			return nil, err
 		}
-		return &slotBackend{co: co, slot: s, cfg: config{sys: c.Sys, prec: c.Prec, degree: c.Degree},
-			wake: make(chan struct{}, 1), path: path}, nil
+		b := &slotBackend{co: co, slot: s, cfg: config{sys: c.Sys, prec: c.Prec, degree: c.Degree},
+			wake: make(chan struct{}, 1), path: path}
+		if _, ok := co.exec.(SolveExecutor); ok {
+			return &wholeBackend{b}, nil
+		}
+		return b, nil
 	}
 	return o
 }
@@ -262,6 +309,22 @@ func (co *Coordinator) submit(b *slotBackend) {
 		step, b.step = c.W, c.W
 	}
 	k := groupKey{cfg: b.cfg, op: c.Op, k: c.K, w: c.W, wPrev: c.WPrev, jac: c.Jac, inverse: c.Inverse, step: step}
+	co.enqueue(b, k, func(rank int) [4]int { return programCounter(rank, step, c) })
+}
+
+// submitSolve queues b's whole solve (b.solve) and returns when it has
+// run.
+func (co *Coordinator) submitSolve(b *slotBackend) {
+	set := b.solve.Settings
+	set.RefineTol = 0
+	k := groupKey{cfg: b.cfg, op: OpSolve, settings: set}
+	co.enqueue(b, k, func(int) [4]int { return [4]int{} }) // no sequence inside a solve: see pick
+}
+
+// enqueue adds b to the pending group of key k (made with the program
+// counter pc gives for the configuration's rank) and blocks until the
+// group has run.
+func (co *Coordinator) enqueue(b *slotBackend, k groupKey, pc func(rank int) [4]int) {
 	co.mu.Lock()
 	g := co.pending[k]
 	if g == nil {
@@ -270,7 +333,7 @@ func (co *Coordinator) submit(b *slotBackend) {
 			rank = len(co.ranks)
 			co.ranks[b.cfg] = rank
 		}
-		g = &group{since: co.round, pc: programCounter(rank, step, c)}
+		g = &group{since: co.round, pc: pc(rank), solves: k.op == OpSolve}
 		co.pending[k] = g
 	}
 	g.members = append(g.members, b)
@@ -351,11 +414,19 @@ func (co *Coordinator) takeRound() []*group {
 // other groups run (no round starts before the last is done).
 func (co *Coordinator) runGroup(g *group) {
 	slots := make([]Slot, len(g.members))
-	calls := make([]*Call, len(g.members))
-	for i, b := range g.members {
-		slots[i], calls[i] = b.slot, &b.call
+	if g.solves {
+		calls := make([]*SolveCall, len(g.members))
+		for i, b := range g.members {
+			slots[i], calls[i] = b.slot, &b.solve
+		}
+		co.exec.(SolveExecutor).RunSolves(slots, calls)
+	} else {
+		calls := make([]*Call, len(g.members))
+		for i, b := range g.members {
+			slots[i], calls[i] = b.slot, &b.call
+		}
+		co.exec.Run(slots, calls)
 	}
-	co.exec.Run(slots, calls)
 	co.mu.Lock()
 	co.stats.Groups++
 	co.stats.Calls += int64(len(g.members))
@@ -371,8 +442,13 @@ func (co *Coordinator) runGroup(g *group) {
 // solve (programCounter; the oldest among equals), so that the workers
 // behind catch up with those waiting further on and join their groups
 // (measured on katsura 6, noon 4 and cyclic 5 with a worker per path: a
-// third to a half fewer groups than the largest group first). The choice
-// changes the time, never the bits.
+// third to a half fewer groups than the largest group first). Groups of
+// whole solves have no sequence inside a solve: the largest goes first
+// (the oldest among equals): katsura 8 at 2 doubles, a worker per path,
+// 120 to 190 groups, against 230 to 260 with the configurations in the
+// order of their first call, whose group of the same members ran again
+// and again while the others waited (150 to 205 oldest first). The
+// choice changes the time, never the bits.
 func (co *Coordinator) pick() (groupKey, *group) {
 	var bestK groupKey
 	var best *group
@@ -389,6 +465,8 @@ func (co *Coordinator) before(g, h *group) bool {
 	switch {
 	case oldG != oldH:
 		return oldG
+	case !oldG && g.solves && h.solves && len(g.members) != len(h.members): // pick's rule for whole solves
+		return len(g.members) > len(h.members)
 	case !oldG && g.pc != h.pc:
 		return less4(g.pc, h.pc)
 	}
@@ -405,15 +483,22 @@ type slotBackend struct {
 	slot Slot
 	cfg  config
 	call Call
-	wake chan struct{}
-	path func() int64 // nil: not known
+	// solve is the whole solve of a wholeBackend.
+	solve SolveCall
+	wake  chan struct{}
+	path  func() int64 // nil: not known
+}
+
+// pathIndex returns the index of the slot's path (-1: not known).
+func (b *slotBackend) pathIndex() int64 {
+	if b.path == nil {
+		return -1
+	}
+	return b.path()
 }
 
 func (b *slotBackend) do(c Call) *Call {
-	c.Path = -1
-	if b.path != nil {
-		c.Path = b.path()
-	}
+	c.Path = b.pathIndex()
 	b.call = c
 	if !b.co.exec.RunAlone(b.slot, &b.call) {
 		b.co.submit(b)
@@ -472,6 +557,19 @@ func (b *slotBackend) X() ([]float64, error) {
 }
 
 func (b *slotBackend) Close() error { return b.slot.Close() }
+
+// wholeBackend is a slotBackend of a SolveExecutor: a newton.WholeSolver
+// whose solves go through the coordinator whole, a group of them one
+// RunSolves.
+type wholeBackend struct{ *slotBackend }
+
+func (b *wholeBackend) SolveWhole(ws *newton.WholeSolve) error {
+	b.solve = SolveCall{WholeSolve: ws, Path: b.pathIndex()}
+	b.co.submitSolve(b.slotBackend)
+	err := b.solve.Err
+	b.solve = SolveCall{} // the solver's: not kept
+	return err
+}
 
 func less4(a, b [4]int) bool {
 	for i := range a {

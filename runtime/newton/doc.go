@@ -203,6 +203,19 @@
 // only the float64s the driver decides on (norms, maxima, the condition
 // estimate), each computed in the order specified above.
 //
+// A back end may also take whole solves (WholeSolver): SolveLimbs then
+// hands it the solve (WholeSolve: the start X0, the Settings the driver
+// reads: Degree, MaxSteps, MaxCond, RefineTol as set for this solve,
+// NoResidual, NoFinalResidual, NoStageTimes, u and sqrt(u)) and calls
+// none of its other methods for it; the back end fills the Result
+// (every field but Times bit for bit as the driver fills it) and the
+// steps, which the Solver replays through Options.Progress in order.
+// runtime/lockstep groups the whole solves of many paths so that a GPU
+// can run the driver for all of them in one launch. Driver runs the
+// driver over any Backend, method by method, the Solver's way: a
+// whole-solve back end on the CPU runs it (runtime/lockstep's
+// NewCPUSolves), so that run.go stays the driver's one home.
+//
 // # Results
 //
 // Result.Cond is the 1-norm condition estimate of R of the last QR (A_0

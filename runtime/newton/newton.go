@@ -122,7 +122,10 @@ type Solver struct {
 	prepared bool
 	setup    time.Duration
 	be       Backend // made on the first Solve
-	run      *run    // the run state of the solves, made by the first (newRun)
+	driver   Driver  // the run state of the solves (run.go)
+	// whole is the solve being run, reused so that its Steps keep their
+	// memory (a WholeSolver appends to them).
+	whole WholeSolve
 
 	// u is the unit roundoff (Prec.UnitRoundoff), sqrtU its square root
 	// rounded up to a power of two: 2^(-53N/2), the exponent truncated.
@@ -337,25 +340,33 @@ func (s *Solver) SolveLimbs(x0 []float64) (*Result, error) {
 		}
 		s.be = be
 	}
-	r, err := s.newRun(x0)
-	if err != nil {
+	res := &Result{N: s.opt.Prec.N, Complex: s.opt.Prec.Complex, Degree: s.opt.Degree, Vars: s.sys.Vars}
+	ws := &s.whole
+	*ws = WholeSolve{X0: x0, Settings: s.settings(), Result: res, Steps: ws.Steps[:0]}
+	defer func() { ws.X0, ws.Result = nil, nil }() // the caller's
+	if wb, ok := s.be.(WholeSolver); ok {
+		err := wb.SolveWhole(ws)
+		if p := s.opt.Progress; p != nil {
+			for _, si := range ws.Steps {
+				p(si)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("newton: %w", err)
+		}
+		return res, nil
+	}
+	if err := s.driver.drive(s.be, ws, s.opt.Progress, false); err != nil {
 		return nil, err
 	}
-	err = r.run()
-	times, terr := r.be.Times()
-	r.res.Times = times
-	if x, xerr := r.be.X(); xerr == nil {
-		r.res.X = x
-	} else if err == nil {
-		err = xerr
-	}
-	if err == nil {
-		err = terr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return r.res, nil
+	return res, nil
+}
+
+// settings returns what the driver reads of the Solver for a solve now.
+func (s *Solver) settings() Settings {
+	o := &s.opt
+	return Settings{Degree: o.Degree, MaxSteps: o.MaxSteps, MaxCond: o.MaxCond, RefineTol: o.RefineTol,
+		NoResidual: o.NoResidual, NoFinalResidual: o.NoFinalResidual, NoStageTimes: o.NoStageTimes, U: s.u, SqrtU: s.sqrtU}
 }
 
 // Backend returns the back end of the solves (nil before the first).

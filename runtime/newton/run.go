@@ -11,12 +11,14 @@ import (
 // The driver: the control flow of Newton's method on series, written once
 // for every back end (see Backend and the package documentation).
 
-// run holds the state of one Solve; the buffers are the back end's.
+// run holds the state of one solve; the buffers are the back end's.
 type run struct {
-	s   *Solver
-	be  Backend
-	res *Result
-	d   int
+	set      Settings
+	be       Backend
+	res      *Result
+	progress func(StepInfo) // nil: none
+	record   *[]StepInfo    // where the steps are recorded (nil: not)
+	d        int
 
 	nb      []float64 // ||b_k||_1 at its skip test
 	skipped []bool
@@ -34,36 +36,51 @@ type run struct {
 // out with Options.NoStageTimes: two clock reads per stage are a tenth of
 // a Newton step of a small system at one double (BenchmarkNewtonStep).
 func (r *run) mark() {
-	if !r.s.opt.NoStageTimes {
+	if !r.set.NoStageTimes {
 		r.be.Mark()
 	}
 }
 
 func (r *run) lap(s backend.Stage) {
-	if !r.s.opt.NoStageTimes {
+	if !r.set.NoStageTimes {
 		r.be.Lap(s)
 	}
 }
 
-// newRun returns the run state of a solve from x0 with a fresh Result:
-// the Solver's, made by its first solve and reset for each later one (a
+// drive runs the driver for ws on be (method by method): it fills
+// ws.Result (whose header the caller set) and its Times and X, calls
+// progress (nil: none) after every step and, with record, appends the
+// steps to ws.Steps. The run state is d's, reused from its last solve (a
 // tracker solves thousands of times per path; the Results are the
-// callers').
-func (s *Solver) newRun(x0 []float64) (*run, error) {
-	d := s.opt.Degree
-	r := s.run
-	if r == nil || r.be != s.be {
-		r = &run{nb: make([]float64, d+1), skipped: make([]bool, d+1)}
-		s.run = r
+// callers'). The error is the back end's (the Result is then incomplete).
+func (d *Driver) drive(be Backend, ws *WholeSolve, progress func(StepInfo), record bool) error {
+	deg := ws.Settings.Degree
+	r := &d.r
+	nb, skipped := r.nb, r.skipped
+	if len(nb) != deg+1 {
+		nb, skipped = make([]float64, deg+1), make([]bool, deg+1)
 	}
-	*r = run{s: s, be: s.be, d: d, nb: r.nb, skipped: r.skipped, start: time.Now()}
+	*r = run{set: ws.Settings, be: be, res: ws.Result, progress: progress, d: deg, nb: nb, skipped: skipped, start: time.Now()}
 	clear(r.nb)
 	clear(r.skipped)
-	if err := r.be.Reset(x0); err != nil {
-		return nil, fmt.Errorf("newton: %w", err)
+	if record {
+		r.record = &ws.Steps
 	}
-	r.res = &Result{N: s.opt.Prec.N, Complex: s.opt.Prec.Complex, Degree: d, Vars: s.sys.Vars}
-	return r, nil
+	if err := be.Reset(ws.X0); err != nil {
+		return fmt.Errorf("newton: %w", err)
+	}
+	err := r.run()
+	times, terr := be.Times()
+	r.res.Times = times
+	if x, xerr := be.X(); xerr == nil {
+		r.res.X = x
+	} else if err == nil {
+		err = xerr
+	}
+	if err == nil {
+		err = terr
+	}
+	return err
 }
 
 // stepOut is what one Newton step reports to the stop rule.
@@ -89,11 +106,11 @@ func (r *run) stepError(stage Stage, w int, refine bool, err error) error {
 // staggered degrees (see the package documentation for the stop rule).
 // The error is the back end's (the result is then incomplete).
 func (r *run) run() error {
-	s, res := r.s, r.res
+	set, res := &r.set, r.res
 	// Phase 1: refine x(0) at degree 0.
 	prev := -1.0 // the delta of the step before (none: -1)
 	for {
-		if r.steps >= s.opt.MaxSteps {
+		if r.steps >= set.MaxSteps {
 			r.fail(&Failure{Kind: StepLimit, Step: r.steps, Degree: 0, Refine: true, Update: res.Update, Residual: res.Residual, FNorm: res.FNorm})
 			return nil
 		}
@@ -110,7 +127,7 @@ func (r *run) run() error {
 			return nil
 		}
 		r.report(0, true, out)
-		if r.converged(out.delta, prev) || out.delta <= s.opt.RefineTol {
+		if r.converged(out.delta, prev) || out.delta <= set.RefineTol {
 			break
 		}
 		if f := r.diverging(out, prev, 0, true); f != nil {
@@ -125,7 +142,7 @@ func (r *run) run() error {
 		// x(0) (PHCpack's res), one more evaluation at degree 0 unless the
 		// last step left x(0) as it was (or when the caller does not need
 		// it: Options.NoFinalResidual).
-		if !r.skipped[0] && !s.opt.NoFinalResidual {
+		if !r.skipped[0] && !set.NoFinalResidual {
 			r.mark()
 			fnorm, _, err := r.be.Evaluate(0, false)
 			if err != nil {
@@ -143,7 +160,7 @@ func (r *run) run() error {
 	prev = res.Update
 	prevOld := prev
 	for w := 0; ; {
-		if r.steps >= s.opt.MaxSteps {
+		if r.steps >= set.MaxSteps {
 			r.fail(&Failure{Kind: StepLimit, Step: r.steps, Degree: w, Update: res.Update, Residual: res.Residual, FNorm: res.FNorm})
 			return nil
 		}
@@ -184,7 +201,7 @@ func (r *run) run() error {
 // by a factor 16 over that of the previous step (the rounding floor of the
 // evaluation); prev < 0: no previous step.
 func (r *run) converged(deltaOld, prev float64) bool {
-	return Converged(deltaOld, prev, r.s.u, r.s.sqrtU, r.cond)
+	return Converged(deltaOld, prev, r.set.U, r.set.SqrtU, r.cond)
 }
 
 // Converged is the stop rule (converged) for a back end that drives its
@@ -233,9 +250,9 @@ const stallUpdate = 0x1p-26
 // half the precision (Diverging; Stalled when both updates are at most
 // stallUpdate).
 func (r *run) diverging(out stepOut, prev float64, w int, refine bool) *Failure {
-	if kind := Growing(out.deltaOld, prev, r.s.sqrtU); kind != 0 {
+	if kind := Growing(out.deltaOld, prev, r.set.SqrtU); kind != 0 {
 		return &Failure{Kind: kind, Step: r.steps, Degree: w, Refine: refine, Update: out.deltaOld, PrevUpdate: prev,
-			Residual: out.residual, FNorm: out.fnorm, StartResidual: r.res.StartResidual, Cond: r.cond, SqrtU: r.s.sqrtU}
+			Residual: out.residual, FNorm: out.fnorm, StartResidual: r.res.StartResidual, Cond: r.cond, SqrtU: r.set.SqrtU}
 	}
 	return nil
 }
@@ -263,9 +280,16 @@ func (r *run) report(w int, refine bool, out stepOut) {
 	}
 	r.res.Residual = out.residual
 	r.res.FNorm = out.fnorm
-	if p := r.s.opt.Progress; p != nil {
-		p(StepInfo{Step: r.steps, Refine: refine, Degree: w, Update: out.delta, UpdateOld: out.deltaOld, Residual: out.residual,
-			Blocks: w + 1, Skipped: out.skipped, Elapsed: time.Since(r.start)})
+	if r.progress == nil && r.record == nil {
+		return
+	}
+	si := StepInfo{Step: r.steps, Refine: refine, Degree: w, Update: out.delta, UpdateOld: out.deltaOld, Residual: out.residual,
+		Blocks: w + 1, Skipped: out.skipped, Elapsed: time.Since(r.start)}
+	if r.record != nil {
+		*r.record = append(*r.record, si)
+	}
+	if r.progress != nil {
+		r.progress(si)
 	}
 }
 
@@ -275,7 +299,7 @@ func (r *run) report(w int, refine bool, out stepOut) {
 // operations is the package documentation's, item by item; the back end
 // does each one.
 func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
-	s, be := r.s, r.be
+	set, be := &r.set, r.be
 	var out stepOut
 	stage := backend.StageEvaluate
 	fail := func(err error) (stepOut, *Failure, error) { return out, nil, r.stepError(stage, w, refine, err) }
@@ -305,8 +329,8 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 			return out, &Failure{Kind: Singular, Rank: rank, Col: rank.Col, Step: r.steps, Degree: w, Refine: refine}, nil
 		}
 		r.qrValid, r.invValid, r.cond, r.a0norm = true, false, cond, a0norm
-		if !(r.cond <= s.opt.MaxCond) {
-			return out, &Failure{Kind: IllConditioned, Cond: r.cond, MaxCond: s.opt.MaxCond, Step: r.steps, Degree: w, Refine: refine}, nil
+		if !(r.cond <= set.MaxCond) {
+			return out, &Failure{Kind: IllConditioned, Cond: r.cond, MaxCond: set.MaxCond, Step: r.steps, Degree: w, Refine: refine}, nil
 		}
 	}
 
@@ -319,7 +343,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	if xs == 0 {
 		xs = 1
 	}
-	skipTol := SkipTol(s.u, xs, r.a0norm, r.cond)
+	skipTol := SkipTol(set.U, xs, r.a0norm, r.cond)
 	// No lap here: block 0's first lap is StageQHB's too.
 	for k := 0; k <= w; k++ {
 		stage = backend.StageQHB
@@ -375,7 +399,7 @@ func (r *run) step(w, wPrev int, refine bool) (stepOut, *Failure, error) {
 	}
 
 	// 4. Residual of the linear system (unless Options.NoResidual).
-	if s.opt.NoResidual {
+	if set.NoResidual {
 		out.residual = math.NaN()
 	} else {
 		stage = backend.StageResidual

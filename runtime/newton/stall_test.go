@@ -12,8 +12,7 @@ import (
 // of rounding and conditioning, as problem -1 at n = 1024 in 4 doubles
 // shows on its random instance); below half the precision it is neither.
 func TestStalledRule(t *testing.T) {
-	s := &Solver{sqrtU: math.Ldexp(1, -53*4/2)}
-	r := &run{s: s, res: &Result{}}
+	r := &run{set: Settings{SqrtU: math.Ldexp(1, -53*4/2)}, res: &Result{}}
 	for _, c := range []struct {
 		prev, now float64
 		want      error // nil: no failure
