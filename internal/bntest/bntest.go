@@ -154,31 +154,11 @@ func New(spec string, p mdops.Prec, d, paths int, seed uint64) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	image, err := c.Setup.Image()
-	if err != nil {
-		return nil, err
-	}
 	for i := range paths {
 		c.Coef[i] = make([]float64, c.Setup.Strides.Coef*int64(W))
-		c.Setup.PackCoef(c.Coef[i], func(w int, sl stager.Slot) []float64 {
-			if v, ok := set[i][w][sl]; ok {
-				return v
-			}
-			// The plan's value, as rounded into the image.
-			for _, l := range c.Setup.Levels {
-				if l.W != w {
-					continue
-				}
-				v := make([]float64, l.CK*W)
-				for k := 0; k < l.CK; k++ {
-					for row := 0; row < W; row++ {
-						v[k*W+row] = image[l.Off+l.Geo.Index(0, row, int(sl), k)]
-					}
-				}
-				return v
-			}
-			return nil
-		})
+		if err := c.Setup.PackCoef(c.Coef[i], func(w int, sl stager.Slot) []float64 { return set[i][w][sl] }); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

@@ -92,6 +92,8 @@ type BNSetup struct {
 	// Conv, Add, Tabs and Lv are the kernel's tables (gpuabi/bnewton.go).
 	Conv, Add []int32
 	Tabs, Lv  []int64
+
+	image []float64 // Image's, made once
 }
 
 // NewBNSetup checks c and returns the setup of solves of c for up to paths
@@ -165,8 +167,12 @@ func NewBNSetup(c BNConfig, vars []string, coefSlots map[int][]stager.Slot, ck, 
 }
 
 // Image returns one path's data region: every level's read-only slots
-// rounded as the CPU executor of that degree rounds them, zero elsewhere.
+// rounded as the CPU executor of that degree rounds them, zero elsewhere
+// (made once; the caller must not change it).
 func (s *BNSetup) Image() ([]float64, error) {
+	if s.image != nil {
+		return s.image, nil
+	}
 	image := make([]float64, s.PathDoubles)
 	for _, l := range s.Levels {
 		w := l.Geo.W
@@ -186,6 +192,7 @@ func (s *BNSetup) Image() ([]float64, error) {
 			return nil, err
 		}
 	}
+	s.image = image
 	return image, nil
 }
 
@@ -244,14 +251,28 @@ func (s *BNSetup) Result(rec, x []float64) (*newton.Result, []newton.StepInfo) {
 // PackCoef writes a path's coefficients (Strides.Coef elements of W
 // doubles) into dst: for each level, the series value(w, s) of each of
 // its coefficient slots s, CK coefficients (zeros after a shorter series;
-// nil: zero).
-func (s *BNSetup) PackCoef(dst []float64, value func(w int, slot stager.Slot) []float64) {
+// nil: the plan's value, as the CPU executor rounds it).
+func (s *BNSetup) PackCoef(dst []float64, value func(w int, slot stager.Slot) []float64) error {
 	W := s.Config.Prec.Width()
 	for _, l := range s.Levels {
 		for j, slot := range l.CoefSlots {
 			c := dst[(l.CoefOff+j*l.CK)*W : (l.CoefOff+(j+1)*l.CK)*W]
-			n := copy(c, value(l.W, slot))
+			v := value(l.W, slot)
+			if v == nil {
+				image, err := s.Image()
+				if err != nil {
+					return err
+				}
+				for k := 0; k < l.CK; k++ {
+					for row := 0; row < W; row++ {
+						c[k*W+row] = image[l.Off+l.Geo.Index(0, row, int(slot), k)]
+					}
+				}
+				continue
+			}
+			n := copy(c, v)
 			clear(c[n:])
 		}
 	}
+	return nil
 }

@@ -1,0 +1,105 @@
+package kernels
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/gpu"
+	"github.com/mdgen/mdgen/runtime/lockstep"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// Solves makes the batched Newton solves of runtime/lockstep's
+// DeviceSolves on the Builder's device (gpu.BatchNewton), building and
+// loading the kernel of each precision and kind of data on first use.
+type Solves struct {
+	// Threads is the block of each path (0: the model's).
+	Threads int
+
+	b  *Builder
+	mu sync.Mutex
+	ks map[mdops.Prec]*gpu.BatchNewtonKernels
+}
+
+// Solves returns the batched Newton solves of b's device.
+func (b *Builder) Solves() *Solves { return &Solves{b: b, ks: map[mdops.Prec]*gpu.BatchNewtonKernels{}} }
+
+// NewSolver is lockstep.SolveDevice's: a gpu.BatchNewton of the
+// configuration for paths paths.
+func (t *Solves) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.Settings, vars []string,
+	coefSlots map[int][]stager.Slot, ck, paths int) (lockstep.DeviceSolver, error) {
+	k, err := t.kernels(p)
+	if err != nil {
+		return nil, err
+	}
+	opt := newton.Options{Prec: p, Degree: set.Degree, MaxSteps: set.MaxSteps, MaxCond: set.MaxCond,
+		RefineTol: set.RefineTol, NoResidual: set.NoResidual, NoFinalResidual: set.NoFinalResidual, NoStageTimes: true}
+	s, err := gpu.NewBNSetup(gpu.BNConfig{Plans: plans, Prec: p, Opt: opt}, vars, coefSlots, ck, paths)
+	if err != nil {
+		return nil, err
+	}
+	bn, err := gpu.NewBatchNewton(k, s, t.Threads)
+	if err != nil {
+		return nil, err
+	}
+	return &deviceSolver{bn: bn, s: s}, nil
+}
+
+// deviceSolver is a BatchNewton as a lockstep.DeviceSolver.
+type deviceSolver struct {
+	bn *gpu.BatchNewton
+	s  *gpu.BNSetup
+}
+
+func (d *deviceSolver) Paths() int   { return d.bn.Paths() }
+func (d *deviceSolver) Close() error { return d.bn.Close() }
+
+func (d *deviceSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
+	coef := make([][]float64, len(x0))
+	n := int(d.s.Strides.Coef) * d.s.Config.Prec.Width()
+	for p := range coef {
+		coef[p] = make([]float64, n)
+		if err := d.s.PackCoef(coef[p], value[p]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return d.bn.Solve(x0, coef, tol)
+}
+
+func (t *Solves) kernels(p mdops.Prec) (*gpu.BatchNewtonKernels, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if k, ok := t.ks[p]; ok {
+		return k, nil
+	}
+	src, err := gen.BatchNewtonCUSource(p)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.b.Compile([]nvcc.Source{src})
+	if err != nil {
+		return nil, err
+	}
+	k, err := gpu.LoadBatchNewtonKernels(t.b.dev, res[0].Fatbin, p)
+	if err != nil {
+		return nil, err
+	}
+	t.ks[p] = k
+	return k, nil
+}
+
+// Close unloads the kernels (after the solvers are closed).
+func (t *Solves) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	for p, k := range t.ks {
+		errs = append(errs, k.Close())
+		delete(t.ks, p)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,283 @@
+package lockstep
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/stager"
+	"github.com/mdgen/mdgen/stager/poly"
+)
+
+// SolveDevice makes the batched solvers of a device that runs whole
+// Newton solves of many paths at once (runtime/gpu's BatchNewton: one
+// launch, a block per path): NewDeviceSolves' executor hands it each
+// group of solves.
+type SolveDevice interface {
+	// NewSolver prepares the solves of one configuration for up to
+	// paths paths: the plans of the driver's working degrees (by
+	// degree), the precision, the Settings its solves share (RefineTol
+	// is each solve's own), the unknowns' names, and the coefficient
+	// slots of each degree's plan that a solve sets (coefSlots[w]), to
+	// series of at most ck coefficients (the rest zero).
+	NewSolver(plans map[int]*stager.Plan, prec mdops.Prec, set newton.Settings, vars []string,
+		coefSlots map[int][]stager.Slot, ck, paths int) (DeviceSolver, error)
+}
+
+// DeviceSolver runs the solves of one configuration.
+type DeviceSolver interface {
+	// Paths is the most solves of one Solve.
+	Paths() int
+	// Solve runs one solve per path p: from x0[p], with the coefficient
+	// slots of the plan of degree w set to value[p](w, s) (nil: the
+	// plan's value),
+	// to the RefineTol tol[p]; it returns each path's Result (its header
+	// and X included) and the steps its Progress reports.
+	Solve(x0 [][]float64, value []func(w int, s stager.Slot) []float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error)
+	Close() error
+}
+
+// DeviceSolves is a SolveExecutor whose groups of whole solves run on a
+// SolveDevice, one batched solve a group (or a few, for a group larger
+// than the device's batch): each solver's executors only keep the
+// coefficient values the tracker sets (the device evaluates), and its
+// back end is the coordinator's whole-solve slot. The results are the
+// device's, which must be newton.Driver's on the CPU back end, bit for
+// bit (runtime/gpu's BatchNewton is; TestTrackGPU checks the tracker).
+type DeviceSolves struct {
+	dev   SolveDevice
+	slots int
+
+	mu      sync.Mutex
+	solvers map[solveKey]*deviceSolver
+}
+
+// solveKey is a configuration of whole solves: the solvers of one
+// system, precision and degree with the same Settings (but RefineTol).
+type solveKey struct {
+	sys    *poly.System
+	prec   mdops.Prec
+	degree int
+	set    newton.Settings
+}
+
+type deviceSolver struct {
+	s         DeviceSolver
+	coefSlots map[int][]stager.Slot
+	ck        int
+}
+
+// NewDeviceSolves returns the executor of dev for slots slots (the most
+// solves of a group: the tracker's workers).
+func NewDeviceSolves(dev SolveDevice, slots int) *DeviceSolves {
+	return &DeviceSolves{dev: dev, slots: max(1, slots), solvers: map[solveKey]*deviceSolver{}}
+}
+
+// wholeRecorder is a solver's executor of one working degree under
+// DeviceSolves: it keeps the plan and the coefficient values the solver
+// sets (SetValue); it never runs (the device evaluates).
+type wholeRecorder struct {
+	plan    *stager.Plan
+	prec    mdops.Prec
+	slotLen int
+	values  map[stager.Slot][]float64
+}
+
+func (r *wholeRecorder) Plan() *stager.Plan      { return r.plan }
+func (r *wholeRecorder) Prec() mdops.Prec        { return r.prec }
+func (r *wholeRecorder) SetInput(int, []float64) {}
+func (r *wholeRecorder) Close() error            { return nil }
+func (r *wholeRecorder) Value(int) []float64     { return nil }
+func (r *wholeRecorder) Deriv(int, int) []float64 {
+	return nil
+}
+
+func (r *wholeRecorder) Run() error {
+	return errors.New("lockstep: a solver of whole solves on a device does not evaluate alone")
+}
+
+// SetValue keeps series (its first slotLen doubles; zeros after a
+// shorter one, as the CPU executor's).
+func (r *wholeRecorder) SetValue(s stager.Slot, series []float64) {
+	r.values[s] = append(r.values[s][:0], series[:min(len(series), r.slotLen)]...)
+}
+
+// NewExecutor makes a recorder.
+func (ex *DeviceSolves) NewExecutor(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
+	return &wholeRecorder{plan: plan, prec: p, slotLen: backend.Layout{Prec: p, Degree: plan.Degree}.SlotLen(),
+		values: map[stager.Slot][]float64{}}, nil
+}
+
+// deviceSlot is one solver's slot: its configuration and, once resolved,
+// its recorders by working degree.
+type deviceSlot struct {
+	c    backend.NewtonConfig
+	recs map[int]*wholeRecorder
+}
+
+func (s *deviceSlot) Close() error { return nil }
+
+// recorders returns the slot's recorders of the working degrees of its
+// solves.
+func (s *deviceSlot) recorders() (map[int]*wholeRecorder, error) {
+	if s.recs != nil {
+		return s.recs, nil
+	}
+	recs := map[int]*wholeRecorder{}
+	for _, w := range newton.WorkingDegrees(s.c.Degree) {
+		e, err := s.c.Exec(w)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := e.(*wholeRecorder)
+		if !ok {
+			return nil, fmt.Errorf("lockstep: the executor of degree %d is a %T, not the device's", w, e)
+		}
+		recs[w] = r
+	}
+	s.recs = recs
+	return recs, nil
+}
+
+// Open makes a slot.
+func (ex *DeviceSolves) Open(c backend.NewtonConfig) (Slot, error) { return &deviceSlot{c: c}, nil }
+
+// Run refuses calls that are not whole solves (a solver of this executor
+// makes none).
+func (ex *DeviceSolves) Run(slots []Slot, calls []*Call) {
+	for _, c := range calls {
+		c.Err = fmt.Errorf("lockstep: the device runs whole solves, not %v", c.Op)
+	}
+}
+
+// Finish does nothing: RunSolves completes every call.
+func (ex *DeviceSolves) Finish(Slot, *Call) {}
+
+// RunAlone runs nothing alone.
+func (ex *DeviceSolves) RunAlone(Slot, *Call) bool { return false }
+
+// RunSolves runs a group of whole solves on the device's solver of their
+// configuration (made on first use, and again with more coefficient slots
+// or longer coefficients when a solve sets them), Paths at a time.
+func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
+	fail := func(stage string, err error) {
+		be := SolveBatchError(stage, calls, err)
+		for _, c := range calls {
+			c.Err = be
+		}
+	}
+	first := slots[0].(*deviceSlot)
+	key := solveKey{sys: first.c.Sys, prec: first.c.Prec, degree: first.c.Degree, set: calls[0].Settings}
+	key.set.RefineTol = 0
+	recs := make([]map[int]*wholeRecorder, len(slots))
+	for i, s := range slots {
+		r, err := s.(*deviceSlot).recorders()
+		if err != nil {
+			fail("setup", err)
+			return
+		}
+		recs[i] = r
+	}
+	ds, err := ex.solver(key, first, recs)
+	if err != nil {
+		fail("setup", err)
+		return
+	}
+	P := ds.s.Paths()
+	for lo := 0; lo < len(calls); lo += P {
+		hi := min(lo+P, len(calls))
+		x0 := make([][]float64, hi-lo)
+		values := make([]func(int, stager.Slot) []float64, hi-lo)
+		tol := make([]float64, hi-lo)
+		for i := lo; i < hi; i++ {
+			r := recs[i]
+			x0[i-lo] = calls[i].X0
+			values[i-lo] = func(w int, s stager.Slot) []float64 { return r[w].values[s] }
+			tol[i-lo] = calls[i].Settings.RefineTol
+		}
+		res, steps, err := ds.s.Solve(x0, values, tol)
+		if err != nil {
+			fail("solve", err)
+			return
+		}
+		for i := lo; i < hi; i++ {
+			r, c := res[i-lo], calls[i]
+			h := c.Result
+			r.N, r.Complex, r.Degree, r.Vars = h.N, h.Complex, h.Degree, h.Vars
+			*c.Result = *r
+			c.Steps = append(c.Steps, steps[i-lo]...)
+		}
+	}
+}
+
+// solver returns the device's solver of key for the recorders' slots: the
+// one made before when it takes every coefficient slot they set, at their
+// lengths; else a new one for all of them.
+func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*wholeRecorder) (*deviceSolver, error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ds := ex.solvers[key]
+	W := key.prec.Width()
+	need := map[int][]stager.Slot{}
+	ck := 1
+	if ds != nil {
+		for w, s := range ds.coefSlots {
+			need[w] = slices.Clone(s)
+		}
+		ck = ds.ck
+	}
+	grew := ds == nil
+	for _, r := range recs {
+		for w, rec := range r {
+			for s, v := range rec.values {
+				if !slices.Contains(need[w], s) {
+					need[w] = append(need[w], s)
+					grew = true
+				}
+				if k := (len(v) + W - 1) / W; k > ck {
+					ck, grew = k, true
+				}
+			}
+		}
+	}
+	if !grew {
+		return ds, nil
+	}
+	if ds != nil {
+		if err := ds.s.Close(); err != nil {
+			return nil, err
+		}
+		delete(ex.solvers, key)
+	}
+	for w := range need {
+		slices.Sort(need[w])
+	}
+	plans := map[int]*stager.Plan{}
+	for w, r := range recs[0] {
+		plans[w] = r.plan
+	}
+	vars := first.c.Sys.Vars
+	s, err := ex.dev.NewSolver(plans, key.prec, key.set, vars, need, ck, ex.slots)
+	if err != nil {
+		return nil, err
+	}
+	ds = &deviceSolver{s: s, coefSlots: need, ck: ck}
+	ex.solvers[key] = ds
+	return ds, nil
+}
+
+// Close closes the device's solvers.
+func (ex *DeviceSolves) Close() error {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	var errs []error
+	for k, ds := range ex.solvers {
+		errs = append(errs, ds.s.Close())
+		delete(ex.solvers, k)
+	}
+	return errors.Join(errs...)
+}

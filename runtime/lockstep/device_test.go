@@ -1,0 +1,121 @@
+package lockstep
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mdgen/mdgen/internal/par"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
+	"github.com/mdgen/mdgen/runtime/newton"
+	"github.com/mdgen/mdgen/runtime/track"
+	"github.com/mdgen/mdgen/stager"
+)
+
+// hostSolveDevice is a SolveDevice on the host: each solve runs
+// newton.Driver on a CPU back end whose executors (one per working
+// degree, made from the solver's plans) get the coefficient values that
+// DeviceSolves hands over. It stands for the GPU's BatchNewton, so that
+// DeviceSolves' own work (the recorders, the configurations, the
+// coefficient slots and their growth, the Results) is checked without a
+// GPU; maxPaths small makes DeviceSolves split its groups.
+type hostSolveDevice struct{ maxPaths int }
+
+type hostSolver struct {
+	plans     map[int]*stager.Plan
+	prec      mdops.Prec
+	set       newton.Settings
+	vars      []string
+	coefSlots map[int][]stager.Slot
+	paths     int
+}
+
+func (h hostSolveDevice) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.Settings, vars []string,
+	coefSlots map[int][]stager.Slot, ck, paths int) (DeviceSolver, error) {
+	if h.maxPaths > 0 {
+		paths = min(paths, h.maxPaths)
+	}
+	return &hostSolver{plans: plans, prec: p, set: set, vars: vars, coefSlots: coefSlots, paths: paths}, nil
+}
+
+func (s *hostSolver) Paths() int   { return s.paths }
+func (s *hostSolver) Close() error { return nil }
+
+func (s *hostSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
+	if len(x0) > s.paths {
+		return nil, nil, fmt.Errorf("%d solves for %d paths", len(x0), s.paths)
+	}
+	res := make([]*newton.Result, len(x0))
+	steps := make([][]newton.StepInfo, len(x0))
+	errs := make([]error, len(x0))
+	par.Run(len(x0), func(_, p int) {
+		execs := map[int]backend.Executor{}
+		for w, plan := range s.plans {
+			e, err := cpu.New(plan, s.prec, 1)
+			if err != nil {
+				errs[p] = err
+				return
+			}
+			for _, sl := range s.coefSlots[w] {
+				if v := value[p](w, sl); v != nil {
+					e.SetValue(sl, v)
+				}
+			}
+			execs[w] = e
+		}
+		p0 := s.plans[0]
+		be, err := cpu.NewNewton(backend.NewtonConfig{Prec: s.prec, Degree: s.set.Degree, Vars: p0.NumVars, Eqs: p0.NumPolys,
+			Workers: 1, Exec: func(w int) (backend.Executor, error) { return execs[w], nil }})
+		if err != nil {
+			errs[p] = err
+			return
+		}
+		set := s.set
+		set.RefineTol = tol[p]
+		ws := &newton.WholeSolve{X0: x0[p], Settings: set,
+			Result: &newton.Result{N: s.prec.N, Complex: s.prec.Complex, Degree: set.Degree, Vars: s.vars}}
+		var d newton.Driver
+		errs[p] = d.Solve(be, ws)
+		res[p], steps[p] = ws.Result, ws.Steps
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return res, steps, nil
+}
+
+// TestTrackDeviceSolves: track.Track through DeviceSolves on the host
+// device (64 workers; batches of at most 16, so that groups split) gives
+// every path's bits of track.Track with 2 workers and no device, on
+// TestTrackSolves' cases, one group a round and Together.
+func TestTrackDeviceSolves(t *testing.T) {
+	for _, c := range trackCases(testing.Short()) {
+		t.Run(c.String(), func(t *testing.T) {
+			h := homotopy(t, c.family, c.n)
+			want, err := track.Track(h, c.options(2), c.first, c.count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, together := range []bool{false, true} {
+				ex := NewDeviceSolves(hostSolveDevice{maxPaths: 16}, 64)
+				co := New(ex)
+				co.Together = together
+				got, err := track.Track(h, c.options(64, co), c.first, c.count)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := samePaths(want, got); d != "" {
+					t.Fatalf("together=%v: %s", together, d)
+				}
+				if err := ex.Close(); err != nil {
+					t.Fatal(err)
+				}
+				st := co.Stats()
+				t.Logf("together=%v: %d paths, %d solves in %d groups, %d rounds", together, len(got.Paths), st.Calls, st.Groups, st.Rounds)
+			}
+		})
+	}
+}
