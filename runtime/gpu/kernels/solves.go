@@ -26,7 +26,9 @@ type Solves struct {
 }
 
 // Solves returns the batched Newton solves of b's device.
-func (b *Builder) Solves() *Solves { return &Solves{b: b, ks: map[mdops.Prec]*gpu.BatchNewtonKernels{}} }
+func (b *Builder) Solves() *Solves {
+	return &Solves{b: b, ks: map[mdops.Prec]*gpu.BatchNewtonKernels{}}
+}
 
 // NewSolver is lockstep.SolveDevice's: a gpu.BatchNewton of the
 // configuration for paths paths.
