@@ -111,8 +111,9 @@ type trackSetup struct {
 	param string // a given homotopy's parameter, as the system names it
 
 	first, last int64 // 0-based, inclusive
-	// gpu: -gpu, with -batch and the kernel flags.
+	// gpu: -gpu, with -batch, -gpu-mode and the kernel flags.
 	gpu                 bool
+	gpuEvaluations      bool
 	devices             []int // -devices (none: every visible GPU)
 	batch               int
 	kernelDir, nvccPath string
@@ -169,6 +170,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "text output: the summary only, no endpoints")
 	useGPU := fs.Bool("gpu", false, "track on the GPU, in batches of -batch paths (the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
 	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once on each GPU (0: all, at most %d)", defaultTrackBatch))
+	gpuMode := fs.String("gpu-mode", "solves", "with -gpu: `solves` (each group of Newton solves one launch on the GPU) or evaluations (only the evaluations on the GPU, the rest of Newton on the host: slower, kept to compare)")
 	devices := fs.String("devices", "", "with -gpu: the GPUs to use, `list` of ordinals such as 0,1 (default: every visible GPU; the paths come from one queue, the results do not depend on it)")
 	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")
@@ -188,7 +190,14 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	if err := checkArgs(fs, 1, "one system file or family"); err != nil {
 		return err
 	}
-	ts := &trackSetup{arg: fs.Arg(0), seed: *seed, gpu: *useGPU, batch: *batch, kernelDir: *kernelDir, nvccPath: *nvccPath}
+	ts := &trackSetup{arg: fs.Arg(0), seed: *seed, gpu: *useGPU, batch: *batch, kernelDir: *kernelDir, nvccPath: *nvccPath,
+		gpuEvaluations: *gpuMode == "evaluations"}
+	if *gpuMode != "solves" && *gpuMode != "evaluations" {
+		return usagef("track: -gpu-mode %q: want solves or evaluations", *gpuMode)
+	}
+	if flagGiven(fs, "gpu-mode") && !*useGPU {
+		return usagef("track: -gpu-mode is for -gpu")
+	}
 	if err := checkRange("-batch", *batch, 0, 1<<20, "paths (0: the default)"); err != nil {
 		return err
 	}
@@ -336,7 +345,7 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	t0 := time.Now()
 	opt := ts.opt
 	if ts.gpu {
-		defer useTrackGPU(&opt, count, ts.devices, ts.batch, ts.kernelDir, ts.nvccPath, stderr)()
+		defer useTrackGPU(&opt, count, ts.devices, ts.batch, ts.gpuEvaluations, ts.kernelDir, ts.nvccPath, stderr)()
 	}
 	opt.Progress = func(done, failed int64) {
 		rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)

@@ -18,12 +18,18 @@ const defaultTrackBatch = 8192
 
 // trackGPU is the devices of `mdgen track -gpu` and `mdgen bench -track
 // -gpu`: the tracker's workers run their Newton solvers in lock step
-// (runtime/lockstep), each group of evaluations one batched evaluation on
-// the worker's GPU; with several GPUs the workers split evenly among them
-// and take their paths from one queue (track.Options.Devices).
+// (runtime/lockstep), each group of whole Newton solves one launch of the
+// batched Newton solve on the worker's GPU (lockstep.DeviceSolves,
+// runtime/gpu's BatchNewton), or, with evaluations, each group of
+// evaluations one batched evaluation with the rest of Newton on the host
+// (lockstep.Batched); with several GPUs the workers split evenly among
+// them and take their paths from one queue (track.Options.Devices).
 type trackGPU struct {
 	devs    []*cudadev.Device
 	batches []*kernels.Batches
+	solves  []*kernels.Solves
+	// evaluations: batch the evaluations only (-gpu-mode evaluations).
+	evaluations bool
 	// notices, when not nil, receives the executors' notices (a batch
 	// that does not fit split into batches that fit), once each.
 	notices io.Writer
@@ -63,6 +69,7 @@ func openTrackGPU(ordinals []int, kernelDir, nvccPath string) (*trackGPU, error)
 			return nil, err
 		}
 		g.batches = append(g.batches, b.Batches())
+		g.solves = append(g.solves, b.Solves())
 	}
 	return g, nil
 }
@@ -70,6 +77,9 @@ func openTrackGPU(ordinals []int, kernelDir, nvccPath string) (*trackGPU, error)
 // use sets opt to track on the GPUs, batch paths at once on each, and
 // returns what closes the executors after the run.
 func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
+	if !g.evaluations {
+		return g.useSolves(opt, batch)
+	}
 	var exs []*lockstep.Batched
 	opt.Devices = nil
 	for i, b := range g.batches {
@@ -87,6 +97,29 @@ func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
 		opt.Devices = append(opt.Devices, co)
 	}
 	opt.Workers = batch * len(g.batches)
+	return func() error {
+		var errs []error
+		for _, ex := range exs {
+			errs = append(errs, ex.Close())
+		}
+		return errors.Join(errs...)
+	}
+}
+
+// useSolves is use with whole solves: each group of a GPU's workers'
+// solves one launch (every ready group a round: the rounds are about the
+// solves of the longest path).
+func (g *trackGPU) useSolves(opt *track.Options, batch int) (closeAll func() error) {
+	var exs []*lockstep.DeviceSolves
+	opt.Devices = nil
+	for _, sv := range g.solves {
+		ex := lockstep.NewDeviceSolves(sv, batch)
+		exs = append(exs, ex)
+		co := lockstep.New(ex)
+		co.Together = true
+		opt.Devices = append(opt.Devices, co)
+	}
+	opt.Workers = batch * len(g.solves)
 	return func() error {
 		var errs []error
 		for _, ex := range exs {
@@ -117,6 +150,9 @@ func (g *trackGPU) close() {
 	for _, b := range g.batches {
 		_ = b.Close()
 	}
+	for _, s := range g.solves {
+		_ = s.Close()
+	}
 	for _, d := range g.devs {
 		_ = d.Close()
 	}
@@ -124,9 +160,10 @@ func (g *trackGPU) close() {
 
 // useTrackGPU sets opt to track on the GPUs of ordinals (none: every
 // visible one), batch paths at once on each (0: the default, at most
-// count over the GPUs), or says on stderr why it cannot and leaves opt for
+// count over the GPUs), with whole solves or, with evaluations, batched
+// evaluations only, or says on stderr why it cannot and leaves opt for
 // the CPU. It returns what releases the GPUs.
-func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, kernelDir, nvccPath string, stderr io.Writer) (release func()) {
+func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, evaluations bool, kernelDir, nvccPath string, stderr io.Writer) (release func()) {
 	g, err := openTrackGPU(ordinals, kernelDir, nvccPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "mdgen: track: -gpu: %v; tracking on the CPU\n", err)
@@ -138,6 +175,7 @@ func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, ker
 	}
 	fmt.Fprintf(stderr, "mdgen: track: on %s, %d paths at once on each (kernels cached in %s)\n", g.name(), batch, kernelDir)
 	g.notices = stderr
+	g.evaluations = evaluations
 	closeAll := g.use(opt, batch)
 	return func() {
 		_ = closeAll()

@@ -3,7 +3,8 @@
 package lockstep_test
 
 // The device tests: track.Track with its workers in lock step on the GPU
-// (runtime/gpu's Batch through lockstep's batched executor) against
+// (runtime/gpu's Batch through lockstep's batched executor, or whole
+// solves: runtime/gpu's BatchNewton through lockstep.DeviceSolves) against
 // track.Track on the CPU, path by path, bit for bit; and the speed of the
 // two on the same machine. The kernels are built with nvcc into
 // $MDGEN_KERNELS (default: the repository's build/kernels), every
@@ -66,6 +67,78 @@ func gpuBatches(t testing.TB) *kernels.Batches {
 	bs.Options.Pageable = os.Getenv("MDGEN_BATCH_PAGEABLE") != ""
 	t.Cleanup(func() { _ = bs.Close() })
 	return bs
+}
+
+// gpuSolves opens GPU 0 (the test skips without one) and returns its
+// batched Newton solves (runtime/gpu's BatchNewton, built on first use of
+// each precision).
+func gpuSolves(t testing.TB) *kernels.Solves {
+	t.Helper()
+	dev, err := cudadev.Open(0)
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	t.Cleanup(func() { _ = dev.Close() })
+	b, err := kernels.New(dev, "", kernelDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Log = os.Stderr
+	sv := b.Solves()
+	t.Cleanup(func() { _ = sv.Close() })
+	return sv
+}
+
+// trackGPUSolves tracks every path of h on the GPU with whole solves
+// (lockstep.DeviceSolves: a group of solves one launch of the batched
+// Newton solve), slots paths a batch (0: all).
+func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, slots int, together bool) (*track.Run, lockstep.Stats) {
+	t.Helper()
+	if slots == 0 {
+		slots = int(h.Paths())
+	}
+	ex := lockstep.NewDeviceSolves(sv, slots)
+	co := lockstep.New(ex)
+	co.Together = together
+	run, err := track.Track(h, track.Options{Prec: prec, Workers: slots, Devices: []track.Device{co}}, 0, 0)
+	if cerr := ex.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := co.Stats()
+	t.Logf("solves, prec %d, together %v: %.3f s wall; %d groups in %d rounds, %d solves; busy %v",
+		prec, together, run.Seconds, st.Groups, st.Rounds, st.Calls, st.Busy)
+	return run, st
+}
+
+// TestTrackGPUSolves is TestTrackGPU with whole solves on the GPU.
+func TestTrackGPUSolves(t *testing.T) {
+	sv := gpuSolves(t)
+	sizes := map[string]int{"katsura": 5, "cyclic": 5, "noon": 4, "random": 4, "scaled": 2}
+	if testing.Short() {
+		sizes = map[string]int{"katsura": 3, "cyclic": 4, "noon": 3, "random": 3, "scaled": 2}
+	}
+	for _, name := range []string{"katsura", "cyclic", "noon", "random", "scaled"} {
+		for _, prec := range []int{1, 2, 4, 8, 0} {
+			t.Run(fmt.Sprintf("%s%d/prec%d", name, sizes[name], prec), func(t *testing.T) {
+				h := homotopyOf(t, name, sizes[name])
+				want, err := track.Track(h, track.Options{Prec: prec}, 0, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, together := range []bool{false, true} {
+					got, st := trackGPUSolves(t, sv, h, prec, 0, together)
+					if d := diffPaths(want, got); d != "" {
+						t.Fatalf("together %v: %s", together, d)
+					}
+					t.Logf("%d paths %+v: CPU %.3f s (%d cores), GPU solves %.3f s (together %v); %d solves in %d groups, %d rounds",
+						len(got.Paths), got.Summary, want.Seconds, runtime.GOMAXPROCS(0), got.Seconds, together, st.Calls, st.Groups, st.Rounds)
+				}
+			})
+		}
+	}
 }
 
 // randomSystem is n quadratic equations in n unknowns, every monomial of
@@ -204,15 +277,18 @@ func TestTrackGPU(t *testing.T) {
 	}
 }
 
-// BenchmarkTrackGPU measures paths per second on the GPU (one group a
-// round, and every ready group a round: gpu-together) and on the CPU
-// (every core), in the same process, each run checked against the other
-// path by path. MDGEN_TRACK_BENCH lists the systems (default
+// BenchmarkTrackGPU measures paths per second on the GPU (batched
+// evaluations, one group a round: gpu, and every ready group a round:
+// gpu-together; whole solves, every ready group a round: gpu-solves) and
+// on the CPU (every core), in the same process, each run checked against
+// the other path by path. MDGEN_TRACK_BENCH lists the systems (default
 // katsura8,noon6,cyclic6), MDGEN_TRACK_PRECS the precisions (default
-// 2,4); MDGEN_BATCH_PAGEABLE=1 keeps the batches' host buffers pageable
+// 2,4), MDGEN_TRACK_MODES the GPU's modes (default all three); MDGEN_BATCH_PAGEABLE=1 keeps the batches' host buffers pageable
 // (gpu.BatchOptions.Pageable), to measure against.
 func BenchmarkTrackGPU(b *testing.B) {
 	bs := gpuBatches(b)
+	sv := gpuSolves(b)
+	modes := strings.Split(envOr("MDGEN_TRACK_MODES", "gpu,gpu-together,gpu-solves"), ",")
 	systems := strings.Split(envOr("MDGEN_TRACK_BENCH", "katsura8,noon6,cyclic6"), ",")
 	precs := strings.Split(envOr("MDGEN_TRACK_PRECS", "2,4"), ",")
 	for _, spec := range systems {
@@ -233,16 +309,17 @@ func BenchmarkTrackGPU(b *testing.B) {
 				}
 				b.ReportMetric(float64(len(cpuRun.Paths))/cpuRun.Seconds, "paths/s")
 			})
-			for _, together := range []bool{false, true} {
-				name := "gpu"
-				if together {
-					name = "gpu-together"
-				}
+			for _, name := range modes {
 				b.Run(fmt.Sprintf("%s/prec%d/%s", spec, prec, name), func(b *testing.B) {
 					var run *track.Run
 					var st lockstep.Stats
 					for b.Loop() {
-						run, st = trackGPU(b, bs, h, prec, 0, together)
+						switch name {
+						case "gpu-solves":
+							run, st = trackGPUSolves(b, sv, h, prec, 0, true)
+						default:
+							run, st = trackGPU(b, bs, h, prec, 0, name == "gpu-together")
+						}
 					}
 					if cpuRun != nil {
 						if d := diffPaths(cpuRun, run); d != "" {
