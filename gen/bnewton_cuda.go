@@ -66,6 +66,7 @@ func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
 		"RankCol":    gpuabi.BatchLARankCol,
 		"RankRatio":  gpuabi.BatchLARankRatio,
 		"MaxD1":      BNMaxDegree + 1,
+		"NoResidual": gpuabi.BNNoResidual, "NoFinalResidual": gpuabi.BNNoFinalResidual,
 		"RecLen":     gpuabi.BNRecLen,
 		"StepLen":    gpuabi.BNStepLen,
 

@@ -99,26 +99,28 @@ func TestBatchNewtonEmulation(t *testing.T) {
 	for _, p := range []mdops.Prec{{N: 2, Complex: true}, {N: 1, Complex: false}, {N: 4, Complex: true}, {N: 3, Complex: false}} {
 		bin := bnCompile(t, p)
 		for _, c := range []struct {
-			spec    string
-			degree  int
-			paths   int
-			threads int
+			spec      string
+			degree    int
+			paths     int
+			threads   int
+			residuals bool
 		}{
-			{"katsura3:newton", 4, 6, 32},
-			{"cyclic4:newton", 4, 6, 64},
-			{"noon3:newton", 7, 5, 32},
-			{"katsura3:newton", 0, 5, 32},
-			{"katsura4:newton", 9, 4, 96},
+			{"katsura3:newton", 4, 6, 32, false},
+			{"cyclic4:newton", 4, 6, 64, true},
+			{"noon3:newton", 7, 5, 32, false},
+			{"katsura3:newton", 0, 5, 32, false},
+			{"katsura3:newton", 0, 6, 64, true},
+			{"katsura4:newton", 9, 4, 96, false},
 		} {
-			t.Run(fmt.Sprintf("%s_%s_d%d", p, c.spec, c.degree), func(t *testing.T) {
-				bnCase(t, bin, p, c.spec, c.degree, c.paths, c.threads)
+			t.Run(fmt.Sprintf("%s_%s_d%d_residuals%v", p, c.spec, c.degree, c.residuals), func(t *testing.T) {
+				bnCase(t, bin, p, c.spec, c.degree, c.paths, c.threads, c.residuals)
 			})
 		}
 	}
 }
 
-func bnCase(t *testing.T, bin string, p mdops.Prec, spec string, d, P, threads int) {
-	c, err := bntest.New(spec, p, d, P, 1)
+func bnCase(t *testing.T, bin string, p mdops.Prec, spec string, d, P, threads int, residuals bool) {
+	c, err := bntest.New(spec, p, d, P, residuals, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,13 +152,14 @@ func bnCase(t *testing.T, bin string, p mdops.Prec, spec string, d, P, threads i
 		e.buffer(make([]float64, P64*st.Info)), e.buffer(make([]float64, P64*st.Acc*W64)),
 		e.buffer(make([]float64, P64*st.B*W64)), e.buffer(make([]float64, P64*st.DX*W64)),
 		e.buffer(make([]float64, P64*st.Y*W64)), e.buffer(make([]float64, P64*st.E*W64)),
-		e.buffer(make([]float64, P64*st.CW+1)), e.buffer(tol), e.buffer(make([]float64, P64*st.Rec)),
+		e.buffer(make([]float64, P64*st.RB*W64)), e.buffer(make([]float64, P64*st.CW+1)), e.buffer(tol),
+		e.buffer(make([]float64, P64*st.Rec)),
 	}
-	const iX, iRec = 7, 21
+	const iX, iRec = 7, 22
 	args := []any{bufs[0], setup.PathDoubles, bufs[1], bufs[2], bufs[3], bufs[4], int64(len(setup.Levels)), bufs[5], st.Coef, bufs[6]}
 	for i, b := range bufs[7:] {
 		args = append(args, b)
-		if i+7 == 19 { // cw
+		if i+7 == 20 { // cw
 			args = append(args, st.CW)
 		}
 	}

@@ -53,6 +53,7 @@ import (
 //	dx     dx_k, k = 0..d: (k·n + j)
 //	y      m
 //	e      m·m (lda m): -R^-1 Q^H in its first n rows
+//	rb     the residuals b_k - A_0 dx_k, k = 0..d: (k·m + i)
 //	cw     the condition estimate's work (cwStride >= LABCondWork(p, n)
 //	       doubles)
 //	tol    one double: the solve's RefineTol
@@ -69,13 +70,19 @@ type BNParam = LAParam
 // BNParams lists the kernel's parameters in order: the evaluation's
 // arrays and tables, the arrays above, and the scalars: m, n, d;
 // maxSteps; the float64 bits of maxCond, u, sqrtU and the rank check's
-// tolerance n·Eps(N).
+// tolerance n·Eps(N); the flags (BNNoResidual, BNNoFinalResidual).
 var BNParams = laParams("double* data, long long ps, const int* conv, const int* add, const long long* tabs, " +
 	"const long long* lv, long long nlv, const double* coef, long long coefStride, " +
 	"const double* x0, double* x, double* a, double* qa, double* tau, double* rinv, double* rrev, double* info, " +
-	"double* acc, double* b, double* dx, double* y, double* e, double* cw, long long cwStride, const double* tol, double* rec, " +
+	"double* acc, double* b, double* dx, double* y, double* e, double* rb, double* cw, long long cwStride, const double* tol, double* rec, " +
 	"long long m, long long n, long long d, long long maxSteps, long long maxCondBits, long long uBits, " +
-	"long long sqrtUBits, long long rankTolBits")
+	"long long sqrtUBits, long long rankTolBits, long long flags")
+
+// The kernel's flags (its last parameter): newton.Options'.
+const (
+	BNNoResidual      = 1 << iota // Options.NoResidual: no residual of the linear systems
+	BNNoFinalResidual             // Options.NoFinalResidual: no evaluation after a root refinement
+)
 
 // The fields of a level (lv): offsets count doubles in a path's data
 // region, words in conv and add, int64s in tabs, elements in a path's coef.
@@ -165,7 +172,7 @@ func BNRecStride(maxSteps int) int { return BNRecLen + BNStepLen*maxSteps }
 // N-double reals, Info, CW and Rec: doubles) of a batched solve of m
 // equations in n unknowns at degree d.
 type BNStrides struct {
-	X0, Coef, X, A, QA, Tau, Rinv, RRev, Info, Acc, B, DX, Y, E, CW, Rec int64
+	X0, Coef, X, A, QA, Tau, Rinv, RRev, Info, Acc, B, DX, Y, E, RB, CW, Rec int64
 }
 
 // NewBNStrides returns the strides for m x n at degree d, coef elements
@@ -179,7 +186,7 @@ func NewBNStrides(p mdops.Prec, m, n, d, coef, maxSteps int) BNStrides {
 	return BNStrides{
 		X0: N, Coef: int64(coef), X: N * d1, A: d1 * M * N, QA: M * N, Tau: N, Rinv: N,
 		RRev: int64(LARRevLen(n)), Info: BatchLAInfo, Acc: int64(LALanes) * N,
-		B: d1 * M, DX: d1 * N, Y: M, E: M * M, CW: int64(LABCondWork(p, n)), Rec: int64(BNRecStride(maxSteps)),
+		B: d1 * M, DX: d1 * N, Y: M, E: M * M, RB: d1 * M, CW: int64(LABCondWork(p, n)), Rec: int64(BNRecStride(maxSteps)),
 	}
 }
 
@@ -187,5 +194,5 @@ func NewBNStrides(p mdops.Prec, m, n, d, coef, maxSteps int) BNStrides {
 // precision p.
 func (s BNStrides) Doubles(p mdops.Prec) int64 {
 	w, n := int64(p.Width()), int64(p.N)
-	return w*(s.X0+s.Coef+s.X+s.A+s.QA+s.Tau+s.RRev+s.Acc+s.B+s.DX+s.Y+s.E) + n*s.Rinv + s.Info + s.CW + 1 + s.Rec
+	return w*(s.X0+s.Coef+s.X+s.A+s.QA+s.Tau+s.RRev+s.Acc+s.B+s.DX+s.Y+s.E+s.RB) + n*s.Rinv + s.Info + s.CW + 1 + s.Rec
 }

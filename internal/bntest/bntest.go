@@ -51,8 +51,11 @@ func (r *recorder) SetValue(s stager.Slot, series []float64) {
 // random point, where Newton may fail), refines to the solver's RefineTol
 // (odd paths: 0, as the tracker at t = 1), and every even path sets the
 // first coefficient of the first polynomial to a series of two
-// coefficients of its own.
-func New(spec string, p mdops.Prec, d, paths int, seed uint64) (*Case, error) {
+// coefficients of its own. With residuals the solvers compute the
+// residuals of the linear systems and, at degree 0, the final residual
+// (the defaults; the tracker's series solvers and correctors compute
+// neither, its refiner of the endpoints both).
+func New(spec string, p mdops.Prec, d, paths int, residuals bool, seed uint64) (*Case, error) {
 	inst, err := families.System(spec, families.Options{Complex: p.Complex})
 	if err != nil {
 		return nil, err
@@ -79,7 +82,7 @@ func New(spec string, p mdops.Prec, d, paths int, seed uint64) (*Case, error) {
 	var opt newton.Options
 	for i := range paths {
 		recs = map[int]*recorder{}
-		s, err := newton.New(sys, newton.Options{Prec: p, Degree: d, Workers: 1, NoResidual: true, NoFinalResidual: true,
+		s, err := newton.New(sys, newton.Options{Prec: p, Degree: d, Workers: 1, NoResidual: !residuals, NoFinalResidual: !residuals,
 			NoStageTimes: true, NewExecutor: func(plan *stager.Plan, pr mdops.Prec, workers int) (backend.Executor, error) {
 				e, err := cpu.New(plan, pr, workers)
 				if err != nil {

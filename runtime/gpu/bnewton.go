@@ -27,15 +27,11 @@ type BNConfig struct {
 	Opt   newton.Options
 }
 
-// check refuses what the kernel does not do: the residuals of the linear
-// systems and the final residual evaluation (the tracker's solvers take
-// neither: Options.NoResidual, NoFinalResidual), degrees above
-// bnMaxDegree, a missing plan, and m < n.
+// check refuses what the kernel does not do: degrees above bnMaxDegree,
+// a missing plan, and m < n.
 func (c BNConfig) check() error {
 	o := c.Opt
 	switch {
-	case !o.NoResidual || !o.NoFinalResidual:
-		return fmt.Errorf("gpu: batched Newton: the solve computes no residuals (set newton.Options.NoResidual and NoFinalResidual)")
 	case o.Degree > bnMaxDegree || o.Degree < 0:
 		return fmt.Errorf("gpu: batched Newton: degree %d outside 0..%d", o.Degree, bnMaxDegree)
 	case o.MaxSteps < 1:
@@ -197,13 +193,21 @@ func (s *BNSetup) Image() ([]float64, error) {
 }
 
 // Scalars returns the kernel's scalar parameters after its arrays: m, n,
-// d, maxSteps, and the bits of maxCond, u, sqrtU and the rank tolerance.
+// d, maxSteps, the bits of maxCond, u, sqrtU and the rank tolerance, and
+// the flags.
 func (s *BNSetup) Scalars() []any {
 	c := s.Config
 	u := c.Prec.UnitRoundoff()
+	var flags int64
+	if c.Opt.NoResidual {
+		flags |= gpuabi.BNNoResidual
+	}
+	if c.Opt.NoFinalResidual {
+		flags |= gpuabi.BNNoFinalResidual
+	}
 	return []any{int64(s.M), int64(s.N), int64(s.D), int64(c.Opt.MaxSteps),
 		int64(math.Float64bits(c.Opt.MaxCond)), int64(math.Float64bits(u)),
-		int64(math.Float64bits(newton.HalfPrecision(u))), int64(math.Float64bits(float64(s.N) * la.Eps(c.Prec.N)))}
+		int64(math.Float64bits(newton.HalfPrecision(u))), int64(math.Float64bits(float64(s.N) * la.Eps(c.Prec.N))), flags}
 }
 
 // Result returns the Result of a path and its steps from its record rec

@@ -70,6 +70,7 @@ const (
 	bnDX
 	bnY
 	bnE
+	bnRB
 	bnCW
 	bnTol
 	bnRec
@@ -111,7 +112,7 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 		bnData: P * s.PathDoubles, bnX0: P * st.X0 * W, bnCoef: P * st.Coef * W, bnX: P * st.X * W,
 		bnA: P * st.A * W, bnQA: P * st.QA * W, bnTau: P * st.Tau * W, bnRinv: P * st.Rinv * N,
 		bnRRev: P * st.RRev * W, bnInfo: P * st.Info, bnAcc: P * st.Acc * W, bnB: P * st.B * W,
-		bnDX: P * st.DX * W, bnY: P * st.Y * W, bnE: P * st.E * W, bnCW: P * st.CW, bnTol: P,
+		bnDX: P * st.DX * W, bnY: P * st.Y * W, bnE: P * st.E * W, bnRB: P * st.RB * W, bnCW: P * st.CW, bnTol: P,
 		bnRec: P * st.Rec,
 	}
 	var need int64
@@ -228,7 +229,7 @@ func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Res
 		}
 		args := []any{bn.bufs[bnData], bn.s.PathDoubles, bn.bufs[bnConv], bn.bufs[bnAdd], bn.bufs[bnTabs], bn.bufs[bnLv],
 			int64(len(bn.s.Levels)), bn.bufs[bnCoef], st.Coef, bn.bufs[bnX0], bn.bufs[bnX], bn.bufs[bnA], bn.bufs[bnQA], bn.bufs[bnTau], bn.bufs[bnRinv], bn.bufs[bnRRev],
-			bn.bufs[bnInfo], bn.bufs[bnAcc], bn.bufs[bnB], bn.bufs[bnDX], bn.bufs[bnY], bn.bufs[bnE], bn.bufs[bnCW],
+			bn.bufs[bnInfo], bn.bufs[bnAcc], bn.bufs[bnB], bn.bufs[bnDX], bn.bufs[bnY], bn.bufs[bnE], bn.bufs[bnRB], bn.bufs[bnCW],
 			st.CW, bn.bufs[bnTol], bn.bufs[bnRec]}
 		args = append(args, bn.s.Scalars()...)
 		if err := bn.dev.Launch(bn.k.fn, cudadev.Dim3{P}, cudadev.Dim3{bn.threads}, 0, args...); err != nil {

@@ -99,13 +99,14 @@ func TestGPUBatchNewton(t *testing.T) {
 		{N: 2}, {N: 3, Complex: true}} {
 		k := bnKernels(t, p)
 		for _, c := range []struct {
-			spec  string
-			d     int
-			paths int
-		}{{"katsura3:newton", 4, 37}, {"katsura6:newton", 9, 64}, {"cyclic5:newton", 9, 40}, {"noon4:newton", 7, 33},
-			{"katsura5:newton", 0, 33}} {
-			t.Run(fmt.Sprintf("%s_%s_d%d", p, c.spec, c.d), func(t *testing.T) {
-				cs, err := bntest.New(c.spec, p, c.d, c.paths, 7)
+			spec      string
+			d         int
+			paths     int
+			residuals bool
+		}{{"katsura3:newton", 4, 37, false}, {"katsura6:newton", 9, 64, false}, {"cyclic5:newton", 9, 40, true},
+			{"noon4:newton", 7, 33, false}, {"katsura5:newton", 0, 33, false}, {"noon4:newton", 0, 33, true}} {
+			t.Run(fmt.Sprintf("%s_%s_d%d_residuals%v", p, c.spec, c.d, c.residuals), func(t *testing.T) {
+				cs, err := bntest.New(c.spec, p, c.d, c.paths, c.residuals, 7)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -147,7 +148,7 @@ func BenchmarkGPUBatchNewton(b *testing.B) {
 		k := bnKernels(b, p)
 		for _, spec := range specs {
 			const d, P0 = 9, 64
-			cs, err := bntest.New(spec, p, d, P0, 3)
+			cs, err := bntest.New(spec, p, d, P0, false, 3)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -86,6 +86,13 @@ func gpuSolves(t testing.TB) *kernels.Solves {
 	b.Log = os.Stderr
 	sv := b.Solves()
 	t.Cleanup(func() { _ = sv.Close() })
+	var ps []mdops.Prec
+	for _, n := range []int{1, 2, 4, 8} {
+		ps = append(ps, mdops.Prec{N: n, Complex: true})
+	}
+	if err := sv.Prepare(ps...); err != nil {
+		t.Fatal(err)
+	}
 	return sv
 }
 

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/mdgen/mdgen/gen"
@@ -73,25 +74,47 @@ func (d *deviceSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []fl
 }
 
 func (t *Solves) kernels(p mdops.Prec) (*gpu.BatchNewtonKernels, error) {
+	if err := t.Prepare(p); err != nil {
+		return nil, err
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if k, ok := t.ks[p]; ok {
-		return k, nil
+	return t.ks[p], nil
+}
+
+// Prepare builds and loads the kernels of the precisions ps not loaded
+// yet, in one parallel nvcc run (a tracker with the automatic precision
+// needs several; nvcc takes minutes for the wider ones).
+func (t *Solves) Prepare(ps ...mdops.Prec) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var want []mdops.Prec
+	var srcs []nvcc.Source
+	for _, p := range ps {
+		if _, ok := t.ks[p]; ok || slices.Contains(want, p) {
+			continue
+		}
+		src, err := gen.BatchNewtonCUSource(p)
+		if err != nil {
+			return err
+		}
+		want, srcs = append(want, p), append(srcs, src)
 	}
-	src, err := gen.BatchNewtonCUSource(p)
+	if len(srcs) == 0 {
+		return nil
+	}
+	res, err := t.b.Compile(srcs)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res, err := t.b.Compile([]nvcc.Source{src})
-	if err != nil {
-		return nil, err
+	for i, p := range want {
+		k, err := gpu.LoadBatchNewtonKernels(t.b.dev, res[i].Fatbin, p)
+		if err != nil {
+			return err
+		}
+		t.ks[p] = k
 	}
-	k, err := gpu.LoadBatchNewtonKernels(t.b.dev, res[0].Fatbin, p)
-	if err != nil {
-		return nil, err
-	}
-	t.ks[p] = k
-	return k, nil
+	return nil
 }
 
 // Close unloads the kernels (after the solvers are closed).
