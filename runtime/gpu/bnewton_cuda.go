@@ -5,6 +5,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
@@ -90,7 +91,10 @@ type BatchNewton struct {
 	dev     *cudadev.Device
 	s       *BNSetup
 	threads int
-	bufs    [bnBufs]cudadev.Buffer
+	// stream is the solver's own: the solves of several BatchNewtons
+	// (runtime/lockstep's groups of one round) run at once.
+	stream *cudadev.Stream
+	bufs   [bnBufs]cudadev.Buffer
 	// Page-locked staging of a solve's inputs and outputs.
 	x0H, coefH, tolH, recH, xH []float64
 	hostBufs                   [][]float64
@@ -133,6 +137,9 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 		}
 	}()
 	var err error
+	if bn.stream, err = k.dev.NewStream(); err != nil {
+		return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
+	}
 	for i, n := range sizes {
 		switch i {
 		case bnConv, bnAdd, bnTabs, bnLv:
@@ -215,16 +222,17 @@ func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Res
 		bn.tolH[p] = tol[p]
 	}
 	P64 := int64(P)
+	ss := bn.stream
 	err := bn.dev.Do(func() error {
-		if err := bn.dev.CopyHtoD(bn.bufs[bnX0].Float64Slice(0, P64*sx0), bn.x0H[:P64*sx0]); err != nil {
+		if err := ss.CopyHtoD(bn.bufs[bnX0].Float64Slice(0, P64*sx0), bn.x0H[:P64*sx0]); err != nil {
 			return err
 		}
 		if sc > 0 {
-			if err := bn.dev.CopyHtoD(bn.bufs[bnCoef].Float64Slice(0, P64*sc), bn.coefH[:P64*sc]); err != nil {
+			if err := ss.CopyHtoD(bn.bufs[bnCoef].Float64Slice(0, P64*sc), bn.coefH[:P64*sc]); err != nil {
 				return err
 			}
 		}
-		if err := bn.dev.CopyHtoD(bn.bufs[bnTol].Float64Slice(0, P64), bn.tolH[:P]); err != nil {
+		if err := ss.CopyHtoD(bn.bufs[bnTol].Float64Slice(0, P64), bn.tolH[:P]); err != nil {
 			return err
 		}
 		args := []any{bn.bufs[bnData], bn.s.PathDoubles, bn.bufs[bnConv], bn.bufs[bnAdd], bn.bufs[bnTabs], bn.bufs[bnLv],
@@ -232,14 +240,26 @@ func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Res
 			bn.bufs[bnInfo], bn.bufs[bnAcc], bn.bufs[bnB], bn.bufs[bnDX], bn.bufs[bnY], bn.bufs[bnE], bn.bufs[bnRB], bn.bufs[bnCW],
 			st.CW, bn.bufs[bnTol], bn.bufs[bnRec]}
 		args = append(args, bn.s.Scalars()...)
-		if err := bn.dev.Launch(bn.k.fn, cudadev.Dim3{P}, cudadev.Dim3{bn.threads}, 0, args...); err != nil {
+		if err := ss.Launch(bn.k.fn, cudadev.Dim3{P}, cudadev.Dim3{bn.threads}, 0, args...); err != nil {
 			return err
 		}
-		if err := bn.dev.CopyDtoH(bn.recH[:P64*st.Rec], bn.bufs[bnRec].Float64Slice(0, P64*st.Rec)); err != nil {
+		if err := ss.CopyDtoH(bn.recH[:P64*st.Rec], bn.bufs[bnRec].Float64Slice(0, P64*st.Rec)); err != nil {
 			return err
 		}
-		return bn.dev.CopyDtoH(bn.xH[:P64*st.X*W], bn.bufs[bnX].Float64Slice(0, P64*st.X*W))
+		return ss.CopyDtoH(bn.xH[:P64*st.X*W], bn.bufs[bnX].Float64Slice(0, P64*st.X*W))
 	})
+	// Poll, so that the device's thread stays free for the other
+	// solvers' launches meanwhile; then Synchronize gives the errors.
+	for err == nil {
+		var done bool
+		if done, err = ss.Done(); done || err != nil {
+			break
+		}
+		time.Sleep(bnPoll)
+	}
+	if err == nil {
+		err = ss.Synchronize()
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("gpu: the batched Newton solve of %d paths on %s: %w", P, bn.dev.Info().Name, err)
 	}
@@ -253,11 +273,19 @@ func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Res
 	return res, steps, nil
 }
 
+// bnPoll is the wait between two polls of a solve: a solve takes a
+// millisecond or more.
+const bnPoll = 20 * time.Microsecond
+
 // Close frees the device memory.
 func (bn *BatchNewton) Close() error { return bn.release() }
 
 func (bn *BatchNewton) release() error {
 	var errs []error
+	if bn.stream != nil {
+		errs = append(errs, bn.stream.Close())
+		bn.stream = nil
+	}
 	for i, b := range bn.bufs {
 		if !b.IsNil() {
 			errs = append(errs, bn.dev.Free(b))

@@ -159,31 +159,33 @@ func BenchmarkGPUBatchNewton(b *testing.B) {
 				for i := range P {
 					x0[i], coef[i], tol[i] = cs.X0[i%P0], cs.Coef[i%P0], cs.Tol[i%P0]
 				}
-				b.Run(fmt.Sprintf("%s/%s/P%d", p, spec, P), func(b *testing.B) {
-					setup, err := gpu.NewBNSetup(cs.Setup.Config, cs.Setup.Vars, coefSlots(cs.Setup), d+1, P)
-					if err != nil {
-						b.Fatal(err)
-					}
-					bn, err := gpu.NewBatchNewton(k, setup, 0)
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer bn.Close()
-					var gpuT time.Duration
-					for b.Loop() {
-						t0 := time.Now()
-						if _, _, err := bn.Solve(x0, coef, tol); err != nil {
+				for _, threads := range batchEnvInts("MDGEN_GPU_BN_THREADS", []int{32, 128}) {
+					b.Run(fmt.Sprintf("%s/%s/P%d/T%d", p, spec, P, threads), func(b *testing.B) {
+						setup, err := gpu.NewBNSetup(cs.Setup.Config, cs.Setup.Vars, coefSlots(cs.Setup), d+1, P)
+						if err != nil {
 							b.Fatal(err)
 						}
-						gpuT += time.Since(t0)
-					}
-					gpuRate := float64(P*b.N) / gpuT.Seconds()
-					cpuRate := bnCPURate(b, spec, p, d, x0, tol)
-					b.ReportMetric(gpuRate, "gpu-paths/s")
-					b.ReportMetric(cpuRate, "cpu-paths/s")
-					fmt.Printf("batched Newton %s %s d=%d P=%d: GPU %.0f paths/s, CPU %d cores %.0f paths/s (%.1fx)\n", p, spec, d, P,
-						gpuRate, runtime.GOMAXPROCS(0), cpuRate, gpuRate/cpuRate)
-				})
+						bn, err := gpu.NewBatchNewton(k, setup, threads)
+						if err != nil {
+							b.Fatal(err)
+						}
+						defer bn.Close()
+						var gpuT time.Duration
+						for b.Loop() {
+							t0 := time.Now()
+							if _, _, err := bn.Solve(x0, coef, tol); err != nil {
+								b.Fatal(err)
+							}
+							gpuT += time.Since(t0)
+						}
+						gpuRate := float64(P*b.N) / gpuT.Seconds()
+						cpuRate := bnCPURate(b, spec, p, d, x0, tol)
+						b.ReportMetric(gpuRate, "gpu-paths/s")
+						b.ReportMetric(cpuRate, "cpu-paths/s")
+						fmt.Printf("batched Newton %s %s d=%d P=%d, %d threads: GPU %.0f paths/s, CPU %d cores %.0f paths/s (%.1fx)\n", p, spec, d, P,
+							threads, gpuRate, runtime.GOMAXPROCS(0), cpuRate, gpuRate/cpuRate)
+					})
+				}
 			}
 		}
 	}

@@ -85,10 +85,15 @@ func gpuSolves(t testing.TB) *kernels.Solves {
 	}
 	b.Log = os.Stderr
 	sv := b.Solves()
+	if th := os.Getenv("MDGEN_BN_THREADS"); th != "" {
+		fmt.Sscan(th, &sv.Threads)
+	}
 	t.Cleanup(func() { _ = sv.Close() })
 	var ps []mdops.Prec
-	for _, n := range []int{1, 2, 4, 8} {
-		ps = append(ps, mdops.Prec{N: n, Complex: true})
+	for _, n := range solvePrecs() {
+		if n > 0 {
+			ps = append(ps, mdops.Prec{N: n, Complex: true})
+		}
 	}
 	if err := sv.Prepare(ps...); err != nil {
 		t.Fatal(err)
@@ -120,7 +125,22 @@ func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, s
 	return run, st
 }
 
-// TestTrackGPUSolves is TestTrackGPU with whole solves on the GPU.
+// solvePrecs are the tracking precisions of the tests of whole solves:
+// MDGEN_BN_PRECS (default 1,2,4,8,0; 0 the automatic precision), whose
+// kernels gpuSolves builds first in one nvcc run (the 8-double one takes
+// nvcc minutes).
+func solvePrecs() []int {
+	var ps []int
+	for _, f := range strings.Split(envOr("MDGEN_BN_PRECS", "1,2,4,8,0"), ",") {
+		var n int
+		fmt.Sscan(f, &n)
+		ps = append(ps, n)
+	}
+	return ps
+}
+
+// TestTrackGPUSolves is TestTrackGPU with whole solves on the GPU, at
+// the precisions of solvePrecs.
 func TestTrackGPUSolves(t *testing.T) {
 	sv := gpuSolves(t)
 	sizes := map[string]int{"katsura": 5, "cyclic": 5, "noon": 4, "random": 4, "scaled": 2}
@@ -128,7 +148,7 @@ func TestTrackGPUSolves(t *testing.T) {
 		sizes = map[string]int{"katsura": 3, "cyclic": 4, "noon": 3, "random": 3, "scaled": 2}
 	}
 	for _, name := range []string{"katsura", "cyclic", "noon", "random", "scaled"} {
-		for _, prec := range []int{1, 2, 4, 8, 0} {
+		for _, prec := range solvePrecs() {
 			t.Run(fmt.Sprintf("%s%d/prec%d", name, sizes[name], prec), func(t *testing.T) {
 				h := homotopyOf(t, name, sizes[name])
 				want, err := track.Track(h, track.Options{Prec: prec}, 0, 0)

@@ -153,6 +153,33 @@ func (s *Stream) Synchronize() error {
 	return nil
 }
 
+// Done reports, without waiting, whether the work queued on the stream is
+// done (cuStreamQuery): a caller that polls it leaves the device's thread
+// free for the other streams' work between its polls, where Synchronize
+// would hold it. An error of the stream's kernels surfaces here; the host
+// slices of its copies are the caller's again after Synchronize.
+func (s *Stream) Done() (bool, error) {
+	done := false
+	err := s.d.Do(func() error {
+		if s.closed {
+			return errors.New("the stream is closed")
+		}
+		err := s.s.Query()
+		if err == nil {
+			done = true
+			return nil
+		}
+		if err == cu.NotReady {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return false, s.d.fail(err, "querying a stream (cuStreamQuery)")
+	}
+	return done, nil
+}
+
 // Close waits for the stream's work and destroys it.
 func (s *Stream) Close() error { return s.d.Do(s.destroy) }
 
