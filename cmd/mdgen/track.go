@@ -47,8 +47,10 @@ digits of the precision its path ended at (-quiet: not the endpoints);
 PHCpack solution list. Progress (paths done, paths per second) goes to
 stderr. -gpu runs the paths in batches of -batch on each GPU (every
 visible one, or -devices), each path's bits the CPU's (a binary built with
--tags cuda, a device and nvcc; else it says why and tracks on the CPU). Exit status 1 when any path failed (after the output), 2 for a
-usage error.
+-tags cuda, a device and nvcc; else it says why and tracks on the CPU);
+-gpu-mode solves runs whole Newton solves on the GPU instead of only the
+evaluations. Exit status 1 when any path failed (after the output), 2 for
+a usage error.
 
 `
 
@@ -170,7 +172,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "text output: the summary only, no endpoints")
 	useGPU := fs.Bool("gpu", false, "track on the GPU, in batches of -batch paths (the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
 	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once on each GPU (0: all, at most %d)", defaultTrackBatch))
-	gpuMode := fs.String("gpu-mode", "solves", "with -gpu: `solves` (each group of Newton solves one launch on the GPU) or evaluations (only the evaluations on the GPU, the rest of Newton on the host: slower, kept to compare)")
+	gpuMode := fs.String("gpu-mode", "evaluations", "with -gpu: `evaluations` (each group of evaluations one batched evaluation on the GPU, the rest of Newton on the host) or solves (each group of whole Newton solves one launch on the GPU; the same bits; faster on noon6, slower on katsura10: docs/results.md)")
 	devices := fs.String("devices", "", "with -gpu: the GPUs to use, `list` of ordinals such as 0,1 (default: every visible GPU; the paths come from one queue, the results do not depend on it)")
 	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")
@@ -191,7 +193,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ts := &trackSetup{arg: fs.Arg(0), seed: *seed, gpu: *useGPU, batch: *batch, kernelDir: *kernelDir, nvccPath: *nvccPath,
-		gpuEvaluations: *gpuMode == "evaluations"}
+		gpuEvaluations: *gpuMode != "solves"}
 	if *gpuMode != "solves" && *gpuMode != "evaluations" {
 		return usagef("track: -gpu-mode %q: want solves or evaluations", *gpuMode)
 	}
