@@ -67,8 +67,8 @@ func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
 		"RankRatio":  gpuabi.BatchLARankRatio,
 		"MaxD1":      BNMaxDegree + 1,
 		"NoResidual": gpuabi.BNNoResidual, "NoFinalResidual": gpuabi.BNNoFinalResidual,
-		"RecLen":     gpuabi.BNRecLen,
-		"StepLen":    gpuabi.BNStepLen,
+		"RecLen":  gpuabi.BNRecLen,
+		"StepLen": gpuabi.BNStepLen,
 
 		"RecState": gpuabi.BNRecState, "RecKind": gpuabi.BNRecKind, "RecFailStep": gpuabi.BNRecFailStep,
 		"RecFailDegree": gpuabi.BNRecFailDegree, "RecFailRefine": gpuabi.BNRecFailRefine,
