@@ -53,5 +53,8 @@
 // The batched contract (batch.go, BatchLayoutVersion) runs one plan for
 // many paths, each with its own data, one thread per job and path, or one
 // block per path for all layers (a device function that a block per path
-// calls: BatchEvalBlockName, EvalTables).
+// calls: BatchEvalBlockName, EvalTables). The batched linear algebra
+// (batchla.go) is Newton's for many small systems, one block per path;
+// the batched Newton solve (bnewton.go) is runtime/newton's whole driver
+// per block, on both.
 package gpuabi

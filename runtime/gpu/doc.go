@@ -38,4 +38,18 @@
 // on that start alone:
 //
 //	res, err := gpu.RefineBatch(sys, prec, k, lak, starts, gpu.RefineOptions{}) // lak: LoadBatchLAKernels(prec)
+//
+// BatchNewton runs whole Newton solves (runtime/newton's driver, both
+// phases, the CPU back end's order of operations) for many paths of one
+// configuration in one launch, one block per path (gpuabi's bnewton.go:
+// the one-block evaluation of each working degree's plan, the batched
+// linear algebra's bodies, la's condition estimate, every decision of
+// the driver made alike by the block's threads), each path's Result and
+// steps newton.Solver's on that path alone with the CPU back end, bit for
+// bit; BNSetup is what the host works out for it once (shared with gen's
+// host emulation of the kernel):
+//
+//	s, err := gpu.NewBNSetup(gpu.BNConfig{Plans: plans, Prec: p, Opt: opt}, vars, coefSlots, ck, paths)
+//	bn, err := gpu.NewBatchNewton(k, s, 0)               // k: LoadBatchNewtonKernels(p)
+//	res, steps, err := bn.Solve(x0, coef, tol)          // coef: s.PackCoef
 package gpu

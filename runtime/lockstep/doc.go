@@ -44,7 +44,15 @@
 // groups with Together, 120 to 190 one group a round, against 14,600 to
 // 17,000 with NewCPU and about 380 rounds of 1,950 groups with the
 // batched evaluations and Together). Groups of whole solves are picked
-// largest first (Coordinator.pick).
+// largest first (Coordinator.pick). DeviceSolves is the SolveExecutor of
+// a SolveDevice, a device that runs a group of whole solves at once
+// (runtime/gpu/kernels.Solves: runtime/gpu's BatchNewton, the driver of
+// every path of the group in one launch, a block per path): each
+// solver's executors only record the coefficient values the tracker
+// sets, which go to the device with the starts.
+//
+//	co := lockstep.New(lockstep.NewDeviceSolves(builder.Solves(), slots))
+//	co.Together = true
 //
 // # Deadlock freedom
 //
