@@ -167,22 +167,7 @@ func bnCase(t *testing.T, bin string, p mdops.Prec, spec string, d, P, threads i
 	if len(args) != len(gpuabi.BNParams) {
 		t.Fatalf("%d arguments for %d parameters", len(args), len(gpuabi.BNParams))
 	}
-	for _, v := range []int64{2, 0, P64, int64(threads), int64(len(args))} {
-		e.w(v)
-	}
-	for _, a := range args {
-		switch a := a.(type) {
-		case gpuabi.LAPtr:
-			e.w(0)
-			e.w(int64(a.Buf))
-			e.w(a.Off)
-		case int64:
-			e.w(1)
-			e.w(a)
-		default:
-			t.Fatalf("argument of type %T", a)
-		}
-	}
+	e.launchArgs(t, gpuabi.BNKernelName(p), 0, P, threads, args)
 	out := e.run(t, bin)
 	xs, records := out[bufs[iX].Buf], out[bufs[iRec].Buf]
 	sx := st.X * W64

@@ -367,21 +367,29 @@ func (e *laEmu) launch(t *testing.T, ls []gpuabi.LALaunch) {
 			(l.Op == gpuabi.LAQRStep || l.Op == gpuabi.LAQH) && l.Block%32 != 0 {
 			t.Fatalf("%s: launch shape %d x %d", l.Kernel, l.Grid, l.Block)
 		}
-		for _, v := range []int64{2, int64(k), int64(l.Grid), int64(l.Block), int64(len(l.Args))} {
-			e.w(v)
-		}
-		for _, a := range l.Args {
-			switch a := a.(type) {
-			case gpuabi.LAPtr:
-				e.w(0)
-				e.w(int64(a.Buf))
-				e.w(a.Off)
-			case int64:
-				e.w(1)
-				e.w(a)
-			default:
-				t.Fatalf("%s: argument of type %T", l.Kernel, a)
-			}
+		e.launchArgs(t, l.Kernel, k, l.Grid, l.Block, l.Args)
+	}
+}
+
+// launchArgs writes the launch of kernel index k (named name) on grid
+// blocks of block threads with args (LAPtr pointers, int64 values) into
+// the script.
+func (e *laEmu) launchArgs(t *testing.T, name string, k, grid, block int, args []any) {
+	t.Helper()
+	for _, v := range []int64{2, int64(k), int64(grid), int64(block), int64(len(args))} {
+		e.w(v)
+	}
+	for _, a := range args {
+		switch a := a.(type) {
+		case gpuabi.LAPtr:
+			e.w(0)
+			e.w(int64(a.Buf))
+			e.w(a.Off)
+		case int64:
+			e.w(1)
+			e.w(a)
+		default:
+			t.Fatalf("%s: argument of type %T", name, a)
 		}
 	}
 }
