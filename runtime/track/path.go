@@ -642,11 +642,18 @@ func beyondInfTol(st *pathState, r complex128, noise float64) bool {
 }
 
 // atInfinityEarly is the end game's test at infinity away from the end
-// (tau > 1e-4), in projective coordinates: within earlyInfTau of the end,
-// x_0 at most infTol of the other coordinates (as below 1e-4); anywhere
-// (from farInfTau on), beyondInfTol at the last point.
+// (tau > 1e-4), in projective coordinates: anywhere, x_0 at most
+// midPathInfX0 of the other coordinates; within earlyInfTau of the end,
+// x_0 at most infTol (as below 1e-4); from farInfTau on, beyondInfTol at
+// the last point.
 func (e *engine) atInfinityEarly(st *pathState) bool {
-	if !e.h.Projective || !st.haveSeries {
+	if !e.h.Projective {
+		return false
+	}
+	if e.x0(st) <= midPathInfX0 {
+		return true
+	}
+	if !st.haveSeries {
 		return false
 	}
 	if st.tau <= earlyInfTau && e.x0(st) <= infTol {
@@ -664,6 +671,20 @@ func (e *engine) atInfinityEarly(st *pathState) bool {
 func (e *engine) trendNoise(st *pathState, x0 float64) float64 {
 	return max(farInfDevMin, math.Ldexp(st.cond, 4-53*st.sn)/max(x0, 1e-300))
 }
+
+// midPathInfX0 is the x_0 (relative to the other coordinates) below which
+// a path whose steps stopped anywhere is at infinity: affine coordinates
+// of 1e12 and more, four orders beyond PHCpack's bound for a solution at
+// infinity (1e8). PHCpack's eco6, eco7 and eco8 have a path or a few
+// (whatever the gamma and the charts) that head to infinity in the middle
+// of the homotopy: x_0 falls by a factor 10 every other step from t = 0.4
+// on (eco6's path 27 like (tau - 0.34)^9), the condition number grows as
+// it falls, and the steps shrink until the step limit at every precision
+// of -prec auto, with x_0 at 1e-13 (2 doubles) to 1e-70 (8 doubles);
+// every finite solution is found by the other paths. They were failed
+// paths; a path that stops this far out is at infinity, as phc -b calls
+// its diverged paths.
+const midPathInfX0 = 1e-12
 
 // earlyInfTau and earlyInfX0 are the thresholds of goesToInfinity's
 // first rule; farInfTau is where its comparisons start, farInfDev and

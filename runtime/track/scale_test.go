@@ -182,3 +182,37 @@ func TestOriginRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestMidPathInfinity: PHCpack's eco6 (the economics problem: 16 finite
+// solutions of 162 total-degree paths) has a path, whatever the gamma and
+// the charts (the seeds), that heads to infinity in the middle of the
+// homotopy (x_0 below 1e-12 of the other coordinates at t = 0.6 to 0.7)
+// and stops there at every precision: at infinity (midPathInfX0), not
+// failed; every finite solution is still found.
+func TestMidPathInfinity(t *testing.T) {
+	src := `6
+ (x1 + x1*x2 + x2*x3 + x3*x4 + x4*x5)*x6 - 1;
+ (x2 + x1*x3 + x2*x4 + x3*x5)*x6 - 2;
+ (x3 + x1*x4 + x2*x5)*x6 - 3;
+ (x4 + x1*x5)*x6 - 4;
+ x5*x6 - 5;
+ x1 + x2 + x3 + x4 + x5 + 1;
+`
+	seeds := []uint64{1, 2}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, seed := range seeds {
+		h, err := NewTotalDegree(parse(t, src), gammaTest, true, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := Track(h, Options{Workers: 2}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := run.Summary; s.Regular != 16 || s.Distinct != 16 || s.Infinite != 146 || s.Failed != 0 {
+			t.Errorf("seed %d: %+v, want 16 regular and distinct, 146 at infinity, none failed", seed, s)
+		}
+	}
+}
