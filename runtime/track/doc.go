@@ -180,6 +180,14 @@
 //     and 1 on the aligned charts (1, 0, 6 and 1 on one random chart for
 //     every path; the condition number reaches 1e29: 2 doubles are
 //     exhausted, and the reason says so), the same 156 regular solutions.
+//   - infinite, stopped: a path whose steps stopped anywhere (the step
+//     limit, a step below the minimum) with x_0 at most 1e-12 of the other
+//     coordinates (affine coordinates of 1e12 and more;
+//     midPathInfX0): PHCpack's eco6 to eco8 have paths, whatever the gamma
+//     and the charts, that head to infinity in the middle of the homotopy
+//     (x_0 a factor 10 smaller every other step from t = 0.4 on, down to
+//     1e-13 at 2 doubles and 1e-70 at 8 at the step limit), with every
+//     finite solution found by the other paths.
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond
