@@ -25,7 +25,8 @@ import (
 // substitution of one right-hand side (Newton's solve), the inverse
 // E = -R^-1 Q^H of many right-hand sides, b - A x with its 1-norms
 // (mulsub and norm1 with a path per matrix) and la.LeadNorm1, for paths of
-// random, ill-conditioned, rank-deficient and triangular matrices.
+// random, ill-conditioned, rank-deficient and triangular matrices; and the
+// condition estimate (bcond) against la's Cond.
 
 // blaCase is one batched case: paths m x n matrices (lda, the path stride sa
 // = lda n + pad), threads per path.
