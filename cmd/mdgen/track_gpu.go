@@ -25,9 +25,10 @@ const defaultTrackBatch = 8192
 // (lockstep.Batched); with several GPUs the workers split evenly among
 // them and take their paths from one queue (track.Options.Devices).
 type trackGPU struct {
-	devs    []*cudadev.Device
-	batches []*kernels.Batches
-	solves  []*kernels.Solves
+	devs     []*cudadev.Device
+	builders []*kernels.Builder
+	batches  []*kernels.Batches
+	solves   []*kernels.Solves
 	// evaluations: batch the evaluations only (-gpu-mode evaluations).
 	evaluations bool
 	// notices, when not nil, receives the executors' notices (a batch
@@ -68,6 +69,7 @@ func openTrackGPU(ordinals []int, kernelDir, nvccPath string) (*trackGPU, error)
 			g.close()
 			return nil, err
 		}
+		g.builders = append(g.builders, b)
 		g.batches = append(g.batches, b.Batches())
 		g.solves = append(g.solves, b.Solves())
 	}
@@ -176,6 +178,11 @@ func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, eva
 	fmt.Fprintf(stderr, "mdgen: track: on %s, %d paths at once on each (kernels cached in %s)\n", g.name(), batch, kernelDir)
 	g.notices = stderr
 	g.evaluations = evaluations
+	for _, b := range g.builders {
+		// nvcc's progress: the batched Newton solve of 8 doubles takes it
+		// minutes (cached afterwards).
+		b.Log = stderr
+	}
 	closeAll := g.use(opt, batch)
 	return func() {
 		_ = closeAll()
