@@ -24,6 +24,17 @@ func BatchLAKernelsCU(ns []int, complex []bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	b, err := batchLACU(ns, complex)
+	if err != nil {
+		return nil, err
+	}
+	return append(src, b...), nil
+}
+
+// batchLACU renders the batched kernels of ns and complex alone: the part
+// of BatchLAKernelsCU after LAKernelsCU, which a source that already holds
+// the linear algebra (BatchNewtonKernelsCU) appends.
+func batchLACU(ns []int, complex []bool) ([]byte, error) {
 	if len(complex) == 0 {
 		complex = []bool{false}
 	}
@@ -48,7 +59,7 @@ func BatchLAKernelsCU(ns []int, complex []bool) ([]byte, error) {
 			vs = append(vs, v)
 		}
 	}
-	b, err := render("batchla.cu.tmpl", map[string]any{
+	return render("batchla.cu.tmpl", map[string]any{
 		"Variants":    vs,
 		"MaxThreads":  gpuabi.LAMaxThreads,
 		"Lanes":       gpuabi.LALanes,
@@ -58,10 +69,6 @@ func BatchLAKernelsCU(ns []int, complex []bool) ([]byte, error) {
 		"SingularCol": gpuabi.BatchLASingularCol,
 		"ANorm":       gpuabi.BatchLAANorm,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return append(src, b...), nil
 }
 
 // BatchLACUSource returns the CUDA source of the batched linear algebra

@@ -14,7 +14,8 @@ import (
 // headers carry the arithmetic; the per-block evaluation
 // mdgen_beval_block_<suffix>), the linear algebra without its own copy of
 // the arithmetic (newtonLACU, as an emitted .cu holds it), the batched
-// linear algebra's bodies (BatchLAKernelsCU's part after LAKernelsCU) and
+// linear algebra's bodies (batchLACU: BatchLAKernelsCU's part after
+// LAKernelsCU) and
 // the driver.
 
 // BNMaxDegree is the largest degree of a batched solve: the driver keeps
@@ -40,16 +41,9 @@ func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	laSrc, err := LAKernelsCU([]int{p.N}, []bool{p.Complex})
+	blaPart, err := batchLACU([]int{p.N}, []bool{p.Complex})
 	if err != nil {
 		return nil, err
-	}
-	blaSrc, err := BatchLAKernelsCU([]int{p.N}, []bool{p.Complex})
-	if err != nil {
-		return nil, err
-	}
-	if len(blaSrc) < len(laSrc) || string(blaSrc[:len(laSrc)]) != string(laSrc) {
-		return nil, fmt.Errorf("gen: the batched linear algebra of %s does not follow LAKernelsCU (gen/batchla_cuda.go changed: update gen/bnewton_cuda.go)", p)
 	}
 	type variant struct {
 		N                  int
@@ -97,7 +91,7 @@ func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
 	}
 	out := append([]byte{}, eval...)
 	out = append(out, laPart...)
-	out = append(out, blaSrc[len(laSrc):]...)
+	out = append(out, blaPart...)
 	return append(out, bn...), nil
 }
 

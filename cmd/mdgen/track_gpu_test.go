@@ -23,28 +23,20 @@ func TestTrackGPU(t *testing.T) {
 	if !gpu.Enabled && !strings.Contains(errs, "tracking on the CPU") {
 		t.Errorf("-gpu without a GPU: stderr %q does not say it tracks on the CPU", errs)
 	}
-	g := trackJSONOf(t, 0, "noon3", "-prec", "2", "-gpu", "-batch", "8")
-	if g.Summary != cpu.Summary || len(g.Solutions) != len(cpu.Solutions) {
-		t.Fatalf("-gpu: %+v, the CPU %+v", g.Summary, cpu.Summary)
-	}
-	for k, w := range cpu.Solutions {
-		p := g.Solutions[k]
-		if p.Path != w.Path || p.Status != w.Status || fmt.Sprint(p.X) != fmt.Sprint(w.X) || p.Steps != w.Steps || p.Rejected != w.Rejected {
-			t.Errorf("path %d: %+v with -gpu, %+v on the CPU", w.Path, p, w)
+	for _, mode := range []string{"evaluations", "solves"} {
+		g := trackJSONOf(t, 0, "noon3", "-prec", "2", "-gpu", "-gpu-mode", mode, "-batch", "8")
+		if g.Summary != cpu.Summary || len(g.Solutions) != len(cpu.Solutions) {
+			t.Fatalf("-gpu -gpu-mode %s: %+v, the CPU %+v", mode, g.Summary, cpu.Summary)
+		}
+		for k, w := range cpu.Solutions {
+			p := g.Solutions[k]
+			if p.Path != w.Path || p.Status != w.Status || fmt.Sprint(p.X) != fmt.Sprint(w.X) || p.Steps != w.Steps || p.Rejected != w.Rejected {
+				t.Errorf("path %d: %+v with -gpu -gpu-mode %s, %+v on the CPU", w.Path, p, mode, w)
+			}
 		}
 	}
 	if _, errs, status := trackCmd(t, "noon3", "-batch", "8"); status != 2 || !strings.Contains(errs, "-batch is for -gpu") {
 		t.Errorf("-batch without -gpu: status %d, %q", status, errs)
-	}
-	g = trackJSONOf(t, 0, "noon3", "-prec", "2", "-gpu", "-gpu-mode", "solves", "-batch", "8")
-	if g.Summary != cpu.Summary || len(g.Solutions) != len(cpu.Solutions) {
-		t.Fatalf("-gpu -gpu-mode solves: %+v, the CPU %+v", g.Summary, cpu.Summary)
-	}
-	for k, w := range cpu.Solutions {
-		p := g.Solutions[k]
-		if p.Path != w.Path || p.Status != w.Status || fmt.Sprint(p.X) != fmt.Sprint(w.X) || p.Steps != w.Steps || p.Rejected != w.Rejected {
-			t.Errorf("path %d: %+v with -gpu -gpu-mode solves, %+v on the CPU", w.Path, p, w)
-		}
 	}
 	if _, errs, status := trackCmd(t, "noon3", "-gpu-mode", "solves"); status != 2 || !strings.Contains(errs, "-gpu-mode is for -gpu") {
 		t.Errorf("-gpu-mode without -gpu: status %d, %q", status, errs)

@@ -38,7 +38,7 @@ func (c BNConfig) check() error {
 		return fmt.Errorf("gpu: batched Newton: a step limit of %d", o.MaxSteps)
 	}
 	var n, m int
-	for i, w := range newton.WorkingDegrees(o.Degree) {
+	for i, w := range newton.Stagger(o.Degree) {
 		plan := c.Plans[w]
 		if plan == nil || plan.Degree != w {
 			return fmt.Errorf("gpu: batched Newton: no plan of degree %d", w)
@@ -114,7 +114,7 @@ func NewBNSetup(c BNConfig, vars []string, coefSlots map[int][]stager.Slot, ck, 
 	}
 	s := &BNSetup{Config: c, Vars: vars, M: m, N: n, D: d, Paths: paths}
 	coefs := 0
-	for _, w := range newton.WorkingDegrees(d) {
+	for _, w := range newton.Stagger(d) {
 		plan := c.Plans[w]
 		l := BNLevel{W: w, Plan: plan, Geo: gpuabi.NewBatchGeometry(plan, c.Prec, 1, gpuabi.PathMajor), Off: s.PathDoubles,
 			CoefSlots: coefSlots[w], CK: min(ck, w+1), CoefOff: coefs}

@@ -199,9 +199,30 @@ func (bn *BatchNewton) Paths() int { return bn.s.Paths }
 // nil: zero), to the RefineTol tol[p]. It returns each path's Result (X is its own slice) and the
 // steps its Progress would have reported. The error is the device's.
 func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
+	if len(coef) != len(x0) {
+		return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %d starts, %d coefficient lists", len(x0), len(coef))
+	}
+	sc := int(bn.s.Strides.Coef) * bn.s.Config.Prec.Width()
+	return bn.SolveWith(x0, func(p int, dst []float64) error {
+		switch {
+		case coef[p] == nil:
+			clear(dst)
+		case len(coef[p]) != sc:
+			return fmt.Errorf("coefficients %d have %d doubles, want %d", p, len(coef[p]), sc)
+		default:
+			copy(dst, coef[p])
+		}
+		return nil
+	}, tol)
+}
+
+// SolveWith is Solve with path p's coefficients written by pack(p, dst)
+// straight into the staging buffer (dst: Strides.Coef elements; e.g.
+// BNSetup.PackCoef), so that a solve allocates nothing for them.
+func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64) error, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
 	P := len(x0)
-	if P < 1 || P > bn.s.Paths || len(coef) != P || len(tol) != P {
-		return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %d starts, %d coefficient lists, %d tolerances for at most %d paths", P, len(coef), len(tol), bn.s.Paths)
+	if P < 1 || P > bn.s.Paths || len(tol) != P {
+		return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %d starts, %d tolerances for at most %d paths", P, len(tol), bn.s.Paths)
 	}
 	st := bn.s.Strides
 	W := int64(bn.s.Config.Prec.Width())
@@ -211,13 +232,8 @@ func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Res
 			return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: start %d has %d doubles, want %d", p, len(x0[p]), sx0)
 		}
 		copy(bn.x0H[int64(p)*sx0:], x0[p])
-		c := bn.coefH[int64(p)*sc : int64(p+1)*sc]
-		if coef[p] == nil {
-			clear(c)
-		} else if int64(len(coef[p])) != sc {
-			return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: coefficients %d have %d doubles, want %d", p, len(coef[p]), sc)
-		} else {
-			copy(c, coef[p])
+		if err := pack(p, bn.coefH[int64(p)*sc:int64(p+1)*sc]); err != nil {
+			return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %w", err)
 		}
 		bn.tolH[p] = tol[p]
 	}

@@ -128,7 +128,7 @@ func (s *deviceSlot) recorders() (map[int]*wholeRecorder, error) {
 		return s.recs, nil
 	}
 	recs := map[int]*wholeRecorder{}
-	for _, w := range newton.WorkingDegrees(s.c.Degree) {
+	for _, w := range newton.Stagger(s.c.Degree) {
 		e, err := s.c.Exec(w)
 		if err != nil {
 			return nil, err

@@ -143,29 +143,9 @@ func solvePrecs() []int {
 // the precisions of solvePrecs.
 func TestTrackGPUSolves(t *testing.T) {
 	sv := gpuSolves(t)
-	sizes := map[string]int{"katsura": 5, "cyclic": 5, "noon": 4, "random": 4, "scaled": 2}
-	if testing.Short() {
-		sizes = map[string]int{"katsura": 3, "cyclic": 4, "noon": 3, "random": 3, "scaled": 2}
-	}
-	for _, name := range []string{"katsura", "cyclic", "noon", "random", "scaled"} {
-		for _, prec := range solvePrecs() {
-			t.Run(fmt.Sprintf("%s%d/prec%d", name, sizes[name], prec), func(t *testing.T) {
-				h := homotopyOf(t, name, sizes[name])
-				want, err := track.Track(h, track.Options{Prec: prec}, 0, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, together := range []bool{false, true} {
-					got, st := trackGPUSolves(t, sv, h, prec, 0, together)
-					if d := diffPaths(want, got); d != "" {
-						t.Fatalf("together %v: %s", together, d)
-					}
-					t.Logf("%d paths %+v: CPU %.3f s (%d cores), GPU solves %.3f s (together %v); %d solves in %d groups, %d rounds",
-						len(got.Paths), got.Summary, want.Seconds, runtime.GOMAXPROCS(0), got.Seconds, together, st.Calls, st.Groups, st.Rounds)
-				}
-			})
-		}
-	}
+	checkTrackGPU(t, solvePrecs(), func(t testing.TB, h *track.Homotopy, prec int, together bool) (*track.Run, lockstep.Stats) {
+		return trackGPUSolves(t, sv, h, prec, 0, together)
+	})
 }
 
 // randomSystem is n quadratic equations in n unknowns, every monomial of
@@ -279,12 +259,22 @@ func trackGPU(t testing.TB, bs *kernels.Batches, h *track.Homotopy, prec, slots 
 // a round (lockstep.Coordinator.Together).
 func TestTrackGPU(t *testing.T) {
 	bs := gpuBatches(t)
+	checkTrackGPU(t, []int{1, 2, 4, 8, 0}, func(t testing.TB, h *track.Homotopy, prec int, together bool) (*track.Run, lockstep.Stats) {
+		return trackGPU(t, bs, h, prec, 0, together)
+	})
+}
+
+// checkTrackGPU runs the device tests' cases (katsura, cyclic, noon, a
+// random and a badly scaled system at the precisions precs; smaller with
+// -short) through run, one group a round and Together, and compares every
+// path with the CPU tracker's.
+func checkTrackGPU(t *testing.T, precs []int, run func(t testing.TB, h *track.Homotopy, prec int, together bool) (*track.Run, lockstep.Stats)) {
 	sizes := map[string]int{"katsura": 5, "cyclic": 5, "noon": 4, "random": 4, "scaled": 2}
 	if testing.Short() {
 		sizes = map[string]int{"katsura": 3, "cyclic": 4, "noon": 3, "random": 3, "scaled": 2}
 	}
 	for _, name := range []string{"katsura", "cyclic", "noon", "random", "scaled"} {
-		for _, prec := range []int{1, 2, 4, 8, 0} {
+		for _, prec := range precs {
 			t.Run(fmt.Sprintf("%s%d/prec%d", name, sizes[name], prec), func(t *testing.T) {
 				h := homotopyOf(t, name, sizes[name])
 				want, err := track.Track(h, track.Options{Prec: prec}, 0, 0)
@@ -292,7 +282,7 @@ func TestTrackGPU(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, together := range []bool{false, true} {
-					got, st := trackGPU(t, bs, h, prec, 0, together)
+					got, st := run(t, h, prec, together)
 					if d := diffPaths(want, got); d != "" {
 						t.Fatalf("together %v: %s", together, d)
 					}

@@ -62,15 +62,7 @@ func (d *deviceSolver) Paths() int   { return d.bn.Paths() }
 func (d *deviceSolver) Close() error { return d.bn.Close() }
 
 func (d *deviceSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
-	coef := make([][]float64, len(x0))
-	n := int(d.s.Strides.Coef) * d.s.Config.Prec.Width()
-	for p := range coef {
-		coef[p] = make([]float64, n)
-		if err := d.s.PackCoef(coef[p], value[p]); err != nil {
-			return nil, nil, err
-		}
-	}
-	return d.bn.Solve(x0, coef, tol)
+	return d.bn.SolveWith(x0, func(p int, dst []float64) error { return d.s.PackCoef(dst, value[p]) }, tol)
 }
 
 func (t *Solves) kernels(p mdops.Prec) (*gpu.BatchNewtonKernels, error) {
