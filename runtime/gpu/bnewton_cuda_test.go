@@ -14,15 +14,21 @@ package gpu_test
 //	.gpu/runtime.test -test.run 'GPUBatchNewton' -test.v
 //	.gpu/runtime.test -test.run '^$' -test.bench GPUBatchNewton -test.benchtime 3x
 //
-// MDGEN_GPU_BN_BENCH lists the benchmark's cases (default
+// MDGEN_GPU_BN_PRECS limits the test to the precisions of these suffixes
+// (c2,r2,...). MDGEN_GPU_BN_BENCH lists the benchmark's cases (default
 // katsura8:newton,cyclic7:newton), MDGEN_GPU_BN_PATHS its batch sizes
-// (default 1024,4096), MDGEN_GPU_BN_NS its precisions (default 2,4).
+// (default 1024,4096), MDGEN_GPU_BN_NS its precisions (default 2,4),
+// MDGEN_GPU_BN_THREADS the threads a block (default 32,128),
+// MDGEN_GPU_BN_D the series degree (default 9); MDGEN_GPU_BN_NOCPU=1 leaves
+// the CPU's run out. MDGEN_GPU_TEST_NVCC_EXTRA adds nvcc flags (-lineinfo
+// for Nsight Compute) and MDGEN_GPU_TEST_PTXAS=1 prints ptxas's report.
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,6 +70,11 @@ func bnKernels(tb testing.TB, p mdops.Prec) *gpu.BatchNewtonKernels {
 			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
 		}
 		bnB, bnBErr = kernels.New(bnDev, "", cache)
+		if bnBErr == nil {
+			// MDGEN_GPU_TEST_NVCC_EXTRA adds nvcc flags (-lineinfo for a
+			// profile); they are part of the cache key.
+			bnB.Extra = strings.Fields(os.Getenv("MDGEN_GPU_TEST_NVCC_EXTRA"))
+		}
 	})
 	if bnDevErr != nil {
 		tb.Skipf("no GPU: %v", bnDevErr)
@@ -90,6 +101,9 @@ func bnKernels(tb testing.TB, p mdops.Prec) *gpu.BatchNewtonKernels {
 		tb.Fatal(err)
 	}
 	fmt.Printf("nvcc: the batched Newton solve of %s in %.1f s\n", p, time.Since(t0).Seconds())
+	if os.Getenv("MDGEN_GPU_TEST_PTXAS") != "" {
+		fmt.Println(res[0].Report)
+	}
 	bnKs[p] = k
 	return k
 }
@@ -97,6 +111,9 @@ func bnKernels(tb testing.TB, p mdops.Prec) *gpu.BatchNewtonKernels {
 func TestGPUBatchNewton(t *testing.T) {
 	for _, p := range []mdops.Prec{{N: 1, Complex: true}, {N: 2, Complex: true}, {N: 4, Complex: true}, {N: 8, Complex: true},
 		{N: 2}, {N: 3, Complex: true}} {
+		if only := os.Getenv("MDGEN_GPU_BN_PRECS"); only != "" && !slices.Contains(strings.Split(only, ","), p.Suffix()) {
+			continue
+		}
 		k := bnKernels(t, p)
 		for _, c := range []struct {
 			spec      string
@@ -147,7 +164,8 @@ func BenchmarkGPUBatchNewton(b *testing.B) {
 		p := mdops.Prec{N: n, Complex: true}
 		k := bnKernels(b, p)
 		for _, spec := range specs {
-			const d, P0 = 9, 64
+			const P0 = 64
+			d := batchEnvInts("MDGEN_GPU_BN_D", []int{9})[0]
 			cs, err := bntest.New(spec, p, d, P0, false, 3)
 			if err != nil {
 				b.Fatal(err)
@@ -179,7 +197,10 @@ func BenchmarkGPUBatchNewton(b *testing.B) {
 							gpuT += time.Since(t0)
 						}
 						gpuRate := float64(P*b.N) / gpuT.Seconds()
-						cpuRate := bnCPURate(b, spec, p, d, x0, tol)
+						cpuRate := 0.0
+						if os.Getenv("MDGEN_GPU_BN_NOCPU") != "1" {
+							cpuRate = bnCPURate(b, spec, p, d, x0, tol)
+						}
 						b.ReportMetric(gpuRate, "gpu-paths/s")
 						b.ReportMetric(cpuRate, "cpu-paths/s")
 						fmt.Printf("batched Newton %s %s d=%d P=%d, %d threads: GPU %.0f paths/s, CPU %d cores %.0f paths/s (%.1fx)\n", p, spec, d, P,
