@@ -108,17 +108,25 @@ func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
 	}
 }
 
+// solvesPipeline is the groups of whole solves a GPU runs at once
+// (lockstep.Coordinator.Pipeline): a group waits for its own slowest
+// solve, not for a round's. On the H200 (docs/results.md, session 15),
+// against every ready group a round: katsura10 at 4 doubles 174 to 300
+// paths/s, cyclic6 at 2 doubles 337 to 564; 16 groups at once were as
+// fast or faster than 4 and 8 on katsura10 and cyclic6, a little slower
+// on noon6 (36 rounds).
+const solvesPipeline = 16
+
 // useSolves is use with whole solves: each group of a GPU's workers'
-// solves one launch (every ready group a round: the rounds are about the
-// solves of the longest path).
+// solves one launch, up to solvesPipeline groups at once.
 func (g *trackGPU) useSolves(opt *track.Options, batch int) (closeAll func() error) {
 	var exs []*lockstep.DeviceSolves
 	opt.Devices = nil
 	for _, sv := range g.solves {
-		ex := lockstep.NewDeviceSolves(sv, batch)
+		ex := lockstep.NewDeviceSolves(sv, (batch+solvesPipeline-1)/solvesPipeline)
 		exs = append(exs, ex)
 		co := lockstep.New(ex)
-		co.Together = true
+		co.Pipeline = solvesPipeline
 		opt.Devices = append(opt.Devices, co)
 	}
 	opt.Workers = batch * len(g.solves)

@@ -48,12 +48,15 @@ type DeviceSolver interface {
 // back end is the coordinator's whole-solve slot. The results are the
 // device's, which must be newton.Driver's on the CPU back end, bit for
 // bit (runtime/gpu's BatchNewton is; TestTrackGPU checks the tracker).
+// Groups may run at once (Coordinator.Pipeline, Together): each takes a
+// device solver of its configuration that no other group holds, made
+// when none is free.
 type DeviceSolves struct {
 	dev   SolveDevice
 	slots int
 
 	mu      sync.Mutex
-	solvers map[solveKey]*deviceSolver
+	solvers map[solveKey][]*deviceSolver
 }
 
 // solveKey is a configuration of whole solves: the solvers of one
@@ -69,12 +72,13 @@ type deviceSolver struct {
 	s         DeviceSolver
 	coefSlots map[int][]stager.Slot
 	ck        int
+	busy      bool // a group runs on it
 }
 
 // NewDeviceSolves returns the executor of dev for slots slots (the most
 // solves of a group: the tracker's workers).
 func NewDeviceSolves(dev SolveDevice, slots int) *DeviceSolves {
-	return &DeviceSolves{dev: dev, slots: max(1, slots), solvers: map[solveKey]*deviceSolver{}}
+	return &DeviceSolves{dev: dev, slots: max(1, slots), solvers: map[solveKey][]*deviceSolver{}}
 }
 
 // wholeRecorder is a solver's executor of one working degree under
@@ -187,6 +191,7 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 		fail("setup", err)
 		return
 	}
+	defer ex.release(ds)
 	P := ds.s.Paths()
 	for lo := 0; lo < len(calls); lo += P {
 		hi := min(lo+P, len(calls))
@@ -214,44 +219,63 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 	}
 }
 
-// solver returns the device's solver of key for the recorders' slots: the
-// one made before when it takes every coefficient slot they set, at their
-// lengths; else a new one for all of them.
+// solver returns a free device solver of key for the recorders' slots,
+// marked busy: one made before that takes every coefficient slot they set,
+// at their lengths; else a new one for those of every solver of key and
+// theirs (a free one that falls short is closed).
 func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*wholeRecorder) (*deviceSolver, error) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
-	ds := ex.solvers[key]
 	W := key.prec.Width()
-	need := map[int][]stager.Slot{}
-	ck := 1
-	if ds != nil {
-		for w, s := range ds.coefSlots {
-			need[w] = slices.Clone(s)
-		}
-		ck = ds.ck
-	}
-	grew := ds == nil
-	for _, r := range recs {
-		for w, rec := range r {
-			for s, v := range rec.values {
-				if !slices.Contains(need[w], s) {
-					need[w] = append(need[w], s)
-					grew = true
-				}
-				if k := (len(v) + W - 1) / W; k > ck {
-					ck, grew = k, true
+	covers := func(ds *deviceSolver) bool {
+		for _, r := range recs {
+			for w, rec := range r {
+				for s, v := range rec.values {
+					if !slices.Contains(ds.coefSlots[w], s) || (len(v)+W-1)/W > ds.ck {
+						return false
+					}
 				}
 			}
 		}
+		return true
 	}
-	if !grew {
-		return ds, nil
+	pool := ex.solvers[key]
+	for _, ds := range pool {
+		if !ds.busy && covers(ds) {
+			ds.busy = true
+			return ds, nil
+		}
 	}
-	if ds != nil {
-		if err := ds.s.Close(); err != nil {
+	need := map[int][]stager.Slot{}
+	ck := 1
+	add := func(w int, s stager.Slot) {
+		if !slices.Contains(need[w], s) {
+			need[w] = append(need[w], s)
+		}
+	}
+	for _, ds := range pool {
+		for w, ss := range ds.coefSlots {
+			for _, s := range ss {
+				add(w, s)
+			}
+		}
+		ck = max(ck, ds.ck)
+	}
+	for _, r := range recs {
+		for w, rec := range r {
+			for s, v := range rec.values {
+				add(w, s)
+				ck = max(ck, (len(v)+W-1)/W)
+			}
+		}
+	}
+	kept := pool[:0]
+	for _, ds := range pool {
+		if ds.busy {
+			kept = append(kept, ds)
+		} else if err := ds.s.Close(); err != nil {
 			return nil, err
 		}
-		delete(ex.solvers, key)
 	}
 	for w := range need {
 		slices.Sort(need[w])
@@ -260,14 +284,21 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 	for w, r := range recs[0] {
 		plans[w] = r.plan
 	}
-	vars := first.c.Sys.Vars
-	s, err := ex.dev.NewSolver(plans, key.prec, key.set, vars, need, ck, ex.slots)
+	s, err := ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, ex.slots)
 	if err != nil {
+		ex.solvers[key] = kept
 		return nil, err
 	}
-	ds = &deviceSolver{s: s, coefSlots: need, ck: ck}
-	ex.solvers[key] = ds
+	ds := &deviceSolver{s: s, coefSlots: need, ck: ck, busy: true}
+	ex.solvers[key] = append(kept, ds)
 	return ds, nil
+}
+
+// release frees ds for the next group.
+func (ex *DeviceSolves) release(ds *deviceSolver) {
+	ex.mu.Lock()
+	ds.busy = false
+	ex.mu.Unlock()
 }
 
 // Close closes the device's solvers.
@@ -275,8 +306,10 @@ func (ex *DeviceSolves) Close() error {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	var errs []error
-	for k, ds := range ex.solvers {
-		errs = append(errs, ds.s.Close())
+	for k, pool := range ex.solvers {
+		for _, ds := range pool {
+			errs = append(errs, ds.s.Close())
+		}
 		delete(ex.solvers, k)
 	}
 	return errors.Join(errs...)

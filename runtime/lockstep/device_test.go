@@ -90,7 +90,8 @@ func (s *hostSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []floa
 // TestTrackDeviceSolves: track.Track through DeviceSolves on the host
 // device (64 workers; batches of at most 16, so that groups split) gives
 // every path's bits of track.Track with 2 workers and no device, on
-// TestTrackSolves' cases, one group a round and Together.
+// TestTrackSolves' cases, one group a round, Together, and Pipeline (4
+// groups at once of at most 16 solves, 2 of at most 32).
 func TestTrackDeviceSolves(t *testing.T) {
 	for _, c := range trackCases(testing.Short()) {
 		t.Run(c.String(), func(t *testing.T) {
@@ -99,22 +100,28 @@ func TestTrackDeviceSolves(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, together := range []bool{false, true} {
+			for _, m := range []struct {
+				together bool
+				pipeline int
+			}{{false, 0}, {true, 0}, {false, 4}, {true, 2}} {
 				ex := NewDeviceSolves(hostSolveDevice{maxPaths: 16}, 64)
 				co := New(ex)
-				co.Together = together
+				co.Together, co.Pipeline = m.together, m.pipeline
 				got, err := track.Track(h, c.options(64, co), c.first, c.count)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if d := samePaths(want, got); d != "" {
-					t.Fatalf("together=%v: %s", together, d)
+					t.Fatalf("%+v: %s", m, d)
 				}
 				if err := ex.Close(); err != nil {
 					t.Fatal(err)
 				}
 				st := co.Stats()
-				t.Logf("together=%v: %d paths, %d solves in %d groups, %d rounds", together, len(got.Paths), st.Calls, st.Groups, st.Rounds)
+				if m.pipeline > 0 && st.Rounds != st.Groups {
+					t.Errorf("%+v: %d rounds for %d groups: a pipelined group is a round", m, st.Rounds, st.Groups)
+				}
+				t.Logf("%+v: %d paths, %d solves in %d groups, %d rounds", m, len(got.Paths), st.Calls, st.Groups, st.Rounds)
 			}
 		})
 	}

@@ -51,8 +51,20 @@
 // solver's executors only record the coefficient values the tracker
 // sets, which go to the device with the starts.
 //
-//	co := lockstep.New(lockstep.NewDeviceSolves(builder.Solves(), slots))
-//	co.Together = true
+//	co := lockstep.New(lockstep.NewDeviceSolves(builder.Solves(), (slots+15)/16))
+//	co.Pipeline = 16
+//
+// Rounds make every group of a round wait for the round's slowest solve,
+// while most of the device idles (a block per solve; a solve that fails
+// runs to its step limit). Coordinator.Pipeline runs groups of whole
+// solves without rounds instead: up to Pipeline groups at once, each of
+// at most 1/Pipeline of the workers, a group starting when it is that
+// full or when no worker computes on the host; each group waits for its
+// own slowest solve, and its workers go on while the others run (each
+// running group holds a device solver of its own: DeviceSolves makes
+// more when all are busy). On the H200 with 16 groups: katsura 10 and
+// cyclic 6, 1.7 times the paths per second of rounds with Together
+// (docs/results.md).
 //
 // # Deadlock freedom
 //
@@ -68,7 +80,13 @@
 // once (the lock step's wall time is at least its rounds times a device's
 // round trip), each group in a goroutine of its own; the executor's
 // groups of one round never share an operation at one working degree of
-// one configuration (Batched: never an evaluator).
+// one configuration (Batched: never an evaluator). With
+// Coordinator.Pipeline a group of whole solves starts (in a goroutine of
+// its own) in the goroutine of the caller that fills it to the chunk, of
+// the last caller to block, of the last to leave, or of the group that
+// ends and frees a run: while fewer than Pipeline groups run, a pending
+// group waits only for workers that compute on the host, and they will
+// block or leave.
 //
 // # Failures
 //

@@ -103,15 +103,21 @@ func gpuSolves(t testing.TB) *kernels.Solves {
 
 // trackGPUSolves tracks every path of h on the GPU with whole solves
 // (lockstep.DeviceSolves: a group of solves one launch of the batched
-// Newton solve), slots paths a batch (0: all).
-func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, slots int, together bool) (*track.Run, lockstep.Stats) {
+// Newton solve), slots workers (0: a path each); pipeline > 0 sets
+// Coordinator.Pipeline (each device solver then holds a pipelined group:
+// slots/pipeline paths).
+func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, slots int, together bool, pipeline int) (*track.Run, lockstep.Stats) {
 	t.Helper()
 	if slots == 0 {
 		slots = int(h.Paths())
 	}
-	ex := lockstep.NewDeviceSolves(sv, slots)
+	batch := slots
+	if pipeline > 0 {
+		batch = (slots + pipeline - 1) / pipeline
+	}
+	ex := lockstep.NewDeviceSolves(sv, batch)
 	co := lockstep.New(ex)
-	co.Together = together
+	co.Together, co.Pipeline = together, pipeline
 	run, err := track.Track(h, track.Options{Prec: prec, Workers: slots, Devices: []track.Device{co}}, 0, 0)
 	if cerr := ex.Close(); err == nil {
 		err = cerr
@@ -120,8 +126,8 @@ func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, s
 		t.Fatal(err)
 	}
 	st := co.Stats()
-	t.Logf("solves, prec %d, together %v: %.3f s wall; %d groups in %d rounds, %d solves; busy %v",
-		prec, together, run.Seconds, st.Groups, st.Rounds, st.Calls, st.Busy)
+	t.Logf("solves, prec %d, together %v, pipeline %d: %.3f s wall; %d groups in %d rounds, %d solves; busy %v",
+		prec, together, pipeline, run.Seconds, st.Groups, st.Rounds, st.Calls, st.Busy)
 	return run, st
 }
 
@@ -144,7 +150,16 @@ func solvePrecs() []int {
 func TestTrackGPUSolves(t *testing.T) {
 	sv := gpuSolves(t)
 	checkTrackGPU(t, solvePrecs(), func(t testing.TB, h *track.Homotopy, prec int, together bool) (*track.Run, lockstep.Stats) {
-		return trackGPUSolves(t, sv, h, prec, 0, together)
+		return trackGPUSolves(t, sv, h, prec, 0, together, 0)
+	})
+	// Pipelined groups give the same bits (4 at once, and 16: Together
+	// does not apply).
+	checkTrackGPU(t, solvePrecs(), func(t testing.TB, h *track.Homotopy, prec int, together bool) (*track.Run, lockstep.Stats) {
+		pipeline := 4
+		if together {
+			pipeline = 16
+		}
+		return trackGPUSolves(t, sv, h, prec, 0, false, pipeline)
 	})
 }
 
@@ -296,7 +311,9 @@ func checkTrackGPU(t *testing.T, precs []int, run func(t testing.TB, h *track.Ho
 
 // BenchmarkTrackGPU measures paths per second on the GPU (batched
 // evaluations, one group a round: gpu, and every ready group a round:
-// gpu-together; whole solves, every ready group a round: gpu-solves) and
+// gpu-together; whole solves, every ready group a round: gpu-solves;
+// whole solves pipelined, 8 groups at once: gpu-pipeline, or N:
+// gpu-pipelineN for N of 2, 4, 8, 16, 32) and
 // on the CPU (every core), in the same process, each run checked against
 // the other path by path. MDGEN_TRACK_BENCH lists the systems (default
 // katsura8,noon6,cyclic6), MDGEN_TRACK_PRECS the precisions (default
@@ -333,7 +350,11 @@ func BenchmarkTrackGPU(b *testing.B) {
 					for b.Loop() {
 						switch name {
 						case "gpu-solves":
-							run, st = trackGPUSolves(b, sv, h, prec, 0, true)
+							run, st = trackGPUSolves(b, sv, h, prec, 0, true, 0)
+						case "gpu-pipeline", "gpu-pipeline2", "gpu-pipeline4", "gpu-pipeline8", "gpu-pipeline16", "gpu-pipeline32":
+							pipe := 8
+							fmt.Sscan(strings.TrimPrefix(name, "gpu-pipeline"), &pipe)
+							run, st = trackGPUSolves(b, sv, h, prec, 0, false, pipe)
 						default:
 							run, st = trackGPU(b, bs, h, prec, 0, name == "gpu-together")
 						}

@@ -223,7 +223,21 @@ type Coordinator struct {
 	// round). It changes the time, never the bits.
 	Together bool
 
-	exec Executor
+	// Pipeline, set before the first call, runs groups of whole solves
+	// (a SolveExecutor, whose groups may run at once: DeviceSolves',
+	// NewCPUSolves') without rounds: up to Pipeline groups at once, of at
+	// most ceil(W / Pipeline) solves each (W the most workers joined at
+	// once). A group starts when a run is free and it is that full, or
+	// when no worker computes on the host (none would join it). A group
+	// then waits for its own slowest solve only, not for a round's, and
+	// the workers of a group done first go on while the others run: the
+	// device stays busy with whichever paths are ready. Larger than 0,
+	// it takes the place of Together for whole solves; it changes the
+	// time, never the bits.
+	Pipeline int
+
+	exec   Executor
+	solves bool // exec is a SolveExecutor
 
 	mu      sync.Mutex
 	joined  int
@@ -233,6 +247,11 @@ type Coordinator struct {
 	pending map[groupKey]*group
 	ranks   map[config]int // the configurations in the order of their first call
 	stats   Stats
+	// Pipeline's state: the groups running, the most workers joined at
+	// once, and since when a group has been running.
+	inFlight  int
+	peak      int
+	busySince time.Time
 }
 
 // Stats count the coordinator's work.
@@ -240,17 +259,19 @@ type Stats struct {
 	Groups int64 // executor runs
 	Calls  int64 // calls run in them
 	// Rounds is the waits for every worker blocked: Groups, or fewer
-	// with Together.
+	// with Together; with Pipeline, the groups started (no group waits
+	// for another).
 	Rounds int64
 	// Busy is the wall time inside the executor's runs (the rest of
 	// the tracker's wall time the workers compute on the host, or wait
-	// for the slowest of them).
+	// for the slowest of them); with Pipeline, while a group runs.
 	Busy time.Duration
 }
 
 // New returns a coordinator over exec.
 func New(exec Executor) *Coordinator {
-	return &Coordinator{exec: exec, pending: map[groupKey]*group{}, ranks: map[config]int{}}
+	_, solves := exec.(SolveExecutor)
+	return &Coordinator{exec: exec, solves: solves, pending: map[groupKey]*group{}, ranks: map[config]int{}}
 }
 
 // Stats returns the work so far.
@@ -264,6 +285,7 @@ func (co *Coordinator) Stats() Stats {
 func (co *Coordinator) Join() {
 	co.mu.Lock()
 	co.joined++
+	co.peak = max(co.peak, co.joined)
 	co.mu.Unlock()
 }
 
@@ -271,7 +293,7 @@ func (co *Coordinator) Join() {
 func (co *Coordinator) Leave() {
 	co.mu.Lock()
 	co.joined--
-	co.runReady()
+	co.next()
 	co.mu.Unlock()
 }
 
@@ -338,9 +360,70 @@ func (co *Coordinator) enqueue(b *slotBackend, k groupKey, pc func(rank int) [4]
 	}
 	g.members = append(g.members, b)
 	co.blocked++
-	co.runReady()
+	co.next()
 	co.mu.Unlock()
 	<-b.wake
+}
+
+// next runs or starts what can run now (co.mu held): Pipeline's groups,
+// else the rounds.
+func (co *Coordinator) next() {
+	if co.Pipeline > 0 && co.solves {
+		co.dispatch()
+	} else {
+		co.runReady()
+	}
+}
+
+// dispatch starts groups of whole solves while fewer than Pipeline run
+// (co.mu held), by Pipeline's rule: a group of the chunk's size, or any
+// while no worker computes on the host; the first by pick's order, a
+// larger group cut to the chunk (the rest waits as a group of its own).
+func (co *Coordinator) dispatch() {
+	chunk := max(1, (co.peak+co.Pipeline-1)/co.Pipeline)
+	for co.inFlight < co.Pipeline {
+		var bestK groupKey
+		var best *group
+		for k, g := range co.pending {
+			if len(g.members) < chunk && co.blocked < co.joined {
+				continue // a worker on the host may still join it
+			}
+			if best == nil || co.before(g, best) {
+				bestK, best = k, g
+			}
+		}
+		if best == nil {
+			return
+		}
+		g := best
+		if len(g.members) > chunk {
+			co.pending[bestK] = &group{since: g.since, pc: g.pc, solves: g.solves, members: slices.Clone(g.members[chunk:])}
+			g = &group{since: g.since, pc: g.pc, solves: g.solves, members: g.members[:chunk:chunk]}
+		} else {
+			delete(co.pending, bestK)
+		}
+		if co.inFlight == 0 {
+			co.busySince = time.Now()
+		}
+		co.inFlight++
+		co.round++
+		co.stats.Rounds++
+		go co.runPiped(g)
+	}
+}
+
+// runPiped runs a group that dispatch started, then wakes its members and
+// starts what can start.
+func (co *Coordinator) runPiped(g *group) {
+	co.execGroup(g)
+	co.mu.Lock()
+	co.finishGroup(g)
+	co.inFlight--
+	if co.inFlight == 0 {
+		co.stats.Busy += time.Since(co.busySince)
+	}
+	co.dispatch()
+	co.mu.Unlock()
 }
 
 // runReady runs groups while every joined worker is blocked (co.mu held;
@@ -413,6 +496,14 @@ func (co *Coordinator) takeRound() []*group {
 // those of a group done first compute on the host while the round's
 // other groups run (no round starts before the last is done).
 func (co *Coordinator) runGroup(g *group) {
+	co.execGroup(g)
+	co.mu.Lock()
+	co.finishGroup(g)
+	co.mu.Unlock()
+}
+
+// execGroup runs g on the executor (co.mu not held).
+func (co *Coordinator) execGroup(g *group) {
 	slots := make([]Slot, len(g.members))
 	if g.solves {
 		calls := make([]*SolveCall, len(g.members))
@@ -427,14 +518,16 @@ func (co *Coordinator) runGroup(g *group) {
 		}
 		co.exec.Run(slots, calls)
 	}
-	co.mu.Lock()
+}
+
+// finishGroup counts g and wakes its members (co.mu held).
+func (co *Coordinator) finishGroup(g *group) {
 	co.stats.Groups++
 	co.stats.Calls += int64(len(g.members))
 	co.blocked -= len(g.members)
 	for _, b := range g.members {
 		b.wake <- struct{}{}
 	}
-	co.mu.Unlock()
 }
 
 // pick returns the group to run: the oldest of those that waited more
