@@ -7698,7 +7698,9 @@ extern "C" __device__ const int mdgen_add_jobs[18168] = {
 // one reduction per group; qr and qh one column per warp: the reductions in
 // its first half-warp, the updates of the column (independent per row) in
 // all 32 threads, which shortens the chain of dependent operations of one
-// right-hand side (Newton's Q^H b_k).
+// right-hand side (Newton's Q^H b_k). The batched bodies (batchla.cu.tmpl),
+// whose block holds one path, run a column per group instead (la_apply16):
+// twice the columns at a time, the same operations per column.
 //
 // Every thread of a block runs every shuffle and barrier of the kernel
 // (data decide only which loads, arithmetic and stores a thread does), so
@@ -7927,6 +7929,33 @@ __device__ __forceinline__ void la_apply(const double* v, double* c, long long K
   if (active) {
     const T s = O::neg(O::mul(O::conj(tau), w));
     la_ring2<O>(t, 32, K, v, c, [&](long long i, const T& vi, const T& ci) {
+      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, vi, s));
+    });
+  }
+}
+
+// la_apply16 is la_apply by a group of 16 lanes (l = threadIdx.x % 16)
+// instead of a warp: the same reduction (lane l takes the rows i ≡ l
+// (mod 16), la_tree), broadcast from the group's lane 0, and the same
+// update of every row, by the group (row i by lane i mod 16). Two columns
+// per warp: the batched bodies' columns are the whole work of a path's
+// block, and the reduction used only half of the warp.
+template <class O>
+__device__ __forceinline__ void la_apply16(const double* v, double* c, long long K, const typename O::T& tau, bool active,
+                                           int l) {
+  typedef typename O::T T;
+  const int W = O::W;
+  T acc = O::zero();
+  if (active && l < K) {
+    acc = l == 0 ? O::load(c) : O::prod(O::conj(O::load(v + l * W)), O::load(c + l * W));
+    la_ring2<O>(l + 16, 16, K, v, c, [&](long long, const T& vi, const T& ci) { acc = O::madd(acc, O::conj(vi), ci); });
+  }
+  acc = la_tree<T, typename O::TAdd>(acc, l, K < 16 ? K : 16);
+  const T w = la_bcast<16>(acc);
+  la_sync_group();
+  if (active) {
+    const T s = O::neg(O::mul(O::conj(tau), w));
+    la_ring2<O>(l, 16, K, v, c, [&](long long i, const T& vi, const T& ci) {
       O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, vi, s));
     });
   }
