@@ -7,6 +7,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
@@ -279,4 +280,23 @@ func (s *BNSetup) PackCoef(dst []float64, value func(w int, slot stager.Slot) []
 		}
 	}
 	return nil
+}
+
+// BNTimes is where a BatchNewton's solves spent their wall time: Pack the
+// starts and coefficients into the staging buffers (the host), Device
+// from the first copy's enqueueing to the stream's end (the copies, the
+// launch's wait for the device and the kernel: polled, so up to a poll
+// late), Decode the Results (the host). Solves and Paths count them.
+type BNTimes struct {
+	Solves, Paths        int64
+	Pack, Device, Decode time.Duration
+}
+
+// Add adds u's times and counts to t.
+func (t *BNTimes) Add(u BNTimes) {
+	t.Solves += u.Solves
+	t.Paths += u.Paths
+	t.Pack += u.Pack
+	t.Device += u.Device
+	t.Decode += u.Decode
 }

@@ -98,7 +98,12 @@ type BatchNewton struct {
 	// Page-locked staging of a solve's inputs and outputs.
 	x0H, coefH, tolH, recH, xH []float64
 	hostBufs                   [][]float64
+	// last is the last solve's times (Times).
+	last BNTimes
 }
+
+// Times returns the wall times of the last solve.
+func (bn *BatchNewton) Times() BNTimes { return bn.last }
 
 // NewBatchNewton prepares the solves of s (NewBNSetup) on k's device,
 // blocks of threads threads (0: the model's, gpuabi.BatchLAThreads of m).
@@ -227,6 +232,7 @@ func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64)
 	st := bn.s.Strides
 	W := int64(bn.s.Config.Prec.Width())
 	sx0, sc := st.X0*W, st.Coef*W
+	t0 := time.Now()
 	for p := 0; p < P; p++ {
 		if int64(len(x0[p])) != sx0 {
 			return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: start %d has %d doubles, want %d", p, len(x0[p]), sx0)
@@ -239,6 +245,7 @@ func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64)
 	}
 	P64 := int64(P)
 	ss := bn.stream
+	t1 := time.Now()
 	err := bn.dev.Do(func() error {
 		if err := ss.CopyHtoD(bn.bufs[bnX0].Float64Slice(0, P64*sx0), bn.x0H[:P64*sx0]); err != nil {
 			return err
@@ -279,6 +286,7 @@ func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gpu: the batched Newton solve of %d paths on %s: %w", P, bn.dev.Info().Name, err)
 	}
+	t2 := time.Now()
 	res := make([]*newton.Result, P)
 	steps := make([][]newton.StepInfo, P)
 	sx := st.X * W
@@ -286,6 +294,7 @@ func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64)
 		x := append([]float64(nil), bn.xH[p*sx:(p+1)*sx]...)
 		res[p], steps[p] = bn.s.Result(bn.recH[p*st.Rec:(p+1)*st.Rec], x)
 	}
+	bn.last = BNTimes{Solves: 1, Paths: P64, Pack: t1.Sub(t0), Device: t2.Sub(t1), Decode: time.Since(t2)}
 	return res, steps, nil
 }
 

@@ -40,4 +40,5 @@ func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Res
 func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64) error, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
 	return nil, nil, errNoGPU("BatchNewton")
 }
-func (bn *BatchNewton) Close() error { return nil }
+func (bn *BatchNewton) Close() error   { return nil }
+func (bn *BatchNewton) Times() BNTimes { return BNTimes{} }

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
@@ -347,6 +348,7 @@ func BenchmarkTrackGPU(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/prec%d/%s", spec, prec, name), func(b *testing.B) {
 					var run *track.Run
 					var st lockstep.Stats
+					times0 := sv.Times()
 					for b.Loop() {
 						switch name {
 						case "gpu-solves":
@@ -367,6 +369,16 @@ func BenchmarkTrackGPU(b *testing.B) {
 					b.ReportMetric(float64(len(run.Paths))/run.Seconds, "paths/s")
 					b.ReportMetric(float64(st.Calls)/float64(st.Groups), "calls/group")
 					b.ReportMetric(float64(st.Rounds), "rounds")
+					if t := sv.Times(); t.Solves > times0.Solves {
+						// Where a group's wall time went (gpu.BNTimes), a mean
+						// over the groups, and the wall time with a group on
+						// the device (Stats.Busy).
+						n := float64(t.Solves - times0.Solves)
+						ms := func(d time.Duration) float64 { return float64(d) / 1e6 / n }
+						b.ReportMetric(ms(t.Device-times0.Device), "device-ms/group")
+						b.ReportMetric(ms(t.Pack-times0.Pack+t.Decode-times0.Decode), "host-ms/group")
+						b.ReportMetric(st.Busy.Seconds()/run.Seconds, "busy/wall")
+					}
 				})
 			}
 		}

@@ -21,9 +21,10 @@ type Solves struct {
 	// Threads is the block of each path (0: the model's).
 	Threads int
 
-	b  *Builder
-	mu sync.Mutex
-	ks map[mdops.Prec]*gpu.BatchNewtonKernels
+	b     *Builder
+	mu    sync.Mutex
+	times gpu.BNTimes // every solve's (Times)
+	ks    map[mdops.Prec]*gpu.BatchNewtonKernels
 }
 
 // Solves returns the batched Newton solves of b's device.
@@ -49,20 +50,36 @@ func (t *Solves) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.
 	if err != nil {
 		return nil, err
 	}
-	return &deviceSolver{bn: bn, s: s}, nil
+	return &deviceSolver{bn: bn, s: s, t: t}, nil
+}
+
+// Times returns where the solves of t's solvers spent their wall time so
+// far (gpu.BNTimes, summed over the solves; the solves of several
+// solvers overlap).
+func (t *Solves) Times() gpu.BNTimes {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.times
 }
 
 // deviceSolver is a BatchNewton as a lockstep.DeviceSolver.
 type deviceSolver struct {
 	bn *gpu.BatchNewton
 	s  *gpu.BNSetup
+	t  *Solves
 }
 
 func (d *deviceSolver) Paths() int   { return d.bn.Paths() }
 func (d *deviceSolver) Close() error { return d.bn.Close() }
 
 func (d *deviceSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
-	return d.bn.SolveWith(x0, func(p int, dst []float64) error { return d.s.PackCoef(dst, value[p]) }, tol)
+	res, steps, err := d.bn.SolveWith(x0, func(p int, dst []float64) error { return d.s.PackCoef(dst, value[p]) }, tol)
+	if err == nil {
+		d.t.mu.Lock()
+		d.t.times.Add(d.bn.Times())
+		d.t.mu.Unlock()
+	}
+	return res, steps, err
 }
 
 func (t *Solves) kernels(p mdops.Prec) (*gpu.BatchNewtonKernels, error) {
