@@ -122,8 +122,12 @@ const solvesPipeline = 16
 func (g *trackGPU) useSolves(opt *track.Options, batch int) (closeAll func() error) {
 	var exs []*lockstep.DeviceSolves
 	opt.Devices = nil
-	for _, sv := range g.solves {
+	for i, sv := range g.solves {
 		ex := lockstep.NewDeviceSolves(sv, (batch+solvesPipeline-1)/solvesPipeline)
+		if g.notices != nil {
+			ordinal := g.devs[i].Info().Ordinal
+			ex.Notify = func(msg string) { fmt.Fprintf(g.notices, "mdgen: track: GPU %d: %s\n", ordinal, msg) }
+		}
 		exs = append(exs, ex)
 		co := lockstep.New(ex)
 		co.Pipeline = solvesPipeline

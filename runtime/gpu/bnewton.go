@@ -300,3 +300,18 @@ func (t *BNTimes) Add(u BNTimes) {
 	t.Device += u.Device
 	t.Decode += u.Decode
 }
+
+// BNMemoryError is NewBatchNewton's refusal of a batch whose arrays do
+// not fit the device's free memory: Fit paths would (0: not one). It is
+// an ErrMemory.
+type BNMemoryError struct {
+	Paths, Fit int
+	Need, Free int64 // bytes: the batch's arrays, the device's free memory less the reserve
+}
+
+func (e *BNMemoryError) Error() string {
+	return fmt.Sprintf("gpu: %v: the batched Newton solve of %d paths needs %s, %s is free (%s kept in reserve): at most %d paths fit",
+		ErrMemory, e.Paths, stager.FormatBytes(e.Need), stager.FormatBytes(e.Free), stager.FormatBytes(memoryReserve), e.Fit)
+}
+
+func (e *BNMemoryError) Unwrap() error { return ErrMemory }

@@ -11,7 +11,6 @@ import (
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
-	"github.com/mdgen/mdgen/stager"
 )
 
 // BatchNewtonKernels are the loaded fatbin of gen.BatchNewtonCUSource(p).
@@ -131,9 +130,7 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 	if free, err := k.dev.FreeMemory(); err != nil {
 		return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
 	} else if need > free-memoryReserve {
-		return nil, fmt.Errorf("gpu: %w: the batched Newton solve of %d paths needs %s, %s is free (%s kept in reserve): at most %d paths fit",
-			ErrMemory, s.Paths, stager.FormatBytes(need), stager.FormatBytes(free), stager.FormatBytes(memoryReserve),
-			max(0, (free-memoryReserve)/(need/P)))
+		return nil, &BNMemoryError{Paths: s.Paths, Fit: int(max(0, (free-memoryReserve)/(need/P))), Need: need, Free: free - memoryReserve}
 	}
 	ok := false
 	defer func() {

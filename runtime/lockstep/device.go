@@ -51,12 +51,22 @@ type DeviceSolver interface {
 // Groups may run at once (Coordinator.Pipeline, Together): each takes a
 // device solver of its configuration that no other group holds, made
 // when none is free.
+//
+// A device solver of slots paths that does not fit the device (NewSolver
+// refuses it with a TooLargeError) is made for as many as fit, and the
+// groups run in batches of that many, which Notify tells once per
+// configuration.
 type DeviceSolves struct {
+	// Notify, when not nil, receives the executor's notices (how its
+	// groups are split to fit the device).
+	Notify func(msg string)
+
 	dev   SolveDevice
 	slots int
 
 	mu      sync.Mutex
 	solvers map[solveKey][]*deviceSolver
+	fits    map[solveKey]int // the paths of a configuration's solvers, where slots do not fit
 }
 
 // solveKey is a configuration of whole solves: the solvers of one
@@ -78,7 +88,7 @@ type deviceSolver struct {
 // NewDeviceSolves returns the executor of dev for slots slots (the most
 // solves of a group: the tracker's workers).
 func NewDeviceSolves(dev SolveDevice, slots int) *DeviceSolves {
-	return &DeviceSolves{dev: dev, slots: max(1, slots), solvers: map[solveKey][]*deviceSolver{}}
+	return &DeviceSolves{dev: dev, slots: max(1, slots), solvers: map[solveKey][]*deviceSolver{}, fits: map[solveKey]int{}}
 }
 
 // wholeRecorder is a solver's executor of one working degree under
@@ -284,7 +294,21 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 	for w, r := range recs[0] {
 		plans[w] = r.plan
 	}
-	s, err := ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, ex.slots)
+	paths := ex.slots
+	if fit, ok := ex.fits[key]; ok {
+		paths = fit
+	}
+	s, err := ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, paths)
+	var tooLarge *TooLargeError
+	for errors.As(err, &tooLarge) && tooLarge.Fit > 0 && tooLarge.Fit < paths {
+		if ex.Notify != nil {
+			ex.Notify(fmt.Sprintf("the batched Newton solves of %s data (degree %d): %d paths at once do not fit, split into batches of %d (%v)",
+				key.prec, key.degree, paths, tooLarge.Fit, tooLarge.Err))
+		}
+		paths = tooLarge.Fit
+		ex.fits[key] = paths
+		s, err = ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, paths)
+	}
 	if err != nil {
 		ex.solvers[key] = kept
 		return nil, err

@@ -1,7 +1,9 @@
 package lockstep
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mdgen/mdgen/internal/par"
@@ -20,7 +22,12 @@ import (
 // DeviceSolves' own work (the recorders, the configurations, the
 // coefficient slots and their growth, the Results) is checked without a
 // GPU; maxPaths small makes DeviceSolves split its groups.
-type hostSolveDevice struct{ maxPaths int }
+type hostSolveDevice struct {
+	maxPaths int
+	// fit, when positive, refuses a solver of more paths with a
+	// TooLargeError, as a device without the memory does.
+	fit int
+}
 
 type hostSolver struct {
 	plans     map[int]*stager.Plan
@@ -33,6 +40,9 @@ type hostSolver struct {
 
 func (h hostSolveDevice) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.Settings, vars []string,
 	coefSlots map[int][]stager.Slot, ck, paths int) (DeviceSolver, error) {
+	if h.fit > 0 && paths > h.fit {
+		return nil, &TooLargeError{Paths: paths, Fit: h.fit, Err: errors.New("not enough free memory (the test's)")}
+	}
 	if h.maxPaths > 0 {
 		paths = min(paths, h.maxPaths)
 	}
@@ -124,5 +134,50 @@ func TestTrackDeviceSolves(t *testing.T) {
 				t.Logf("%+v: %d paths, %d solves in %d groups, %d rounds", m, len(got.Paths), st.Calls, st.Groups, st.Rounds)
 			}
 		})
+	}
+}
+
+// TestDeviceSolvesSplit: a device that fits 5 paths at once (of 64
+// workers' groups) gets solvers of 5 paths; the groups run in batches of
+// 5, Notify says so once per configuration, and every path's bits are
+// the CPU tracker's, with rounds and pipelined.
+func TestDeviceSolvesSplit(t *testing.T) {
+	c := trackCase{family: "katsura", n: 4, prec: 2}
+	h := homotopy(t, c.family, c.n)
+	want, err := track.Track(h, c.options(2), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pipeline := range []int{0, 4} {
+		ex := NewDeviceSolves(hostSolveDevice{fit: 5}, 64)
+		var notes []string
+		ex.Notify = func(msg string) { notes = append(notes, msg) }
+		co := New(ex)
+		co.Together, co.Pipeline = true, pipeline
+		got, err := track.Track(h, c.options(64, co), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := samePaths(want, got); d != "" {
+			t.Fatalf("pipeline %d: %s", pipeline, d)
+		}
+		if len(notes) == 0 || len(notes) != len(ex.fits) {
+			t.Errorf("pipeline %d: %d notices for %d configurations split: %q", pipeline, len(notes), len(ex.fits), notes)
+		}
+		for _, n := range notes {
+			if !strings.Contains(n, "split into batches of 5") {
+				t.Errorf("pipeline %d: notice %q", pipeline, n)
+			}
+		}
+		for k, pool := range ex.solvers {
+			for _, ds := range pool {
+				if p := ds.s.Paths(); p != 5 {
+					t.Errorf("pipeline %d: a solver of %v holds %d paths, want 5", pipeline, k.prec, p)
+				}
+			}
+		}
+		if err := ex.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -33,7 +33,9 @@ func (b *Builder) Solves() *Solves {
 }
 
 // NewSolver is lockstep.SolveDevice's: a gpu.BatchNewton of the
-// configuration for paths paths.
+// configuration for paths paths. A batch that does not fit the device's
+// free memory is refused with a lockstep.TooLargeError that says how
+// many paths fit (DeviceSolves splits its groups).
 func (t *Solves) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.Settings, vars []string,
 	coefSlots map[int][]stager.Slot, ck, paths int) (lockstep.DeviceSolver, error) {
 	k, err := t.kernels(p)
@@ -47,6 +49,9 @@ func (t *Solves) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.
 		return nil, err
 	}
 	bn, err := gpu.NewBatchNewton(k, s, t.Threads)
+	if me := (*gpu.BNMemoryError)(nil); errors.As(err, &me) && me.Fit > 0 && me.Fit < paths {
+		return nil, &lockstep.TooLargeError{Paths: paths, Fit: me.Fit, Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
