@@ -1870,8 +1870,8 @@ extern "C" __device__ const int mdgen_add_jobs[52] = {
 // its first half-warp, the updates of the column (independent per row) in
 // all 32 threads, which shortens the chain of dependent operations of one
 // right-hand side (Newton's Q^H b_k). The batched bodies (batchla.cu.tmpl),
-// whose block holds one path, run a column per group instead (la_apply16):
-// twice the columns at a time, the same operations per column.
+// whose block holds one path, run a column per group instead (la_apply of
+// Width 16): twice the columns at a time, the same operations per column.
 //
 // Every thread of a block runs every shuffle and barrier of the kernel
 // (data decide only which loads, arithmetic and stores a thread does), so
@@ -2079,12 +2079,14 @@ __device__ __forceinline__ void la_ring2(long long i, long long step, long long 
 }
 
 // la_apply applies H^H = I - conj(tau) v v^H to the column c of K elements
-// (la applyH; tau is not zero), by the warp (t = threadIdx.x % 32): w =
-// v^H c with t_0 = c_0, t_i = conj(v_i)*c_i (v_0 = 1 implicit, v_i at v +
-// i) in the lanes of the first half-warp (lane t takes the rows i ≡ t
-// (mod 16)), s = neg(conj(tau)*w), c_0 = c_0 + s, c_i = c_i.MulAdd(v_i, s)
-// by the whole warp (thread t takes the rows i ≡ t (mod 32)).
-template <class O>
+// (la applyH; tau is not zero), by a team of Width threads (t =
+// threadIdx.x % Width): w = v^H c with t_0 = c_0, t_i = conj(v_i)*c_i (v_0
+// = 1 implicit, v_i at v + i) in the team's first 16 lanes (lane t takes
+// the rows i ≡ t (mod 16)), s = neg(conj(tau)*w), c_0 = c_0 + s, c_i =
+// c_i.MulAdd(v_i, s) by the whole team (thread t takes the rows i ≡ t
+// (mod Width)). A warp (32) shortens the chain of one column; a group of
+// 16 lanes, the batched bodies' choice, runs two columns a warp.
+template <class O, int Width = 32>
 __device__ __forceinline__ void la_apply(const double* v, double* c, long long K, const typename O::T& tau, bool active,
                                          int t) {
   typedef typename O::T T;
@@ -2095,38 +2097,11 @@ __device__ __forceinline__ void la_apply(const double* v, double* c, long long K
     la_ring2<O>(t + 16, 16, K, v, c, [&](long long, const T& vi, const T& ci) { acc = O::madd(acc, O::conj(vi), ci); });
   }
   acc = la_tree<T, typename O::TAdd>(acc, t & 15, K < 16 ? K : 16);
-  const T w = la_bcast<32>(acc);
+  const T w = la_bcast<Width>(acc);
   la_sync_group();
   if (active) {
     const T s = O::neg(O::mul(O::conj(tau), w));
-    la_ring2<O>(t, 32, K, v, c, [&](long long i, const T& vi, const T& ci) {
-      O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, vi, s));
-    });
-  }
-}
-
-// la_apply16 is la_apply by a group of 16 lanes (l = threadIdx.x % 16)
-// instead of a warp: the same reduction (lane l takes the rows i ≡ l
-// (mod 16), la_tree), broadcast from the group's lane 0, and the same
-// update of every row, by the group (row i by lane i mod 16). Two columns
-// per warp: the batched bodies' columns are the whole work of a path's
-// block, and the reduction used only half of the warp.
-template <class O>
-__device__ __forceinline__ void la_apply16(const double* v, double* c, long long K, const typename O::T& tau, bool active,
-                                           int l) {
-  typedef typename O::T T;
-  const int W = O::W;
-  T acc = O::zero();
-  if (active && l < K) {
-    acc = l == 0 ? O::load(c) : O::prod(O::conj(O::load(v + l * W)), O::load(c + l * W));
-    la_ring2<O>(l + 16, 16, K, v, c, [&](long long, const T& vi, const T& ci) { acc = O::madd(acc, O::conj(vi), ci); });
-  }
-  acc = la_tree<T, typename O::TAdd>(acc, l, K < 16 ? K : 16);
-  const T w = la_bcast<16>(acc);
-  la_sync_group();
-  if (active) {
-    const T s = O::neg(O::mul(O::conj(tau), w));
-    la_ring2<O>(l, 16, K, v, c, [&](long long i, const T& vi, const T& ci) {
+    la_ring2<O>(t, Width, K, v, c, [&](long long i, const T& vi, const T& ci) {
       O::store(c + i * W, i == 0 ? O::add(ci, s) : O::madd(ci, vi, s));
     });
   }
