@@ -181,3 +181,32 @@ func TestDeviceSolvesSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelineEdges: pipelined groups with one worker, with fewer workers
+// than groups at once, and one group at a time, give the CPU tracker's
+// bits (and end: no worker waits for a group that never starts).
+func TestPipelineEdges(t *testing.T) {
+	c := trackCase{family: "noon", n: 3, prec: 2}
+	h := homotopy(t, c.family, c.n)
+	want, err := track.Track(h, c.options(2), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 5, 27} {
+		for _, pipeline := range []int{1, 3, 100} {
+			ex := NewDeviceSolves(hostSolveDevice{maxPaths: 4}, workers)
+			co := New(ex)
+			co.Pipeline = pipeline
+			got, err := track.Track(h, c.options(workers, co), 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := samePaths(want, got); d != "" {
+				t.Fatalf("%d workers, pipeline %d: %s", workers, pipeline, d)
+			}
+			if err := ex.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
