@@ -101,7 +101,7 @@ func (s *hostSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []floa
 // device (64 workers; batches of at most 16, so that groups split) gives
 // every path's bits of track.Track with 2 workers and no device, on
 // TestTrackSolves' cases, one group a round, Together, and Pipeline (4
-// groups at once of at most 16 solves, 2 of at most 32).
+// groups at once of at most 16 solves, 2 of at most 32, 8 Eager).
 func TestTrackDeviceSolves(t *testing.T) {
 	for _, c := range trackCases(testing.Short()) {
 		t.Run(c.String(), func(t *testing.T) {
@@ -113,10 +113,11 @@ func TestTrackDeviceSolves(t *testing.T) {
 			for _, m := range []struct {
 				together bool
 				pipeline int
-			}{{false, 0}, {true, 0}, {false, 4}, {true, 2}} {
+				eager    bool
+			}{{false, 0, false}, {true, 0, false}, {false, 4, false}, {true, 2, false}, {false, 8, true}} {
 				ex := NewDeviceSolves(hostSolveDevice{maxPaths: 16}, 64)
 				co := New(ex)
-				co.Together, co.Pipeline = m.together, m.pipeline
+				co.Together, co.Pipeline, co.Eager = m.together, m.pipeline, m.eager
 				got, err := track.Track(h, c.options(64, co), c.first, c.count)
 				if err != nil {
 					t.Fatal(err)
@@ -183,8 +184,8 @@ func TestDeviceSolvesSplit(t *testing.T) {
 }
 
 // TestPipelineEdges: pipelined groups with one worker, with fewer workers
-// than groups at once, and one group at a time, give the CPU tracker's
-// bits (and end: no worker waits for a group that never starts).
+// than groups at once, one group at a time, and Eager, give the CPU
+// tracker's bits (and end: no worker waits for a group that never starts).
 func TestPipelineEdges(t *testing.T) {
 	c := trackCase{family: "noon", n: 3, prec: 2}
 	h := homotopy(t, c.family, c.n)
@@ -193,10 +194,10 @@ func TestPipelineEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, workers := range []int{1, 5, 27} {
-		for _, pipeline := range []int{1, 3, 100} {
+		for _, pipeline := range []int{1, 3, 100, -3} {
 			ex := NewDeviceSolves(hostSolveDevice{maxPaths: 4}, workers)
 			co := New(ex)
-			co.Pipeline = pipeline
+			co.Pipeline, co.Eager = max(pipeline, -pipeline), pipeline < 0 // -3: 3 at once, Eager
 			got, err := track.Track(h, c.options(workers, co), 0, 0)
 			if err != nil {
 				t.Fatal(err)

@@ -106,19 +106,21 @@ func gpuSolves(t testing.TB) *kernels.Solves {
 // (lockstep.DeviceSolves: a group of solves one launch of the batched
 // Newton solve), slots workers (0: a path each); pipeline > 0 sets
 // Coordinator.Pipeline (each device solver then holds a pipelined group:
-// slots/pipeline paths).
+// slots/pipeline paths), pipeline < 0 the same with Eager.
 func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, slots int, together bool, pipeline int) (*track.Run, lockstep.Stats) {
 	t.Helper()
 	if slots == 0 {
 		slots = int(h.Paths())
 	}
+	eager := pipeline < 0
+	pipeline = max(pipeline, -pipeline)
 	batch := slots
 	if pipeline > 0 {
 		batch = (slots + pipeline - 1) / pipeline
 	}
 	ex := lockstep.NewDeviceSolves(sv, batch)
 	co := lockstep.New(ex)
-	co.Together, co.Pipeline = together, pipeline
+	co.Together, co.Pipeline, co.Eager = together, pipeline, eager
 	run, err := track.Track(h, track.Options{Prec: prec, Workers: slots, Devices: []track.Device{co}}, 0, 0)
 	if cerr := ex.Close(); err == nil {
 		err = cerr
@@ -314,7 +316,8 @@ func checkTrackGPU(t *testing.T, precs []int, run func(t testing.TB, h *track.Ho
 // evaluations, one group a round: gpu, and every ready group a round:
 // gpu-together; whole solves, every ready group a round: gpu-solves;
 // whole solves pipelined, 8 groups at once: gpu-pipeline, or N:
-// gpu-pipelineN for N of 2, 4, 8, 16, 32) and
+// gpu-pipelineN for N of 2, 4, 8, 16, 32; Eager: gpu-eagerN for N of 4,
+// 16, 64) and
 // on the CPU (every core), in the same process, each run checked against
 // the other path by path. MDGEN_TRACK_BENCH lists the systems (default
 // katsura8,noon6,cyclic6), MDGEN_TRACK_PRECS the precisions (default
@@ -353,9 +356,14 @@ func BenchmarkTrackGPU(b *testing.B) {
 						switch name {
 						case "gpu-solves":
 							run, st = trackGPUSolves(b, sv, h, prec, 0, true, 0)
-						case "gpu-pipeline", "gpu-pipeline2", "gpu-pipeline4", "gpu-pipeline8", "gpu-pipeline16", "gpu-pipeline32":
+						case "gpu-pipeline", "gpu-pipeline2", "gpu-pipeline4", "gpu-pipeline8", "gpu-pipeline16", "gpu-pipeline32",
+							"gpu-eager4", "gpu-eager16", "gpu-eager64":
 							pipe := 8
-							fmt.Sscan(strings.TrimPrefix(name, "gpu-pipeline"), &pipe)
+							eager := strings.HasPrefix(name, "gpu-eager")
+							fmt.Sscan(strings.TrimPrefix(strings.TrimPrefix(name, "gpu-pipeline"), "gpu-eager"), &pipe)
+							if eager {
+								pipe = -pipe // trackGPUSolves: Eager
+							}
 							run, st = trackGPUSolves(b, sv, h, prec, 0, false, pipe)
 						default:
 							run, st = trackGPU(b, bs, h, prec, 0, name == "gpu-together")

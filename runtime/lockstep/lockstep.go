@@ -235,6 +235,13 @@ type Coordinator struct {
 	// it takes the place of Together for whole solves; it changes the
 	// time, never the bits.
 	Pipeline int
+	// Eager, with Pipeline, starts a pending group as soon as fewer than
+	// Pipeline run, however few its solves (a group still takes at most
+	// the chunk): a solve then waits for a free run only, never for
+	// others to fill its group, which suits a device whose run costs
+	// about the same for one solve as for many. It changes the time,
+	// never the bits.
+	Eager bool
 
 	exec   Executor
 	solves bool // exec is a SolveExecutor
@@ -377,15 +384,16 @@ func (co *Coordinator) next() {
 
 // dispatch starts groups of whole solves while fewer than Pipeline run
 // (co.mu held), by Pipeline's rule: a group of the chunk's size, or any
-// while no worker computes on the host; the first by pick's order, a
-// larger group cut to the chunk (the rest waits as a group of its own).
+// while no worker computes on the host (any at all with Eager); the first
+// by pick's order, a larger group cut to the chunk (the rest waits as a
+// group of its own).
 func (co *Coordinator) dispatch() {
 	chunk := max(1, (co.peak+co.Pipeline-1)/co.Pipeline)
 	for co.inFlight < co.Pipeline {
 		var bestK groupKey
 		var best *group
 		for k, g := range co.pending {
-			if len(g.members) < chunk && co.blocked < co.joined {
+			if !co.Eager && len(g.members) < chunk && co.blocked < co.joined {
 				continue // a worker on the host may still join it
 			}
 			if best == nil || co.before(g, best) {

@@ -321,3 +321,71 @@ func BenchmarkTrackSolves(b *testing.B) {
 		})
 	}
 }
+
+// stepLatencySolves models a latency-bound device that runs a group of
+// whole solves in one launch, a block a solve: the launch lasts
+// lat + perStep times the most Newton steps of its solves (the slowest
+// block), however many solves it has; the host computes the solves
+// meanwhile (the wait is what is left of that time).
+type stepLatencySolves struct {
+	SolveExecutor
+	lat, perStep time.Duration
+}
+
+func (l stepLatencySolves) RunSolves(slots []Slot, calls []*SolveCall) {
+	t0 := time.Now()
+	l.SolveExecutor.RunSolves(slots, calls)
+	most := 0
+	for _, c := range calls {
+		if c.Err == nil {
+			most = max(most, c.Result.Steps)
+		}
+	}
+	time.Sleep(l.lat + time.Duration(most)*l.perStep - time.Since(t0))
+}
+
+// BenchmarkTrackPipeline: whole solves on the model of a latency-bound
+// device (stepLatencySolves: MDGEN_LATENCY a launch, default 200us, and
+// MDGEN_STEP_LATENCY a Newton step of its slowest solve, default 1ms) for
+// MDGEN_SYSTEM (default noon5) at 2 doubles, a worker per path: every
+// ready group a round (Together) against pipelined groups, filled or
+// Eager.
+func BenchmarkTrackPipeline(b *testing.B) {
+	lat, err := time.ParseDuration(envDefault("MDGEN_LATENCY", "200us"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	perStep, err := time.ParseDuration(envDefault("MDGEN_STEP_LATENCY", "1ms"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := envDefault("MDGEN_SYSTEM", "noon5")
+	family := strings.TrimRight(spec, "0123456789")
+	n, err := strconv.Atoi(spec[len(family):])
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := homotopy(b, family, n)
+	paths := int(h.Paths())
+	for _, c := range []struct {
+		name     string
+		pipeline int
+		eager    bool
+	}{{"together", 0, false}, {"pipeline4", 4, false}, {"pipeline16", 16, false}, {"eager4", 4, true}, {"eager16", 16, true}, {"eager64", 64, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			var run *track.Run
+			var st Stats
+			for b.Loop() {
+				co := New(stepLatencySolves{NewCPUSolves(), lat, perStep})
+				co.Together, co.Pipeline, co.Eager = true, c.pipeline, c.eager
+				if run, err = track.Track(h, track.Options{Prec: 2, Workers: paths, Devices: []track.Device{co}}, 0, 0); err != nil {
+					b.Fatal(err)
+				}
+				st = co.Stats()
+			}
+			b.ReportMetric(float64(len(run.Paths))/run.Seconds, "paths/s")
+			b.ReportMetric(float64(st.Rounds), "rounds")
+			b.ReportMetric(float64(st.Calls)/float64(st.Groups), "calls/group")
+		})
+	}
+}
