@@ -64,7 +64,10 @@
 // running group holds a device solver of its own: DeviceSolves makes
 // more when all are busy). On the H200 with 16 groups: katsura 10 and
 // cyclic 6, 1.7 times the paths per second of rounds with Together
-// (docs/results.md).
+// (docs/results.md). Coordinator.Eager starts a group as soon as a run
+// is free instead (not measured on a GPU yet). BenchmarkTrackPipeline
+// models a latency-bound device (a launch lasts as long as its slowest
+// solve's Newton steps) to compare the rules on the host.
 //
 // # Deadlock freedom
 //
