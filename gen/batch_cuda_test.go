@@ -261,20 +261,7 @@ func batchEmulate(t *testing.T, bin string, plan *stager.Plan, prec mdops.Prec, 
 	}
 	w64(int64(len(data)))
 	binary.Write(&b, binary.LittleEndian, data)
-	cmd := exec.Command(bin)
-	cmd.Stdin = &b
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("emulation: %v\n%s", err, stderr.String())
-	}
-	if len(out) != 8*len(data) {
-		t.Fatalf("emulation returned %d bytes, want %d", len(out), 8*len(data))
-	}
-	if err := binary.Read(bytes.NewReader(out), binary.LittleEndian, data); err != nil {
-		t.Fatal(err)
-	}
+	readDoubles(t, runEmulation(t, bin, &b), data)
 	return data
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -490,20 +491,7 @@ func emulate(t *testing.T, bin string, plan *stager.Plan, n int, complex bool, c
 	}
 	w64(int64(len(e.data)))
 	binary.Write(&b, binary.LittleEndian, e.data)
-	cmd := exec.Command(bin)
-	cmd.Stdin = &b
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("emulation: %v\n%s", err, stderr.String())
-	}
-	if len(out) != 8*len(e.data) {
-		t.Fatalf("emulation returned %d bytes, want %d", len(out), 8*len(e.data))
-	}
-	if err := binary.Read(bytes.NewReader(out), binary.LittleEndian, e.data); err != nil {
-		t.Fatal(err)
-	}
+	readDoubles(t, runEmulation(t, bin, &b), e.data)
 	return e
 }
 
@@ -524,5 +512,33 @@ func TestKernelsCUPrecision(t *testing.T) {
 		if _, err := KernelsCU([]int{n}, nil); err == nil {
 			t.Errorf("KernelsCU(%d) gave no error", n)
 		}
+	}
+}
+
+// runEmulation runs the host emulation bin with in on its standard input
+// and returns its output (the test fails with its standard error when it
+// fails).
+func runEmulation(t testing.TB, bin string, in io.Reader) []byte {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Stdin = in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("emulation: %v\n%s", err, stderr.String())
+	}
+	return out
+}
+
+// readDoubles reads the emulation's output out into data, which it must
+// fill exactly.
+func readDoubles(t testing.TB, out []byte, data []float64) {
+	t.Helper()
+	if len(out) != 8*len(data) {
+		t.Fatalf("emulation returned %d bytes, want %d", len(out), 8*len(data))
+	}
+	if err := binary.Read(bytes.NewReader(out), binary.LittleEndian, data); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -406,15 +406,7 @@ func (e *laEmu) run(t *testing.T, bin string) [][]float64 {
 	}
 	in.Write(e.script.Bytes())
 	binary.Write(&in, binary.LittleEndian, int64(0))
-	cmd := exec.Command(bin)
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("emulation: %v\n%s", err, stderr.String())
-	}
-	r := bytes.NewReader(out)
+	r := bytes.NewReader(runEmulation(t, bin, &in))
 	res := make([][]float64, len(e.bufs))
 	for id := range e.bufs {
 		var n int64

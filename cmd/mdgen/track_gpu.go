@@ -77,32 +77,42 @@ func openTrackGPU(ordinals []int, kernelDir, nvccPath string) (*trackGPU, error)
 }
 
 // use sets opt to track on the GPUs, batch paths at once on each, and
-// returns what closes the executors after the run.
+// returns what closes the executors after the run: on each GPU a
+// coordinator over its batched evaluations (every ready group in one
+// round: on the H200 a round's batched evaluations overlap, and
+// katsura10's wall time nearly halves, docs/results.md, "Where the
+// lock-step tracker's time goes") or, with -gpu-mode solves, over its
+// whole solves (solvesPipeline groups at once).
 func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
-	if !g.evaluations {
-		return g.useSolves(opt, batch)
-	}
-	var exs []*lockstep.Batched
+	var closers []func() error
 	opt.Devices = nil
-	for i, b := range g.batches {
-		ex := lockstep.NewBatched(b.NewEvaluator, batch)
+	for i, dev := range g.devs {
+		var notify func(string)
 		if g.notices != nil {
-			ordinal := g.devs[i].Info().Ordinal
-			ex.Notify = func(msg string) { fmt.Fprintf(g.notices, "mdgen: track: GPU %d: %s\n", ordinal, msg) }
+			ordinal := dev.Info().Ordinal
+			notify = func(msg string) { fmt.Fprintf(g.notices, "mdgen: track: GPU %d: %s\n", ordinal, msg) }
 		}
-		exs = append(exs, ex)
-		// Every ready group in one round: on the H200 a round's batched
-		// evaluations overlap, and katsura10's wall time nearly halves
-		// (docs/results.md, "Where the lock-step tracker's time goes").
-		co := lockstep.New(ex)
-		co.Together = true
+		var co *lockstep.Coordinator
+		if g.evaluations {
+			ex := lockstep.NewBatched(g.batches[i].NewEvaluator, batch)
+			ex.Notify = notify
+			closers = append(closers, ex.Close)
+			co = lockstep.New(ex)
+			co.Together = true
+		} else {
+			ex := lockstep.NewDeviceSolves(g.solves[i], (batch+solvesPipeline-1)/solvesPipeline)
+			ex.Notify = notify
+			closers = append(closers, ex.Close)
+			co = lockstep.New(ex)
+			co.Pipeline = solvesPipeline
+		}
 		opt.Devices = append(opt.Devices, co)
 	}
-	opt.Workers = batch * len(g.batches)
+	opt.Workers = batch * len(g.devs)
 	return func() error {
 		var errs []error
-		for _, ex := range exs {
-			errs = append(errs, ex.Close())
+		for _, c := range closers {
+			errs = append(errs, c())
 		}
 		return errors.Join(errs...)
 	}
@@ -116,32 +126,6 @@ func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
 // fast or faster than 4 and 8 on katsura10 and cyclic6, a little slower
 // on noon6 (36 rounds).
 const solvesPipeline = 16
-
-// useSolves is use with whole solves: each group of a GPU's workers'
-// solves one launch, up to solvesPipeline groups at once.
-func (g *trackGPU) useSolves(opt *track.Options, batch int) (closeAll func() error) {
-	var exs []*lockstep.DeviceSolves
-	opt.Devices = nil
-	for i, sv := range g.solves {
-		ex := lockstep.NewDeviceSolves(sv, (batch+solvesPipeline-1)/solvesPipeline)
-		if g.notices != nil {
-			ordinal := g.devs[i].Info().Ordinal
-			ex.Notify = func(msg string) { fmt.Fprintf(g.notices, "mdgen: track: GPU %d: %s\n", ordinal, msg) }
-		}
-		exs = append(exs, ex)
-		co := lockstep.New(ex)
-		co.Pipeline = solvesPipeline
-		opt.Devices = append(opt.Devices, co)
-	}
-	opt.Workers = batch * len(g.solves)
-	return func() error {
-		var errs []error
-		for _, ex := range exs {
-			errs = append(errs, ex.Close())
-		}
-		return errors.Join(errs...)
-	}
-}
 
 // name names the GPUs ("NVIDIA H200" or "2 x NVIDIA H200").
 func (g *trackGPU) name() string {

@@ -43,9 +43,10 @@ func kernelDir() string {
 	return filepath.Join("..", "..", kernels.DefaultDir)
 }
 
-// gpuBatches opens GPU 0 (the test skips without one) and builds the
-// batched kernels of 1, 2, 4 and 8 doubles, complex data.
-func gpuBatches(t testing.TB) *kernels.Batches {
+// gpuBuilder opens GPU 0 (the test skips without one) and returns its
+// kernel builder (kernelDir's cache, nvcc's progress on stderr); the
+// device closes when the test ends.
+func gpuBuilder(t testing.TB) *kernels.Builder {
 	t.Helper()
 	dev, err := cudadev.Open(0)
 	if err != nil {
@@ -57,6 +58,14 @@ func gpuBatches(t testing.TB) *kernels.Batches {
 		t.Fatal(err)
 	}
 	b.Log = os.Stderr
+	return b
+}
+
+// gpuBatches opens GPU 0 (the test skips without one) and builds the
+// batched kernels of 1, 2, 4 and 8 doubles, complex data.
+func gpuBatches(t testing.TB) *kernels.Batches {
+	t.Helper()
+	b := gpuBuilder(t)
 	ks, _, err := b.Batch([]int{1, 2, 4, 8}, true)
 	if err != nil {
 		t.Fatal(err)
@@ -75,17 +84,7 @@ func gpuBatches(t testing.TB) *kernels.Batches {
 // each precision).
 func gpuSolves(t testing.TB) *kernels.Solves {
 	t.Helper()
-	dev, err := cudadev.Open(0)
-	if err != nil {
-		t.Skipf("no GPU: %v", err)
-	}
-	t.Cleanup(func() { _ = dev.Close() })
-	b, err := kernels.New(dev, "", kernelDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Log = os.Stderr
-	sv := b.Solves()
+	sv := gpuBuilder(t).Solves()
 	if th := os.Getenv("MDGEN_BN_THREADS"); th != "" {
 		fmt.Sscan(th, &sv.Threads)
 	}
@@ -102,25 +101,31 @@ func gpuSolves(t testing.TB) *kernels.Solves {
 	return sv
 }
 
+// solveMode is how the coordinator of trackGPUSolves runs its groups
+// (lockstep.Coordinator's Together, Pipeline and Eager).
+type solveMode struct {
+	together bool
+	pipeline int
+	eager    bool
+}
+
 // trackGPUSolves tracks every path of h on the GPU with whole solves
 // (lockstep.DeviceSolves: a group of solves one launch of the batched
-// Newton solve), slots workers (0: a path each); pipeline > 0 sets
-// Coordinator.Pipeline (each device solver then holds a pipelined group:
-// slots/pipeline paths), pipeline < 0 the same with Eager.
-func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, slots int, together bool, pipeline int) (*track.Run, lockstep.Stats) {
+// Newton solve), slots workers (0: a path each), the groups run as m
+// says (pipelined: each device solver holds a group, slots/pipeline
+// paths).
+func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, slots int, m solveMode) (*track.Run, lockstep.Stats) {
 	t.Helper()
 	if slots == 0 {
 		slots = int(h.Paths())
 	}
-	eager := pipeline < 0
-	pipeline = max(pipeline, -pipeline)
 	batch := slots
-	if pipeline > 0 {
-		batch = (slots + pipeline - 1) / pipeline
+	if m.pipeline > 0 {
+		batch = (slots + m.pipeline - 1) / m.pipeline
 	}
 	ex := lockstep.NewDeviceSolves(sv, batch)
 	co := lockstep.New(ex)
-	co.Together, co.Pipeline, co.Eager = together, pipeline, eager
+	co.Together, co.Pipeline, co.Eager = m.together, m.pipeline, m.eager
 	run, err := track.Track(h, track.Options{Prec: prec, Workers: slots, Devices: []track.Device{co}}, 0, 0)
 	if cerr := ex.Close(); err == nil {
 		err = cerr
@@ -129,8 +134,8 @@ func trackGPUSolves(t testing.TB, sv *kernels.Solves, h *track.Homotopy, prec, s
 		t.Fatal(err)
 	}
 	st := co.Stats()
-	t.Logf("solves, prec %d, together %v, pipeline %d: %.3f s wall; %d groups in %d rounds, %d solves; busy %v",
-		prec, together, pipeline, run.Seconds, st.Groups, st.Rounds, st.Calls, st.Busy)
+	t.Logf("solves, prec %d, %+v: %.3f s wall; %d groups in %d rounds, %d solves; busy %v",
+		prec, m, run.Seconds, st.Groups, st.Rounds, st.Calls, st.Busy)
 	return run, st
 }
 
@@ -153,7 +158,7 @@ func solvePrecs() []int {
 func TestTrackGPUSolves(t *testing.T) {
 	sv := gpuSolves(t)
 	checkTrackGPU(t, solvePrecs(), func(t testing.TB, h *track.Homotopy, prec int, together bool) (*track.Run, lockstep.Stats) {
-		return trackGPUSolves(t, sv, h, prec, 0, together, 0)
+		return trackGPUSolves(t, sv, h, prec, 0, solveMode{together: together})
 	})
 	// Pipelined groups give the same bits (4 at once, and 16: Together
 	// does not apply).
@@ -162,7 +167,7 @@ func TestTrackGPUSolves(t *testing.T) {
 		if together {
 			pipeline = 16
 		}
-		return trackGPUSolves(t, sv, h, prec, 0, false, pipeline)
+		return trackGPUSolves(t, sv, h, prec, 0, solveMode{pipeline: pipeline})
 	})
 }
 
@@ -355,16 +360,12 @@ func BenchmarkTrackGPU(b *testing.B) {
 					for b.Loop() {
 						switch name {
 						case "gpu-solves":
-							run, st = trackGPUSolves(b, sv, h, prec, 0, true, 0)
+							run, st = trackGPUSolves(b, sv, h, prec, 0, solveMode{together: true})
 						case "gpu-pipeline", "gpu-pipeline2", "gpu-pipeline4", "gpu-pipeline8", "gpu-pipeline16", "gpu-pipeline32",
 							"gpu-eager4", "gpu-eager16", "gpu-eager64":
-							pipe := 8
-							eager := strings.HasPrefix(name, "gpu-eager")
-							fmt.Sscan(strings.TrimPrefix(strings.TrimPrefix(name, "gpu-pipeline"), "gpu-eager"), &pipe)
-							if eager {
-								pipe = -pipe // trackGPUSolves: Eager
-							}
-							run, st = trackGPUSolves(b, sv, h, prec, 0, false, pipe)
+							m := solveMode{pipeline: 8, eager: strings.HasPrefix(name, "gpu-eager")}
+							fmt.Sscan(strings.TrimPrefix(strings.TrimPrefix(name, "gpu-pipeline"), "gpu-eager"), &m.pipeline)
+							run, st = trackGPUSolves(b, sv, h, prec, 0, m)
 						default:
 							run, st = trackGPU(b, bs, h, prec, 0, name == "gpu-together")
 						}

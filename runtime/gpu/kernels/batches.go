@@ -66,10 +66,5 @@ func (t *Batches) kernels(p mdops.Prec) (*gpu.Kernels, error) {
 func (t *Batches) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var errs []error
-	for p, k := range t.ks {
-		errs = append(errs, k.Close())
-		delete(t.ks, p)
-	}
-	return errors.Join(errs...)
+	return closeKernels(t.ks)
 }

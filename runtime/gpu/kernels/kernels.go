@@ -216,3 +216,14 @@ func (b *Builder) BatchLA(kinds ...mdops.Prec) ([]*gpu.BatchLAKernels, error) {
 	}
 	return ks, nil
 }
+
+// closeKernels closes and forgets every loaded kernel set of ks (the
+// caller holds the lock that guards it).
+func closeKernels[K comparable, V interface{ Close() error }](ks map[K]V) error {
+	var errs []error
+	for p, k := range ks {
+		errs = append(errs, k.Close())
+		delete(ks, p)
+	}
+	return errors.Join(errs...)
+}

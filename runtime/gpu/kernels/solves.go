@@ -135,10 +135,5 @@ func (t *Solves) Prepare(ps ...mdops.Prec) error {
 func (t *Solves) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var errs []error
-	for p, k := range t.ks {
-		errs = append(errs, k.Close())
-		delete(t.ks, p)
-	}
-	return errors.Join(errs...)
+	return closeKernels(t.ks)
 }
