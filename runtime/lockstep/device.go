@@ -93,12 +93,15 @@ func NewDeviceSolves(dev SolveDevice, slots int) *DeviceSolves {
 
 // wholeRecorder is a solver's executor of one working degree under
 // DeviceSolves: it keeps the plan and the coefficient values the solver
-// sets (SetValue); it never runs (the device evaluates).
+// sets (SetValue, at every step of a path: a slice indexed by slot, not a
+// map); it never runs (the device evaluates).
 type wholeRecorder struct {
 	plan    *stager.Plan
 	prec    mdops.Prec
 	slotLen int
-	values  map[stager.Slot][]float64
+	at      []int32       // at[s]: 1 + the index in set and vals of slot s; 0: never set
+	set     []stager.Slot // the slots set, in the order first set
+	vals    [][]float64
 }
 
 func (r *wholeRecorder) Plan() *stager.Plan      { return r.plan }
@@ -117,13 +120,29 @@ func (r *wholeRecorder) Run() error {
 // SetValue keeps series (its first slotLen doubles; zeros after a
 // shorter one, as the CPU executor's).
 func (r *wholeRecorder) SetValue(s stager.Slot, series []float64) {
-	r.values[s] = append(r.values[s][:0], series[:min(len(series), r.slotLen)]...)
+	if int(s) >= len(r.at) {
+		r.at = append(r.at, make([]int32, int(s)+1-len(r.at))...)
+	}
+	i := r.at[s]
+	if i == 0 {
+		r.set, r.vals = append(r.set, s), append(r.vals, nil)
+		i = int32(len(r.set))
+		r.at[s] = i
+	}
+	r.vals[i-1] = append(r.vals[i-1][:0], series[:min(len(series), r.slotLen)]...)
+}
+
+// value is the series set for slot s, nil if none was.
+func (r *wholeRecorder) value(s stager.Slot) []float64 {
+	if s < 0 || int(s) >= len(r.at) || r.at[s] == 0 {
+		return nil
+	}
+	return r.vals[r.at[s]-1]
 }
 
 // NewExecutor makes a recorder.
 func (ex *DeviceSolves) NewExecutor(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
-	return &wholeRecorder{plan: plan, prec: p, slotLen: backend.Layout{Prec: p, Degree: plan.Degree}.SlotLen(),
-		values: map[stager.Slot][]float64{}}, nil
+	return &wholeRecorder{plan: plan, prec: p, slotLen: backend.Layout{Prec: p, Degree: plan.Degree}.SlotLen()}, nil
 }
 
 // deviceSlot is one solver's slot: its configuration and, once resolved,
@@ -211,7 +230,7 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 		for i := lo; i < hi; i++ {
 			r := recs[i]
 			x0[i-lo] = calls[i].X0
-			values[i-lo] = func(w int, s stager.Slot) []float64 { return r[w].values[s] }
+			values[i-lo] = func(w int, s stager.Slot) []float64 { return r[w].value(s) }
 			tol[i-lo] = calls[i].Settings.RefineTol
 		}
 		res, steps, err := ds.s.Solve(x0, values, tol)
@@ -232,18 +251,20 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 // solver returns a free device solver of key for the recorders' slots,
 // marked busy: one made before that takes every coefficient slot they set,
 // at their lengths; else a new one for those of every solver of key and
-// theirs (a free one that falls short is closed).
+// theirs (a free one that falls short is closed). What the group needs is
+// worked out before the lock: the groups of a pipeline come here at once.
 func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*wholeRecorder) (*deviceSolver, error) {
+	need, ck := coefNeed(key.prec.Width(), recs)
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
-	W := key.prec.Width()
 	covers := func(ds *deviceSolver) bool {
-		for _, r := range recs {
-			for w, rec := range r {
-				for s, v := range rec.values {
-					if !slices.Contains(ds.coefSlots[w], s) || (len(v)+W-1)/W > ds.ck {
-						return false
-					}
+		if ck > ds.ck {
+			return false
+		}
+		for w, ss := range need {
+			for _, s := range ss {
+				if _, ok := slices.BinarySearch(ds.coefSlots[w], s); !ok {
+					return false
 				}
 			}
 		}
@@ -256,28 +277,15 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 			return ds, nil
 		}
 	}
-	need := map[int][]stager.Slot{}
-	ck := 1
-	add := func(w int, s stager.Slot) {
-		if !slices.Contains(need[w], s) {
-			need[w] = append(need[w], s)
-		}
-	}
 	for _, ds := range pool {
 		for w, ss := range ds.coefSlots {
-			for _, s := range ss {
-				add(w, s)
-			}
+			need[w] = append(need[w], ss...)
 		}
 		ck = max(ck, ds.ck)
 	}
-	for _, r := range recs {
-		for w, rec := range r {
-			for s, v := range rec.values {
-				add(w, s)
-				ck = max(ck, (len(v)+W-1)/W)
-			}
-		}
+	for w := range need {
+		slices.Sort(need[w])
+		need[w] = slices.Compact(need[w])
 	}
 	kept := pool[:0]
 	for _, ds := range pool {
@@ -286,9 +294,6 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 		} else if err := ds.s.Close(); err != nil {
 			return nil, err
 		}
-	}
-	for w := range need {
-		slices.Sort(need[w])
 	}
 	plans := map[int]*stager.Plan{}
 	for w, r := range recs[0] {
@@ -316,6 +321,33 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 	ds := &deviceSolver{s: s, coefSlots: need, ck: ck, busy: true}
 	ex.solvers[key] = append(kept, ds)
 	return ds, nil
+}
+
+// coefNeed returns the coefficient slots the recorders set, by working
+// degree (sorted, each once), and the most coefficients (of W doubles) of
+// their series. Recorders that set the slots of the one before, in the
+// same order (a tracker's paths do), cost a comparison each.
+func coefNeed(W int, recs []map[int]*wholeRecorder) (map[int][]stager.Slot, int) {
+	need := map[int][]stager.Slot{}
+	prev := map[int][]stager.Slot{}
+	ck := 1
+	for _, r := range recs {
+		for w, rec := range r {
+			for _, v := range rec.vals {
+				ck = max(ck, (len(v)+W-1)/W)
+			}
+			if p, ok := prev[w]; ok && slices.Equal(p, rec.set) {
+				continue
+			}
+			prev[w] = rec.set
+			need[w] = append(need[w], rec.set...)
+		}
+	}
+	for w := range need {
+		slices.Sort(need[w])
+		need[w] = slices.Compact(need[w])
+	}
+	return need, ck
 }
 
 // release frees ds for the next group.

@@ -58,6 +58,10 @@ type Options struct {
 	// step of a small system at one double; a path tracker, which does
 	// not read the times, leaves them out.
 	NoStageTimes bool
+	// Plans, when not nil, stages the system (it must be Plans.System()):
+	// solvers of one system share its Plans (a tracker's workers); nil:
+	// the solver stages its own.
+	Plans *stager.Plans
 	// NewExecutor makes the executor of a plan; nil means cpu.New.
 	NewExecutor func(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error)
 	// Progress, when not nil, is called after every Newton step.
@@ -172,6 +176,9 @@ func New(sys *poly.System, opt Options) (*Solver, error) {
 	if opt.Degree < 0 {
 		return nil, fmt.Errorf("newton: negative degree %d", opt.Degree)
 	}
+	if opt.Plans != nil && opt.Plans.System() != sys {
+		return nil, errors.New("newton: Options.Plans stage another system")
+	}
 	if !opt.Prec.Complex && SystemIsComplex(sys) {
 		return nil, errors.New("newton: the system has complex coefficients: complex data needed")
 	}
@@ -281,7 +288,13 @@ func (s *Solver) exec(w int) (backend.Executor, error) {
 		return e, nil
 	}
 	t0 := time.Now()
-	plan, err := stager.Stage(s.sys, w)
+	var plan *stager.Plan
+	var err error
+	if s.opt.Plans != nil {
+		plan, err = s.opt.Plans.Stage(w)
+	} else {
+		plan, err = stager.Stage(s.sys, w)
+	}
 	if err != nil {
 		return nil, err
 	}

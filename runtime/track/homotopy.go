@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/stager"
 	"github.com/mdgen/mdgen/stager/poly"
 )
 
@@ -63,6 +64,9 @@ type Homotopy struct {
 	// coefficient of the shifted series) and the tracker fills the slots
 	// at every step.
 	template *poly.System
+	// plans stage template once at each degree for every worker's
+	// solvers (the GPU tracker has a worker per path).
+	plans *stager.Plans
 	// tracked is the target the paths end on and are refined on: Target,
 	// or Target scaled by Scaling.
 	tracked *poly.System
@@ -189,6 +193,7 @@ func NewTotalDegree(f *poly.System, gamma complex128, projective bool, seed uint
 		sys.Polys = append(sys.Polys, b.polynomial())
 	}
 	h.template = templateOf(sys)
+	h.plans = stager.NewPlans(h.template)
 	return h, nil
 }
 
@@ -229,6 +234,7 @@ func NewGiven(hsys *poly.System, starts [][]poly.Rational) (*Homotopy, error) {
 	}
 	h := &Homotopy{Kind: Given, Target: target, sys: sys, template: templateOf(sys),
 		paths: int64(len(starts)), starts: starts, tracked: target}
+	h.plans = stager.NewPlans(h.template)
 	return h, nil
 }
 

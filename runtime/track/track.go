@@ -569,7 +569,7 @@ func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef, chart 
 		maxLen = max(maxLen, len(c.c))
 	}
 	l.shift = make([]float64, maxLen)
-	l.sol, err = newton.New(h.template, opt.solverOptions(newton.Options{Prec: p, Degree: degree, Workers: 1,
+	l.sol, err = newton.New(h.template, opt.solverOptions(newton.Options{Prec: p, Degree: degree, Workers: 1, Plans: h.plans,
 		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: tol, NoFinalResidual: true, NoResidual: true, NoStageTimes: true}))
 	if err != nil {
 		return nil, err
