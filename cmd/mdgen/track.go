@@ -48,9 +48,9 @@ PHCpack solution list. Progress (paths done, paths per second) goes to
 stderr. -gpu runs the paths in batches of -batch on each GPU (every
 visible one, or -devices), each path's bits the CPU's (a binary built with
 -tags cuda, a device and nvcc; else it says why and tracks on the CPU);
--gpu-mode solves runs whole Newton solves on the GPU instead of only the
-evaluations (groups of them pipelined, 16 at once). Exit status 1 when any path failed (after the output), 2 for
-a usage error.
+by default whole Newton solves, a launch a group of paths, 16 groups at
+once (-gpu-mode evaluations: only the evaluations on the GPU). Exit status
+1 when any path failed (after the output), 2 for a usage error.
 
 `
 
@@ -172,7 +172,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "text output: the summary only, no endpoints")
 	useGPU := fs.Bool("gpu", false, "track on the GPU, in batches of -batch paths (the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
 	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once on each GPU (0: all, at most %d)", defaultTrackBatch))
-	gpuMode := fs.String("gpu-mode", "evaluations", "with -gpu: `evaluations` (each group of evaluations one batched evaluation on the GPU, the rest of Newton on the host) or solves (each group of whole Newton solves one launch on the GPU, 16 groups at once; the same bits; which is faster depends on the system, and today both are slower than the host's cores: docs/results.md)")
+	gpuMode := fs.String("gpu-mode", "solves", "with -gpu: `solves` (each group of whole Newton solves one launch on the GPU, 16 groups at once; its kernels built before the run) or evaluations (each group of evaluations one batched evaluation on the GPU, the rest of Newton on the host: slower); the same bits either way (docs/results.md compares them with the host's cores)")
 	devices := fs.String("devices", "", "with -gpu: the GPUs to use, `list` of ordinals such as 0,1 (default: every visible GPU; the paths come from one queue, the results do not depend on it)")
 	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/lockstep"
 	"github.com/mdgen/mdgen/runtime/track"
 )
@@ -178,6 +179,28 @@ func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, eva
 		// nvcc's progress: the batched Newton solve of 8 doubles takes it
 		// minutes (cached afterwards).
 		b.Log = stderr
+	}
+	if !evaluations {
+		// Every precision the run may solve at, in one parallel nvcc run
+		// (the first GPU's; the others load them from the cache), rather
+		// than each on first use while the run waits.
+		ns, err := opt.Precisions()
+		if err == nil {
+			var ps []mdops.Prec
+			for _, n := range ns {
+				ps = append(ps, mdops.Prec{N: n, Complex: true})
+			}
+			for _, s := range g.solves {
+				if err = s.Prepare(ps...); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			g.close()
+			fmt.Fprintf(stderr, "mdgen: track: -gpu: %v; tracking on the CPU\n", err)
+			return func() {}
+		}
 	}
 	closeAll := g.use(opt, batch)
 	return func() {

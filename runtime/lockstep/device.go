@@ -125,7 +125,7 @@ func (r *wholeRecorder) SetValue(s stager.Slot, series []float64) {
 	}
 	i := r.at[s]
 	if i == 0 {
-		r.set, r.vals = append(r.set, s), append(r.vals, nil)
+		r.set, r.vals = append(r.set, s), append(r.vals, make([]float64, 0, r.slotLen))
 		i = int32(len(r.set))
 		r.at[s] = i
 	}
@@ -252,11 +252,11 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 // marked busy: one made before that takes every coefficient slot they set,
 // at their lengths; else a new one for those of every solver of key and
 // theirs (a free one that falls short is closed). What the group needs is
-// worked out before the lock: the groups of a pipeline come here at once.
+// worked out before the lock, and a new solver is made after it (device
+// memory, pinned buffers, the plan's tables): the groups of a pipeline
+// come here at once, and each would wait for the others' work.
 func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*wholeRecorder) (*deviceSolver, error) {
 	need, ck := coefNeed(key.prec.Width(), recs)
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
 	covers := func(ds *deviceSolver) bool {
 		if ck > ds.ck {
 			return false
@@ -270,10 +270,12 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 		}
 		return true
 	}
+	ex.mu.Lock()
 	pool := ex.solvers[key]
 	for _, ds := range pool {
 		if !ds.busy && covers(ds) {
 			ds.busy = true
+			ex.mu.Unlock()
 			return ds, nil
 		}
 	}
@@ -283,43 +285,58 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 		}
 		ck = max(ck, ds.ck)
 	}
-	for w := range need {
-		slices.Sort(need[w])
-		need[w] = slices.Compact(need[w])
-	}
+	var short []*deviceSolver // free, and short of what the group needs
 	kept := pool[:0]
 	for _, ds := range pool {
 		if ds.busy {
 			kept = append(kept, ds)
-		} else if err := ds.s.Close(); err != nil {
-			return nil, err
+		} else {
+			short = append(short, ds)
 		}
+	}
+	ex.solvers[key] = kept
+	paths := ex.slots
+	if fit, ok := ex.fits[key]; ok {
+		paths = fit
+	}
+	ex.mu.Unlock()
+
+	for w := range need {
+		slices.Sort(need[w])
+		need[w] = slices.Compact(need[w])
+	}
+	var errs []error
+	for _, ds := range short {
+		errs = append(errs, ds.s.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	plans := map[int]*stager.Plan{}
 	for w, r := range recs[0] {
 		plans[w] = r.plan
 	}
-	paths := ex.slots
-	if fit, ok := ex.fits[key]; ok {
-		paths = fit
-	}
 	s, err := ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, paths)
 	var tooLarge *TooLargeError
 	for errors.As(err, &tooLarge) && tooLarge.Fit > 0 && tooLarge.Fit < paths {
-		if ex.Notify != nil {
+		ex.mu.Lock()
+		_, told := ex.fits[key]
+		ex.fits[key] = tooLarge.Fit
+		ex.mu.Unlock()
+		if ex.Notify != nil && !told {
 			ex.Notify(fmt.Sprintf("the batched Newton solves of %s data (degree %d): %d paths at once do not fit, split into batches of %d (%v)",
 				key.prec, key.degree, paths, tooLarge.Fit, tooLarge.Err))
 		}
 		paths = tooLarge.Fit
-		ex.fits[key] = paths
 		s, err = ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, paths)
 	}
 	if err != nil {
-		ex.solvers[key] = kept
 		return nil, err
 	}
 	ds := &deviceSolver{s: s, coefSlots: need, ck: ck, busy: true}
-	ex.solvers[key] = append(kept, ds)
+	ex.mu.Lock()
+	ex.solvers[key] = append(ex.solvers[key], ds)
+	ex.mu.Unlock()
 	return ds, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -508,6 +509,34 @@ func (w *worker) engine(n int) (*engine, error) {
 	}
 	w.engines[n] = e
 	return e, nil
+}
+
+// Precisions returns, in increasing order, the precisions (doubles per
+// number) whose Newton solvers a run with these options may make: each
+// tracking precision (Prec, or the automatic rule's MinPrec and the
+// Ladder above it up to MaxPrec) and below each the precisions of its
+// predictor's series (SeriesPrec, then the Ladder). A GPU tracker builds
+// their kernels before the run, in one parallel nvcc call.
+func (o Options) Precisions() ([]int, error) {
+	if err := o.fill(); err != nil {
+		return nil, err
+	}
+	tracking := []int{o.Prec}
+	if o.Prec == 0 {
+		tracking = nil
+		for p := o.MinPrec; p != 0; p = nextPrec(p, o.MaxPrec) {
+			tracking = append(tracking, p)
+		}
+	}
+	var ps []int
+	for _, n := range tracking {
+		for q := SeriesPrec(n); q != 0 && q < n; q = nextPrec(q, n) {
+			ps = append(ps, q)
+		}
+		ps = append(ps, n)
+	}
+	slices.Sort(ps)
+	return slices.Compact(ps), nil
 }
 
 // SeriesPrec is the precision of the series that the predictor is made of

@@ -532,3 +532,31 @@ func TestChart(t *testing.T) {
 		t.Error("the chart does not depend on the seed, or the hash does not")
 	}
 }
+
+// TestPrecisions: the precisions a run may make solvers of, for fixed and
+// automatic precisions (SeriesPrec below, the Ladder between).
+func TestPrecisions(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		want []int
+	}{
+		{Options{Prec: 1}, []int{1}},
+		{Options{Prec: 2}, []int{1, 2}},
+		{Options{Prec: 4}, []int{1, 2, 4}},
+		{Options{Prec: 8}, []int{2, 4, 8}},
+		{Options{Prec: 16}, []int{4, 8, 16}},
+		{Options{}, []int{1, 2, 4, 8}},
+		{Options{MinPrec: 4, MaxPrec: 16}, []int{1, 2, 4, 8, 16}},
+	} {
+		got, err := c.o.Precisions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%+v: %v, want %v", c.o, got, c.want)
+		}
+	}
+	if _, err := (Options{Prec: 7}).Precisions(); err == nil {
+		t.Error("7 doubles: no error")
+	}
+}
