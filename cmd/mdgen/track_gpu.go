@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
-	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/lockstep"
 	"github.com/mdgen/mdgen/runtime/track"
 )
