@@ -1,6 +1,7 @@
 package stager
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/mdgen/mdgen/stager/poly"
@@ -17,6 +18,7 @@ type Plans struct {
 
 	mu       sync.Mutex
 	byDegree map[int]*plansEntry
+	fits     map[string]bool // CheckMemoryTogether's passes, by its arguments
 }
 
 type plansEntry struct {
@@ -27,7 +29,7 @@ type plansEntry struct {
 
 // NewPlans returns the cache of sys's Plans (none staged yet).
 func NewPlans(sys *poly.System) *Plans {
-	return &Plans{sys: sys, byDegree: map[int]*plansEntry{}}
+	return &Plans{sys: sys, byDegree: map[int]*plansEntry{}, fits: map[string]bool{}}
 }
 
 // System is the system the Plans stage.
@@ -45,4 +47,25 @@ func (ps *Plans) Stage(degree int) (*Plan, error) {
 	ps.mu.Unlock()
 	e.once.Do(func() { e.plan, e.err = Stage(ps.sys, degree) })
 	return e.plan, e.err
+}
+
+// CheckMemoryTogether is the package's CheckMemoryTogether for the Plans'
+// system, run once for each set of arguments that passes: every solver of
+// a tracker checks the same sizes, and the survey behind them costs about
+// a staging. A refusal is not kept (memory may be freed meanwhile).
+func (ps *Plans) CheckMemoryTogether(degrees []int, n int, complex bool) error {
+	key := fmt.Sprint(degrees, n, complex)
+	ps.mu.Lock()
+	ok := ps.fits[key]
+	ps.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := CheckMemoryTogether(ps.sys, degrees, n, complex); err != nil {
+		return err
+	}
+	ps.mu.Lock()
+	ps.fits[key] = true
+	ps.mu.Unlock()
+	return nil
 }

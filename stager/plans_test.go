@@ -1,6 +1,7 @@
 package stager
 
 import (
+	"math"
 	"sync"
 	"testing"
 
@@ -41,5 +42,25 @@ func TestPlansShared(t *testing.T) {
 	}
 	if h, f := got[1].Hash(), fresh.Hash(); h != f {
 		t.Fatalf("the cached plan's hash %x, a fresh Stage's %x", h, f)
+	}
+}
+
+// TestPlansCheckMemory: the Plans' check passes where the package's does,
+// and refuses what it refuses (a degree near math.MaxInt), every time.
+func TestPlansCheckMemory(t *testing.T) {
+	inst, err := families.System("cyclic5:newton", families.Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := NewPlans(inst.System)
+	for range 2 {
+		if err := ps.CheckMemoryTogether([]int{0, 1, 3}, 2, true); err != nil {
+			t.Fatal(err)
+		}
+		huge := []int{0, math.MaxInt / 2}
+		want := CheckMemoryTogether(inst.System, huge, 2, true)
+		if err := ps.CheckMemoryTogether(huge, 2, true); err == nil || want == nil || err.Error() != want.Error() {
+			t.Fatalf("degree MaxInt/2: %v, the package's %v", err, want)
+		}
 	}
 }

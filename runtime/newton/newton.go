@@ -250,7 +250,13 @@ func (s *Solver) Prepare() error {
 	}
 	// The executors of every working degree live together: their sum must
 	// fit, checked before the first is made.
-	if err := stager.CheckMemoryTogether(s.sys, Stagger(s.opt.Degree), s.opt.Prec.N, s.opt.Prec.Complex); err != nil {
+	check := func(degrees []int, n int, complex bool) error {
+		return stager.CheckMemoryTogether(s.sys, degrees, n, complex)
+	}
+	if s.opt.Plans != nil {
+		check = s.opt.Plans.CheckMemoryTogether
+	}
+	if err := check(Stagger(s.opt.Degree), s.opt.Prec.N, s.opt.Prec.Complex); err != nil {
 		return err
 	}
 	for _, w := range Stagger(s.opt.Degree) {
