@@ -239,6 +239,9 @@ func trackOnce(h *track.Homotopy, opt track.Options) (*track.Run, error) {
 // GPU that failed during the run (its paths tracked on the others) makes
 // the time no measure of the GPUs: an error.
 func trackOnGPU(h *track.Homotopy, opt track.Options, g *trackGPU) (*track.Run, error) {
+	if err := g.prepare(opt); err != nil { // nvcc before the clock starts
+		return nil, err
+	}
 	n := int64(len(g.devs))
 	closeAll := g.use(&opt, int((h.Paths()+n-1)/n))
 	run, err := track.Track(h, opt, 0, 0)

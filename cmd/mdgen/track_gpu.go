@@ -128,6 +128,31 @@ func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
 // on noon6 (36 rounds).
 const solvesPipeline = 16
 
+// prepare builds and loads the whole solves' kernels of every precision
+// a run with opt may solve at (track.Options.Precisions), in one parallel
+// nvcc run (the first GPU's; the others load them from the cache), rather
+// than each on first use while the run waits (and its clock runs). The
+// batched evaluations (-gpu-mode evaluations) build theirs on first use.
+func (g *trackGPU) prepare(opt track.Options) error {
+	if g.evaluations {
+		return nil
+	}
+	ns, err := opt.Precisions()
+	if err != nil {
+		return err
+	}
+	var ps []mdops.Prec
+	for _, n := range ns {
+		ps = append(ps, mdops.Prec{N: n, Complex: true})
+	}
+	for _, s := range g.solves {
+		if err := s.Prepare(ps...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // name names the GPUs ("NVIDIA H200" or "2 x NVIDIA H200").
 func (g *trackGPU) name() string {
 	names := make([]string, len(g.devs))
@@ -180,27 +205,10 @@ func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, eva
 		// minutes (cached afterwards).
 		b.Log = stderr
 	}
-	if !evaluations {
-		// Every precision the run may solve at, in one parallel nvcc run
-		// (the first GPU's; the others load them from the cache), rather
-		// than each on first use while the run waits.
-		ns, err := opt.Precisions()
-		if err == nil {
-			var ps []mdops.Prec
-			for _, n := range ns {
-				ps = append(ps, mdops.Prec{N: n, Complex: true})
-			}
-			for _, s := range g.solves {
-				if err = s.Prepare(ps...); err != nil {
-					break
-				}
-			}
-		}
-		if err != nil {
-			g.close()
-			fmt.Fprintf(stderr, "mdgen: track: -gpu: %v; tracking on the CPU\n", err)
-			return func() {}
-		}
+	if err := g.prepare(*opt); err != nil {
+		g.close()
+		fmt.Fprintf(stderr, "mdgen: track: -gpu: %v; tracking on the CPU\n", err)
+		return func() {}
 	}
 	closeAll := g.use(opt, batch)
 	return func() {
