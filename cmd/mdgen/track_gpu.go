@@ -125,7 +125,9 @@ func (g *trackGPU) use(opt *track.Options, batch int) (closeAll func() error) {
 // against every ready group a round: katsura10 at 4 doubles 174 to 300
 // paths/s, cyclic6 at 2 doubles 337 to 564; 16 groups at once were as
 // fast or faster than 4 and 8 on katsura10 and cyclic6, a little slower
-// on noon6 (36 rounds).
+// on noon6 (36 rounds). With the host side unblocked (session 16, H100):
+// 32 groups 1.1 times 16 on katsura12 at 2 doubles in one run, Eager
+// groups no faster; 16 stays until the host's share of a step shrinks.
 const solvesPipeline = 16
 
 // prepare builds and loads the whole solves' kernels of every precision
