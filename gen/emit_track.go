@@ -105,6 +105,7 @@ var trackOptionForwards = []forward{
 	{"WithPade", "WithPade sets the degrees of the predictor's Padé approximants (default [2/1]).", []param{{"l", "int"}, {"m", "int"}}},
 	{"WithPaths", "WithPaths tracks the paths numbered first to last (from 1, inclusive) only.", []param{{"first", "int64"}, {"last", "int64"}}},
 	{"WithTrackWorkers", "WithTrackWorkers sets the paths tracked at once (default: one per CPU; the same bits).", []param{{"k", "int"}}},
+	{"WithTrackDevices", "WithTrackDevices tracks on devs, batch paths at once on each (0: their default), such as\nthe GPUs of runtime/gpu/kernels.OpenTracker (built with -tags cuda; nvcc builds the kernels\nonce); the same bits as the CPU. The caller closes devs after Track.", []param{{"devs", "solver.TrackDevices"}, {"batch", "int"}}},
 	{"WithTrackProgress", "WithTrackProgress calls f after every path with the numbers of paths done and failed.", []param{{"f", "func(done, failed int64)"}}},
 	{"WithGamma", "WithGamma fixes gamma, of modulus 1, in gamma (1 - t) g(x) + t f(x) (default: solver.Gamma(seed)).", []param{{"g", "complex128"}}},
 	{"WithSeed", "WithSeed seeds gamma and the projective charts, one per path (default solver.DefaultSeed).", []param{{"seed", "uint64"}}},
@@ -115,8 +116,8 @@ var trackOptionForwards = []forward{
 const trackDoc = `
 Track solves the system: it follows every path of the total-degree
 homotopy gamma (1 - t) g(x) + t f(x), g_i = x_i^(d_i) - 1 (in projective
-coordinates, gamma from the seed), with runtime/track on the CPU, and
-returns every path's endpoint with its status (regular, singular, at
+coordinates, gamma from the seed), with runtime/track on the CPU (or the
+GPUs: WithTrackDevices), and returns every path's endpoint with its status (regular, singular, at
 infinity, failed), multiplicity, condition number and residual; the
 regular and singular endpoints are the isolated solutions, each to every
 digit of the precision its path ended at:
@@ -232,8 +233,11 @@ func (o forward) emit(f *File, ret string) {
 	var params, args []Code
 	for _, p := range o.params {
 		var ty Code = Id(p.typ)
-		if p.typ == "func(done, failed int64)" {
+		switch p.typ {
+		case "func(done, failed int64)":
 			ty = Func().Params(List(Id("done"), Id("failed")).Int64())
+		case "solver.TrackDevices":
+			ty = Qual(solverPath, "TrackDevices")
 		}
 		params = append(params, Id(p.name).Add(ty))
 		args = append(args, Id(p.name))

@@ -24,6 +24,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/track"
 	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
@@ -138,13 +139,13 @@ func runBenchTrack(args []string, out, stderr io.Writer) error {
 			return fmt.Errorf("bench -track: -phc: %w (apt-get install phcpack)", err)
 		}
 	}
-	var g *trackGPU
+	var g *kernels.Tracker
 	if *useGPU {
-		if g, err = openTrackGPU(nil, *kernelDir, *nvccPath); err != nil {
+		if g, err = kernels.OpenTracker(nil, *nvccPath, *kernelDir); err != nil {
 			fmt.Fprintf(stderr, "mdgen: bench -track: -gpu: %v; the CPU only\n", err)
 		} else {
-			defer g.close()
-			g.notices = stderr
+			defer g.Close()
+			g.Notices = stderr
 			ws = append(ws, 0)
 		}
 	}
@@ -238,16 +239,16 @@ func trackOnce(h *track.Homotopy, opt track.Options) (*track.Run, error) {
 // trackOnGPU tracks every path of h with opt on g's GPUs, all at once. A
 // GPU that failed during the run (its paths tracked on the others) makes
 // the time no measure of the GPUs: an error.
-func trackOnGPU(h *track.Homotopy, opt track.Options, g *trackGPU) (*track.Run, error) {
-	if err := g.prepare(opt); err != nil { // nvcc before the clock starts
+func trackOnGPU(h *track.Homotopy, opt track.Options, g *kernels.Tracker) (*track.Run, error) {
+	if err := g.Prepare(opt); err != nil { // nvcc before the clock starts
 		return nil, err
 	}
-	n := int64(len(g.devs))
-	closeAll := g.use(&opt, int((h.Paths()+n-1)/n))
+	n := int64(g.GPUs())
+	closeAll := g.Use(&opt, int((h.Paths()+n-1)/n))
 	run, err := track.Track(h, opt, 0, 0)
 	if err == nil {
 		for _, f := range run.DeviceFailures {
-			err = errors.Join(err, fmt.Errorf("GPU %d failed during the run (%d paths tracked again on the others): %w", g.devs[f.Device].Info().Ordinal, f.Requeued, f.Err))
+			err = errors.Join(err, fmt.Errorf("GPU %d failed during the run (%d paths tracked again on the others): %w", g.Ordinal(f.Device), f.Requeued, f.Err))
 		}
 	}
 	return run, errors.Join(err, closeAll())

@@ -21,6 +21,7 @@ import (
 	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/internal/par"
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/track"
 	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
@@ -172,7 +173,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	quiet := fs.Bool("quiet", false, "text output: the summary only, no endpoints")
 	useGPU := fs.Bool("gpu", false, "track on the GPU, in batches of -batch paths (the same bits as the CPU); falls back to the CPU, saying why, when this binary or machine has no GPU")
-	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once on each GPU (0: all, at most %d)", defaultTrackBatch))
+	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once on each GPU (0: all, at most %d)", kernels.DefaultTrackBatch))
 	gpuMode := fs.String("gpu-mode", "solves", "with -gpu: `solves` (each group of whole Newton solves one launch on the GPU, 16 groups at once; its kernels built before the run) or evaluations (each group of evaluations one batched evaluation on the GPU, the rest of Newton on the host: slower); the same bits either way (docs/results.md compares them with the host's cores)")
 	devices := fs.String("devices", "", "with -gpu: the GPUs to use, `list` of ordinals such as 0,1 (default: every visible GPU; the paths come from one queue, the results do not depend on it)")
 	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")

@@ -19,14 +19,19 @@ import (
 // system with a parameter is solved along its series by Solve; `mdgen
 // track` follows its start solutions). The tracker stages its own plans
 // (complex data, the degree of its Padé approximants, every precision it
-// runs at) on the CPU: the package's executor and kernels, made for Newton
-// at the emitted degree, play no part, so Track does not need a Solver.
+// runs at): the package's executor and kernels, made for Newton at the
+// emitted degree, play no part, so Track does not need a Solver. Its Newton
+// solves run on the CPU's cores, or with WithTrackDevices on devices such
+// as the GPUs of runtime/gpu/kernels.OpenTracker (kernels built at run time
+// by nvcc, as `mdgen track -gpu` does), with the same bits.
 
 // TrackOption configures one Track call.
 type TrackOption func(*trackOptions)
 
 type trackOptions struct {
 	track.Options
+	devices     TrackDevices // nil: the CPU
+	batch       int          // with devices: paths at once on each (0: their default)
 	precSet     bool
 	gamma       complex128
 	gammaSet    bool
@@ -73,6 +78,31 @@ func WithAffine() TrackOption { return func(o *trackOptions) { o.affine = true }
 // inclusive, as `mdgen track -paths first:last`).
 func WithPaths(first, last int64) TrackOption {
 	return func(o *trackOptions) { o.first, o.last = first, last }
+}
+
+// TrackDevices are devices that a Track runs its paths' Newton solvers on
+// instead of the CPU's cores: the GPUs of runtime/gpu/kernels.OpenTracker
+// (a binary built with -tags cuda, and nvcc to build its kernels once), or
+// any runtime/track.Device set up the same way. Every path keeps the CPU
+// tracker's bits.
+type TrackDevices interface {
+	// Batch is the paths tracked at once on each device for a run of
+	// paths paths: batch, or the devices' default when batch <= 0.
+	Batch(paths int64, batch int) int
+	// Prepare readies the devices for a run with opt (builds kernels), so
+	// that the run does not wait for it.
+	Prepare(opt track.Options) error
+	// Use sets opt's Devices and Workers for batch paths at once on each
+	// device and returns what closes what it made, after the run.
+	Use(opt *track.Options, batch int) (closeAll func() error)
+}
+
+// WithTrackDevices tracks on devs, batch paths at once on each (0: their
+// default), with every path's bits the CPU's. The caller closes devs after
+// Track; a device that fails during the run has its paths tracked again
+// on the others (TrackResult.Run.DeviceFailures).
+func WithTrackDevices(devs TrackDevices, batch int) TrackOption {
+	return func(o *trackOptions) { o.devices, o.batch = devs, batch }
 }
 
 // WithTrackWorkers sets the number of paths tracked at once (default: one
@@ -198,7 +228,7 @@ func (s *Solution) Rat(v int) poly.Rational {
 // precision its path ended at). The error is for bad options, a package without a homotopy
 // (wraps ErrNoTrack) or a failure to set up the tracker; a path that fails
 // is a Solution with Status track.Failed (and its Reason).
-func (s *Spec) Track(opts ...TrackOption) (*TrackResult, error) {
+func (s *Spec) Track(opts ...TrackOption) (res *TrackResult, err error) {
 	o := trackOptions{seed: DefaultSeed}
 	for _, f := range opts {
 		f(&o)
@@ -217,11 +247,26 @@ func (s *Spec) Track(opts ...TrackOption) (*TrackResult, error) {
 		}
 		first, count = o.first-1, o.last-o.first+1
 	}
+	if o.devices != nil {
+		paths := count
+		if paths == 0 {
+			paths = h.Paths()
+		}
+		if err := o.devices.Prepare(o.Options); err != nil {
+			return nil, fmt.Errorf("%s: the devices: %w", s.Name, err)
+		}
+		closeAll := o.devices.Use(&o.Options, o.devices.Batch(paths, o.batch))
+		defer func() {
+			if cerr := closeAll(); cerr != nil && err == nil {
+				res, err = nil, fmt.Errorf("%s: closing the devices' executors: %w", s.Name, cerr)
+			}
+		}()
+	}
 	run, err := track.Track(h, o.Options, first, count)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	res := &TrackResult{Run: run, Seed: o.seed, Vars: h.Target.Vars, Solutions: make([]Solution, len(run.Paths))}
+	res = &TrackResult{Run: run, Seed: o.seed, Vars: h.Target.Vars, Solutions: make([]Solution, len(run.Paths))}
 	for k := range run.Paths {
 		res.Solutions[k] = Solution{Path: run.Paths[k], Vars: res.Vars}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/lockstep"
 	"github.com/mdgen/mdgen/runtime/track"
 )
 
@@ -107,5 +108,62 @@ func TestTrackRefused(t *testing.T) {
 	}
 	if _, err := trackSpec(testSystem, track.TotalDegree).Track(); err == nil || !strings.Contains(err.Error(), "parameter") {
 		t.Errorf("a system with a parameter: %v", err)
+	}
+}
+
+// hostDevices is a TrackDevices of one runtime/lockstep coordinator whose
+// whole solves run on the CPU (lockstep.NewCPUSolves), pipelined as the
+// GPUs' are, counting the calls Track makes.
+type hostDevices struct {
+	prepared, closed int
+	batch            int
+	prepareErr       error
+}
+
+func (d *hostDevices) Batch(paths int64, batch int) int {
+	if batch > 0 {
+		return batch
+	}
+	return int(min(paths, 3))
+}
+
+func (d *hostDevices) Prepare(track.Options) error {
+	d.prepared++
+	return d.prepareErr
+}
+
+func (d *hostDevices) Use(opt *track.Options, batch int) func() error {
+	co := lockstep.New(lockstep.NewCPUSolves())
+	co.Pipeline = 2
+	opt.Devices, opt.Workers, d.batch = []track.Device{co}, batch, batch
+	return func() error { d.closed++; return nil }
+}
+
+// TestTrackDevices: Track on devices (WithTrackDevices) holds the bits of
+// Track on the CPU, prepares the devices, uses them with their batch and
+// closes what they made; a device that cannot be prepared is an error.
+func TestTrackDevices(t *testing.T) {
+	s := trackSpec(circleHyperbola, track.TotalDegree)
+	want, err := s.Track()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range []int{0, 2} {
+		d := &hostDevices{}
+		got, err := s.Track(WithTrackDevices(d, batch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := DiffTrack(got.Run, want.Run); err != nil {
+			t.Fatalf("batch %d: on the devices: %v", batch, err)
+		}
+		wantBatch := map[int]int{0: 3, 2: 2}[batch]
+		if d.prepared != 1 || d.closed != 1 || d.batch != wantBatch {
+			t.Fatalf("batch %d: prepared %d, closed %d times, batch %d (want 1, 1, %d)", batch, d.prepared, d.closed, d.batch, wantBatch)
+		}
+	}
+	d := &hostDevices{prepareErr: errors.New("no kernels")}
+	if _, err := s.Track(WithTrackDevices(d, 0)); err == nil || !strings.Contains(err.Error(), "no kernels") {
+		t.Fatalf("a device that cannot be prepared: %v", err)
 	}
 }
