@@ -84,7 +84,7 @@ func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
 		"LvConv": gpuabi.BNLvConv, "LvAdd": gpuabi.BNLvAdd, "LvLayers": gpuabi.BNLvLayers,
 		"LvConvLayers": gpuabi.BNLvConvLayers, "LvAddLayers": gpuabi.BNLvAddLayers, "LvIn": gpuabi.BNLvIn,
 		"LvVal": gpuabi.BNLvVal, "LvDer": gpuabi.BNLvDer, "LvCoefSlots": gpuabi.BNLvCoefSlots, "LvNC": gpuabi.BNLvNC,
-		"LvCoef": gpuabi.BNLvCoef, "LvCK": gpuabi.BNLvCK,
+		"LvCoef": gpuabi.BNLvCoef, "LvCK": gpuabi.BNLvCK, "LvCS": gpuabi.BNLvCS,
 	})
 	if err != nil {
 		return nil, err

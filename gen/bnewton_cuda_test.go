@@ -126,6 +126,17 @@ func bnCase(t *testing.T, bin string, p mdops.Prec, spec string, d, P, threads i
 	}
 	setup := c.Setup
 	W, N := p.Width(), p.N
+	// The levels number the coefficients alike: they share the top
+	// degree's block of coefficients, which alone is packed.
+	packs := 0
+	for _, l := range setup.Levels {
+		if l.Packs {
+			packs++
+		}
+	}
+	if packs != 1 {
+		t.Fatalf("%d of %d levels pack their coefficients, want 1 (a shared block)", packs, len(setup.Levels))
+	}
 	image, err := setup.Image()
 	if err != nil {
 		t.Fatal(err)

@@ -42,7 +42,9 @@ import (
 //	lv     BNLvLen int64s per level (BNLv*): its working degree and where
 //	       its parts are
 //	coef   per path (coefStride elements): each level's nc series of ck
-//	       coefficients (the rest up to w zero), for its coefficient slots
+//	       coefficients (the rest up to w zero), for its coefficient slots,
+//	       cs apart (levels that number the coefficients alike share the
+//	       top degree's block and read their first ck of each series)
 //	x0     n values: the start
 //	x      n series of d+1 coefficients (the Result's X: (v·(d+1)+k))
 //	a      A_k, k = 0..d: (k·m·n + i + j·m)
@@ -102,6 +104,7 @@ const (
 	BNLvNC                // its coefficient slots
 	BNLvCoef              // its coefficients' offset in a path's coef
 	BNLvCK                // the coefficients of each
+	BNLvCS                // the stride between two slots' coefficients (CK, or more in a block that levels share)
 	BNLvLen
 )
 

@@ -123,6 +123,15 @@ func New(spec string, p mdops.Prec, d, paths int, residuals bool, seed uint64) (
 				return nil, err
 			}
 		}
+		if i%4 == 0 && len(sys.Polys) > 1 && len(sys.Polys[1].Terms) > 0 {
+			// A second slot, of a longer series: the kernel reads each
+			// slot's coefficients at its stride.
+			ser := make([]float64, 3*W)
+			ser[0], ser[W], ser[2*W] = 1.5, -0.125, 1.0/64
+			if err := s.SetCoefficient(1, 0, ser); err != nil {
+				return nil, err
+			}
+		}
 		s.SetProgress(func(si newton.StepInfo) { c.WantSteps[i] = append(c.WantSteps[i], si) })
 		res, err := s.SolveLimbs(x0)
 		if err != nil {

@@ -7,6 +7,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
@@ -62,7 +63,12 @@ const bnMaxDegree = 63
 // BNLevel is one working degree's part of a batched solve: its plan, its
 // array in a path's data region (PathMajor, d1 = W+1), and the
 // coefficient slots that each solve sets, CK coefficients each (the rest
-// zero), at CoefOff elements into a path's coefficients.
+// zero), at CoefOff elements into a path's coefficients, CS apart. Levels
+// whose plans number the coefficients alike and that set the same slots
+// share one block: the top degree's, CS its CK, which only it packs
+// (Packs); each reads its first CK coefficients of a slot there. A path's
+// coefficients then go to the device once, not once a level (at katsura12
+// and 4 doubles, 107 KB a path and solve before).
 type BNLevel struct {
 	W         int
 	Plan      *stager.Plan
@@ -71,6 +77,8 @@ type BNLevel struct {
 	CoefSlots []stager.Slot
 	CK        int
 	CoefOff   int
+	CS        int
+	Packs     bool
 }
 
 // BNSetup is what a batched solve's launch needs besides the device,
@@ -115,17 +123,29 @@ func NewBNSetup(c BNConfig, vars []string, coefSlots map[int][]stager.Slot, ck, 
 	}
 	s := &BNSetup{Config: c, Vars: vars, M: m, N: n, D: d, Paths: paths}
 	coefs := 0
+	top := slices.Max(newton.Stagger(d))
+	topCS := c.Plans[top].CoefSlots()
+	shared := -1 // the shared block's offset, once made
 	for _, w := range newton.Stagger(d) {
 		plan := c.Plans[w]
 		l := BNLevel{W: w, Plan: plan, Geo: gpuabi.NewBatchGeometry(plan, c.Prec, 1, gpuabi.PathMajor), Off: s.PathDoubles,
-			CoefSlots: coefSlots[w], CK: min(ck, w+1), CoefOff: coefs}
+			CoefSlots: coefSlots[w], CK: min(ck, w+1)}
+		if slices.Equal(l.CoefSlots, coefSlots[top]) && sameCoefSlots(plan.CoefSlots(), topCS) {
+			if shared < 0 {
+				shared = coefs
+				coefs += len(l.CoefSlots) * min(ck, top+1)
+			}
+			l.CoefOff, l.CS, l.Packs = shared, min(ck, top+1), w == top
+		} else {
+			l.CoefOff, l.CS, l.Packs = coefs, l.CK, true
+			coefs += len(l.CoefSlots) * l.CK
+		}
 		for _, cs := range l.CoefSlots {
 			if int(cs) < 0 || int(cs) >= plan.NumSlots() || plan.Kinds[cs] != stager.SlotCoef && plan.Kinds[cs] != stager.SlotConst {
 				return nil, fmt.Errorf("gpu: batched Newton: slot %d of the plan of degree %d is not a coefficient slot", cs, w)
 			}
 		}
 		s.PathDoubles += l.Geo.PathStride
-		coefs += len(l.CoefSlots) * l.CK
 		t := gpuabi.NewEvalTables(plan)
 		lv := make([]int64, gpuabi.BNLvLen)
 		lv[gpuabi.BNLvW], lv[gpuabi.BNLvData], lv[gpuabi.BNLvRowStride] = int64(w), l.Off, l.Geo.RowStride()
@@ -155,7 +175,7 @@ func NewBNSetup(c BNConfig, vars []string, coefSlots map[int][]stager.Slot, ck, 
 		for _, cs := range l.CoefSlots {
 			s.Tabs = append(s.Tabs, int64(cs))
 		}
-		lv[gpuabi.BNLvCoef], lv[gpuabi.BNLvCK] = int64(l.CoefOff), int64(l.CK)
+		lv[gpuabi.BNLvCoef], lv[gpuabi.BNLvCK], lv[gpuabi.BNLvCS] = int64(l.CoefOff), int64(l.CK), int64(l.CS)
 		s.Lv = append(s.Lv, lv...)
 		s.Levels = append(s.Levels, l)
 	}
@@ -253,6 +273,21 @@ func (s *BNSetup) Result(rec, x []float64) (*newton.Result, []newton.StepInfo) {
 	return res, steps
 }
 
+// sameCoefSlots says whether two plans number the system's coefficients
+// alike (the plans of a system at two degrees do unless a coefficient is
+// zero to the lower degree).
+func sameCoefSlots(a, b *stager.CoefSlots) bool {
+	if a == nil || b == nil || !slices.Equal(a.Const, b.Const) || len(a.Terms) != len(b.Terms) {
+		return false
+	}
+	for i := range a.Terms {
+		if !slices.Equal(a.Terms[i], b.Terms[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // PackCoef writes a path's coefficients (Strides.Coef elements of W
 // doubles) into dst: for each level, the series value(w, s) of each of
 // its coefficient slots s, CK coefficients (zeros after a shorter series;
@@ -260,8 +295,11 @@ func (s *BNSetup) Result(rec, x []float64) (*newton.Result, []newton.StepInfo) {
 func (s *BNSetup) PackCoef(dst []float64, value func(w int, slot stager.Slot) []float64) error {
 	W := s.Config.Prec.Width()
 	for _, l := range s.Levels {
+		if !l.Packs {
+			continue // its block is the top degree's
+		}
 		for j, slot := range l.CoefSlots {
-			c := dst[(l.CoefOff+j*l.CK)*W : (l.CoefOff+(j+1)*l.CK)*W]
+			c := dst[(l.CoefOff+j*l.CS)*W : (l.CoefOff+j*l.CS+l.CK)*W]
 			v := value(l.W, slot)
 			if v == nil {
 				image, err := s.Image()
