@@ -2,6 +2,7 @@ package stager
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mdgen/mdgen/stager/poly"
 )
@@ -81,4 +82,20 @@ func SameMonomials(a, b *poly.System) error {
 		}
 	}
 	return nil
+}
+
+// Equal says whether two plans number the coefficients alike (the plans
+// of one system at two degrees do unless a coefficient is zero to the
+// lower degree): then a coefficient's series set at one degree's slot is,
+// truncated, the other's at the same slot. Nil equals nothing.
+func (c *CoefSlots) Equal(d *CoefSlots) bool {
+	if c == nil || d == nil || !slices.Equal(c.Const, d.Const) || len(c.Terms) != len(d.Terms) {
+		return false
+	}
+	for i := range c.Terms {
+		if !slices.Equal(c.Terms[i], d.Terms[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -130,7 +130,7 @@ func NewBNSetup(c BNConfig, vars []string, coefSlots map[int][]stager.Slot, ck, 
 		plan := c.Plans[w]
 		l := BNLevel{W: w, Plan: plan, Geo: gpuabi.NewBatchGeometry(plan, c.Prec, 1, gpuabi.PathMajor), Off: s.PathDoubles,
 			CoefSlots: coefSlots[w], CK: min(ck, w+1)}
-		if slices.Equal(l.CoefSlots, coefSlots[top]) && sameCoefSlots(plan.CoefSlots(), topCS) {
+		if slices.Equal(l.CoefSlots, coefSlots[top]) && plan.CoefSlots().Equal(topCS) {
 			if shared < 0 {
 				shared = coefs
 				coefs += len(l.CoefSlots) * min(ck, top+1)
@@ -271,21 +271,6 @@ func (s *BNSetup) Result(rec, x []float64) (*newton.Result, []newton.StepInfo) {
 			Blocks: w + 1, Skipped: int(s[gpuabi.BNStepSkipped])}
 	}
 	return res, steps
-}
-
-// sameCoefSlots says whether two plans number the system's coefficients
-// alike (the plans of a system at two degrees do unless a coefficient is
-// zero to the lower degree).
-func sameCoefSlots(a, b *stager.CoefSlots) bool {
-	if a == nil || b == nil || !slices.Equal(a.Const, b.Const) || len(a.Terms) != len(b.Terms) {
-		return false
-	}
-	for i := range a.Terms {
-		if !slices.Equal(a.Terms[i], b.Terms[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // PackCoef writes a path's coefficients (Strides.Coef elements of W

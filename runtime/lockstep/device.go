@@ -102,6 +102,20 @@ type wholeRecorder struct {
 	at      []int32       // at[s]: 1 + the index in set and vals of slot s; 0: never set
 	set     []stager.Slot // the slots set, in the order first set
 	vals    [][]float64
+	// mirror, once not nil, is the recorder of the solver's top degree,
+	// whose plan numbers the coefficients as this one's: its series,
+	// truncated, are this one's, so this one keeps none (deviceSlot.
+	// recorders; a solver sets every coefficient at each of its working
+	// degrees, and the copies were a fifth of the GPU tracker's host time).
+	mirror *wholeRecorder
+}
+
+// source is the recorder whose series are r's.
+func (r *wholeRecorder) source() *wholeRecorder {
+	if r.mirror != nil {
+		return r.mirror
+	}
+	return r
 }
 
 func (r *wholeRecorder) Plan() *stager.Plan      { return r.plan }
@@ -120,6 +134,9 @@ func (r *wholeRecorder) Run() error {
 // SetValue keeps series (its first slotLen doubles; zeros after a
 // shorter one, as the CPU executor's).
 func (r *wholeRecorder) SetValue(s stager.Slot, series []float64) {
+	if r.mirror != nil {
+		return // the top degree's recorder keeps it
+	}
 	if int(s) >= len(r.at) {
 		r.at = append(r.at, make([]int32, int(s)+1-len(r.at))...)
 	}
@@ -132,8 +149,11 @@ func (r *wholeRecorder) SetValue(s stager.Slot, series []float64) {
 	r.vals[i-1] = append(r.vals[i-1][:0], series[:min(len(series), r.slotLen)]...)
 }
 
-// value is the series set for slot s, nil if none was.
+// value is the series set for slot s, nil if none was (a mirror's: the
+// top degree's, longer; the device reads as many coefficients as the
+// level has).
 func (r *wholeRecorder) value(s stager.Slot) []float64 {
+	r = r.source()
 	if s < 0 || int(s) >= len(r.at) || r.at[s] == 0 {
 		return nil
 	}
@@ -171,6 +191,13 @@ func (s *deviceSlot) recorders() (map[int]*wholeRecorder, error) {
 			return nil, fmt.Errorf("lockstep: the executor of degree %d is a %T, not the device's", w, e)
 		}
 		recs[w] = r
+	}
+	top := slices.Max(newton.Stagger(s.c.Degree))
+	topSlots := recs[top].plan.CoefSlots()
+	for w, r := range recs {
+		if w != top && r.mirror == nil && r.plan.CoefSlots().Equal(topSlots) {
+			r.mirror = recs[top]
+		}
 	}
 	s.recs = recs
 	return recs, nil
@@ -350,6 +377,7 @@ func coefNeed(W int, recs []map[int]*wholeRecorder) (map[int][]stager.Slot, int)
 	ck := 1
 	for _, r := range recs {
 		for w, rec := range r {
+			rec = rec.source()
 			for _, v := range rec.vals {
 				ck = max(ck, (len(v)+W-1)/W)
 			}
