@@ -70,6 +70,7 @@ type phcRun struct {
 	secs                                float64
 	counts                              string // "phc" (its summary) or "classified"
 	err                                 error
+	why                                 string // a crash's last line of phc's output
 }
 
 func runBenchTrack(args []string, out, stderr io.Writer) error {
@@ -306,6 +307,7 @@ func writeTrackBench(out io.Writer, rows []trackBenchRow, phcRuns map[string]map
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "system\tmethod\tprec\tpaths\tregular\tsingular\tinfinite\tfailed\tdistinct\twall s\tpaths/s\tcounts\t")
 	seen := map[string]bool{}
+	var crashes []string // what phc printed last before each crash
 	for _, r := range rows {
 		if seen[r.system] {
 			continue
@@ -325,6 +327,9 @@ func writeTrackBench(out io.Writer, rows []trackBenchRow, phcRuns map[string]map
 				}
 				if pr.err != nil {
 					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t\t\t\t\t%.3f\t\t\t\n", r.system, label, p, pr.paths, pr.err, pr.secs)
+					if pr.why != "" {
+						crashes = append(crashes, fmt.Sprintf("%s on %s at %d doubles: %s", label, r.system, p, pr.why))
+					}
 					continue
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.1f\t%s\t\n", r.system, label, p, pr.paths,
@@ -333,6 +338,9 @@ func writeTrackBench(out io.Writer, rows []trackBenchRow, phcRuns map[string]map
 		}
 	}
 	tw.Flush()
+	for _, c := range crashes {
+		fmt.Fprintln(out, "crashed:", c)
+	}
 }
 
 // phcTrack runs PHCpack's tracker method (p: phc -p, -p2, -p4; u4: phc -u,
@@ -393,6 +401,10 @@ func phcTrack(phc, dir string, h *track.Homotopy, method string, prec int, timeo
 	text, rerr := os.ReadFile(filepath.Join(dir, outName))
 	if err != nil || rerr != nil || bytes.Contains(log.Bytes(), []byte("unhandled exception")) || bytes.Contains(text, []byte("unhandled exception")) {
 		r.err = errors.New("crash")
+		r.why = lastLine(log.Bytes())
+		if err != nil {
+			r.why = strings.TrimSpace(err.Error() + "; " + r.why)
+		}
 		return r
 	}
 	phcCounts(&r, text, len(h.Target.Vars))
@@ -617,4 +629,14 @@ func runBenchTrackArgs(args []string, out, stderr io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// lastLine is the last non-blank line of out, at most 300 bytes of it.
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	l := strings.TrimSpace(lines[len(lines)-1])
+	if len(l) > 300 {
+		l = l[:300] + "..."
+	}
+	return l
 }
