@@ -124,3 +124,18 @@ func TestBenchNewtonStep(t *testing.T) {
 		t.Error("an argument accepted")
 	}
 }
+
+// TestLastLine: a crash's reason is phc's last non-blank line, cut at 300
+// bytes.
+func TestLastLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a\nraised CONSTRAINT_ERROR : x.adb:1 overflow check failed\n\n", "raised CONSTRAINT_ERROR : x.adb:1 overflow check failed"},
+		{"", ""},
+		{"  one  ", "one"},
+		{strings.Repeat("z", 400), strings.Repeat("z", 300) + "..."},
+	} {
+		if got := lastLine([]byte(c.in)); got != c.want {
+			t.Errorf("lastLine(%.20q) = %.40q, want %.40q", c.in, got, c.want)
+		}
+	}
+}
