@@ -555,13 +555,8 @@ func trackJSON(d *trackDesc, run *track.Run) trackReport {
 		Workers: d.Workers, Seconds: run.Seconds, PathsPerS: pathsPerSecond(run),
 		Summary:   trackSummary{Regular: s.Regular, Singular: s.Singular, Infinite: s.Infinite, Failed: s.Failed, Real: s.Real, Distinct: s.Distinct},
 		Variables: d.Vars, Solutions: make([]trackSolution, len(run.Paths))}
-	// Every digit of every endpoint, in chunks of paths on every core (as
-	// formatPaths).
-	par.Run((len(run.Paths)+formatChunk-1)/formatChunk, func(_, c int) {
-		for k := c * formatChunk; k < min(len(run.Paths), (c+1)*formatChunk); k++ {
-			rep.Solutions[k] = trackSolutionOf(d, &run.Paths[k])
-		}
-	})
+	// Every digit of every endpoint, on every core (as formatPaths).
+	par.Run(len(run.Paths), func(_, k int) { rep.Solutions[k] = trackSolutionOf(d, &run.Paths[k]) })
 	return rep
 }
 
@@ -712,21 +707,16 @@ func trackList(d *trackDesc, run *track.Run) []byte {
 	return b.Bytes()
 }
 
-// formatChunk is the paths formatPaths formats in one piece of work.
-const formatChunk = 256
-
 // formatPaths returns what write(b, k) writes for k = 0..n-1, in that
-// order, written in chunks of paths on every core: every digit of an
+// order, each path written on whichever core is free: every digit of an
 // endpoint is a big.Float's, and 32,768 endpoints of 16 unknowns at 4
 // doubles took 10 s on one core. The bytes do not depend on the cores.
 func formatPaths(n int, write func(b *bytes.Buffer, k int)) []byte {
-	parts := make([][]byte, (n+formatChunk-1)/formatChunk)
-	par.Run(len(parts), func(_, c int) {
+	parts := make([][]byte, n)
+	par.Run(n, func(_, k int) {
 		var b bytes.Buffer
-		for k := c * formatChunk; k < min(n, (c+1)*formatChunk); k++ {
-			write(&b, k)
-		}
-		parts[c] = b.Bytes()
+		write(&b, k)
+		parts[k] = b.Bytes()
 	})
 	return bytes.Join(parts, nil)
 }

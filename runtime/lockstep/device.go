@@ -195,7 +195,7 @@ func (s *deviceSlot) recorders() (map[int]*wholeRecorder, error) {
 	top := slices.Max(newton.Stagger(s.c.Degree))
 	topSlots := recs[top].plan.CoefSlots()
 	for w, r := range recs {
-		if w != top && r.mirror == nil && r.plan.CoefSlots().Equal(topSlots) {
+		if w != top && r.plan.CoefSlots().Equal(topSlots) {
 			r.mirror = recs[top]
 		}
 	}

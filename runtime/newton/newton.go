@@ -250,16 +250,17 @@ func (s *Solver) Prepare() error {
 	}
 	// The executors of every working degree live together: their sum must
 	// fit, checked before the first is made.
-	check := func(degrees []int, n int, complex bool) error {
-		return stager.CheckMemoryTogether(s.sys, degrees, n, complex)
-	}
+	ws, p := Stagger(s.opt.Degree), s.opt.Prec
+	var err error
 	if s.opt.Plans != nil {
-		check = s.opt.Plans.CheckMemoryTogether
+		err = s.opt.Plans.CheckMemoryTogether(ws, p.N, p.Complex)
+	} else {
+		err = stager.CheckMemoryTogether(s.sys, ws, p.N, p.Complex)
 	}
-	if err := check(Stagger(s.opt.Degree), s.opt.Prec.N, s.opt.Prec.Complex); err != nil {
+	if err != nil {
 		return err
 	}
-	for _, w := range Stagger(s.opt.Degree) {
+	for _, w := range ws {
 		if _, err := s.exec(w); err != nil {
 			return err
 		}
