@@ -102,6 +102,10 @@ type wholeRecorder struct {
 	at      []int32       // at[s]: 1 + the index in set and vals of slot s; 0: never set
 	set     []stager.Slot // the slots set, in the order first set
 	vals    [][]float64
+	// ck is the most coefficients (of the precision's width) of a series
+	// set so far: coefNeed's, kept as they are set (a group read every
+	// series of every path for it, half of that function's time).
+	ck int
 	// mirror, once not nil, is the recorder of the solver's top degree,
 	// whose plan numbers the coefficients as this one's: its series,
 	// truncated, are this one's, so this one keeps none (deviceSlot.
@@ -146,7 +150,11 @@ func (r *wholeRecorder) SetValue(s stager.Slot, series []float64) {
 		i = int32(len(r.set))
 		r.at[s] = i
 	}
-	r.vals[i-1] = append(r.vals[i-1][:0], series[:min(len(series), r.slotLen)]...)
+	v := append(r.vals[i-1][:0], series[:min(len(series), r.slotLen)]...)
+	r.vals[i-1] = v
+	if W := r.prec.Width(); (len(v)+W-1)/W > r.ck {
+		r.ck = (len(v) + W - 1) / W
+	}
 }
 
 // value is the series set for slot s, nil if none was (a mirror's: the
@@ -283,7 +291,7 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 // memory, pinned buffers, the plan's tables): the groups of a pipeline
 // come here at once, and each would wait for the others' work.
 func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*wholeRecorder) (*deviceSolver, error) {
-	need, ck := coefNeed(key.prec.Width(), recs)
+	need, ck := coefNeed(recs)
 	covers := func(ds *deviceSolver) bool {
 		if ck > ds.ck {
 			return false
@@ -368,19 +376,18 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 }
 
 // coefNeed returns the coefficient slots the recorders set, by working
-// degree (sorted, each once), and the most coefficients (of W doubles) of
-// their series. Recorders that set the slots of the one before, in the
+// degree (sorted, each once), and the most coefficients (of the width of
+// their precision) of the series they ever set (a solver for longer ones
+// is as good: the rest are zeros). Recorders that set the slots of the one before, in the
 // same order (a tracker's paths do), cost a comparison each.
-func coefNeed(W int, recs []map[int]*wholeRecorder) (map[int][]stager.Slot, int) {
+func coefNeed(recs []map[int]*wholeRecorder) (map[int][]stager.Slot, int) {
 	need := map[int][]stager.Slot{}
 	prev := map[int][]stager.Slot{}
 	ck := 1
 	for _, r := range recs {
 		for w, rec := range r {
 			rec = rec.source()
-			for _, v := range rec.vals {
-				ck = max(ck, (len(v)+W-1)/W)
-			}
+			ck = max(ck, rec.ck)
 			if p, ok := prev[w]; ok && slices.Equal(p, rec.set) {
 				continue
 			}

@@ -58,6 +58,9 @@ func gpuBuilder(t testing.TB) *kernels.Builder {
 		t.Fatal(err)
 	}
 	b.Log = os.Stderr
+	// MDGEN_NVCC_EXTRA: more nvcc flags for tuning runs (e.g.
+	// -DMDGEN_BN_MIN_BLOCKS=3); the kernels' cache keys include them.
+	b.Extra = strings.Fields(os.Getenv("MDGEN_NVCC_EXTRA"))
 	return b
 }
 

@@ -234,7 +234,7 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	if h.Scaling != nil {
 		run.Scale = h.Scaling.Var
 	}
-	shared := &sharedCoefs{h: h, byPrec: map[int][]termCoef{}}
+	shared := &sharedCoefs{h: h}
 	q := newPathQueue(count)
 	var done, failed atomic.Int64
 	var mu sync.Mutex // firstErr, devs, Progress
@@ -438,18 +438,32 @@ type termCoef struct {
 }
 
 // sharedCoefs rounds H's coefficients once per precision for every worker.
+// The GPU tracker's thousands of workers all read it as they start: a
+// read takes no lock (a mutex here was the most waited-for lock of
+// katsura12's run on the H100).
 type sharedCoefs struct {
 	h      *Homotopy
-	mu     sync.Mutex
-	byPrec map[int][]termCoef
+	byPrec sync.Map // n -> *roundedCoefs
+}
+
+// roundedCoefs are H's coefficients at one precision, rounded once.
+type roundedCoefs struct {
+	once sync.Once
+	c    []termCoef
 }
 
 func (s *sharedCoefs) get(n int) []termCoef {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if tc, ok := s.byPrec[n]; ok {
-		return tc
+	v, ok := s.byPrec.Load(n)
+	if !ok {
+		v, _ = s.byPrec.LoadOrStore(n, &roundedCoefs{})
 	}
+	r := v.(*roundedCoefs)
+	r.once.Do(func() { r.c = s.round(n) })
+	return r.c
+}
+
+// round rounds H's coefficients to n doubles.
+func (s *sharedCoefs) round(n int) []termCoef {
 	w := 2 * n
 	var out []termCoef
 	round := func(i, j int, c poly.Series) {
@@ -473,7 +487,6 @@ func (s *sharedCoefs) get(n int) []termCoef {
 			round(i, j, p.Terms[j].Coef)
 		}
 	}
-	s.byPrec[n] = out
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -72,22 +73,40 @@ func OpenTracker(ordinals []int, nvccPath, dir string) (*Tracker, error) {
 			ordinals = append(ordinals, i)
 		}
 	}
+	// The GPUs open at once: a context costs a fraction of a second each,
+	// which a run on 4 GPUs paid four times over before it started.
+	n := len(ordinals)
+	devs, builders, errs := make([]*cudadev.Device, n), make([]*Builder, n), make([]error, n)
+	var wg sync.WaitGroup
+	for i, o := range ordinals {
+		wg.Go(func() {
+			dev, err := cudadev.Open(o)
+			if err != nil {
+				errs[i] = fmt.Errorf("no GPU %d: %w", o, err)
+				return
+			}
+			devs[i] = dev
+			builders[i], errs[i] = New(dev, nvccPath, dir)
+		})
+	}
+	wg.Wait()
 	g := &Tracker{}
-	for _, o := range ordinals {
-		dev, err := cudadev.Open(o)
-		if err != nil {
-			g.Close()
-			return nil, fmt.Errorf("no GPU %d: %w", o, err)
+	for i, dev := range devs {
+		if dev == nil {
+			continue
 		}
 		g.devs = append(g.devs, dev)
-		b, err := New(dev, nvccPath, dir)
+		if b := builders[i]; b != nil {
+			g.builders = append(g.builders, b)
+			g.batches = append(g.batches, b.Batches())
+			g.solves = append(g.solves, b.Solves())
+		}
+	}
+	for _, err := range errs {
 		if err != nil {
 			g.Close()
 			return nil, err
 		}
-		g.builders = append(g.builders, b)
-		g.batches = append(g.batches, b.Batches())
-		g.solves = append(g.solves, b.Solves())
 	}
 	return g, nil
 }
@@ -147,12 +166,21 @@ func (g *Tracker) Prepare(opt track.Options) error {
 	for _, b := range g.builders {
 		b.Log = g.Notices
 	}
-	for _, s := range g.solves {
-		if err := s.Prepare(ps...); err != nil {
-			return err
-		}
+	if len(g.solves) == 0 {
+		return nil
 	}
-	return nil
+	// The first GPU's nvcc run fills the cache; the others load from it at
+	// once (a load takes most of a second on each).
+	if err := g.solves[0].Prepare(ps...); err != nil {
+		return err
+	}
+	errs := make([]error, len(g.solves))
+	var wg sync.WaitGroup
+	for i, s := range g.solves[1:] {
+		wg.Go(func() { errs[i] = s.Prepare(ps...) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Use sets opt to track on the GPUs, batch paths at once on each
