@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/track"
@@ -14,6 +15,7 @@ import (
 // evaluations, batched evaluations only, or says on stderr why it cannot
 // and leaves opt for the CPU. It returns what releases the GPUs.
 func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, evaluations bool, kernelDir, nvccPath string, stderr io.Writer) (release func()) {
+	start := time.Now()
 	g, err := kernels.OpenTracker(ordinals, nvccPath, kernelDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "mdgen: track: -gpu: %v; tracking on the CPU\n", err)
@@ -29,10 +31,15 @@ func useTrackGPU(opt *track.Options, count int64, ordinals []int, batch int, eva
 		fmt.Fprintf(stderr, "mdgen: track: -gpu: %v; tracking on the CPU\n", err)
 		return func() {}
 	}
+	// The wall time beyond the tracking time is mostly this (a context
+	// and the kernels' modules on each GPU) and the release at the end.
+	fmt.Fprintf(stderr, "mdgen: track: GPUs opened and kernels loaded in %.2f s\n", time.Since(start).Seconds())
 	closeAll := g.Use(opt, batch)
 	return func() {
+		t := time.Now()
 		_ = closeAll()
 		_ = g.Close()
+		fmt.Fprintf(stderr, "mdgen: track: GPUs released in %.2f s\n", time.Since(t).Seconds())
 	}
 }
 
