@@ -211,3 +211,40 @@ func TestPipelineEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestCoefNeed: coefNeed gathers the slots the recorders set, by working
+// degree, sorted and each once (a mirror's are its source's), and the
+// most coefficients of any series a recorder ever set: a later shorter
+// series does not shrink it (a solver for longer series serves, the rest
+// zeros), a longer one in another path raises it.
+func TestCoefNeed(t *testing.T) {
+	p := mdops.Prec{N: 2, Complex: true}
+	W := p.Width()
+	rec := func() *wholeRecorder { return &wholeRecorder{prec: p, slotLen: 4 * W} }
+	series := func(k int) []float64 { return make([]float64, k*W) }
+	a, b, top := rec(), rec(), rec()
+	a.SetValue(7, series(2))
+	a.SetValue(3, series(1))
+	a.SetValue(7, series(1)) // shorter later: ck stays 2
+	b.SetValue(3, series(1))
+	b.SetValue(9, series(3))
+	top.SetValue(5, series(2))
+	mirror := &wholeRecorder{prec: p, slotLen: 2 * W, mirror: top}
+	mirror.SetValue(11, series(4)) // kept by top, not by the mirror
+	need, ck := coefNeed([]map[int]*wholeRecorder{{0: a, 2: mirror}, {0: b, 2: mirror}})
+	if ck != 3 {
+		t.Errorf("ck = %d, want 3", ck)
+	}
+	if got := fmt.Sprint(need[0], need[2]); got != "[3 7 9] [5]" {
+		t.Errorf("slots by degree: %s, want [3 7 9] [5]", got)
+	}
+	if _, ck := coefNeed([]map[int]*wholeRecorder{{0: a}}); ck != 2 {
+		t.Errorf("path a alone: ck = %d, want 2 (its longest series, set before a shorter one)", ck)
+	}
+	if v := a.value(7); len(v) != W {
+		t.Errorf("slot 7 of path a holds %d doubles, want its last series' %d", len(v), W)
+	}
+	if mirror.value(5) == nil || mirror.value(11) != nil {
+		t.Errorf("the mirror reads its source's series")
+	}
+}
