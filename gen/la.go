@@ -1382,6 +1382,7 @@ import (
 	"math"
 
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/fp"
 )
 {{range .V}}
 // Cond returns an estimate of the 1-norm condition number of R,
@@ -1493,7 +1494,7 @@ func (q *QR{{.S}}) condEstMD(anorm float64, workers int) float64 {
 	signs := func() bool {
 		for i := range x {
 			re, im := lead2{{.S}}(x[i])
-			if a := math.Hypot(re, im); a > 0 {
+			if a := fp.Hypot(re, im); a > 0 {
 				x[i] = fromFloat{{.S}}(re/a, im/a)
 			} else {
 				x[i] = fromFloat{{.S}}(1, 0)
@@ -1506,7 +1507,7 @@ func (q *QR{{.S}}) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2{{.S}}(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -1531,7 +1532,7 @@ func (q *QR{{.S}}) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2{{.S}}(x[jlast])
 		re2, im2 := lead2{{.S}}(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}

@@ -342,7 +342,7 @@ func formatLimbs(x []float64) string {
 		t = ulpExp(last) - 2
 	}
 	e10 := nd + dexp - 1
-	est := int(math.Ceil(float64(e10+1)-float64(t+1)*math.Log10(2))) + 1
+	est := int(math.Ceil(float64(e10+1)-float64(float64(t+1)*math.Log10(2)))) + 1
 	hi := min(max(est, 1), nd)
 	for !roundTrips(hi) {
 		if hi == nd {

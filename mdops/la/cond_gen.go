@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/fp"
 )
 
 // Cond returns an estimate of the 1-norm condition number of R,
@@ -199,7 +200,7 @@ func (q *QRF2) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2F2(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -224,7 +225,7 @@ func (q *QRF2) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2F2(x[jlast])
 		re2, im2 := lead2F2(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -322,7 +323,7 @@ func (q *QRC2) condEstMD(anorm float64, workers int) float64 {
 	signs := func() bool {
 		for i := range x {
 			re, im := lead2C2(x[i])
-			if a := math.Hypot(re, im); a > 0 {
+			if a := fp.Hypot(re, im); a > 0 {
 				x[i] = fromFloatC2(re/a, im/a)
 			} else {
 				x[i] = fromFloatC2(1, 0)
@@ -334,7 +335,7 @@ func (q *QRC2) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2C2(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -359,7 +360,7 @@ func (q *QRC2) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2C2(x[jlast])
 		re2, im2 := lead2C2(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -473,7 +474,7 @@ func (q *QRF3) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2F3(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -498,7 +499,7 @@ func (q *QRF3) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2F3(x[jlast])
 		re2, im2 := lead2F3(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -596,7 +597,7 @@ func (q *QRC3) condEstMD(anorm float64, workers int) float64 {
 	signs := func() bool {
 		for i := range x {
 			re, im := lead2C3(x[i])
-			if a := math.Hypot(re, im); a > 0 {
+			if a := fp.Hypot(re, im); a > 0 {
 				x[i] = fromFloatC3(re/a, im/a)
 			} else {
 				x[i] = fromFloatC3(1, 0)
@@ -608,7 +609,7 @@ func (q *QRC3) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2C3(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -633,7 +634,7 @@ func (q *QRC3) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2C3(x[jlast])
 		re2, im2 := lead2C3(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -747,7 +748,7 @@ func (q *QRF4) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2F4(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -772,7 +773,7 @@ func (q *QRF4) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2F4(x[jlast])
 		re2, im2 := lead2F4(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -870,7 +871,7 @@ func (q *QRC4) condEstMD(anorm float64, workers int) float64 {
 	signs := func() bool {
 		for i := range x {
 			re, im := lead2C4(x[i])
-			if a := math.Hypot(re, im); a > 0 {
+			if a := fp.Hypot(re, im); a > 0 {
 				x[i] = fromFloatC4(re/a, im/a)
 			} else {
 				x[i] = fromFloatC4(1, 0)
@@ -882,7 +883,7 @@ func (q *QRC4) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2C4(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -907,7 +908,7 @@ func (q *QRC4) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2C4(x[jlast])
 		re2, im2 := lead2C4(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -1021,7 +1022,7 @@ func (q *QRF5) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2F5(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -1046,7 +1047,7 @@ func (q *QRF5) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2F5(x[jlast])
 		re2, im2 := lead2F5(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -1144,7 +1145,7 @@ func (q *QRC5) condEstMD(anorm float64, workers int) float64 {
 	signs := func() bool {
 		for i := range x {
 			re, im := lead2C5(x[i])
-			if a := math.Hypot(re, im); a > 0 {
+			if a := fp.Hypot(re, im); a > 0 {
 				x[i] = fromFloatC5(re/a, im/a)
 			} else {
 				x[i] = fromFloatC5(1, 0)
@@ -1156,7 +1157,7 @@ func (q *QRC5) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2C5(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -1181,7 +1182,7 @@ func (q *QRC5) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2C5(x[jlast])
 		re2, im2 := lead2C5(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -1295,7 +1296,7 @@ func (q *QRF8) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2F8(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -1320,7 +1321,7 @@ func (q *QRF8) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2F8(x[jlast])
 		re2, im2 := lead2F8(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -1418,7 +1419,7 @@ func (q *QRC8) condEstMD(anorm float64, workers int) float64 {
 	signs := func() bool {
 		for i := range x {
 			re, im := lead2C8(x[i])
-			if a := math.Hypot(re, im); a > 0 {
+			if a := fp.Hypot(re, im); a > 0 {
 				x[i] = fromFloatC8(re/a, im/a)
 			} else {
 				x[i] = fromFloatC8(1, 0)
@@ -1430,7 +1431,7 @@ func (q *QRC8) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2C8(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -1455,7 +1456,7 @@ func (q *QRC8) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2C8(x[jlast])
 		re2, im2 := lead2C8(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -1569,7 +1570,7 @@ func (q *QRF10) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2F10(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -1594,7 +1595,7 @@ func (q *QRF10) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2F10(x[jlast])
 		re2, im2 := lead2F10(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -1692,7 +1693,7 @@ func (q *QRC10) condEstMD(anorm float64, workers int) float64 {
 	signs := func() bool {
 		for i := range x {
 			re, im := lead2C10(x[i])
-			if a := math.Hypot(re, im); a > 0 {
+			if a := fp.Hypot(re, im); a > 0 {
 				x[i] = fromFloatC10(re/a, im/a)
 			} else {
 				x[i] = fromFloatC10(1, 0)
@@ -1704,7 +1705,7 @@ func (q *QRC10) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2C10(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -1729,7 +1730,7 @@ func (q *QRC10) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2C10(x[jlast])
 		re2, im2 := lead2C10(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -1843,7 +1844,7 @@ func (q *QRF16) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2F16(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -1868,7 +1869,7 @@ func (q *QRF16) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2F16(x[jlast])
 		re2, im2 := lead2F16(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}
@@ -1966,7 +1967,7 @@ func (q *QRC16) condEstMD(anorm float64, workers int) float64 {
 	signs := func() bool {
 		for i := range x {
 			re, im := lead2C16(x[i])
-			if a := math.Hypot(re, im); a > 0 {
+			if a := fp.Hypot(re, im); a > 0 {
 				x[i] = fromFloatC16(re/a, im/a)
 			} else {
 				x[i] = fromFloatC16(1, 0)
@@ -1978,7 +1979,7 @@ func (q *QRC16) condEstMD(anorm float64, workers int) float64 {
 		j, best := 0, -1.0
 		for i := range x {
 			re, im := lead2C16(x[i])
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -2003,7 +2004,7 @@ func (q *QRC16) condEstMD(anorm float64, workers int) float64 {
 		j = argmax()
 		re1, im1 := lead2C16(x[jlast])
 		re2, im2 := lead2C16(x[j])
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}

@@ -1,6 +1,6 @@
 package la
 
-import "math"
+import "github.com/mdgen/mdgen/mdops/fp"
 
 // InvNorm1Vec is the work vector x of InvNorm1Estimate with the solves by
 // an n x n upper triangular R: la's float64 estimate keeps x as float64s
@@ -42,7 +42,7 @@ func InvNorm1Estimate(n int, complex bool, x InvNorm1Vec, sgn []float64) (float6
 		if complex {
 			for i := 0; i < n; i++ {
 				re, im := x.Lead(i)
-				if a := math.Hypot(re, im); a > 0 {
+				if a := fp.Hypot(re, im); a > 0 {
 					x.Set(i, re/a, im/a)
 				} else {
 					x.Set(i, 1, 0)
@@ -68,7 +68,7 @@ func InvNorm1Estimate(n int, complex bool, x InvNorm1Vec, sgn []float64) (float6
 		j, best := 0, -1.0
 		for i := 0; i < n; i++ {
 			re, im := x.Lead(i)
-			if a := math.Hypot(re, im); a > best {
+			if a := fp.Hypot(re, im); a > best {
 				j, best = i, a
 			}
 		}
@@ -99,7 +99,7 @@ func InvNorm1Estimate(n int, complex bool, x InvNorm1Vec, sgn []float64) (float6
 		j = argmax()
 		re1, im1 := x.Lead(jlast)
 		re2, im2 := x.Lead(j)
-		if math.Hypot(re1, im1) == math.Hypot(re2, im2) || iter >= 5 {
+		if fp.Hypot(re1, im1) == fp.Hypot(re2, im2) || iter >= 5 {
 			break
 		}
 	}

@@ -33,7 +33,7 @@ func (l Layout) SlotLen() int { return (l.Degree + 1) * l.W() }
 // significant: each limb is a uniform fraction of half an ulp of the one
 // before, so no limb is a rounding artifact.
 func randomMD(dst []float64, r *rand.Rand) {
-	x := 2*r.Float64() - 1
+	x := float64(2*r.Float64()) - 1
 	dst[0] = x
 	for i := 1; i < len(dst); i++ {
 		prev := dst[i-1]

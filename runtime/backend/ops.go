@@ -51,8 +51,8 @@ func CountOps(plan *stager.Plan, p mdops.Prec) OpCount {
 	products := conv * (d + 1)
 	madds := conv * (d + 1) * d / 2
 	c := OpCount{MulAdds: products + madds, Adds: adds}
-	c.DoubleOps = products*float64(programFlops(p, "mul")) +
-		madds*float64(programFlops(p, "madd")) +
-		adds*float64(programFlops(p, "add"))
+	c.DoubleOps = float64(products*float64(programFlops(p, "mul"))) +
+		float64(madds*float64(programFlops(p, "madd"))) +
+		float64(adds*float64(programFlops(p, "add")))
 	return c
 }

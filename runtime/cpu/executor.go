@@ -133,11 +133,11 @@ func (e *Executor) SetProgress(f func(layer, layers int, work float64)) {
 	conv, add := (d+1)*(d+2)/2, (d+1)/2
 	var total float64
 	for _, l := range e.plan.ConvLayers {
-		total += conv * float64(len(l))
+		total += float64(conv * float64(len(l)))
 		e.work = append(e.work, total)
 	}
 	for _, l := range e.plan.AddLayers {
-		total += add * float64(len(l))
+		total += float64(add * float64(len(l)))
 		e.work = append(e.work, total)
 	}
 	for i := range e.work {

@@ -97,7 +97,7 @@ func (ts *TermScale) Size(res *Result) float64 {
 					for k := d; k >= 0; k-- {
 						s := 0.0
 						for l := 0; l <= k; l++ {
-							s += term[l] * ax[v][k-l]
+							s += float64(term[l] * ax[v][k-l])
 						}
 						tmp[k] = s
 					}

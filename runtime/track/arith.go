@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/fp"
 )
 
 // The tracker's own arithmetic, beside Newton's: the shift of the
@@ -130,7 +131,7 @@ func one[T any]() T { return fromFloat[T](1) }
 // magnitudes the step size is made of need no more.
 func mag[T any](z *T) float64 {
 	l := limbsOf(z)
-	return math.Hypot(l[0], l[len(l)/2])
+	return fp.Hypot(l[0], l[len(l)/2])
 }
 
 // neg returns -z, exactly.
@@ -240,7 +241,7 @@ func poleBound[T any](q []T) float64 {
 	most := 0.0
 	for j := range q {
 		if m := mag(&q[j]); m > 0 {
-			most = max(most, math.Pow(m, 1/float64(j+1)))
+			most = max(most, fp.Pow(m, 1/float64(j+1)))
 		}
 	}
 	if most == 0 {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/mdgen/mdgen/mdops/fp"
 )
 
 // classify groups the finite endpoints into clusters of points that agree
@@ -54,8 +56,8 @@ func classify(run *Run) {
 		w := 2 * p.Prec
 		for v := 0; v < len(p.X)/w; v++ {
 			re, im := run.unit(v, p.X[v*w]), run.unit(v, p.X[v*w+p.Prec])
-			q.key += c[v]*re + d[v]*im
-			q.scale += (c[v] + d[v]) * max(1, math.Hypot(re, im))
+			q.key += float64(c[v]*re) + float64(d[v]*im)
+			q.scale += float64((c[v] + d[v]) * max(1, fp.Hypot(re, im)))
 		}
 		_, q.class = math.Frexp(q.scale)
 		if !(q.key-q.key == 0) || !(q.scale-q.scale == 0) {
@@ -121,7 +123,7 @@ func classify(run *Run) {
 		}
 		// 2^(e+3) bounds S_i + S_j twice over; the slack covers the
 		// rounding of the keys (a sum of 2 vars products each).
-		width := (maxTol + float64(4*vars+4)*0x1p-53) * math.Ldexp(1, e+3)
+		width := (maxTol + float64(float64(4*vars+4)*0x1p-53)) * math.Ldexp(1, e+3)
 		clusterWindow(run, pts, pass, width, union)
 		lo = hi
 	}
@@ -185,7 +187,7 @@ func keyWeights(n int) (c, d []float64) {
 	rng := rand.New(rand.NewPCG(0x636c6173, 0x73696679))
 	c, d = make([]float64, n), make([]float64, n)
 	for v := range n {
-		c[v], d[v] = 0.5+0.5*rng.Float64(), 0.5+0.5*rng.Float64()
+		c[v], d[v] = 0.5+float64(0.5*rng.Float64()), 0.5+float64(0.5*rng.Float64())
 	}
 	return c, d
 }
@@ -283,8 +285,8 @@ func (run *Run) agree(a, b *Path, tol float64) bool {
 	for v := range n {
 		ar, ai := run.unit(v, a.X[v*wa]), run.unit(v, a.X[v*wa+a.Prec])
 		br, bi := run.unit(v, b.X[v*wb]), run.unit(v, b.X[v*wb+b.Prec])
-		scale := max(1, math.Hypot(ar, ai), math.Hypot(br, bi))
-		if math.Hypot(ar-br, ai-bi) > tol*scale {
+		scale := max(1, fp.Hypot(ar, ai), fp.Hypot(br, bi))
+		if fp.Hypot(ar-br, ai-bi) > tol*scale {
 			return false
 		}
 	}

@@ -307,7 +307,7 @@ func (h *Homotopy) Chart(i int64) (a []complex128, rhs complex128) {
 	// A stream of its own for each path (i < 2^40), none of them gamma's.
 	rng := rand.New(rand.NewPCG(h.ChartSeed, 0x6d64<<40|uint64(i)))
 	for j, s := range a {
-		sin, cos := math.Sincos(math.Pi / 4 * (2*rng.Float64() - 1))
+		sin, cos := math.Sincos(math.Pi / 4 * (float64(2*rng.Float64()) - 1))
 		a[j] = cmplx.Conj(s) * complex(cos, sin)
 		rhs += a[j] * s
 	}

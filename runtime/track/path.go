@@ -3,11 +3,11 @@ package track
 import (
 	"fmt"
 	"math"
-	"math/cmplx"
 	"runtime"
 	"slices"
 	"time"
 
+	"github.com/mdgen/mdgen/mdops/fp"
 	"github.com/mdgen/mdgen/runtime/newton"
 )
 
@@ -286,9 +286,9 @@ func (e *engine) track(st *pathState) (attempt, error) {
 			dt = min(dt, opt.Beta1*pd.Pole[v])
 			if er := pd.Err[v]; er > 0 {
 				ord := 1 / float64(pd.Order[v])
-				dt = min(dt, math.Pow(opt.PredTol*scale/er, ord))
+				dt = min(dt, fp.Pow(opt.PredTol*scale/er, ord))
 				if !math.IsInf(st.dist, 1) {
-					dt = min(dt, math.Pow(opt.Beta2*st.dist*scale/er, ord))
+					dt = min(dt, fp.Pow(opt.Beta2*st.dist*scale/er, ord))
 				}
 			}
 		}
@@ -520,11 +520,11 @@ func (e *engine) trend(st *pathState, v int) float64 {
 	sw, sn := 2*st.sn, st.sn
 	c := st.series[v*(e.d+1)*sw:]
 	c0, c1 := c[:sw], c[sw:2*sw]
-	den := c0[0]*c0[0] + c0[sn]*c0[sn]
+	den := float64(c0[0]*c0[0]) + float64(c0[sn]*c0[sn])
 	if den == 0 {
 		return 0
 	}
-	return -st.seriesTau * (c1[0]*c0[0] + c1[sn]*c0[sn]) / den
+	return -st.seriesTau * (float64(c1[0]*c0[0]) + float64(c1[sn]*c0[sn])) / den
 }
 
 // complexTrend is -tau c_1/c_0 of unknown v in the state's series (0 when
@@ -631,13 +631,14 @@ func beyondInfTol(st *pathState, r complex128, noise float64) bool {
 	if real(st.refTrend) <= 0 || real(r) <= 0 || st.tau <= 0 {
 		return false
 	}
-	dev := cmplx.Abs(r/st.refTrend - 1)
+	q := r/st.refTrend - 1
+	dev := fp.Hypot(real(q), imag(q))
 	if dev > farInfDev {
 		return false
 	}
 	dev = max(dev, noise)
-	k := 0.9 * min(cmplx.Abs(r), cmplx.Abs(st.refTrend))
-	d := (1-dev)*math.Pow(st.refTau/st.tau, k) - 1
+	k := 0.9 * min(fp.Hypot(real(r), imag(r)), fp.Hypot(real(st.refTrend), imag(st.refTrend)))
+	d := float64((1-dev)*fp.Pow(st.refTau/st.tau, k)) - 1
 	return k >= 1.0/32 && d > 0 && st.refX0*dev/d <= infTol
 }
 
@@ -696,7 +697,7 @@ const earlyInfTau, earlyInfX0, farInfTau, farInfDev, farInfDevMin = 1e-3, 5e-2, 
 // or within 1e-6 of it with a condition number above 2^-10/u, ends the
 // path in the end game, where it goes to a singular solution or to
 // infinity (a regular endpoint is reached in one step from there).
-func (e *engine) endTau() float64 { return math.Pow(e.u, 0.75) }
+func (e *engine) endTau() float64 { return fp.Pow(e.u, 0.75) }
 
 // acceptable is the test of a corrected step, on the solve of l from the
 // predicted point: Newton converged, its first update within the
@@ -835,7 +836,7 @@ func (e *engine) endgame(st *pathState, reason string) attempt {
 	if finite(end) {
 		endP := widen(end, sn, e.n)
 		for k := 0; k < len(st.x); k += w {
-			st.endErr = max(st.endErr, math.Hypot(st.x[k]-endP[k], st.x[k+e.n]-endP[k+e.n]))
+			st.endErr = max(st.endErr, fp.Hypot(st.x[k]-endP[k], st.x[k+e.n]-endP[k+e.n]))
 		}
 		st.endErr /= max(1, maxMag(st.x, w))
 		copy(st.x, endP)
@@ -947,7 +948,7 @@ func atOrigin(u float64, res *newton.Result, w int) bool {
 const infTol = 1e-6
 
 // mag1 is the modulus of one complex number from its leading limbs.
-func mag1(z []float64) float64 { return math.Hypot(z[0], z[len(z)/2]) }
+func mag1(z []float64) float64 { return fp.Hypot(z[0], z[len(z)/2]) }
 
 // maxMag is the largest modulus (leading limbs) of the complex numbers in buf.
 func maxMag(buf []float64, w int) float64 {

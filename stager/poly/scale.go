@@ -90,11 +90,11 @@ func FindScaling(s *System) (Scaling, bool) {
 		for _, r := range rows {
 			v := z[r.eq]
 			for q, j := range r.vars {
-				v += float64(r.pows[q]) * z[m+j]
+				v += float64(float64(r.pows[q]) * z[m+j])
 			}
 			out[r.eq] += v
 			for q, j := range r.vars {
-				out[m+j] += float64(r.pows[q]) * v
+				out[m+j] += float64(float64(r.pows[q]) * v)
 			}
 		}
 	}
@@ -102,7 +102,7 @@ func FindScaling(s *System) (Scaling, bool) {
 	for _, r := range rows {
 		rhs[r.eq] += r.b
 		for q, j := range r.vars {
-			rhs[m+j] += float64(r.pows[q]) * r.b
+			rhs[m+j] += float64(float64(r.pows[q]) * r.b)
 		}
 	}
 	z := make([]float64, dim)
@@ -115,12 +115,12 @@ func FindScaling(s *System) (Scaling, bool) {
 		apply(dir, az)
 		alpha := rr / dot(dir, az)
 		for k := range z {
-			z[k] += alpha * dir[k]
-			res[k] -= alpha * az[k]
+			z[k] += float64(alpha * dir[k])
+			res[k] -= float64(alpha * az[k])
 		}
 		next := dot(res, res)
 		for k := range dir {
-			dir[k] = res[k] + next/rr*dir[k]
+			dir[k] = res[k] + float64(next/rr*dir[k])
 		}
 		rr = next
 	}
@@ -134,7 +134,7 @@ func FindScaling(s *System) (Scaling, bool) {
 	shift := func(r row) float64 {
 		e := float64(sc.Eq[r.eq])
 		for q, j := range r.vars {
-			e += float64(r.pows[q]) * float64(sc.Var[j])
+			e += float64(float64(r.pows[q]) * float64(sc.Var[j]))
 		}
 		return e
 	}
@@ -232,7 +232,7 @@ func spread(k int, f func(int) float64) float64 {
 func dot(a, b []float64) float64 {
 	s := 0.0
 	for k := range a {
-		s += a[k] * b[k]
+		s += float64(a[k] * b[k])
 	}
 	return s
 }
