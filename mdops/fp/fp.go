@@ -145,3 +145,88 @@ func exp2(z float64) float64 {
 	}
 	return math.Ldexp(sum, int(n))
 }
+
+// Mul returns a*b: (ar br - ai bi) + (ar bi + ai br) i, each product
+// rounded first (Go's complex128 product may be fused).
+func Mul(a, b complex128) complex128 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	return complex(float64(ar*br)-float64(ai*bi), float64(ar*bi)+float64(ai*br))
+}
+
+// Div returns a/b by Smith's algorithm, each product rounded first (Go's
+// complex128 division is the runtime's, and may be fused): for |br| >=
+// |bi|, r = bi/br, d = br + bi r, (ar + ai r)/d + (ai - ar r)/d i; else the
+// same with the parts of b exchanged. A zero b gives Infs and NaNs as the
+// divisions by zero do (the tracker never divides by zero: it tests
+// first).
+func Div(a, b complex128) complex128 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	if math.Abs(br) >= math.Abs(bi) {
+		r := bi / br
+		d := br + float64(bi*r)
+		return complex((ar+float64(ai*r))/d, (ai-float64(ar*r))/d)
+	}
+	r := br / bi
+	d := bi + float64(br*r)
+	return complex((float64(ar*r)+ai)/d, (float64(ai*r)-ar)/d)
+}
+
+// The split of pi/2 for Sincos's reduction (fdlibm's pio2_1 and
+// pio2_1t): pio2Hi has 33 bits, so n pio2Hi is exact for |n| < 2^20.
+const (
+	pio2Hi = 1.57079632673412561417e+00
+	pio2Lo = 6.07710050650619224932e-11
+)
+
+// sinTerms and cosTerms are the Taylor coefficients (-1)^k/(2k+1)! and
+// (-1)^k/(2k)!, k = 0..sincosTerms-1, rounded: on |r| <= pi/4 the first
+// term left out is below 2^-60.
+const sincosTerms = 11
+
+var sinTerms, cosTerms [sincosTerms]float64
+
+func init() {
+	f := 1.0 // k!
+	for k := 0; k < 2*sincosTerms; k++ {
+		if k > 0 {
+			f *= float64(k)
+		}
+		sign := 1.0
+		if (k/2)%2 == 1 {
+			sign = -1
+		}
+		if k%2 == 0 {
+			cosTerms[k/2] = sign / f
+		} else {
+			sinTerms[k/2] = sign / f
+		}
+	}
+}
+
+// Sincos returns sin x and cos x for |x| < 2^19 (the tracker's angles are
+// within 2 pi), to about an ulp: n = Floor(x/(pi/2) + 1/2), r = (x - n
+// pio2Hi) - n pio2Lo, the Taylor polynomials of sin and cos at r by Horner
+// in r^2, the pair rotated by n quarter turns. Outside the range: NaN.
+func Sincos(x float64) (sin, cos float64) {
+	if !(math.Abs(x) < 0x1p19) {
+		return math.NaN(), math.NaN()
+	}
+	n := math.Floor(float64(x*(2/math.Pi)) + 0.5)
+	r := (x - float64(n*pio2Hi)) - float64(n*pio2Lo)
+	r2 := float64(r * r)
+	s, c := sinTerms[sincosTerms-1], cosTerms[sincosTerms-1]
+	for k := sincosTerms - 2; k >= 0; k-- {
+		s = float64(s*r2) + sinTerms[k]
+		c = float64(c*r2) + cosTerms[k]
+	}
+	s = float64(s * r)
+	switch int(n) & 3 {
+	case 0:
+		return s, c
+	case 1:
+		return c, -s
+	case 2:
+		return -s, -c
+	}
+	return -c, s
+}

@@ -193,3 +193,79 @@ func TestPowBits(t *testing.T) {
 		}
 	}
 }
+
+// TestSincos: Sincos against math.Sincos within 2^-52 (absolute: both
+// are within an ulp or so of the truth) over the tracker's angles and well
+// beyond, the quarter turns exactly where they are exact (sin 0, cos 0),
+// and NaN outside its range.
+func TestSincos(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	check := func(x float64) {
+		s, c := Sincos(x)
+		ws, wc := math.Sincos(x)
+		if !(math.Abs(s-ws) <= 0x1p-52) || !(math.Abs(c-wc) <= 0x1p-52) {
+			t.Fatalf("Sincos(%g) = %.17g, %.17g; math %.17g, %.17g", x, s, c, ws, wc)
+		}
+	}
+	for d := 1; d <= 64; d++ {
+		for k := 0; k < d; k++ {
+			check(2 * math.Pi * float64(k) / float64(d))
+		}
+	}
+	for range 200000 {
+		check(math.Pi / 4 * (2*r.Float64() - 1))
+		check(200 * (r.Float64() - 0.5))
+		check(math.Ldexp(r.Float64()-0.5, -r.IntN(60)))
+	}
+	if s, c := Sincos(0); s != 0 || c != 1 {
+		t.Errorf("Sincos(0) = %g, %g", s, c)
+	}
+	for _, x := range []float64{0x1p19, -0x1p20, math.Inf(1), math.NaN()} {
+		if s, c := Sincos(x); !math.IsNaN(s) || !math.IsNaN(c) {
+			t.Errorf("Sincos(%g) = %g, %g, want NaN", x, s, c)
+		}
+	}
+}
+
+// TestMulDiv: Mul and Div against math/big's exact product and quotient
+// (each part within a few ulps of the larger part's modulus, the
+// componentwise error bound of the rounded products and Smith's
+// division), over random operands across the exponent range.
+func TestMulDiv(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	part := func() float64 { return math.Ldexp(r.Float64()-0.5, r.IntN(200)-100) }
+	exact := func(ar, ai, br, bi float64, div bool) (float64, float64) {
+		f := func(v float64) *big.Float { return new(big.Float).SetPrec(bigPrec).SetFloat64(v) }
+		mul := func(a, b *big.Float) *big.Float { return new(big.Float).SetPrec(bigPrec).Mul(a, b) }
+		re := new(big.Float).SetPrec(bigPrec).Sub(mul(f(ar), f(br)), mul(f(ai), f(bi)))
+		im := new(big.Float).SetPrec(bigPrec).Add(mul(f(ar), f(bi)), mul(f(ai), f(br)))
+		if div { // a conj(b) / |b|^2
+			re = new(big.Float).SetPrec(bigPrec).Add(mul(f(ar), f(br)), mul(f(ai), f(bi)))
+			im = new(big.Float).SetPrec(bigPrec).Sub(mul(f(ai), f(br)), mul(f(ar), f(bi)))
+			n := new(big.Float).SetPrec(bigPrec).Add(mul(f(br), f(br)), mul(f(bi), f(bi)))
+			re.Quo(re, n)
+			im.Quo(im, n)
+		}
+		x, _ := re.Float64()
+		y, _ := im.Float64()
+		return x, y
+	}
+	for range 100000 {
+		a, b := complex(part(), part()), complex(part(), part())
+		for _, div := range []bool{false, true} {
+			got := Mul(a, b)
+			if div {
+				got = Div(a, b)
+			}
+			wr, wi := exact(real(a), imag(a), real(b), imag(b), div)
+			scale := math.Max(math.Abs(wr), math.Abs(wi))
+			tol := 0x1p-52 * 4 * scale
+			if div {
+				tol *= 2
+			}
+			if !(math.Abs(real(got)-wr) <= tol) || !(math.Abs(imag(got)-wi) <= tol) {
+				t.Fatalf("a = %v, b = %v, div %v: %v, want %g%+gi", a, b, div, got, wr, wi)
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/mdops/fp"
 	"github.com/mdgen/mdgen/stager"
 	"github.com/mdgen/mdgen/stager/poly"
 )
@@ -274,7 +275,7 @@ func (h *Homotopy) Start(i int64) []complex128 {
 	for j, d := range h.Degrees {
 		k := i % int64(d)
 		i /= int64(d)
-		s, c := math.Sincos(2 * math.Pi * float64(k) / float64(d))
+		s, c := fp.Sincos(2 * math.Pi * float64(k) / float64(d))
 		out[j] = complex(c, s)
 	}
 	if h.Projective {
@@ -307,9 +308,9 @@ func (h *Homotopy) Chart(i int64) (a []complex128, rhs complex128) {
 	// A stream of its own for each path (i < 2^40), none of them gamma's.
 	rng := rand.New(rand.NewPCG(h.ChartSeed, 0x6d64<<40|uint64(i)))
 	for j, s := range a {
-		sin, cos := math.Sincos(math.Pi / 4 * (float64(2*rng.Float64()) - 1))
-		a[j] = cmplx.Conj(s) * complex(cos, sin)
-		rhs += a[j] * s
+		sin, cos := fp.Sincos(math.Pi / 4 * (float64(2*rng.Float64()) - 1))
+		a[j] = fp.Mul(cmplx.Conj(s), complex(cos, sin))
+		rhs += fp.Mul(a[j], s)
 	}
 	return a, rhs
 }

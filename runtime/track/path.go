@@ -536,7 +536,7 @@ func (e *engine) complexTrend(st *pathState, v int) complex128 {
 	if c0 == 0 {
 		return 0
 	}
-	return -complex(st.seriesTau, 0) * c1 / c0
+	return fp.Div(fp.Mul(complex(-st.seriesTau, 0), c1), c0)
 }
 
 // goesToInfinity is the early test at infinity, after each accepted step
@@ -631,7 +631,7 @@ func beyondInfTol(st *pathState, r complex128, noise float64) bool {
 	if real(st.refTrend) <= 0 || real(r) <= 0 || st.tau <= 0 {
 		return false
 	}
-	q := r/st.refTrend - 1
+	q := fp.Div(r, st.refTrend) - 1
 	dev := fp.Hypot(real(q), imag(q))
 	if dev > farInfDev {
 		return false
