@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mdgen/mdgen/mdops/alg"
+	"github.com/mdgen/mdgen/mdops/fp"
 	"github.com/mdgen/mdgen/templates"
 )
 
@@ -177,4 +178,32 @@ func operandsOf(in alg.Instr) []alg.Value {
 		return []alg.Value{in.A, in.B, in.C, in.D}
 	}
 	return []alg.Value{in.A, in.B}
+}
+
+// CUDAFP returns mdfp.cuh, the device's twins of package mdops/fp with
+// fp.Table's coefficients written as exact hexadecimal floats.
+func CUDAFP() ([]byte, error) {
+	c := fp.Table()
+	hex := func(v float64) string { return strconv.FormatFloat(v, 'x', -1, 64) }
+	type table struct {
+		Name   string
+		Values []string
+	}
+	var tables []table
+	for _, t := range []struct {
+		name string
+		v    []float64
+	}{{"MDFP_ODD_RECIP", c.OddRecip}, {"MDFP_INV_FACT", c.InvFact}, {"MDFP_SIN", c.Sin}, {"MDFP_COS", c.Cos}} {
+		tb := table{Name: t.name}
+		for _, v := range t.v {
+			tb.Values = append(tb.Values, hex(v))
+		}
+		tables = append(tables, tb)
+	}
+	return render("mdfp.cuh.tmpl", map[string]any{
+		"Header": Header, "Tables": tables,
+		"LogTerms": len(c.OddRecip), "ExpTerms": len(c.InvFact), "SincosTerms": len(c.Sin),
+		"Ln2": hex(c.Ln2), "InvLn2": hex(c.InvLn2), "Pio2Hi": hex(c.Pio2Hi), "Pio2Lo": hex(c.Pio2Lo),
+		"TwoOverPi": hex(c.TwoOverPi), "Sqrt1_2": hex(c.Sqrt1_2),
+	})
 }

@@ -40,6 +40,11 @@ func ArithmeticFiles(ns []int) (map[string][]byte, error) {
 		return nil, err
 	}
 	files["generated/cuda/mdgen.cuh"] = idx
+	fpTwins, err := CUDAFP()
+	if err != nil {
+		return nil, err
+	}
+	files["generated/cuda/mdfp.cuh"] = fpTwins
 	bench, err := GoBenchFile(ns)
 	if err != nil {
 		return nil, err

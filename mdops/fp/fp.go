@@ -15,7 +15,10 @@
 // the Go code may be fused; Hypot here is that computation, unfused.
 package fp
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Hypot returns sqrt(p*p + q*q) as math.Hypot computes it on amd64: +Inf
 // if either is infinite, else NaN if either is NaN, else 0 if both are
@@ -56,8 +59,9 @@ const (
 
 // ln2 and invLn2 are ln 2 and 1/ln 2 rounded to float64.
 const (
-	ln2    = 0.6931471805599453094172321214581766
-	invLn2 = 1.4426950408889634073599246810018921
+	ln2     = 0.6931471805599453094172321214581766
+	invLn2  = 1.4426950408889634073599246810018921
+	sqrt1_2 = math.Sqrt2 / 2 // log2's split of m at sqrt(1/2)
 )
 
 var (
@@ -116,7 +120,7 @@ func Pow(x, y float64) float64 {
 // log2 returns log2(x) for a finite x > 0.
 func log2(x float64) float64 {
 	m, e := math.Frexp(x) // x = m 2^e, m in [1/2, 1)
-	if m < math.Sqrt2/2 {
+	if m < sqrt1_2 {
 		m, e = 2*m, e-1
 	}
 	s := (m - 1) / (m + 1)
@@ -174,8 +178,9 @@ func Div(a, b complex128) complex128 {
 // The split of pi/2 for Sincos's reduction (fdlibm's pio2_1 and
 // pio2_1t): pio2Hi has 33 bits, so n pio2Hi is exact for |n| < 2^20.
 const (
-	pio2Hi = 1.57079632673412561417e+00
-	pio2Lo = 6.07710050650619224932e-11
+	pio2Hi    = 1.57079632673412561417e+00
+	pio2Lo    = 6.07710050650619224932e-11
+	twoOverPi = 2 / math.Pi
 )
 
 // sinTerms and cosTerms are the Taylor coefficients (-1)^k/(2k+1)! and
@@ -211,7 +216,7 @@ func Sincos(x float64) (sin, cos float64) {
 	if !(math.Abs(x) < 0x1p19) {
 		return math.NaN(), math.NaN()
 	}
-	n := math.Floor(float64(x*(2/math.Pi)) + 0.5)
+	n := math.Floor(float64(x*twoOverPi) + 0.5)
 	r := (x - float64(n*pio2Hi)) - float64(n*pio2Lo)
 	r2 := float64(r * r)
 	s, c := sinTerms[sincosTerms-1], cosTerms[sincosTerms-1]
@@ -229,4 +234,20 @@ func Sincos(x float64) (sin, cos float64) {
 		return -s, -c
 	}
 	return -c, s
+}
+
+// Constants are the numbers the functions above are made of, exactly as
+// they use them: gen writes them, as exact hexadecimal floats, into their
+// twins for the device (generated/cuda/mdfp.cuh), so that the tables have
+// one home.
+type Constants struct {
+	OddRecip, InvFact, Sin, Cos                     []float64 // the series' coefficients, lowest first
+	Ln2, InvLn2, Sqrt1_2, Pio2Hi, Pio2Lo, TwoOverPi float64
+}
+
+// Table returns the Constants.
+func Table() Constants {
+	return Constants{OddRecip: slices.Clone(oddRecip[:]), InvFact: slices.Clone(invFact[:]),
+		Sin: slices.Clone(sinTerms[:]), Cos: slices.Clone(cosTerms[:]),
+		Ln2: ln2, InvLn2: invLn2, Sqrt1_2: sqrt1_2, Pio2Hi: pio2Hi, Pio2Lo: pio2Lo, TwoOverPi: twoOverPi}
 }
