@@ -207,3 +207,9 @@ func CUDAFP() ([]byte, error) {
 		"TwoOverPi": hex(c.TwoOverPi), "Sqrt1_2": hex(c.Sqrt1_2),
 	})
 }
+
+// CUDATrack returns mdtrack.cuh, the device's twin of runtime/track's
+// arithmetic (arith.go: the shift, the Padé approximants, the prediction).
+func CUDATrack() ([]byte, error) {
+	return render("mdtrack.cuh.tmpl", map[string]any{"Header": Header})
+}

@@ -45,6 +45,11 @@ func ArithmeticFiles(ns []int) (map[string][]byte, error) {
 		return nil, err
 	}
 	files["generated/cuda/mdfp.cuh"] = fpTwins
+	trackTwin, err := CUDATrack()
+	if err != nil {
+		return nil, err
+	}
+	files["generated/cuda/mdtrack.cuh"] = trackTwin
 	bench, err := GoBenchFile(ns)
 	if err != nil {
 		return nil, err
