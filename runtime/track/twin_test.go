@@ -100,11 +100,55 @@ func TestArithDeviceTwin(t *testing.T) {
 	}
 	t.Logf("g++: %.1f s", time.Since(start).Seconds())
 
-	type tcase struct {
-		N, n, d, L, M int
-		tau, s        float64
-		poly, x       []float64 // limbs, 2N per number
+	cases := twinCases()
+	var in bytes.Buffer
+	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
+	for _, c := range cases {
+		fmt.Fprintf(&in, "%d %d %d %d %d %d %s %s", c.N, c.n, c.d, c.L, c.M, len(c.poly)/(2*c.N)-1, hex(c.tau), hex(c.s))
+		for _, l := range append(append([]float64(nil), c.poly...), c.x...) {
+			in.WriteString(" " + hex(l))
+		}
+		in.WriteString("\n")
 	}
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the driver: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for i, c := range cases {
+		if !sc.Scan() {
+			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
+		}
+		want, err := twinWant(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Fields(sc.Text())
+		if j, ok := twinFieldsEqual(got, want); !ok {
+			if j < min(len(got), len(want)) {
+				t.Fatalf("case %d (%d doubles, n %d, d %d, [%d/%d]): field %d: the twin %s, Go %s", i, c.N, c.n, c.d, c.L, c.M, j, got[j], want[j])
+			}
+			t.Fatalf("case %d: the twin wrote %d fields, Go %d", i, len(got), len(want))
+		}
+	}
+	t.Logf("%d cases at 1, 2 and 4 doubles: every bit equal", len(cases))
+}
+
+// twinCase is one case of the tracker's arithmetic for its device twin:
+// a polynomial to shift to tau, n series of d+1 coefficients for [L/M]
+// approximants, and the point s of the prediction (limbs, 2N a number).
+type twinCase struct {
+	N, n, d, L, M int
+	tau, s        float64
+	poly, x       []float64
+}
+
+// twinCases returns TestArithDeviceTwin's cases: random Taylor series and
+// adversarial ones (see there), 400 at each of 1, 2 and 4 doubles.
+func twinCases() []twinCase {
 	r := rand.New(rand.NewPCG(11, 12))
 	// number writes a random complex N-double of modulus about 2^e (each
 	// part's limbs a fraction of half an ulp of the one before).
@@ -117,7 +161,7 @@ func TestArithDeviceTwin(t *testing.T) {
 			}
 		}
 	}
-	var cases []tcase
+	var cases []twinCase
 	for _, N := range []int{1, 2, 4} {
 		for k := range 400 {
 			W := 2 * N
@@ -128,7 +172,7 @@ func TestArithDeviceTwin(t *testing.T) {
 			d := L + M + 1 + r.IntN(2)
 			n := 1 + r.IntN(5)
 			deg := r.IntN(4)
-			c := tcase{N: N, n: n, d: d, L: L, M: M, tau: r.Float64(), s: math.Ldexp(r.Float64(), -r.IntN(20))}
+			c := twinCase{N: N, n: n, d: d, L: L, M: M, tau: r.Float64(), s: math.Ldexp(r.Float64(), -r.IntN(20))}
 			c.poly = make([]float64, (deg+1)*W)
 			for i := 0; i <= deg; i++ {
 				number(c.poly[i*W:(i+1)*W], N, r.IntN(20)-10)
@@ -165,81 +209,64 @@ func TestArithDeviceTwin(t *testing.T) {
 			cases = append(cases, c)
 		}
 	}
-	var in bytes.Buffer
-	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
-	for _, c := range cases {
-		fmt.Fprintf(&in, "%d %d %d %d %d %d %s %s", c.N, c.n, c.d, c.L, c.M, len(c.poly)/(2*c.N)-1, hex(c.tau), hex(c.s))
-		for _, l := range append(append([]float64(nil), c.poly...), c.x...) {
-			in.WriteString(" " + hex(l))
-		}
-		in.WriteString("\n")
-	}
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
+	return cases
+}
+
+// twinWant returns arithC's outputs for c in the order the twins write
+// them: the shifted polynomial, P, Q, then (Taylor flag, pole bound,
+// error term, order) of each series, then the prediction; the floats as
+// their bits in hex, the flags and orders in decimal.
+func twinWant(c twinCase) ([]string, error) {
+	ar, err := arithFor(c.N)
 	if err != nil {
-		t.Fatalf("the driver: %v", err)
+		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for i, c := range cases {
-		if !sc.Scan() {
-			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
-		}
-		ar, err := arithFor(c.N)
-		if err != nil {
-			t.Fatal(err)
-		}
-		W := 2 * c.N
-		var want []string
-		bits := func(xs ...float64) {
-			for _, x := range xs {
-				want = append(want, fmt.Sprintf("%x", math.Float64bits(x)))
-			}
-		}
-		shifted := make([]float64, len(c.poly))
-		ar.shift(shifted, c.poly, c.tau)
-		bits(shifted...)
-		pd := newPadeSet(c.L, c.M, c.n, W)
-		ar.pade(pd, c.x, c.n, c.d)
-		bits(pd.P...)
-		bits(pd.Q...)
-		for v := range c.n {
-			tay := 0
-			if pd.Taylor[v] {
-				tay = 1
-			}
-			want = append(want, fmt.Sprint(tay))
-			bits(pd.Pole[v], pd.Err[v])
-			want = append(want, fmt.Sprint(pd.Order[v]))
-		}
-		pred := make([]float64, c.n*W)
-		ar.predict(pred, pd, c.s)
-		bits(pred...)
-		got := strings.Fields(sc.Text())
-		// sameField: equal text, or two NaNs (whose payloads are not
-		// specified: fp returns math.NaN(), the twin C's NAN).
-		sameField := func(a, b string) bool {
-			if a == b {
-				return true
-			}
-			var x, y uint64
-			_, e1 := fmt.Sscanf(a, "%x", &x)
-			_, e2 := fmt.Sscanf(b, "%x", &y)
-			return e1 == nil && e2 == nil && math.IsNaN(math.Float64frombits(x)) && math.IsNaN(math.Float64frombits(y))
-		}
-		differ := len(got) != len(want)
-		for j := range min(len(got), len(want)) {
-			differ = differ || !sameField(got[j], want[j])
-		}
-		if differ {
-			for j := range min(len(got), len(want)) {
-				if !sameField(got[j], want[j]) {
-					t.Fatalf("case %d (%d doubles, n %d, d %d, [%d/%d]): field %d: the twin %s, Go %s", i, c.N, c.n, c.d, c.L, c.M, j, got[j], want[j])
-				}
-			}
-			t.Fatalf("case %d: the twin wrote %d fields, Go %d", i, len(got), len(want))
+	W := 2 * c.N
+	var want []string
+	bits := func(xs ...float64) {
+		for _, x := range xs {
+			want = append(want, fmt.Sprintf("%x", math.Float64bits(x)))
 		}
 	}
-	t.Logf("%d cases at 1, 2 and 4 doubles: every bit equal", len(cases))
+	shifted := make([]float64, len(c.poly))
+	ar.shift(shifted, c.poly, c.tau)
+	bits(shifted...)
+	pd := newPadeSet(c.L, c.M, c.n, W)
+	ar.pade(pd, c.x, c.n, c.d)
+	bits(pd.P...)
+	bits(pd.Q...)
+	for v := range c.n {
+		tay := 0
+		if pd.Taylor[v] {
+			tay = 1
+		}
+		want = append(want, fmt.Sprint(tay))
+		bits(pd.Pole[v], pd.Err[v])
+		want = append(want, fmt.Sprint(pd.Order[v]))
+	}
+	pred := make([]float64, c.n*W)
+	ar.predict(pred, pd, c.s)
+	bits(pred...)
+	return want, nil
+}
+
+// twinFieldsEqual reports whether the twin's fields equal Go's: equal
+// text, or two NaNs (whose payloads are not specified: fp returns
+// math.NaN(), the twins C's NAN); else the first field that differs.
+func twinFieldsEqual(got, want []string) (int, bool) {
+	same := func(a, b string) bool {
+		if a == b {
+			return true
+		}
+		var x, y uint64
+		_, e1 := fmt.Sscanf(a, "%x", &x)
+		_, e2 := fmt.Sscanf(b, "%x", &y)
+		return e1 == nil && e2 == nil && math.IsNaN(math.Float64frombits(x)) && math.IsNaN(math.Float64frombits(y))
+	}
+	for j := range min(len(got), len(want)) {
+		if !same(got[j], want[j]) {
+			return j, false
+		}
+	}
+	return min(len(got), len(want)), len(got) == len(want)
 }
