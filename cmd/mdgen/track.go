@@ -12,7 +12,6 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"math/rand/v2"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/internal/par"
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/mdops/fp"
 	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/track"
 	"github.com/mdgen/mdgen/stager/families"
@@ -420,7 +420,7 @@ func parseGamma(s string, stderr io.Writer) (complex128, error) {
 	if !ok || err1 != nil || err2 != nil {
 		return 0, usagef("track: -gamma %q: want re,im (e.g. 0.6,0.8)", s)
 	}
-	r := math.Hypot(re, im)
+	r := fp.Hypot(re, im)
 	if !(r > 0) || math.IsInf(r, 0) {
 		return 0, usagef("track: -gamma %q: want a finite nonzero complex number", s)
 	}
@@ -434,9 +434,7 @@ func parseGamma(s string, stderr io.Writer) (complex128, error) {
 // randomGamma is the default gamma: exp(2 pi i theta), theta uniform from
 // the seed.
 func randomGamma(seed uint64) complex128 {
-	rng := rand.New(rand.NewPCG(seed, 0x67616d6d61))
-	s, c := math.Sincos(2 * math.Pi * rng.Float64())
-	return complex(c, s)
+	return track.DefaultGamma(seed)
 }
 
 // parsePathRange reads -paths a:b (1-based, inclusive; a: to the last) and
@@ -739,7 +737,7 @@ func writeListed(b *bytes.Buffer, p *track.Path, k int, vars []string) {
 	// Path.Err is relative to max(1, |x|); PHCpack's err is absolute.
 	scale := 1.0
 	for k := 0; k+2*p.Prec <= len(p.X); k += 2 * p.Prec {
-		scale = max(scale, math.Hypot(p.X[k], p.X[k+p.Prec]))
+		scale = max(scale, fp.Hypot(p.X[k], p.X[k+p.Prec]))
 	}
 	fmt.Fprintf(b, "== err : %s = rco : %s = res : %s = %s %s ==\n", phcDiag(p.Err*scale), phcDiag(rco), phcDiag(p.Residual), kind, p.Status)
 }

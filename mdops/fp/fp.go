@@ -117,6 +117,20 @@ func Pow(x, y float64) float64 {
 	return exp2(float64(y * log2(x)))
 }
 
+// Log2 returns log2(x) in Pow's operations (its log2): -Inf for 0, +Inf
+// for +Inf, NaN for NaN or x < 0.
+func Log2(x float64) float64 {
+	switch {
+	case x == 0:
+		return math.Inf(-1)
+	case math.IsInf(x, 1):
+		return x
+	case !(x > 0):
+		return math.NaN()
+	}
+	return log2(x)
+}
+
 // log2 returns log2(x) for a finite x > 0.
 func log2(x float64) float64 {
 	m, e := math.Frexp(x) // x = m 2^e, m in [1/2, 1)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/mdgen/mdgen/runtime/newton"
 	"github.com/mdgen/mdgen/runtime/track"
@@ -123,9 +122,7 @@ const DefaultSeed = 1
 // seed (without WithGamma): exp(2 pi i u), u the first number of a PCG
 // stream of seed.
 func Gamma(seed uint64) complex128 {
-	u := rand.New(rand.NewPCG(seed, 0x67616d6d61)).Float64()
-	s, c := math.Sincos(2 * math.Pi * u)
-	return complex(c, s)
+	return track.DefaultGamma(seed)
 }
 
 // ErrNoTrack is wrapped by the error of Track in a package whose system

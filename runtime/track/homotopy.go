@@ -87,6 +87,16 @@ func (h *Homotopy) Unknowns() int { return len(h.sys.Vars) }
 // in projective coordinates with path 0's chart, Chart).
 func (h *Homotopy) System() *poly.System { return h.sys }
 
+// DefaultGamma is the gamma of the total-degree homotopy for seed when the
+// user gives none (`mdgen track -seed`, an emitted package's Track):
+// exp(2 pi i u), u the first number of a PCG stream of seed, its sine and
+// cosine fp.Sincos's (the same bits on every build).
+func DefaultGamma(seed uint64) complex128 {
+	u := rand.New(rand.NewPCG(seed, 0x67616d6d61)).Float64()
+	s, c := fp.Sincos(2 * math.Pi * u)
+	return complex(c, s)
+}
+
 // NewTotalDegree makes the total-degree homotopy of the square system f
 // (no parameter): H = gamma (1 - t) g(x) + t f(x) with g_i = x_i^(d_i) - 1,
 // in projective coordinates (g_i = x_i^(d_i) - x_0^(d_i), f homogenized,

@@ -3,6 +3,8 @@ package poly
 import (
 	"math"
 	"math/big"
+
+	"github.com/mdgen/mdgen/mdops/fp"
 )
 
 // Scaling is a change of unknowns x_j = 2^Var[j] y_j together with the
@@ -202,7 +204,7 @@ func abs(e int) int {
 func log2Mag(c *Rational) float64 {
 	re, _ := c.Re.Float64()
 	im, _ := c.Im.Float64()
-	return math.Log2(math.Hypot(re, im))
+	return fp.Log2(fp.Hypot(re, im))
 }
 
 // far is the largest of |f(0)|, ..., |f(k-1)|: how many binary orders of
