@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
@@ -35,14 +36,7 @@ import (
 // needCXX returns the path of g++, or skips (fails with MDGEN_REQUIRE_CXX=1).
 func needCXX(t *testing.T) string {
 	t.Helper()
-	cxx, err := exec.LookPath("g++")
-	if err != nil {
-		if os.Getenv("MDGEN_REQUIRE_CXX") == "1" {
-			t.Fatalf("g++ not found (%v) and MDGEN_REQUIRE_CXX=1", err)
-		}
-		t.Skipf("g++ not found (%v): skipping the host compilation of the kernels", err)
-	}
-	return cxx
+	return xcheck.NeedCXX(t)
 }
 
 // compileHost compiles the C++ file src (including the kernels file

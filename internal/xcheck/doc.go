@@ -15,6 +15,9 @@
 //   - Hash folds limbs into an FNV-1a 64 hash, canonicalising NaNs, whose
 //     payload and sign legitimately differ between Go, host C++ and CUDA.
 //
+// NeedCXX and CompileHeaders (cxx.go) are the tests' one way to find g++ and
+// compile a driver against generated/cuda with -ffp-contract=off.
+//
 // driver.cu compiles both as plain host C++ (g++ -x c++) and with nvcc; the
 // nvcc build computes every output on the GPU. Usage of the built driver:
 //

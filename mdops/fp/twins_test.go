@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mdgen/mdgen/internal/xcheck"
 )
 
 // twinsDriver reads lines "op a b c d" (the inputs' bits in hex) and
@@ -47,30 +47,11 @@ int main() {
 // bits on random and adversarial inputs: Pow over the whole range and
 // the tracker's exponents, Hypot, Sincos over the tracker's angles, the
 // complex product and quotient. Skipped without g++ unless
-// MDGEN_REQUIRE_CXX=1.
+// MDGEN_REQUIRE_CXX=1 (xcheck.NeedCXX).
 func TestDeviceTwins(t *testing.T) {
-	cxx, err := exec.LookPath("g++")
-	if err != nil {
-		if os.Getenv("MDGEN_REQUIRE_CXX") == "1" {
-			t.Fatalf("g++ not found and MDGEN_REQUIRE_CXX=1: %v", err)
-		}
-		t.Skipf("g++ not found: %v", err)
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "twins.cpp")
-	if err := os.WriteFile(src, []byte(twinsDriver), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	inc, err := filepath.Abs("../../generated/cuda")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "twins")
+	bin := xcheck.CompileHeaders(t, twinsDriver)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, cxx, "-std=c++17", "-O2", "-ffp-contract=off", "-I", inc, "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("g++: %v\n%s", err, out)
-	}
 
 	type call struct {
 		op         string

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mdgen/mdgen/internal/xcheck"
 )
 
 // arithTwinDriver runs generated/cuda/mdtrack.cuh on the host for the
@@ -75,31 +75,9 @@ int main() {
 // tie), and the prediction at s. Skipped without
 // g++ unless MDGEN_REQUIRE_CXX=1.
 func TestArithDeviceTwin(t *testing.T) {
-	cxx, err := exec.LookPath("g++")
-	if err != nil {
-		if os.Getenv("MDGEN_REQUIRE_CXX") == "1" {
-			t.Fatalf("g++ not found and MDGEN_REQUIRE_CXX=1: %v", err)
-		}
-		t.Skipf("g++ not found: %v", err)
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "twin.cpp")
-	if err := os.WriteFile(src, []byte(arithTwinDriver), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	inc, err := filepath.Abs("../../generated/cuda")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "twin")
+	bin := xcheck.CompileHeaders(t, arithTwinDriver)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	start := time.Now()
-	if out, err := exec.CommandContext(ctx, cxx, "-std=c++17", "-O1", "-ffp-contract=off", "-I", inc, "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("g++: %v\n%s", err, out)
-	}
-	t.Logf("g++: %.1f s", time.Since(start).Seconds())
-
 	cases := twinCases()
 	var in bytes.Buffer
 	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
