@@ -46,13 +46,13 @@ func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
 		return nil, err
 	}
 	type variant struct {
-		N                  int
-		Complex            bool
-		Suffix, Name, Eval string
+		N                             int
+		Complex                       bool
+		Suffix, Name, Eval, ParamName string
 	}
 	bn, err := render("bnewton.cu.tmpl", map[string]any{
 		"Variants": []variant{{N: p.N, Complex: p.Complex, Suffix: p.Suffix(), Name: gpuabi.BNKernelName(p),
-			Eval: gpuabi.BatchEvalBlockName(p)}},
+			Eval: gpuabi.BatchEvalBlockName(p), ParamName: gpuabi.BNParamKernelName(p)}},
 		"Sig":        gpuabi.BNSignature(),
 		"MaxThreads": gpuabi.LAMaxThreads,
 		"Lanes":      gpuabi.LALanes,
@@ -102,5 +102,19 @@ func BatchNewtonCUSource(p mdops.Prec) (nvcc.Source, error) {
 	if err := p.Check(); err != nil {
 		return nvcc.Source{}, fmt.Errorf("gen: no batched Newton solve for %w", err)
 	}
-	return evalSource(p.N, "bnewton-"+p.Kind()[:1], func() ([]byte, error) { return BatchNewtonKernelsCU(p) })
+	src, err := evalSource(p.N, "bnewton-"+p.Kind()[:1], func() ([]byte, error) { return BatchNewtonKernelsCU(p) })
+	if err != nil {
+		return nvcc.Source{}, err
+	}
+	// The parametric coefficients' kernel includes the tracker's twin.
+	fpH, err := CUDAFP()
+	if err != nil {
+		return nvcc.Source{}, err
+	}
+	trackH, err := CUDATrack()
+	if err != nil {
+		return nvcc.Source{}, err
+	}
+	src.Headers["mdfp.cuh"], src.Headers["mdtrack.cuh"] = fpH, trackH
+	return src, nil
 }

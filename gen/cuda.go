@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops/alg"
 	"github.com/mdgen/mdgen/mdops/fp"
 	"github.com/mdgen/mdgen/templates"
@@ -211,5 +212,5 @@ func CUDAFP() ([]byte, error) {
 // CUDATrack returns mdtrack.cuh, the device's twin of runtime/track's
 // arithmetic (arith.go: the shift, the Padé approximants, the prediction).
 func CUDATrack() ([]byte, error) {
-	return render("mdtrack.cuh.tmpl", map[string]any{"Header": Header})
+	return render("mdtrack.cuh.tmpl", map[string]any{"Header": Header, "ParamMax": gpuabi.BNParamMaxLen})
 }

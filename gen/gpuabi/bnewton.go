@@ -111,6 +111,17 @@ const (
 // BNKernelName returns the kernel of precision p.
 func BNKernelName(p mdops.Prec) string { return "mdgen_bnewton_" + p.Suffix() }
 
+// BNParamKernelName returns the kernel of complex precision p that
+// computes a batch's parametric coefficients (runtime/backend.ParamCoefs)
+// from each path's parameter before the solve: a thread per path and
+// entry of BNSetup's parameter table (its arguments: templates/bnewton.cu.tmpl).
+func BNParamKernelName(p mdops.Prec) string { return "mdgen_bnparam_" + p.Suffix() }
+
+// BNParamMaxLen is the most coefficients of a parametric coefficient's
+// polynomial that the device computes (mdtrack.cuh's MDTR_PARAM_MAX: its
+// series is in registers).
+const BNParamMaxLen = 16
+
 // BNSignature returns the kernel's C parameter list.
 func BNSignature() string {
 	s := ""

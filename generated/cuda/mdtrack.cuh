@@ -64,6 +64,35 @@ MDFP_HD void mdtr_shift(T* a, int deg, double tau) {
   for (int i = 1; i <= deg; i += 2) a[i] = mdtr_neg(a[i]);
 }
 
+// MDTR_PARAM_MAX is backend.ParamMaxLen: the most coefficients of a
+// parametric coefficient's polynomial (mdtr_param_series).
+#define MDTR_PARAM_MAX 16
+
+// mdtr_param_series is backend.ParamCoefs.Series as a coefficient slot of
+// ck coefficients holds it (newton.Solver.SetCoefficient): the series in s
+// of c(tau - s), c the len coefficients at poly (at most MDTR_PARAM_MAX),
+// by mdtr_shift; every double times 2^x where x is not 0 (ldexp, as
+// math.Ldexp: exact, or one rounding to a subnormal); its first ck
+// coefficients into dst, zeros past len.
+template <class T>
+MDFP_HD void mdtr_param_series(double* dst, const double* poly, int len, int ck, double tau, int x) {
+  T a[MDTR_PARAM_MAX];
+  const int L = mdtr_limbs<T>();
+  for (int i = 0; i < len; ++i) {
+    double* l = (double*)&a[i];
+    for (int r = 0; r < L; ++r) l[r] = poly[i * L + r];
+  }
+  mdtr_shift(a, len - 1, tau);
+  for (int i = 0; i < ck; ++i) {
+    if (i >= len) {
+      for (int r = 0; r < L; ++r) dst[i * L + r] = 0.0;
+      continue;
+    }
+    const double* l = (const double*)&a[i];
+    for (int r = 0; r < L; ++r) dst[i * L + r] = x != 0 ? ldexp(l[r], x) : l[r];
+  }
+}
+
 // mdtr_solve_small is solveSmall: A y = b (m x m, column-major) in place,
 // y in b; false on a zero or non-finite pivot or solution.
 template <class T>

@@ -79,6 +79,9 @@ type BNLevel struct {
 	CoefOff   int
 	CS        int
 	Packs     bool
+	// Param[j]: the term of the setup's ParamCoefs in CoefSlots[j], -1
+	// for a slot whose series the host packs (UseParams).
+	Param []int
 }
 
 // BNSetup is what a batched solve's launch needs besides the device,
@@ -99,6 +102,17 @@ type BNSetup struct {
 	Tabs, Lv  []int64
 
 	image []float64 // Image's, made once
+
+	// The parametric coefficients that the device computes from each
+	// path's parameter (UseParams; Params nil: none): the kernel's table
+	// of entries (ParamEnt, 3 a slot: its offset in the block of
+	// coefficients, the coefficients it holds, its term), of terms
+	// (ParamTerms, 3 a term: the offset of its polynomial in ParamPolys,
+	// its coefficients, its scale) and the polynomials.
+	Params     *backend.ParamCoefs
+	ParamEnt   []int64
+	ParamTerms []int64
+	ParamPolys []float64
 }
 
 // NewBNSetup checks c and returns the setup of solves of c for up to paths
@@ -273,6 +287,53 @@ func (s *BNSetup) Result(rec, x []float64) (*newton.Result, []newton.StepInfo) {
 	return res, steps
 }
 
+// UseParams makes the device compute the coefficient slots of pc's terms
+// from each path's parameter (gpuabi.BNParamKernelName's kernel, before
+// the solve): PackCoef leaves them alone. pc must be of the setup's
+// precision, complex, its polynomials at most gpuabi.BNParamMaxLen long,
+// and every slot of its terms among the setup's coefficient slots.
+func (s *BNSetup) UseParams(pc *backend.ParamCoefs) error {
+	if pc.Prec != s.Config.Prec || !pc.Prec.Complex || !pc.OnDevice() {
+		return fmt.Errorf("gpu: batched Newton: parametric coefficients of %s data, %d coefficients long, for a solve of %s data (complex, at most %d)",
+			pc.Prec, pc.Len, s.Config.Prec, gpuabi.BNParamMaxLen)
+	}
+	W := s.Config.Prec.Width()
+	var ent, terms []int64
+	var polys []float64
+	for _, t := range pc.Terms {
+		terms = append(terms, int64(len(polys)), int64(len(t.Poly)/W), int64(t.Scale))
+		polys = append(polys, t.Poly...)
+	}
+	for li := range s.Levels {
+		l := &s.Levels[li]
+		l.Param = make([]int, len(l.CoefSlots))
+		for j := range l.Param {
+			l.Param[j] = -1
+		}
+		for k, slot := range pc.Slots(l.Plan) {
+			if slot == stager.NoSlot {
+				continue
+			}
+			j, ok := slices.BinarySearch(l.CoefSlots, slot)
+			if !ok {
+				return fmt.Errorf("gpu: batched Newton: the slot %d of parametric coefficient %d (degree %d) is not among the solve's coefficient slots", slot, k, l.W)
+			}
+			l.Param[j] = k
+			if l.Packs {
+				ent = append(ent, int64(l.CoefOff+j*l.CS), int64(l.CK), int64(k))
+			}
+		}
+	}
+	s.Params, s.ParamEnt, s.ParamTerms, s.ParamPolys = pc, ent, terms, polys
+	return nil
+}
+
+// PackParams writes path p's parameter at (tau, then the exponent e) into
+// dst[2p:2p+2], as the parametric coefficients' kernel reads it.
+func PackParams(dst []float64, p int, at backend.ParamAt) {
+	dst[2*p], dst[2*p+1] = at.Tau, float64(at.E)
+}
+
 // PackCoef writes a path's coefficients (Strides.Coef elements of W
 // doubles) into dst: for each level, the series value(w, s) of each of
 // its coefficient slots s, CK coefficients (zeros after a shorter series;
@@ -284,6 +345,9 @@ func (s *BNSetup) PackCoef(dst []float64, value func(w int, slot stager.Slot) []
 			continue // its block is the top degree's
 		}
 		for j, slot := range l.CoefSlots {
+			if l.Param != nil && l.Param[j] >= 0 {
+				continue // the device computes it (UseParams)
+			}
 			c := dst[(l.CoefOff+j*l.CS)*W : (l.CoefOff+j*l.CS+l.CK)*W]
 			v := value(l.W, slot)
 			if v == nil {

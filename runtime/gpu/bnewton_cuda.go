@@ -9,16 +9,19 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 )
 
 // BatchNewtonKernels are the loaded fatbin of gen.BatchNewtonCUSource(p).
 type BatchNewtonKernels struct {
-	dev  *cudadev.Device
-	mod  *cudadev.Module
-	fn   *cudadev.Function
-	prec mdops.Prec
+	dev *cudadev.Device
+	mod *cudadev.Module
+	fn  *cudadev.Function
+	// param computes the parametric coefficients (complex data only).
+	param *cudadev.Function
+	prec  mdops.Prec
 }
 
 // LoadBatchNewtonKernels loads a fatbin of gen.BatchNewtonCUSource(p) on
@@ -32,6 +35,12 @@ func LoadBatchNewtonKernels(dev *cudadev.Device, fatbin []byte, p mdops.Prec) (*
 	name := gpuabi.BNKernelName(p)
 	if k.fn, err = mod.Function(name); err != nil {
 		return nil, errors.Join(fmt.Errorf("gpu: module %s: %w: kernel %s: %v", mod.Name(), ErrModule, name, err), k.Close())
+	}
+	if p.Complex {
+		name := gpuabi.BNParamKernelName(p)
+		if k.param, err = mod.Function(name); err != nil {
+			return nil, errors.Join(fmt.Errorf("gpu: module %s: %w: kernel %s: %v", mod.Name(), ErrModule, name, err), k.Close())
+		}
 	}
 	return k, nil
 }
@@ -74,6 +83,10 @@ const (
 	bnCW
 	bnTol
 	bnRec
+	bnParam      // each path's parameter (tau, e)
+	bnParamEnt   // BNSetup.ParamEnt
+	bnParamTerms // BNSetup.ParamTerms
+	bnParamPolys // BNSetup.ParamPolys
 	bnBufs
 )
 
@@ -95,8 +108,8 @@ type BatchNewton struct {
 	stream *cudadev.Stream
 	bufs   [bnBufs]cudadev.Buffer
 	// Page-locked staging of a solve's inputs and outputs.
-	x0H, coefH, tolH, recH, xH []float64
-	hostBufs                   [][]float64
+	x0H, coefH, tolH, recH, xH, paramH []float64
+	hostBufs                           [][]float64
 	// last is the last solve's times (Times).
 	last BNTimes
 }
@@ -113,6 +126,9 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 	if s.Config.Prec != k.prec {
 		return nil, fmt.Errorf("gpu: NewBatchNewton: %s data with the kernels of %s", s.Config.Prec, k.prec)
 	}
+	if s.Params != nil && k.param == nil {
+		return nil, fmt.Errorf("gpu: NewBatchNewton: parametric coefficients, and no kernel for them in the %s module", k.prec)
+	}
 	bn := &BatchNewton{k: k, dev: k.dev, s: s, threads: gpuabi.BatchLAThreads(s.M, threads)}
 	st := s.Strides
 	W, N, P := int64(s.Config.Prec.Width()), int64(s.Config.Prec.N), int64(s.Paths)
@@ -122,6 +138,9 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 		bnRRev: P * st.RRev * W, bnInfo: P * st.Info, bnAcc: P * st.Acc * W, bnB: P * st.B * W,
 		bnDX: P * st.DX * W, bnY: P * st.Y * W, bnE: P * st.E * W, bnRB: P * st.RB * W, bnCW: P * st.CW, bnTol: P,
 		bnRec: P * st.Rec,
+	}
+	if s.Params != nil {
+		sizes[bnParam] = 2 * P
 	}
 	var need int64
 	for _, n := range sizes {
@@ -144,7 +163,7 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 	}
 	for i, n := range sizes {
 		switch i {
-		case bnConv, bnAdd, bnTabs, bnLv:
+		case bnConv, bnAdd, bnTabs, bnLv, bnParamEnt, bnParamTerms, bnParamPolys:
 			continue
 		}
 		if bn.bufs[i], err = k.dev.AllocFloat64s(max(n, 1)); err != nil {
@@ -165,6 +184,24 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
 		}
 	}
+	if s.Params != nil {
+		for _, t := range []struct {
+			buf int
+			x   []int64
+		}{{bnParamEnt, s.ParamEnt}, {bnParamTerms, s.ParamTerms}} {
+			if bn.bufs[t.buf], err = uploadInt64(k.dev, t.x, "parametric coefficients' table"); err != nil {
+				return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
+			}
+		}
+		if bn.bufs[bnParamPolys], err = k.dev.AllocFloat64s(int64(max(1, len(s.ParamPolys)))); err != nil {
+			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
+		}
+		if len(s.ParamPolys) > 0 {
+			if err := k.dev.CopyHtoD(bn.bufs[bnParamPolys].Float64Slice(0, int64(len(s.ParamPolys))), s.ParamPolys); err != nil {
+				return nil, fmt.Errorf("gpu: NewBatchNewton: uploading the parametric coefficients: %w", err)
+			}
+		}
+	}
 	// Every path's read-only slots; the rest of the data array is written
 	// before it is read.
 	image, err := s.Image()
@@ -179,7 +216,8 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 	for _, h := range []struct {
 		dst *[]float64
 		n   int64
-	}{{&bn.x0H, P * st.X0 * W}, {&bn.coefH, max(1, P*st.Coef*W)}, {&bn.tolH, P}, {&bn.recH, P * st.Rec}, {&bn.xH, P * st.X * W}} {
+	}{{&bn.x0H, P * st.X0 * W}, {&bn.coefH, max(1, P*st.Coef*W)}, {&bn.tolH, P}, {&bn.recH, P * st.Rec}, {&bn.xH, P * st.X * W},
+		{&bn.paramH, max(1, sizes[bnParam])}} {
 		buf, err := k.dev.AllocHost(h.n)
 		if err != nil {
 			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
@@ -205,7 +243,7 @@ func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Res
 		return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %d starts, %d coefficient lists", len(x0), len(coef))
 	}
 	sc := int(bn.s.Strides.Coef) * bn.s.Config.Prec.Width()
-	return bn.SolveWith(x0, func(p int, dst []float64) error {
+	return bn.SolveWith(x0, nil, func(p int, dst []float64) error {
 		switch {
 		case coef[p] == nil:
 			clear(dst)
@@ -220,11 +258,16 @@ func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Res
 
 // SolveWith is Solve with path p's coefficients written by pack(p, dst)
 // straight into the staging buffer (dst: Strides.Coef elements; e.g.
-// BNSetup.PackCoef), so that a solve allocates nothing for them.
-func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64) error, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
+// BNSetup.PackCoef), so that a solve allocates nothing for them, and with
+// path p's parametric coefficients (BNSetup.UseParams) at param[p],
+// computed on the device (param nil: the setup has none).
+func (bn *BatchNewton) SolveWith(x0 [][]float64, param []backend.ParamAt, pack func(p int, dst []float64) error, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
 	P := len(x0)
 	if P < 1 || P > bn.s.Paths || len(tol) != P {
 		return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %d starts, %d tolerances for at most %d paths", P, len(tol), bn.s.Paths)
+	}
+	if (bn.s.Params != nil) != (param != nil) || param != nil && len(param) != P {
+		return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %d parameters for %d paths (parametric coefficients: %v)", len(param), P, bn.s.Params != nil)
 	}
 	st := bn.s.Strides
 	W := int64(bn.s.Config.Prec.Width())
@@ -239,6 +282,9 @@ func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64)
 			return nil, nil, fmt.Errorf("gpu: BatchNewton.Solve: %w", err)
 		}
 		bn.tolH[p] = tol[p]
+		if param != nil {
+			PackParams(bn.paramH, p, param[p])
+		}
 	}
 	P64 := int64(P)
 	ss := bn.stream
@@ -254,6 +300,17 @@ func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64)
 		}
 		if err := ss.CopyHtoD(bn.bufs[bnTol].Float64Slice(0, P64), bn.tolH[:P]); err != nil {
 			return err
+		}
+		if nent := int64(len(bn.s.ParamEnt) / 3); param != nil && nent > 0 {
+			if err := ss.CopyHtoD(bn.bufs[bnParam].Float64Slice(0, 2*P64), bn.paramH[:2*P]); err != nil {
+				return err
+			}
+			const threads = 128
+			blocks := (P64*nent + threads - 1) / threads
+			if err := ss.Launch(bn.k.param, cudadev.Dim3{int(blocks)}, cudadev.Dim3{threads}, 0, bn.bufs[bnCoef], st.Coef, P64,
+				bn.bufs[bnParam], bn.bufs[bnParamEnt], nent, bn.bufs[bnParamTerms], bn.bufs[bnParamPolys]); err != nil {
+				return err
+			}
 		}
 		args := []any{bn.bufs[bnData], bn.s.PathDoubles, bn.bufs[bnConv], bn.bufs[bnAdd], bn.bufs[bnTabs], bn.bufs[bnLv],
 			int64(len(bn.s.Levels)), bn.bufs[bnCoef], st.Coef, bn.bufs[bnX0], bn.bufs[bnX], bn.bufs[bnA], bn.bufs[bnQA], bn.bufs[bnTau], bn.bufs[bnRinv], bn.bufs[bnRRev],

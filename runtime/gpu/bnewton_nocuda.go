@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 	"github.com/mdgen/mdgen/runtime/newton"
 )
@@ -37,7 +38,7 @@ func (bn *BatchNewton) Paths() int { return 0 }
 func (bn *BatchNewton) Solve(x0, coef [][]float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
 	return nil, nil, errNoGPU("BatchNewton")
 }
-func (bn *BatchNewton) SolveWith(x0 [][]float64, pack func(p int, dst []float64) error, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
+func (bn *BatchNewton) SolveWith(x0 [][]float64, param []backend.ParamAt, pack func(p int, dst []float64) error, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
 	return nil, nil, errNoGPU("BatchNewton")
 }
 func (bn *BatchNewton) Close() error   { return nil }

@@ -23,9 +23,12 @@ type SolveDevice interface {
 	// degree), the precision, the Settings its solves share (RefineTol
 	// is each solve's own), the unknowns' names, and the coefficient
 	// slots of each degree's plan that a solve sets (coefSlots[w]), to
-	// series of at most ck coefficients (the rest zero).
+	// series of at most ck coefficients (the rest zero). pc, when not
+	// nil, are coefficients that the device computes from each path's
+	// parameter (backend.ParamCoefs.Series, bit for bit): their slots
+	// are among coefSlots, and Solve asks no value of them.
 	NewSolver(plans map[int]*stager.Plan, prec mdops.Prec, set newton.Settings, vars []string,
-		coefSlots map[int][]stager.Slot, ck, paths int) (DeviceSolver, error)
+		coefSlots map[int][]stager.Slot, ck, paths int, pc *backend.ParamCoefs) (DeviceSolver, error)
 }
 
 // DeviceSolver runs the solves of one configuration.
@@ -34,10 +37,10 @@ type DeviceSolver interface {
 	Paths() int
 	// Solve runs one solve per path p: from x0[p], with the coefficient
 	// slots of the plan of degree w set to value[p](w, s) (nil: the
-	// plan's value),
-	// to the RefineTol tol[p]; it returns each path's Result (its header
-	// and X included) and the steps its Progress reports.
-	Solve(x0 [][]float64, value []func(w int, s stager.Slot) []float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error)
+	// plan's value), those of the solver's ParamCoefs to theirs at
+	// param[p], to the RefineTol tol[p]; it returns each path's Result
+	// (its header and X included) and the steps its Progress reports.
+	Solve(x0 [][]float64, value []func(w int, s stager.Slot) []float64, param []backend.ParamAt, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error)
 	Close() error
 }
 
@@ -82,7 +85,8 @@ type deviceSolver struct {
 	s         DeviceSolver
 	coefSlots map[int][]stager.Slot
 	ck        int
-	busy      bool // a group runs on it
+	pc        *backend.ParamCoefs // the coefficients it computes from each path's parameter
+	busy      bool                // a group runs on it
 }
 
 // NewDeviceSolves returns the executor of dev for slots slots (the most
@@ -112,6 +116,24 @@ type wholeRecorder struct {
 	// recorders; a solver sets every coefficient at each of its working
 	// degrees, and the copies were a fifth of the GPU tracker's host time).
 	mirror *wholeRecorder
+	// pc and at: the coefficients the device computes from the
+	// parameter, and its value (SetParam: the homotopy's at the path's
+	// tau; the device computes their series, which setting them one by
+	// one on the host made 45% of the GPU tracker's host time).
+	pc    *backend.ParamCoefs
+	param backend.ParamAt
+}
+
+// SetParam keeps pc and at (backend.ParamSetter): the device computes the
+// series of pc's slots.
+func (r *wholeRecorder) SetParam(pc *backend.ParamCoefs, at backend.ParamAt) {
+	if r.mirror != nil {
+		return // the top degree's recorder keeps them
+	}
+	r.pc, r.param = pc, at
+	if k := min(pc.Len, r.slotLen/r.prec.Width()); k > r.ck {
+		r.ck = k
+	}
 }
 
 // source is the recorder whose series are r's.
@@ -250,7 +272,12 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 		}
 		recs[i] = r
 	}
-	ds, err := ex.solver(key, first, recs)
+	pc, params, err := paramsOf(recs)
+	if err != nil {
+		fail("setup", err)
+		return
+	}
+	ds, err := ex.solver(key, first, recs, pc)
 	if err != nil {
 		fail("setup", err)
 		return
@@ -268,7 +295,11 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 			values[i-lo] = func(w int, s stager.Slot) []float64 { return r[w].value(s) }
 			tol[i-lo] = calls[i].Settings.RefineTol
 		}
-		res, steps, err := ds.s.Solve(x0, values, tol)
+		var ps []backend.ParamAt
+		if pc != nil {
+			ps = params[lo:hi]
+		}
+		res, steps, err := ds.s.Solve(x0, values, ps, tol)
 		if err != nil {
 			fail("solve", err)
 			return
@@ -290,10 +321,10 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 // worked out before the lock, and a new solver is made after it (device
 // memory, pinned buffers, the plan's tables): the groups of a pipeline
 // come here at once, and each would wait for the others' work.
-func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*wholeRecorder) (*deviceSolver, error) {
+func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*wholeRecorder, pc *backend.ParamCoefs) (*deviceSolver, error) {
 	need, ck := coefNeed(recs)
 	covers := func(ds *deviceSolver) bool {
-		if ck > ds.ck {
+		if ck > ds.ck || ds.pc != pc {
 			return false
 		}
 		for w, ss := range need {
@@ -336,6 +367,16 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 	}
 	ex.mu.Unlock()
 
+	if pc != nil {
+		// The slots of pc's terms, which the device computes.
+		for w, r := range recs[0] {
+			for _, s := range pc.Slots(r.plan) {
+				if s != stager.NoSlot {
+					need[w] = append(need[w], s)
+				}
+			}
+		}
+	}
 	for w := range need {
 		slices.Sort(need[w])
 		need[w] = slices.Compact(need[w])
@@ -351,7 +392,7 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 	for w, r := range recs[0] {
 		plans[w] = r.plan
 	}
-	s, err := ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, paths)
+	s, err := ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, paths, pc)
 	var tooLarge *TooLargeError
 	for errors.As(err, &tooLarge) && tooLarge.Fit > 0 && tooLarge.Fit < paths {
 		ex.mu.Lock()
@@ -363,16 +404,37 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 				key.prec, key.degree, paths, tooLarge.Fit, tooLarge.Err))
 		}
 		paths = tooLarge.Fit
-		s, err = ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, paths)
+		s, err = ex.dev.NewSolver(plans, key.prec, key.set, first.c.Sys.Vars, need, ck, paths, pc)
 	}
 	if err != nil {
 		return nil, err
 	}
-	ds := &deviceSolver{s: s, coefSlots: need, ck: ck, busy: true}
+	ds := &deviceSolver{s: s, coefSlots: need, ck: ck, pc: pc, busy: true}
 	ex.mu.Lock()
 	ex.solvers[key] = append(ex.solvers[key], ds)
 	ex.mu.Unlock()
 	return ds, nil
+}
+
+// paramsOf returns the ParamCoefs that the recorders' solvers set (nil:
+// none; every one the same, or an error) and each solver's parameter.
+func paramsOf(recs []map[int]*wholeRecorder) (*backend.ParamCoefs, []backend.ParamAt, error) {
+	var pc *backend.ParamCoefs
+	at := make([]backend.ParamAt, len(recs))
+	for i, r := range recs {
+		top := -1
+		for w := range r {
+			top = max(top, w)
+		}
+		rec := r[top].source()
+		if i == 0 {
+			pc = rec.pc
+		} else if rec.pc != pc {
+			return nil, nil, errors.New("lockstep: the solves of a group set different parametric coefficients")
+		}
+		at[i] = rec.param
+	}
+	return pc, at, nil
 }
 
 // coefNeed returns the coefficient slots the recorders set, by working

@@ -3,6 +3,7 @@ package lockstep
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,25 +37,29 @@ type hostSolver struct {
 	vars      []string
 	coefSlots map[int][]stager.Slot
 	paths     int
+	pc        *backend.ParamCoefs
 }
 
 func (h hostSolveDevice) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.Settings, vars []string,
-	coefSlots map[int][]stager.Slot, ck, paths int) (DeviceSolver, error) {
+	coefSlots map[int][]stager.Slot, ck, paths int, pc *backend.ParamCoefs) (DeviceSolver, error) {
 	if h.fit > 0 && paths > h.fit {
 		return nil, &TooLargeError{Paths: paths, Fit: h.fit, Err: errors.New("not enough free memory (the test's)")}
 	}
 	if h.maxPaths > 0 {
 		paths = min(paths, h.maxPaths)
 	}
-	return &hostSolver{plans: plans, prec: p, set: set, vars: vars, coefSlots: coefSlots, paths: paths}, nil
+	return &hostSolver{plans: plans, prec: p, set: set, vars: vars, coefSlots: coefSlots, paths: paths, pc: pc}, nil
 }
 
 func (s *hostSolver) Paths() int   { return s.paths }
 func (s *hostSolver) Close() error { return nil }
 
-func (s *hostSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
+func (s *hostSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []float64, param []backend.ParamAt, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
 	if len(x0) > s.paths {
 		return nil, nil, fmt.Errorf("%d solves for %d paths", len(x0), s.paths)
+	}
+	if (s.pc != nil) != (param != nil) || param != nil && len(param) != len(x0) {
+		return nil, nil, fmt.Errorf("%d parameters for %d solves (parametric coefficients: %v)", len(param), len(x0), s.pc != nil)
 	}
 	res := make([]*newton.Result, len(x0))
 	steps := make([][]newton.StepInfo, len(x0))
@@ -67,7 +72,27 @@ func (s *hostSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []floa
 				errs[p] = err
 				return
 			}
+			isParam := map[stager.Slot]bool{}
+			if s.pc != nil {
+				// What a device computes from the path's parameter.
+				for k, sl := range s.pc.Slots(plan) {
+					if sl == stager.NoSlot {
+						continue
+					}
+					if !slices.Contains(s.coefSlots[w], sl) {
+						errs[p] = fmt.Errorf("the parametric coefficient %d's slot %d (degree %d) is not among the solver's", k, sl, w)
+						return
+					}
+					v := make([]float64, len(s.pc.Terms[k].Poly))
+					s.pc.Series(k, param[p].Tau, param[p].E, v)
+					e.SetValue(sl, v)
+					isParam[sl] = true
+				}
+			}
 			for _, sl := range s.coefSlots[w] {
+				if isParam[sl] {
+					continue
+				}
 				if v := value[p](w, sl); v != nil {
 					e.SetValue(sl, v)
 				}

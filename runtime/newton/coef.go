@@ -73,6 +73,42 @@ func (s *Solver) SetCoefficient(i, j int, series []float64) error {
 	return nil
 }
 
+// SetParam sets the coefficients of pc at at (backend.ParamCoefs.Series)
+// when every executor of the solver computes them itself (a
+// backend.ParamSetter: a device's, from tau) and returns true; else it
+// sets nothing and returns false, and the caller sets each (Series, then
+// SetCoefficient: the same values). pc's terms must be coefficients of
+// the staged system, nonzero only where it has slots (as SetCoefficient
+// requires).
+func (s *Solver) SetParam(pc *backend.ParamCoefs, at backend.ParamAt) (bool, error) {
+	if err := s.Prepare(); err != nil {
+		return false, err
+	}
+	if !s.paramsKnown {
+		var ps []backend.ParamSetter
+		for _, w := range Stagger(s.opt.Degree) {
+			e, ok := s.execs[w]
+			if !ok {
+				continue
+			}
+			p, ok := e.(backend.ParamSetter)
+			if !ok {
+				ps = nil
+				break
+			}
+			ps = append(ps, p)
+		}
+		s.params, s.paramsKnown = ps, true
+	}
+	if s.params == nil {
+		return false, nil
+	}
+	for _, p := range s.params {
+		p.SetParam(pc, at)
+	}
+	return true, nil
+}
+
 // coefTargets are the places of one coefficient in the executors, worked
 // out once after Prepare (SetCoefficient runs at every step of a path
 // tracker).

@@ -432,11 +432,6 @@ func (q *pathQueue) left() int64 {
 
 // termCoef is one coefficient of H: term j of polynomial i (j = -1: the
 // constant), its polynomial in tau rounded to a precision.
-type termCoef struct {
-	i, j int
-	c    []float64
-}
-
 // sharedCoefs rounds H's coefficients once per precision for every worker.
 // The GPU tracker's thousands of workers all read it as they start: a
 // read takes no lock (a mutex here was the most waited-for lock of
@@ -446,26 +441,45 @@ type sharedCoefs struct {
 	byPrec sync.Map // n -> *roundedCoefs
 }
 
-// roundedCoefs are H's coefficients at one precision, rounded once.
+// roundedCoefs are H's coefficients at one precision, rounded once, as
+// backend.ParamCoefs: term k at (tau, e) is what level.setAt sets, the
+// series of its polynomial in t at tau, scaled by 2^(-(d_i - 1) e) in
+// projective coordinates (e: setAt's).
 type roundedCoefs struct {
 	once sync.Once
-	c    []termCoef
+	pc   *backend.ParamCoefs
+	err  error
 }
 
-func (s *sharedCoefs) get(n int) []termCoef {
+func (s *sharedCoefs) get(n int) (*backend.ParamCoefs, error) {
 	v, ok := s.byPrec.Load(n)
 	if !ok {
 		v, _ = s.byPrec.LoadOrStore(n, &roundedCoefs{})
 	}
 	r := v.(*roundedCoefs)
-	r.once.Do(func() { r.c = s.round(n) })
-	return r.c
+	r.once.Do(func() { r.pc, r.err = s.round(n) })
+	return r.pc, r.err
 }
 
 // round rounds H's coefficients to n doubles.
-func (s *sharedCoefs) round(n int) []termCoef {
+func (s *sharedCoefs) round(n int) (*backend.ParamCoefs, error) {
+	ar, err := arithFor(n)
+	if err != nil {
+		return nil, err
+	}
+	terms := s.roundTerms(n)
+	if s.h.Projective {
+		for k := range terms {
+			terms[k].Scale = -(s.h.Degrees[terms[k].I] - 1)
+		}
+	}
+	return backend.NewParamCoefs(mdops.Prec{N: n, Complex: true}, terms, ar.shift)
+}
+
+// roundTerms rounds H's coefficients to n doubles.
+func (s *sharedCoefs) roundTerms(n int) []backend.ParamCoef {
 	w := 2 * n
-	var out []termCoef
+	var out []backend.ParamCoef
 	round := func(i, j int, c poly.Series) {
 		if len(c) == 0 {
 			return
@@ -475,7 +489,7 @@ func (s *sharedCoefs) round(n int) []termCoef {
 			backend.RoundRat(buf[k*w:k*w+n], &c[k].Re)
 			backend.RoundRat(buf[k*w+n:(k+1)*w], &c[k].Im)
 		}
-		out = append(out, termCoef{i: i, j: j, c: buf})
+		out = append(out, backend.ParamCoef{I: i, J: j, Poly: buf})
 	}
 	for i := range s.h.sys.Polys {
 		if s.h.Projective && i == len(s.h.Degrees) {
@@ -569,11 +583,14 @@ func SeriesPrec(n int) int {
 // level is Newton's solver of H at one precision and degree, with the
 // homotopy's coefficients rounded to that precision and the arithmetic.
 type level struct {
-	n, w  int // doubles per real number, per complex number
-	ar    arith
-	u     float64
-	sol   *newton.Solver
-	coefs []termCoef
+	n, w int // doubles per real number, per complex number
+	ar   arith
+	u    float64
+	sol  *newton.Solver
+	// pc: H's coefficients at this precision, functions of tau (setAt;
+	// a solver whose executors compute them takes tau alone:
+	// newton.Solver.SetParam).
+	pc    *backend.ParamCoefs
 	shift []float64
 	// In projective coordinates: the chart of the path (set at every
 	// solve) and the degrees of H's other equations (their rows are
@@ -593,13 +610,13 @@ type level struct {
 	x           []float64 // a point at this precision (scratch)
 }
 
-func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef, chart *pathChart, tol float64) (*level, error) {
+func newLevel(h *Homotopy, opt *Options, n, degree int, pc *backend.ParamCoefs, chart *pathChart, tol float64) (*level, error) {
 	ar, err := arithFor(n)
 	if err != nil {
 		return nil, err
 	}
 	p := mdops.Prec{N: n, Complex: true}
-	l := &level{n: n, w: 2 * n, ar: ar, u: p.UnitRoundoff(), coefs: coefs, x: make([]float64, h.Unknowns()*2*n), tol: tol}
+	l := &level{n: n, w: 2 * n, ar: ar, u: p.UnitRoundoff(), pc: pc, x: make([]float64, h.Unknowns()*2*n), tol: tol}
 	if h.Projective {
 		l.chart, l.degrees = chart, h.Degrees
 	}
@@ -607,9 +624,7 @@ func newLevel(h *Homotopy, opt *Options, n, degree int, coefs []termCoef, chart 
 		l.pd = newPadeSet(opt.PadeL, opt.PadeM, h.Unknowns(), 2*n)
 	}
 	maxLen := l.w // a coefficient of the chart
-	for _, c := range coefs {
-		maxLen = max(maxLen, len(c.c))
-	}
+	maxLen = max(maxLen, pc.Len*l.w)
 	l.shift = make([]float64, maxLen)
 	l.sol, err = newton.New(h.template, opt.solverOptions(newton.Options{Prec: p, Degree: degree, Workers: 1, Plans: h.plans,
 		MaxCond: math.Ldexp(1/l.u, -8), RefineTol: tol, NoFinalResidual: true, NoResidual: true, NoStageTimes: true}))
@@ -660,17 +675,18 @@ func (l *level) setAt(tau float64, x []float64) error {
 			e = math.Ilogb(m * math.Sqrt2)
 		}
 	}
-	for _, c := range l.coefs {
-		buf := l.shift[:len(c.c)]
-		l.ar.shift(buf, c.c, tau)
-		if e != 0 {
-			if k := -(l.degrees[c.i] - 1) * e; k != 0 {
-				for j := range buf {
-					buf[j] = math.Ldexp(buf[j], k)
-				}
-			}
+	onDevice := false
+	if l.pc.OnDevice() {
+		var err error
+		if onDevice, err = l.sol.SetParam(l.pc, backend.ParamAt{Tau: tau, E: e}); err != nil {
+			return err
 		}
-		if err := l.sol.SetCoefficient(c.i, c.j, buf); err != nil {
+	}
+	for k := 0; k < len(l.pc.Terms) && !onDevice; k++ {
+		c := &l.pc.Terms[k]
+		buf := l.shift[:len(c.Poly)]
+		l.pc.Series(k, tau, e, buf)
+		if err := l.sol.SetCoefficient(c.I, c.J, buf); err != nil {
 			return err
 		}
 	}
@@ -735,11 +751,14 @@ func newEngine(h *Homotopy, opt *Options, n int, shared *sharedCoefs, chart *pat
 	d := opt.PadeL + opt.PadeM + 1
 	e := &engine{n: n, w: 2 * n, u: mdops.Prec{N: n}.UnitRoundoff(), h: h, opt: opt, d: d, shared: shared,
 		chart: chart, series: map[int]*level{}}
-	var err error
+	pc, err := shared.get(n)
+	if err != nil {
+		return nil, err
+	}
 	if e.split() {
-		e.cor, err = newLevel(h, opt, n, 0, shared.get(n), chart, refineTol)
+		e.cor, err = newLevel(h, opt, n, 0, pc, chart, refineTol)
 	} else {
-		e.cor, err = newLevel(h, opt, n, d, shared.get(n), chart, refineTol)
+		e.cor, err = newLevel(h, opt, n, d, pc, chart, refineTol)
 		e.series[n] = e.cor
 	}
 	if err != nil {
@@ -784,7 +803,11 @@ func (e *engine) lastLevel() (*level, error) {
 		return e.last, nil
 	}
 	q := SeriesPrec(e.n)
-	l, err := newLevel(e.h, e.opt, q, 0, e.shared.get(q), e.chart, seriesRefineTol)
+	pc, err := e.shared.get(q)
+	if err != nil {
+		return nil, err
+	}
+	l, err := newLevel(e.h, e.opt, q, 0, pc, e.chart, seriesRefineTol)
 	if err != nil {
 		return nil, err
 	}
@@ -800,7 +823,11 @@ func (e *engine) seriesLevel(q int) (*level, error) {
 	if q < e.n {
 		tol = seriesRefineTol
 	}
-	l, err := newLevel(e.h, e.opt, q, e.d, e.shared.get(q), e.chart, tol)
+	pc, err := e.shared.get(q)
+	if err != nil {
+		return nil, err
+	}
+	l, err := newLevel(e.h, e.opt, q, e.d, pc, e.chart, tol)
 	if err != nil {
 		return nil, err
 	}

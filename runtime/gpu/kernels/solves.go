@@ -8,6 +8,7 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/lockstep"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -37,7 +38,7 @@ func (b *Builder) Solves() *Solves {
 // free memory is refused with a lockstep.TooLargeError that says how
 // many paths fit (DeviceSolves splits its groups).
 func (t *Solves) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.Settings, vars []string,
-	coefSlots map[int][]stager.Slot, ck, paths int) (lockstep.DeviceSolver, error) {
+	coefSlots map[int][]stager.Slot, ck, paths int, pc *backend.ParamCoefs) (lockstep.DeviceSolver, error) {
 	k, err := t.kernels(p)
 	if err != nil {
 		return nil, err
@@ -47,6 +48,11 @@ func (t *Solves) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.
 	s, err := gpu.NewBNSetup(gpu.BNConfig{Plans: plans, Prec: p, Opt: opt}, vars, coefSlots, ck, paths)
 	if err != nil {
 		return nil, err
+	}
+	if pc != nil {
+		if err := s.UseParams(pc); err != nil {
+			return nil, err
+		}
 	}
 	bn, err := gpu.NewBatchNewton(k, s, t.Threads)
 	if me := (*gpu.BNMemoryError)(nil); errors.As(err, &me) && me.Fit > 0 && me.Fit < paths {
@@ -77,8 +83,8 @@ type deviceSolver struct {
 func (d *deviceSolver) Paths() int   { return d.bn.Paths() }
 func (d *deviceSolver) Close() error { return d.bn.Close() }
 
-func (d *deviceSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []float64, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
-	res, steps, err := d.bn.SolveWith(x0, func(p int, dst []float64) error { return d.s.PackCoef(dst, value[p]) }, tol)
+func (d *deviceSolver) Solve(x0 [][]float64, value []func(int, stager.Slot) []float64, param []backend.ParamAt, tol []float64) ([]*newton.Result, [][]newton.StepInfo, error) {
+	res, steps, err := d.bn.SolveWith(x0, param, func(p int, dst []float64) error { return d.s.PackCoef(dst, value[p]) }, tol)
 	if err == nil {
 		d.t.mu.Lock()
 		d.t.times.Add(d.bn.Times())

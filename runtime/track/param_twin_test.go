@@ -1,0 +1,156 @@
+package track
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/xcheck"
+	"github.com/mdgen/mdgen/mdops"
+	"github.com/mdgen/mdgen/runtime/backend"
+)
+
+// paramTwinDriver runs mdtrack.cuh's mdtr_param_series (what the batched
+// Newton solve's parametric-coefficient kernel computes for a slot) on
+// the host for the cases on stdin: "N len ck x tau", then the len
+// coefficients of the polynomial as bits; it writes the slot's ck
+// coefficients.
+const paramTwinDriver = `#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+#include "md1.cuh"
+#include "md2.cuh"
+#include "md4.cuh"
+#include "mdtrack.cuh"
+MDTR_OPS(1)
+MDTR_OPS(2)
+MDTR_OPS(4)
+static double rd() { unsigned long long b; std::scanf("%llx", &b); double x; std::memcpy(&x, &b, 8); return x; }
+static void wd(double x) { uint64_t b; std::memcpy(&b, &x, 8); std::printf("%llx ", (unsigned long long)b); }
+int main() {
+  int N, len, ck, x;
+  while (std::scanf("%d %d %d %d", &N, &len, &ck, &x) == 4) {
+    double tau = rd();
+    std::vector<double> poly(len * 2 * N + 1), dst(ck * 2 * N);
+    for (int i = 0; i < len * 2 * N; ++i) poly[i] = rd();
+    if (N == 1) mdtr_param_series<cmd1>(dst.data(), poly.data(), len, ck, tau, x);
+    if (N == 2) mdtr_param_series<cmd2>(dst.data(), poly.data(), len, ck, tau, x);
+    if (N == 4) mdtr_param_series<cmd4>(dst.data(), poly.data(), len, ck, tau, x);
+    for (double v : dst) wd(v);
+    std::printf("\n");
+  }
+  return 0;
+}
+`
+
+// TestParamSeriesDeviceTwin: mdtrack.cuh's mdtr_param_series, compiled
+// with g++ -ffp-contract=off, writes a coefficient slot as the host sets
+// it (backend.ParamCoefs.Series with this package's shift, truncated or
+// padded with zeros to the slot), bit for bit, at 1, 2 and 4 doubles:
+// polynomials of 1 to gpuabi.BNParamMaxLen coefficients, slots shorter
+// and longer, tau in [0, 1] and 0, and scalings by 2^x over the whole
+// exponent range (results that overflow, and that round to subnormals).
+// Skipped without g++ unless MDGEN_REQUIRE_CXX=1.
+func TestParamSeriesDeviceTwin(t *testing.T) {
+	bin := xcheck.CompileHeaders(t, paramTwinDriver)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	type pcase struct {
+		N, ck, x int
+		tau      float64
+		poly     []float64
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var cases []pcase
+	for _, N := range []int{1, 2, 4} {
+		W := 2 * N
+		for k := range 300 {
+			c := pcase{N: N, ck: 1 + r.IntN(10), tau: r.Float64()}
+			n := 1 + r.IntN(gpuabi.BNParamMaxLen)
+			if k%3 == 0 {
+				n = 1 + r.IntN(2) // the total-degree homotopy's: linear in t
+			}
+			switch k % 5 {
+			case 0:
+				c.x = 0
+			case 1:
+				c.x = r.IntN(40) - 20
+			case 2:
+				c.x = -1000 - r.IntN(120) // to subnormals and zero
+			case 3:
+				c.x = 900 + r.IntN(200) // to infinity
+			default:
+				c.x = r.IntN(2001) - 1000
+			}
+			if k%11 == 0 {
+				c.tau = 0
+			}
+			c.poly = make([]float64, n*W)
+			for i := range n {
+				for part := range 2 {
+					l := c.poly[i*W+part*N : i*W+(part+1)*N]
+					l[0] = math.Ldexp(2*r.Float64()-1, r.IntN(200)-100)
+					for j := 1; j < N; j++ {
+						l[j] = l[j-1] * 0x1p-53 * (r.Float64() - 0.5)
+					}
+				}
+			}
+			cases = append(cases, c)
+		}
+	}
+	var in bytes.Buffer
+	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
+	for _, c := range cases {
+		fmt.Fprintf(&in, "%d %d %d %d %s", c.N, len(c.poly)/(2*c.N), c.ck, c.x, hex(c.tau))
+		for _, l := range c.poly {
+			in.WriteString(" " + hex(l))
+		}
+		in.WriteString("\n")
+	}
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the driver: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for i, c := range cases {
+		if !sc.Scan() {
+			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
+		}
+		ar, err := arithFor(c.N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Scale x, exponent 1: the slot's factor 2^x.
+		pc, err := backend.NewParamCoefs(mdops.Prec{N: c.N, Complex: true}, []backend.ParamCoef{{Poly: c.poly, Scale: c.x}}, ar.shift)
+		if err != nil {
+			t.Fatal(err)
+		}
+		series := make([]float64, len(c.poly))
+		pc.Series(0, c.tau, 1, series)
+		want := make([]float64, c.ck*2*c.N)
+		copy(want, series)
+		got := strings.Fields(sc.Text())
+		if len(got) != len(want) {
+			t.Fatalf("case %d: the twin wrote %d doubles, Go %d", i, len(got), len(want))
+		}
+		for j, w := range want {
+			if got[j] != hex(w) {
+				t.Fatalf("case %d (%d doubles, %d coefficients, slot %d, 2^%d, tau %v): double %d: the twin %s, Go %s (%v)",
+					i, c.N, len(c.poly)/(2*c.N), c.ck, c.x, c.tau, j, got[j], hex(w), w)
+			}
+		}
+	}
+	t.Logf("%d cases at 1, 2 and 4 doubles: every bit equal", len(cases))
+}
