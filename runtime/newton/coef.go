@@ -55,7 +55,10 @@ func (s *Solver) SetCoefficient(i, j int, series []float64) error {
 		return fmt.Errorf("newton: a coefficient of %d doubles: not whole numbers of %d", len(series), wd)
 	}
 	if s.targets == nil {
-		if err := s.makeTargets(); err != nil {
+		s.targets = make([][]coefTargets, s.m)
+	}
+	if s.targets[i] == nil {
+		if err := s.makeTargets(i); err != nil {
 			return err
 		}
 	}
@@ -125,34 +128,36 @@ type coefTarget struct {
 	n    int // the float64s of the series the executor holds, (w+1)*W
 }
 
-// makeTargets fills s.targets: targets[i][j+1] for term j of polynomial i
-// (j = -1: the constant), the executors in the order of Stagger.
-func (s *Solver) makeTargets() error {
+// makeTargets fills s.targets[i]: targets[i][j+1] for term j of
+// polynomial i (j = -1: the constant), the executors in the order of
+// Stagger; a row on first use (a path tracker whose device computes the
+// homotopy's coefficients sets only its chart's row: SetParam).
+func (s *Solver) makeTargets(i int) error {
 	wd := s.opt.Prec.Width()
-	targets := make([][]coefTargets, s.m)
-	for i := range targets {
-		targets[i] = make([]coefTargets, len(s.sys.Polys[i].Terms)+1)
-	}
-	for _, w := range Stagger(s.opt.Degree) {
-		if _, ok := s.execs[w]; !ok {
-			continue
-		}
-		vs, err := s.setter(w)
-		if err != nil {
-			return err
-		}
-		for i := range targets {
-			for j := -1; j < len(s.sys.Polys[i].Terms); j++ {
-				ct := &targets[i][j+1]
-				if slot := s.coefSlot(w, i, j); slot != stager.NoSlot {
-					ct.slots = append(ct.slots, coefTarget{vs: vs, slot: slot, n: (w + 1) * wd})
-				} else {
-					ct.zeroTo = append(ct.zeroTo, (w+1)*wd)
-				}
+	ws := Stagger(s.opt.Degree)
+	row := make([]coefTargets, len(s.sys.Polys[i].Terms)+1)
+	slots := make([]coefTarget, 0, len(row)*len(ws))
+	zeroTo := make([]int, 0, len(row)*len(ws))
+	for j := -1; j < len(s.sys.Polys[i].Terms); j++ {
+		ct := &row[j+1]
+		s0, z0 := len(slots), len(zeroTo)
+		for _, w := range ws {
+			if _, ok := s.execs[w]; !ok {
+				continue
+			}
+			vs, err := s.setter(w)
+			if err != nil {
+				return err
+			}
+			if slot := s.coefSlot(w, i, j); slot != stager.NoSlot {
+				slots = append(slots, coefTarget{vs: vs, slot: slot, n: (w + 1) * wd})
+			} else {
+				zeroTo = append(zeroTo, (w+1)*wd)
 			}
 		}
+		ct.slots, ct.zeroTo = slots[s0:len(slots):len(slots)], zeroTo[z0:len(zeroTo):len(zeroTo)]
 	}
-	s.targets = targets
+	s.targets[i] = row
 	return nil
 }
 

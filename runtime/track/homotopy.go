@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mdgen/mdgen/mdops/fp"
 	"github.com/mdgen/mdgen/stager"
@@ -71,13 +72,25 @@ type Homotopy struct {
 	// tracked is the target the paths end on and are refined on: Target,
 	// or Target scaled by Scaling.
 	tracked *poly.System
-	paths   int64
-	starts  [][]poly.Rational // given homotopy: the start solutions
+	// trackedPlans stage tracked once for every worker's refiner of
+	// endpoints (TrackedPlans).
+	trackedOnce  sync.Once
+	trackedPlans *stager.Plans
+	paths        int64
+	starts       [][]poly.Rational // given homotopy: the start solutions
 }
 
 // Paths returns the number of paths (the total degree, or the number of
 // start solutions).
 func (h *Homotopy) Paths() int64 { return h.paths }
+
+// TrackedPlans returns the plans of the target that the endpoints are
+// refined on, made once (each worker's refiner stages it through them:
+// the GPU tracker has a worker per path).
+func (h *Homotopy) TrackedPlans() *stager.Plans {
+	h.trackedOnce.Do(func() { h.trackedPlans = stager.NewPlans(h.tracked) })
+	return h.trackedPlans
+}
 
 // Unknowns returns the number of tracked unknowns (n, or n+1 in projective
 // coordinates).

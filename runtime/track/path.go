@@ -105,6 +105,7 @@ func (w *worker) trackPath(i int64) (Path, error) {
 	start := w.h.Start(i)
 	if w.h.Projective {
 		w.chart.a, w.chart.rhs = w.h.Chart(i)
+		w.chart.gen++
 	}
 	newton0 := w.newtonSteps()
 	var out attempt

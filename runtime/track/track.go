@@ -518,6 +518,9 @@ type worker struct {
 type pathChart struct {
 	a   []complex128
 	rhs complex128
+	// gen counts the charts the worker set (a new path's): a level
+	// sets the chart's row again only when it changed (level.chartGen).
+	gen int
 }
 
 func (w *worker) close() {
@@ -597,6 +600,9 @@ type level struct {
 	// scaled to the point: setAt).
 	chart   *pathChart
 	degrees []int
+	// chartGen is the chart.gen whose row the solver holds (setAt: a
+	// path's chart is the same at every solve; 0: none yet).
+	chartGen int
 
 	// The corrector's first two updates (phase 1 of the last solve).
 	u1, u2 float64
@@ -652,7 +658,9 @@ func newLevel(h *Homotopy, opt *Options, n, degree int, pc *backend.ParamCoefs, 
 }
 
 // setAt gives the solver H's coefficients shifted to tau: the series in s
-// of c(tau - s). In projective coordinates the chart is the path's, and at
+// of c(tau - s) (or, where the solver's executors compute them from tau,
+// tau alone: newton.Solver.SetParam). In projective coordinates the chart
+// is the path's (its row set once a path), and at
 // the end, tau = 0, for a solve from the point x, equation i (homogeneous
 // of degree d_i) is multiplied by 2^(-(d_i - 1) e), 2^e the power of two
 // nearest to the largest |x_j|: the rows of its Jacobian scale as the
@@ -690,7 +698,7 @@ func (l *level) setAt(tau float64, x []float64) error {
 			return err
 		}
 	}
-	if l.chart == nil {
+	if l.chart == nil || l.chartGen == l.chart.gen {
 		return nil
 	}
 	row := len(l.degrees)
@@ -705,7 +713,11 @@ func (l *level) setAt(tau float64, x []float64) error {
 			return err
 		}
 	}
-	return set(-1, -l.chart.rhs)
+	if err := set(-1, -l.chart.rhs); err != nil {
+		return err
+	}
+	l.chartGen = l.chart.gen
+	return nil
 }
 
 // solve runs Newton at tau from x (n numbers at this precision): the
@@ -852,7 +864,8 @@ func (e *engine) refiner() (*newton.Solver, error) {
 	if e.ref != nil {
 		return e.ref, nil
 	}
-	r, err := newton.New(e.h.tracked, e.opt.solverOptions(newton.Options{Prec: mdops.Prec{N: e.n, Complex: true}, Workers: 1}))
+	r, err := newton.New(e.h.tracked, e.opt.solverOptions(newton.Options{Prec: mdops.Prec{N: e.n, Complex: true}, Workers: 1,
+		Plans: e.h.TrackedPlans()}))
 	if err != nil {
 		return nil, err
 	}
