@@ -2,8 +2,11 @@
 // Executor interface (evaluation and differentiation of a staged plan),
 // the layout of a series in memory (Layout, RoundSeries), the rounding of
 // a plan's coefficients (RoundValues: the same bits on every back end),
-// inputs and checksums, operation counts, and the stage clock and
-// configuration of Newton's back ends (Stage, Times, NewtonConfig).
+// inputs and checksums, operation counts, the stage clock and
+// configuration of Newton's back ends (Stage, Times, NewtonConfig), and
+// coefficients that are polynomials in a homotopy's parameter
+// (ParamCoefs: a device that computes them from the parameter is a
+// ParamSetter).
 //
 // The run time is a folder of packages (see the README's layout):
 //

@@ -49,7 +49,9 @@
 // (runtime/gpu/kernels.Solves: runtime/gpu's BatchNewton, the driver of
 // every path of the group in one launch, a block per path): each
 // solver's executors only record the coefficient values the tracker
-// sets, which go to the device with the starts.
+// sets, which go to the device with the starts, and the parameter of
+// the homotopy's coefficients (backend.ParamSetter: the tracker's tau),
+// from which the device computes them (SolveDevice.NewSolver's pc).
 //
 //	co := lockstep.New(lockstep.NewDeviceSolves(builder.Solves(), (slots+15)/16))
 //	co.Pipeline = 16
