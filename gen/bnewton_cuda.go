@@ -85,6 +85,8 @@ func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
 		"LvConvLayers": gpuabi.BNLvConvLayers, "LvAddLayers": gpuabi.BNLvAddLayers, "LvIn": gpuabi.BNLvIn,
 		"LvVal": gpuabi.BNLvVal, "LvDer": gpuabi.BNLvDer, "LvCoefSlots": gpuabi.BNLvCoefSlots, "LvNC": gpuabi.BNLvNC,
 		"LvCoef": gpuabi.BNLvCoef, "LvCK": gpuabi.BNLvCK, "LvCS": gpuabi.BNLvCS,
+
+		"ParamEntry": gpuabi.BNParamEntry, "ParamTerm": gpuabi.BNParamTerm, "ParamAt": gpuabi.BNParamAt,
 	})
 	if err != nil {
 		return nil, err

@@ -117,10 +117,21 @@ func BNKernelName(p mdops.Prec) string { return "mdgen_bnewton_" + p.Suffix() }
 // entry of BNSetup's parameter table (its arguments: templates/bnewton.cu.tmpl).
 func BNParamKernelName(p mdops.Prec) string { return "mdgen_bnparam_" + p.Suffix() }
 
-// BNParamMaxLen is the most coefficients of a parametric coefficient's
-// polynomial that the device computes (mdtrack.cuh's MDTR_PARAM_MAX: its
-// series is in registers).
-const BNParamMaxLen = 16
+// The parametric coefficients' kernel (BNParamKernelName): the most
+// coefficients of a polynomial it computes (mdtrack.cuh's MDTR_PARAM_MAX:
+// a series in registers); its tables, BNParamEntry int64s an entry (a
+// slot of a path's block of coefficients: its offset in coefficients, the
+// coefficients it holds, its term) and BNParamTerm a term (the offset of
+// its polynomial in the polynomials' doubles, its coefficients, its
+// scale); BNParamAt doubles a path's parameter (tau, the exponent e); and
+// its threads a block.
+const (
+	BNParamMaxLen  = 16
+	BNParamEntry   = 3
+	BNParamTerm    = 3
+	BNParamAt      = 2
+	BNParamThreads = 128
+)
 
 // BNSignature returns the kernel's C parameter list.
 func BNSignature() string {

@@ -64,8 +64,8 @@ MDFP_HD void mdtr_shift(T* a, int deg, double tau) {
   for (int i = 1; i <= deg; i += 2) a[i] = mdtr_neg(a[i]);
 }
 
-// MDTR_PARAM_MAX is backend.ParamMaxLen: the most coefficients of a
-// parametric coefficient's polynomial (mdtr_param_series).
+// MDTR_PARAM_MAX is gen/gpuabi's BNParamMaxLen: the most coefficients of
+// a parametric coefficient's polynomial (mdtr_param_series).
 #define MDTR_PARAM_MAX 16
 
 // mdtr_param_series is backend.ParamCoefs.Series as a coefficient slot of

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/stager"
 )
@@ -69,11 +68,6 @@ func (pc *ParamCoefs) Series(k int, tau float64, e int, dst []float64) {
 	}
 }
 
-// OnDevice tells whether a device computes pc: every polynomial has at
-// most gpuabi.BNParamMaxLen coefficients (the device's series are in
-// registers).
-func (pc *ParamCoefs) OnDevice() bool { return pc.Len <= gpuabi.BNParamMaxLen }
-
 // Slots returns the slot of each term in plan (stager.NoSlot where the
 // plan has none).
 func (pc *ParamCoefs) Slots(plan *stager.Plan) []stager.Slot {
@@ -96,9 +90,13 @@ type ParamAt struct {
 	E   int
 }
 
-// ParamSetter is an executor that computes the coefficients of ParamCoefs
-// itself (a device's, from tau): SetParam stands for SetValue of each of
-// their slots.
+// ParamSetter is an executor that may compute the coefficients of
+// ParamCoefs itself (a device's, from tau): where TakesParams(pc), SetParam
+// stands for SetValue of each of pc's slots, and sets them until the
+// next SetParam (a caller does not also set them with SetValue).
 type ParamSetter interface {
+	// TakesParams tells whether the executor computes pc (its device
+	// computes polynomials of pc.Len coefficients, at pc's precision).
+	TakesParams(pc *ParamCoefs) bool
 	SetParam(pc *ParamCoefs, at ParamAt)
 }

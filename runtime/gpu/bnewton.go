@@ -293,7 +293,7 @@ func (s *BNSetup) Result(rec, x []float64) (*newton.Result, []newton.StepInfo) {
 // precision, complex, its polynomials at most gpuabi.BNParamMaxLen long,
 // and every slot of its terms among the setup's coefficient slots.
 func (s *BNSetup) UseParams(pc *backend.ParamCoefs) error {
-	if pc.Prec != s.Config.Prec || !pc.Prec.Complex || !pc.OnDevice() {
+	if pc.Prec != s.Config.Prec || !pc.Prec.Complex || pc.Len > gpuabi.BNParamMaxLen {
 		return fmt.Errorf("gpu: batched Newton: parametric coefficients of %s data, %d coefficients long, for a solve of %s data (complex, at most %d)",
 			pc.Prec, pc.Len, s.Config.Prec, gpuabi.BNParamMaxLen)
 	}
@@ -301,7 +301,8 @@ func (s *BNSetup) UseParams(pc *backend.ParamCoefs) error {
 	var ent, terms []int64
 	var polys []float64
 	for _, t := range pc.Terms {
-		terms = append(terms, int64(len(polys)), int64(len(t.Poly)/W), int64(t.Scale))
+		term := [gpuabi.BNParamTerm]int64{int64(len(polys)), int64(len(t.Poly) / W), int64(t.Scale)}
+		terms = append(terms, term[:]...)
 		polys = append(polys, t.Poly...)
 	}
 	for li := range s.Levels {
@@ -320,7 +321,8 @@ func (s *BNSetup) UseParams(pc *backend.ParamCoefs) error {
 			}
 			l.Param[j] = k
 			if l.Packs {
-				ent = append(ent, int64(l.CoefOff+j*l.CS), int64(l.CK), int64(k))
+				e := [gpuabi.BNParamEntry]int64{int64(l.CoefOff + j*l.CS), int64(l.CK), int64(k)}
+				ent = append(ent, e[:]...)
 			}
 		}
 	}
@@ -329,9 +331,11 @@ func (s *BNSetup) UseParams(pc *backend.ParamCoefs) error {
 }
 
 // PackParams writes path p's parameter at (tau, then the exponent e) into
-// dst[2p:2p+2], as the parametric coefficients' kernel reads it.
+// dst at gpuabi.BNParamAt p, as the parametric coefficients' kernel reads
+// it.
 func PackParams(dst []float64, p int, at backend.ParamAt) {
-	dst[2*p], dst[2*p+1] = at.Tau, float64(at.E)
+	d := dst[gpuabi.BNParamAt*p : gpuabi.BNParamAt*(p+1)]
+	d[0], d[1] = at.Tau, float64(at.E)
 }
 
 // PackCoef writes a path's coefficients (Strides.Coef elements of W

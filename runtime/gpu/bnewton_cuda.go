@@ -140,7 +140,7 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 		bnRec: P * st.Rec,
 	}
 	if s.Params != nil {
-		sizes[bnParam] = 2 * P
+		sizes[bnParam] = gpuabi.BNParamAt * P
 	}
 	var need int64
 	for _, n := range sizes {
@@ -301,11 +301,11 @@ func (bn *BatchNewton) SolveWith(x0 [][]float64, param []backend.ParamAt, pack f
 		if err := ss.CopyHtoD(bn.bufs[bnTol].Float64Slice(0, P64), bn.tolH[:P]); err != nil {
 			return err
 		}
-		if nent := int64(len(bn.s.ParamEnt) / 3); param != nil && nent > 0 {
-			if err := ss.CopyHtoD(bn.bufs[bnParam].Float64Slice(0, 2*P64), bn.paramH[:2*P]); err != nil {
+		if nent := int64(len(bn.s.ParamEnt) / gpuabi.BNParamEntry); param != nil && nent > 0 {
+			if err := ss.CopyHtoD(bn.bufs[bnParam].Float64Slice(0, gpuabi.BNParamAt*P64), bn.paramH[:gpuabi.BNParamAt*P]); err != nil {
 				return err
 			}
-			const threads = 128
+			const threads = gpuabi.BNParamThreads
 			blocks := (P64*nent + threads - 1) / threads
 			if err := ss.Launch(bn.k.param, cudadev.Dim3{int(blocks)}, cudadev.Dim3{threads}, 0, bn.bufs[bnCoef], st.Coef, P64,
 				bn.bufs[bnParam], bn.bufs[bnParamEnt], nent, bn.bufs[bnParamTerms], bn.bufs[bnParamPolys]); err != nil {

@@ -29,6 +29,9 @@ type SolveDevice interface {
 	// are among coefSlots, and Solve asks no value of them.
 	NewSolver(plans map[int]*stager.Plan, prec mdops.Prec, set newton.Settings, vars []string,
 		coefSlots map[int][]stager.Slot, ck, paths int, pc *backend.ParamCoefs) (DeviceSolver, error)
+	// TakesParams tells whether the device computes pc's coefficients
+	// (backend.ParamSetter: the recorders take pc only then).
+	TakesParams(pc *backend.ParamCoefs) bool
 }
 
 // DeviceSolver runs the solves of one configuration.
@@ -47,8 +50,9 @@ type DeviceSolver interface {
 // DeviceSolves is a SolveExecutor whose groups of whole solves run on a
 // SolveDevice, one batched solve a group (or a few, for a group larger
 // than the device's batch): each solver's executors only keep the
-// coefficient values the tracker sets (the device evaluates), and its
-// back end is the coordinator's whole-solve slot. The results are the
+// coefficient values the tracker sets, and the parameter of those that
+// the device computes (backend.ParamSetter; the device evaluates), and
+// its back end is the coordinator's whole-solve slot. The results are the
 // device's, which must be newton.Driver's on the CPU back end, bit for
 // bit (runtime/gpu's BatchNewton is; TestTrackGPU checks the tracker).
 // Groups may run at once (Coordinator.Pipeline, Together): each takes a
@@ -116,13 +120,17 @@ type wholeRecorder struct {
 	// recorders; a solver sets every coefficient at each of its working
 	// degrees, and the copies were a fifth of the GPU tracker's host time).
 	mirror *wholeRecorder
-	// pc and at: the coefficients the device computes from the
+	// pc and param: the coefficients the device computes from the
 	// parameter, and its value (SetParam: the homotopy's at the path's
 	// tau; the device computes their series, which setting them one by
 	// one on the host made 45% of the GPU tracker's host time).
 	pc    *backend.ParamCoefs
 	param backend.ParamAt
+	dev   SolveDevice
 }
+
+// TakesParams is the device's (backend.ParamSetter).
+func (r *wholeRecorder) TakesParams(pc *backend.ParamCoefs) bool { return r.dev.TakesParams(pc) }
 
 // SetParam keeps pc and at (backend.ParamSetter): the device computes the
 // series of pc's slots.
@@ -192,7 +200,7 @@ func (r *wholeRecorder) value(s stager.Slot) []float64 {
 
 // NewExecutor makes a recorder.
 func (ex *DeviceSolves) NewExecutor(plan *stager.Plan, p mdops.Prec, workers int) (backend.Executor, error) {
-	return &wholeRecorder{plan: plan, prec: p, slotLen: backend.Layout{Prec: p, Degree: plan.Degree}.SlotLen()}, nil
+	return &wholeRecorder{plan: plan, prec: p, slotLen: backend.Layout{Prec: p, Degree: plan.Degree}.SlotLen(), dev: ex.dev}, nil
 }
 
 // deviceSlot is one solver's slot: its configuration and, once resolved,
@@ -200,6 +208,7 @@ func (ex *DeviceSolves) NewExecutor(plan *stager.Plan, p mdops.Prec, workers int
 type deviceSlot struct {
 	c    backend.NewtonConfig
 	recs map[int]*wholeRecorder
+	top  *wholeRecorder // the recorder of the top degree (its parameter is the solver's)
 }
 
 func (s *deviceSlot) Close() error { return nil }
@@ -229,7 +238,7 @@ func (s *deviceSlot) recorders() (map[int]*wholeRecorder, error) {
 			r.mirror = recs[top]
 		}
 	}
-	s.recs = recs
+	s.recs, s.top = recs, recs[top]
 	return recs, nil
 }
 
@@ -251,8 +260,9 @@ func (ex *DeviceSolves) Finish(Slot, *Call) {}
 func (ex *DeviceSolves) RunAlone(Slot, *Call) bool { return false }
 
 // RunSolves runs a group of whole solves on the device's solver of their
-// configuration (made on first use, and again with more coefficient slots
-// or longer coefficients when a solve sets them), Paths at a time.
+// configuration (made on first use, and again with more coefficient slots,
+// longer coefficients or other parametric coefficients when a solve sets
+// them), Paths at a time.
 func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 	fail := func(stage string, err error) {
 		be := SolveBatchError(stage, calls, err)
@@ -272,7 +282,7 @@ func (ex *DeviceSolves) RunSolves(slots []Slot, calls []*SolveCall) {
 		}
 		recs[i] = r
 	}
-	pc, params, err := paramsOf(recs)
+	pc, params, err := paramsOf(slots)
 	if err != nil {
 		fail("setup", err)
 		return
@@ -416,17 +426,14 @@ func (ex *DeviceSolves) solver(key solveKey, first *deviceSlot, recs []map[int]*
 	return ds, nil
 }
 
-// paramsOf returns the ParamCoefs that the recorders' solvers set (nil:
-// none; every one the same, or an error) and each solver's parameter.
-func paramsOf(recs []map[int]*wholeRecorder) (*backend.ParamCoefs, []backend.ParamAt, error) {
+// paramsOf returns the ParamCoefs that the slots' solvers set (nil:
+// none; every one the same, or an error) and each solver's parameter (its
+// top degree's recorder's: every degree's is set alike).
+func paramsOf(slots []Slot) (*backend.ParamCoefs, []backend.ParamAt, error) {
 	var pc *backend.ParamCoefs
-	at := make([]backend.ParamAt, len(recs))
-	for i, r := range recs {
-		top := -1
-		for w := range r {
-			top = max(top, w)
-		}
-		rec := r[top].source()
+	at := make([]backend.ParamAt, len(slots))
+	for i, s := range slots {
+		rec := s.(*deviceSlot).top
 		if i == 0 {
 			pc = rec.pc
 		} else if rec.pc != pc {

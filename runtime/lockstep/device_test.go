@@ -51,6 +51,9 @@ func (h hostSolveDevice) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set
 	return &hostSolver{plans: plans, prec: p, set: set, vars: vars, coefSlots: coefSlots, paths: paths, pc: pc}, nil
 }
 
+// TakesParams: the host device computes any (ParamCoefs.Series).
+func (h hostSolveDevice) TakesParams(*backend.ParamCoefs) bool { return true }
+
 func (s *hostSolver) Paths() int   { return s.paths }
 func (s *hostSolver) Close() error { return nil }
 

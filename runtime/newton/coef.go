@@ -3,6 +3,7 @@ package newton
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/stager"
@@ -12,8 +13,10 @@ import (
 // New coefficients on a prepared Solver (a path tracker calls Newton on the
 // same system thousands of times per path, with coefficients that depend
 // on t): the executors' coefficient slots are refilled in place, with no
-// staging and, for SetCoefficient, no allocation. A solve after a refill
-// gives the bits of a Solver made for the new coefficients.
+// staging and, for SetCoefficient, no allocation after its first call on
+// each polynomial; or, by SetParam, computed by executors that take a
+// homotopy's parameter. A solve after a refill gives the bits of a Solver
+// made for the new coefficients.
 
 // coefSlots returns the coefficient slots of the executor of degree w
 // (stager.Plan.CoefSlots), worked out once.
@@ -41,8 +44,9 @@ func (s *Solver) setter(w int) (backend.ValueSetter, error) {
 // for complex data), k = 0..d (a shorter series: the rest zero). Every
 // later Solve uses it. A coefficient that was zero to a working degree
 // when the system was staged has no slot there: it must stay zero to that
-// degree (else stage anew: New). After the first call (which prepares the
-// executors) it allocates nothing.
+// degree (else stage anew: New). After the first call on polynomial i
+// (which prepares the executors and finds the places of its terms) it
+// allocates nothing.
 func (s *Solver) SetCoefficient(i, j int, series []float64) error {
 	if err := s.Prepare(); err != nil {
 		return err
@@ -78,36 +82,61 @@ func (s *Solver) SetCoefficient(i, j int, series []float64) error {
 
 // SetParam sets the coefficients of pc at at (backend.ParamCoefs.Series)
 // when every executor of the solver computes them itself (a
-// backend.ParamSetter: a device's, from tau) and returns true; else it
-// sets nothing and returns false, and the caller sets each (Series, then
-// SetCoefficient: the same values). pc's terms must be coefficients of
-// the staged system, nonzero only where it has slots (as SetCoefficient
-// requires).
+// backend.ParamSetter that takes pc: a device's, from tau) and returns
+// true; else it sets nothing and returns false, and the caller sets each
+// (Series, then SetCoefficient: the same values). After true, the
+// solver's executors hold pc's coefficients until the next SetParam: the
+// caller does not set them with SetCoefficient. pc is checked once (its
+// precision, its terms, and that a term is zero wherever the staged
+// system has no slot for it, as SetCoefficient requires).
 func (s *Solver) SetParam(pc *backend.ParamCoefs, at backend.ParamAt) (bool, error) {
 	if err := s.Prepare(); err != nil {
 		return false, err
 	}
-	if !s.paramsKnown {
-		var ps []backend.ParamSetter
-		for _, w := range Stagger(s.opt.Degree) {
-			e, ok := s.execs[w]
-			if !ok {
-				continue
-			}
-			p, ok := e.(backend.ParamSetter)
-			if !ok {
-				ps = nil
-				break
-			}
-			ps = append(ps, p)
+	if pc != s.paramsFor {
+		ok, err := s.takesParams(pc)
+		if err != nil {
+			return false, err
 		}
-		s.params, s.paramsKnown = ps, true
+		s.paramsFor, s.paramsOK = pc, ok
 	}
-	if s.params == nil {
+	if !s.paramsOK {
 		return false, nil
 	}
-	for _, p := range s.params {
-		p.SetParam(pc, at)
+	for _, w := range Stagger(s.opt.Degree) {
+		if e, ok := s.execs[w]; ok {
+			e.(backend.ParamSetter).SetParam(pc, at)
+		}
+	}
+	return true, nil
+}
+
+// takesParams checks pc against the staged system and tells whether every
+// executor takes it.
+func (s *Solver) takesParams(pc *backend.ParamCoefs) (bool, error) {
+	if pc.Prec != s.opt.Prec {
+		return false, fmt.Errorf("newton: parametric coefficients of %s data for a solver of %s data", pc.Prec, s.opt.Prec)
+	}
+	for k, t := range pc.Terms {
+		if t.I < 0 || t.I >= s.m || t.J < -1 || t.J >= len(s.sys.Polys[t.I].Terms) {
+			return false, fmt.Errorf("newton: parametric coefficient %d: no term %d of polynomial %d", k, t.J, t.I)
+		}
+		if slices.ContainsFunc(t.Poly, func(x float64) bool { return x != 0 }) {
+			for w := range s.execs {
+				if s.coefSlot(w, t.I, t.J) == stager.NoSlot {
+					return false, fmt.Errorf("newton: parametric coefficient %d (polynomial %d, term %d) is not zero and was zero when staged at degree %d (no slot): make a new Solver", k, t.I+1, t.J+1, w)
+				}
+			}
+		}
+	}
+	for _, w := range Stagger(s.opt.Degree) {
+		e, ok := s.execs[w]
+		if !ok {
+			continue
+		}
+		if p, ok := e.(backend.ParamSetter); !ok || !p.TakesParams(pc) {
+			return false, nil
+		}
 	}
 	return true, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
+	"github.com/mdgen/mdgen/runtime/cpu"
+	"github.com/mdgen/mdgen/stager"
 	"github.com/mdgen/mdgen/stager/families"
 	"github.com/mdgen/mdgen/stager/poly"
 )
@@ -125,5 +127,91 @@ func TestSetSystemRefused(t *testing.T) {
 	}
 	if err := k.SetCoefficient(i, -1, []float64{0, 0}); err != nil {
 		t.Errorf("a zero constant term refused: %v", err)
+	}
+}
+
+// paramRecorder wraps the CPU executor as a backend.ParamSetter that
+// takes every ParamCoefs and records the last parameter.
+type paramRecorder struct {
+	backend.Executor
+	pc *backend.ParamCoefs
+	at backend.ParamAt
+	n  int
+}
+
+func (p *paramRecorder) TakesParams(*backend.ParamCoefs) bool { return true }
+func (p *paramRecorder) SetParam(pc *backend.ParamCoefs, at backend.ParamAt) {
+	p.pc, p.at, p.n = pc, at, p.n+1
+}
+
+// TestSetParam: SetParam hands the parameter to executors that take it
+// (each of the solver's working degrees once a call), returns false and
+// sets nothing on the CPU executors, and refuses ParamCoefs of another
+// precision or of a term the system does not have.
+func TestSetParam(t *testing.T) {
+	inst, err := families.System("katsura3", families.Options{Complex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mdops.Prec{N: 2, Complex: true}
+	W := p.Width()
+	shift := func(dst, poly []float64, tau float64) { copy(dst, poly) }
+	good, err := backend.NewParamCoefs(p, []backend.ParamCoef{{I: 0, J: 0, Poly: make([]float64, 2*W)}}, shift)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Prec: p, Degree: 4, Workers: 1}
+	cpuSolver, err := New(inst.System, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpuSolver.Close()
+	if ok, err := cpuSolver.SetParam(good, backend.ParamAt{Tau: 0.5}); ok || err != nil {
+		t.Fatalf("the CPU executors: SetParam gave %v, %v; want false, nil", ok, err)
+	}
+	var recs []*paramRecorder
+	opt.NewExecutor = func(plan *stager.Plan, prec mdops.Prec, workers int) (backend.Executor, error) {
+		e, err := cpu.New(plan, prec, workers)
+		r := &paramRecorder{Executor: e}
+		recs = append(recs, r)
+		return r, err
+	}
+	s, err := New(inst.System, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := backend.ParamAt{Tau: 0.25, E: -3}
+	if ok, err := s.SetParam(good, at); !ok || err != nil {
+		t.Fatalf("executors that take it: SetParam gave %v, %v; want true, nil", ok, err)
+	}
+	if len(recs) != len(Stagger(opt.Degree)) {
+		t.Fatalf("%d executors for %d working degrees", len(recs), len(Stagger(opt.Degree)))
+	}
+	for _, r := range recs {
+		if r.pc != good || r.at != at || r.n != 1 {
+			t.Fatalf("an executor got %p %v (%d calls), want %p %v once", r.pc, r.at, r.n, good, at)
+		}
+	}
+	nonzero := make([]float64, W)
+	nonzero[0] = 1
+	for name, terms := range map[string][]backend.ParamCoef{
+		"no such term":       {{I: 0, J: 99, Poly: nonzero}},
+		"no such polynomial": {{I: 9, J: 0, Poly: nonzero}},
+	} {
+		pc, err := backend.NewParamCoefs(p, terms, shift)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetParam(pc, at); err == nil {
+			t.Errorf("%s: SetParam took it", name)
+		}
+	}
+	other, err := backend.NewParamCoefs(mdops.Prec{N: 4, Complex: true}, nil, shift)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetParam(other, at); err == nil {
+		t.Error("ParamCoefs of 4 doubles on a solver of 2: SetParam took them")
 	}
 }

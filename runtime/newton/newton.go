@@ -122,10 +122,10 @@ type Solver struct {
 	execs   map[int]backend.Executor
 	slots   map[int]*stager.CoefSlots // the executors' coefficient slots (coef.go), on first use
 	targets [][]coefTargets           // where each coefficient goes (coef.go), after Prepare
-	// params are the executors as backend.ParamSetters, when every one
-	// is (SetParam; worked out once after Prepare, paramsKnown).
-	params      []backend.ParamSetter
-	paramsKnown bool
+	// paramsOK: every executor takes the ParamCoefs paramsFor (SetParam;
+	// checked once for each).
+	paramsFor *backend.ParamCoefs
+	paramsOK  bool
 	// prepared: every executor of Stagger(Degree) is made (Prepare).
 	prepared bool
 	setup    time.Duration
@@ -289,7 +289,7 @@ func (s *Solver) Close() error {
 	}
 	s.prepared = false
 	s.targets = nil
-	s.params, s.paramsKnown = nil, false
+	s.paramsFor, s.paramsOK = nil, false
 	return first
 }
 

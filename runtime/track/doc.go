@@ -73,7 +73,10 @@
 // of H are polynomials in tau (exact rationals, rounded once per precision);
 // at a point tau_k Newton's solver gets them shifted to s = tau_k - tau
 // (Horner's Taylor shift, arith.go), so that the staged plans never change:
-// only the coefficient slots are refilled (newton.Solver.SetCoefficient).
+// only the coefficient slots are refilled (newton.Solver.SetCoefficient;
+// or, where the solver's executors compute the shifted series themselves,
+// a GPU's, the polynomials once and tau at each solve: backend.ParamCoefs,
+// newton.Solver.SetParam, the shift's device twin in mdtrack.cuh).
 //
 // # One step
 //

@@ -30,10 +30,12 @@ const paramTwinDriver = `#include <cstdio>
 #include "md1.cuh"
 #include "md2.cuh"
 #include "md4.cuh"
+#include "md8.cuh"
 #include "mdtrack.cuh"
 MDTR_OPS(1)
 MDTR_OPS(2)
 MDTR_OPS(4)
+MDTR_OPS(8)
 static double rd() { unsigned long long b; std::scanf("%llx", &b); double x; std::memcpy(&x, &b, 8); return x; }
 static void wd(double x) { uint64_t b; std::memcpy(&b, &x, 8); std::printf("%llx ", (unsigned long long)b); }
 int main() {
@@ -45,6 +47,7 @@ int main() {
     if (N == 1) mdtr_param_series<cmd1>(dst.data(), poly.data(), len, ck, tau, x);
     if (N == 2) mdtr_param_series<cmd2>(dst.data(), poly.data(), len, ck, tau, x);
     if (N == 4) mdtr_param_series<cmd4>(dst.data(), poly.data(), len, ck, tau, x);
+    if (N == 8) mdtr_param_series<cmd8>(dst.data(), poly.data(), len, ck, tau, x);
     for (double v : dst) wd(v);
     std::printf("\n");
   }
@@ -55,7 +58,7 @@ int main() {
 // TestParamSeriesDeviceTwin: mdtrack.cuh's mdtr_param_series, compiled
 // with g++ -ffp-contract=off, writes a coefficient slot as the host sets
 // it (backend.ParamCoefs.Series with this package's shift, truncated or
-// padded with zeros to the slot), bit for bit, at 1, 2 and 4 doubles:
+// padded with zeros to the slot), bit for bit, at 1, 2, 4 and 8 doubles:
 // polynomials of 1 to gpuabi.BNParamMaxLen coefficients, slots shorter
 // and longer, tau in [0, 1] and 0, and scalings by 2^x over the whole
 // exponent range (results that overflow, and that round to subnormals).
@@ -71,7 +74,7 @@ func TestParamSeriesDeviceTwin(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	var cases []pcase
-	for _, N := range []int{1, 2, 4} {
+	for _, N := range []int{1, 2, 4, 8} {
 		W := 2 * N
 		for k := range 300 {
 			c := pcase{N: N, ck: 1 + r.IntN(10), tau: r.Float64()}
@@ -152,5 +155,5 @@ func TestParamSeriesDeviceTwin(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases at 1, 2 and 4 doubles: every bit equal", len(cases))
+	t.Logf("%d cases at 1, 2, 4 and 8 doubles: every bit equal", len(cases))
 }

@@ -430,8 +430,6 @@ func (q *pathQueue) left() int64 {
 	return int64(len(q.back)) + q.count - q.next
 }
 
-// termCoef is one coefficient of H: term j of polynomial i (j = -1: the
-// constant), its polynomial in tau rounded to a precision.
 // sharedCoefs rounds H's coefficients once per precision for every worker.
 // The GPU tracker's thousands of workers all read it as they start: a
 // read takes no lock (a mutex here was the most waited-for lock of
@@ -601,7 +599,9 @@ type level struct {
 	chart   *pathChart
 	degrees []int
 	// chartGen is the chart.gen whose row the solver holds (setAt: a
-	// path's chart is the same at every solve; 0: none yet).
+	// path's chart is the same at every solve; 0: none yet). A level's
+	// solver is closed only with its engine, never prepared again, so
+	// the row it holds stays set.
 	chartGen int
 
 	// The corrector's first two updates (phase 1 of the last solve).
@@ -683,12 +683,9 @@ func (l *level) setAt(tau float64, x []float64) error {
 			e = math.Ilogb(m * math.Sqrt2)
 		}
 	}
-	onDevice := false
-	if l.pc.OnDevice() {
-		var err error
-		if onDevice, err = l.sol.SetParam(l.pc, backend.ParamAt{Tau: tau, E: e}); err != nil {
-			return err
-		}
+	onDevice, err := l.sol.SetParam(l.pc, backend.ParamAt{Tau: tau, E: e})
+	if err != nil {
+		return err
 	}
 	for k := 0; k < len(l.pc.Terms) && !onDevice; k++ {
 		c := &l.pc.Terms[k]

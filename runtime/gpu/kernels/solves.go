@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mdgen/mdgen/gen"
+	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
@@ -62,6 +63,13 @@ func (t *Solves) NewSolver(plans map[int]*stager.Plan, p mdops.Prec, set newton.
 		return nil, err
 	}
 	return &deviceSolver{bn: bn, s: s, t: t}, nil
+}
+
+// TakesParams is lockstep.SolveDevice's: the batched solve computes the
+// parametric coefficients of complex data whose polynomials have at most
+// gpuabi.BNParamMaxLen coefficients (gpu.BNSetup.UseParams).
+func (t *Solves) TakesParams(pc *backend.ParamCoefs) bool {
+	return pc.Prec.Complex && pc.Len <= gpuabi.BNParamMaxLen
 }
 
 // Times returns where the solves of t's solvers spent their wall time so
