@@ -15,6 +15,7 @@
 #include "mdfp.cuh"
 
 #include <cstddef>
+#include <cstring>
 
 // MDTR_OPS(N) defines the operations on cmd<N> that the templates call
 // (mdops' C<N> methods Add, Sub, Mul, Div, MulAdd).
@@ -62,6 +63,56 @@ MDFP_HD void mdtr_shift(T* a, int deg, double tau) {
   for (int i = 0; i < deg; ++i)
     for (int j = deg - 1; j >= i; --j) a[j] = mdtr_madd(a[j], t, a[j + 1]);
   for (int i = 1; i <= deg; i += 2) a[i] = mdtr_neg(a[i]);
+}
+
+// mdtr_negative is x's sign bit.
+MDFP_HD bool mdtr_negative(double x) {
+  unsigned long long b;
+  memcpy(&b, &x, sizeof b);
+  return (b >> 63) != 0;
+}
+
+// mdtr_min and mdtr_max are Go's min and max of two float64s: NaN if
+// either is one, and -0 below +0.
+MDFP_HD double mdtr_min(double a, double b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == b) return mdtr_negative(a) ? a : b;
+  return a < b ? a : b;
+}
+MDFP_HD double mdtr_max(double a, double b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == b) return mdtr_negative(a) ? b : a;
+  return a > b ? a : b;
+}
+
+// mdtr_max_mag is path.go's maxMag: the largest modulus (leading limbs)
+// of the n complex numbers of T at x, from 0.
+template <class T>
+MDFP_HD double mdtr_max_mag(const T* x, int n) {
+  double m = 0.0;
+  for (int k = 0; k < n; ++k) m = mdtr_max(m, mdtr_mag(x[k]));
+  return m;
+}
+
+// mdtr_step_size is path.go's stepSize: the predictor's first step from
+// tau, from the approximants' pole bounds, error terms and orders of the
+// n components, the distance estimate dist (+Inf: none) and the point's
+// scale, with the options MaxStep, Beta1, Beta2 and PredTol.
+MDFP_HD double mdtr_step_size(const double* pole, const double* err, const int* order, int n, double tau, double dist,
+                              double scale, double maxStep, double beta1, double beta2, double predTol) {
+  double dt = mdtr_min(maxStep, tau);
+  for (int v = 0; v < n; ++v) {
+    dt = mdtr_min(dt, beta1 * pole[v]);
+    const double er = err[v];
+    if (er > 0) {
+      const double ord = 1.0 / (double)order[v];
+      dt = mdtr_min(dt, mdfp_pow(predTol * scale / er, ord));
+      if (!mdfp_isposinf(dist)) dt = mdtr_min(dt, mdfp_pow(beta2 * dist * scale / er, ord));
+    }
+  }
+  return dt;
 }
 
 // MDTR_PARAM_MAX is gen/gpuabi's BNParamMaxLen: the most coefficients of

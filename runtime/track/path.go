@@ -281,18 +281,7 @@ func (e *engine) track(st *pathState) (attempt, error) {
 		sl := e.series[st.sn]
 		pd := sl.pd
 		sl.ar.pade(pd, st.series, n, e.d)
-		scale := max(1, maxMag(st.x, e.w))
-		dt := min(opt.MaxStep, st.tau)
-		for v := range n {
-			dt = min(dt, opt.Beta1*pd.Pole[v])
-			if er := pd.Err[v]; er > 0 {
-				ord := 1 / float64(pd.Order[v])
-				dt = min(dt, fp.Pow(opt.PredTol*scale/er, ord))
-				if !math.IsInf(st.dist, 1) {
-					dt = min(dt, fp.Pow(opt.Beta2*st.dist*scale/er, ord))
-				}
-			}
-		}
+		dt := stepSize(opt, pd, n, st.tau, st.dist, max(1, maxMag(st.x, e.w)))
 		for {
 			if dt < minStep(st.tau) || !(dt > 0) {
 				return e.endgame(st, fmt.Sprintf("step below the minimum at %s", tText(st.tau))), nil
@@ -351,6 +340,30 @@ func (e *engine) track(st *pathState) (attempt, error) {
 		}
 	}
 	return attempt{status: Regular}, nil
+}
+
+// stepSize is the predictor's first step from tau (the path's point of
+// modulus at most scale, at least 1; dist the estimate of the distance to
+// the nearest other path, +Inf before there is one), from the approximants
+// pd of the path's n series: at most MaxStep and tau, Beta1 times each
+// component's pole bound, and where the component's error term is
+// positive, the step at which it reaches PredTol scale and Beta2 dist
+// scale (pd.Order the power of the step it goes with). Go's min: a NaN
+// anywhere gives NaN (the caller takes it for a step below the minimum).
+// generated/cuda/mdtrack.cuh's mdtr_step_size is its twin (TestStepDeviceTwin).
+func stepSize(opt *Options, pd *padeSet, n int, tau, dist, scale float64) float64 {
+	dt := min(opt.MaxStep, tau)
+	for v := range n {
+		dt = min(dt, opt.Beta1*pd.Pole[v])
+		if er := pd.Err[v]; er > 0 {
+			ord := 1 / float64(pd.Order[v])
+			dt = min(dt, fp.Pow(opt.PredTol*scale/er, ord))
+			if !math.IsInf(dist, 1) {
+				dt = min(dt, fp.Pow(opt.Beta2*dist*scale/er, ord))
+			}
+		}
+	}
+	return dt
 }
 
 // minStep is the smallest step from tau before the end game: 2^-20 tau in
@@ -951,7 +964,8 @@ const infTol = 1e-6
 // mag1 is the modulus of one complex number from its leading limbs.
 func mag1(z []float64) float64 { return fp.Hypot(z[0], z[len(z)/2]) }
 
-// maxMag is the largest modulus (leading limbs) of the complex numbers in buf.
+// maxMag is the largest modulus (leading limbs) of the complex numbers in
+// buf (mdtrack.cuh's mdtr_max_mag is its twin).
 func maxMag(buf []float64, w int) float64 {
 	m := 0.0
 	for k := 0; k+w <= len(buf); k += w {

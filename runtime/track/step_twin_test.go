@@ -1,0 +1,159 @@
+package track
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdgen/mdgen/internal/xcheck"
+)
+
+// stepTwinDriver runs mdtrack.cuh's mdtr_step_size and mdtr_max_mag on the
+// host for the cases on stdin: "N n", the bits of tau, dist, the point's
+// limbs' scale, MaxStep, Beta1, Beta2 and PredTol, then n times the bits
+// of a pole bound, an error term, and an order, then the n complex
+// numbers of N doubles (2N limbs' bits each); it writes the step and the
+// largest modulus.
+const stepTwinDriver = `#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+#include "md1.cuh"
+#include "md2.cuh"
+#include "md4.cuh"
+#include "mdtrack.cuh"
+MDTR_OPS(1)
+MDTR_OPS(2)
+MDTR_OPS(4)
+static double rd() { unsigned long long b; std::scanf("%llx", &b); double x; std::memcpy(&x, &b, 8); return x; }
+static void wd(double x) { uint64_t b; std::memcpy(&b, &x, 8); std::printf("%llx ", (unsigned long long)b); }
+int main() {
+  int N, n;
+  while (std::scanf("%d %d", &N, &n) == 2) {
+    double tau = rd(), dist = rd(), scale = rd(), maxStep = rd(), beta1 = rd(), beta2 = rd(), predTol = rd();
+    std::vector<double> pole(n), err(n), x(2 * N * n);
+    std::vector<int> order(n);
+    for (int v = 0; v < n; ++v) { pole[v] = rd(); err[v] = rd(); std::scanf("%d", &order[v]); }
+    for (auto& l : x) l = rd();
+    wd(mdtr_step_size(pole.data(), err.data(), order.data(), n, tau, dist, scale, maxStep, beta1, beta2, predTol));
+    if (N == 1) wd(mdtr_max_mag((const cmd1*)x.data(), n));
+    if (N == 2) wd(mdtr_max_mag((const cmd2*)x.data(), n));
+    if (N == 4) wd(mdtr_max_mag((const cmd4*)x.data(), n));
+    std::printf("\n");
+  }
+  return 0;
+}
+`
+
+// TestStepDeviceTwin: mdtrack.cuh's mdtr_step_size and mdtr_max_mag,
+// compiled with g++ -ffp-contract=off, give stepSize's and maxMag's bits
+// (a NaN for a NaN): random approximants of the tracker's ranges, and
+// adversarial ones (pole bounds of +Inf, 0 and NaN, error terms of 0, of
+// subnormals and of 1e300, orders 1 to 5, no distance estimate, zeros of
+// both signs, NaN and infinite points), the default options and others.
+// Skipped without g++ unless MDGEN_REQUIRE_CXX=1.
+func TestStepDeviceTwin(t *testing.T) {
+	bin := xcheck.CompileHeaders(t, stepTwinDriver)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	type scase struct {
+		N, n                                     int
+		tau, dist, scale                         float64
+		opt                                      Options
+		pole, err                                []float64
+		order                                    []int
+		x                                        []float64
+	}
+	var def Options
+	if err := def.fill(); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	pick := func(xs ...float64) float64 { return xs[r.IntN(len(xs))] }
+	var cases []scase
+	for k := range 1500 {
+		N := []int{1, 2, 4}[k%3]
+		n := 1 + r.IntN(12)
+		c := scase{N: N, n: n, tau: math.Ldexp(r.Float64(), -r.IntN(60)), dist: math.Inf(1), scale: 1 + math.Ldexp(r.Float64(), r.IntN(20)), opt: def}
+		if k%2 == 0 {
+			c.dist = math.Ldexp(r.Float64(), -r.IntN(30))
+		}
+		if k%5 == 0 {
+			c.opt.MaxStep, c.opt.Beta1, c.opt.Beta2, c.opt.PredTol = r.Float64(), r.Float64(), r.Float64(), math.Ldexp(r.Float64(), -r.IntN(20))
+		}
+		if k%13 == 0 {
+			c.tau = pick(0, math.Copysign(0, -1), 1)
+		}
+		for range n {
+			pole := math.Ldexp(r.Float64(), r.IntN(20)-10)
+			er := math.Ldexp(r.Float64(), r.IntN(80)-60)
+			switch r.IntN(8) {
+			case 0:
+				pole = pick(math.Inf(1), 0, math.NaN())
+			case 1:
+				er = pick(0, 5e-324, 1e300, math.Copysign(0, -1), math.NaN(), math.Inf(1))
+			}
+			c.pole, c.err, c.order = append(c.pole, pole), append(c.err, er), append(c.order, 1+r.IntN(5))
+		}
+		c.x = make([]float64, 2*N*n)
+		for v := range n {
+			for part := range 2 {
+				l := c.x[v*2*N+part*N : v*2*N+(part+1)*N]
+				l[0] = math.Ldexp(2*r.Float64()-1, r.IntN(40)-20)
+				for i := 1; i < N; i++ {
+					l[i] = l[i-1] * 0x1p-53 * (r.Float64() - 0.5)
+				}
+			}
+			if r.IntN(20) == 0 {
+				c.x[v*2*N] = pick(math.NaN(), math.Inf(-1), math.Copysign(0, -1))
+			}
+		}
+		cases = append(cases, c)
+	}
+	var in bytes.Buffer
+	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
+	for _, c := range cases {
+		fmt.Fprintf(&in, "%d %d", c.N, c.n)
+		for _, f := range []float64{c.tau, c.dist, c.scale, c.opt.MaxStep, c.opt.Beta1, c.opt.Beta2, c.opt.PredTol} {
+			in.WriteString(" " + hex(f))
+		}
+		for v := range c.n {
+			fmt.Fprintf(&in, " %s %s %d", hex(c.pole[v]), hex(c.err[v]), c.order[v])
+		}
+		for _, l := range c.x {
+			in.WriteString(" " + hex(l))
+		}
+		in.WriteString("\n")
+	}
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the driver: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	nan := 0
+	for i, c := range cases {
+		if !sc.Scan() {
+			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
+		}
+		pd := &padeSet{Pole: c.pole, Err: c.err, Order: c.order}
+		dt := stepSize(&c.opt, pd, c.n, c.tau, c.dist, c.scale)
+		if math.IsNaN(dt) {
+			nan++
+		}
+		want := []string{hex(dt), hex(maxMag(c.x, 2*c.N))}
+		got := strings.Fields(sc.Text())
+		if j, ok := twinFieldsEqual(got, want); !ok {
+			t.Fatalf("case %d (%d doubles, %d components): field %d: the twin %v, Go %v", i, c.N, c.n, j, got, want)
+		}
+	}
+	t.Logf("%d cases (%d steps NaN): every bit equal", len(cases), nan)
+}
