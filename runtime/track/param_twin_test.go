@@ -67,17 +67,64 @@ func TestParamSeriesDeviceTwin(t *testing.T) {
 	bin := xcheck.CompileHeaders(t, paramTwinDriver)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	type pcase struct {
-		N, ck, x int
-		tau      float64
-		poly     []float64
+	cases := paramTwinCases()
+	var in bytes.Buffer
+	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
+	for _, c := range cases {
+		fmt.Fprintf(&in, "%d %d %d %d %s", c.N, len(c.poly)/(2*c.N), c.ck, c.x, hex(c.tau))
+		for _, l := range c.poly {
+			in.WriteString(" " + hex(l))
+		}
+		in.WriteString("\n")
 	}
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the driver: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for i, c := range cases {
+		if !sc.Scan() {
+			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
+		}
+		want, err := paramWant(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Fields(sc.Text())
+		if len(got) != len(want) {
+			t.Fatalf("case %d: the twin wrote %d doubles, Go %d", i, len(got), len(want))
+		}
+		for j, w := range want {
+			if got[j] != hex(w) {
+				t.Fatalf("case %d (%d doubles, %d coefficients, slot %d, 2^%d, tau %v): double %d: the twin %s, Go %s (%v)",
+					i, c.N, len(c.poly)/(2*c.N), c.ck, c.x, c.tau, j, got[j], hex(w), w)
+			}
+		}
+	}
+	t.Logf("%d cases at 1, 2, 4 and 8 doubles: every bit equal", len(cases))
+}
+
+// paramCase is one slot of a parametric coefficient for its device twin:
+// the polynomial (limbs, 2N a coefficient), the slot's ck coefficients,
+// the scaling 2^x and tau.
+type paramCase struct {
+	N, ck, x int
+	tau      float64
+	poly     []float64
+}
+
+// paramTwinCases returns TestParamSeriesDeviceTwin's cases (see there),
+// 300 at each of 1, 2, 4 and 8 doubles.
+func paramTwinCases() []paramCase {
 	r := rand.New(rand.NewPCG(5, 6))
-	var cases []pcase
+	var cases []paramCase
 	for _, N := range []int{1, 2, 4, 8} {
 		W := 2 * N
 		for k := range 300 {
-			c := pcase{N: N, ck: 1 + r.IntN(10), tau: r.Float64()}
+			c := paramCase{N: N, ck: 1 + r.IntN(10), tau: r.Float64()}
 			n := 1 + r.IntN(gpuabi.BNParamMaxLen)
 			if k%3 == 0 {
 				n = 1 + r.IntN(2) // the total-degree homotopy's: linear in t
@@ -110,50 +157,24 @@ func TestParamSeriesDeviceTwin(t *testing.T) {
 			cases = append(cases, c)
 		}
 	}
-	var in bytes.Buffer
-	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
-	for _, c := range cases {
-		fmt.Fprintf(&in, "%d %d %d %d %s", c.N, len(c.poly)/(2*c.N), c.ck, c.x, hex(c.tau))
-		for _, l := range c.poly {
-			in.WriteString(" " + hex(l))
-		}
-		in.WriteString("\n")
-	}
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
+	return cases
+}
+
+// paramWant is the slot as the host sets it: ParamCoefs.Series (with this
+// package's shift, scale x and exponent 1), its first ck coefficients,
+// zeros after.
+func paramWant(c paramCase) ([]float64, error) {
+	ar, err := arithFor(c.N)
 	if err != nil {
-		t.Fatalf("the driver: %v", err)
+		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for i, c := range cases {
-		if !sc.Scan() {
-			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
-		}
-		ar, err := arithFor(c.N)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Scale x, exponent 1: the slot's factor 2^x.
-		pc, err := backend.NewParamCoefs(mdops.Prec{N: c.N, Complex: true}, []backend.ParamCoef{{Poly: c.poly, Scale: c.x}}, ar.shift)
-		if err != nil {
-			t.Fatal(err)
-		}
-		series := make([]float64, len(c.poly))
-		pc.Series(0, c.tau, 1, series)
-		want := make([]float64, c.ck*2*c.N)
-		copy(want, series)
-		got := strings.Fields(sc.Text())
-		if len(got) != len(want) {
-			t.Fatalf("case %d: the twin wrote %d doubles, Go %d", i, len(got), len(want))
-		}
-		for j, w := range want {
-			if got[j] != hex(w) {
-				t.Fatalf("case %d (%d doubles, %d coefficients, slot %d, 2^%d, tau %v): double %d: the twin %s, Go %s (%v)",
-					i, c.N, len(c.poly)/(2*c.N), c.ck, c.x, c.tau, j, got[j], hex(w), w)
-			}
-		}
+	pc, err := backend.NewParamCoefs(mdops.Prec{N: c.N, Complex: true}, []backend.ParamCoef{{Poly: c.poly, Scale: c.x}}, ar.shift)
+	if err != nil {
+		return nil, err
 	}
-	t.Logf("%d cases at 1, 2, 4 and 8 doubles: every bit equal", len(cases))
+	series := make([]float64, len(c.poly))
+	pc.Series(0, c.tau, 1, series)
+	want := make([]float64, c.ck*2*c.N)
+	copy(want, series)
+	return want, nil
 }

@@ -63,25 +63,71 @@ func TestStepDeviceTwin(t *testing.T) {
 	bin := xcheck.CompileHeaders(t, stepTwinDriver)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	type scase struct {
-		N, n                                     int
-		tau, dist, scale                         float64
-		opt                                      Options
-		pole, err                                []float64
-		order                                    []int
-		x                                        []float64
+	cases := stepTwinCases()
+	var in bytes.Buffer
+	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
+	for _, c := range cases {
+		fmt.Fprintf(&in, "%d %d", c.N, c.n)
+		for _, f := range []float64{c.tau, c.dist, c.scale, c.opt.MaxStep, c.opt.Beta1, c.opt.Beta2, c.opt.PredTol} {
+			in.WriteString(" " + hex(f))
+		}
+		for v := range c.n {
+			fmt.Fprintf(&in, " %s %s %d", hex(c.pole[v]), hex(c.err[v]), c.order[v])
+		}
+		for _, l := range c.x {
+			in.WriteString(" " + hex(l))
+		}
+		in.WriteString("\n")
 	}
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the driver: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	nan := 0
+	for i, c := range cases {
+		if !sc.Scan() {
+			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
+		}
+		dt, mag := stepWant(c)
+		if math.IsNaN(dt) {
+			nan++
+		}
+		want := []string{hex(dt), hex(mag)}
+		got := strings.Fields(sc.Text())
+		if j, ok := twinFieldsEqual(got, want); !ok {
+			t.Fatalf("case %d (%d doubles, %d components): field %d: the twin %v, Go %v", i, c.N, c.n, j, got, want)
+		}
+	}
+	t.Logf("%d cases (%d steps NaN): every bit equal", len(cases), nan)
+}
+
+// stepCase is one case of the step-size rule and maxMag for their device
+// twins.
+type stepCase struct {
+	N, n             int
+	tau, dist, scale float64
+	opt              Options
+	pole, err        []float64
+	order            []int
+	x                []float64
+}
+
+// stepTwinCases returns TestStepDeviceTwin's cases (see there).
+func stepTwinCases() []stepCase {
 	var def Options
 	if err := def.fill(); err != nil {
-		t.Fatal(err)
+		panic(err) // the defaults fill
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	pick := func(xs ...float64) float64 { return xs[r.IntN(len(xs))] }
-	var cases []scase
+	var cases []stepCase
 	for k := range 1500 {
 		N := []int{1, 2, 4}[k%3]
 		n := 1 + r.IntN(12)
-		c := scase{N: N, n: n, tau: math.Ldexp(r.Float64(), -r.IntN(60)), dist: math.Inf(1), scale: 1 + math.Ldexp(r.Float64(), r.IntN(20)), opt: def}
+		c := stepCase{N: N, n: n, tau: math.Ldexp(r.Float64(), -r.IntN(60)), dist: math.Inf(1), scale: 1 + math.Ldexp(r.Float64(), r.IntN(20)), opt: def}
 		if k%2 == 0 {
 			c.dist = math.Ldexp(r.Float64(), -r.IntN(30))
 		}
@@ -117,43 +163,11 @@ func TestStepDeviceTwin(t *testing.T) {
 		}
 		cases = append(cases, c)
 	}
-	var in bytes.Buffer
-	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
-	for _, c := range cases {
-		fmt.Fprintf(&in, "%d %d", c.N, c.n)
-		for _, f := range []float64{c.tau, c.dist, c.scale, c.opt.MaxStep, c.opt.Beta1, c.opt.Beta2, c.opt.PredTol} {
-			in.WriteString(" " + hex(f))
-		}
-		for v := range c.n {
-			fmt.Fprintf(&in, " %s %s %d", hex(c.pole[v]), hex(c.err[v]), c.order[v])
-		}
-		for _, l := range c.x {
-			in.WriteString(" " + hex(l))
-		}
-		in.WriteString("\n")
-	}
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the driver: %v", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	nan := 0
-	for i, c := range cases {
-		if !sc.Scan() {
-			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
-		}
-		pd := &padeSet{Pole: c.pole, Err: c.err, Order: c.order}
-		dt := stepSize(&c.opt, pd, c.n, c.tau, c.dist, c.scale)
-		if math.IsNaN(dt) {
-			nan++
-		}
-		want := []string{hex(dt), hex(maxMag(c.x, 2*c.N))}
-		got := strings.Fields(sc.Text())
-		if j, ok := twinFieldsEqual(got, want); !ok {
-			t.Fatalf("case %d (%d doubles, %d components): field %d: the twin %v, Go %v", i, c.N, c.n, j, got, want)
-		}
-	}
-	t.Logf("%d cases (%d steps NaN): every bit equal", len(cases), nan)
+	return cases
+}
+
+// stepWant is stepSize's step and maxMag's modulus of c.
+func stepWant(c stepCase) (dt, mag float64) {
+	pd := &padeSet{Pole: c.pole, Err: c.err, Order: c.order}
+	return stepSize(&c.opt, pd, c.n, c.tau, c.dist, c.scale), maxMag(c.x, 2*c.N)
 }

@@ -4,7 +4,8 @@ package track
 
 // The device twins on a real GPU: generated/cuda/mdfp.cuh (mdops/fp's
 // Pow, Hypot, Sincos, complex Mul and Div) and generated/cuda/mdtrack.cuh
-// (this package's arith.go), compiled by nvcc (-fmad=false, cached by
+// (this package's arith.go, the parametric coefficients' series, the step
+// size), compiled by nvcc (-fmad=false, cached by
 // content under MDGEN_GPU_TEST_CACHE) and run a call or a case a thread,
 // against the Go code bit for bit. Build here, run on a GPU machine:
 //
@@ -28,10 +29,52 @@ import (
 const twinKernels = `#include "md1.cuh"
 #include "md2.cuh"
 #include "md4.cuh"
+#include "md8.cuh"
 #include "mdtrack.cuh"
 MDTR_OPS(1)
 MDTR_OPS(2)
 MDTR_OPS(4)
+MDTR_OPS(8)
+
+// One slot of a parametric coefficient a thread (paramTwinCases): at
+// in + inOff[i] N, the polynomial's coefficients, the slot's ck, the
+// scaling's exponent x and tau, then the polynomial's limbs; the slot's
+// ck coefficients at out + outOff[i].
+extern "C" __global__ void mdtr_param_twin(const double* in, const long long* inOff, double* out, const long long* outOff, long long count) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const double* p = in + inOff[i];
+  const int N = (int)p[0], len = (int)p[1], ck = (int)p[2], x = (int)p[3];
+  double* o = out + outOff[i];
+  if (N == 1) mdtr_param_series<cmd1>(o, p + 5, len, ck, p[4], x);
+  if (N == 2) mdtr_param_series<cmd2>(o, p + 5, len, ck, p[4], x);
+  if (N == 4) mdtr_param_series<cmd4>(o, p + 5, len, ck, p[4], x);
+  if (N == 8) mdtr_param_series<cmd8>(o, p + 5, len, ck, p[4], x);
+}
+
+// One step size and largest modulus a thread (stepTwinCases): at in +
+// inOff[i] N, n, tau, dist, scale, MaxStep, Beta1, Beta2, PredTol, then n
+// times a pole bound, an error term and an order, then the n complex
+// numbers' limbs; out[2i], out[2i + 1].
+extern "C" __global__ void mdtr_step_twin(const double* in, const long long* inOff, double* out, long long count) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const double* p = in + inOff[i];
+  const int N = (int)p[0], n = (int)p[1];
+  double pole[12], err[12];
+  int order[12];
+  const double* q = p + 9;
+  for (int v = 0; v < n; ++v) {
+    pole[v] = q[3 * v];
+    err[v] = q[3 * v + 1];
+    order[v] = (int)q[3 * v + 2];
+  }
+  out[2 * i] = mdtr_step_size(pole, err, order, n, p[2], p[3], p[4], p[5], p[6], p[7], p[8]);
+  const double* x = q + 3 * n;
+  if (N == 1) out[2 * i + 1] = mdtr_max_mag((const cmd1*)x, n);
+  if (N == 2) out[2 * i + 1] = mdtr_max_mag((const cmd2*)x, n);
+  if (N == 4) out[2 * i + 1] = mdtr_max_mag((const cmd4*)x, n);
+}
 
 // One call of mdfp.cuh a thread: in[5i] the operation (0 pow, 1 hypot,
 // 2 sincos, 3 mul, 4 div), in[5i+1..4] its arguments; out[2i..2i+1].
@@ -105,7 +148,7 @@ func TestDeviceTwinsGPU(t *testing.T) {
 	}
 	defer dev.Close()
 	headers := map[string][]byte{}
-	for _, h := range []string{"mdbase.cuh", "md1.cuh", "md2.cuh", "md4.cuh", "mdfp.cuh", "mdtrack.cuh"} {
+	for _, h := range []string{"mdbase.cuh", "md1.cuh", "md2.cuh", "md4.cuh", "md8.cuh", "mdfp.cuh", "mdtrack.cuh"} {
 		b, err := os.ReadFile(filepath.Join("../../generated/cuda", h))
 		if err != nil {
 			t.Fatal(err)
@@ -270,4 +313,60 @@ func TestDeviceTwinsGPU(t *testing.T) {
 		}
 	}
 	t.Logf("mdtrack.cuh: %d cases at 1, 2 and 4 doubles on %s: every bit equal", len(cases), dev.Info().Name)
+
+	// mdtr_param_series: the slots the batched solve's parametric
+	// coefficients' kernel writes.
+	pcases := paramTwinCases()
+	in, inOff, outOff, outLen = nil, nil, nil, 0
+	var pwants [][]float64
+	for _, c := range pcases {
+		want, err := paramWant(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pwants = append(pwants, want)
+		inOff = append(inOff, int64(len(in)))
+		in = append(in, float64(c.N), float64(len(c.poly)/(2*c.N)), float64(c.ck), float64(c.x), c.tau)
+		in = append(in, c.poly...)
+		outOff = append(outOff, outLen)
+		outLen += int64(len(want))
+	}
+	pInOffB, pOutOffB := offs(inOff), offs(outOff)
+	defer dev.Free(pInOffB)
+	defer dev.Free(pOutOffB)
+	got = run("mdtr_param_twin", len(pcases), in, int(outLen), func(in, out cudadev.Buffer) []any {
+		return []any{in, pInOffB, out, pOutOffB, int64(len(pcases))}
+	})
+	for i, c := range pcases {
+		for j, w := range pwants[i] {
+			if g := got[outOff[i]+int64(j)]; math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("mdtr_param_series case %d (%d doubles, slot %d, 2^%d, tau %v): double %d: the GPU %v, Go %v", i, c.N, c.ck, c.x, c.tau, j, g, w)
+			}
+		}
+	}
+	t.Logf("mdtr_param_series: %d slots at 1, 2, 4 and 8 doubles on %s: every bit equal", len(pcases), dev.Info().Name)
+
+	// mdtr_step_size and mdtr_max_mag.
+	scases := stepTwinCases()
+	in, inOff = nil, nil
+	for _, c := range scases {
+		inOff = append(inOff, int64(len(in)))
+		in = append(in, float64(c.N), float64(c.n), c.tau, c.dist, c.scale, c.opt.MaxStep, c.opt.Beta1, c.opt.Beta2, c.opt.PredTol)
+		for v := range c.n {
+			in = append(in, c.pole[v], c.err[v], float64(c.order[v]))
+		}
+		in = append(in, c.x...)
+	}
+	sInOffB := offs(inOff)
+	defer dev.Free(sInOffB)
+	got = run("mdtr_step_twin", len(scases), in, 2*len(scases), func(in, out cudadev.Buffer) []any {
+		return []any{in, sInOffB, out, int64(len(scases))}
+	})
+	for i, c := range scases {
+		dt, mag := stepWant(c)
+		if !same(got[2*i], dt) || !same(got[2*i+1], mag) {
+			t.Fatalf("mdtr_step_size case %d (%d doubles, %d components): the GPU %v, %v; Go %v, %v", i, c.N, c.n, got[2*i], got[2*i+1], dt, mag)
+		}
+	}
+	t.Logf("mdtr_step_size, mdtr_max_mag: %d cases on %s: every bit equal", len(scases), dev.Info().Name)
 }
