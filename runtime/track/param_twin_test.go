@@ -1,19 +1,13 @@
 package track
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os/exec"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
-	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 )
@@ -23,22 +17,7 @@ import (
 // the host for the cases on stdin: "N len ck x tau", then the len
 // coefficients of the polynomial as bits; it writes the slot's ck
 // coefficients.
-const paramTwinDriver = `#include <cstdio>
-#include <cstdint>
-#include <cstring>
-#include <vector>
-#include "md1.cuh"
-#include "md2.cuh"
-#include "md4.cuh"
-#include "md8.cuh"
-#include "mdtrack.cuh"
-MDTR_OPS(1)
-MDTR_OPS(2)
-MDTR_OPS(4)
-MDTR_OPS(8)
-static double rd() { unsigned long long b; std::scanf("%llx", &b); double x; std::memcpy(&x, &b, 8); return x; }
-static void wd(double x) { uint64_t b; std::memcpy(&b, &x, 8); std::printf("%llx ", (unsigned long long)b); }
-int main() {
+const paramTwinDriver = twinPrelude + `int main() {
   int N, len, ck, x;
   while (std::scanf("%d %d %d %d", &N, &len, &ck, &x) == 4) {
     double tau = rd();
@@ -64,43 +43,29 @@ int main() {
 // exponent range (results that overflow, and that round to subnormals).
 // Skipped without g++ unless MDGEN_REQUIRE_CXX=1.
 func TestParamSeriesDeviceTwin(t *testing.T) {
-	bin := xcheck.CompileHeaders(t, paramTwinDriver)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	cases := paramTwinCases()
 	var in bytes.Buffer
-	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
 	for _, c := range cases {
-		fmt.Fprintf(&in, "%d %d %d %d %s", c.N, len(c.poly)/(2*c.N), c.ck, c.x, hex(c.tau))
+		fmt.Fprintf(&in, "%d %d %d %d %s", c.N, len(c.poly)/(2*c.N), c.ck, c.x, hexBits(c.tau))
 		for _, l := range c.poly {
-			in.WriteString(" " + hex(l))
+			in.WriteString(" " + hexBits(l))
 		}
 		in.WriteString("\n")
 	}
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the driver: %v", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	lines := runTwinDriver(t, paramTwinDriver, &in, len(cases))
 	for i, c := range cases {
-		if !sc.Scan() {
-			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
-		}
 		want, err := paramWant(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := strings.Fields(sc.Text())
+		got := lines[i]
 		if len(got) != len(want) {
 			t.Fatalf("case %d: the twin wrote %d doubles, Go %d", i, len(got), len(want))
 		}
 		for j, w := range want {
-			if got[j] != hex(w) {
+			if got[j] != hexBits(w) {
 				t.Fatalf("case %d (%d doubles, %d coefficients, slot %d, 2^%d, tau %v): double %d: the twin %s, Go %s (%v)",
-					i, c.N, len(c.poly)/(2*c.N), c.ck, c.x, c.tau, j, got[j], hex(w), w)
+					i, c.N, len(c.poly)/(2*c.N), c.ck, c.x, c.tau, j, got[j], hexBits(w), w)
 			}
 		}
 	}

@@ -1,18 +1,11 @@
 package track
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os/exec"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/mdgen/mdgen/internal/xcheck"
 )
 
 // stepTwinDriver runs mdtrack.cuh's mdtr_step_size and mdtr_max_mag on the
@@ -21,20 +14,7 @@ import (
 // of a pole bound, an error term, and an order, then the n complex
 // numbers of N doubles (2N limbs' bits each); it writes the step and the
 // largest modulus.
-const stepTwinDriver = `#include <cstdio>
-#include <cstdint>
-#include <cstring>
-#include <vector>
-#include "md1.cuh"
-#include "md2.cuh"
-#include "md4.cuh"
-#include "mdtrack.cuh"
-MDTR_OPS(1)
-MDTR_OPS(2)
-MDTR_OPS(4)
-static double rd() { unsigned long long b; std::scanf("%llx", &b); double x; std::memcpy(&x, &b, 8); return x; }
-static void wd(double x) { uint64_t b; std::memcpy(&b, &x, 8); std::printf("%llx ", (unsigned long long)b); }
-int main() {
+const stepTwinDriver = twinPrelude + `int main() {
   int N, n;
   while (std::scanf("%d %d", &N, &n) == 2) {
     double tau = rd(), dist = rd(), scale = rd(), maxStep = rd(), beta1 = rd(), beta2 = rd(), predTol = rd();
@@ -60,45 +40,31 @@ int main() {
 // both signs, NaN and infinite points), the default options and others.
 // Skipped without g++ unless MDGEN_REQUIRE_CXX=1.
 func TestStepDeviceTwin(t *testing.T) {
-	bin := xcheck.CompileHeaders(t, stepTwinDriver)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	cases := stepTwinCases()
 	var in bytes.Buffer
-	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
 	for _, c := range cases {
 		fmt.Fprintf(&in, "%d %d", c.N, c.n)
 		for _, f := range []float64{c.tau, c.dist, c.scale, c.opt.MaxStep, c.opt.Beta1, c.opt.Beta2, c.opt.PredTol} {
-			in.WriteString(" " + hex(f))
+			in.WriteString(" " + hexBits(f))
 		}
 		for v := range c.n {
-			fmt.Fprintf(&in, " %s %s %d", hex(c.pole[v]), hex(c.err[v]), c.order[v])
+			fmt.Fprintf(&in, " %s %s %d", hexBits(c.pole[v]), hexBits(c.err[v]), c.order[v])
 		}
 		for _, l := range c.x {
-			in.WriteString(" " + hex(l))
+			in.WriteString(" " + hexBits(l))
 		}
 		in.WriteString("\n")
 	}
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the driver: %v", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
+	lines := runTwinDriver(t, stepTwinDriver, &in, len(cases))
 	nan := 0
 	for i, c := range cases {
-		if !sc.Scan() {
-			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
-		}
 		dt, mag := stepWant(c)
 		if math.IsNaN(dt) {
 			nan++
 		}
-		want := []string{hex(dt), hex(mag)}
-		got := strings.Fields(sc.Text())
-		if j, ok := twinFieldsEqual(got, want); !ok {
-			t.Fatalf("case %d (%d doubles, %d components): field %d: the twin %v, Go %v", i, c.N, c.n, j, got, want)
+		want := []string{hexBits(dt), hexBits(mag)}
+		if j, ok := twinFieldsEqual(lines[i], want); !ok {
+			t.Fatalf("case %d (%d doubles, %d components): field %d: the twin %v, Go %v", i, c.N, c.n, j, lines[i], want)
 		}
 	}
 	t.Logf("%d cases (%d steps NaN): every bit equal", len(cases), nan)

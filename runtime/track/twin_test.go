@@ -15,25 +15,31 @@ import (
 	"github.com/mdgen/mdgen/internal/xcheck"
 )
 
-// arithTwinDriver runs generated/cuda/mdtrack.cuh on the host for the
-// cases on stdin: "N n d L M deg tau s", then the deg+1 coefficients of a
-// polynomial and the n(d+1) coefficients of the series, each as its 2N
-// limbs' bits in hex. It writes the shifted polynomial, P, Q, the Taylor
-// flags, poles, errors and orders, and the prediction at s, as bits.
-const arithTwinDriver = `#include <cstdio>
+// twinPrelude opens the twins' host drivers: mdtrack.cuh at 1, 2, 4 and
+// 8 doubles, and rd and wd, which read and write a double's bits in hex.
+const twinPrelude = `#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 #include "md1.cuh"
 #include "md2.cuh"
 #include "md4.cuh"
+#include "md8.cuh"
 #include "mdtrack.cuh"
 MDTR_OPS(1)
 MDTR_OPS(2)
 MDTR_OPS(4)
+MDTR_OPS(8)
 static double rd() { unsigned long long b; std::scanf("%llx", &b); double x; std::memcpy(&x, &b, 8); return x; }
 static void wd(double x) { uint64_t b; std::memcpy(&b, &x, 8); std::printf("%llx ", (unsigned long long)b); }
-template <class T> static T rn() { T z; double* l = (double*)&z; for (int i = 0; i < mdtr_limbs<T>(); ++i) l[i] = rd(); return z; }
+`
+
+// arithTwinDriver runs generated/cuda/mdtrack.cuh on the host for the
+// cases on stdin: "N n d L M deg tau s", then the deg+1 coefficients of a
+// polynomial and the n(d+1) coefficients of the series, each as its 2N
+// limbs' bits in hex. It writes the shifted polynomial, P, Q, the Taylor
+// flags, poles, errors and orders, and the prediction at s, as bits.
+const arithTwinDriver = twinPrelude + `template <class T> static T rn() { T z; double* l = (double*)&z; for (int i = 0; i < mdtr_limbs<T>(); ++i) l[i] = rd(); return z; }
 template <class T> static void wn(const T& z) { const double* l = (const double*)&z; for (int i = 0; i < mdtr_limbs<T>(); ++i) wd(l[i]); }
 template <class T> static void run(int n, int d, int L, int M, int deg, double tau, double s) {
   std::vector<T> poly(deg + 1), x(n * (d + 1)), P(n * (L + 1)), Q(n * M + 1), A(M * M + 1), b(M + 1), out(n);
@@ -75,36 +81,22 @@ int main() {
 // tie), and the prediction at s. Skipped without
 // g++ unless MDGEN_REQUIRE_CXX=1.
 func TestArithDeviceTwin(t *testing.T) {
-	bin := xcheck.CompileHeaders(t, arithTwinDriver)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
 	cases := twinCases()
 	var in bytes.Buffer
-	hex := func(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
 	for _, c := range cases {
-		fmt.Fprintf(&in, "%d %d %d %d %d %d %s %s", c.N, c.n, c.d, c.L, c.M, len(c.poly)/(2*c.N)-1, hex(c.tau), hex(c.s))
+		fmt.Fprintf(&in, "%d %d %d %d %d %d %s %s", c.N, c.n, c.d, c.L, c.M, len(c.poly)/(2*c.N)-1, hexBits(c.tau), hexBits(c.s))
 		for _, l := range append(append([]float64(nil), c.poly...), c.x...) {
-			in.WriteString(" " + hex(l))
+			in.WriteString(" " + hexBits(l))
 		}
 		in.WriteString("\n")
 	}
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the driver: %v", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	lines := runTwinDriver(t, arithTwinDriver, &in, len(cases))
 	for i, c := range cases {
-		if !sc.Scan() {
-			t.Fatalf("the driver wrote %d lines for %d cases", i, len(cases))
-		}
 		want, err := twinWant(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := strings.Fields(sc.Text())
+		got := lines[i]
 		if j, ok := twinFieldsEqual(got, want); !ok {
 			if j < min(len(got), len(want)) {
 				t.Fatalf("case %d (%d doubles, n %d, d %d, [%d/%d]): field %d: the twin %s, Go %s", i, c.N, c.n, c.d, c.L, c.M, j, got[j], want[j])
@@ -113,6 +105,35 @@ func TestArithDeviceTwin(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases at 1, 2 and 4 doubles: every bit equal", len(cases))
+}
+
+// hexBits is x's bits in hex, as the twins' drivers read and write them.
+func hexBits(x float64) string { return fmt.Sprintf("%x", math.Float64bits(x)) }
+
+// runTwinDriver compiles driver against generated/cuda with g++ (skipping
+// the test without it: xcheck.CompileHeaders), runs it on in and returns
+// the fields of its first n lines (a line a case).
+func runTwinDriver(t *testing.T, driver string, in *bytes.Buffer, n int) [][]string {
+	t.Helper()
+	bin := xcheck.CompileHeaders(t, driver)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Stdin = in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the driver: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	var lines [][]string
+	for len(lines) < n && sc.Scan() {
+		lines = append(lines, strings.Fields(sc.Text()))
+	}
+	if len(lines) < n {
+		t.Fatalf("the driver wrote %d lines for %d cases", len(lines), n)
+	}
+	return lines
 }
 
 // twinCase is one case of the tracker's arithmetic for its device twin:
