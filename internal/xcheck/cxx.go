@@ -70,3 +70,13 @@ func generatedCUDA(t testing.TB) string {
 		dir = up
 	}
 }
+
+// GPUTestCache is the folder where the cuda-tagged tests cache the
+// kernels they build with nvcc: MDGEN_GPU_TEST_CACHE, else
+// mdgen-gpu-test-kernels under the temporary folder.
+func GPUTestCache() string {
+	if dir := os.Getenv("MDGEN_GPU_TEST_CACHE"); dir != "" {
+		return dir
+	}
+	return filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
+}

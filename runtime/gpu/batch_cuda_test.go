@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +37,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
@@ -79,10 +79,7 @@ func batchSetup(tb testing.TB) (*cudadev.Device, map[int]*gpu.Kernels) {
 			return
 		}
 		fmt.Println("gpu:", batchDev.Info())
-		cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
-		if cache == "" {
-			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
-		}
+		cache := xcheck.GPUTestCache()
 		b, err := kernels.New(batchDev, "", cache)
 		if err != nil {
 			batchErr = err

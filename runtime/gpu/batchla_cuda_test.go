@@ -27,7 +27,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -36,6 +35,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/internal/bench"
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/gpu"
@@ -60,10 +60,7 @@ func blaSetup(tb testing.TB) map[mdops.Prec]*gpu.BatchLAKernels {
 			return
 		}
 		fmt.Println("gpu:", blaDev.Info())
-		cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
-		if cache == "" {
-			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
-		}
+		cache := xcheck.GPUTestCache()
 		b, err := kernels.New(blaDev, "", cache)
 		if err != nil {
 			blaErr = err

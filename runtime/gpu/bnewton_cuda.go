@@ -176,23 +176,22 @@ func NewBatchNewton(k *BatchNewtonKernels, s *BNSetup, threads int) (*BatchNewto
 	if bn.bufs[bnAdd], err = uploadInt32(k.dev, s.Add, "addition"); err != nil {
 		return nil, err
 	}
-	for _, t := range []struct {
-		buf int
-		x   []int64
-	}{{bnTabs, s.Tabs}, {bnLv, s.Lv}} {
-		if bn.bufs[t.buf], err = uploadInt64(k.dev, t.x, "table"); err != nil {
+	type table struct {
+		buf  int
+		x    []int64
+		what string
+	}
+	tables := []table{{bnTabs, s.Tabs, "table"}, {bnLv, s.Lv, "table"}}
+	if s.Params != nil {
+		tables = append(tables, table{bnParamEnt, s.ParamEnt, "parametric coefficients' table"},
+			table{bnParamTerms, s.ParamTerms, "parametric coefficients' table"})
+	}
+	for _, t := range tables {
+		if bn.bufs[t.buf], err = uploadInt64(k.dev, t.x, t.what); err != nil {
 			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
 		}
 	}
 	if s.Params != nil {
-		for _, t := range []struct {
-			buf int
-			x   []int64
-		}{{bnParamEnt, s.ParamEnt}, {bnParamTerms, s.ParamTerms}} {
-			if bn.bufs[t.buf], err = uploadInt64(k.dev, t.x, "parametric coefficients' table"); err != nil {
-				return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
-			}
-		}
 		if bn.bufs[bnParamPolys], err = k.dev.AllocFloat64s(int64(max(1, len(s.ParamPolys)))); err != nil {
 			return nil, fmt.Errorf("gpu: NewBatchNewton: %w", err)
 		}

@@ -26,7 +26,6 @@ package gpu_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -37,6 +36,7 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/nvcc"
 	"github.com/mdgen/mdgen/internal/bntest"
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -65,10 +65,7 @@ func bnKernels(tb testing.TB, p mdops.Prec) *gpu.BatchNewtonKernels {
 			return
 		}
 		fmt.Println("gpu:", bnDev.Info())
-		cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
-		if cache == "" {
-			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
-		}
+		cache := xcheck.GPUTestCache()
 		bnB, bnBErr = kernels.New(bnDev, "", cache)
 		if bnBErr == nil {
 			// MDGEN_GPU_TEST_NVCC_EXTRA adds nvcc flags (-lineinfo for a

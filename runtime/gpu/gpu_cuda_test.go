@@ -28,6 +28,7 @@ import (
 
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/cpu"
@@ -98,10 +99,7 @@ func gpuRefFatbins(t *testing.T) map[int][]byte {
 			}
 			srcs = append(srcs, nvcc.Source{Name: fmt.Sprintf("ref%d", n), Source: gpuabi.ReferenceKernelsCU(n), Headers: h})
 		}
-		cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
-		if cache == "" {
-			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
-		}
+		cache := xcheck.GPUTestCache()
 		c := &nvcc.Compiler{Dir: cache, Archs: []string{dev.Info().Arch()}, Log: os.Stdout}
 		res, err := c.Build(srcs)
 		if err != nil {

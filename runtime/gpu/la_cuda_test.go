@@ -27,7 +27,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -39,6 +38,7 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -232,10 +232,7 @@ func TestGPULinearAlgebra(t *testing.T) {
 	if _, err := nvcc.Find(""); err != nil {
 		t.Fatal(err)
 	}
-	cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
-	}
+	cache := xcheck.GPUTestCache()
 	c := &nvcc.Compiler{Dir: cache, Archs: []string{dev.Info().Arch()}, Log: os.Stdout}
 	if os.Getenv("MDGEN_GPU_LA_NOINLINE") == "1" {
 		c.Extra = []string{"-DMD_HD=__host__ __device__ __noinline__"}

@@ -21,7 +21,6 @@ import (
 	"math"
 	"math/big"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -32,6 +31,7 @@ import (
 	"github.com/mdgen/mdgen/gen"
 	"github.com/mdgen/mdgen/gen/gpuabi"
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/mdops/la"
 	"github.com/mdgen/mdgen/runtime/backend"
@@ -86,10 +86,7 @@ func ntKernels(t *testing.T, ns []int, n int, complex bool) (*cudadev.Device, *g
 				}
 			}
 		}
-		cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
-		if cache == "" {
-			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
-		}
+		cache := xcheck.GPUTestCache()
 		c := &nvcc.Compiler{Dir: cache, Archs: []string{ntDev.Info().Arch()}, Log: os.Stdout}
 		t0 := time.Now()
 		res, err := c.Build(srcs)

@@ -25,13 +25,13 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/gpu"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
@@ -62,10 +62,7 @@ func refSetup(tb testing.TB, ns []int) (map[int]*gpu.Kernels, map[mdops.Prec]*gp
 		}
 		refDevOK = true
 		fmt.Println("gpu:", dev.Info())
-		cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
-		if cache == "" {
-			cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
-		}
+		cache := xcheck.GPUTestCache()
 		b, err := kernels.New(dev, "", cache)
 		if err != nil {
 			refErr = err

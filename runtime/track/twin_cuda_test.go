@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/mdgen/mdgen/gen/nvcc"
+	"github.com/mdgen/mdgen/internal/xcheck"
 	"github.com/mdgen/mdgen/mdops/fp"
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
 )
@@ -155,10 +156,7 @@ func TestDeviceTwinsGPU(t *testing.T) {
 		}
 		headers[h] = b
 	}
-	cache := os.Getenv("MDGEN_GPU_TEST_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), "mdgen-gpu-test-kernels")
-	}
+	cache := xcheck.GPUTestCache()
 	c := &nvcc.Compiler{Dir: cache, Archs: []string{dev.Info().Arch()}, Log: os.Stdout}
 	res, err := c.Build([]nvcc.Source{{Name: "twins", Source: []byte(twinKernels), Headers: headers}})
 	if err != nil {
