@@ -332,9 +332,15 @@ func checkTrackGPU(t *testing.T, precs []int, run func(t testing.TB, h *track.Ho
 // 2,4), MDGEN_TRACK_MODES the GPU's modes (default all three); MDGEN_BATCH_PAGEABLE=1 keeps the batches' host buffers pageable
 // (gpu.BatchOptions.Pageable), to measure against.
 func BenchmarkTrackGPU(b *testing.B) {
-	bs := gpuBatches(b)
 	sv := gpuSolves(b)
 	modes := strings.Split(envOr("MDGEN_TRACK_MODES", "gpu,gpu-together,gpu-solves"), ",")
+	// The batched evaluations' kernels only where a mode runs them: the
+	// whole solves' modes need none (nvcc builds the 8-double kernels for
+	// minutes).
+	var bs *kernels.Batches
+	if slices.ContainsFunc(modes, func(m string) bool { return m == "gpu" || m == "gpu-together" }) {
+		bs = gpuBatches(b)
+	}
 	systems := strings.Split(envOr("MDGEN_TRACK_BENCH", "katsura8,noon6,cyclic6"), ",")
 	precs := strings.Split(envOr("MDGEN_TRACK_PRECS", "2,4"), ",")
 	for _, spec := range systems {

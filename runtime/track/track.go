@@ -849,9 +849,18 @@ func (e *engine) seriesLevel(q int) (*level, error) {
 // u^(-1/2) is at least cond (the series keeps half its digits), at most
 // the tracking precision.
 func (e *engine) seriesPrec(cond float64) int {
-	q := SeriesPrec(e.n)
-	for q < e.n && cond*math.Sqrt(mdops.Prec{N: q}.UnitRoundoff()) > 1 {
-		q = nextPrec(q, e.n)
+	return seriesPrecAt(e.n, cond)
+}
+
+// seriesPrecAt is seriesPrec of a path tracked at n doubles. Where no
+// precision of the Ladder between SeriesPrec(n) and n suffices (n off the
+// Ladder: 3, 5, 10), the series is made at n itself.
+func seriesPrecAt(n int, cond float64) int {
+	q := SeriesPrec(n)
+	for q < n && cond*math.Sqrt(mdops.Prec{N: q}.UnitRoundoff()) > 1 {
+		if q = nextPrec(q, n); q == 0 {
+			return n
+		}
 	}
 	return q
 }
