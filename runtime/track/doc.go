@@ -105,9 +105,9 @@
 //     condition number leaves the series precision less than half its
 //     digits, the series climbs the Ladder below the tracking precision
 //     to the first precision that keeps half, else to the tracking
-//     precision itself (seriesPrec; off the Ladder, at 3, 5 or 10
-//     doubles, that is the tracking precision); after two rejections
-//     from a point both run at the tracking precision. Where it leaves the series precision more
+//     precision itself, which may be off the Ladder (3, 5, 10:
+//     seriesPrec); after two rejections from a point both run at the
+//     tracking precision. Where it leaves the series precision more
 //     digits than the corrector's tolerance needs, cond u_q <= 1e-12
 //     (refineTol^2) at the last point and at the new one (seriesCorrects),
 //     the series solve refines to 1e-6 itself and its point, within about
