@@ -31,7 +31,7 @@ check-generated: generate
 # missing), so that a quiet skip cannot pass for a run.
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m -json ./... | $(GO) run ./internal/testreport
+	$(GO) test -count=1 -timeout 40m -json ./... | $(GO) run ./internal/testreport
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -106,6 +106,9 @@ func TestBatchEvalEmulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles kernels with g++")
 	}
+	// One emulation process at a time (one core): the other emulation
+	// tests run beside it.
+	t.Parallel()
 	cxx := needCXX(t)
 	ns := []int{1, 2, 3, 4, 8}
 	dir := t.TempDir()

@@ -179,6 +179,9 @@ func TestBatchLAKernelEmulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles kernels with g++")
 	}
+	// One emulation process at a time (one core): the other emulation
+	// tests run beside it.
+	t.Parallel()
 	ns := []int{1, 2}
 	if s := os.Getenv("MDGEN_BLA_NS"); s != "" {
 		ns = nil
@@ -371,6 +374,9 @@ func TestBatchLACondEmulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles kernels with g++")
 	}
+	// One emulation process at a time (one core): the other emulation
+	// tests run beside it.
+	t.Parallel()
 	ns := []int{1, 2, 3, 4, 8}
 	if s := os.Getenv("MDGEN_BLA_NS"); s != "" {
 		ns = nil

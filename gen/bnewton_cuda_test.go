@@ -96,6 +96,9 @@ func TestBatchNewtonEmulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles the batched Newton solve with g++")
 	}
+	// One emulation process at a time (one core): the other emulation
+	// tests run beside it.
+	t.Parallel()
 	for _, p := range []mdops.Prec{{N: 2, Complex: true}, {N: 1, Complex: false}, {N: 4, Complex: true}, {N: 3, Complex: false}} {
 		bin := bnCompile(t, p)
 		for _, c := range []struct {
