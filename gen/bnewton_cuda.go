@@ -18,6 +18,23 @@ import (
 // LAKernelsCU) and
 // the driver.
 
+// bnPrefetch sets la_pf's depth for the batched solve's linear algebra to
+// one term. A path is one block of a small system, so a reduction's lane
+// has a few terms and a deeper prefetch (la_ring1, la_ring2: D copies of
+// the loop's body, 4 for 2 doubles complex, 8 for 1) only adds code. That
+// code is what bounds the batched solve: on the H200 its warps wait mostly
+// for instructions (docs/results.md, session 19), and one term deep made
+// one launch (katsura12, degree 8, 4,224 paths) 28% faster at 1 double and
+// 14% at 2, and the tracker on katsura12 30% faster at 4 doubles and 39% at
+// 2 (session 20). The order of the operations, and so every bit, does not
+// depend on the depth. An nvcc -DMDGEN_LA_PF_D=k still overrides it.
+const bnPrefetch = `
+// The batched solve's prefetch depth (gen.bnPrefetch says why).
+#ifndef MDGEN_LA_PF_D
+#define MDGEN_LA_PF_D 1
+#endif
+`
+
 // BNMaxDegree is the largest degree of a batched solve: the driver keeps
 // d+1 skip flags and block norms per thread.
 const BNMaxDegree = 63
@@ -92,6 +109,7 @@ func BatchNewtonKernelsCU(p mdops.Prec) ([]byte, error) {
 		return nil, err
 	}
 	out := append([]byte{}, eval...)
+	out = append(out, bnPrefetch...)
 	out = append(out, laPart...)
 	out = append(out, blaPart...)
 	return append(out, bn...), nil

@@ -2018,9 +2018,14 @@ __device__ __forceinline__ long long la_rowoff(long long n, long long i) { retur
 // chained reductions of qr and qh1 wait for memory, one term at a time,
 // unless the loads of the next terms are issued ahead; fewer for the wide
 // elements (registers).
+// MDGEN_LA_PF_D, when positive, sets it for every W (an experiment's
+// nvcc -D; the order of the operations does not depend on it).
+#ifndef MDGEN_LA_PF_D
+#define MDGEN_LA_PF_D 0
+#endif
 template <int W>
 struct la_pf {
-  static const int D = W <= 2 ? 8 : (W <= 4 ? 4 : (W <= 8 ? 2 : 1));
+  static const int D = MDGEN_LA_PF_D > 0 ? MDGEN_LA_PF_D : (W <= 2 ? 8 : (W <= 4 ? 4 : (W <= 8 ? 2 : 1)));
 };
 
 // la_ring1 calls f(i, p_i) for i = i0, i0+step, ... < K, in this order,
