@@ -141,6 +141,9 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		noteChoice(stderr, *startFile, choice)
 		startWhere = *startFile
 	}
+	if len(starts) == 0 && *startFile != "" {
+		return fmt.Errorf("solve: start solutions: %s holds no solutions", *startFile)
+	}
 	if len(starts) == 0 {
 		return fmt.Errorf("solve: %s lists no start solutions: give them with -start FILE (a PHCpack solution list, or lines `name re [im]`)", arg)
 	}

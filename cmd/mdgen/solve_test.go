@@ -196,6 +196,7 @@ func TestSolveBadInput(t *testing.T) {
 	unknown := writeTemp(t, dir, "unknown", "x 1\nw 1\n")
 	half := writeTemp(t, dir, "half", "x 0.5\n")
 	malformed := writeTemp(t, dir, "malformed", "THE SOLUTIONS :\n1 2\n===\nsolution 1 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 1.0 0.0\n y : 1.0x 0.0\n")
+	emptyList := writeTemp(t, dir, "emptylist", "THE SOLUTIONS :\n0 2\n===========================================================================\n")
 	notAtZero := writeTemp(t, dir, "notzero", "THE SOLUTIONS :\n1 2\n===\nsolution 1 :\nt : 1 0\nm : 1\nthe solution for t :\n x : 1.0 0.0\n y : 1.0 0.0\n")
 	cases := []struct {
 		name   string
@@ -212,6 +213,7 @@ func TestSolveBadInput(t *testing.T) {
 		{"malformed list", []string{sys2, "-degree", "2", "-start", malformed}, 1, []string{"malformed:9:", "1.0x"}},
 		{"start not at t = 0", []string{sys2, "-degree", "2", "-start", notAtZero}, 1, []string{"is at t = 1, not at t = 0"}},
 		{"no start solutions", []string{sys2, "-degree", "2"}, 1, []string{"lists no start solutions", "-start FILE"}},
+		{"empty start list", []string{sys2, "-degree", "2", "-start", emptyList}, 1, []string{"emptylist holds no solutions"}},
 		{"bad precision", []string{sys2, "-prec", "6", "-start", half}, 2, []string{"-prec 6"}},
 		{"negative degree", []string{sys2, "-degree", "-1", "-start", half}, 2, []string{"-degree -1"}},
 		{"missing start file", []string{sys2, "-start", filepath.Join(dir, "nope")}, 1, []string{"nope", "no such file"}},

@@ -233,6 +233,9 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		if !ts.auto {
 			return usagef("track: -%s is for -prec auto", bound.name)
 		}
+		if bound.n == 0 { // the tracker's default, as the flag's help says
+			continue
+		}
 		if err := checkPrec("-"+bound.name, mdops.Prec{N: bound.n, Complex: true}); err != nil {
 			return err
 		}
@@ -473,6 +476,9 @@ func trackStarts(sys *poly.System, fileSols []solutions.Solution, arg, startFile
 		}
 		noteChoice(stderr, startFile, choice)
 		where = startFile
+	}
+	if len(starts) == 0 && startFile != "" {
+		return nil, fmt.Errorf("track: start solutions: %s holds no solutions", startFile)
 	}
 	if len(starts) == 0 {
 		return nil, fmt.Errorf("track: %s is a homotopy (parameter %s) and lists no start solutions: give them with -start FILE", arg, sys.Param)

@@ -9,6 +9,7 @@ import (
 	"math/cmplx"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -106,6 +107,22 @@ func TestTrackJSON(t *testing.T) {
 	// -prec auto is "auto"
 	if rep := trackJSONOf(t, 0, "katsura3"); rep.Prec != "auto" {
 		t.Errorf("prec %v, want auto", rep.Prec)
+	}
+}
+
+// TestTrackPrecBoundsZero: -min-prec 0 and -max-prec 0 are the
+// tracker's defaults, as their help says: the run is the default's, path
+// for path.
+func TestTrackPrecBoundsZero(t *testing.T) {
+	def := trackJSONOf(t, 0, "katsura3")
+	zero := trackJSONOf(t, 0, "katsura3", "-min-prec", "0", "-max-prec", "0")
+	for _, r := range []*trackReport{&def, &zero} {
+		for k := range r.Solutions {
+			r.Solutions[k].Seconds = 0 // the only field that may differ
+		}
+	}
+	if !reflect.DeepEqual(def.Solutions, zero.Solutions) || def.Summary != zero.Summary {
+		t.Errorf("-min-prec 0 -max-prec 0: %+v, the default run %+v", zero.Summary, def.Summary)
 	}
 }
 
@@ -245,6 +262,7 @@ func TestTrackBadInput(t *testing.T) {
 	hom := writeTemp(t, dir, "hom.txt", "2 3\nx^2 - 1 - 3*t;\ny - 2 - t;\n")
 	starts := writeTemp(t, dir, "starts.txt", "THE SOLUTIONS :\n2 2\n===\nsolution 1 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 1 0\n y : 2 0\n"+
 		"== err : 0 = rco : 1 = res : 0 ==\nsolution 2 :\nt : 0 0\nm : 1\nthe solution for t :\n x : 7 0\n y : 2 0\n== err : 0 = rco : 1 = res : 0 ==\n")
+	emptyList := writeTemp(t, dir, "emptylist.txt", "THE SOLUTIONS :\n0 2\n===========================================================================\n")
 	for _, c := range []struct {
 		args   []string
 		status int
@@ -267,6 +285,7 @@ func TestTrackBadInput(t *testing.T) {
 		{[]string{"noon3", "-start", starts}, 2, "no parameter"},
 		{[]string{hom, "-gamma", "1,0"}, 2, "total-degree"},
 		{[]string{hom}, 1, "lists no start solutions"},
+		{[]string{hom, "-start", emptyList}, 1, "emptylist.txt holds no solutions"},
 	} {
 		_, errs, status := trackCmd(t, append(c.args, "-o", out)...)
 		if status != c.status || !strings.Contains(errs, c.want) {
