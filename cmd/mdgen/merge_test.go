@@ -50,6 +50,24 @@ func sameRunJSON(t *testing.T, what string, a, b []byte) {
 // doubles and with the automatic precision, a badly scaled system too;
 // double roots split over shards get their multiplicity from the whole
 // run.
+// TestMergeCrossedShards: paths 48 and 49 of x^200 + 3x - 1 end at one
+// regular root (TestTrackCrossedPaths); one run tracks them again, shards
+// that split them cannot, and merge says so.
+func TestMergeCrossedShards(t *testing.T) {
+	dir := t.TempDir()
+	file := writeTemp(t, dir, "x200.txt", "1\nx^200 + 3*x - 1;\n")
+	a, b := filepath.Join(dir, "a.shard"), filepath.Join(dir, "b.shard")
+	for _, c := range [][]string{{"-paths", "1:48", "-shard", a}, {"-paths", "49:200", "-shard", b}} {
+		if _, errs, status := trackCmd(t, append([]string{file, "-quiet"}, c...)...); status != 0 {
+			t.Fatalf("track %v: status %d\n%s", c, status, errs)
+		}
+	}
+	_, errs, status := mergeCmd(t, a, b, "-quiet")
+	if status != 0 || !strings.Contains(errs, "2 paths end at one regular root with another (a path jumped") || !strings.Contains(errs, ": 48, 49;") {
+		t.Errorf("merge: status %d, stderr:\n%s", status, errs)
+	}
+}
+
 func TestMergeEqualsOneRun(t *testing.T) {
 	dir := t.TempDir()
 	sing := writeTemp(t, dir, "double.txt", doubleRoots)

@@ -325,6 +325,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 // writeTrackOutputs prints the run (text or JSON), writes the -o list, and
 // returns the error of failed paths, saying why on stderr.
 func writeTrackOutputs(stdout, stderr io.Writer, d *trackDesc, run *track.Run, asJSON, quiet bool, outFile string) error {
+	warnCrossed(stderr, run)
 	var err error
 	if asJSON {
 		err = writeJSON(stdout, trackJSON(d, run))
@@ -363,8 +364,52 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	progress.done()
 	if run != nil {
 		reportDeviceFailures(stderr, run, ts.devices)
+		reportCrossed(stderr, run, ts.first)
 	}
 	return run, err
+}
+
+// warnCrossed says on stderr which paths still end at one regular root
+// with another path: paths in different shards (each shard's run tracks
+// again only the crossed paths it holds), or paths that crossed again
+// after the tracker's rounds. One of each such pair jumped, so a root may
+// be missing.
+func warnCrossed(stderr io.Writer, run *track.Run) {
+	var names []string
+	n := 0
+	for _, p := range run.Paths {
+		if p.Tracked == track.Regular && p.Multiplicity > 1 {
+			if n++; n <= 8 {
+				names = append(names, strconv.FormatInt(p.Index+1, 10))
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	more := ""
+	if n > 8 {
+		more = fmt.Sprintf(" and %d more", n-8)
+	}
+	fmt.Fprintf(stderr, "mdgen: track: %d paths end at one regular root with another (a path jumped; a root may be missing; counted as singular): %s%s; "+
+		"track them in one run (-paths), or with another -seed\n", n, strings.Join(names, ", "), more)
+}
+
+// reportCrossed says on stderr which paths ended at one regular root with
+// another path and were tracked again with smaller steps (track.Run.Crossed).
+func reportCrossed(stderr io.Writer, run *track.Run, first int64) {
+	for r, ks := range run.Crossed {
+		names := make([]string, 0, min(len(ks), 8))
+		for _, k := range ks[:min(len(ks), 8)] {
+			names = append(names, strconv.FormatInt(first+k+1, 10))
+		}
+		more := ""
+		if len(ks) > 8 {
+			more = fmt.Sprintf(" and %d more", len(ks)-8)
+		}
+		fmt.Fprintf(stderr, "mdgen: track: round %d: %d paths had ended at one regular root with another (a path jumped), tracked again with smaller steps: %s%s\n",
+			r+1, len(ks), strings.Join(names, ", "), more)
+	}
 }
 
 // reportFailures says on stderr why paths failed (the first few), and when

@@ -99,6 +99,22 @@ func denseHomotopy(t testing.TB, degrees []int, seed uint64) *track.Homotopy {
 	return h
 }
 
+// crossingHomotopy is the total-degree homotopy of x^200 + 3x - 1 with
+// mdgen track's gamma of seed 1, on which two paths end at one root
+// before the tracker tracks them again (cmd/mdgen's TestTrackCrossedPaths).
+func crossingHomotopy(t testing.TB) *track.Homotopy {
+	t.Helper()
+	sys, err := poly.Parse("x200", []byte("1\nx^200 + 3*x - 1;\n"), poly.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := track.NewTotalDegree(sys, complex(-0.26663418029230684, 0.9637978075819895), true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // TestTrackSolves: track.Track through the coordinator with whole solves
 // (NewCPUSolves) and 64 workers gives every path's bits of track.Track
 // with 2 workers and no device, on katsura, noon, cyclic and random dense
@@ -121,12 +137,20 @@ func TestTrackSolves(t *testing.T) {
 			cases = append(cases, tcase{fmt.Sprintf("dense%v/prec%d", degs, p), func(t testing.TB) *track.Homotopy { return denseHomotopy(t, degs, 5) }, c})
 		}
 	}
+	// Two paths of x^200 + 3x - 1 (mdgen track's gamma of seed 1) end at
+	// one regular root: the run tracks them again (track.Run.Crossed),
+	// through the coordinator too.
+	crossing := trackCase{family: "x^200+3x-1", prec: 0}
+	cases = append(cases, tcase{"crossing/auto", func(t testing.TB) *track.Homotopy { return crossingHomotopy(t) }, crossing})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := c.h(t)
 			want, err := track.Track(h, c.options(2), c.first, c.count)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.family == crossing.family && len(want.Crossed) == 0 {
+				t.Fatalf("no path was tracked again: the case no longer has a crossing")
 			}
 			for _, together := range []bool{false, true} {
 				ex := &countingSolves{SolveExecutor: NewCPUSolves()}

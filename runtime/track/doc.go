@@ -202,6 +202,13 @@
 //     components of that relation over every pair, found in near-linear
 //     time; real when its path of the lowest index is); several paths at
 //     one point make it singular (classify.go).
+//   - paths that crossed: two paths of a generic homotopy never end at one
+//     regular root, so when paths that ended Regular agree, one of them
+//     jumped to another's path (a root is then missing: x^200 + 3x - 1
+//     lost its root 1/3 so). Track tracks such paths again with the
+//     bounds of the step (MaxStep, Beta1, Beta2, PredTol) divided by 4,
+//     then by 16 (crossingRounds), as PHCpack and HomotopyContinuation.jl
+//     re-run clustered paths; Run.Crossed lists them by round.
 //
 // # Precision
 //
@@ -224,9 +231,13 @@
 // # Runs in parts
 //
 // A path's outcome depends only on the homotopy, the options (Filled) and
-// its index; Track(h, opt, first, count) tracks a range of paths. What a
-// run adds over its paths is the classification (multiplicities, the
-// summary), which Classify computes over paths tracked in parts and put
-// together, as Track does over its own; Homotopy.Hash and SystemHash name
-// the run (shard.go). mdgen's shard files and its merge are built on them.
+// its index, except for the paths that crossed another path of the same
+// run, which the run tracks again (above); Track(h, opt, first, count)
+// tracks a range of paths. What a run adds over its paths is the
+// classification (multiplicities, the summary), which Classify computes
+// over paths tracked in parts and put together, as Track does over its
+// own; Homotopy.Hash and SystemHash name the run (shard.go). mdgen's shard
+// files and its merge are built on them. Two paths that crossed in
+// different parts are not tracked again: their classification is that
+// of two paths at one point (singular), and mdgen says so.
 package track

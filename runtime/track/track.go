@@ -198,6 +198,10 @@ type Run struct {
 	Scale   []int
 	Summary Summary
 	Seconds float64
+	// Crossed lists, for each round of tracking again, the paths (indices
+	// into Paths, increasing) that had ended at one regular root with
+	// another path, tracked again with smaller steps (Options.stricter).
+	Crossed [][]int64
 	// DeviceFailures are the devices that failed during the run, in the
 	// order of Options.Devices (their paths were tracked on the others).
 	DeviceFailures []DeviceFailure
@@ -235,93 +239,131 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 		run.Scale = h.Scaling.Var
 	}
 	shared := &sharedCoefs{h: h}
-	q := newPathQueue(count)
 	var done, failed atomic.Int64
 	var mu sync.Mutex // firstErr, devs, Progress
-	var firstErr error
 	devs := make([]DeviceFailure, len(opt.Devices))
-	var wg sync.WaitGroup
-	for i := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wopt := opt
-			var path atomic.Int64
-			joined := false
-			d := -1
-			if len(opt.Devices) > 0 {
-				d = i % len(opt.Devices)
-				wopt.device = opt.Devices[d]
-				wopt.path = path.Load
-				wopt.device.Join()
-				joined = true
-				defer func() {
-					if joined {
-						wopt.device.Leave()
-					}
-				}()
+	// pool tracks the paths ks (indices into run.Paths; nil: every one)
+	// with the options o on the workers, and returns how many it left
+	// untracked (every device failed). progress: the first pass, whose
+	// paths Options.Progress counts.
+	pool := func(ks []int64, o Options, progress bool) (int64, error) {
+		n := count
+		if ks != nil {
+			n = int64(len(ks))
+		}
+		q := newPathQueue(n)
+		// at is the queue's index of run.Paths[k] (its position in ks).
+		at := func(k int64) int64 {
+			if ks == nil {
+				return k
 			}
-			// A worker waiting for a path that may come back leaves its
-			// device, whose other workers go on without it.
-			idle, busy := func() {}, func() {}
-			if d >= 0 {
-				idle = func() { wopt.device.Leave(); joined = false }
-				busy = func() { wopt.device.Join(); joined = true }
-			}
-			deviceFailed := func() bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return d >= 0 && devs[d].Err != nil
-			}
-			w := &worker{h: h, opt: &wopt, shared: shared, engines: map[int]*engine{}}
-			defer w.close()
-			for {
-				k, ok := q.take(idle, busy)
-				if !ok {
-					return
+			i, _ := slices.BinarySearch(ks, k)
+			return int64(i)
+		}
+		var firstErr error
+		var wg sync.WaitGroup
+		for i := range int(min(int64(workers), n)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				wopt := o
+				var path atomic.Int64
+				joined := false
+				d := -1
+				if len(opt.Devices) > 0 {
+					d = i % len(opt.Devices)
+					wopt.device = opt.Devices[d]
+					wopt.path = path.Load
+					wopt.device.Join()
+					joined = true
+					defer func() {
+						if joined {
+							wopt.device.Leave()
+						}
+					}()
 				}
-				if deviceFailed() {
-					q.putBack(k)
-					return
+				// A worker waiting for a path that may come back leaves its
+				// device, whose other workers go on without it.
+				idle, busy := func() {}, func() {}
+				if d >= 0 {
+					idle = func() { wopt.device.Leave(); joined = false }
+					busy = func() { wopt.device.Join(); joined = true }
 				}
-				path.Store(first + k)
-				p, err := w.trackPath(first + k)
-				if err != nil && d >= 0 && isDeviceError(err) {
-					q.putBack(k)
+				deviceFailed := func() bool {
 					mu.Lock()
-					if devs[d].Err == nil {
-						devs[d].Err = err
+					defer mu.Unlock()
+					return d >= 0 && devs[d].Err != nil
+				}
+				w := &worker{h: h, opt: &wopt, shared: shared, engines: map[int]*engine{}}
+				defer w.close()
+				for {
+					k, ok := q.take(idle, busy)
+					if !ok {
+						return
 					}
-					devs[d].Requeued++
-					mu.Unlock()
-					return
-				}
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
+					if ks != nil {
+						k = ks[k]
 					}
-					mu.Unlock()
-					q.stop()
-					return
+					if deviceFailed() {
+						q.putBack(at(k))
+						return
+					}
+					path.Store(first + k)
+					p, err := w.trackPath(first + k)
+					if err != nil && d >= 0 && isDeviceError(err) {
+						q.putBack(at(k))
+						mu.Lock()
+						if devs[d].Err == nil {
+							devs[d].Err = err
+						}
+						devs[d].Requeued++
+						mu.Unlock()
+						return
+					}
+					if err != nil {
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = err
+						}
+						mu.Unlock()
+						q.stop()
+						return
+					}
+					run.Paths[k] = p
+					q.finish()
+					if !progress {
+						continue
+					}
+					if p.Status == Failed {
+						failed.Add(1)
+					}
+					n := done.Add(1)
+					if opt.Progress != nil {
+						mu.Lock()
+						opt.Progress(n, failed.Load())
+						mu.Unlock()
+					}
 				}
-				run.Paths[k] = p
-				q.finish()
-				if p.Status == Failed {
-					failed.Add(1)
-				}
-				n := done.Add(1)
-				if opt.Progress != nil {
-					mu.Lock()
-					opt.Progress(n, failed.Load())
-					mu.Unlock()
-				}
-			}
-		}()
+			}()
+		}
+		wg.Wait()
+		return q.left(), firstErr
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	left, err := pool(nil, opt, true)
+	// Paths that crossed: two paths of a generic homotopy never end at
+	// one regular root, so one of them jumped to another path. Those
+	// paths are tracked again with smaller steps (Options.stricter),
+	// as PHCpack and HomotopyContinuation.jl do.
+	for round := 1; err == nil && left == 0 && round <= crossingRounds; round++ {
+		ks := crossedPaths(run)
+		if len(ks) == 0 {
+			break
+		}
+		run.Crossed = append(run.Crossed, ks)
+		left, err = pool(ks, opt.stricter(round), false)
+	}
+	if err != nil {
+		return nil, err
 	}
 	var devErrs []error
 	for d, f := range devs {
@@ -331,7 +373,7 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 			devErrs = append(devErrs, fmt.Errorf("device %d: %w", d, f.Err))
 		}
 	}
-	if left := q.left(); left > 0 {
+	if left > 0 {
 		return nil, fmt.Errorf("track: every device failed, %d paths not tracked: %w", left, errors.Join(devErrs...))
 	}
 	classify(run)
@@ -890,3 +932,40 @@ const refineTol = 1e-6
 // as the series for the predictor needs; the corrector at the tracking
 // precision takes it from there.
 const seriesRefineTol = 1e-4
+
+// crossingRounds is the most rounds of tracking crossed paths again.
+const crossingRounds = 2
+
+// crossedPaths classifies run's endpoints (Classify) and returns the
+// paths, increasing, that ended Regular at a solution that another path
+// reached too: of two paths at one regular root, one jumped from its own
+// path (a path that ends Singular is left alone: several paths do end at
+// a multiple root). It leaves the paths as the tracker left them.
+func crossedPaths(run *Run) []int64 {
+	Classify(run)
+	var ks []int64
+	for k := range run.Paths {
+		p := &run.Paths[k]
+		if p.Tracked == Regular && p.Multiplicity > 1 {
+			ks = append(ks, int64(k))
+		}
+		if p.Tracked != 0 {
+			p.Status = p.Tracked
+		}
+		p.Multiplicity = 1
+	}
+	run.Summary = Summary{}
+	return ks
+}
+
+// stricter returns the options of round r of tracking crossed paths
+// again: the bounds of the step (MaxStep, Beta1, Beta2 and PredTol)
+// divided by 4^r.
+func (o Options) stricter(r int) Options {
+	f := math.Ldexp(1, -2*r)
+	o.MaxStep *= f
+	o.Beta1 *= f
+	o.Beta2 *= f
+	o.PredTol *= f
+	return o
+}
