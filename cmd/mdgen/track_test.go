@@ -127,6 +127,35 @@ func TestTrackCrossedPaths(t *testing.T) {
 	}
 }
 
+// TestTrackSingularReal: the real singular root (0, 1) of x^4, y - 1 is
+// real and one solution, at the default precision and at 16 doubles
+// (x^2, y - 1 there: 0 real before singularTol, whose tolerance was
+// u^(1/4), 1e-64 at 16 doubles, far below what the end game gives).
+func TestTrackSingularReal(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		src  string
+		args []string
+		m    int
+	}{
+		{"2\nx^4;\ny - 1;\n", nil, 4},
+	}
+	if !testing.Short() {
+		cases = append(cases, struct {
+			src  string
+			args []string
+			m    int
+		}{"2\nx^2;\ny - 1;\n", []string{"-prec", "16"}, 2})
+	}
+	for k, c := range cases {
+		file := writeTemp(t, dir, fmt.Sprintf("sing%d.txt", k), c.src)
+		rep := trackJSONOf(t, 0, append([]string{file}, c.args...)...)
+		if s := rep.Summary; s.Singular != c.m || s.Real != 1 || s.Distinct != 1 {
+			t.Errorf("%q %v: %+v, want %d singular, 1 real, 1 distinct", c.src, c.args, s, c.m)
+		}
+	}
+}
+
 // TestTrackPrecBoundsZero: -min-prec 0 and -max-prec 0 are the
 // tracker's defaults, as their help says: the run is the default's, path
 // for path.

@@ -14,11 +14,11 @@ import (
 // solution make it singular: a double root is reached by two paths), and
 // counts the summary. Two endpoints agree when every coordinate differs
 // by at most tol * max(1, |x|), tol the larger of their accuracies: 2^10
-// u max(1, cond) for a regular endpoint, the larger of u^(1/4) and twice
-// Path.Err for a singular one (u the unit roundoff of its precision), at
-// most 1e-3. The clusters are the connected components of that relation
-// over every pair; a cluster is real when its path of the lowest index
-// is.
+// u max(1, cond) for a regular endpoint, the larger of u^(1/4), 2^-27 and
+// twice Path.Err for a singular one (singularTol; u the unit roundoff of
+// its precision), at most 1e-3. The clusters are the connected components
+// of that relation over every pair; a cluster is real when its path of
+// the lowest index is.
 //
 // The search is near-linear in the number of paths: each endpoint gets a
 // key, a fixed linear form of all its coordinates (the real and imaginary
@@ -43,7 +43,7 @@ func classify(run *Run) {
 		u := math.Ldexp(1, -53*p.Prec)
 		tol := math.Ldexp(u, 10) * max(1, p.Cond)
 		if p.Status == Singular {
-			tol = max(math.Sqrt(math.Sqrt(u)), 2*p.Err)
+			tol = singularTol(u, p.Err)
 		}
 		vars = max(vars, len(p.X)/(2*p.Prec))
 		pts = append(pts, classPt{k: k, tol: min(tol, 1e-3)})
@@ -153,6 +153,16 @@ func classify(run *Run) {
 	}
 	s.countStatuses(run.Paths)
 	run.Summary = s
+}
+
+// singularTol is the accuracy of a singular endpoint (relative to
+// max(1, |x|)) at the unit roundoff u with the end game's estimate err:
+// the larger of u^(1/4), never below 2 doubles' (about 1e-8: the end game
+// extrapolates from a point a little before t = 1, whatever the
+// precision; at 16 doubles the six ends of (x-1)^3, (y+2)^2 agreed to
+// 1e-45, far from u^(1/4) = 1e-64), and twice err.
+func singularTol(u, err float64) float64 {
+	return max(math.Sqrt(math.Sqrt(u)), 0x1p-27, 2*err)
 }
 
 // countStatuses adds the paths of each status to s.

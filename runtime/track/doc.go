@@ -197,8 +197,9 @@
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond
-//     for regular ones; the larger of u^(1/4) and twice the extrapolation
-//     distance for singular ones) form one solution (the connected
+//     for regular ones; the larger of u^(1/4), 2^-27 and twice the
+//     extrapolation distance for singular ones: singularTol, also the
+//     tolerance of their imaginary parts for Real) form one solution (the connected
 //     components of that relation over every pair, found in near-linear
 //     time; real when its path of the lowest index is); several paths at
 //     one point make it singular (classify.go).

@@ -933,7 +933,7 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 	}
 	tol := 8 * math.Sqrt(e.u)
 	if p.Status == Singular {
-		tol = math.Sqrt(math.Sqrt(e.u))
+		tol = min(singularTol(e.u, p.Err), 1e-3) // as classify compares it
 	}
 	p.Real = true
 	for v := range n {
