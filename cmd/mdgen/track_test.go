@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -152,6 +153,33 @@ func TestTrackSingularReal(t *testing.T) {
 		rep := trackJSONOf(t, 0, append([]string{file}, c.args...)...)
 		if s := rep.Summary; s.Singular != c.m || s.Real != 1 || s.Distinct != 1 {
 			t.Errorf("%q %v: %+v, want %d singular, 1 real, 1 distinct", c.src, c.args, s, c.m)
+		}
+	}
+}
+
+// TestTrackSingularEndsAreSolutions: (x-1)^8 has one root, of
+// multiplicity 8. A path of the default run stalled in the end game 0.4
+// from it (residual 7.7e-4) and was reported as a second singular
+// solution; a singular end that Newton moves by more than 1e-3 is now a
+// failed path, so every reported endpoint is at the root.
+func TestTrackSingularEndsAreSolutions(t *testing.T) {
+	file := writeTemp(t, t.TempDir(), "m8.txt", "1\n(x - 1)^8;\n")
+	out, errs, status := trackCmd(t, file, "-json")
+	var rep trackReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || status == 2 {
+		t.Fatalf("status %d, %v\n%s", status, err, errs)
+	}
+	if s := rep.Summary; s.Distinct != 1 || s.Regular+s.Singular+s.Failed != 8 {
+		t.Errorf("(x-1)^8: %+v, want 1 distinct", s)
+	}
+	for _, sol := range rep.Solutions {
+		if sol.Status != "regular" && sol.Status != "singular" {
+			continue
+		}
+		re, err1 := strconv.ParseFloat(sol.X[0][0], 64)
+		im, err2 := strconv.ParseFloat(sol.X[0][1], 64)
+		if err1 != nil || err2 != nil || math.Hypot(re-1, im) > 1e-2 {
+			t.Errorf("path %d (%s) ends at %s + %s i, not at the root 1", sol.Path, sol.Status, sol.X[0][0], sol.X[0][1])
 		}
 	}
 }

@@ -46,7 +46,7 @@ func classify(run *Run) {
 			tol = singularTol(u, p.Err)
 		}
 		vars = max(vars, len(p.X)/(2*p.Prec))
-		pts = append(pts, classPt{k: k, tol: min(tol, 1e-3)})
+		pts = append(pts, classPt{k: k, tol: min(tol, maxSingularTol)})
 	}
 	c, d := keyWeights(vars)
 	maxTol := 0.0
@@ -154,6 +154,11 @@ func classify(run *Run) {
 	s.countStatuses(run.Paths)
 	run.Summary = s
 }
+
+// maxSingularTol bounds the accuracy granted to an endpoint (relative to
+// max(1, |x|)): endpoints farther apart are distinct solutions, and a
+// singular end that Newton moves farther is not a solution (path.go).
+const maxSingularTol = 1e-3
 
 // singularTol is the accuracy of a singular endpoint (relative to
 // max(1, |x|)) at the unit roundoff u with the end game's estimate err:

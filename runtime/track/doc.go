@@ -195,7 +195,8 @@
 //     1e-13 at 2 doubles and 1e-70 at 8 at the step limit), with every
 //     finite solution found by the other paths.
 //   - failed: the reason says where and why (start not converging, step
-//     below the minimum, step limit).
+//     below the minimum, step limit, or a singular end that Newton moves
+//     by more than maxSingularTol: not near a solution).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond
 //     for regular ones; the larger of u^(1/4), 2^-27 and twice the
 //     extrapolation distance for singular ones: singularTol, also the

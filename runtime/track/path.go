@@ -931,9 +931,19 @@ func (e *engine) endpoint(p *Path, st *pathState) error {
 			}
 		}
 	}
+	// A singular end that Newton moves by more than any endpoint's
+	// accuracy is not near a solution: near a root of multiplicity m, the
+	// correction is about the error over m (the ends of (x-1)^8 at 2
+	// doubles: 2e-5 to 4e-5; one end 0.4 from the root, residual 7.7e-4,
+	// stalled in the end game: 1.2e-2).
+	if p.Status == Singular && res.PointUpdate > maxSingularTol*max(1, maxMag(p.X, e.w)) {
+		p.Status = Failed
+		p.Reason = fmt.Sprintf("the end game's point is not a solution: Newton moves it by %.2g, more than %g of max(1, |x|)", res.PointUpdate, maxSingularTol)
+		return nil
+	}
 	tol := 8 * math.Sqrt(e.u)
 	if p.Status == Singular {
-		tol = min(singularTol(e.u, p.Err), 1e-3) // as classify compares it
+		tol = min(singularTol(e.u, p.Err), maxSingularTol) // as classify compares it
 	}
 	p.Real = true
 	for v := range n {
