@@ -375,41 +375,42 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 // after the tracker's rounds. One of each such pair jumped, so a root may
 // be missing.
 func warnCrossed(stderr io.Writer, run *track.Run) {
-	var names []string
-	n := 0
+	var paths []int64
 	for _, p := range run.Paths {
 		if p.Tracked == track.Regular && p.Multiplicity > 1 {
-			if n++; n <= 8 {
-				names = append(names, strconv.FormatInt(p.Index+1, 10))
-			}
+			paths = append(paths, p.Index+1)
 		}
 	}
-	if n == 0 {
-		return
+	if len(paths) > 0 {
+		fmt.Fprintf(stderr, "mdgen: track: %d paths end at one regular root with another (a path jumped; a root may be missing; counted as singular): %s; "+
+			"track them in one run (-paths), or with another -seed\n", len(paths), pathNames(paths))
 	}
-	more := ""
-	if n > 8 {
-		more = fmt.Sprintf(" and %d more", n-8)
-	}
-	fmt.Fprintf(stderr, "mdgen: track: %d paths end at one regular root with another (a path jumped; a root may be missing; counted as singular): %s%s; "+
-		"track them in one run (-paths), or with another -seed\n", n, strings.Join(names, ", "), more)
 }
 
 // reportCrossed says on stderr which paths ended at one regular root with
 // another path and were tracked again with smaller steps (track.Run.Crossed).
 func reportCrossed(stderr io.Writer, run *track.Run, first int64) {
 	for r, ks := range run.Crossed {
-		names := make([]string, 0, min(len(ks), 8))
-		for _, k := range ks[:min(len(ks), 8)] {
-			names = append(names, strconv.FormatInt(first+k+1, 10))
+		paths := make([]int64, len(ks))
+		for i, k := range ks {
+			paths[i] = first + k + 1
 		}
-		more := ""
-		if len(ks) > 8 {
-			more = fmt.Sprintf(" and %d more", len(ks)-8)
-		}
-		fmt.Fprintf(stderr, "mdgen: track: round %d: %d paths had ended at one regular root with another (a path jumped), tracked again with smaller steps: %s%s\n",
-			r+1, len(ks), strings.Join(names, ", "), more)
+		fmt.Fprintf(stderr, "mdgen: track: round %d: %d paths had ended at one regular root with another (a path jumped), tracked again with smaller steps: %s\n",
+			r+1, len(ks), pathNames(paths))
 	}
+}
+
+// pathNames lists the first 8 of the 1-based path numbers, and how many
+// more there are.
+func pathNames(paths []int64) string {
+	names := make([]string, 0, min(len(paths), 8))
+	for _, k := range paths[:min(len(paths), 8)] {
+		names = append(names, strconv.FormatInt(k, 10))
+	}
+	if len(paths) > 8 {
+		return fmt.Sprintf("%s and %d more", strings.Join(names, ", "), len(paths)-8)
+	}
+	return strings.Join(names, ", ")
 }
 
 // reportFailures says on stderr why paths failed (the first few), and when

@@ -40,6 +40,10 @@ func TestCrossedPaths(t *testing.T) {
 	if ks := crossedPaths(run); len(ks) != 0 {
 		t.Errorf("crossed paths %v, want none", ks)
 	}
+	// Then run keeps the classification, which Track does not repeat.
+	if s := run.Summary; s.Regular != 3 || s.Singular != 2 || s.Infinite != 1 || s.Distinct != 4 || run.Paths[1].Multiplicity != 2 {
+		t.Errorf("summary %+v, multiplicity %d: want the classification", s, run.Paths[1].Multiplicity)
+	}
 }
 
 // TestStricter: each round divides every bound of the step by 4.

@@ -354,9 +354,11 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	// one regular root, so one of them jumped to another path. Those
 	// paths are tracked again with smaller steps (Options.stricter),
 	// as PHCpack and HomotopyContinuation.jl do.
+	classified := false // run holds the classification of its paths
 	for round := 1; err == nil && left == 0 && round <= crossingRounds; round++ {
 		ks := crossedPaths(run)
 		if len(ks) == 0 {
+			classified = true
 			break
 		}
 		run.Crossed = append(run.Crossed, ks)
@@ -376,7 +378,9 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	if left > 0 {
 		return nil, fmt.Errorf("track: every device failed, %d paths not tracked: %w", left, errors.Join(devErrs...))
 	}
-	classify(run)
+	if !classified {
+		classify(run)
+	}
 	run.Seconds = time.Since(start).Seconds()
 	return run, nil
 }
@@ -940,19 +944,22 @@ const crossingRounds = 2
 // paths, increasing, that ended Regular at a solution that another path
 // reached too: of two paths at one regular root, one jumped from its own
 // path (a path that ends Singular is left alone: several paths do end at
-// a multiple root). It leaves the paths as the tracker left them.
+// a multiple root). When there are none, run keeps its classification;
+// otherwise its paths are left as the tracker left them.
 func crossedPaths(run *Run) []int64 {
 	Classify(run)
 	var ks []int64
 	for k := range run.Paths {
-		p := &run.Paths[k]
-		if p.Tracked == Regular && p.Multiplicity > 1 {
+		if p := &run.Paths[k]; p.Tracked == Regular && p.Multiplicity > 1 {
 			ks = append(ks, int64(k))
 		}
-		if p.Tracked != 0 {
-			p.Status = p.Tracked
-		}
-		p.Multiplicity = 1
+	}
+	if len(ks) == 0 {
+		return nil
+	}
+	for k := range run.Paths {
+		p := &run.Paths[k]
+		p.Status, p.Multiplicity = p.Tracked, 1
 	}
 	run.Summary = Summary{}
 	return ks
