@@ -23,9 +23,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mdgen/mdgen/internal/atomicfile"
 	"io"
 	"os"
+	"runtime/pprof"
+
+	"github.com/mdgen/mdgen/internal/atomicfile"
 )
 
 // usage lists every command; keep it in step with run's switch (TestUsageListsEveryCommand).
@@ -52,7 +54,35 @@ Run 'mdgen <command> -h' for the flags of a command.
 func main() {
 	// An interrupted run leaves no temporary file of an output behind.
 	atomicfile.RemoveOnSignal()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := startCPUProfile(os.Getenv("MDGEN_CPUPROFILE"), os.Stderr)
+	status := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(status)
+}
+
+// startCPUProfile writes a Go CPU profile of the command to path when it
+// is not empty (MDGEN_CPUPROFILE: where the host's time of a GPU run goes,
+// docs/gpu.md, "Profiling"), and returns what stops it.
+func startCPUProfile(path string, stderr io.Writer) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mdgen: MDGEN_CPUPROFILE: %v (no profile written)\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(stderr, "mdgen: MDGEN_CPUPROFILE: %v\n", err)
+		}
+	}
 }
 
 // command is a subcommand: its name and what runs it with its arguments.

@@ -14,8 +14,11 @@ import (
 )
 
 // DefaultTrackBatch is the most paths a Tracker tracks at once on each GPU
-// unless told otherwise (fewer when the run has fewer paths).
-const DefaultTrackBatch = 8192
+// unless told otherwise (fewer when the run has fewer paths). 4,096 rather
+// than 8,192 since the batched solve's code was cut (session 21, H200s:
+// katsura15 on one GPU 7% faster at 2 and at 4 doubles, on two GPUs 7%,
+// on four 12%; docs/results.md, "Several GPUs: katsura20 whole").
+const DefaultTrackBatch = 4096
 
 // TrackPipeline is the groups of whole solves a Tracker runs at once on
 // each GPU (lockstep.Coordinator.Pipeline): a group waits for its own
