@@ -60,7 +60,16 @@
 // poly.FindScaling: a least-squares fit of the coefficients' binary
 // logarithms, used only when it brings the coefficient farthest from 1 at
 // least 2^10 closer to 1 and leaves the scaled ones within 2^26 of each
-// other; every family of this repository is left as it is). The tracker's tolerances are relative to max(1, |y|)
+// other; every family of this repository is left as it is). When the fit
+// is not used, an equation whose largest coefficient is beyond 2^26 from 1
+// is scaled alone, its largest coefficient into [1, 2): an expanded power
+// such as (x + y + 1)^30 - 1 (coefficients up to 5.5e12, a spread that no
+// units reconcile) would otherwise leave its start at a speed of 1e12.
+// Its ends are judged in the scaled equations, where the first row of
+// the Jacobian is small at a root of an expanded power (the cancellation
+// of its large terms): from about (x + y + 1)^30 on such roots have
+// condition numbers above MaxRegularCond and are called singular, each
+// found and distinct. The tracker's tolerances are relative to max(1, |y|)
 // and its condition numbers are not invariant under such changes of
 // units; in the scaled unknowns they see the paths at about unit size.
 // Endpoints are refined on the scaled system (Cond, Residual and Err are

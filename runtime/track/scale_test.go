@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/cmplx"
 	"testing"
 )
 
@@ -213,6 +214,36 @@ func TestMidPathInfinity(t *testing.T) {
 		}
 		if s := run.Summary; s.Regular != 16 || s.Distinct != 16 || s.Infinite != 146 || s.Failed != 0 {
 			t.Errorf("seed %d: %+v, want 16 regular and distinct, 146 at infinity, none failed", seed, s)
+		}
+	}
+}
+
+// TestExpandedPower: (x + y + 1)^20 = 1 with x = y, expanded (coefficients
+// up to 1.3e8, that no diagonal scaling brings near 1): its 20 regular
+// solutions x = (w - 1)/2, w^20 = 1, two of them real. Tracked unscaled,
+// every path left its start at a speed of about 1e8 and 10 of the 20
+// ended as 5 false double roots; the equation is now scaled alone
+// (poly.FindScaling's second choice).
+func TestExpandedPower(t *testing.T) {
+	h, err := NewTotalDegree(parse(t, "2\n(x + y + 1)^20 - 1;\n x - y;\n"), gammaTest, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Scaling == nil || h.Scaling.Eq[0] == 0 {
+		t.Fatalf("the first equation is not scaled: %+v", h.Scaling)
+	}
+	run, err := Track(h, Options{Workers: 2}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := run.Summary; s.Regular != 20 || s.Distinct != 20 || s.Real != 2 || s.Failed != 0 || s.Singular != 0 {
+		t.Fatalf("%+v, want 20 regular, distinct, 2 real", s)
+	}
+	for _, p := range run.Paths {
+		w := 2 * p.Prec
+		x, y := complex(p.X[0], p.X[p.Prec]), complex(p.X[w], p.X[w+p.Prec])
+		if d := cmplx.Abs(2*x + 1); math.Abs(d-1) > 1e-14 || cmplx.Abs(x-y) > 1e-14 {
+			t.Errorf("path %d: x = %v, y = %v: |2x + 1| = %v", p.Index+1, x, y, d)
 		}
 	}
 }

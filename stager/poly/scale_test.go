@@ -2,6 +2,7 @@ package poly
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -79,5 +80,65 @@ func TestFindScaling(t *testing.T) {
 				t.Errorf("%q: scaled equation %d at the scaled solution: %g (terms up to %g)", c.src, i+1, v, size)
 			}
 		}
+	}
+}
+
+// TestEquationScaling: an equation whose largest coefficient no diagonal
+// scaling brings near 1 (the spread of an expanded power) is scaled alone,
+// its largest coefficient into [1, 2), the unknowns left as they are;
+// below 2^26, or where a coefficient would leave the double range, or with
+// a series parameter, nothing is.
+func TestEquationScaling(t *testing.T) {
+	for _, c := range []struct {
+		src string
+		eq  []int // nil: no scaling
+	}{
+		// 20!/(7! 7! 6!) = 133,024,320, 2^26.99.
+		{"2\n(x + y + 1)^20 - 1;\n x - y;\n", []int{-26, 0}},
+		{"2\n x - y;\n(x + y + 1)^30 - 1;\n", []int{0, -42}},
+		// 10!/(4! 3! 3!) = 4,200: within 2^26.
+		{"2\n(x + y + 1)^10 - 1;\n x - y;\n", nil},
+		// Scaled down by 2^-996, the 1e-300 would leave the double range.
+		{"1\n 1e300*x^2 + 1e-300;\n", nil},
+		{"2\n x^2 - 1;\n y - 1;\n", nil},
+	} {
+		s, err := Parse("s.txt", []byte(c.src), ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, ok := equationScaling(s)
+		if ok != (c.eq != nil) || ok && !slices.Equal(sc.Eq, c.eq) {
+			t.Errorf("%q: %v %+v, want %v", c.src, ok, sc, c.eq)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if slices.ContainsFunc(sc.Var, func(e int) bool { return e != 0 }) {
+			t.Errorf("%q: unknowns scaled: %v", c.src, sc.Var)
+		}
+		if _, fit := fitScaling(s); fit {
+			t.Errorf("%q: the fit scales it too: not a case of the second choice", c.src)
+		}
+		if got, _ := FindScaling(s); !slices.Equal(got.Eq, sc.Eq) {
+			t.Errorf("%q: FindScaling %+v, want the equations' %+v", c.src, got, sc)
+		}
+		y := sc.Apply(s)
+		for i := range y.Polys {
+			hi := math.Inf(-1)
+			for _, m := range y.Polys[i].Terms {
+				hi = max(hi, log2Mag(&m.Coef[0]))
+			}
+			if sc.Eq[i] != 0 && !(hi >= 0 && hi < 1) {
+				t.Errorf("%q: equation %d's largest coefficient is 2^%.2f after scaling", c.src, i+1, hi)
+			}
+		}
+	}
+	p, err := Parse("p.txt", []byte("2\n(x + y + 1)^20 - t;\n x - y;\n"), ParseOptions{Param: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := equationScaling(p); ok {
+		t.Error("a system with a series parameter was scaled")
 	}
 }
