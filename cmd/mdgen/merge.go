@@ -24,8 +24,15 @@ what mdgen track prints for the whole run: the summary, with the
 multiplicities from every path's endpoint as one run computes them, and
 every endpoint (-quiet: not the endpoints); -json the JSON of mdgen track
 -json; -o the PHCpack solution list of mdgen track -o. Every path has the
-bits of one run. The times are the shards' (seconds: their sum), workers
-the most of any shard.
+bits of one run, but for crossed paths (two paths at one regular root,
+one of which jumped): one run tracks them again with smaller steps, and
+merge, which has not the system, cannot. Shards of -shard FILE hold their
+own crossed paths tracked again, not those split between shards; shards
+of -shards and -slurm hold the first pass, and mdgen track with the run's
+system and flags and -shards naming their folder tracks every crossed
+path again (and nothing else when every chunk is there): the bits of one
+run. merge names such paths on stderr. The times are the shards'
+(seconds: their sum), workers the most of any shard.
 
 The shards must belong to one run (the same mdgen version, system, homotopy,
 precision rule and tracker options), be complete (a truncated or altered
@@ -69,6 +76,10 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	d, run, err := mergeShards(shards, 0, -1)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
+	}
+	if paths := stillCrossed(run); len(paths) > 0 && shards[0].hdr.FirstPass {
+		fmt.Fprintf(stderr, "mdgen: merge: these shards hold their paths' first pass (-shards, -slurm): mdgen track with the run's system and flags "+
+			"and -shards naming their folder tracks the %d crossed paths again, as one run does (it finds every chunk there and tracks nothing else)\n", len(paths))
 	}
 	return writeTrackOutputs(stdout, stderr, d, run, *asJSON, *quiet, *outFile)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,52 @@ func TestMergeCrossedShards(t *testing.T) {
 	_, errs, status := mergeCmd(t, a, b, "-quiet")
 	if status != 0 || !strings.Contains(errs, "2 paths end at one regular root with another (a path jumped") || !strings.Contains(errs, ": 48, 49;") {
 		t.Errorf("merge: status %d, stderr:\n%s", status, errs)
+	}
+}
+
+// TestShardsCrossedEqualOneRun: -shards in chunks of 48 paths puts the
+// crossed paths 48 and 49 of x^200 + 3x - 1 in two chunks; their shards
+// hold the first pass, and the run from them tracks both again: its JSON
+// and -o list equal one run's, and a second call (every chunk there)
+// tracks nothing else and gives them again. mdgen merge of those shards
+// alone cannot track them again, and says how.
+func TestShardsCrossedEqualOneRun(t *testing.T) {
+	dir := t.TempDir()
+	file := writeTemp(t, dir, "x200.txt", "1\nx^200 + 3*x - 1;\n")
+	oneList := filepath.Join(dir, "one.sols")
+	one, errs, status := trackCmd(t, file, "-json", "-o", oneList)
+	if status != 0 || !strings.Contains(errs, "round 1: 2 paths") {
+		t.Fatalf("one run: status %d\n%s", status, errs)
+	}
+	shards := filepath.Join(dir, "shards")
+	for call := 1; call <= 2; call++ {
+		list := filepath.Join(dir, fmt.Sprintf("shards%d.sols", call))
+		got, errs, status := trackCmd(t, file, "-json", "-shards", shards, "-chunk", "48", "-o", list)
+		if status != 0 || !strings.Contains(errs, "round 1: 2 paths had ended at one regular root with another (a path jumped), tracked again with smaller steps: 48, 49") {
+			t.Fatalf("call %d: status %d\n%s", call, status, errs)
+		}
+		if call == 2 && strings.Contains(errs, "track 1/") {
+			t.Errorf("call 2 tracked chunks again:\n%s", errs)
+		}
+		sameRunJSON(t, fmt.Sprintf("-shards, call %d", call), []byte(one), []byte(got))
+		a, _ := os.ReadFile(oneList)
+		b, _ := os.ReadFile(list)
+		if !bytes.Equal(a, b) {
+			t.Errorf("call %d: the -o list differs from one run's", call)
+		}
+	}
+	_, errs, status = mergeCmd(t, shards, "-quiet")
+	if status != 0 || !strings.Contains(errs, "these shards hold their paths' first pass") || !strings.Contains(errs, ": 48, 49;") {
+		t.Errorf("merge of first-pass shards: status %d\n%s", status, errs)
+	}
+	// Shards of both kinds are not one run.
+	other := filepath.Join(dir, "other.shard")
+	if _, errs, status := trackCmd(t, file, "-quiet", "-paths", "1:48", "-shard", other); status != 0 {
+		t.Fatalf("-shard: %s", errs)
+	}
+	if _, errs, status := mergeCmd(t, other, filepath.Join(shards, shardName(48, 95, 200)), filepath.Join(shards, shardName(96, 143, 200)),
+		filepath.Join(shards, shardName(144, 191, 200)), filepath.Join(shards, shardName(192, 199, 200))); status != 1 || !strings.Contains(errs, "another kind of shard") {
+		t.Errorf("merge of both kinds: status %d\n%s", status, errs)
 	}
 }
 

@@ -60,6 +60,11 @@ type shardHeader struct {
 	PredTol  float64 `json:"pred_tol"`
 	// EveryPoint: -every-point (track.Options.CorrectEveryPoint).
 	EveryPoint bool `json:"every_point,omitempty"`
+	// FirstPass: the crossed paths as the first pass ended them (the
+	// chunks of -shards and of -slurm's tasks, track.Options.FirstPass):
+	// mdgen track -shards tracks them again once every chunk is there
+	// (track.TrackCrossed), which gives the bits of one run of every path.
+	FirstPass bool `json:"first_pass,omitempty"`
 	// Scale: the binary exponents of the units of the unknowns of a
 	// badly scaled target (track.Run.Scale), which merge compares in.
 	Scale []int `json:"scale,omitempty"`
@@ -531,6 +536,7 @@ func sameRun(a, b *shardHeader) string {
 		{"step limit (-max-steps)", a.MaxSteps, b.MaxSteps},
 		{"tracker options (max step, beta1, beta2, predictor tolerance)", [4]float64{a.MaxStep, a.Beta1, a.Beta2, a.PredTol}, [4]float64{b.MaxStep, b.Beta1, b.Beta2, b.PredTol}},
 		{"corrector rule (-every-point)", a.EveryPoint, b.EveryPoint},
+		{"kind of shard (first pass: -shards and -slurm; tracked again within the shard: -shard)", a.FirstPass, b.FirstPass},
 		{"scaling of the unknowns", a.Scale, b.Scale},
 		{"mdgen version", a.Version, b.Version},
 	}

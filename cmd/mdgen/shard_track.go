@@ -32,14 +32,17 @@ type shardFlags struct {
 const shardUsage = `Shards (a run in parts, merged by mdgen merge with the bits of one run):
 -shard FILE also writes this run's paths (-paths a:b) to FILE; -shards DIR
 tracks in chunks of -chunk K paths (1..K, K+1..2K, ...; within -paths a:b)
-the paths that no complete shard in DIR holds, one shard per chunk, and
-then prints the run from DIR's shards: a killed run, started again, resumes
-where it stopped. -slurm K writes a Slurm job array of K tasks (each
+the paths that no complete shard in DIR holds, one shard per chunk (each
+chunk's first pass), and then prints the run from DIR's shards with the
+crossed paths of the whole range tracked again (two paths at one regular
+root: one jumped), the bits of one run: a killed run, started again,
+resumes where it stopped. -slurm K writes a Slurm job array of K tasks (each
 tracking its range into -slurm-dir DIR/shards with -shards, so that a task
 run again resumes too) and a merge job that runs after them, and submits
 both with sbatch (-sbatch adds options: partition, time, --gres=gpu:N);
-the merge writes DIR/merged.json (and -o FILE), and fails, naming the
-missing paths, when a task did not finish. mdgen track -slurm-resume DIR
+the merge writes DIR/merged.json (and -o FILE) with mdgen track -shards
+(the crossed paths tracked again), and fails, naming the missing paths,
+when a task did not finish. mdgen track -slurm-resume DIR
 then resubmits the tasks whose paths are missing, and the merge, with the
 same sbatch options. A task whose paths failed exits with status 1 and
 complete shards: the merge reports the failed paths.
@@ -173,8 +176,10 @@ func (sf *shardFlags) run(fs *flag.FlagSet, ts *trackSetup, stdout, stderr io.Wr
 
 // trackShards tracks the paths ts.first..ts.last that no complete shard of
 // this run in dir holds, in chunks of chunk paths (on the grid 1..chunk,
-// chunk+1..2 chunk, ...), each into a shard of its own, and returns the run
-// of the whole range from the shards. A shard of another run in dir is
+// chunk+1..2 chunk, ...), each into a shard of its own (their first pass:
+// shardHeader.FirstPass), and returns the run of the whole range from the
+// shards, its crossed paths tracked again (track.TrackCrossed): the bits
+// of one run of the range, whichever chunks the crossed paths were in. A shard of another run in dir is
 // refused; a damaged one (no trailer, a wrong checksum) within the range is
 // removed and its paths tracked again.
 func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*trackDesc, *track.Run, error) {
@@ -182,6 +187,9 @@ func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*tr
 	if err != nil {
 		return nil, nil, err
 	}
+	// The chunks keep their first pass; the whole range tracks its crossed
+	// paths again below, as one run of it does.
+	hdr.FirstPass = true
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
@@ -201,6 +209,7 @@ func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*tr
 		// trackRun, as a run without shards: on the device that ts names.
 		cs := *ts
 		cs.first, cs.last = c[0], c[1]
+		cs.opt.FirstPass = true
 		run, err := trackRun(&cs, stderr)
 		if err != nil {
 			return nil, nil, err
@@ -215,7 +224,15 @@ func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*tr
 		}
 		have = append(have, sh)
 	}
-	return mergeShards(have, ts.first, ts.last)
+	d, run, err := mergeShards(have, ts.first, ts.last)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := track.TrackCrossed(ts.h, ts.opt, run); err != nil {
+		return nil, nil, err
+	}
+	reportCrossed(stderr, run, ts.first)
+	return d, run, nil
 }
 
 // completeShards reads the shards in dir that hold paths of first..last

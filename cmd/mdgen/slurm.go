@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,24 +132,37 @@ set -u
 ranges=(none%[6]s)
 exec %[7]s -paths "${ranges[$SLURM_ARRAY_TASK_ID]}" -shards %[4]s -chunk %[3]d -quiet
 `, shellQuote(dir), shellQuote(cwd), *sf.chunk, shellQuote(shards), len(job.Tasks), ranges.String(), strings.Join(cmd, " "), dir, cwd)
-	merge := []string{shellQuote(exe), "merge", "-json"}
+	// The merge job checks that the shards cover every path (mdgen merge,
+	// which names the missing ones), then puts them together with mdgen
+	// track -shards, which finds every chunk there and tracks the crossed
+	// paths of the whole run again (the tasks' shards hold their first
+	// pass): the bits of one run.
+	coverage := []string{shellQuote(exe), "merge", "-quiet", shellQuote(shards)}
+	finish := append(slices.Clone(cmd), "-shards", shellQuote(shards), "-chunk", strconv.FormatInt(*sf.chunk, 10), "-json")
 	if outFile != "" {
 		abs, err := filepath.Abs(outFile)
 		if err != nil {
 			return err
 		}
-		merge = append(merge, "-o", shellQuote(abs))
+		finish = append(finish, "-o", shellQuote(abs))
 	}
 	mergeScript := fmt.Sprintf(`#!/bin/bash
 #SBATCH --job-name=mdgen-merge
-#SBATCH --output=%[5]s/logs/merge-%%j.out
-#SBATCH --chdir=%[6]s
+#SBATCH --output=%[4]s/logs/merge-%%j.out
+#SBATCH --chdir=%[5]s
 # Written by mdgen track -slurm: runs after the tasks (afterany) and merges
 # their shards into %[1]s/merged.json; it fails, naming the missing paths,
 # when a task did not finish: mdgen track -slurm-resume %[1]s resubmits it.
+# mdgen merge checks the shards; mdgen track -shards then tracks the
+# crossed paths of the whole run again, as one run does, and nothing else.
 set -u
-%[3]s %[4]s > %[1]s/merged.json.part
+%[2]s > %[1]s/coverage.part
 rc=$?
+if [ $rc -le 1 ] && [ -s %[1]s/coverage.part ]; then
+	%[3]s > %[1]s/merged.json.part
+	rc=$?
+fi
+rm -f %[1]s/coverage.part
 if [ $rc -le 1 ] && [ -s %[1]s/merged.json.part ]; then
 	mv %[1]s/merged.json.part %[1]s/merged.json
 else
@@ -156,7 +170,7 @@ else
 	echo "mdgen track -slurm-resume %[1]s resubmits the tasks whose paths are missing" >&2
 fi
 exit $rc
-`, shellQuote(dir), shellQuote(cwd), strings.Join(merge, " "), shellQuote(shards), dir, cwd)
+`, shellQuote(dir), strings.Join(coverage, " "), strings.Join(finish, " "), dir, cwd)
 	for _, d := range []string{shards, filepath.Join(dir, "logs")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err

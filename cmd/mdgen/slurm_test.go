@@ -192,8 +192,11 @@ func TestSlurmScripts(t *testing.T) {
 		}
 	}
 	merge, _ := os.ReadFile(filepath.Join(job, "merge.sh"))
-	if !strings.Contains(string(merge), " merge -json "+filepath.Join(job, "shards")+" > "+job+"/merged.json.part") {
-		t.Errorf("merge.sh:\n%s", merge)
+	for _, w := range []string{" merge -quiet " + filepath.Join(job, "shards") + " > " + job + "/coverage.part",
+		" track katsura4 -prec=2 -shards " + filepath.Join(job, "shards") + " -chunk 4 -json > " + job + "/merged.json.part"} {
+		if !strings.Contains(string(merge), w) {
+			t.Errorf("merge.sh lacks %q:\n%s", w, merge)
+		}
 	}
 	want := "--parsable --array=1-3 --partition=cpu --time=5 " + job + "/task.sh\n" +
 		"--parsable --dependency=afterany:101 --partition=cpu --time=5 " + job + "/merge.sh\n"

@@ -370,21 +370,28 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 }
 
 // warnCrossed says on stderr which paths still end at one regular root
-// with another path: paths in different shards (each shard's run tracks
-// again only the crossed paths it holds), or paths that crossed again
-// after the tracker's rounds. One of each such pair jumped, so a root may
-// be missing.
+// with another path: paths in different shards written by -shard (each
+// shard's run tracks again only the crossed paths it holds), paths of
+// first-pass shards (-shards, -slurm) merged without mdgen track, or
+// paths that crossed again after the tracker's rounds. One of each such
+// pair jumped, so a root may be missing.
 func warnCrossed(stderr io.Writer, run *track.Run) {
+	if paths := stillCrossed(run); len(paths) > 0 {
+		fmt.Fprintf(stderr, "mdgen: track: %d paths end at one regular root with another (a path jumped; a root may be missing; counted as singular): %s; "+
+			"track them in one run (-paths), or with another -seed\n", len(paths), pathNames(paths))
+	}
+}
+
+// stillCrossed lists the paths (1-based) that end Regular at a solution
+// another path reached too (classified run).
+func stillCrossed(run *track.Run) []int64 {
 	var paths []int64
 	for _, p := range run.Paths {
 		if p.Tracked == track.Regular && p.Multiplicity > 1 {
 			paths = append(paths, p.Index+1)
 		}
 	}
-	if len(paths) > 0 {
-		fmt.Fprintf(stderr, "mdgen: track: %d paths end at one regular root with another (a path jumped; a root may be missing; counted as singular): %s; "+
-			"track them in one run (-paths), or with another -seed\n", len(paths), pathNames(paths))
-	}
+	return paths
 }
 
 // reportCrossed says on stderr which paths ended at one regular root with

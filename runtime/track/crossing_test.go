@@ -1,6 +1,8 @@
 package track
 
 import (
+	"math"
+	goreflect "reflect"
 	"slices"
 	"testing"
 )
@@ -63,4 +65,72 @@ func TestStricter(t *testing.T) {
 			t.Errorf("round %d changed more than the step's bounds", r)
 		}
 	}
+}
+
+// TestTrackCrossed: x^200 + 3x - 1 with mdgen track's gamma of seed 1,
+// whose paths 48 and 49 (1-based) end at one root in the first pass. Its
+// paths tracked as two parts with FirstPass, split between the two
+// crossed paths, put together (Classify) and given to TrackCrossed equal
+// one Track of every path, bit for bit; each part alone, without
+// FirstPass, does not (neither part holds both paths, so neither tracks
+// them again).
+func TestTrackCrossed(t *testing.T) {
+	sys := parse(t, "1\nx^200 + 3*x - 1;\n")
+	h, err := NewTotalDegree(sys, complex(-0.26663418029230684, 0.9637978075819895), true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Track(h, Options{Workers: 2}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Crossed) == 0 || !slices.Contains(whole.Crossed[0], 47) || !slices.Contains(whole.Crossed[0], 48) {
+		t.Fatalf("crossed %v: want paths 48 and 49 (indices 47 and 48) in the first round; find another case", whole.Crossed)
+	}
+	if s := whole.Summary; s.Regular != 200 || s.Distinct != 200 {
+		t.Fatalf("one run: %+v", s)
+	}
+	parts := func(o Options) *Run {
+		run := &Run{}
+		for _, r := range [][2]int64{{0, 48}, {48, 152}} {
+			part, err := Track(h, o, r[0], r[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			run.Paths = append(run.Paths, part.Paths...)
+		}
+		Classify(run)
+		return run
+	}
+	if s := parts(Options{Workers: 2}).Summary; s.Regular == 200 {
+		t.Errorf("the parts tracked without FirstPass give %+v: they should lose the crossed pair", s)
+	}
+	run := parts(Options{Workers: 2, FirstPass: true})
+	if err := TrackCrossed(h, Options{Workers: 2}, run); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(run.Crossed, whole.Crossed, slices.Equal) {
+		t.Errorf("rounds %v, want %v", run.Crossed, whole.Crossed)
+	}
+	if run.Summary != whole.Summary {
+		t.Errorf("summary %+v, want %+v", run.Summary, whole.Summary)
+	}
+	for k := range whole.Paths {
+		w, g := whole.Paths[k], run.Paths[k]
+		w.Seconds, g.Seconds = 0, 0
+		if !goreflect.DeepEqual(bitsOf(w), bitsOf(g)) {
+			t.Errorf("path %d: %+v, want %+v", k+1, g, w)
+		}
+	}
+}
+
+// bitsOf is p with its float64 fields as their bits (NaN equal to NaN).
+func bitsOf(p Path) any {
+	x := make([]uint64, len(p.X))
+	for i, v := range p.X {
+		x[i] = math.Float64bits(v)
+	}
+	f := []uint64{math.Float64bits(p.T), math.Float64bits(p.Cond), math.Float64bits(p.Residual), math.Float64bits(p.Err)}
+	p.X, p.T, p.Cond, p.Residual, p.Err = nil, 0, 0, 0, 0
+	return []any{p, x, f}
 }

@@ -219,7 +219,10 @@
 //     lost its root 1/3 so). Track tracks such paths again with the
 //     bounds of the step (MaxStep, Beta1, Beta2, PredTol) divided by 4,
 //     then by 16 (crossingRounds), as PHCpack and HomotopyContinuation.jl
-//     re-run clustered paths; Run.Crossed lists them by round.
+//     re-run clustered paths; Run.Crossed lists them by round. A run in
+//     parts (shards) holds each part's first pass (Options.FirstPass),
+//     and TrackCrossed runs the rounds on the parts put together: the
+//     bits of one run, whichever parts the crossed paths were in.
 //
 // # Precision
 //

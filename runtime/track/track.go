@@ -63,6 +63,12 @@ type Options struct {
 	// of paths done and failed so far (from several goroutines, never at
 	// once).
 	Progress func(done, failed int64)
+	// FirstPass leaves the paths that crossed (two at one regular root) as
+	// the first pass ends them, without Track's rounds of tracking them
+	// again: for the parts of a run (shards), whose crossed paths
+	// TrackCrossed tracks again once the parts are put together, so that
+	// the whole has the bits of one run.
+	FirstPass bool
 	// Devices, when not empty, do the numeric work of the solvers (see
 	// Device): worker i uses Devices[i mod len(Devices)] (several GPUs:
 	// one device each, the workers split evenly). Every worker takes its
@@ -350,19 +356,12 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 		return q.left(), firstErr
 	}
 	left, err := pool(nil, opt, true)
-	// Paths that crossed: two paths of a generic homotopy never end at
-	// one regular root, so one of them jumped to another path. Those
-	// paths are tracked again with smaller steps (Options.stricter),
-	// as PHCpack and HomotopyContinuation.jl do.
 	classified := false // run holds the classification of its paths
-	for round := 1; err == nil && left == 0 && round <= crossingRounds; round++ {
-		ks := crossedPaths(run)
-		if len(ks) == 0 {
-			classified = true
-			break
-		}
-		run.Crossed = append(run.Crossed, ks)
-		left, err = pool(ks, opt.stricter(round), false)
+	if err == nil && left == 0 && !opt.FirstPass {
+		classified, err = crossingRoundsOf(run, opt, func(ks []int64, o Options) (bool, error) {
+			left, err = pool(ks, o, false)
+			return left == 0, err
+		})
 	}
 	if err != nil {
 		return nil, err
@@ -939,6 +938,77 @@ const seriesRefineTol = 1e-4
 
 // crossingRounds is the most rounds of tracking crossed paths again.
 const crossingRounds = 2
+
+// crossingRoundsOf runs the rounds of tracking crossed paths again on run
+// after its first pass, for Track and TrackCrossed alike: two paths of a
+// generic homotopy never end at one regular root, so one of them jumped
+// to another path. Each round tracks the paths that crossedPaths finds
+// again with smaller steps (Options.stricter), as PHCpack and
+// HomotopyContinuation.jl do; again(ks, o) tracks the paths ks with o
+// into run and reports whether it tracked them all (false: a device
+// failed, and the rounds stop). It returns whether run holds its
+// classification (no path crossed after the last round tracked).
+func crossingRoundsOf(run *Run, opt Options, again func(ks []int64, o Options) (bool, error)) (classified bool, err error) {
+	for round := 1; round <= crossingRounds; round++ {
+		ks := crossedPaths(run)
+		if len(ks) == 0 {
+			return true, nil
+		}
+		run.Crossed = append(run.Crossed, ks)
+		if all, err := again(ks, opt.stricter(round)); err != nil || !all {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// TrackCrossed does for run what Track does after its first pass: the
+// rounds of tracking crossed paths again, then the classification. run
+// holds paths first..first+len-1 of h as one Track with opt and
+// FirstPass leaves them, or as the shards of such runs put together (in
+// the order of their indices, Tracked set: Classify), and the result is
+// that of one Track of those paths without FirstPass, bit for bit. Each
+// crossed path is tracked alone, on the host's cores (at most opt.Workers
+// at once; opt.Devices are not used: a round holds a few paths, which a
+// device runs at the latency of a step).
+func TrackCrossed(h *Homotopy, opt Options, run *Run) error {
+	opt.FirstPass = false
+	if err := opt.fill(); err != nil {
+		return err
+	}
+	workers := defaultWorkers()
+	if opt.Workers > 0 {
+		workers = min(workers, opt.Workers)
+	}
+	classified, err := crossingRoundsOf(run, opt, func(ks []int64, o Options) (bool, error) {
+		o.Devices, o.Progress, o.Workers = nil, nil, 1
+		errs := make([]error, len(ks))
+		var wg sync.WaitGroup
+		next := atomic.Int64{}
+		for range min(workers, len(ks)) {
+			wg.Go(func() {
+				for i := next.Add(1) - 1; i < int64(len(ks)); i = next.Add(1) - 1 {
+					k := ks[i]
+					one, err := Track(h, o, run.Paths[k].Index, 1)
+					if err != nil {
+						errs[i] = err
+						continue
+					}
+					run.Paths[k] = one.Paths[0]
+				}
+			})
+		}
+		wg.Wait()
+		return true, errors.Join(errs...)
+	})
+	if err != nil {
+		return err
+	}
+	if !classified {
+		classify(run)
+	}
+	return nil
+}
 
 // crossedPaths classifies run's endpoints (Classify) and returns the
 // paths, increasing, that ended Regular at a solution that another path
