@@ -62,7 +62,8 @@ func main() {
 
 // startCPUProfile writes a Go CPU profile of the command to path when it
 // is not empty (MDGEN_CPUPROFILE: where the host's time of a GPU run goes,
-// docs/gpu.md, "Profiling"), and returns what stops it.
+// docs/gpu.md, "Profiling"), and returns what stops it. A run stopped by
+// a signal writes no profile.
 func startCPUProfile(path string, stderr io.Writer) (stop func()) {
 	if path == "" {
 		return func() {}
@@ -71,6 +72,7 @@ func startCPUProfile(path string, stderr io.Writer) (stop func()) {
 	if err == nil {
 		if err = pprof.StartCPUProfile(f); err != nil {
 			f.Close()
+			os.Remove(path)
 		}
 	}
 	if err != nil {

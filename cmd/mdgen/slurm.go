@@ -125,7 +125,9 @@ func submitSlurm(fs *flag.FlagSet, sf *shardFlags, ts *trackSetup, stdout io.Wri
 #SBATCH --output=%[8]s/logs/task-%%A_%%a.out
 #SBATCH --chdir=%[9]s
 # Written by mdgen track -slurm: array task i tracks the paths ranges[i]
-# into shards of at most %[3]d paths in %[4]s; a task run again skips its
+# into shards of at most %[3]d paths in %[4]s (their first pass; the merge
+# job tracks the crossed paths of the whole run again, and a task's own
+# summary tracks those of its range); a task run again skips its
 # complete shards. Submitted with sbatch --array=1-%[5]d (mdgen track
 # -slurm-resume %[1]s resubmits the tasks whose paths are missing).
 set -u
@@ -155,20 +157,24 @@ exec %[7]s -paths "${ranges[$SLURM_ARRAY_TASK_ID]}" -shards %[4]s -chunk %[3]d -
 # when a task did not finish: mdgen track -slurm-resume %[1]s resubmits it.
 # mdgen merge checks the shards; mdgen track -shards then tracks the
 # crossed paths of the whole run again, as one run does, and nothing else.
+# mdgen track needs the run's system (and -start) file where the tasks
+# read it.
 set -u
+rm -f %[1]s/coverage.part %[1]s/merged.json.part
 %[2]s > %[1]s/coverage.part
 rc=$?
 if [ $rc -le 1 ] && [ -s %[1]s/coverage.part ]; then
 	%[3]s > %[1]s/merged.json.part
 	rc=$?
-fi
-rm -f %[1]s/coverage.part
-if [ $rc -le 1 ] && [ -s %[1]s/merged.json.part ]; then
-	mv %[1]s/merged.json.part %[1]s/merged.json
+	if [ $rc -le 1 ] && [ -s %[1]s/merged.json.part ]; then
+		mv %[1]s/merged.json.part %[1]s/merged.json
+	else
+		echo "mdgen: the merge's mdgen track failed (status $rc): it reads the run's system (and -start) file where the tasks did" >&2
+	fi
 else
-	rm -f %[1]s/merged.json.part
 	echo "mdgen track -slurm-resume %[1]s resubmits the tasks whose paths are missing" >&2
 fi
+rm -f %[1]s/coverage.part %[1]s/merged.json.part
 exit $rc
 `, shellQuote(dir), strings.Join(coverage, " "), strings.Join(finish, " "), dir, cwd)
 	for _, d := range []string{shards, filepath.Join(dir, "logs")} {

@@ -970,7 +970,8 @@ func crossingRoundsOf(run *Run, opt Options, again func(ks []int64, o Options) (
 // that of one Track of those paths without FirstPass, bit for bit. Each
 // crossed path is tracked alone, on the host's cores (at most opt.Workers
 // at once; opt.Devices are not used: a round holds a few paths, which a
-// device runs at the latency of a step).
+// device runs at the latency of a step). On an error run is left
+// unclassified.
 func TrackCrossed(h *Homotopy, opt Options, run *Run) error {
 	opt.FirstPass = false
 	if err := opt.fill(); err != nil {
