@@ -134,3 +134,54 @@ func bitsOf(p Path) any {
 	p.X, p.T, p.Cond, p.Residual, p.Err = nil, 0, 0, 0, 0
 	return []any{p, x, f}
 }
+
+// TestCrossingRounds: the rounds find the crossed paths anew after each
+// round (a path tracked again may cross another one), track them with the
+// options of their round, stop after crossingRounds, and stop when a
+// round did not track every path; run holds its classification only when
+// a round found nothing crossed.
+func TestCrossingRounds(t *testing.T) {
+	at := func(k int, re float64) Path {
+		return Path{Index: int64(k), Status: Regular, Prec: 1, T: 1, Cond: 2, Err: 1e-20, Multiplicity: 1, X: []float64{re, 0, 1, 0}}
+	}
+	opt, err := Options{}.Filled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		moves      [][2]float64 // round r moves path moves[r-1][0] to moves[r-1][1]
+		all        bool
+		crossed    [][]int64
+		classified bool
+		regular    int
+	}{
+		{"settled in round 1", [][2]float64{{1, 3}}, true, [][]int64{{0, 1}}, true, 3},
+		{"round 1 crosses another pair", [][2]float64{{1, 2}, {1, 3}}, true, [][]int64{{0, 1}, {1, 2}}, false, 3},
+		{"still crossed after the rounds", [][2]float64{{1, 2}, {1, 2}}, true, [][]int64{{0, 1}, {1, 2}}, false, 1},
+		{"a device failed", [][2]float64{{1, 1}}, false, [][]int64{{0, 1}}, false, 1},
+	} {
+		run := &Run{Paths: []Path{at(0, 1), at(1, 1), at(2, 2)}}
+		round := 0
+		classified, err := crossingRoundsOf(run, opt, func(ks []int64, o Options) (bool, error) {
+			round++
+			if o.MaxStep != opt.stricter(round).MaxStep {
+				t.Errorf("%s: round %d with max step %v", c.name, round, o.MaxStep)
+			}
+			if round <= len(c.moves) {
+				m := c.moves[round-1]
+				run.Paths[int(m[0])] = at(int(m[0]), m[1])
+			}
+			return c.all, nil
+		})
+		if err != nil || classified != c.classified || !slices.EqualFunc(run.Crossed, c.crossed, slices.Equal) {
+			t.Errorf("%s: classified %v, crossed %v (%v); want %v, %v", c.name, classified, run.Crossed, err, c.classified, c.crossed)
+		}
+		if !classified {
+			classify(run)
+		}
+		if run.Summary.Regular != c.regular {
+			t.Errorf("%s: %+v, want %d regular", c.name, run.Summary, c.regular)
+		}
+	}
+}

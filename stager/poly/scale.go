@@ -26,7 +26,9 @@ type Scaling struct {
 const scaleMinGain = 10
 
 // scaleMaxSpread is the largest spread (binary orders of magnitude) of the
-// scaled coefficients for which FindScaling scales: a fit that leaves them
+// scaled coefficients for which fitScaling scales (and the distance from 1
+// of an equation's largest coefficient beyond which equationScaling
+// scales it): a fit that leaves them
 // more than 2^26 (about 7e7) apart did not find the system's natural units
 // (x^2 - 2y + 1e-10 = 0, whose fit leaves 2^34, pulls its unknowns toward
 // units that the other equations' solutions do not have: scaled, its
@@ -58,9 +60,9 @@ func FindScaling(s *System) (Scaling, bool) {
 
 // equationScaling is FindScaling's second choice: Eq[i] = -floor(log2 of
 // the largest |c| of equation i) for the equations whose largest |c| is
-// outside [2^-scaleMaxSpread, 2^scaleMaxSpread], every other exponent 0;
-// no scaling when there is no such equation, or when a scaled coefficient
-// would leave the double range. The bound is high because the tracker's
+// outside [2^-scaleMaxSpread, 2^scaleMaxSpread] and whose smallest
+// coefficient stays well inside the double range so scaled, every other
+// exponent 0; no scaling when there is no such equation. The bound is high because the tracker's
 // regular ends are judged by the condition number of the scaled Jacobian,
 // which a scaled row changes: at 2^10, five systems of PHCpack's demo
 // database scaled so (camera1s, cassou, chemequs, des18_3, sendra), and
@@ -91,7 +93,7 @@ func equationScaling(s *System) (Scaling, bool) {
 		}
 		e := -int(math.Floor(hi))
 		if !(math.Abs(lo+float64(e)) < 900) {
-			return Scaling{}, false
+			continue // its smallest coefficient would leave the double range
 		}
 		sc.Eq[i], scaled = e, true
 	}

@@ -98,8 +98,10 @@ func TestEquationScaling(t *testing.T) {
 		{"2\n x - y;\n(x + y + 1)^30 - 1;\n", []int{0, -42}},
 		// 10!/(4! 3! 3!) = 4,200: within 2^26.
 		{"2\n(x + y + 1)^10 - 1;\n x - y;\n", nil},
-		// Scaled down by 2^-996, the 1e-300 would leave the double range.
+		// Scaled down by 2^-996, the 1e-300 would leave the double range:
+		// that equation is left alone, the other scaled.
 		{"1\n 1e300*x^2 + 1e-300;\n", nil},
+		{"2\n 1e300*x^2 + 1e-300*y;\n(x + y + 1)^20 - 1;\n", []int{0, -26}},
 		{"2\n x^2 - 1;\n y - 1;\n", nil},
 	} {
 		s, err := Parse("s.txt", []byte(c.src), ParseOptions{})
