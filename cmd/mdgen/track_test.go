@@ -161,8 +161,27 @@ func TestTrackSingularReal(t *testing.T) {
 // multiplicity 8. A path of the default run stalled in the end game 0.4
 // from it (residual 7.7e-4) and was reported as a second singular
 // solution; a singular end that Newton moves by more than 1e-3 is now a
-// failed path, so every reported endpoint is at the root.
+// failed end, so every reported endpoint is at the root. At -prec 2 that
+// path fails; with -prec auto it is resumed at 4 doubles, where it ends
+// at the root: 8 singular ends, one real solution.
 func TestTrackSingularEndsAreSolutions(t *testing.T) {
+	file0 := writeTemp(t, t.TempDir(), "m8.txt", "1\n(x - 1)^8;\n")
+	if s := trackJSONOf(t, 1, file0, "-prec", "2").Summary; s.Failed != 1 || s.Singular != 7 {
+		t.Errorf("(x-1)^8 at -prec 2: %+v, want 7 singular and the failed end", s)
+	}
+	auto := trackJSONOf(t, 0, file0)
+	if s := auto.Summary; s.Failed != 0 || s.Singular != 8 || s.Distinct != 1 || s.Real != 1 {
+		t.Errorf("(x-1)^8 at -prec auto: %+v, want 8 singular, 1 distinct and real", s)
+	}
+	higher := 0
+	for _, sol := range auto.Solutions {
+		if sol.Prec > 2 {
+			higher++
+		}
+	}
+	if higher == 0 {
+		t.Error("(x-1)^8 at -prec auto: no path was resumed at a higher precision")
+	}
 	file := writeTemp(t, t.TempDir(), "m8.txt", "1\n(x - 1)^8;\n")
 	out, errs, status := trackCmd(t, file, "-json")
 	var rep trackReport

@@ -205,7 +205,9 @@
 //     finite solution found by the other paths.
 //   - failed: the reason says where and why (start not converging, step
 //     below the minimum, step limit, or a singular end that Newton moves
-//     by more than maxSingularTol: not near a solution).
+//     by more than maxSingularTol: not near a solution). Under the
+//     automatic rule each of these is first resumed at the next
+//     precision, the last too (trackPath).
 //   - multiplicity: endpoints that agree within their accuracy (2^10 u cond
 //     for regular ones; the larger of u^(1/4), 2^-27 and twice the
 //     extrapolation distance for singular ones: singularTol, also the

@@ -108,11 +108,9 @@ func (w *worker) trackPath(i int64) (Path, error) {
 		w.chart.gen++
 	}
 	newton0 := w.newtonSteps()
-	var out attempt
-	var e *engine
+	var p Path
 	for {
-		var err error
-		e, err = w.engine(prec)
+		e, err := w.engine(prec)
 		if err != nil {
 			return Path{}, err
 		}
@@ -126,23 +124,31 @@ func (w *worker) trackPath(i int64) (Path, error) {
 			st.safeX = widen(st.safeX, st.xn, e.n)
 			st.xn = e.n
 		}
-		out, err = e.track(st)
+		out, err := e.track(st)
 		if err != nil {
 			return Path{}, err
 		}
-		if out.status != Failed && !out.uncertain || w.opt.Prec != 0 {
-			break
+		nxt := 0
+		if w.opt.Prec == 0 {
+			nxt = nextPrec(prec, w.opt.MaxPrec)
 		}
-		nxt := nextPrec(prec, w.opt.MaxPrec)
-		if nxt == 0 {
-			break
+		if (out.status == Failed || out.uncertain) && nxt != 0 {
+			prec = nxt
+			continue
 		}
-		prec = nxt
-	}
-	p := Path{Index: i, Status: out.status, Reason: out.reason, Prec: prec, T: 1 - st.tau,
-		Steps: st.steps, Rejected: st.rejected, Multiplicity: 1}
-	if err := e.endpoint(&p, st); err != nil {
-		return Path{}, err
+		p = Path{Index: i, Status: out.status, Reason: out.reason, Prec: prec, T: 1 - st.tau,
+			Steps: st.steps, Rejected: st.rejected, Multiplicity: 1}
+		if err := e.endpoint(&p, st); err != nil {
+			return Path{}, err
+		}
+		// An end that endpoint finds is not near a solution (a singular
+		// end that Newton moves far) failed at this precision too: the
+		// automatic rule resumes it at the next one.
+		if out.status != Failed && p.Status == Failed && nxt != 0 {
+			prec = nxt
+			continue
+		}
+		break
 	}
 	p.Newton = w.newtonSteps() - newton0
 	p.Seconds = time.Since(t0).Seconds()
