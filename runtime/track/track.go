@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mdgen/mdgen/internal/par"
 	"github.com/mdgen/mdgen/mdops"
 	"github.com/mdgen/mdgen/runtime/backend"
 	"github.com/mdgen/mdgen/runtime/newton"
@@ -984,22 +985,15 @@ func TrackCrossed(h *Homotopy, opt Options, run *Run) error {
 	classified, err := crossingRoundsOf(run, opt, func(ks []int64, o Options) (bool, error) {
 		o.Devices, o.Progress, o.Workers = nil, nil, 1
 		errs := make([]error, len(ks))
-		var wg sync.WaitGroup
-		next := atomic.Int64{}
-		for range min(workers, len(ks)) {
-			wg.Go(func() {
-				for i := next.Add(1) - 1; i < int64(len(ks)); i = next.Add(1) - 1 {
-					k := ks[i]
-					one, err := Track(h, o, run.Paths[k].Index, 1)
-					if err != nil {
-						errs[i] = err
-						continue
-					}
-					run.Paths[k] = one.Paths[0]
-				}
-			})
-		}
-		wg.Wait()
+		par.RunOn(workers, len(ks), func(_, i int) {
+			k := ks[i]
+			one, err := Track(h, o, run.Paths[k].Index, 1)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			run.Paths[k] = one.Paths[0]
+		})
 		return true, errors.Join(errs...)
 	})
 	if err != nil {
