@@ -163,9 +163,7 @@ func writeShard(path string, hdr shardHeader, run *track.Run, first int64, worke
 		}
 		for k := range run.Paths {
 			p := &run.Paths[k]
-			rec := shardPath{Path: p.Index + 1, Status: p.Tracked.String(), Reason: p.Reason, Prec: p.Prec, X: p.X,
-				T: floatText(p.T), Cond: floatText(p.Cond), Residual: floatText(p.Residual), Err: floatText(p.Err),
-				Real: p.Real, Steps: p.Steps, Rejected: p.Rejected, Newton: p.Newton, Seconds: p.Seconds}
+			rec := shardRecord(p)
 			if err := line(&rec); err != nil {
 				return fmt.Errorf("path %d: %w", p.Index+1, err)
 			}
@@ -447,6 +445,11 @@ func parseShardPath(line []byte, hdr *shardHeader, want int64) (track.Path, erro
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return track.Path{}, err
 	}
+	return shardPathOf(&rec, hdr, want)
+}
+
+// shardPathOf is the path of the record rec of path want (1-based).
+func shardPathOf(rec *shardPath, hdr *shardHeader, want int64) (track.Path, error) {
 	if rec.Path != want {
 		return track.Path{}, fmt.Errorf("path %d where path %d belongs (records follow the range in order)", rec.Path, want)
 	}

@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"os"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -122,6 +123,10 @@ type trackSetup struct {
 	devices             []int // -devices (none: every visible GPU)
 	batch               int
 	kernelDir, nvccPath string
+	// gpuProcs: -gpu-procs (several GPUs: a process each, track_procs.go);
+	// args: the command line after "track", which the children repeat.
+	gpuProcs bool
+	args     []string
 }
 
 // trackDesc is what the outputs say about a run: from the flags and the
@@ -177,6 +182,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once on each GPU (0: all, at most %d)", kernels.DefaultTrackBatch))
 	gpuMode := fs.String("gpu-mode", "solves", "with -gpu: `solves` (each group of whole Newton solves one launch on the GPU, 16 groups at once; its kernels built before the run) or evaluations (each group of evaluations one batched evaluation on the GPU, the rest of Newton on the host: slower); the same bits either way (docs/results.md compares them with the host's cores)")
 	devices := fs.String("devices", "", "with -gpu: the GPUs to use, `list` of ordinals such as 0,1 (default: every visible GPU; the paths come from one queue, the results do not depend on it)")
+	gpuProcs := fs.Bool("gpu-procs", true, "with -gpu on several GPUs: a process for each GPU, the paths from one queue (faster than one process: its garbage collector and scheduler serve every GPU); false: one process")
 	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")
 	shards := addShardFlags(fs)
@@ -196,7 +202,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ts := &trackSetup{arg: fs.Arg(0), seed: *seed, gpu: *useGPU, batch: *batch, kernelDir: *kernelDir, nvccPath: *nvccPath,
-		gpuEvaluations: *gpuMode != "solves"}
+		gpuEvaluations: *gpuMode != "solves", gpuProcs: *gpuProcs, args: args}
 	if *gpuMode != "solves" && *gpuMode != "evaluations" {
 		return usagef("track: -gpu-mode %q: want solves or evaluations", *gpuMode)
 	}
@@ -310,6 +316,9 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("track: %s: %d paths (the %s homotopy's %d): at most %d in one run; track ranges with -paths a:b -shard FILE (e.g. -paths 1:%d) and put them together with mdgen merge",
 			ts.arg, count, ts.h.Kind, total, maxTrackPaths, maxTrackPaths)
 	}
+	if os.Getenv(serveEnv) == "1" {
+		return serveTrack(ts, os.Stdin, stdout, stderr)
+	}
 	if ok, err := shards.run(fs, ts, stdout, stderr, *asJSON, *quiet, *outFile); ok {
 		return err
 	}
@@ -353,14 +362,20 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	progress := newProgress(stderr)
 	t0 := time.Now()
 	opt := ts.opt
-	if ts.gpu {
-		defer useTrackGPU(&opt, count, ts.devices, ts.batch, ts.gpuEvaluations, ts.kernelDir, ts.nvccPath, stderr)()
-	}
 	opt.Progress = func(done, failed int64) {
 		rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)
 		progress.fraction(fmt.Sprintf("track %d/%d paths, %d failed, %.0f paths/s", done, count, failed, rate), float64(done)/float64(count))
 	}
-	run, err := track.Track(ts.h, opt, ts.first, count)
+	var run *track.Run
+	var err error
+	if procs := runProcs(ts); procs != nil && os.Getenv(serveEnv) == "" {
+		run, err = trackProcesses(ts, opt, procs, stderr)
+	} else {
+		if ts.gpu {
+			defer useTrackGPU(&opt, count, ts.devices, ts.batch, ts.gpuEvaluations, ts.kernelDir, ts.nvccPath, stderr)()
+		}
+		run, err = track.Track(ts.h, opt, ts.first, count)
+	}
 	progress.done()
 	if run != nil {
 		reportDeviceFailures(stderr, run, ts.devices)

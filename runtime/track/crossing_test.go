@@ -4,6 +4,7 @@ import (
 	"math"
 	goreflect "reflect"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -183,5 +184,75 @@ func TestCrossingRounds(t *testing.T) {
 		if run.Summary.Regular != c.regular {
 			t.Errorf("%s: %+v, want %d regular", c.name, run.Summary, c.regular)
 		}
+	}
+}
+
+// TestTrackSource: two runs of x^200 + 3x - 1 fed from Sources (the
+// process per GPU of mdgen track), the even paths to one and the odd ones
+// to the other a few at a time, put together and finished by
+// TrackCrossed, equal one Track bit for bit; PathDone sees each path
+// handed out once. A Source run that is not a first pass is refused.
+func TestTrackSource(t *testing.T) {
+	sys := parse(t, "1\nx^200 + 3*x - 1;\n")
+	h, err := NewTotalDegree(sys, complex(-0.26663418029230684, 0.9637978075819895), true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Track(h, Options{Workers: 2}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &Run{Paths: make([]Path, h.Paths())}
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	for part := range int64(2) {
+		src := make(chan int64)
+		go func() {
+			for k := part; k < h.Paths(); k += 2 {
+				src <- k
+			}
+			close(src)
+		}()
+		got, err := Track(h, Options{Workers: 3, FirstPass: true, Source: src, PathDone: func(k int64, p *Path) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[k]++
+			if p.Index != k {
+				t.Errorf("PathDone(%d) with path %d", k, p.Index)
+			}
+		}}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := part; k < h.Paths(); k += 2 {
+			run.Paths[k] = got.Paths[k]
+		}
+		for k := 1 - part; k < h.Paths(); k += 2 {
+			if got.Paths[k].Status != 0 {
+				t.Errorf("part %d tracked path %d, which its Source did not hand out", part, k+1)
+			}
+		}
+	}
+	for k := range h.Paths() {
+		if seen[k] != 1 {
+			t.Errorf("PathDone saw path %d %d times", k+1, seen[k])
+		}
+	}
+	Classify(run)
+	if err := TrackCrossed(h, Options{Workers: 2}, run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary != whole.Summary || !slices.EqualFunc(run.Crossed, whole.Crossed, slices.Equal) {
+		t.Errorf("summary %+v, rounds %v; want %+v, %v", run.Summary, run.Crossed, whole.Summary, whole.Crossed)
+	}
+	for k := range whole.Paths {
+		w, g := whole.Paths[k], run.Paths[k]
+		w.Seconds, g.Seconds = 0, 0
+		if !goreflect.DeepEqual(bitsOf(w), bitsOf(g)) {
+			t.Errorf("path %d: %+v, want %+v", k+1, g, w)
+		}
+	}
+	if _, err := Track(h, Options{Source: make(chan int64)}, 0, 0); err == nil {
+		t.Error("a Source run without FirstPass accepted")
 	}
 }

@@ -70,6 +70,19 @@ type Options struct {
 	// TrackCrossed tracks again once the parts are put together, so that
 	// the whole has the bits of one run.
 	FirstPass bool
+	// Source, when not nil, hands out the paths of the run (indices into
+	// first..first+count-1, as Track's own queue does) instead of that
+	// queue, until it is closed: another process decides which paths this
+	// one tracks (mdgen track's process per GPU). A worker waiting for the
+	// next path leaves its device meanwhile. A Source run is a first pass
+	// (FirstPass must be set) and is not classified: the paths it did not
+	// hand out stay zero in Run.Paths. A failed device fails the run (the
+	// process that gave the paths gives them to another).
+	Source <-chan int64
+	// PathDone, when not nil, is called with each path of the first pass
+	// once it is tracked (k: its index into Run.Paths), from several
+	// goroutines at once.
+	PathDone func(k int64, p *Path)
 	// Devices, when not empty, do the numeric work of the solvers (see
 	// Device): worker i uses Devices[i mod len(Devices)] (several GPUs:
 	// one device each, the workers split evenly). Every worker takes its
@@ -239,6 +252,9 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = defaultWorkers()
 	}
+	if opt.Source != nil && !opt.FirstPass {
+		return nil, errors.New("track: a run whose paths come from a Source is a first pass (Options.FirstPass)")
+	}
 	workers := int(min(int64(opt.Workers), count))
 	start := time.Now()
 	run := &Run{Homotopy: h, Options: opt, Paths: make([]Path, count)}
@@ -259,6 +275,9 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 			n = int64(len(ks))
 		}
 		q := newPathQueue(n)
+		if ks == nil {
+			q.src = opt.Source
+		}
 		// at is the queue's index of run.Paths[k] (its position in ks).
 		at := func(k int64) int64 {
 			if ks == nil {
@@ -317,7 +336,7 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 					}
 					path.Store(first + k)
 					p, err := w.trackPath(first + k)
-					if err != nil && d >= 0 && isDeviceError(err) {
+					if err != nil && d >= 0 && isDeviceError(err) && q.src == nil {
 						q.putBack(at(k))
 						mu.Lock()
 						if devs[d].Err == nil {
@@ -340,6 +359,9 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 					q.finish()
 					if !progress {
 						continue
+					}
+					if opt.PathDone != nil {
+						opt.PathDone(k, &run.Paths[k])
 					}
 					if p.Status == Failed {
 						failed.Add(1)
@@ -378,7 +400,7 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	if left > 0 {
 		return nil, fmt.Errorf("track: every device failed, %d paths not tracked: %w", left, errors.Join(devErrs...))
 	}
-	if !classified {
+	if !classified && opt.Source == nil {
 		classify(run)
 	}
 	run.Seconds = time.Since(start).Seconds()
@@ -395,18 +417,68 @@ type pathQueue struct {
 	back     []int64
 	inFlight int // paths taken, neither finished nor put back
 	stopped  bool
+	// src, when not nil, hands out the paths instead of next..count-1
+	// (Options.Source); stopCh is closed by stop.
+	src    <-chan int64
+	stopCh chan struct{}
 }
 
 func newPathQueue(count int64) *pathQueue {
-	q := &pathQueue{count: count}
+	q := &pathQueue{count: count, stopCh: make(chan struct{})}
 	q.cond.L = &q.mu
 	return q
+}
+
+// takeSource is take for a queue whose paths come from src: a worker
+// that has to wait for one leaves its device meanwhile (idle, busy).
+func (q *pathQueue) takeSource(idle, busy func()) (int64, bool) {
+	q.mu.Lock()
+	stopped := q.stopped
+	if !stopped && len(q.back) > 0 {
+		k := q.back[len(q.back)-1]
+		q.back = q.back[:len(q.back)-1]
+		q.inFlight++
+		q.mu.Unlock()
+		return k, true
+	}
+	q.mu.Unlock()
+	if stopped {
+		return 0, false
+	}
+	got := func(k int64, ok bool) (int64, bool) {
+		if ok {
+			q.mu.Lock()
+			q.inFlight++
+			q.mu.Unlock()
+		}
+		return k, ok
+	}
+	select {
+	case k, ok := <-q.src:
+		return got(k, ok)
+	case <-q.stopCh:
+		return 0, false
+	default:
+	}
+	idle()
+	select {
+	case k, ok := <-q.src:
+		if ok {
+			busy()
+		}
+		return got(k, ok)
+	case <-q.stopCh:
+		return 0, false
+	}
 }
 
 // take returns the next path to track, false when there is none left.
 // While there is none but paths are in flight (each may come back from a
 // failed device) it waits, calling idle before and busy after it got one.
 func (q *pathQueue) take(idle, busy func()) (int64, bool) {
+	if q.src != nil {
+		return q.takeSource(idle, busy)
+	}
 	q.mu.Lock()
 	k, ok, wait := q.pop()
 	q.mu.Unlock()
@@ -465,6 +537,9 @@ func (q *pathQueue) putBack(k int64) {
 func (q *pathQueue) stop() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if !q.stopped {
+		close(q.stopCh)
+	}
 	q.stopped = true
 	q.cond.Broadcast()
 }
@@ -473,6 +548,9 @@ func (q *pathQueue) stop() {
 func (q *pathQueue) left() int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.src != nil {
+		return int64(len(q.back))
+	}
 	return int64(len(q.back)) + q.count - q.next
 }
 

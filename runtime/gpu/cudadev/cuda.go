@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -38,7 +39,20 @@ type Device struct {
 	modules   map[*Module]struct{}
 	timers    map[*Timer]struct{}
 	streams   map[*Stream]struct{}
+	awaiting  []awaiter // streams that Stream.Await waits for
 }
+
+// awaiter is a Stream.Await in progress: done gets the stream's error
+// (nil) once its work is done.
+type awaiter struct {
+	s    *Stream
+	done chan error
+}
+
+// awaitPoll is the wait of the owner goroutine between two rounds of
+// polling the awaited streams when no call comes: a batched solve takes a
+// millisecond or more.
+const awaitPoll = 20 * time.Microsecond
 
 type call struct {
 	f    func() error
@@ -105,10 +119,23 @@ func (d *Device) loop(ordinal int, ready chan<- error) {
 	}
 	d.tid = threadID()
 	ready <- nil
+	// While streams are awaited, the owner polls them between calls and
+	// every awaitPoll: one poller for every waiter of the device.
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
+		var tick <-chan time.Time
+		if len(d.awaiting) > 0 {
+			d.pollAwaiting()
+			if len(d.awaiting) > 0 {
+				timer.Reset(awaitPoll)
+				tick = timer.C
+			}
+		}
 		select {
 		case c := <-d.work:
 			c.done <- d.execute(c.f)
+		case <-tick:
 		case <-d.quit:
 			d.closeErr = d.teardown()
 			close(d.exited)

@@ -180,6 +180,65 @@ func (s *Stream) Done() (bool, error) {
 	return done, nil
 }
 
+// Await waits until the work queued on the stream is done, as Synchronize
+// does, without holding the device's thread meanwhile and without a
+// hand-off to it per poll: the owner goroutine polls every awaited stream
+// of the Device (cuStreamQuery) between the calls it runs and every
+// awaitPoll, and wakes each waiter once. Many streams awaited at once (a
+// tracker's pipelined solves on several GPUs of one process) cost one
+// poller per device, where polling Done in a loop costs each waiter a
+// hand-off per poll. Errors of the stream's kernels surface here;
+// afterwards the host slices of its copies are the caller's again.
+func (s *Stream) Await() error {
+	if s.d.onOwnerThread() {
+		return s.Synchronize() // inside Do: nobody else would poll
+	}
+	done := make(chan error, 1)
+	err := s.d.Do(func() error {
+		if s.closed {
+			return errors.New("the stream is closed")
+		}
+		s.d.awaiting = append(s.d.awaiting, awaiter{s: s, done: done})
+		return nil
+	})
+	if err == nil {
+		select {
+		case err = <-done:
+		case <-s.d.exited:
+			return ErrClosed
+		}
+	}
+	if err != nil {
+		return s.d.fail(err, "waiting for a stream (cuStreamQuery)")
+	}
+	return nil
+}
+
+// pollAwaiting runs on the owner goroutine: it wakes the waiters of the
+// awaited streams whose work is done (or failed, or that were closed).
+func (d *Device) pollAwaiting() {
+	kept := d.awaiting[:0]
+	for _, a := range d.awaiting {
+		if a.s.closed {
+			a.done <- errors.New("the stream is closed")
+			continue
+		}
+		err := a.s.s.Query()
+		if err == cu.NotReady {
+			kept = append(kept, a)
+			continue
+		}
+		if err == nil {
+			err = a.s.s.Synchronize() // done: returns at once, with any error
+		}
+		clear(a.s.keep)
+		a.s.keep = a.s.keep[:0]
+		a.done <- err
+	}
+	clear(d.awaiting[len(kept):])
+	d.awaiting = kept
+}
+
 // Close waits for the stream's work and destroys it.
 func (s *Stream) Close() error { return s.d.Do(s.destroy) }
 

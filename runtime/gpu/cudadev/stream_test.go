@@ -8,6 +8,7 @@ package cudadev
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -166,6 +167,76 @@ func TestStream(t *testing.T) {
 	}
 	if err := s2.Synchronize(); err == nil {
 		t.Error("Synchronize of a closed stream accepted")
+	}
+}
+
+// TestStreamAwait: many goroutines, a stream each, queue copies and a
+// kernel and Await them at once (the owner polls them all); one stream
+// spins for a while first, so the others finish while it is still
+// awaited. Each gets its own exact result; Await inside Do, and Await of
+// a closed stream, do not hang.
+func TestStreamAwait(t *testing.T) {
+	d := device(t)
+	m := smokeModule(t, d)
+	axpy, chain := function(t, m, "axpy"), function(t, m, "fma_chain")
+	const streams, n = 16, 1<<12 + 3
+	grid, block := Grid1D(n, 256)
+	errs := make(chan error, streams)
+	var bufs [streams][3]Buffer
+	for k := range bufs {
+		bufs[k] = [3]Buffer{alloc(t, d, 8*n), alloc(t, d, 8*n), alloc(t, d, 8*32)}
+	}
+	for k := range streams {
+		go func() {
+			errs <- func() error {
+				s, err := d.NewStream()
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				r := rand.New(rand.NewPCG(uint64(k), 9))
+				a := r.Float64() - 0.5
+				x, y := randomFloat64s(r, n), randomFloat64s(r, n)
+				xb, yb, cb := bufs[k][0], bufs[k][1], bufs[k][2]
+				if k == 0 {
+					if err := s.Launch(chain, Dim3{1}, Dim3{32}, 0, cb, 0.9999999, 1e-7, int64(spinIters/4)); err != nil {
+						return err
+					}
+				}
+				got := make([]float64, n)
+				for _, err := range []error{
+					s.CopyHtoD(xb, x), s.CopyHtoD(yb, y), s.Launch(axpy, grid, block, 0, yb, xb, a, int64(n)), s.CopyDtoH(got, yb), s.Await(),
+				} {
+					if err != nil {
+						return err
+					}
+				}
+				for i := range got {
+					if want := math.FMA(a, x[i], y[i]); math.Float64bits(got[i]) != math.Float64bits(want) {
+						return fmt.Errorf("stream %d: y[%d] = %v, want %v", k, i, got[i], want)
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range streams {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	s, err := d.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Do(s.Await); err != nil {
+		t.Errorf("Await inside Do: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Await(); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Await of a closed stream: %v", err)
 	}
 }
 
