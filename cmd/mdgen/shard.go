@@ -364,8 +364,13 @@ func (h *shardHeader) check() string {
 
 // prec returns the header's fixed precision (0 for auto).
 func (h *shardHeader) prec() int {
-	p, _ := h.Prec.(float64)
-	return int(p)
+	switch p := h.Prec.(type) {
+	case float64: // read back from JSON
+		return int(p)
+	case int: // made by newShardHeader
+		return p
+	}
+	return 0
 }
 
 // readShard reads and checks a whole shard: header, every record in the

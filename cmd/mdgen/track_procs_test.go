@@ -131,4 +131,19 @@ func TestTrackProcesses(t *testing.T) {
 			}
 		})
 	}
+	// A fixed precision (each record's is checked against the run's).
+	t.Run("-prec 1", func(t *testing.T) {
+		runProcs = func(*trackSetup) []procSpec { return nil }
+		// One path fails at 1 double: status 1 in both.
+		one, errs, status := trackCmd(t, file, "-json", "-prec", "1")
+		if status != 1 || !strings.Contains(errs, "1 of 200 paths failed") {
+			t.Fatalf("one run: status %d\n%s", status, errs)
+		}
+		runProcs = func(ts *trackSetup) []procSpec { return []procSpec{child("A", ts, 0), child("B", ts, 0)} }
+		got, errs2, status2 := trackCmd(t, file, "-json", "-prec", "1")
+		if status2 != status || !strings.Contains(errs2, "1 of 200 paths failed") {
+			t.Fatalf("status %d\n%s", status2, errs2)
+		}
+		sameRunJSON(t, "-prec 1", []byte(one), []byte(got))
+	})
 }

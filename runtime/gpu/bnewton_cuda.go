@@ -326,8 +326,9 @@ func (bn *BatchNewton) SolveWith(x0 [][]float64, param []backend.ParamAt, pack f
 	})
 	// Await, so that the device's thread stays free for the other
 	// solvers' launches meanwhile: its owner polls every waiting solve's
-	// stream at once (a hand-off per poll and waiter cost the 4-GPU run a
-	// fifth of its time).
+	// stream at once. (Each solve polling Done every 20 us, a hand-off to
+	// the device's thread each time, cost katsura 15 on 4 GPUs in one
+	// process 30 s of system time in a 4.8 s run; with Await, 11 to 13 s.)
 	if err == nil {
 		err = ss.Await()
 	}
