@@ -53,7 +53,10 @@ stderr. -gpu runs the paths in batches of -batch on each GPU (every
 visible one, or -devices), each path's bits the CPU's (a binary built with
 -tags cuda, a device and nvcc; else it says why and tracks on the CPU);
 by default whole Newton solves, a launch a group of paths, 16 groups at
-once (-gpu-mode evaluations: only the evaluations on the GPU). Exit status
+once (-gpu-mode evaluations: only the evaluations on the GPU). On several
+GPUs, a process each (this binary again), the paths handed out from one
+queue as they come back, a failed process's paths given to the others
+(-gpu-procs=false: one process for every GPU, slower). Exit status
 1 when any path failed (after the output), 2 for a usage error.
 
 `
