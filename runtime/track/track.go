@@ -407,8 +407,9 @@ func Track(h *Homotopy, opt Options, first, count int64) (*Run, error) {
 	return run, nil
 }
 
-// pathQueue hands out the indices 0..count-1 of a run's paths, first
-// those put back by a worker whose device failed.
+// pathQueue hands out the indices 0..count-1 of a run's paths (or those
+// that Options.Source gives), first those put back by a worker whose
+// device failed.
 type pathQueue struct {
 	mu       sync.Mutex
 	cond     sync.Cond

@@ -56,7 +56,10 @@
 // Stream.Launch, the asynchronous copies Stream.CopyHtoD and
 // Stream.CopyDtoH (ordinary Go memory, untouched until
 // Stream.Synchronize), Stream.Wait for an Event recorded on the NULL
-// stream, Event.RecordOn to time or mark the stream's work.
+// stream, Event.RecordOn to time or mark the stream's work. Stream.Await
+// waits for a stream without holding the owner goroutine: the owner
+// polls every awaited stream between the calls it runs, so many
+// goroutines awaiting their streams cost one poller a device.
 //
 // # Kernel parameters
 //
