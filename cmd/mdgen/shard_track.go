@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mdgen/mdgen/internal/atomicfile"
 	"github.com/mdgen/mdgen/runtime/track"
@@ -204,6 +205,39 @@ func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*tr
 	}
 	if len(have) > 0 {
 		fmt.Fprintf(stderr, "mdgen: track: %s: %d paths of %d..%d in %d complete shards, %d to track\n", dir, ts.last-ts.first+1-count, ts.first+1, ts.last+1, len(have), count)
+	}
+	if procs := runProcs(ts); procs != nil && len(todo) > 0 && os.Getenv(serveEnv) == "" {
+		// A process a GPU (track_procs.go), started once for every chunk
+		// to track: each chunk's shard is written as soon as its paths
+		// are all back.
+		ps := *ts
+		ps.opt.FirstPass = true
+		progress := newProgress(stderr)
+		t0 := time.Now()
+		ps.opt.Progress = func(done, failed int64) {
+			rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)
+			progress.fraction(fmt.Sprintf("track %d/%d paths, %d failed, %.0f paths/s", done, count, failed, rate), float64(done)/float64(count))
+		}
+		chunkStart := t0
+		_, err := trackProcesses(&ps, ps.opt, procs, &procChunks{ranges: todo, done: func(c [2]int64, paths []track.Path) error {
+			file := filepath.Join(dir, shardName(c[0], c[1], ts.h.Paths()))
+			part := &track.Run{Paths: paths, Seconds: time.Since(chunkStart).Seconds()}
+			chunkStart = time.Now()
+			if err := writeShard(file, *hdr, part, c[0], trackWorkers(ts.opt.Workers, len(paths))); err != nil {
+				return err
+			}
+			sh, err := readShard(file)
+			if err != nil {
+				return fmt.Errorf("reading back: %w", err)
+			}
+			have = append(have, sh)
+			return nil
+		}}, stderr)
+		progress.done()
+		if err != nil {
+			return nil, nil, err
+		}
+		todo = nil
 	}
 	for _, c := range todo {
 		// trackRun, as a run without shards: on the device that ts names.

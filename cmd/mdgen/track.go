@@ -372,7 +372,7 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	var run *track.Run
 	var err error
 	if procs := runProcs(ts); procs != nil && os.Getenv(serveEnv) == "" {
-		run, err = trackProcesses(ts, opt, procs, stderr)
+		run, err = trackProcesses(ts, opt, procs, nil, stderr)
 	} else {
 		if ts.gpu {
 			defer useTrackGPU(&opt, count, ts.devices, ts.batch, ts.gpuEvaluations, ts.kernelDir, ts.nvccPath, stderr)()

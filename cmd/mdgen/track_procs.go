@@ -25,6 +25,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,8 +189,27 @@ type procEvent struct {
 // trackProcesses tracks ts's range in the children procs (see the top of
 // this file) and returns the run, with the bits of one Track of the range
 // (FirstPass as ts.opt says), progress reported through opt.Progress.
-func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, stderr io.Writer) (*track.Run, error) {
+//
+// With chunks (-shards DIR), only the paths of chunks.ranges are tracked,
+// in their order, each range handed to chunks.done as soon as its paths
+// are all back (the first pass), and the run returned holds them
+// unclassified: the caller puts the run together from its shards.
+func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, chunks *procChunks, stderr io.Writer) (*track.Run, error) {
 	first, count := ts.first, ts.last-ts.first+1
+	// ranges: what to track (0-based within the run), in order.
+	ranges := [][2]int64{{0, count - 1}}
+	if chunks != nil {
+		ranges = nil
+		for _, r := range chunks.ranges {
+			ranges = append(ranges, [2]int64{r[0] - first, r[1] - first})
+		}
+	}
+	todo := int64(0)
+	remain := make([]int64, len(ranges))
+	for i, r := range ranges {
+		remain[i] = r[1] - r[0] + 1
+		todo += remain[i]
+	}
 	hdr, err := newShardHeader(ts)
 	if err != nil {
 		return nil, err
@@ -260,19 +280,29 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, stderr 
 			}
 		}()
 	}
-	// The queue: the paths not yet handed out (next..count-1) and those
-	// back from a failed child.
-	var next int64
+	// The queue: the paths not yet handed out (ranges[cur] from next on,
+	// then the ranges after it) and those back from a failed child.
+	cur, next := 0, ranges[0][0]
 	var back []int64
-	left := func() bool { return len(back) > 0 || next < count }
+	left := func() bool { return len(back) > 0 || cur < len(ranges) }
 	pop := func() int64 {
 		if len(back) > 0 {
 			k := back[len(back)-1]
 			back = back[:len(back)-1]
 			return k
 		}
-		next++
-		return next - 1
+		k := next
+		if next++; next > ranges[cur][1] {
+			if cur++; cur < len(ranges) {
+				next = ranges[cur][0]
+			}
+		}
+		return k
+	}
+	// rangeOf is the index in ranges of path k.
+	rangeOf := func(k int64) int {
+		i, _ := slices.BinarySearchFunc(ranges, k, func(r [2]int64, k int64) int { return cmp.Compare(r[1], k) })
+		return i
 	}
 	// feed tops c's paths in flight up to its window. A write that fails
 	// (it ended: its output's end gives its paths back) stops feeding it.
@@ -306,7 +336,7 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, stderr 
 			fmt.Fprintf(stderr, "mdgen: track: %s: %v after its paths were done\n", c.spec.name, err)
 		}
 	}
-	for alive > 0 && done < count {
+	for alive > 0 && done < todo {
 		ev := <-events
 		c := ev.c
 		i := slices.Index(children, c)
@@ -352,6 +382,15 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, stderr 
 			run.Paths[k] = *p
 			c.tracked, c.last = c.tracked+1, time.Since(spawned)
 			done++
+			if chunks != nil {
+				if r := rangeOf(k); r < len(ranges) && ranges[r][0] <= k {
+					if remain[r]--; remain[r] == 0 {
+						if err := chunks.done(chunks.ranges[r], run.Paths[ranges[r][0]:ranges[r][1]+1]); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
 			if p.Status == track.Failed {
 				failed++
 			}
@@ -361,6 +400,7 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, stderr 
 		}
 		feed(c)
 	}
+	allBack := time.Since(spawned)
 	// The run is over: the children end (releasing their GPUs) while this
 	// process finishes it; the tracking time stops before their ends.
 	for _, o := range children {
@@ -375,28 +415,40 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, stderr 
 			}
 		}
 	}()
-	if done < count {
+	if done < todo {
 		var errs []error
 		for _, f := range failures {
 			errs = append(errs, fmt.Errorf("%s: %w", procs[f.Device].name, f.Err))
 		}
-		return nil, fmt.Errorf("track: every process failed, %d paths not tracked: %w", count-done, errors.Join(errs...))
+		return nil, fmt.Errorf("track: every process failed, %d paths not tracked: %w", todo-done, errors.Join(errs...))
 	}
+	run.DeviceFailures = failures
+	switch {
+	case chunks != nil: // the caller puts the run together from its shards
+	case opt.FirstPass:
+		track.Classify(run)
+	default:
+		if err := track.TrackCrossed(ts.h, opt, run); err != nil {
+			return nil, err
+		}
+	}
+	run.Seconds = time.Since(start).Seconds()
 	// Where the paths went, and when: how evenly the queue kept the
 	// GPUs busy, and how long each took to start.
 	var share []string
 	for _, c := range children {
 		share = append(share, fmt.Sprintf("%s %d (ready %.2f s, last path %.2f s)", c.spec.name, c.tracked, c.ready.Seconds(), c.last.Seconds()))
 	}
-	fmt.Fprintf(stderr, "mdgen: track: paths of each process: %s\n", strings.Join(share, ", "))
-	run.DeviceFailures = failures
-	if opt.FirstPass {
-		track.Classify(run)
-	} else if err := track.TrackCrossed(ts.h, opt, run); err != nil {
-		return nil, err
-	}
-	run.Seconds = time.Since(start).Seconds()
+	fmt.Fprintf(stderr, "mdgen: track: paths of each process: %s; every path back at %.2f s, the run done at %.2f s\n", strings.Join(share, ", "), allBack.Seconds(), time.Since(spawned).Seconds())
 	return run, nil
+}
+
+// procChunks are the chunks of -shards DIR that trackProcesses tracks:
+// ranges (0-based, inclusive, increasing, within the run's), each given
+// to done with its paths (their first pass) once they are all back.
+type procChunks struct {
+	ranges [][2]int64
+	done   func(r [2]int64, paths []track.Path) error
 }
 
 // decode sends the event of line n (0-based) of c's output.

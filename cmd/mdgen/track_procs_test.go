@@ -131,6 +131,32 @@ func TestTrackProcesses(t *testing.T) {
 			}
 		})
 	}
+	// -shards DIR: one set of children for every chunk to track, a shard
+	// written as each chunk's paths are all back; the run from the
+	// shards is one run's, and a second call finds every chunk there.
+	t.Run("-shards", func(t *testing.T) {
+		runProcs = func(ts *trackSetup) []procSpec { return []procSpec{child("A", ts, 0), child("B", ts, 0)} }
+		shards := filepath.Join(t.TempDir(), "shards")
+		for call := 1; call <= 2; call++ {
+			list := filepath.Join(t.TempDir(), "shards.sols")
+			got, errs, status := trackCmd(t, file, "-json", "-shards", shards, "-chunk", "48", "-o", list)
+			if status != 0 {
+				t.Fatalf("call %d: status %d\n%s", call, status, errs)
+			}
+			if started := strings.Contains(errs, "a process for each of A, B"); started != (call == 1) {
+				t.Errorf("call %d: processes started: %v\n%s", call, started, errs)
+			}
+			sameRunJSON(t, "-shards", []byte(one), []byte(got))
+			a, _ := os.ReadFile(oneList)
+			b, _ := os.ReadFile(list)
+			if !bytes.Equal(a, b) {
+				t.Errorf("call %d: the -o list differs from one run's", call)
+			}
+		}
+		if files, _ := filepath.Glob(filepath.Join(shards, "*.shard")); len(files) != 5 {
+			t.Errorf("%d shards, want 5 (chunks of 48 of 200 paths)", len(files))
+		}
+	})
 	// A fixed precision (each record's is checked against the run's).
 	t.Run("-prec 1", func(t *testing.T) {
 		runProcs = func(*trackSetup) []procSpec { return nil }
