@@ -65,16 +65,16 @@ func classify(run *Run) {
 		}
 		maxTol = max(maxTol, q.tol)
 	}
-	// The points by class, then key, then path: deterministic.
-	slices.SortStableFunc(pts, func(a, b classPt) int {
+	// The points by class, then key, then path: a total order (cmp.Compare
+	// orders NaN keys too, whose points are each alone anyway), so the
+	// sorted order is unique and an unstable sort gives it (the stable
+	// sort's in-place merges took two thirds of classify on 32,768 paths).
+	slices.SortFunc(pts, func(a, b classPt) int {
 		if a.class != b.class {
 			return cmp.Compare(a.class, b.class)
 		}
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
 		}
 		return a.k - b.k
 	})
