@@ -221,6 +221,8 @@ func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*tr
 		chunkStart := t0
 		_, err := trackProcesses(&ps, ps.opt, procs, &procChunks{ranges: todo, done: func(c [2]int64, paths []track.Path) error {
 			file := filepath.Join(dir, shardName(c[0], c[1], ts.h.Paths()))
+			// Its seconds: since the chunk before it was done (chunks
+			// overlap on the GPUs; merge adds them up to the run's time).
 			part := &track.Run{Paths: paths, Seconds: time.Since(chunkStart).Seconds()}
 			chunkStart = time.Now()
 			if err := writeShard(file, *hdr, part, c[0], trackWorkers(ts.opt.Workers, len(paths))); err != nil {

@@ -56,7 +56,7 @@ by default whole Newton solves, a launch a group of paths, 16 groups at
 once (-gpu-mode evaluations: only the evaluations on the GPU). On several
 GPUs, a process each (this binary again), the paths handed out from one
 queue as they come back, a failed process's paths given to the others
-(-gpu-procs=false: one process for every GPU, slower). Exit status
+(-gpu-procs=false: a single process for all the GPUs, slower). Exit status
 1 when any path failed (after the output), 2 for a usage error.
 
 `
@@ -185,7 +185,7 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	batch := fs.Int("batch", 0, fmt.Sprintf("with -gpu: paths tracked at once on each GPU (0: all, at most %d)", kernels.DefaultTrackBatch))
 	gpuMode := fs.String("gpu-mode", "solves", "with -gpu: `solves` (each group of whole Newton solves one launch on the GPU, 16 groups at once; its kernels built before the run) or evaluations (each group of evaluations one batched evaluation on the GPU, the rest of Newton on the host: slower); the same bits either way (docs/results.md compares them with the host's cores)")
 	devices := fs.String("devices", "", "with -gpu: the GPUs to use, `list` of ordinals such as 0,1 (default: every visible GPU; the paths come from one queue, the results do not depend on it)")
-	gpuProcs := fs.Bool("gpu-procs", true, "with -gpu on several GPUs: a process for each GPU, the paths from one queue (faster than one process: its garbage collector and scheduler serve every GPU); false: one process")
+	gpuProcs := fs.Bool("gpu-procs", true, "with -gpu on several GPUs: a process for each GPU, the paths from one queue (faster than a single process, whose garbage collector and scheduler serve every GPU); false: a single process for all")
 	kernelDir, nvccPath := kernelFlags(fs, "with -gpu: ")
 	outFile := fs.String("o", "", "write the finite endpoints (every digit of their precision) as a PHCpack solution list to this `file`")
 	shards := addShardFlags(fs)
@@ -217,6 +217,9 @@ func runTrack(args []string, stdout, stderr io.Writer) error {
 	}
 	if flagGiven(fs, "batch") && !*useGPU {
 		return usagef("track: -batch is for -gpu")
+	}
+	if flagGiven(fs, "gpu-procs") && !*useGPU {
+		return usagef("track: -gpu-procs is for -gpu")
 	}
 	if *devices != "" {
 		if !*useGPU {

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/mdgen/mdgen/runtime/gpu/cudadev"
+	"github.com/mdgen/mdgen/runtime/gpu/kernels"
 	"github.com/mdgen/mdgen/runtime/track"
 )
 
@@ -48,11 +49,13 @@ import (
 const serveEnv = "MDGEN_TRACK_SERVE"
 
 // procSpec is how to start one child: its name in messages (GPU 2), the
-// command line and the environment added to the parent's.
+// command line before the run's arguments (mdgen track), the flags of
+// this child (-devices 2) and the environment added to the parent's.
 type procSpec struct {
-	name string
-	args []string
-	env  []string
+	name   string
+	prefix []string
+	flags  []string
+	env    []string
 }
 
 // runProcs returns the children that track ts's run, nil for one process
@@ -92,9 +95,8 @@ func gpuProcs(ts *trackSetup) []procSpec {
 	}
 	var procs []procSpec
 	for _, d := range ordinals {
-		args := append([]string{exe, "track"}, ts.args...)
-		args = append(args, "-devices", strconv.Itoa(d))
-		procs = append(procs, procSpec{name: fmt.Sprintf("GPU %d", d), args: args, env: env})
+		procs = append(procs, procSpec{name: fmt.Sprintf("GPU %d", d), prefix: []string{exe, "track"},
+			flags: []string{"-devices", strconv.Itoa(d)}, env: env})
 	}
 	return procs
 }
@@ -112,11 +114,14 @@ func serveTrack(ts *trackSetup, in io.Reader, out io.Writer, stderr io.Writer) e
 			return errors.New("track: serving on the GPU: no GPU to track on")
 		}
 	}
-	workers := opt.Workers
+	workers := opt.Workers // as Track runs them
 	if workers <= 0 {
-		workers = runtime.NumCPU()
+		workers = runtime.GOMAXPROCS(0)
 	}
-	src := make(chan int64, 1024)
+	workers = int(min(int64(workers), count))
+	// The parent keeps at most maxSurplus paths beyond the workers in
+	// flight: src holds them all, so its writes to stdin never block.
+	src := make(chan int64, maxSurplus)
 	go func() {
 		defer close(src)
 		sc := bufio.NewScanner(in)
@@ -131,31 +136,35 @@ func serveTrack(ts *trackSetup, in io.Reader, out io.Writer, stderr io.Writer) e
 	}()
 	var mu sync.Mutex
 	bw := bufio.NewWriter(out)
-	var writeErr error
 	line := func(v any) {
 		b, err := json.Marshal(v)
 		mu.Lock()
 		defer mu.Unlock()
-		if writeErr != nil {
-			return
-		}
 		if err == nil {
 			_, err = bw.Write(append(b, '\n'))
 		}
 		if err == nil {
 			err = bw.Flush()
 		}
-		writeErr = err
+		if err != nil {
+			// The parent is gone or cannot read: the paths would be
+			// tracked for nobody. It gives them to the others.
+			fmt.Fprintf(stderr, "mdgen: track: serving: writing to the parent: %v; stopping\n", err)
+			os.Exit(1)
+		}
 	}
 	line(map[string]int{"workers": workers})
 	opt.FirstPass, opt.Source, opt.Progress = true, src, nil
 	opt.PathDone = func(_ int64, p *track.Path) { line(shardRecord(p)) }
-	_, err := track.Track(ts.h, opt, ts.first, count)
-	if err != nil {
+	if _, err := track.Track(ts.h, opt, ts.first, count); err != nil {
 		return fmt.Errorf("track: %s: %w", ts.arg, err)
 	}
-	return writeErr
+	return nil
 }
+
+// maxSurplus is the most paths a child holds in flight beyond its
+// workers (a sixteenth of them, at least 64).
+const maxSurplus = 1024
 
 // child is the parent's view of one child process.
 type child struct {
@@ -171,17 +180,17 @@ type child struct {
 	// when its last path came back (since the children were started).
 	tracked     int64
 	ready, last time.Duration
-	stderr      *prefixLineWriter // its stderr, each line named
 }
 
 // procEvent is a child's first line (workers), a path it tracked (path,
 // read on its reader's goroutine: the records of several GPUs are more
-// than one goroutine decodes), the end of its output (eof) or its exit
-// (done).
+// than one goroutine decodes), a line of its stderr (text), the end of
+// its output (eof) or its exit (done).
 type procEvent struct {
 	c         *child
 	workers   int
 	path      *track.Path
+	text      string
 	end       error // with eof: a read error or a bad line; with done: its exit's
 	eof, done bool
 }
@@ -222,30 +231,86 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, chunks 
 	for i, p := range procs {
 		names[i] = p.name
 	}
-	fmt.Fprintf(stderr, "mdgen: track: a process for each of %s, the paths from one queue (-gpu-procs=false: one process)\n", strings.Join(names, ", "))
-	rangeArg := fmt.Sprintf("%d:%d", first+1, ts.last+1)
+	fmt.Fprintf(stderr, "mdgen: track: a process for each of %s, the paths from one queue (-gpu-procs=false: a single process for all)\n", strings.Join(names, ", "))
+	// The batch a GPU is at most its share of the paths, so that every
+	// GPU gets some (as one process splits them).
+	extra := []string{"-paths", fmt.Sprintf("%d:%d", first+1, ts.last+1)}
+	if ts.gpu && ts.batch == 0 {
+		if share := (todo + int64(len(procs)) - 1) / int64(len(procs)); share < int64(kernels.DefaultTrackBatch) {
+			extra = append(extra, "-batch", strconv.FormatInt(share, 10))
+		}
+	}
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "MDGEN_CPUPROFILE=") { // the parent's profile, not overwritten by each child
+			env = append(env, e)
+		}
+	}
 	spawned := time.Now()
 	events := make(chan procEvent, 256)
 	children := make([]*child, len(procs))
-	defer func() { // on an error: end them all
+	alive := 0
+	var failures []track.DeviceFailure
+	finished := false // every path is back
+	// ended handles a child's exit.
+	ended := func(c *child, err error) {
+		c.alive = false
+		alive--
+		if err != nil && finished && !c.failed {
+			fmt.Fprintf(stderr, "mdgen: track: %s: %v after its paths were done\n", c.spec.name, err)
+		}
+	}
+	killAll := func(notReady bool) {
 		for _, c := range children {
-			if c != nil && c.alive {
+			if c != nil && c.alive && (!notReady || c.window == 0) {
 				_ = c.cmd.Process.Kill()
 			}
 		}
-	}()
-	alive := 0
-	var failures []track.DeviceFailure
-	fail := func(i int, err error, requeued int) {
-		failures = append(failures, track.DeviceFailure{Device: i, Err: err, Requeued: requeued})
 	}
+	// However the run ends, every child ends before this returns: on an
+	// error at once (killed); else once it released its GPU, within a
+	// minute (killed then), and at once if it never became ready. Its
+	// events are read until it ended, so that no reader is left blocked.
+	defer func() {
+		for _, c := range children {
+			if c != nil && c.alive && c.stdin != nil {
+				_ = c.stdin.Close()
+			}
+		}
+		killAll(finished)
+		deadline := time.NewTimer(time.Minute)
+		defer deadline.Stop()
+		for alive > 0 {
+			select {
+			case ev := <-events:
+				if ev.text != "" {
+					fmt.Fprint(stderr, ev.text)
+				}
+				if ev.done {
+					ended(ev.c, ev.end)
+				}
+			case <-deadline.C:
+				fmt.Fprintf(stderr, "mdgen: track: children still running a minute after the run: killed\n")
+				killAll(false)
+			}
+		}
+	}()
 	for i, p := range procs {
-		c := &child{spec: p, inFlight: map[int64]bool{}, stderr: &prefixLineWriter{w: stderr, prefix: p.name + ": "}}
+		c := &child{spec: p, inFlight: map[int64]bool{}}
 		children[i] = c
-		args := append(slices.Clone(p.args[1:]), "-paths", rangeArg)
-		c.cmd = exec.Command(p.args[0], args...)
-		c.cmd.Env = append(append(os.Environ(), serveEnv+"=1"), p.env...)
-		c.cmd.Stderr = c.stderr
+		// The run's arguments with this child's flags, before a "--" of
+		// the user's (after it they would be arguments).
+		flags := append(slices.Clone(p.flags), extra...)
+		args := slices.Clone(ts.args)
+		if dd := slices.Index(args, "--"); dd >= 0 {
+			args = slices.Insert(args, dd, flags...)
+		} else {
+			args = append(args, flags...)
+		}
+		args = append(slices.Clone(p.prefix[1:]), args...)
+		c.cmd = exec.Command(p.prefix[0], args...)
+		c.cmd.Env = append(append(slices.Clone(env), serveEnv+"=1"), p.env...)
+		c.cmd.Stderr = &lineSender{c: c, events: events, prefix: p.name + ": "} // one goroutine of exec's writes it
 		// Once it exited, its stderr is not waited for long (a process
 		// it started may hold it).
 		c.cmd.WaitDelay = 5 * time.Second
@@ -256,7 +321,7 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, chunks 
 		}
 		if err := c.cmd.Start(); err != nil {
 			fmt.Fprintf(stderr, "mdgen: track: %s: %v; going on without it\n", p.name, err)
-			fail(i, err, 0)
+			failures = append(failures, track.DeviceFailure{Device: i, Err: err})
 			continue
 		}
 		c.stdin, c.in, c.alive = stdin, bufio.NewWriter(stdin), true
@@ -324,59 +389,60 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, chunks 
 			c.window = 0
 		}
 	}
+	// failChild gives c's paths in flight to the others and stops it: its
+	// output ended or was wrong before the run was over.
+	failChild := func(c *child, err error) {
+		if c.failed {
+			return
+		}
+		if err == nil {
+			err = fmt.Errorf("its output ended with %d paths in flight", len(c.inFlight))
+		}
+		for k := range c.inFlight {
+			back = append(back, k)
+		}
+		slices.Sort(back) // the lowest first: pop takes the last
+		slices.Reverse(back)
+		fmt.Fprintf(stderr, "mdgen: track: %s failed (%v); its %d paths in flight go to the others\n", c.spec.name, err, len(c.inFlight))
+		failures = append(failures, track.DeviceFailure{Device: slices.Index(children, c), Err: err, Requeued: len(c.inFlight)})
+		c.inFlight, c.failed, c.window = nil, true, 0
+		_ = c.stdin.Close()
+		_ = c.cmd.Process.Kill()
+		for _, o := range children {
+			feed(o)
+		}
+	}
 
 	run := &track.Run{Homotopy: ts.h, Options: filled, Paths: make([]track.Path, count), Scale: scaleOf(ts.h)}
 	var done, failed int64
 	var start time.Time
-	// ended handles a child's exit.
-	ended := func(c *child, err error) {
-		c.alive = false
-		alive--
-		if err != nil && !c.failed {
-			fmt.Fprintf(stderr, "mdgen: track: %s: %v after its paths were done\n", c.spec.name, err)
-		}
-	}
 	for alive > 0 && done < todo {
 		ev := <-events
 		c := ev.c
-		i := slices.Index(children, c)
 		switch {
-		case ev.eof:
-			// Its output ended before the run did: whatever it still
-			// holds is tracked elsewhere, and it is stopped.
-			err := ev.end
-			if err == nil {
-				err = fmt.Errorf("its output ended with %d paths in flight", len(c.inFlight))
-			}
-			for k := range c.inFlight {
-				back = append(back, k)
-			}
-			slices.Sort(back) // the lowest first: pop takes the last
-			slices.Reverse(back)
-			fmt.Fprintf(stderr, "mdgen: track: %s failed (%v); its %d paths in flight go to the others\n", c.spec.name, err, len(c.inFlight))
-			fail(i, err, len(c.inFlight))
-			c.inFlight, c.failed, c.window = nil, true, 0
-			_ = c.stdin.Close()
-			_ = c.cmd.Process.Kill()
-			for _, o := range children {
-				feed(o)
-			}
+		case ev.text != "":
+			fmt.Fprint(stderr, ev.text)
 			continue
 		case ev.done:
 			ended(c, ev.end)
 			continue
-		}
-		if ev.workers > 0 { // it is ready
+		case c.failed: // what it still said after it failed
+			continue
+		case ev.eof:
+			failChild(c, ev.end)
+			continue
+		case ev.workers > 0: // it is ready
 			if start.IsZero() {
 				start = time.Now()
 			}
-			c.window = ev.workers + max(64, ev.workers/16)
+			c.window = ev.workers + min(maxSurplus, max(64, ev.workers/16))
 			c.ready = time.Since(spawned)
-		} else {
+		default:
 			p := ev.path
 			k := p.Index - first
 			if !c.inFlight[k] {
-				return nil, fmt.Errorf("%s: path %d, which it was not given", c.spec.name, p.Index+1)
+				failChild(c, fmt.Errorf("it sent path %d, which it was not given", p.Index+1))
+				continue
 			}
 			delete(c.inFlight, k)
 			run.Paths[k] = *p
@@ -400,27 +466,22 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, chunks 
 		}
 		feed(c)
 	}
-	allBack := time.Since(spawned)
-	// The run is over: the children end (releasing their GPUs) while this
-	// process finishes it; the tracking time stops before their ends.
-	for _, o := range children {
-		if o.alive {
-			_ = o.stdin.Close()
-		}
-	}
-	defer func() {
-		for alive > 0 {
-			if ev := <-events; ev.done {
-				ended(ev.c, ev.end)
-			}
-		}
-	}()
 	if done < todo {
 		var errs []error
 		for _, f := range failures {
 			errs = append(errs, fmt.Errorf("%s: %w", procs[f.Device].name, f.Err))
 		}
 		return nil, fmt.Errorf("track: every process failed, %d paths not tracked: %w", todo-done, errors.Join(errs...))
+	}
+	// The run is over: the children end (releasing their GPUs, the
+	// deferred wait above) while this process finishes it; the tracking
+	// time stops before their ends.
+	finished = true
+	allBack := time.Since(spawned)
+	for _, o := range children {
+		if o.alive {
+			_ = o.stdin.Close()
+		}
 	}
 	run.DeviceFailures = failures
 	switch {
@@ -437,7 +498,11 @@ func trackProcesses(ts *trackSetup, opt track.Options, procs []procSpec, chunks 
 	// GPUs busy, and how long each took to start.
 	var share []string
 	for _, c := range children {
-		share = append(share, fmt.Sprintf("%s %d (ready %.2f s, last path %.2f s)", c.spec.name, c.tracked, c.ready.Seconds(), c.last.Seconds()))
+		ready := "never ready"
+		if c.ready > 0 {
+			ready = fmt.Sprintf("ready %.2f s, last path %.2f s", c.ready.Seconds(), c.last.Seconds())
+		}
+		share = append(share, fmt.Sprintf("%s %d (%s)", c.spec.name, c.tracked, ready))
 	}
 	fmt.Fprintf(stderr, "mdgen: track: paths of each process: %s; every path back at %.2f s, the run done at %.2f s\n", strings.Join(share, ", "), allBack.Seconds(), time.Since(spawned).Seconds())
 	return run, nil
@@ -485,31 +550,26 @@ func shardRecord(p *track.Path) shardPath {
 		Real: p.Real, Steps: p.Steps, Rejected: p.Rejected, Newton: p.Newton, Seconds: p.Seconds}
 }
 
-// prefixLineWriter writes each line to w with prefix before it.
-type prefixLineWriter struct {
-	mu      sync.Mutex
-	w       io.Writer
+// lineSender sends each line written to it, prefix before it, as an
+// event of its child (the parent prints them, so that its stderr has one
+// writer).
+type lineSender struct {
+	c       *child
+	events  chan<- procEvent
 	prefix  string
 	partial []byte
 }
 
-func (p *prefixLineWriter) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.partial = append(p.partial, b...)
+func (l *lineSender) Write(b []byte) (int, error) {
+	l.partial = append(l.partial, b...)
 	for {
-		i := slices.Index(p.partial, '\n')
+		i := slices.Index(l.partial, '\n')
 		if i < 0 {
 			break
 		}
-		line := p.partial[:i+1]
-		if rest, ok := strings.CutPrefix(string(line), "mdgen: "); ok {
-			line = []byte(rest)
-		}
-		if _, err := fmt.Fprintf(p.w, "mdgen: %s%s", p.prefix, line); err != nil {
-			return 0, err
-		}
-		p.partial = p.partial[i+1:]
+		line := strings.TrimPrefix(string(l.partial[:i+1]), "mdgen: ")
+		l.events <- procEvent{c: l.c, text: "mdgen: " + l.prefix + line}
+		l.partial = l.partial[i+1:]
 	}
 	return len(b), nil
 }

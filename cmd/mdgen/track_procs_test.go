@@ -84,8 +84,8 @@ func TestTrackProcesses(t *testing.T) {
 	// child is this test binary serving as mdgen track does (TestTrackChild)
 	// on 2 workers, exiting after crash lines when crash > 0.
 	child := func(name string, ts *trackSetup, crash int, env ...string) procSpec {
-		args := append([]string{os.Args[0], "-test.run=^TestTrackChild$", "--"}, ts.args...)
-		return procSpec{name: name, args: append(args, "-workers", "2"), env: append(env, fmt.Sprintf("MDGEN_TEST_TRACK_CHILD=%d", crash))}
+		return procSpec{name: name, prefix: []string{os.Args[0], "-test.run=^TestTrackChild$", "--"}, flags: []string{"-workers", "2"},
+			env: append(env, fmt.Sprintf("MDGEN_TEST_TRACK_CHILD=%d", crash))}
 	}
 	// A crashes after its first path, while it holds many; B starts then.
 	mark := filepath.Join(dir, "crashed")

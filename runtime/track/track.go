@@ -70,9 +70,9 @@ type Options struct {
 	// TrackCrossed tracks again once the parts are put together, so that
 	// the whole has the bits of one run.
 	FirstPass bool
-	// Source, when not nil, hands out the paths of the run (indices into
-	// first..first+count-1, as Track's own queue does) instead of that
-	// queue, until it is closed: another process decides which paths this
+	// Source, when not nil, hands out the paths of the run (0-based
+	// offsets into first..first+count-1, each at most once, as Track's own
+	// queue does) instead of that queue, until it is closed: another process decides which paths this
 	// one tracks (mdgen track's process per GPU). A worker waiting for the
 	// next path leaves its device meanwhile. A Source run is a first pass
 	// (FirstPass must be set) and is not classified: the paths it did not
