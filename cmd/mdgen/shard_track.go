@@ -212,13 +212,9 @@ func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*tr
 		// are all back.
 		ps := *ts
 		ps.opt.FirstPass = true
-		progress := newProgress(stderr)
-		t0 := time.Now()
-		ps.opt.Progress = func(done, failed int64) {
-			rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)
-			progress.fraction(fmt.Sprintf("track %d/%d paths, %d failed, %.0f paths/s", done, count, failed, rate), float64(done)/float64(count))
-		}
-		chunkStart := t0
+		var progress *progress
+		ps.opt.Progress, progress = trackProgress(stderr, count)
+		chunkStart := time.Now()
 		_, err := trackProcesses(&ps, ps.opt, procs, &procChunks{ranges: todo, done: func(c [2]int64, paths []track.Path) error {
 			file := filepath.Join(dir, shardName(c[0], c[1], ts.h.Paths()))
 			// Its seconds: since the chunk before it was done (chunks

@@ -362,16 +362,24 @@ func writeTrackOutputs(stdout, stderr io.Writer, d *trackDesc, run *track.Run, a
 	return nil
 }
 
-// trackRun tracks the paths of ts with progress on stderr.
+// trackProgress returns the tracker's Progress for a run of count paths:
+// paths done, failed and per second on stderr (done() ends it).
+func trackProgress(stderr io.Writer, count int64) (func(done, failed int64), *progress) {
+	p := newProgress(stderr)
+	t0 := time.Now()
+	return func(done, failed int64) {
+		rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)
+		p.fraction(fmt.Sprintf("track %d/%d paths, %d failed, %.0f paths/s", done, count, failed, rate), float64(done)/float64(count))
+	}, p
+}
+
+// trackRun tracks the paths of ts with progress on stderr: in a process a
+// GPU (runProcs), else in this one.
 func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	count := ts.last - ts.first + 1
-	progress := newProgress(stderr)
-	t0 := time.Now()
 	opt := ts.opt
-	opt.Progress = func(done, failed int64) {
-		rate := float64(done) / max(time.Since(t0).Seconds(), 1e-9)
-		progress.fraction(fmt.Sprintf("track %d/%d paths, %d failed, %.0f paths/s", done, count, failed, rate), float64(done)/float64(count))
-	}
+	var progress *progress
+	opt.Progress, progress = trackProgress(stderr, count)
 	var run *track.Run
 	var err error
 	if procs := runProcs(ts); procs != nil && os.Getenv(serveEnv) == "" {
