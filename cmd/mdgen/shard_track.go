@@ -206,7 +206,7 @@ func trackShards(ts *trackSetup, dir string, chunk int64, stderr io.Writer) (*tr
 	if len(have) > 0 {
 		fmt.Fprintf(stderr, "mdgen: track: %s: %d paths of %d..%d in %d complete shards, %d to track\n", dir, ts.last-ts.first+1-count, ts.first+1, ts.last+1, len(have), count)
 	}
-	if procs := runProcs(ts); procs != nil && len(todo) > 0 && os.Getenv(serveEnv) == "" {
+	if procs := runProcs(ts); procs != nil && len(todo) > 0 {
 		// A process a GPU (track_procs.go), started once for every chunk
 		// to track: each chunk's shard is written as soon as its paths
 		// are all back.

@@ -382,7 +382,7 @@ func trackRun(ts *trackSetup, stderr io.Writer) (*track.Run, error) {
 	opt.Progress, progress = trackProgress(stderr, count)
 	var run *track.Run
 	var err error
-	if procs := runProcs(ts); procs != nil && os.Getenv(serveEnv) == "" {
+	if procs := runProcs(ts); procs != nil {
 		run, err = trackProcesses(ts, opt, procs, nil, stderr)
 	} else {
 		if ts.gpu {

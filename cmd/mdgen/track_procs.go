@@ -64,9 +64,10 @@ var runProcs = gpuProcs
 
 // gpuProcs returns the children of a -gpu run on several GPUs (a process
 // each), or nil when the run is one process: one GPU, -gpu-procs=false,
-// the batched evaluations, a build without CUDA, or a child itself.
+// the batched evaluations, a build without CUDA. (A child never gets
+// here: runTrack serves before it tracks.)
 func gpuProcs(ts *trackSetup) []procSpec {
-	if !ts.gpu || !ts.gpuProcs || ts.gpuEvaluations || !cudadev.Enabled || os.Getenv(serveEnv) != "" {
+	if !ts.gpu || !ts.gpuProcs || ts.gpuEvaluations || !cudadev.Enabled {
 		return nil
 	}
 	ordinals := ts.devices

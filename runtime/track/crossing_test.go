@@ -75,12 +75,19 @@ func TestStricter(t *testing.T) {
 // one Track of every path, bit for bit; each part alone, without
 // FirstPass, does not (neither part holds both paths, so neither tracks
 // them again).
-func TestTrackCrossed(t *testing.T) {
-	sys := parse(t, "1\nx^200 + 3*x - 1;\n")
-	h, err := NewTotalDegree(sys, complex(-0.26663418029230684, 0.9637978075819895), true, 1)
+// x200 is the total-degree homotopy of x^200 + 3x - 1 whose paths 48
+// and 49 cross in the first pass.
+func x200(t *testing.T) *Homotopy {
+	t.Helper()
+	h, err := NewTotalDegree(parse(t, "1\nx^200 + 3*x - 1;\n"), complex(-0.26663418029230684, 0.9637978075819895), true, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+func TestTrackCrossed(t *testing.T) {
+	h := x200(t)
 	whole, err := Track(h, Options{Workers: 2}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -193,11 +200,7 @@ func TestCrossingRounds(t *testing.T) {
 // TrackCrossed, equal one Track bit for bit; PathDone sees each path
 // handed out once. A Source run that is not a first pass is refused.
 func TestTrackSource(t *testing.T) {
-	sys := parse(t, "1\nx^200 + 3*x - 1;\n")
-	h, err := NewTotalDegree(sys, complex(-0.26663418029230684, 0.9637978075819895), true, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := x200(t)
 	whole, err := Track(h, Options{Workers: 2}, 0, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -153,42 +153,16 @@ func (s *Stream) Synchronize() error {
 	return nil
 }
 
-// Done reports, without waiting, whether the work queued on the stream is
-// done (cuStreamQuery): a caller that polls it leaves the device's thread
-// free for the other streams' work between its polls, where Synchronize
-// would hold it. An error of the stream's kernels surfaces here; the host
-// slices of its copies are the caller's again after Synchronize.
-func (s *Stream) Done() (bool, error) {
-	done := false
-	err := s.d.Do(func() error {
-		if s.closed {
-			return errors.New("the stream is closed")
-		}
-		err := s.s.Query()
-		if err == nil {
-			done = true
-			return nil
-		}
-		if err == cu.NotReady {
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return false, s.d.fail(err, "querying a stream (cuStreamQuery)")
-	}
-	return done, nil
-}
-
 // Await waits until the work queued on the stream is done, as Synchronize
 // does, without holding the device's thread meanwhile and without a
 // hand-off to it per poll: the owner goroutine polls every awaited stream
 // of the Device (cuStreamQuery) between the calls it runs and every
 // awaitPoll, and wakes each waiter once. Many streams awaited at once (a
 // tracker's pipelined solves on several GPUs of one process) cost one
-// poller per device, where polling Done in a loop costs each waiter a
-// hand-off per poll. Errors of the stream's kernels surface here;
-// afterwards the host slices of its copies are the caller's again.
+// poller per device, where each waiter polling cuStreamQuery itself costs
+// it a hand-off to the owner per poll. Errors of the stream's kernels
+// surface here; afterwards the host slices of its copies are the
+// caller's again.
 func (s *Stream) Await() error {
 	if s.d.onOwnerThread() {
 		return s.Synchronize() // inside Do: nobody else would poll

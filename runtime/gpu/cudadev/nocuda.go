@@ -93,7 +93,6 @@ func (s *Stream) CopyHtoD(dst Buffer, src []float64) error { return ErrNoCUDA }
 func (s *Stream) CopyDtoH(dst []float64, src Buffer) error { return ErrNoCUDA }
 func (s *Stream) Wait(e *Event) error                      { return ErrNoCUDA }
 func (s *Stream) Synchronize() error                       { return ErrNoCUDA }
-func (s *Stream) Done() (bool, error)                      { return false, ErrNoCUDA }
 func (s *Stream) Await() error                             { return ErrNoCUDA }
 func (s *Stream) Close() error                             { return ErrNoCUDA }
 func (e *Event) RecordOn(s *Stream) error                  { return ErrNoCUDA }
